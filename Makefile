@@ -1,0 +1,42 @@
+# engramsim: the two commands are `make run` and `make test`. Every target installs missing
+# Debian packages first (tools/install-deps.sh is idempotent and quiet when nothing is missing).
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+ENGRAMSIM  := $(BUILD)/bin/engramsim
+
+.PHONY: all deps build run test test-fast test-asan bench clean
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@tools/run-default.sh $(ENGRAMSIM)
+
+# The whole suite, twice: the normal build, then under AddressSanitizer + UBSan.
+test: test-fast test-asan
+
+test-fast: build
+	ENGRAMSIM_WITH_BROWSER=1 tools/install-deps.sh
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGRAMSIM_SANITIZE=ON -DENGRAMSIM_CUDA=OFF $(CMAKE_ARGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE no-sanitizer
+
+bench: build
+	@tools/run-benchmarks.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,286 @@
+#include "core/config_node.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/unit_parse.hpp"
+
+namespace engramsim {
+namespace {
+
+std::string kind_name(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Null: return "nothing";
+    default: return "nothing";
+  }
+}
+
+}  // namespace
+
+ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
+  try {
+    YAML::Node n = YAML::Load(text);
+    return ConfigNode(n, name, "");
+  } catch (const YAML::Exception& e) {
+    throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
+                      "", "invalid YAML: " + e.msg);
+  }
+}
+
+ConfigNode ConfigNode::load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError({path, 0, 0}, "", "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ConfigError({path, 0, 0}, "", "cannot read file");
+  ConfigNode n = load_string(ss.str(), path);
+  if (!n.node_.IsDefined() || n.node_.IsNull()) throw ConfigError({path, 1, 1}, "", "file is empty");
+  return n;
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      read_keys_(std::make_shared<std::set<std::string>>()) {}
+
+SourceLocation ConfigNode::location() const {
+  const YAML::Mark m = node_.Mark();
+  if (m.is_null()) return {file_, 0, 0};
+  return {file_, m.line + 1, m.column + 1};
+}
+
+void ConfigNode::fail(const std::string& message) const { throw ConfigError(location(), path_, message); }
+
+void ConfigNode::fail_key(const std::string& key, const std::string& message) const {
+  if (has(key)) child(key).fail(message);
+  throw ConfigError(location(), child_path(key), message);
+}
+
+std::string ConfigNode::child_path(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+void ConfigNode::require_map() const {
+  if (!node_.IsMap()) fail("expected a map, got " + kind_name(node_));
+}
+
+bool ConfigNode::has(const std::string& key) const {
+  if (!node_.IsMap()) return false;
+  return static_cast<bool>(node_[key]);
+}
+
+ConfigNode ConfigNode::child(const std::string& key) const {
+  require_map();
+  read_keys_->insert(key);
+  YAML::Node c = node_[key];
+  if (!c) throw ConfigError(location(), child_path(key), "missing required field");
+  return ConfigNode(c, file_, child_path(key));
+}
+
+std::optional<ConfigNode> ConfigNode::optional_child(const std::string& key) const {
+  require_map();
+  read_keys_->insert(key);
+  YAML::Node c = node_[key];
+  if (!c) return std::nullopt;
+  return ConfigNode(c, file_, child_path(key));
+}
+
+std::vector<std::string> ConfigNode::keys() const {
+  require_map();
+  std::vector<std::string> out;
+  for (const auto& kv : node_) {
+    const std::string k = kv.first.as<std::string>();
+    read_keys_->insert(k);
+    out.push_back(k);
+  }
+  return out;
+}
+
+std::vector<ConfigNode> ConfigNode::elements() const {
+  if (!node_.IsSequence()) fail("expected a list, got " + kind_name(node_));
+  std::vector<ConfigNode> out;
+  std::size_t i = 0;
+  for (const auto& e : node_) {
+    out.emplace_back(e, file_, path_ + "[" + std::to_string(i) + "]");
+    ++i;
+  }
+  return out;
+}
+
+void ConfigNode::ignore(const std::string& key) const { read_keys_->insert(key); }
+
+void ConfigNode::finish() const {
+  require_map();
+  for (const auto& kv : node_) {
+    const std::string k = kv.first.as<std::string>();
+    if (read_keys_->count(k) == 0) {
+      const YAML::Mark m = kv.first.Mark();
+      throw ConfigError({file_, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, child_path(k),
+                        "unknown field");
+    }
+  }
+}
+
+std::string ConfigNode::as_str() const {
+  if (!node_.IsScalar()) fail("expected a string, got " + kind_name(node_));
+  return node_.Scalar();
+}
+
+double ConfigNode::as_number() const {
+  const std::string s = as_str();
+  double v = 0.0;
+  try {
+    std::size_t used = 0;
+    v = std::stod(s, &used);
+    if (used != s.size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    fail("expected a number, got \"" + s + "\"");
+  }
+  if (!std::isfinite(v)) fail("expected a finite number, got \"" + s + "\"");
+  return v;
+}
+
+std::int64_t ConfigNode::as_integer() const {
+  const std::string s = as_str();
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(s, &used);
+    if (used != s.size()) throw std::invalid_argument("trailing");
+    return v;
+  } catch (const std::exception&) {
+    fail("expected an integer, got \"" + s + "\"");
+  }
+}
+
+bool ConfigNode::as_bool() const {
+  const std::string s = as_str();
+  if (s == "true") return true;
+  if (s == "false") return false;
+  fail("expected true or false, got \"" + s + "\"");
+}
+
+#define ENGRAMSIM_UNIT_ACCESSOR(Type, name, parser)            \
+  Type ConfigNode::as_##name() const {                         \
+    const std::string s = as_str();                            \
+    try {                                                      \
+      return parser(s);                                        \
+    } catch (const UnitParseError& e) {                        \
+      fail(e.what());                                          \
+    }                                                          \
+  }                                                            \
+  Type ConfigNode::name(const std::string& key) const { return child(key).as_##name(); }
+
+ENGRAMSIM_UNIT_ACCESSOR(Bytes, bytes, parse_bytes)
+ENGRAMSIM_UNIT_ACCESSOR(Bandwidth, bandwidth, parse_bandwidth)
+ENGRAMSIM_UNIT_ACCESSOR(FlopRate, flop_rate, parse_flop_rate)
+ENGRAMSIM_UNIT_ACCESSOR(Time, time, parse_time)
+ENGRAMSIM_UNIT_ACCESSOR(MoneyRate, money_rate, parse_money_rate)
+ENGRAMSIM_UNIT_ACCESSOR(MoneyPerByte, money_per_byte, parse_money_per_byte)
+#undef ENGRAMSIM_UNIT_ACCESSOR
+
+std::string ConfigNode::str(const std::string& key) const { return child(key).as_str(); }
+
+std::string ConfigNode::one_of(const std::string& key, const std::vector<std::string>& allowed) const {
+  ConfigNode c = child(key);
+  const std::string v = c.as_str();
+  for (const auto& a : allowed)
+    if (a == v) return v;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  c.fail("expected one of " + list + ", got \"" + v + "\"");
+}
+
+double ConfigNode::number(const std::string& key, double lo, double hi) const {
+  ConfigNode c = child(key);
+  const double v = c.as_number();
+  if (v < lo || v > hi) {
+    std::ostringstream os;
+    os << "value " << v << " out of range [" << lo << ", " << hi << "]";
+    c.fail(os.str());
+  }
+  return v;
+}
+
+std::int64_t ConfigNode::integer(const std::string& key, std::int64_t lo, std::int64_t hi) const {
+  ConfigNode c = child(key);
+  const std::int64_t v = c.as_integer();
+  if (v < lo || v > hi) {
+    std::ostringstream os;
+    os << "value " << v << " out of range [" << lo << ", " << hi << "]";
+    c.fail(os.str());
+  }
+  return v;
+}
+
+bool ConfigNode::boolean(const std::string& key) const { return child(key).as_bool(); }
+
+std::vector<std::int64_t> ConfigNode::integers(const std::string& key, std::int64_t lo, std::int64_t hi) const {
+  std::vector<std::int64_t> out;
+  for (const ConfigNode& e : child(key).elements()) {
+    const std::int64_t v = e.as_integer();
+    if (v < lo || v > hi) {
+      std::ostringstream os;
+      os << "value " << v << " out of range [" << lo << ", " << hi << "]";
+      e.fail(os.str());
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<double> ConfigNode::numbers(const std::string& key, double lo, double hi) const {
+  std::vector<double> out;
+  for (const ConfigNode& e : child(key).elements()) {
+    const double v = e.as_number();
+    if (v < lo || v > hi) {
+      std::ostringstream os;
+      os << "value " << v << " out of range [" << lo << ", " << hi << "]";
+      e.fail(os.str());
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<std::string> ConfigNode::strings(const std::string& key) const {
+  std::vector<std::string> out;
+  for (const ConfigNode& e : child(key).elements()) out.push_back(e.as_str());
+  return out;
+}
+
+std::string ConfigNode::str_or(const std::string& key, const std::string& dflt) const {
+  return has(key) ? str(key) : (ignore(key), dflt);
+}
+std::string ConfigNode::one_of_or(const std::string& key, const std::vector<std::string>& allowed,
+                                  const std::string& dflt) const {
+  return has(key) ? one_of(key, allowed) : (ignore(key), dflt);
+}
+double ConfigNode::number_or(const std::string& key, double dflt, double lo, double hi) const {
+  return has(key) ? number(key, lo, hi) : (ignore(key), dflt);
+}
+std::int64_t ConfigNode::integer_or(const std::string& key, std::int64_t dflt, std::int64_t lo,
+                                    std::int64_t hi) const {
+  return has(key) ? integer(key, lo, hi) : (ignore(key), dflt);
+}
+bool ConfigNode::boolean_or(const std::string& key, bool dflt) const {
+  return has(key) ? boolean(key) : (ignore(key), dflt);
+}
+Bytes ConfigNode::bytes_or(const std::string& key, Bytes dflt) const {
+  return has(key) ? bytes(key) : (ignore(key), dflt);
+}
+Bandwidth ConfigNode::bandwidth_or(const std::string& key, Bandwidth dflt) const {
+  return has(key) ? bandwidth(key) : (ignore(key), dflt);
+}
+FlopRate ConfigNode::flop_rate_or(const std::string& key, FlopRate dflt) const {
+  return has(key) ? flop_rate(key) : (ignore(key), dflt);
+}
+Time ConfigNode::time_or(const std::string& key, Time dflt) const {
+  return has(key) ? time(key) : (ignore(key), dflt);
+}
+
+}  // namespace engramsim

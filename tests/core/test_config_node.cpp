@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include "core/config_node.hpp"
+
+using namespace engramsim;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(ConfigNode, ReadsTypedFieldsAndRejectsUnknownKeys) {
+  auto root = ConfigNode::load_string("name: x\nsize: \"264B\"\nn: 4\nextra: 1\n", "card.yaml");
+  EXPECT_EQ(root.str("name"), "x");
+  EXPECT_DOUBLE_EQ(root.bytes("size").value(), 264.0);
+  EXPECT_EQ(root.integer("n", 1, 8), 4);
+  const std::string msg = error_of([&] { root.finish(); });
+  EXPECT_EQ(msg, "card.yaml:4:1: extra: unknown field");
+}
+
+TEST(ConfigNode, ErrorsNameFileLineColumnAndField) {
+  auto root = ConfigNode::load_string("models:\n  engram:\n    row_bytes: 264\n", "path/file.yaml");
+  const std::string msg = error_of([&] { root.child("models").child("engram").bytes("row_bytes"); });
+  EXPECT_EQ(msg.rfind("path/file.yaml:3:16: models.engram.row_bytes: expected a size like", 0), 0u) << msg;
+}
+
+TEST(ConfigNode, MissingRequiredFieldAndRange) {
+  auto root = ConfigNode::load_string("a: 5\n", "f.yaml");
+  EXPECT_NE(error_of([&] { root.str("b"); }).find("f.yaml:1:1: b: missing required field"), std::string::npos);
+  EXPECT_NE(error_of([&] { root.integer("a", 0, 4); }).find("a: value 5 out of range [0, 4]"), std::string::npos);
+  EXPECT_EQ(root.integer("a", 0, 5), 5);  // both sides of the limit
+  EXPECT_NE(error_of([&] { root.number("a", 5.5, 6); }).find("out of range"), std::string::npos);
+}
+
+TEST(ConfigNode, WrongTypesAndBadYaml) {
+  auto root = ConfigNode::load_string("a: [1, 2]\nb: maybe\nc: 1.5\n", "f.yaml");
+  EXPECT_NE(error_of([&] { root.str("a"); }).find("expected a string, got a list"), std::string::npos);
+  EXPECT_NE(error_of([&] { root.boolean("b"); }).find("expected true or false"), std::string::npos);
+  EXPECT_NE(error_of([&] { root.integer("c"); }).find("expected an integer"), std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_string("a: [1, 2\n", "bad.yaml"); }).find("bad.yaml:"), std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_file("/nonexistent/x.yaml"); }).find("cannot open file"), std::string::npos);
+}
+
+TEST(ConfigNode, OptionalDefaultsOnlyWhenAbsent) {
+  auto root = ConfigNode::load_string("u: 0.5\n", "f.yaml");
+  EXPECT_DOUBLE_EQ(root.number_or("u", 0.9, 0, 1), 0.5);
+  EXPECT_DOUBLE_EQ(root.number_or("v", 0.9, 0, 1), 0.9);
+  EXPECT_NO_THROW(root.finish());
+  auto bad = ConfigNode::load_string("u: 1.5\n", "f.yaml");
+  EXPECT_THROW(bad.number_or("u", 0.9, 0, 1), ConfigError);
+}
