@@ -1,0 +1,44 @@
+// A GPU SKU as the cost models see it: memory, bandwidth, dense FLOP rates per precision, links.
+//
+// Loaded from hardware/gpus/NAME.yaml (see hardware_loader.hpp). Every number in those files
+// carries its source. Rates are per GPU; FLOP rates are dense (no 2:4 sparsity).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/units.hpp"
+
+namespace engramsim {
+
+// Numeric formats that weights, activations, KV cache and GEMMs use.
+enum class Precision { fp4, fp8, bf16, fp16, fp32 };
+
+// "fp4" -> Precision::fp4 etc.; nullopt for an unknown name.
+std::optional<Precision> precision_from_string(const std::string& s);
+const char* to_string(Precision p);
+// Storage bytes per element, excluding block scales (fp4 = 0.5).
+double bytes_per_element(Precision p);
+
+enum class HostLinkKind { pcie_gen5_x16, pcie_gen6_x16, nvlink_c2c, infinity_fabric };
+std::optional<HostLinkKind> host_link_kind_from_string(const std::string& s);
+const char* to_string(HostLinkKind k);
+
+struct GpuSpec {
+  std::string name;         // catalog key, e.g. "b300"
+  std::string description;  // one line for `engramsim list gpus`
+  std::string vendor;       // "nvidia" | "amd"
+  Bytes hbm_capacity;       // nominal
+  Bytes hbm_usable;         // what the runtime can allocate (<= nominal)
+  Bandwidth hbm_bandwidth;
+  // Dense peak per precision. A precision absent here is not supported natively (the step model
+  // falls back to the next wider supported one).
+  std::map<Precision, FlopRate> dense_flops;
+  Bandwidth scale_up_bandwidth;  // NVLink / Infinity Fabric, bidirectional per GPU
+  HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
+  Bandwidth host_link_bandwidth;  // per direction, peak
+  double power_kw = 0.0;          // all-in per GPU, for throughput per MW
+};
+
+}  // namespace engramsim
