@@ -1,0 +1,64 @@
+#include "tools/engramsim/cli_common.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/unit_parse.hpp"
+
+namespace engramsim::cli {
+
+int run_guarded(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  } catch (const UnitParseError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_code::failure;
+  }
+}
+
+TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+
+void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+namespace {
+bool numeric_looking(const std::string& s) {
+  return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+');
+}
+}  // namespace
+
+std::string TextTable::render() const {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows_) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  std::ostringstream os;
+  for (std::size_t ri = 0; ri < rows_.size(); ++ri) {
+    const auto& r = rows_[ri];
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const std::size_t pad = width[i] - r[i].size();
+      const bool right = ri > 0 && i > 0 && numeric_looking(r[i]);
+      if (i > 0) os << "  ";
+      if (right) os << std::string(pad, ' ') << r[i];
+      else os << r[i] << (i + 1 < r.size() ? std::string(pad, ' ') : "");
+    }
+    os << "\n";
+    if (ri == 0) {
+      std::size_t total = 0;
+      for (std::size_t i = 0; i < width.size(); ++i) total += width[i] + (i ? 2 : 0);
+      os << std::string(total, '-') << "\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace engramsim::cli
