@@ -88,6 +88,8 @@ struct SpecDecodeSpec {
   double acceptance_length = 1.0;   // mean tokens emitted per verify step (>= 1)
   std::int64_t drafter_params = 0;  // parameters of the drafter (replicated per replica)
   int drafter_layers = 0;           // drafter depth in layer-equivalents of the backbone
+  int drafter_experts = 0;          // routed experts per drafter layer (0 = same as the backbone)
+  int drafter_top_k = 0;            // routed experts per token in the drafter (0 = same as the backbone)
 };
 
 struct WeightPrecisions {
@@ -99,6 +101,7 @@ struct WeightPrecisions {
   // Block-scale overhead per element in bytes (e.g. 1 byte per 32 elements = 1/32) by group.
   double attention_scale_bytes_per_element = 0.0;
   double experts_scale_bytes_per_element = 0.0;
+  double dense_ffn_scale_bytes_per_element = 0.0;  // dense FFN and shared experts
 };
 
 struct ModelCard {
