@@ -21,7 +21,8 @@ const char* to_string(Precision p);
 // Storage bytes per element, excluding block scales (fp4 = 0.5).
 double bytes_per_element(Precision p);
 
-enum class HostLinkKind { pcie_gen5_x16, pcie_gen6_x16, nvlink_c2c, infinity_fabric };
+// pcie_gen4_x16 is for A100-era hosts.
+enum class HostLinkKind { pcie_gen4_x16, pcie_gen5_x16, pcie_gen6_x16, nvlink_c2c, infinity_fabric };
 std::optional<HostLinkKind> host_link_kind_from_string(const std::string& s);
 const char* to_string(HostLinkKind k);
 

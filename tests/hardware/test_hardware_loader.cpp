@@ -1,0 +1,368 @@
+// The strict loader on hand-written bad files: each error must name the file, the line and the
+// field, so a user can fix a preset without reading the loader. Files go to a fresh temp folder.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "hardware/hardware_loader.hpp"
+
+using namespace engramsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A valid GPU file, one entry per line, so tests can swap or drop a line and know its number.
+std::vector<std::string> good_gpu_lines() {
+  return {
+      "name: test-gpu",
+      "description: \"a test GPU\"",
+      "vendor: nvidia",
+      "hbm_capacity: \"288GiB\"",
+      "hbm_usable: \"270GiB\"",
+      "hbm_bandwidth: \"8TB/s\"",
+      "dense_flops:",
+      "  bf16: \"2.25PFLOPS\"",
+      "  fp8: \"4.5PFLOPS\"",
+      "scale_up_bandwidth: \"1.8TB/s\"",
+      "host_link: pcie_gen5_x16",
+      "host_link_bandwidth: \"64GB/s\"",
+      "power_kw: 2.17",
+  };
+}
+
+std::vector<std::string> good_node_lines() {
+  return {
+      "name: test-node",
+      "description: \"a test node\"",
+      "gpu: ./test-gpu.yaml",
+      "gpu_count: 4",
+      "scale_up_domain_gpus: 8",
+      "host_dram_capacity: \"2TB\"",
+      "host_dram_bandwidth: \"600GB/s\"",
+      "host_link_latency: \"1.5us\"",
+      "topology:",
+      "  cpu_sockets: 2",
+      "  gpu_groups: [[0, 1], [2, 3]]",
+      "  switch_uplink_bandwidth: \"64GB/s\"",
+      "  drive_groups: [[0], [1]]",
+      "nvme:",
+      "  count: 2",
+      "  capacity_per_drive: \"3.84TB\"",
+      "  seq_read_per_drive: \"13GB/s\"",
+      "  random_read_iops_4k_per_drive: 2500000",
+      "  read_latency: \"70us\"",
+      "prices:",
+      "  gpu_hour:",
+      "    hyperscaler: \"2.34USD/h\"",
+      "    neocloud: \"2.808USD/h\"",
+      "    rental: \"3.48USD/h\"",
+      "  dram_capital: \"5USD/GB\"",
+      "  ssd_capital: \"0.15USD/GB\"",
+      "  amortization_life: \"35064h\"",
+  };
+}
+
+// 1-based line number of the first line starting with `prefix` (after indentation).
+int line_of(const std::vector<std::string>& lines, const std::string& prefix) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    const auto start = l.find_first_not_of(' ');
+    if (start != std::string::npos && l.compare(start, prefix.size(), prefix) == 0) return static_cast<int>(i) + 1;
+  }
+  ADD_FAILURE() << "no line starts with " << prefix;
+  return 0;
+}
+
+void replace_line(std::vector<std::string>& lines, const std::string& prefix, const std::string& with) {
+  lines[static_cast<std::size_t>(line_of(lines, prefix) - 1)] = with;
+}
+
+void drop_line(std::vector<std::string>& lines, const std::string& prefix) {
+  lines.erase(lines.begin() + (line_of(lines, prefix) - 1));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no ConfigError thrown)";
+}
+
+class HardwareLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string templ = (fs::temp_directory_path() / "engramsim-hw-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string write(const std::string& file, const std::vector<std::string>& lines) {
+    const std::string path = (fs::path(dir_) / file).string();
+    std::ofstream out(path);
+    for (const auto& l : lines) out << l << "\n";
+    return path;
+  }
+  std::string write_gpu(const std::vector<std::string>& lines) { return write("test-gpu.yaml", lines); }
+  std::string write_node(const std::vector<std::string>& lines) {
+    write_gpu(good_gpu_lines());
+    return write("test-node.yaml", lines);
+  }
+
+  // Expects "path:line:col: field: ..." with the message fragment somewhere after it.
+  static void expect_located(const std::string& msg, const std::string& path, int line, const std::string& field,
+                             const std::string& fragment) {
+    const std::string head = path + ":" + std::to_string(line) + ":";
+    EXPECT_EQ(msg.rfind(head, 0), 0u) << "want prefix " << head << "\ngot " << msg;
+    EXPECT_NE(msg.find(": " + field + ": "), std::string::npos) << "want field " << field << "\ngot " << msg;
+    EXPECT_NE(msg.find(fragment), std::string::npos) << "want '" << fragment << "'\ngot " << msg;
+  }
+
+  std::string dir_;
+};
+
+}  // namespace
+
+TEST_F(HardwareLoaderTest, GoodFilesLoad) {
+  const std::string node_path = write_node(good_node_lines());
+  const NodeSpec n = load_node(node_path);
+  EXPECT_EQ(n.name, "test-node");
+  EXPECT_EQ(n.gpu.name, "test-gpu");  // the relative `gpu:` path resolves beside the node file
+  EXPECT_DOUBLE_EQ(n.gpu.hbm_usable.value(), Bytes::gib(270).value());
+  EXPECT_EQ(n.topology.drive_groups, (std::vector<std::vector<int>>{{0}, {1}}));
+  EXPECT_EQ(n.host_link_latency, Time::ns(1500));
+  EXPECT_DOUBLE_EQ(n.nvme.random_read_iops_4k_per_drive, 2.5e6);
+  EXPECT_DOUBLE_EQ(n.gpu_hour.neocloud.value(), 2.808);
+}
+
+TEST_F(HardwareLoaderTest, NodeNamesCatalogGpu) {
+  auto lines = good_node_lines();
+  replace_line(lines, "gpu:", "gpu: b300");
+  const NodeSpec n = load_node(write("n.yaml", lines));
+  EXPECT_EQ(n.gpu.name, "b300");
+  EXPECT_DOUBLE_EQ(n.gpu.hbm_capacity.value(), Bytes::gib(288).value());
+}
+
+TEST_F(HardwareLoaderTest, BadYamlNamesFileAndLine) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "hbm_bandwidth:", "hbm_bandwidth: [\"8TB/s\"");
+  const std::string path = write_gpu(lines);
+  const std::string msg = error_of([&] { load_gpu(path); });
+  EXPECT_EQ(msg.rfind(path + ":", 0), 0u) << msg;
+  EXPECT_NE(msg.find("invalid YAML"), std::string::npos) << msg;
+  // yaml-cpp reports the line where the unclosed list is noticed: at or after the bad line.
+  const int bad = line_of(lines, "hbm_bandwidth:");
+  const int reported = std::stoi(msg.substr(path.size() + 1));
+  EXPECT_GE(reported, bad) << msg;
+}
+
+TEST_F(HardwareLoaderTest, UnknownKey) {
+  auto lines = good_gpu_lines();
+  lines.insert(lines.begin() + 6, "hbm_speed: \"8TB/s\"");
+  const std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, 7, "hbm_speed", "unknown field");
+}
+
+TEST_F(HardwareLoaderTest, UnknownNestedKey) {
+  auto lines = good_node_lines();
+  lines.insert(lines.begin() + line_of(lines, "rental:"), "    spot: \"1USD/h\"");
+  const std::string path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "spot:"), "prices.gpu_hour.spot",
+                 "unknown field");
+}
+
+TEST_F(HardwareLoaderTest, BareNumberWhereUnitRequired) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "hbm_bandwidth:", "hbm_bandwidth: 8");
+  const std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_bandwidth:"), "hbm_bandwidth",
+                 "bare number");
+}
+
+TEST_F(HardwareLoaderTest, WrongUnit) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "hbm_capacity:", "hbm_capacity: \"288GB/s\"");
+  const std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_capacity:"), "hbm_capacity",
+                 "unknown unit");
+
+  lines = good_node_lines();
+  replace_line(lines, "hyperscaler:", "    hyperscaler: \"2.34USD\"");
+  const std::string node = write_node(lines);
+  expect_located(error_of([&] { load_node(node); }), node, line_of(lines, "hyperscaler:"),
+                 "prices.gpu_hour.hyperscaler", "unknown unit");
+}
+
+TEST_F(HardwareLoaderTest, NegativeAndZeroSizes) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "hbm_usable:", "hbm_usable: \"-1GiB\"");
+  std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_usable:"), "hbm_usable", "negative");
+
+  lines = good_node_lines();
+  replace_line(lines, "capacity_per_drive:", "  capacity_per_drive: \"0TB\"");
+  path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "capacity_per_drive:"),
+                 "nvme.capacity_per_drive", "greater than zero");
+}
+
+TEST_F(HardwareLoaderTest, UsableAboveCapacity) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "hbm_usable:", "hbm_usable: \"289GiB\"");
+  const std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_usable:"), "hbm_usable",
+                 "exceeds hbm_capacity");
+  // The limit itself is allowed.
+  replace_line(lines, "hbm_usable:", "hbm_usable: \"288GiB\"");
+  EXPECT_NO_THROW(load_gpu(write_gpu(lines)));
+}
+
+TEST_F(HardwareLoaderTest, MissingFile) {
+  const std::string path = (fs::path(dir_) / "nope.yaml").string();
+  const std::string msg = error_of([&] { load_gpu(path); });
+  EXPECT_EQ(msg.rfind(path + ":", 0), 0u) << msg;
+  EXPECT_NE(msg.find("cannot open file"), std::string::npos) << msg;
+  EXPECT_NE(error_of([] { load_node("no-such-node"); }).find("hardware/nodes/no-such-node.yaml"), std::string::npos);
+}
+
+TEST_F(HardwareLoaderTest, MissingRequiredField) {
+  auto lines = good_gpu_lines();
+  drop_line(lines, "hbm_bandwidth:");
+  const std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, 1, "hbm_bandwidth", "missing required field");
+
+  lines = good_node_lines();
+  drop_line(lines, "read_latency:");
+  const std::string node = write_node(lines);
+  expect_located(error_of([&] { load_node(node); }), node, line_of(lines, "count:"), "nvme.read_latency",
+                 "missing required field");
+}
+
+TEST_F(HardwareLoaderTest, FlopRatesCheckedPerPrecision) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "fp8:", "  fp6: \"4.5PFLOPS\"");
+  std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp6:"), "dense_flops.fp6",
+                 "unknown precision");
+
+  // A wider precision faster than a narrower one is a unit slip (TFLOPS written as PFLOPS).
+  lines = good_gpu_lines();
+  replace_line(lines, "bf16:", "  bf16: \"2250PFLOPS\"");
+  path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "bf16:"), "dense_flops.bf16",
+                 "exceeds the narrower fp8 rate");
+  // Equal rates are fine.
+  replace_line(lines, "bf16:", "  bf16: \"4.5PFLOPS\"");
+  EXPECT_NO_THROW(load_gpu(write_gpu(lines)));
+}
+
+TEST_F(HardwareLoaderTest, BadEnumsNameTheChoices) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "host_link:", "host_link: pcie");
+  const std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "host_link:"), "host_link",
+                 "expected one of pcie_gen4_x16");
+}
+
+TEST_F(HardwareLoaderTest, TopologyIndexOutOfRange) {
+  auto lines = good_node_lines();
+  replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [2, 4]]");
+  const std::string path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"),
+                 "topology.gpu_groups[1][1]", "GPU index 4 out of range [0, 4)");
+  // The last valid index is accepted.
+  replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [2, 3]]");
+  EXPECT_NO_THROW(load_node(write_node(lines)));
+}
+
+TEST_F(HardwareLoaderTest, TopologyEachGpuInExactlyOneGroup) {
+  auto lines = good_node_lines();
+  replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [1, 2, 3]]");
+  std::string path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"),
+                 "topology.gpu_groups[1][0]", "GPU 1 is already in group 0");
+
+  replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [3]]");
+  path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"), "topology.gpu_groups",
+                 "GPU 2 is in no group");
+
+  lines = good_node_lines();
+  replace_line(lines, "drive_groups:", "  drive_groups: [[0], [1], [2]]");
+  path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "drive_groups:"),
+                 "topology.drive_groups[2][0]", "drive index 2 out of range [0, 2)");
+}
+
+TEST_F(HardwareLoaderTest, NodeCountsAndGpuReference) {
+  auto lines = good_node_lines();
+  replace_line(lines, "gpu_count:", "gpu_count: 0");
+  std::string path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_count:"), "gpu_count",
+                 "out of range");
+
+  lines = good_node_lines();
+  replace_line(lines, "scale_up_domain_gpus:", "scale_up_domain_gpus: 3");
+  path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "scale_up_domain_gpus:"),
+                 "scale_up_domain_gpus", "smaller than gpu_count");
+
+  lines = good_node_lines();
+  replace_line(lines, "gpu:", "gpu: no-such-gpu");
+  path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu:"), "gpu",
+                 "unknown GPU \"no-such-gpu\"");
+}
+
+TEST_F(HardwareLoaderTest, ErrorsInsideTheReferencedGpuNameTheGpuFile) {
+  write("test-node.yaml", good_node_lines());
+  auto gpu = good_gpu_lines();
+  replace_line(gpu, "hbm_bandwidth:", "hbm_bandwidth: 8");
+  const std::string gpu_path = write_gpu(gpu);
+  const std::string node_path = (fs::path(dir_) / "test-node.yaml").string();
+  expect_located(error_of([&] { load_node(node_path); }), gpu_path, line_of(gpu, "hbm_bandwidth:"), "hbm_bandwidth",
+                 "bare number");
+}
+
+TEST_F(HardwareLoaderTest, ListCatalogReportsAFileWithoutName) {
+  // list_catalog reads under the data root; point it at the temp folder for this test only.
+  struct DataRootGuard {
+    explicit DataRootGuard(const std::string& root) {
+      if (const char* old = std::getenv("ENGRAMSIM_DATA_ROOT")) saved = old;
+      had = std::getenv("ENGRAMSIM_DATA_ROOT") != nullptr;
+      ::setenv("ENGRAMSIM_DATA_ROOT", root.c_str(), 1);
+    }
+    ~DataRootGuard() {
+      if (had) ::setenv("ENGRAMSIM_DATA_ROOT", saved.c_str(), 1);
+      else ::unsetenv("ENGRAMSIM_DATA_ROOT");
+    }
+    std::string saved;
+    bool had = false;
+  };
+  fs::create_directories(fs::path(dir_) / "hardware" / "gpus");
+  write("hardware/gpus/b.yaml", {"name: b", "description: \"second\""});
+  write("hardware/gpus/a.yaml", {"name: a"});
+  write("hardware/gpus/ignored.txt", {"name: zzz"});
+  const DataRootGuard guard(dir_);
+  const auto entries = list_catalog("hardware/gpus");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].name, "a");
+  EXPECT_EQ(entries[0].description, "");
+  EXPECT_EQ(entries[1].description, "second");
+  write("hardware/gpus/c.yaml", {"description: \"no name\""});
+  const std::string msg = error_of([] { list_catalog("hardware/gpus"); });
+  EXPECT_NE(msg.find("c.yaml:1:1: name: missing required field"), std::string::npos) << msg;
+}
