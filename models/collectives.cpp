@@ -1,0 +1,190 @@
+#include "models/collectives.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace engramsim {
+
+namespace {
+AlphaBetaModel weighted_line(std::span<const MessageTiming> points, const AlphaBetaModel* weights_from) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& p : points) {
+    double w = 1.0;
+    if (weights_from != nullptr) {
+      const double pred = weights_from->seconds(p.bytes);
+      w = pred > 0.0 ? 1.0 / (pred * pred) : 1.0 / (p.seconds * p.seconds);
+    }
+    sw += w;
+    sx += w * p.bytes;
+    sy += w * p.seconds;
+    sxx += w * p.bytes * p.bytes;
+    sxy += w * p.bytes * p.seconds;
+  }
+  const double det = sw * sxx - sx * sx;
+  if (!(std::abs(det) > 0.0))
+    throw std::invalid_argument("fit_collective_alpha_beta: need at least two distinct message sizes");
+  AlphaBetaModel m;
+  m.alpha_s = (sxx * sy - sx * sxy) / det;
+  m.seconds_per_byte = (sw * sxy - sx * sy) / det;
+  return m;
+}
+}  // namespace
+
+AlphaBetaModel fit_collective_alpha_beta(std::span<const MessageTiming> points) {
+  if (points.size() < 2) throw std::invalid_argument("fit_collective_alpha_beta: need at least two points");
+  for (const auto& p : points)
+    if (!(p.seconds > 0.0)) throw std::invalid_argument("fit_collective_alpha_beta: non-positive time");
+  // Ordinary least squares first, then weights 1 / t_model^2 iterated to their fixed point.
+  AlphaBetaModel m = weighted_line(points, nullptr);
+  for (int i = 0; i < 200; ++i) {
+    const AlphaBetaModel next = weighted_line(points, &m);
+    const bool settled = std::abs(next.alpha_s - m.alpha_s) <= 1e-13 * std::abs(m.alpha_s) + 1e-18 &&
+                         std::abs(next.seconds_per_byte - m.seconds_per_byte) <=
+                             1e-13 * std::abs(m.seconds_per_byte) + 1e-30;
+    m = next;
+    if (settled) break;
+  }
+  return m;
+}
+
+AlphaBetaFitQuality collective_fit_quality(const AlphaBetaModel& model, std::span<const MessageTiming> points) {
+  std::vector<double> err;
+  err.reserve(points.size());
+  for (const auto& p : points) err.push_back(std::abs(model.seconds(p.bytes) - p.seconds) / p.seconds);
+  AlphaBetaFitQuality q;
+  if (err.empty()) return q;
+  double sum = 0;
+  for (double e : err) sum += e;
+  q.mean = sum / static_cast<double>(err.size());
+  std::sort(err.begin(), err.end());
+  q.median = err[err.size() / 2];
+  q.p90 = err[static_cast<std::size_t>(0.9 * static_cast<double>(err.size() - 1))];
+  q.max = err.back();
+  return q;
+}
+
+namespace {
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream is(line);
+  while (std::getline(is, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+}  // namespace
+
+std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, int num_workers,
+                                                int devices_per_node) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::string line;
+  if (!std::getline(in, line)) throw std::runtime_error(path + ": empty file");
+  const auto header = split_csv_line(line);
+  int col_size = -1, col_median = -1, col_workers = -1, col_devices = -1;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const auto& h = header[i];
+    if (h == "size") col_size = static_cast<int>(i);
+    if (h == "num_workers") col_workers = static_cast<int>(i);
+    if (h == "devices_per_node") col_devices = static_cast<int>(i);
+    if (h.size() > 7 && h.compare(h.size() - 7, 7, ".median") == 0) col_median = static_cast<int>(i);
+  }
+  if (col_size < 0 || col_median < 0 || col_workers < 0 || col_devices < 0)
+    throw std::runtime_error(path + ": missing size, *.median, num_workers or devices_per_node column");
+  std::vector<MessageTiming> pts;
+  int lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    const auto cells = split_csv_line(line);
+    const auto need = static_cast<std::size_t>(std::max({col_size, col_median, col_workers, col_devices}));
+    if (cells.size() <= need)
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": too few columns");
+    try {
+      if (num_workers > 0 && std::stoi(cells[static_cast<std::size_t>(col_workers)]) != num_workers) continue;
+      if (devices_per_node > 0 && std::stoi(cells[static_cast<std::size_t>(col_devices)]) != devices_per_node)
+        continue;
+      MessageTiming p;
+      p.bytes = std::stod(cells[static_cast<std::size_t>(col_size)]);
+      p.seconds = std::stod(cells[static_cast<std::size_t>(col_median)]) * 1e-3;
+      pts.push_back(p);
+    } catch (const std::logic_error&) {
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": not a number");
+    }
+  }
+  return pts;
+}
+
+CollectiveParams dgx_h100_nccl_defaults() {
+  // Output of fit_collective_alpha_beta() on models/data/vidur-h100_dgx (median column); refitted and
+  // compared in tests/step/test_collectives.cpp.
+  CollectiveParams p;
+  p.all_reduce = {
+      {2, {2.855270e-05, 2.965226e-12}},  // 28.6 us + S / 337 GB/s
+      {4, {3.362300e-05, 3.845208e-12}},  // 33.6 us + S / 260 GB/s
+      {8, {3.008113e-05, 5.114157e-12}},  // 30.1 us + S / 196 GB/s
+  };
+  p.point_to_point = {7.695772e-06, 2.797235e-12};  // 7.7 us + S / 357 GB/s
+  p.reference_scale_up = Bandwidth::gb_per_s(900.0);  // NVLink4, H100 SXM, bidirectional per GPU
+  p.source = "fit to Vidur DGX H100 NCCL profile (models/data/vidur-h100_dgx)";
+  return p;
+}
+
+CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up) : params_(std::move(params)) {
+  if (params_.all_reduce.empty()) throw std::invalid_argument("collective model: no all-reduce fits");
+  for (std::size_t i = 1; i < params_.all_reduce.size(); ++i)
+    if (params_.all_reduce[i].ranks <= params_.all_reduce[i - 1].ranks)
+      throw std::invalid_argument("collective model: all-reduce fits must have increasing ranks");
+  if (params_.reference_scale_up.value() > 0.0 && scale_up.value() > 0.0)
+    scale_ = scale_up.value() / params_.reference_scale_up.value();
+  for (const auto& f : params_.all_reduce) {
+    if (f.ranks < 2) throw std::invalid_argument("collective model: all-reduce fit ranks must be >= 2");
+    log2_ranks_.push_back(std::log2(static_cast<double>(f.ranks)));
+    // Ring bus bandwidth: busbw = algbw * 2 (r - 1) / r.
+    const double r = f.ranks;
+    busbw_.push_back(f.model.beta().value() * 2.0 * (r - 1.0) / r * scale_);
+  }
+}
+
+double CollectiveModel::all_reduce_seconds(double message_bytes, int ranks) const {
+  if (ranks <= 1 || message_bytes <= 0.0) return 0.0;
+  const double lr = std::log2(static_cast<double>(ranks));
+  double alpha = 0.0;
+  double busbw = 0.0;
+  const auto& fits = params_.all_reduce;
+  if (lr <= log2_ranks_.front()) {
+    alpha = fits.front().model.alpha_s;
+    busbw = busbw_.front();
+  } else if (lr >= log2_ranks_.back()) {
+    alpha = fits.back().model.alpha_s;
+    busbw = busbw_.back();
+  } else {
+    std::size_t hi = 1;
+    while (log2_ranks_[hi] < lr) ++hi;
+    const double f = (lr - log2_ranks_[hi - 1]) / (log2_ranks_[hi] - log2_ranks_[hi - 1]);
+    alpha = fits[hi - 1].model.alpha_s + f * (fits[hi].model.alpha_s - fits[hi - 1].model.alpha_s);
+    busbw = busbw_[hi - 1] + f * (busbw_[hi] - busbw_[hi - 1]);
+  }
+  const double r = ranks;
+  const double algbw = busbw * r / (2.0 * (r - 1.0));
+  return alpha + message_bytes / algbw;
+}
+
+Time CollectiveModel::all_reduce(Bytes message, int ranks) const {
+  return Time::from_seconds(all_reduce_seconds(message.value(), ranks));
+}
+
+double CollectiveModel::all_to_all_seconds(double sent_per_rank_bytes, int ranks) const {
+  if (ranks <= 1 || sent_per_rank_bytes <= 0.0) return 0.0;
+  const auto& p = params_.point_to_point;
+  return p.alpha_s + sent_per_rank_bytes * p.seconds_per_byte / scale_;
+}
+
+Time CollectiveModel::all_to_all(Bytes sent_per_rank, int ranks) const {
+  return Time::from_seconds(all_to_all_seconds(sent_per_rank.value(), ranks));
+}
+
+}  // namespace engramsim

@@ -1,0 +1,99 @@
+// Alpha-beta cost of the collectives a tensor/expert-parallel replica runs over its scale-up fabric.
+//
+// A collective over `ranks` GPUs moving a message of S bytes costs t = alpha + S / beta. The default
+// parameters are least-squares fits (relative error) to NCCL timings measured on a DGX H100
+// (Vidur, models/data/vidur-h100_dgx/): one all-reduce fit per rank count 2, 4, 8 and one intra-node
+// point-to-point fit. The constants in collectives.cpp are what fit_collective_alpha_beta() returns on those
+// files; tests/step/test_collectives.cpp refits them and fails if they drift.
+//
+// Other fabrics scale by bandwidth ratio: the bus bandwidth (all-reduce) and link bandwidth
+// (all-to-all) are multiplied by target_scale_up / reference_scale_up (per-GPU bidirectional
+// NVLink / Infinity Fabric bandwidth); alpha (software, synchronisation and hop latency) is kept.
+// Rank counts between fitted ones interpolate alpha and bus bandwidth in log2(ranks); above the
+// largest fitted count the bus bandwidth of the largest fit carries over (ring bus-bandwidth
+// definition, algbw = busbw * r / (2 (r - 1))) and alpha stays that of the largest fit.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace engramsim {
+
+// t(S) = alpha + S * seconds_per_byte.
+struct AlphaBetaModel {
+  double alpha_s = 0.0;
+  double seconds_per_byte = 0.0;
+  double seconds(double bytes) const { return alpha_s + bytes * seconds_per_byte; }
+  Bandwidth beta() const { return Bandwidth(seconds_per_byte > 0 ? 1.0 / seconds_per_byte : 0.0); }
+};
+
+struct MessageTiming {
+  double bytes = 0.0;
+  double seconds = 0.0;
+};
+
+// Least squares in relative error: weighted 2x2 normal equations with weights 1 / t_model(S_i)^2,
+// iterated from the ordinary least-squares line to their fixed point, so 2 KiB and 64 MiB messages
+// count alike. Weighting by the model rather than the measured time keeps a few unusually fast
+// samples (the table's small messages are bimodal, 7 us or ~40 us) from dominating the fit.
+// Needs >= 2 distinct sizes and positive times.
+AlphaBetaModel fit_collective_alpha_beta(std::span<const MessageTiming> points);
+
+// Relative errors |pred - meas| / meas of a model over points.
+struct AlphaBetaFitQuality {
+  double mean = 0.0;
+  double median = 0.0;
+  double p90 = 0.0;
+  double max = 0.0;
+};
+AlphaBetaFitQuality collective_fit_quality(const AlphaBetaModel& model, std::span<const MessageTiming> points);
+
+// Reads a Vidur network-profile CSV (all_reduce.csv / send_recv.csv): `size` in bytes, median time
+// in milliseconds. Keeps rows whose `num_workers` equals `num_workers` (0 = any) and whose
+// `devices_per_node` equals `devices_per_node` (0 = any). Throws std::runtime_error on I/O or format
+// errors.
+std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, int num_workers,
+                                                int devices_per_node);
+
+struct AllReduceFit {
+  int ranks = 0;
+  AlphaBetaModel model;
+};
+
+struct CollectiveParams {
+  std::vector<AllReduceFit> all_reduce;  // increasing ranks
+  AlphaBetaModel point_to_point;              // one GPU pair inside the node
+  Bandwidth reference_scale_up;          // per-GPU bidirectional fabric bandwidth where measured
+  std::string source;
+};
+
+// The fitted DGX H100 NCCL defaults (see the header comment).
+CollectiveParams dgx_h100_nccl_defaults();
+
+class CollectiveModel {
+ public:
+  // `scale_up` is the target node's per-GPU bidirectional scale-up bandwidth.
+  CollectiveModel(CollectiveParams params, Bandwidth scale_up);
+
+  // All-reduce of `message` bytes (the full tensor each rank holds) over `ranks` GPUs.
+  Time all_reduce(Bytes message, int ranks) const;
+  double all_reduce_seconds(double message_bytes, int ranks) const;
+  // All-to-all in which each rank sends `sent_per_rank` bytes in total to the other ranks.
+  // Concurrent sends from one GPU share its link: t = alpha_p2p + sent / beta_p2p (scaled).
+  Time all_to_all(Bytes sent_per_rank, int ranks) const;
+  double all_to_all_seconds(double sent_per_rank_bytes, int ranks) const;
+
+  const CollectiveParams& params() const { return params_; }
+  double bandwidth_scale() const { return scale_; }
+
+ private:
+  CollectiveParams params_;
+  double scale_ = 1.0;
+  std::vector<double> log2_ranks_;
+  std::vector<double> busbw_;  // bytes/s, scaled to the target fabric
+};
+
+}  // namespace engramsim

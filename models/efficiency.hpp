@@ -1,0 +1,91 @@
+// Achieved fractions of peak that the roofline step model applies per op class.
+//
+// A roofline op time is max(FLOPs / (peak * eff_flops), bytes / (bw * eff_bw)) + kernels * overhead.
+// The efficiencies are curves over a shape key (interpolated piecewise-linearly in log2 of the key and
+// clamped at both ends), because small GEMMs, short attention rows and small transfers reach a lower
+// share of peak than large ones. What the key means depends on the op class:
+//   gemm, grouped_gemm     flops key: M, the tokens (rows) one expert/projection multiplies
+//   attention_prefill      flops key: query tokens per sequence chunk
+//   attention_decode       flops key: query rows per KV head (heads per KV head x positions)
+//   indexer, elementwise,
+//   embedding              flops key: tokens
+//   engram_gather          bandwidth key: row size in bytes (random rows waste part of each burst)
+//   all other classes      bandwidth key: bytes the op moves to or from HBM
+// The host-link gather and CPU gather curves are keyed by row size in bytes (Engram rows); the bulk
+// copy curve by transfer size.
+//
+// Defaults are documented in docs/cost-model.md with their sources (public kernel benchmarks) and are
+// marked as estimates where no measurement backs them. A calibration profile replaces any curve by
+// measured points: every member is a plain value a loader can fill. Curves must be in (0, 1].
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace engramsim {
+
+class EfficiencyCurve {
+ public:
+  // A constant efficiency.
+  explicit EfficiencyCurve(double constant = 1.0);
+  // Points (key, efficiency) with key > 0 strictly increasing and efficiency in (0, 1].
+  // Throws std::invalid_argument otherwise.
+  explicit EfficiencyCurve(std::vector<std::pair<double, double>> points);
+
+  // Efficiency at `key`; keys <= 0 clamp to the first point.
+  double at(double key) const;
+  const std::vector<std::pair<double, double>>& points() const { return points_; }
+
+ private:
+  std::vector<std::pair<double, double>> points_;
+  std::vector<double> log2_keys_;
+};
+
+enum class OpClass : std::size_t {
+  gemm,               // dense projections (QKV/O, dense FFN, shared experts, LM head)
+  grouped_gemm,       // routed-expert grouped GEMM
+  attention_prefill,  // flash attention over prompt chunks
+  attention_decode,   // paged decode attention (memory-bound at small query counts)
+  indexer,            // sparse-attention indexer scoring (V4.x)
+  elementwise,        // norms, activations, residual/mHC mixing, rotary, router softmax
+  embedding,          // token-embedding row gather
+  engram_gather,      // Engram row gather out of HBM
+};
+inline constexpr std::size_t kOpClassCount = 8;
+const char* to_string(OpClass c);
+
+struct OpEfficiency {
+  EfficiencyCurve flops;      // by the class's flops key
+  EfficiencyCurve bandwidth;  // by bytes moved
+};
+
+struct Efficiencies {
+  std::array<OpEfficiency, kOpClassCount> by_class;
+  // Fixed cost per kernel: launch gap inside a CUDA graph plus ramp-up/tail of a short kernel.
+  Time kernel_overhead = Time::ns(1500);
+  // Host link (PCIe / C2C) read by GPU threads from pinned host memory (UVA zero-copy), as a share of
+  // the link's per-direction peak, by row size.
+  EfficiencyCurve host_gather_by_row_bytes;
+  // Bulk DMA copy (cudaMemcpyAsync from pinned memory), as a share of the per-direction peak, by
+  // transfer size.
+  EfficiencyCurve host_copy_by_bytes;
+  // CPU gather of rows from host DRAM into a staging buffer, per GPU rank, as a share of the node's
+  // DRAM bandwidth divided over its GPUs, by row size (random reads waste part of each cache line
+  // burst and depend on CPU threads in flight).
+  EfficiencyCurve cpu_gather_by_row_bytes;
+  // Where these numbers came from ("defaults" or a calibration profile's name).
+  std::string source = "defaults";
+
+  const OpEfficiency& of(OpClass c) const { return by_class[static_cast<std::size_t>(c)]; }
+  OpEfficiency& of(OpClass c) { return by_class[static_cast<std::size_t>(c)]; }
+};
+
+// The documented defaults (docs/cost-model.md, "Default efficiencies").
+Efficiencies default_efficiencies();
+
+}  // namespace engramsim

@@ -1,0 +1,87 @@
+#include "models/op_cost.hpp"
+
+#include <algorithm>
+
+namespace engramsim {
+
+const char* to_string(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::memory: return "memory";
+    case Bound::network: return "network";
+    case Bound::overhead: return "overhead";
+  }
+  return "?";
+}
+
+const char* to_string(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::none: return "none";
+    case CollectiveKind::all_reduce: return "all_reduce";
+    case CollectiveKind::all_to_all: return "all_to_all";
+  }
+  return "?";
+}
+
+HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.value()) {
+  // Narrow to wide: a missing precision runs on the next wider one the GPU has.
+  constexpr std::array<Precision, 5> order = {Precision::fp4, Precision::fp8, Precision::bf16, Precision::fp16,
+                                              Precision::fp32};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto slot = static_cast<std::size_t>(order[i]);
+    effective_[slot] = order[i];
+    peak_[slot] = 0.0;
+    for (std::size_t j = i; j < order.size(); ++j) {
+      auto it = gpu.dense_flops.find(order[j]);
+      if (it != gpu.dense_flops.end() && it->second.value() > 0.0) {
+        peak_[slot] = it->second.value();
+        effective_[slot] = order[j];
+        break;
+      }
+    }
+  }
+}
+
+OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
+                     const CollectiveModel& net) {
+  OpSeconds s;
+  if (w.collective != CollectiveKind::none) {
+    const double b = w.collective_bytes.value();
+    s.network = w.collective == CollectiveKind::all_reduce ? net.all_reduce_seconds(b, w.collective_ranks)
+                                                           : net.all_to_all_seconds(b, w.collective_ranks);
+    s.total = s.network;
+    s.bound = Bound::network;
+    return s;
+  }
+  const OpEfficiency& e = eff.of(w.op_class);
+  const double f = w.flops.value();
+  const double bytes = w.hbm_bytes.value();
+  if (f > 0.0) {
+    const double peak = hw.peak_flops(w.precision);
+    s.compute = peak > 0.0 ? f / (peak * e.flops.at(w.flops_key)) : 0.0;
+  }
+  if (bytes > 0.0) {
+    const double key = w.bw_key > 0.0 ? w.bw_key : bytes;
+    s.memory = bytes / (hw.hbm_bandwidth() * e.bandwidth.at(key));
+  }
+  s.overhead = w.kernels * eff.kernel_overhead.seconds();
+  const double roof = std::max(s.compute, s.memory);
+  s.total = roof + s.overhead;
+  if (roof <= 0.0 || s.overhead > roof) s.bound = Bound::overhead;
+  else s.bound = s.compute >= s.memory ? Bound::compute : Bound::memory;
+  return s;
+}
+
+OpCost op_cost(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net) {
+  const OpSeconds s = op_seconds(w, hw, eff, net);
+  OpCost c;
+  c.time = Time::from_seconds(s.total);
+  c.bound = s.bound;
+  c.compute = Time::from_seconds(s.compute);
+  c.memory = Time::from_seconds(s.memory);
+  c.network = Time::from_seconds(s.network);
+  c.overhead = Time::from_seconds(s.overhead);
+  return c;
+}
+
+}  // namespace engramsim

@@ -1,0 +1,80 @@
+// Roofline time of one op on one GPU rank.
+//
+//   compute  = FLOPs / (peak(precision) * eff_flops(class, flops_key))
+//   memory   = HBM bytes / (hbm_bw * eff_bw(class, bw_key))
+//   time     = max(compute, memory) + kernels * kernel_overhead        (GPU ops)
+//   time     = alpha-beta collective time over the scale-up fabric       (collective ops)
+// The bound is whichever term is largest (overhead when the fixed cost exceeds both). A precision
+// the GPU lacks falls back to the next wider one it has (fp4 -> fp8 -> bf16 -> fp16 -> fp32), as
+// GpuSpec documents. Everything is per rank: the work decomposition (work.hpp) has already divided
+// FLOPs and bytes by the parallel layout.
+#pragma once
+
+#include <array>
+
+#include "core/units.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "models/collectives.hpp"
+#include "models/efficiency.hpp"
+
+namespace engramsim {
+
+enum class CollectiveKind { none, all_reduce, all_to_all };
+enum class Bound { compute, memory, network, overhead };
+const char* to_string(Bound b);
+const char* to_string(CollectiveKind k);
+
+// The work of one op on one rank.
+struct OpWork {
+  const char* name = "";  // static string, e.g. "attn.q_proj"
+  OpClass op_class = OpClass::gemm;
+  Precision precision = Precision::bf16;
+  Flops flops;
+  Bytes hbm_bytes;
+  double flops_key = 1.0;  // see efficiency.hpp for what the key means per class
+  double bw_key = 0.0;     // 0 = use hbm_bytes
+  int kernels = 1;
+  CollectiveKind collective = CollectiveKind::none;
+  Bytes collective_bytes;  // all-reduce: message per rank; all-to-all: bytes each rank sends
+  int collective_ranks = 1;
+};
+
+struct OpCost {
+  Time time;
+  Bound bound = Bound::overhead;
+  Time compute;
+  Time memory;
+  Time network;
+  Time overhead;
+};
+
+// Peak rates of one GPU with the precision fallback resolved once.
+class HardwareRates {
+ public:
+  explicit HardwareRates(const GpuSpec& gpu);
+  // FLOP/s at `p`, or at the next wider precision the GPU supports; 0 if none.
+  double peak_flops(Precision p) const { return peak_[static_cast<std::size_t>(p)]; }
+  Precision effective_precision(Precision p) const { return effective_[static_cast<std::size_t>(p)]; }
+  double hbm_bandwidth() const { return hbm_bw_; }
+
+ private:
+  std::array<double, 5> peak_{};
+  std::array<Precision, 5> effective_{};
+  double hbm_bw_ = 0.0;
+};
+
+// Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
+struct OpSeconds {
+  double total = 0.0;
+  double compute = 0.0;
+  double memory = 0.0;
+  double network = 0.0;
+  double overhead = 0.0;
+  Bound bound = Bound::overhead;
+};
+OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
+                     const CollectiveModel& net);
+
+OpCost op_cost(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net);
+
+}  // namespace engramsim

@@ -1,0 +1,173 @@
+// Alpha-beta collectives: the fit itself on synthetic data, the stored DGX H100 defaults against a
+// refit of the Vidur NCCL table (with the per-size error printed and the achieved quality
+// asserted), and the scaling rules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "models/collectives.hpp"
+
+namespace engramsim {
+namespace {
+
+std::string data_file(const char* name) {
+  return std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/vidur-h100_dgx/" + name;
+}
+
+TEST(Collectives, FitRecoversExactLine) {
+  // t = 10 us + S / 100 GB/s, exactly: the fit must return it.
+  std::vector<MessageTiming> pts;
+  for (double s : {1e3, 1e5, 1e6, 1e7, 1e8}) pts.push_back({s, 10e-6 + s / 100e9});
+  const AlphaBetaModel m = fit_collective_alpha_beta(pts);
+  EXPECT_NEAR(m.alpha_s, 10e-6, 1e-12);
+  EXPECT_NEAR(m.beta().gb_per_s(), 100.0, 1e-6);
+  const auto q = collective_fit_quality(m, pts);
+  EXPECT_LT(q.max, 1e-9);
+}
+
+TEST(Collectives, FitWeightsRelativeError) {
+  // Two points, one 10% high at a small size: with two parameters the line passes through both.
+  std::vector<MessageTiming> pts = {{1e3, 11e-6}, {1e8, 1e-3}};
+  const AlphaBetaModel m = fit_collective_alpha_beta(pts);
+  EXPECT_NEAR(m.seconds(1e3), 11e-6, 1e-12);
+  EXPECT_NEAR(m.seconds(1e8), 1e-3, 1e-12);
+}
+
+TEST(Collectives, FitRejectsDegenerateInput) {
+  std::vector<MessageTiming> one = {{1e3, 1e-5}};
+  EXPECT_THROW(fit_collective_alpha_beta(one), std::invalid_argument);
+  std::vector<MessageTiming> zero = {{1e3, 0.0}, {1e4, 1e-5}};
+  EXPECT_THROW(fit_collective_alpha_beta(zero), std::invalid_argument);
+}
+
+// Refits every rank count of the stored table, checks the compiled-in defaults are that fit, prints
+// the error per message size (sizes nearest each power of two, plus summary percentiles) and
+// asserts the quality this two-parameter model actually achieves on the data.
+TEST(Collectives, DgxH100AllReduceDefaultsAreTheFit) {
+  const CollectiveParams defaults = dgx_h100_nccl_defaults();
+  ASSERT_EQ(defaults.all_reduce.size(), 3u);
+  for (const auto& stored : defaults.all_reduce) {
+    const auto pts = read_vidur_collective_csv(data_file("all_reduce.csv"), stored.ranks, 0);
+    ASSERT_GT(pts.size(), 900u) << "ranks " << stored.ranks;
+    const AlphaBetaModel fit = fit_collective_alpha_beta(pts);
+    EXPECT_NEAR(fit.alpha_s, stored.model.alpha_s, 1e-6 * stored.model.alpha_s) << "ranks " << stored.ranks;
+    EXPECT_NEAR(fit.seconds_per_byte, stored.model.seconds_per_byte, 1e-6 * stored.model.seconds_per_byte)
+        << "ranks " << stored.ranks;
+
+    std::printf("all-reduce, %d ranks: alpha %.2f us, beta %.1f GB/s\n", stored.ranks, fit.alpha_s * 1e6,
+                fit.beta().gb_per_s());
+    std::printf("  %12s %12s %12s %8s\n", "bytes", "measured_us", "model_us", "err_%");
+    double last_printed = -1;
+    for (int k = 11; k <= 26; ++k) {
+      const double target = std::exp2(k);
+      const MessageTiming* best = &pts.front();
+      for (const auto& p : pts)
+        if (std::abs(std::log2(p.bytes / target)) < std::abs(std::log2(best->bytes / target))) best = &p;
+      if (best->bytes == last_printed) continue;
+      last_printed = best->bytes;
+      const double pred = fit.seconds(best->bytes);
+      std::printf("  %12.0f %12.1f %12.1f %8.1f\n", best->bytes, best->seconds * 1e6, pred * 1e6,
+                  100.0 * (pred - best->seconds) / best->seconds);
+    }
+    // The table's sizes are evenly spaced (8 KiB steps up to 64 MiB), so most points are large
+    // messages; the quality is reported per size band as well.
+    auto band = [&](double lo, double hi) {
+      std::vector<MessageTiming> b;
+      for (const auto& p : pts)
+        if (p.bytes >= lo && p.bytes < hi) b.push_back(p);
+      return b;
+    };
+    const double mib = 1024.0 * 1024.0;
+    const auto small = band(0, mib);
+    const auto mid = band(mib, 4 * mib);
+    const auto large = band(4 * mib, 1e18);
+    const auto q = collective_fit_quality(fit, pts);
+    const auto qs = collective_fit_quality(fit, small);
+    const auto qm = collective_fit_quality(fit, mid);
+    const auto ql = collective_fit_quality(fit, large);
+    std::printf("  all %zu sizes: median %.1f%%, mean %.1f%%, p90 %.1f%%, max %.1f%%\n", pts.size(), 100 * q.median,
+                100 * q.mean, 100 * q.p90, 100 * q.max);
+    std::printf("  < 1 MiB (%zu): median %.1f%%, p90 %.1f%%; 1-4 MiB (%zu): median %.1f%%, p90 %.1f%%; "
+                ">= 4 MiB (%zu): median %.1f%%, p90 %.1f%%, max %.1f%%\n",
+                small.size(), 100 * qs.median, 100 * qs.p90, mid.size(), 100 * qm.median, 100 * qm.p90,
+                large.size(), 100 * ql.median, 100 * ql.p90, 100 * ql.max);
+    // Achieved on this table (2/4/8 ranks): median 7.7/6.8/4.4 %, mean 15.8/8.8/5.5 %; 1-4 MiB
+    // median 15.9/12.8/4.2 %; >= 4 MiB median 7.0/6.1/3.8 %, p90 16.6/9.7/8.1 %. Below 1 MiB the
+    // measured times are bimodal (7 us or ~40 us at 2 ranks) and flat up to ~4 MiB at 2 and 4
+    // ranks, which no straight line follows: errors there reach 30-300 % and are only reported.
+    // Bounds sit ~10 % above what the fit achieves, per rank count.
+    struct Bounds {
+      int ranks;
+      double median, mean, mid_median, large_median, large_p90;
+    };
+    constexpr Bounds bounds[] = {{2, 0.085, 0.175, 0.175, 0.077, 0.183},
+                                 {4, 0.075, 0.097, 0.141, 0.067, 0.107},
+                                 {8, 0.049, 0.061, 0.047, 0.042, 0.090}};
+    const Bounds* b = nullptr;
+    for (const auto& x : bounds)
+      if (x.ranks == stored.ranks) b = &x;
+    ASSERT_NE(b, nullptr);
+    EXPECT_LT(q.median, b->median);
+    EXPECT_LT(q.mean, b->mean);
+    EXPECT_LT(qm.median, b->mid_median);
+    EXPECT_LT(ql.median, b->large_median);
+    EXPECT_LT(ql.p90, b->large_p90);
+  }
+}
+
+TEST(Collectives, DgxH100PointToPointDefaultIsTheFit) {
+  const auto pts = read_vidur_collective_csv(data_file("send_recv.csv"), 0, 2);
+  ASSERT_GT(pts.size(), 900u);
+  const AlphaBetaModel fit = fit_collective_alpha_beta(pts);
+  const auto stored = dgx_h100_nccl_defaults().point_to_point;
+  EXPECT_NEAR(fit.alpha_s, stored.alpha_s, 1e-6 * stored.alpha_s);
+  EXPECT_NEAR(fit.seconds_per_byte, stored.seconds_per_byte, 1e-6 * stored.seconds_per_byte);
+  const auto q = collective_fit_quality(fit, pts);
+  std::printf("send/recv intra-node: alpha %.2f us, beta %.1f GB/s; median %.1f%%, p90 %.1f%%, max %.1f%%\n",
+              fit.alpha_s * 1e6, fit.beta().gb_per_s(), 100 * q.median, 100 * q.p90, 100 * q.max);
+  // Achieved: median 1.9 %, p90 7.7 %.
+  EXPECT_LT(q.median, 0.03);
+  EXPECT_LT(q.p90, 0.10);
+}
+
+TEST(Collectives, ModelMatchesFitOnReferenceFabric) {
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  EXPECT_DOUBLE_EQ(net.bandwidth_scale(), 1.0);
+  // 8 ranks, 16 MiB: 30.08113 us + 16777216 B x 5.114157e-12 s/B = 30.081 + 85.801 = 115.88 us.
+  EXPECT_NEAR(net.all_reduce_seconds(16777216.0, 8), 30.08113e-6 + 16777216.0 * 5.114157e-12, 1e-12);
+  // 2 ranks: alpha 28.55 us, 1 MiB / 337.2 GB/s = 3.109 us -> 31.66 us.
+  EXPECT_NEAR(net.all_reduce_seconds(1048576.0, 2), 2.855270e-05 + 1048576.0 * 2.965226e-12, 1e-12);
+  EXPECT_EQ(net.all_reduce_seconds(1e6, 1), 0.0);
+  EXPECT_EQ(net.all_to_all_seconds(1e6, 1), 0.0);
+}
+
+TEST(Collectives, ScalesBandwidthByFabricRatio) {
+  // NVLink5 (1.8 TB/s) doubles the bandwidth term and keeps alpha.
+  const CollectiveModel h100(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  const CollectiveModel b300(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(1800));
+  const double s = 64.0 * 1024 * 1024;
+  const double alpha8 = 3.008113e-05;
+  EXPECT_NEAR(b300.all_reduce_seconds(s, 8) - alpha8, 0.5 * (h100.all_reduce_seconds(s, 8) - alpha8), 1e-12);
+  // All-to-all: 7.70 us + sent x 2.797e-12 / 2.
+  EXPECT_NEAR(b300.all_to_all_seconds(1e7, 8), 7.695772e-06 + 1e7 * 2.797235e-12 / 2.0, 1e-12);
+}
+
+TEST(Collectives, InterpolatesAndExtrapolatesRankCounts) {
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  // 16 ranks: alpha of the 8-rank fit; bus bandwidth of 8 ranks (1/5.114157e-12 x 2x7/8 = 342.2
+  // GB/s) turned into algbw 342.2 x 16 / 30 = 182.5 GB/s.
+  const double busbw8 = 1.0 / 5.114157e-12 * 2.0 * 7.0 / 8.0;
+  const double s = 1e8;
+  EXPECT_NEAR(net.all_reduce_seconds(s, 16), 3.008113e-05 + s / (busbw8 * 16.0 / 30.0), 1e-12);
+  // 6 ranks sit between the 4- and 8-rank fits in log2: f = log2(6/4) = 0.585.
+  const double f = std::log2(1.5);
+  const double busbw4 = 1.0 / 3.845208e-12 * 2.0 * 3.0 / 4.0;
+  const double alpha = 3.362300e-05 + f * (3.008113e-05 - 3.362300e-05);
+  const double busbw = busbw4 + f * (busbw8 - busbw4);
+  EXPECT_NEAR(net.all_reduce_seconds(s, 6), alpha + s / (busbw * 6.0 / 10.0), 1e-12);
+}
+
+}  // namespace
+}  // namespace engramsim

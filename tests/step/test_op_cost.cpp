@@ -1,0 +1,146 @@
+// Efficiency curves and the roofline op time, against hand-computed cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/efficiency.hpp"
+#include "models/op_cost.hpp"
+
+namespace engramsim {
+namespace {
+
+GpuSpec toy_gpu() {
+  GpuSpec g;
+  g.name = "toy";
+  g.hbm_bandwidth = Bandwidth(1e12);  // 1 TB/s
+  g.dense_flops[Precision::bf16] = FlopRate(100e12);
+  g.dense_flops[Precision::fp8] = FlopRate(200e12);
+  g.scale_up_bandwidth = Bandwidth::gb_per_s(900);
+  return g;
+}
+
+Efficiencies flat(double flops_eff, double bw_eff, Time overhead) {
+  Efficiencies e = default_efficiencies();
+  for (auto& c : e.by_class) c = {EfficiencyCurve(flops_eff), EfficiencyCurve(bw_eff)};
+  e.kernel_overhead = overhead;
+  return e;
+}
+
+TEST(EfficiencyCurve, InterpolatesInLog2AndClamps) {
+  const EfficiencyCurve c({{16, 0.2}, {256, 0.6}});
+  EXPECT_DOUBLE_EQ(c.at(1), 0.2);     // clamped below
+  EXPECT_DOUBLE_EQ(c.at(16), 0.2);
+  // 64 is halfway between 16 and 256 in log2 (4 -> 6 -> 8): 0.2 + 0.5 x 0.4 = 0.4.
+  EXPECT_NEAR(c.at(64), 0.4, 1e-12);
+  EXPECT_DOUBLE_EQ(c.at(256), 0.6);
+  EXPECT_DOUBLE_EQ(c.at(1e9), 0.6);   // clamped above
+  EXPECT_DOUBLE_EQ(EfficiencyCurve(0.3).at(12345), 0.3);
+}
+
+TEST(EfficiencyCurve, RejectsBadPoints) {
+  using P = std::vector<std::pair<double, double>>;
+  EXPECT_THROW(EfficiencyCurve(P{}), std::invalid_argument);
+  EXPECT_THROW(EfficiencyCurve(P{{0, 0.5}}), std::invalid_argument);
+  EXPECT_THROW(EfficiencyCurve(P{{1, 1.5}}), std::invalid_argument);
+  EXPECT_THROW(EfficiencyCurve(P{{1, 0.0}}), std::invalid_argument);
+  EXPECT_THROW(EfficiencyCurve(P{{4, 0.5}, {2, 0.6}}), std::invalid_argument);
+}
+
+TEST(EfficiencyDefaults, AreFractionsAndGrowWithShape) {
+  const Efficiencies e = default_efficiencies();
+  for (const auto& c : e.by_class) {
+    for (const auto& [k, v] : c.flops.points()) EXPECT_TRUE(v > 0 && v <= 1) << k;
+    for (const auto& [k, v] : c.bandwidth.points()) EXPECT_TRUE(v > 0 && v <= 1) << k;
+  }
+  // Large GEMMs run closer to peak than skinny ones; big transfers closer than small ones.
+  EXPECT_LT(e.of(OpClass::gemm).flops.at(8), e.of(OpClass::gemm).flops.at(4096));
+  EXPECT_LT(e.host_gather_by_row_bytes.at(64), e.host_gather_by_row_bytes.at(1024));
+  EXPECT_LT(e.host_copy_by_bytes.at(4096), e.host_copy_by_bytes.at(64e6));
+}
+
+TEST(HardwareRates, FallsBackToNextWiderPrecision) {
+  const HardwareRates hw(toy_gpu());
+  EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp8), 200e12);
+  // No fp4 on this GPU: runs at the fp8 rate.
+  EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp4), 200e12);
+  EXPECT_EQ(hw.effective_precision(Precision::fp4), Precision::fp8);
+  // No fp16 / fp32: fp16 falls to nothing wider than fp32, which is absent too.
+  EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp16), 0.0);
+}
+
+TEST(OpCost, MemoryBoundGemm) {
+  // Compute: 2 x 64 tokens x 4096 x 4096 = 2.147e9 FLOP at 100 TFLOPS x 0.5 = 42.9 us.
+  // Memory: 64 MB at 1 TB/s x 0.8 = 80 us. Overhead: 2 kernels x 2 us = 4 us.
+  // Time = max(42.9, 80) + 4 = 84 us, memory-bound.
+  const HardwareRates hw(toy_gpu());
+  const Efficiencies eff = flat(0.5, 0.8, Time::us(2));
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.name = "x";
+  w.op_class = OpClass::gemm;
+  w.precision = Precision::bf16;
+  w.flops = Flops(2.0 * 64 * 4096 * 4096);
+  w.hbm_bytes = Bytes(64e6);
+  w.kernels = 2;
+  const OpCost c = op_cost(w, hw, eff, net);
+  EXPECT_EQ(c.bound, Bound::memory);
+  EXPECT_NEAR(c.memory.seconds(), 64e6 / 0.8e12, 1e-9);
+  EXPECT_NEAR(c.compute.seconds(), 2.0 * 64 * 4096 * 4096 / 50e12, 1e-9);
+  EXPECT_NEAR(c.time.seconds(), 80e-6 + 4e-6, 1e-9);
+}
+
+TEST(OpCost, ComputeBoundUsesPrecisionPeak) {
+  // 1e12 FLOP in fp8 at 200 TFLOPS x 0.5 = 10 ms; 1 MB at 0.8 TB/s = 1.25 us.
+  const HardwareRates hw(toy_gpu());
+  const Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.precision = Precision::fp8;
+  w.flops = Flops(1e12);
+  w.hbm_bytes = Bytes(1e6);
+  const OpCost c = op_cost(w, hw, eff, net);
+  EXPECT_EQ(c.bound, Bound::compute);
+  EXPECT_NEAR(c.time.seconds(), 1e12 / 100e12, 1e-9);
+}
+
+TEST(OpCost, OverheadBoundTinyOp) {
+  // 1 kB at 1 TB/s = 1 ns < 3 us launch: overhead-bound.
+  const HardwareRates hw(toy_gpu());
+  const Efficiencies eff = flat(1.0, 1.0, Time::us(3));
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.hbm_bytes = Bytes(1e3);
+  const OpCost c = op_cost(w, hw, eff, net);
+  EXPECT_EQ(c.bound, Bound::overhead);
+  EXPECT_NEAR(c.time.seconds(), 3e-6 + 1e-9, 1e-10);
+}
+
+TEST(OpCost, EfficiencyKeyedByShape) {
+  // Flops key 16 vs 4096 with the default GEMM curve: 0.18 vs 0.76 of peak.
+  const HardwareRates hw(toy_gpu());
+  Efficiencies eff = default_efficiencies();
+  eff.kernel_overhead = Time::ns(0);
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.flops = Flops(1e12);
+  w.flops_key = 16;
+  EXPECT_NEAR(op_cost(w, hw, eff, net).time.seconds(), 1e12 / (100e12 * 0.18), 1e-9);
+  w.flops_key = 4096;
+  EXPECT_NEAR(op_cost(w, hw, eff, net).time.seconds(), 1e12 / (100e12 * 0.76), 1e-9);
+}
+
+TEST(OpCost, CollectiveIsNetworkBound) {
+  const HardwareRates hw(toy_gpu());
+  const Efficiencies eff = default_efficiencies();
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.collective = CollectiveKind::all_reduce;
+  w.collective_bytes = Bytes(1048576.0);
+  w.collective_ranks = 2;
+  const OpCost c = op_cost(w, hw, eff, net);
+  EXPECT_EQ(c.bound, Bound::network);
+  EXPECT_NEAR(c.time.seconds(), net.all_reduce_seconds(1048576.0, 2), 1e-9);
+}
+
+}  // namespace
+}  // namespace engramsim
