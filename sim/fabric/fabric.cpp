@@ -1,0 +1,80 @@
+#include "sim/fabric/fabric.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "sim/fabric/native_fabric.hpp"
+#include "sim/fabric/simgrid_fabric.hpp"
+
+namespace engramsim::fabric {
+
+void FabricRegistry::add(std::string name, FabricFactory factory) {
+  factories_[std::move(name)] = std::move(factory);
+}
+
+std::unique_ptr<Fabric> FabricRegistry::create(std::string_view name, FabricTopology topology,
+                                               const FabricOptions& options) const {
+  const auto it = factories_.find(name);
+  if (it == factories_.end()) {
+    std::string known;
+    for (const auto& [n, f] : factories_) known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError({}, "fabric.backend",
+                      "unknown fabric backend '" + std::string(name) + "' (known: " + known + ")");
+  }
+  return it->second(std::move(topology), options);
+}
+
+std::vector<std::string> FabricRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [n, f] : factories_) out.push_back(n);
+  return out;
+}
+
+void register_builtin_fabrics(FabricRegistry& registry) {
+  registry.add("native", [](FabricTopology topology, const FabricOptions&) -> std::unique_ptr<Fabric> {
+    return std::make_unique<NativeFabric>(std::move(topology));
+  });
+  registry.add("simgrid", [](FabricTopology topology, const FabricOptions& options) -> std::unique_ptr<Fabric> {
+    return std::make_unique<SimGridFabric>(std::move(topology), options);
+  });
+}
+
+std::unique_ptr<Fabric> make_fabric(std::string_view backend, FabricTopology topology,
+                                    const FabricOptions& options) {
+  FabricRegistry registry;
+  register_builtin_fabrics(registry);
+  return registry.create(backend, std::move(topology), options);
+}
+
+void validate_flow_spec(const FabricTopology& topology, Time now, const FlowSpec& spec) {
+  if (spec.route >= topology.route_count())
+    throw std::invalid_argument("fabric flow: unknown route id " + std::to_string(spec.route));
+  if (!(spec.size.value() >= 0.0) || !std::isfinite(spec.size.value()))
+    throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name +
+                                ": size must be finite and >= 0");
+  if (spec.start < now)
+    throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name + ": start " +
+                                to_string(spec.start) + " is before now " + to_string(now));
+  if (spec.rate_bound &&
+      (!(spec.rate_bound->value() > 0.0) || !std::isfinite(spec.rate_bound->value())))
+    throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name +
+                                ": rate bound must be positive and finite");
+}
+
+void sort_completions(std::vector<FlowCompletion>& completions) {
+  std::sort(completions.begin(), completions.end(), [](const FlowCompletion& a, const FlowCompletion& b) {
+    return a.finish != b.finish ? a.finish < b.finish : a.id < b.id;
+  });
+}
+
+Time ceil_to_ns(double seconds) {
+  if (!std::isfinite(seconds)) return Time::max();
+  const double ns = seconds * 1e9;
+  // A completion computed a few ulps past an integer nanosecond belongs to that nanosecond.
+  const double slack = std::max(1e-6, std::abs(ns) * 1e-15);
+  return Time::ns(static_cast<std::int64_t>(std::ceil(ns - slack)));
+}
+
+}  // namespace engramsim::fabric

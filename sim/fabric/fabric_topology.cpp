@@ -1,0 +1,89 @@
+#include "sim/fabric/fabric_topology.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace engramsim::fabric {
+
+const char* to_string(ResourceKind k) {
+  switch (k) {
+    case ResourceKind::link: return "link";
+    case ResourceKind::half_duplex: return "half_duplex";
+    case ResourceKind::dram: return "dram";
+    case ResourceKind::nvme_bandwidth: return "nvme_bandwidth";
+    case ResourceKind::nvme_iops: return "nvme_iops";
+  }
+  return "?";
+}
+
+ResourceId FabricTopology::add_resource(std::string name, Bandwidth capacity, Time latency,
+                                        ResourceKind kind) {
+  if (name.empty()) throw std::invalid_argument("fabric resource: empty name");
+  // Written as a negated comparison so that NaN is rejected too.
+  if (!(capacity.value() > 0.0) || capacity.value() == std::numeric_limits<double>::infinity())
+    throw std::invalid_argument("fabric resource " + name + ": capacity must be positive and finite");
+  if (latency < Time::zero())
+    throw std::invalid_argument("fabric resource " + name + ": negative latency");
+  if (find_resource(name)) throw std::invalid_argument("fabric resource " + name + ": duplicate name");
+  resources_.push_back(Resource{std::move(name), capacity, latency, kind});
+  return static_cast<ResourceId>(resources_.size() - 1);
+}
+
+FabricTopology::LinkEnds FabricTopology::add_link(const std::string& name, Bandwidth bandwidth,
+                                                  Time latency, Duplex duplex) {
+  if (duplex == Duplex::half) {
+    const ResourceId id = add_resource(name, bandwidth, latency, ResourceKind::half_duplex);
+    return {id, id};
+  }
+  const ResourceId fwd = add_resource(name + ".fwd", bandwidth, latency, ResourceKind::link);
+  const ResourceId bwd = add_resource(name + ".bwd", bandwidth, latency, ResourceKind::link);
+  return {fwd, bwd};
+}
+
+FabricTopology::NvmeResources FabricTopology::add_nvme(const std::string& name,
+                                                       const NvmeParams& params) {
+  if (!(params.iops > 0.0)) throw std::invalid_argument("nvme " + name + ": iops must be positive");
+  if (!(params.page.value() > 0.0))
+    throw std::invalid_argument("nvme " + name + ": page size must be positive");
+  const ResourceId bw =
+      add_resource(name + ".bw", params.read_bandwidth, Time::zero(), ResourceKind::nvme_bandwidth);
+  const ResourceId iops = add_resource(name + ".iops", Bandwidth(params.iops * params.page.value()),
+                                       params.latency, ResourceKind::nvme_iops);
+  return {bw, iops};
+}
+
+RouteId FabricTopology::add_route(std::string name, std::vector<ResourceId> hops) {
+  if (name.empty()) throw std::invalid_argument("fabric route: empty name");
+  if (hops.empty()) throw std::invalid_argument("fabric route " + name + ": no resources");
+  if (find_route(name)) throw std::invalid_argument("fabric route " + name + ": duplicate name");
+  Time latency;
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    if (hops[i] >= resources_.size())
+      throw std::invalid_argument("fabric route " + name + ": unknown resource id " +
+                                  std::to_string(hops[i]));
+    // A flow crossing one capacity twice would need a consumption weight of 2 there, which the
+    // SimGrid network model cannot express; no physical path in a node needs it.
+    if (std::find(hops.begin(), hops.begin() + static_cast<std::ptrdiff_t>(i), hops[i]) !=
+        hops.begin() + static_cast<std::ptrdiff_t>(i))
+      throw std::invalid_argument("fabric route " + name + ": resource " +
+                                  resources_[hops[i]].name + " appears twice");
+    latency += resources_[hops[i]].latency;
+  }
+  routes_.push_back(Route{std::move(name), std::move(hops), latency});
+  return static_cast<RouteId>(routes_.size() - 1);
+}
+
+std::optional<RouteId> FabricTopology::find_route(std::string_view name) const {
+  for (std::size_t i = 0; i < routes_.size(); ++i)
+    if (routes_[i].name == name) return static_cast<RouteId>(i);
+  return std::nullopt;
+}
+
+std::optional<ResourceId> FabricTopology::find_resource(std::string_view name) const {
+  for (std::size_t i = 0; i < resources_.size(); ++i)
+    if (resources_[i].name == name) return static_cast<ResourceId>(i);
+  return std::nullopt;
+}
+
+}  // namespace engramsim::fabric

@@ -1,0 +1,228 @@
+#include "sim/fabric/native_fabric.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace engramsim::fabric {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+// Flows whose remaining bytes would take less than this at their current rate complete together
+// with the flow that triggered the event: in exact arithmetic they finish at the same instant.
+constexpr double kSimultaneousS = 1e-12;
+// Progress counters are rebased past this many bytes so that small flows keep their precision
+// (a double has ~1e-4 byte resolution at 2^40).
+constexpr double kRebaseBytes = 1099511627776.0;
+
+bool heap_after(const auto& a, const auto& b) {
+  return a.done_at != b.done_at ? a.done_at > b.done_at : a.id > b.id;
+}
+
+std::vector<double> capacities_of(const FabricTopology& topology) {
+  std::vector<double> caps;
+  caps.reserve(topology.resource_count());
+  for (const Resource& r : topology.resources()) caps.push_back(r.capacity.value());
+  return caps;
+}
+
+}  // namespace
+
+NativeFabric::NativeFabric(FabricTopology topology)
+    : topology_(std::move(topology)), solver_(capacities_of(topology_)) {}
+
+std::uint32_t NativeFabric::class_for(RouteId route, double bound) {
+  // Classes are few (routes x distinct bounds) and looked up once per flow start.
+  for (std::uint32_t c = 0; c < classes_.size(); ++c)
+    if (classes_[c].route == route && classes_[c].bound == bound) return c;
+  classes_.push_back(FlowClass{route, bound, 0.0, 0.0, {}});
+  return static_cast<std::uint32_t>(classes_.size() - 1);
+}
+
+FlowId NativeFabric::start_flow(const FlowSpec& spec) {
+  validate_flow_spec(topology_, now_, spec);
+  const double bound = spec.rate_bound ? spec.rate_bound->value() : kInf;
+  const std::uint32_t cls = class_for(spec.route, bound);
+  const FlowId id = next_id_++;
+  pending_.insert(Pending{spec.start + topology_.route(spec.route).latency, id, spec.start,
+                          spec.size.value(), cls});
+  next_valid_ = false;
+  return id;
+}
+
+void NativeFabric::solve_for(const std::vector<std::uint32_t>& classes,
+                             const std::vector<double>& counts) {
+  demands_.clear();
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const FlowClass& k = classes_[classes[i]];
+    demands_.push_back(FlowClassDemand{topology_.route(k.route).hops, counts[i], k.bound});
+  }
+  solved_.resize(classes.size());
+  solver_.solve(demands_, solved_);
+}
+
+void NativeFabric::ensure_rates() {
+  if (!rates_dirty_) return;
+  std::vector<double> counts;
+  counts.reserve(active_.size());
+  for (const std::uint32_t c : active_) counts.push_back(static_cast<double>(classes_[c].heap.size()));
+  solve_for(active_, counts);
+  for (std::size_t i = 0; i < active_.size(); ++i) classes_[active_[i]].rate = solved_[i];
+  rates_dirty_ = false;
+}
+
+std::uint32_t NativeFabric::earliest_completion(double& when) const {
+  when = kInf;
+  std::uint32_t best = kNone;
+  for (const std::uint32_t c : active_) {
+    const FlowClass& k = classes_[c];
+    const double t = clock_s_ + (k.heap.front().done_at - k.progress) / k.rate;
+    if (t < when) {
+      when = t;
+      best = c;
+    }
+  }
+  return best;
+}
+
+void NativeFabric::progress_to(double t) {
+  if (!(t > clock_s_)) return;
+  const double dt = t - clock_s_;
+  for (const std::uint32_t c : active_) classes_[c].progress += classes_[c].rate * dt;
+  clock_s_ = t;
+}
+
+void NativeFabric::activate(const Pending& p) {
+  FlowClass& k = classes_[p.cls];
+  if (k.heap.empty()) {
+    k.progress = 0.0;
+    active_.insert(std::lower_bound(active_.begin(), active_.end(), p.cls), p.cls);
+  } else if (k.progress > kRebaseBytes) {
+    for (Member& m : k.heap) m.done_at -= k.progress;  // a uniform shift keeps the heap valid
+    k.progress = 0.0;
+  }
+  k.heap.push_back(Member{k.progress + p.size, p.id, p.start});
+  std::push_heap(k.heap.begin(), k.heap.end(), [](const Member& a, const Member& b) { return heap_after(a, b); });
+  ++active_flows_;
+  rates_dirty_ = true;
+}
+
+void NativeFabric::complete_due(std::uint32_t trigger, Time finish, std::vector<FlowCompletion>& out) {
+  const auto after = [](const Member& a, const Member& b) { return heap_after(a, b); };
+  for (std::size_t i = 0; i < active_.size();) {
+    FlowClass& k = classes_[active_[i]];
+    bool force = active_[i] == trigger;  // guarantees progress whatever the rounding
+    while (!k.heap.empty() &&
+           (force || k.heap.front().done_at - k.progress <= k.rate * kSimultaneousS)) {
+      force = false;
+      std::pop_heap(k.heap.begin(), k.heap.end(), after);
+      out.push_back(FlowCompletion{k.heap.back().id, k.heap.back().start, finish});
+      k.heap.pop_back();
+      --active_flows_;
+    }
+    if (k.heap.empty()) {
+      k.progress = 0.0;
+      k.rate = 0.0;
+      active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  rates_dirty_ = true;
+}
+
+std::vector<FlowCompletion> NativeFabric::advance_to(Time t) {
+  if (t < now_)
+    throw std::invalid_argument("fabric: advance_to(" + to_string(t) + ") before now " + to_string(now_));
+  std::vector<FlowCompletion> out;
+  for (;;) {
+    ensure_rates();
+    double tc = kInf;
+    const std::uint32_t cc = earliest_completion(tc);
+    if (!pending_.empty() && pending_.begin()->activation.seconds() <= tc) {
+      const Time ta = pending_.begin()->activation;
+      if (ta > t) break;
+      progress_to(ta.seconds());
+      while (!pending_.empty() && pending_.begin()->activation == ta) {
+        activate(*pending_.begin());
+        pending_.erase(pending_.begin());
+      }
+      continue;
+    }
+    if (cc == kNone) break;
+    const Time finish = ceil_to_ns(tc);
+    if (finish > t) break;
+    progress_to(tc);
+    complete_due(cc, finish, out);
+  }
+  progress_to(t.seconds());
+  now_ = t;
+  next_valid_ = false;
+  sort_completions(out);
+  return out;
+}
+
+Time NativeFabric::next_completion_time() {
+  if (next_valid_) return next_cached_;
+  ensure_rates();
+  // Look-ahead state: per transferring class its progress, flow count and smallest done_at, plus
+  // the pending activations in order. It mirrors advance_to's arithmetic step for step so that
+  // the time it predicts is the time advance_to will find.
+  std::vector<std::uint32_t> cls = active_;
+  std::vector<double> counts, progress, rate, first_done;
+  for (const std::uint32_t c : cls) {
+    const FlowClass& k = classes_[c];
+    counts.push_back(static_cast<double>(k.heap.size()));
+    progress.push_back(k.progress);
+    rate.push_back(k.rate);
+    first_done.push_back(k.heap.front().done_at);
+  }
+  double clock = clock_s_;
+  auto it = pending_.begin();
+  Time result = Time::max();
+  for (;;) {
+    double tc = kInf;
+    for (std::size_t i = 0; i < cls.size(); ++i)
+      tc = std::min(tc, clock + (first_done[i] - progress[i]) / rate[i]);
+    if (it == pending_.end() || it->activation.seconds() > tc) {
+      if (tc < kInf) result = ceil_to_ns(tc);
+      break;
+    }
+    const Time ta = it->activation;
+    if (ta.seconds() > clock) {
+      const double dt = ta.seconds() - clock;
+      for (std::size_t i = 0; i < cls.size(); ++i) progress[i] += rate[i] * dt;
+      clock = ta.seconds();
+    }
+    for (; it != pending_.end() && it->activation == ta; ++it) {
+      const auto pos = std::lower_bound(cls.begin(), cls.end(), it->cls);
+      auto i = static_cast<std::size_t>(pos - cls.begin());
+      if (pos == cls.end() || *pos != it->cls) {
+        cls.insert(pos, it->cls);
+        counts.insert(counts.begin() + static_cast<std::ptrdiff_t>(i), 0.0);
+        progress.insert(progress.begin() + static_cast<std::ptrdiff_t>(i), 0.0);
+        rate.insert(rate.begin() + static_cast<std::ptrdiff_t>(i), 0.0);
+        first_done.insert(first_done.begin() + static_cast<std::ptrdiff_t>(i), kInf);
+      }
+      counts[i] += 1.0;
+      first_done[i] = std::min(first_done[i], progress[i] + it->size);
+    }
+    solve_for(cls, counts);
+    for (std::size_t i = 0; i < cls.size(); ++i) rate[i] = solved_[i];
+  }
+  next_cached_ = result;
+  next_valid_ = true;
+  return result;
+}
+
+double NativeFabric::current_rate(FlowId id) {
+  ensure_rates();
+  for (const std::uint32_t c : active_)
+    for (const Member& m : classes_[c].heap)
+      if (m.id == id) return classes_[c].rate;
+  return 0.0;
+}
+
+}  // namespace engramsim::fabric

@@ -1,0 +1,77 @@
+// Builds the fabric topology of one server node from a plain description, and names the routes
+// the serving simulation uses (host DRAM <-> GPU, drive -> DRAM, drive -> GPU, GPU <-> GPU).
+//
+// Resources created:
+//   dram.S            one per CPU socket: host_dram_bandwidth / cpu_sockets, reads and writes share
+//   gpuG.link         full duplex, per GPU: the GPU's PCIe x16 link to its switch (pcie_switch) or
+//                     its NVLink-C2C link to its CPU (c2c)
+//   switchK.uplink    full duplex, per GPU group (pcie_switch only): the switch's uplink to the
+//                     root complex, shared by the GPUs behind it
+//   nvmeD.bw/.iops    per drive (see FabricTopology::add_nvme)
+//   drivesK.uplink    full duplex, per drive group, when drive_group_uplink_bandwidth > 0
+//   gpuG.nvlink       full duplex, per GPU, when nvlink_bandwidth > 0: its port into a
+//                     non-blocking NVSwitch fabric (.fwd = egress, .bwd = ingress)
+// Link direction "fwd" is host -> device (DRAM to GPU, root complex to drive).
+//
+// Sockets: GPU group K is attached to socket K * cpu_sockets / groups (groups spread evenly in
+// order), likewise drive group K; a group reaches only its own socket's DRAM (data is assumed
+// NUMA-local; cross-socket traffic is not modeled).
+//
+// Input is a plain struct (it mirrors hardware/node_spec.hpp's HostTopology and NvmeSpec fields)
+// so the simulator can fill it from a node preset without this library depending on hardware/.
+#pragma once
+
+#include <vector>
+
+#include "core/units.hpp"
+#include "sim/fabric/fabric_topology.hpp"
+
+namespace engramsim::fabric {
+
+enum class HostAttach : std::uint8_t {
+  pcie_switch,  // GPUs behind PCIe switches with a shared uplink to the root complex (HGX)
+  c2c,          // each GPU on its own NVLink-C2C link to a Grace CPU (GB200/GB300)
+};
+
+struct NodeFabricParams {
+  int gpu_count = 0;
+  HostAttach host_attach = HostAttach::pcie_switch;
+  // GPUs behind one switch (pcie_switch) or one CPU (c2c); every GPU exactly once.
+  // Empty: one group holding all GPUs.
+  std::vector<std::vector<int>> gpu_groups;
+  Bandwidth gpu_link_bandwidth;       // per direction (PCIe x16 or C2C)
+  Time gpu_link_latency;
+  Bandwidth switch_uplink_bandwidth;  // per direction, per group (pcie_switch only)
+  Time switch_uplink_latency;
+  int cpu_sockets = 1;
+  Bandwidth host_dram_bandwidth;      // aggregate over sockets
+  Time host_dram_latency;
+
+  int drive_count = 0;
+  NvmeParams drive;
+  std::vector<std::vector<int>> drive_groups;  // drives per root port / switch; empty: one group
+  Bandwidth drive_group_uplink_bandwidth;      // per direction; zero: no shared uplink
+  Time drive_group_uplink_latency;
+
+  Bandwidth nvlink_bandwidth;  // per GPU per direction; zero: no GPU-to-GPU routes
+  Time nvlink_latency;
+};
+
+inline constexpr RouteId kNoRoute = static_cast<RouteId>(-1);
+
+struct NodeFabric {
+  FabricTopology topology;
+  std::vector<ResourceId> dram;              // per socket
+  std::vector<int> gpu_socket;               // per GPU
+  std::vector<RouteId> dram_to_gpu;          // per GPU
+  std::vector<RouteId> gpu_to_dram;          // per GPU
+  std::vector<RouteId> drive_to_dram;        // per drive
+  std::vector<std::vector<RouteId>> drive_to_gpu;  // [drive][gpu], GPUDirect Storage path
+  std::vector<std::vector<RouteId>> gpu_to_gpu;    // [src][dst]; kNoRoute on the diagonal or without NVLink
+};
+
+// Throws std::invalid_argument when groups are not a partition of the GPUs / drives, or a needed
+// bandwidth is not positive.
+NodeFabric build_node_fabric(const NodeFabricParams& params);
+
+}  // namespace engramsim::fabric
