@@ -1,0 +1,107 @@
+// The aggregate results of a run, named as `vllm bench serve` and InferenceX name them.
+//
+// Definitions (times in ms unless the name says otherwise):
+//   duration               first arrival -> end of the run (the last completion when the run drains)
+//   completed              requests that generated all their output tokens
+//   total_input_tokens     prompt tokens of completed requests; total_output_tokens likewise
+//   request_throughput     completed / duration; output_throughput, input_throughput,
+//                          total_token_throughput (input + output) per second likewise
+//   ttft                   first token - arrival (includes queueing)
+//   tpot                   (finish - first token) / (output tokens - 1), requests with > 1 token
+//   itl                    gaps between successive token emissions of a request, over all
+//                          requests (a speculative step emitting several tokens is one gap)
+//   e2el                   finish - arrival
+//   queue                  first scheduled step - arrival
+//   percentiles            numpy "linear" rule over per-request values (ITL: histogram, <= 0.1%)
+//   std                    population standard deviation
+//   request_goodput        completed requests meeting every SLO bound given / duration (NaN
+//                          when no SLO was given); goodput_fraction = that count / completed
+//   tput_per_gpu           total_token_throughput / GPUs; output_ and input_tput_per_gpu likewise
+//   mean_intvty            1000 / mean TPOT (tokens/s per user); median_intvty from median TPOT
+//   mean_kv_usage          time-weighted used KV fraction over duration and replicas
+//   gpu_busy_fraction      time replicas spent in steps / (duration * replicas)
+//   engram_stall_share     exposed Engram stall time / busy time
+//   cost_usd               usd_per_gpu_hour * GPUs * duration; tokens_per_dollar (input + output),
+//                          usd_per_m_total_tokens and usd_per_m_output_tokens from it
+// Quantities that are undefined (no completed requests, no price) are NaN and written as null.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/units.hpp"
+#include "sim/metrics/metrics_collector.hpp"
+
+namespace engramsim::sim {
+
+struct SloParams {
+  std::optional<Time> ttft;
+  std::optional<Time> tpot;
+  std::optional<Time> e2el;
+  bool any() const { return ttft || tpot || e2el; }
+};
+
+struct LatencySummary {
+  double mean = 0, median = 0, std = 0, p90 = 0, p95 = 0, p99 = 0, max = 0;  // ms
+};
+
+struct Summary {
+  std::int64_t num_requests = 0;
+  std::int64_t completed = 0;
+  std::int64_t unfinished = 0;
+  std::int64_t rejected = 0;
+  std::int64_t total_input_tokens = 0;
+  std::int64_t total_output_tokens = 0;
+  std::int64_t generated_tokens = 0;  // by every request, finished or not
+  double duration_s = 0;
+  double request_throughput = 0;
+  double request_goodput = 0;
+  double goodput_fraction = 0;
+  double input_throughput = 0;
+  double output_throughput = 0;
+  double total_token_throughput = 0;
+  LatencySummary ttft, tpot, itl, e2el, queue;
+  std::int32_t num_replicas = 0;
+  std::int32_t num_gpus = 0;
+  double tput_per_gpu = 0;
+  double output_tput_per_gpu = 0;
+  double input_tput_per_gpu = 0;
+  double mean_intvty = 0;
+  double median_intvty = 0;
+  std::int64_t preemptions = 0;
+  double prefix_cache_hit_rate = 0;
+  double mean_kv_usage = 0;
+  double gpu_busy_fraction = 0;
+  double engram_stall_s = 0;
+  double engram_fetch_s = 0;
+  double engram_stall_share = 0;
+  double usd_per_gpu_hour = 0;
+  double cost_usd = 0;
+  double tokens_per_dollar = 0;
+  double output_tokens_per_dollar = 0;
+  double usd_per_m_total_tokens = 0;
+  double usd_per_m_output_tokens = 0;
+  std::uint64_t steps = 0;
+  std::uint64_t events = 0;
+};
+
+struct SummaryInputs {
+  const MetricsCollector* metrics = nullptr;  // finalized
+  Time end_time;                              // simulation clock at the end of the run
+  std::int32_t num_replicas = 0;
+  std::int32_t num_gpus = 0;
+  std::int64_t preemptions = 0;
+  SloParams slo;
+  std::optional<MoneyRate> price_per_gpu_hour;
+  std::uint64_t events = 0;
+};
+
+Summary summarize(const SummaryInputs& in);
+
+// numpy-style percentile (linear interpolation) of a sorted, non-empty sample.
+double percentile_sorted(const std::vector<double>& sorted, double p);
+// Summary of a sample of values in ms (sorts a copy); all NaN when empty.
+LatencySummary summarize_latencies(std::vector<double> values_ms);
+
+}  // namespace engramsim::sim

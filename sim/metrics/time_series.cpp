@@ -1,0 +1,55 @@
+#include "sim/metrics/time_series.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace engramsim::sim {
+
+TimeSeries::TimeSeries(Time interval, std::int32_t replicas) : interval_(interval), replicas_(replicas) {
+  if (interval <= Time::zero()) throw ConfigError({}, "metrics.timeseries_interval", "must be positive");
+}
+
+TimeSeriesBin& TimeSeries::bin_at(std::int64_t index) {
+  if (static_cast<std::size_t>(index) >= bins_.size()) bins_.resize(static_cast<std::size_t>(index) + 1);
+  return bins_[static_cast<std::size_t>(index)];
+}
+
+void TimeSeries::add_arrival(Time t) { ++bin_at(t.count_ns() / interval_.count_ns()).arrivals; }
+
+void TimeSeries::add_finish(Time t) { ++bin_at(t.count_ns() / interval_.count_ns()).finished; }
+
+void TimeSeries::add_step(Time start, Time duration, Time stall, double kv_usage, std::int64_t prefill_tokens,
+                          std::int64_t decode_positions) {
+  const std::int64_t w = interval_.count_ns();
+  const std::int64_t s = start.count_ns();
+  const std::int64_t e = s + duration.count_ns();
+  TimeSeriesBin& first = bin_at(s / w);
+  ++first.steps;
+  first.prefill_tokens += prefill_tokens;
+  first.decode_positions += decode_positions;
+  const double d = static_cast<double>(duration.count_ns());
+  const double stall_per_ns = d > 0 ? static_cast<double>(stall.count_ns()) / d : 0.0;
+  for (std::int64_t b = s / w; b * w < e; ++b) {
+    const std::int64_t overlap = std::min(e, (b + 1) * w) - std::max(s, b * w);
+    TimeSeriesBin& bin = bin_at(b);
+    const auto o = static_cast<double>(overlap);
+    bin.busy_ns += o;
+    bin.stall_ns += o * stall_per_ns;
+    bin.kv_block_ns += o * kv_usage;
+  }
+}
+
+double TimeSeries::utilization(std::size_t bin) const {
+  return bins_[bin].busy_ns / (static_cast<double>(interval_.count_ns()) * replicas_);
+}
+
+double TimeSeries::kv_usage(std::size_t bin) const {
+  return bins_[bin].kv_block_ns / (static_cast<double>(interval_.count_ns()) * replicas_);
+}
+
+double TimeSeries::engram_stall_share(std::size_t bin) const {
+  return bins_[bin].busy_ns > 0 ? bins_[bin].stall_ns / bins_[bin].busy_ns : 0.0;
+}
+
+}  // namespace engramsim::sim

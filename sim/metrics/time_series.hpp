@@ -1,0 +1,51 @@
+// Fleet-wide metrics over time in fixed bins of `interval`: arrivals, completions, steps, busy
+// time, KV usage and Engram stall. A step's busy time, stall and KV-occupancy time are spread over
+// the bins it overlaps in proportion to the overlap; its token counts go to the bin it starts in.
+// Derived per bin (TimeSeriesBin accessors):
+//   utilization        busy time / (interval * replicas)
+//   kv_usage           time-weighted used-block fraction over the bin, averaged over replicas
+//                      (an idle replica holds no blocks and counts as 0)
+//   engram_stall_share exposed Engram stall / busy time
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace engramsim::sim {
+
+struct TimeSeriesBin {
+  std::int64_t arrivals = 0;
+  std::int64_t finished = 0;
+  std::int64_t steps = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t decode_positions = 0;
+  double busy_ns = 0.0;
+  double stall_ns = 0.0;
+  double kv_block_ns = 0.0;  // sum over steps of usage * overlap
+};
+
+class TimeSeries {
+ public:
+  TimeSeries(Time interval, std::int32_t replicas);
+  void add_arrival(Time t);
+  void add_finish(Time t);
+  void add_step(Time start, Time duration, Time stall, double kv_usage, std::int64_t prefill_tokens,
+                std::int64_t decode_positions);
+
+  Time interval() const { return interval_; }
+  std::int32_t replicas() const { return replicas_; }
+  const std::vector<TimeSeriesBin>& bins() const { return bins_; }
+  double utilization(std::size_t bin) const;
+  double kv_usage(std::size_t bin) const;
+  double engram_stall_share(std::size_t bin) const;
+
+ private:
+  TimeSeriesBin& bin_at(std::int64_t index);
+  Time interval_;
+  std::int32_t replicas_;
+  std::vector<TimeSeriesBin> bins_;
+};
+
+}  // namespace engramsim::sim

@@ -1,0 +1,84 @@
+#include "sim/serving/continuous_batching_scheduler.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace engramsim::sim {
+
+ContinuousBatchingScheduler::ContinuousBatchingScheduler(const char* name, std::int32_t budget,
+                                                         std::int32_t max_num_seqs, bool chunked_prefill,
+                                                         std::int32_t max_chunk)
+    : name_(name),
+      budget_(budget),
+      max_num_seqs_(max_num_seqs),
+      chunked_(chunked_prefill),
+      max_chunk_(max_chunk > 0 ? max_chunk : INT32_MAX) {}
+
+void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
+  std::int64_t left = budget_;
+  bool preempted = false;
+  auto& running = st.running();
+
+  // 1. Decodes, oldest first. Indexing (not iterators): preemption pushes onto `waiting` only.
+  for (std::size_t i = 0; i < running.size() && left > 0; ++i) {
+    const std::uint32_t slot = running[i];
+    Sequence& s = st.seq(slot);
+    if (s.state != SeqState::running || s.prefilling()) continue;
+    const auto positions = static_cast<std::int32_t>(std::min<std::int64_t>(st.decode_positions(s), left));
+    bool fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
+    while (!fits) {
+      const std::uint32_t victim = st.preemption_victim();
+      if (victim == UINT32_MAX) break;
+      st.preempt(victim);
+      preempted = true;
+      if (victim == slot) break;
+      fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
+    }
+    if (!fits) continue;
+    st.plan_decode(plan, slot, positions);
+    left -= positions;
+  }
+
+  // 2. Unfinished prefills of running sequences, oldest first.
+  for (std::size_t i = 0; i < running.size() && left > 0; ++i) {
+    const std::uint32_t slot = running[i];
+    Sequence& s = st.seq(slot);
+    if (s.state != SeqState::running || !s.prefilling() || st.planned_now(slot)) continue;
+    const auto want = static_cast<std::int32_t>(
+        std::min<std::int64_t>({static_cast<std::int64_t>(s.prefill_target - s.computed), left, max_chunk_}));
+    if (!chunked_ && want < s.prefill_target - s.computed) continue;
+    std::int32_t chunk = st.fit_chunk(slot, want);
+    while (chunk == 0) {
+      const std::uint32_t victim = st.preemption_victim();
+      if (victim == UINT32_MAX || victim == slot) break;
+      st.preempt(victim);
+      preempted = true;
+      chunk = st.fit_chunk(slot, want);
+    }
+    if (chunk == 0 || (!chunked_ && chunk < want)) continue;
+    st.grow(slot, static_cast<std::int64_t>(s.computed) + chunk);
+    st.plan_prefill(plan, slot, chunk);
+    left -= chunk;
+  }
+
+  // 3. Admissions from the waiting queue, unless this step had to preempt (vLLM v1 does the same:
+  //    admitting right after evicting would only thrash).
+  if (!preempted) {
+    st.compact_running();
+    while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_) && left > 0) {
+      AdmitResult r;
+      if (chunked_) {
+        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), false, false);
+      } else {
+        const bool alone = plan.empty();
+        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), true, false);
+      }
+      if (!r.admitted) break;
+      st.plan_prefill(plan, running.back(), r.chunk);
+      left -= r.chunk;
+    }
+  }
+  st.compact_running();
+}
+
+}  // namespace engramsim::sim

@@ -1,0 +1,90 @@
+// The paged KV-cache pool of one replica: `num_blocks` blocks of `block_size` tokens each.
+//
+// Blocks are counted, not individually named, except those that hold a hashed prompt prefix (the
+// prefix cache). A block is in exactly one of four states:
+//   free_uncached  - holds nothing useful;
+//   private        - owned by one sequence, content not shareable (not hashed);
+//   cached, in use - holds a hashed prefix block, referenced by >= 1 sequences (refcount);
+//   cached, free   - holds a hashed prefix block nobody references; reusable as a hit until it
+//                    is evicted, least recently released first (LRU).
+// free_blocks() = free_uncached + cached-free: what a new allocation may take. Allocation takes
+// uncached blocks first and evicts cached-free blocks only when none are left (vLLM v1 instead pops
+// one mixed free queue; taking uncached blocks first never evicts a reusable block needlessly).
+// used_blocks() = private + cached-in-use; their sum with free_blocks() is always num_blocks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace engramsim::sim {
+
+struct KvPoolParams {
+  std::int64_t num_blocks = 0;     // > 0
+  std::int32_t block_size = 16;    // tokens per block, > 0
+  bool enable_prefix_caching = false;
+};
+
+class KvBlockManager {
+ public:
+  using EntryId = std::uint32_t;
+
+  explicit KvBlockManager(const KvPoolParams& params);
+
+  std::int64_t num_blocks() const { return num_blocks_; }
+  std::int32_t block_size() const { return block_size_; }
+  bool prefix_caching() const { return prefix_caching_; }
+  std::int64_t free_blocks() const { return free_uncached_ + cached_free_; }
+  std::int64_t used_blocks() const { return private_used_ + cached_used_; }
+  std::int64_t cached_blocks() const { return cached_used_ + cached_free_; }
+  double usage() const { return static_cast<double>(used_blocks()) / static_cast<double>(num_blocks_); }
+  std::int64_t blocks_for_tokens(std::int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+
+  // Takes n private blocks; returns false (and changes nothing) when fewer than n are free.
+  bool allocate(std::int64_t n);
+  // Returns n private blocks to the pool.
+  void release_private(std::int64_t n);
+
+  // Prefix cache. lookup() does not change any state.
+  std::optional<EntryId> lookup(std::uint64_t hash) const;
+  bool is_free(EntryId e) const { return entries_[e].refcount == 0; }
+  // Adds a reference; a cached-free block becomes in use (and leaves the LRU list).
+  void acquire(EntryId e);
+  // Drops a reference; at zero the block becomes cached-free, most recently released.
+  void release(EntryId e);
+  // Turns one of the caller's private blocks into a cached block named `hash`, referenced once by
+  // the caller. Returns nullopt, changing nothing, when `hash` is already cached (the caller keeps
+  // its private copy, as vLLM keeps duplicate blocks computed concurrently).
+  std::optional<EntryId> register_block(std::uint64_t hash);
+
+  std::uint64_t evictions() const { return evictions_; }
+
+ private:
+  static constexpr EntryId kNone = UINT32_MAX;
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::int32_t refcount = 0;
+    EntryId prev = kNone;  // LRU links, valid while refcount == 0
+    EntryId next = kNone;
+  };
+  void lru_unlink(EntryId e);
+  void lru_push_back(EntryId e);
+  void evict_one();
+
+  std::int64_t num_blocks_;
+  std::int32_t block_size_;
+  bool prefix_caching_;
+  std::int64_t free_uncached_;
+  std::int64_t private_used_ = 0;
+  std::int64_t cached_used_ = 0;
+  std::int64_t cached_free_ = 0;
+  std::vector<Entry> entries_;
+  std::vector<EntryId> free_entries_;
+  std::unordered_map<std::uint64_t, EntryId> by_hash_;
+  EntryId lru_head_ = kNone;  // least recently released
+  EntryId lru_tail_ = kNone;
+  std::uint64_t evictions_ = 0;
+};
+
+}  // namespace engramsim::sim

@@ -1,0 +1,93 @@
+// One model instance (TP x EP GPUs) serving requests: its step-time model, KV pool, scheduling
+// policy and speculative-decoding acceptance.
+//
+// Event model: a replica is either idle or running exactly one step. Starting a step asks the
+// policy for a plan, turns it into a BatchShape over buffers reused across steps, asks the
+// StepTimeModel for the step's cost and schedules the step's completion at now + cost.total (at
+// least 1 ns). Completion applies the plan: prefill progress, emitted tokens (a sampled first
+// token when a prefill completes; 1..positions tokens per decode), finished requests; then the next
+// step starts at once. A request arriving at an idle replica schedules a wake-up at the current
+// instant (after all arrivals at that instant), so simultaneous arrivals share a step. No event
+// exists per token.
+//
+// The per-step Engram stall (StepCost::engram_stall) is kept apart in the step records and totals.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "models/step_model.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/serving/replica_state.hpp"
+#include "sim/serving/router.hpp"
+#include "sim/serving/scheduler.hpp"
+#include "sim/serving/serving_observer.hpp"
+#include "sim/serving/spec_decode.hpp"
+
+namespace engramsim::sim {
+
+struct ReplicaParams {
+  std::string name;                         // for reports; defaults to "replica<i>"
+  const StepTimeModel* step_model = nullptr;  // not owned; must outlive the run
+  KvPoolParams kv;
+  std::int32_t gpus = 1;                    // GPUs this replica occupies (TP x EP), for per-GPU metrics and cost
+  SpecDecodeParams spec;
+};
+
+struct ReplicaTotals {
+  std::uint64_t steps = 0;
+  Time busy;
+  Time engram_stall;
+  Time engram_fetch;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t decode_positions = 0;
+  std::int64_t emitted_tokens = 0;
+  std::int64_t preemptions = 0;
+};
+
+class Replica final : public EventHandler {
+ public:
+  Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& params, std::unique_ptr<Scheduler> scheduler,
+          const std::vector<ServingObserver*>& observers);
+
+  std::uint32_t index() const { return index_; }
+  const std::string& name() const { return name_; }
+  std::int32_t gpus() const { return gpus_; }
+  const ReplicaState& state() const { return state_; }
+  ReplicaTotals totals() const;
+  ReplicaLoad load() const;
+
+  // Accepts a request at the current simulation time (or rejects it when it can never fit).
+  void submit(Request&& request);
+  void on_event(std::uint64_t tag) override;
+  // Finalize: records of requests still waiting or running, in slot order.
+  void collect_unfinished(std::vector<RequestRecord>& out) const;
+
+ private:
+  void start_step();
+  void complete_step();
+  void emit(std::uint32_t slot, std::int32_t tokens);
+  RequestRecord make_record(const Sequence& s, RequestStatus status) const;
+
+  Simulation& sim_;
+  std::uint32_t index_;
+  std::string name_;
+  const StepTimeModel* model_;
+  std::int32_t gpus_;
+  std::unique_ptr<Scheduler> scheduler_;
+  const std::vector<ServingObserver*>& observers_;
+  ReplicaState state_;
+  AcceptanceSampler acceptance_;
+  RngStream* spec_rng_;
+  StepPlan plan_;
+  std::vector<PrefillChunk> prefill_buf_;
+  std::vector<DecodeSeq> decode_buf_;
+  ReplicaTotals totals_;
+  bool busy_ = false;
+  bool wake_pending_ = false;
+};
+
+}  // namespace engramsim::sim

@@ -1,0 +1,209 @@
+#include "sim/serving/replica_state.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace engramsim::sim {
+namespace {
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+ReplicaState::ReplicaState(const KvPoolParams& kv, std::int32_t draft_tokens) : kv_(kv), draft_tokens_(draft_tokens) {}
+
+std::int32_t ReplicaState::decode_positions(const Sequence& s) const {
+  return std::max<std::int32_t>(1, std::min<std::int32_t>(1 + draft_tokens_, s.remaining_output()));
+}
+
+bool ReplicaState::fits_ever(const Request& r) const {
+  const std::int64_t tokens = static_cast<std::int64_t>(r.prompt_tokens) + r.output_tokens + draft_tokens_;
+  return kv_.blocks_for_tokens(tokens) <= kv_.num_blocks();
+}
+
+std::uint32_t ReplicaState::add_waiting(Request&& r) {
+  std::uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Sequence& s = slots_[slot];
+  std::vector<std::uint32_t> refs = std::move(s.cache_refs);  // keep the capacity
+  refs.clear();
+  s = Sequence{};
+  s.cache_refs = std::move(refs);
+  s.request = std::move(r);
+  s.prefill_target = s.request.prompt_tokens;
+  s.state = SeqState::waiting;
+  waiting_.push_back(slot);
+  ++live_;
+  return slot;
+}
+
+std::int32_t ReplicaState::hashable_blocks(const Request& r) const {
+  if (r.prefix_hashes.empty() || r.hash_block_tokens <= 0) return 0;
+  const std::int64_t covered = static_cast<std::int64_t>(r.prefix_hashes.size()) * r.hash_block_tokens;
+  const std::int64_t tokens = std::min<std::int64_t>(covered, r.prompt_tokens);
+  return static_cast<std::int32_t>(tokens / kv_.block_size());
+}
+
+// KV block `block` ends at token (block+1)*bs - 1; the trace hash of the block containing that token
+// names the whole prefix up to there (hashes are chained), and the block index pins the position.
+std::uint64_t ReplicaState::block_hash(const Request& r, std::int32_t block) const {
+  const std::int64_t last_token = static_cast<std::int64_t>(block + 1) * kv_.block_size() - 1;
+  const std::uint64_t h = r.prefix_hashes[static_cast<std::size_t>(last_token / r.hash_block_tokens)];
+  return mix64(mix64(h + 0x9e3779b97f4a7c15ULL) ^ (static_cast<std::uint64_t>(block) + 1));
+}
+
+AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole, bool reserve_full) {
+  AdmitResult res;
+  if (waiting_.empty()) return res;
+  const std::uint32_t slot = waiting_.front();
+  Sequence& s = slots_[slot];
+  const std::int32_t bs = kv_.block_size();
+
+  hit_buf_.clear();
+  if (kv_.prefix_caching()) {
+    // At least one token must be computed to sample from, so a full hit stops one block short.
+    const std::int32_t max_hit = std::min(hashable_blocks(s.request), (s.prefill_target - 1) / bs);
+    for (std::int32_t j = 0; j < max_hit; ++j) {
+      const auto e = kv_.lookup(block_hash(s.request, j));
+      if (!e) break;
+      hit_buf_.push_back(*e);
+    }
+  }
+  const std::int32_t hits = static_cast<std::int32_t>(hit_buf_.size());
+  const std::int32_t hit_tokens = hits * bs;
+  const std::int32_t remaining = s.prefill_target - hit_tokens;
+  if (whole && remaining > max_chunk) return res;
+  const std::int32_t chunk = std::min(remaining, max_chunk);
+  if (chunk <= 0) return res;
+
+  std::int64_t reserve_tokens = static_cast<std::int64_t>(hit_tokens) + chunk;
+  if (reserve_full) {
+    reserve_tokens = std::max<std::int64_t>(
+        reserve_tokens, static_cast<std::int64_t>(s.request.prompt_tokens) + s.request.output_tokens + draft_tokens_);
+  }
+  const std::int64_t new_blocks = kv_.blocks_for_tokens(reserve_tokens) - hits;
+  std::int64_t hits_now_free = 0;
+  for (const auto e : hit_buf_) hits_now_free += kv_.is_free(e) ? 1 : 0;
+  if (kv_.free_blocks() - hits_now_free < new_blocks) return res;
+
+  // Take the hits first so the allocation below cannot evict them.
+  for (const auto e : hit_buf_) {
+    kv_.acquire(e);
+    s.cache_refs.push_back(e);
+  }
+  if (!kv_.allocate(new_blocks)) throw std::logic_error("ReplicaState: admission allocation failed after check");
+  s.private_blocks += new_blocks;
+  s.computed = hit_tokens;
+  s.next_register_block = hits;
+  if (!s.ever_admitted) s.cached_prompt_tokens = hit_tokens;
+  s.ever_admitted = true;
+  s.state = SeqState::running;
+  s.admit_order = ++admissions_;
+  waiting_.pop_front();
+  running_.push_back(slot);
+  ++num_running_;
+  res.admitted = true;
+  res.chunk = chunk;
+  res.cached_before = hit_tokens;
+  return res;
+}
+
+bool ReplicaState::grow(std::uint32_t slot, std::int64_t tokens) {
+  Sequence& s = slots_[slot];
+  const std::int64_t need = kv_.blocks_for_tokens(tokens) - s.blocks();
+  if (need <= 0) return true;
+  if (!kv_.allocate(need)) return false;
+  s.private_blocks += need;
+  return true;
+}
+
+std::int32_t ReplicaState::fit_chunk(std::uint32_t slot, std::int32_t want) const {
+  const Sequence& s = slots_[slot];
+  const std::int64_t cap = (s.blocks() + kv_.free_blocks()) * kv_.block_size() - s.computed;
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(cap, 0, want));
+}
+
+void ReplicaState::register_full_blocks(Sequence& s, std::int32_t tokens_after) {
+  if (!kv_.prefix_caching()) return;
+  const std::int32_t full = std::min(tokens_after / kv_.block_size(), hashable_blocks(s.request));
+  for (std::int32_t j = s.next_register_block; j < full && s.private_blocks > 0; ++j) {
+    if (const auto e = kv_.register_block(block_hash(s.request, j))) {
+      --s.private_blocks;
+      s.cache_refs.push_back(*e);
+    }
+  }
+  s.next_register_block = std::max(s.next_register_block, full);
+}
+
+void ReplicaState::release_all(Sequence& s) {
+  // Reverse order: the tail of a prompt becomes least recently used first, so a later request
+  // sharing the head keeps finding it (vLLM frees blocks in the same order for the same reason).
+  for (auto it = s.cache_refs.rbegin(); it != s.cache_refs.rend(); ++it) kv_.release(*it);
+  s.cache_refs.clear();
+  kv_.release_private(s.private_blocks);
+  s.private_blocks = 0;
+}
+
+void ReplicaState::preempt(std::uint32_t slot) {
+  Sequence& s = slots_[slot];
+  if (s.state != SeqState::running) throw std::logic_error("ReplicaState: preempting a sequence that is not running");
+  s.discarded_tokens += s.computed;
+  release_all(s);
+  s.computed = 0;
+  s.prefill_target = s.request.prompt_tokens + s.generated;
+  s.next_register_block = 0;
+  ++s.preemptions;
+  ++preemptions_;
+  s.state = SeqState::waiting;
+  waiting_.push_front(slot);
+  --num_running_;
+}
+
+std::uint32_t ReplicaState::preemption_victim() const {
+  for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
+    const Sequence& s = slots_[*it];
+    if (s.state == SeqState::running && s.planned_step != step_id_) return *it;
+  }
+  return UINT32_MAX;
+}
+
+void ReplicaState::finish(std::uint32_t slot) {
+  Sequence& s = slots_[slot];
+  if (s.state != SeqState::running) throw std::logic_error("ReplicaState: finishing a sequence that is not running");
+  release_all(s);
+  s.state = SeqState::finished;
+  --num_running_;
+  --live_;
+  finished_slots_.push_back(slot);
+}
+
+void ReplicaState::compact_running() {
+  std::erase_if(running_, [this](std::uint32_t slot) { return slots_[slot].state != SeqState::running; });
+  for (const auto slot : finished_slots_) free_slots_.push_back(slot);
+  finished_slots_.clear();
+}
+
+void ReplicaState::plan_prefill(StepPlan& plan, std::uint32_t slot, std::int32_t tokens) {
+  Sequence& s = slots_[slot];
+  plan.prefills.push_back(PlannedPrefill{slot, tokens, s.computed});
+  plan.tokens += tokens;
+  s.planned_step = step_id_;
+  register_full_blocks(s, s.computed + tokens);
+}
+
+void ReplicaState::plan_decode(StepPlan& plan, std::uint32_t slot, std::int32_t positions) {
+  Sequence& s = slots_[slot];
+  plan.decodes.push_back(PlannedDecode{slot, positions});
+  plan.tokens += positions;
+  s.planned_step = step_id_;
+}
+
+}  // namespace engramsim::sim

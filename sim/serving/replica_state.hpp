@@ -1,0 +1,107 @@
+// The scheduling state of one replica: its sequences, the running list, the waiting queue and the
+// KV pool, plus the block-level operations every scheduling policy is built from (admission with
+// prefix-cache hits, growing a sequence's KV, preemption by recompute, finishing).
+//
+// Sequences live in slots of a slab; a slot index names a sequence while it is on the replica and
+// is reused afterwards. `running` is kept in admission order (oldest first); a preempted sequence
+// goes back to the *front* of `waiting` (it was admitted before anything still waiting), as vLLM
+// does. Entries of `running` whose sequence is no longer running are removed by compact_running(),
+// so policies can preempt while iterating.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "sim/serving/kv_block_manager.hpp"
+#include "sim/serving/sequence.hpp"
+#include "sim/serving/step_plan.hpp"
+
+namespace engramsim::sim {
+
+struct AdmitResult {
+  bool admitted = false;
+  std::int32_t chunk = 0;          // prefill tokens scheduled for this step
+  std::int32_t cached_before = 0;  // prefix-cache hit tokens (KV already present)
+};
+
+class ReplicaState {
+ public:
+  ReplicaState(const KvPoolParams& kv, std::int32_t draft_tokens);
+
+  KvBlockManager& kv() { return kv_; }
+  const KvBlockManager& kv() const { return kv_; }
+  Sequence& seq(std::uint32_t slot) { return slots_[slot]; }
+  const Sequence& seq(std::uint32_t slot) const { return slots_[slot]; }
+  std::vector<std::uint32_t>& running() { return running_; }
+  const std::vector<std::uint32_t>& running() const { return running_; }
+  std::deque<std::uint32_t>& waiting() { return waiting_; }
+  const std::deque<std::uint32_t>& waiting() const { return waiting_; }
+  std::size_t num_running() const { return num_running_; }
+  std::size_t live_sequences() const { return live_; }
+  std::int64_t preemptions() const { return preemptions_; }
+
+  // The step counter that stamps Sequence::planned_step; advance once per planned step.
+  std::uint64_t step_id() const { return step_id_; }
+  void begin_step() { ++step_id_; }
+  bool planned_now(std::uint32_t slot) const { return slots_[slot].planned_step == step_id_; }
+
+  // Positions a decoding sequence verifies in one step: 1 + draft tokens, capped by what it still
+  // has to generate.
+  std::int32_t decode_positions(const Sequence& s) const;
+  // Whether a request can ever run here: its whole life (prompt + output + draft lookahead) fits
+  // in the pool. Requests that fail this are rejected instead of queued forever.
+  bool fits_ever(const Request& r) const;
+
+  // Puts a new request at the back of the waiting queue and returns its slot.
+  std::uint32_t add_waiting(Request&& r);
+
+  // Tries to move the head of `waiting` to the back of `running` with a first prefill chunk of at
+  // most `max_chunk` tokens after prefix-cache hits. `whole` requires the chunk to cover the whole
+  // remaining prefill. `reserve_full` holds blocks for the sequence's whole life (static batching).
+  // On failure nothing changes.
+  AdmitResult admit_waiting_head(std::int32_t max_chunk, bool whole, bool reserve_full);
+
+  // Ensures blocks for `tokens` tokens of KV; false (nothing changed) when the pool is short.
+  bool grow(std::uint32_t slot, std::int64_t tokens);
+  // Largest prefill chunk (<= want) whose KV fits in the blocks the sequence holds plus the free ones.
+  std::int32_t fit_chunk(std::uint32_t slot, std::int32_t want) const;
+
+  // Preemption by recompute: frees all blocks, resets progress and puts the sequence at the front of
+  // the waiting queue. The caller removes it from `running` (compact_running()).
+  void preempt(std::uint32_t slot);
+  // The latest-admitted running sequence not placed in the current step, or UINT32_MAX.
+  std::uint32_t preemption_victim() const;
+  // Frees the blocks of a sequence that has finished; its slot is reused after compact_running().
+  void finish(std::uint32_t slot);
+  // Drops entries of `running` whose sequence is no longer running and recycles finished slots.
+  void compact_running();
+
+  // Adds a planned prefill/decode and stamps the sequence as placed in this step. Planning a
+  // prefill also offers the prompt blocks it completes to the prefix cache (at scheduling time, as
+  // vLLM does, so a request admitted in the same step can already hit them).
+  void plan_prefill(StepPlan& plan, std::uint32_t slot, std::int32_t tokens);
+  void plan_decode(StepPlan& plan, std::uint32_t slot, std::int32_t positions);
+
+ private:
+  std::uint64_t block_hash(const Request& r, std::int32_t block) const;
+  std::int32_t hashable_blocks(const Request& r) const;
+  void release_all(Sequence& s);
+  void register_full_blocks(Sequence& s, std::int32_t tokens_after);
+
+  KvBlockManager kv_;
+  std::int32_t draft_tokens_;
+  std::vector<Sequence> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> finished_slots_;
+  std::vector<std::uint32_t> running_;
+  std::deque<std::uint32_t> waiting_;
+  std::vector<KvBlockManager::EntryId> hit_buf_;
+  std::size_t num_running_ = 0;
+  std::size_t live_ = 0;
+  std::uint64_t step_id_ = 0;
+  std::uint64_t admissions_ = 0;
+  std::int64_t preemptions_ = 0;
+};
+
+}  // namespace engramsim::sim

@@ -1,0 +1,54 @@
+// The built-in routers.
+//   round_robin        replicas in turn, ignoring load;
+//   least_outstanding  fewest unfinished requests (vLLM production-stack / llm-d "least requests");
+//   least_kv           lowest KV-cache usage, ties by fewest outstanding;
+//   session_affinity   all turns of a session to one replica (so its prefix cache hits), chosen by
+//                      least_outstanding at the session's first request; requests without a session
+//                      go to least_outstanding. The table holds one entry per live session and drops
+//                      it when the session has nothing outstanding.
+#pragma once
+
+#include <unordered_map>
+
+#include "sim/serving/router.hpp"
+
+namespace engramsim::sim {
+
+class RoundRobinRouter final : public Router {
+ public:
+  const char* name() const override { return "round_robin"; }
+  std::size_t route(const Request& request, std::span<const ReplicaLoad> loads) override;
+
+ private:
+  std::size_t next_ = 0;
+};
+
+class LeastOutstandingRouter final : public Router {
+ public:
+  const char* name() const override { return "least_outstanding"; }
+  std::size_t route(const Request& request, std::span<const ReplicaLoad> loads) override;
+};
+
+class LeastKvRouter final : public Router {
+ public:
+  const char* name() const override { return "least_kv"; }
+  std::size_t route(const Request& request, std::span<const ReplicaLoad> loads) override;
+};
+
+class SessionAffinityRouter final : public Router {
+ public:
+  const char* name() const override { return "session_affinity"; }
+  std::size_t route(const Request& request, std::span<const ReplicaLoad> loads) override;
+  void on_finished(std::uint64_t session, std::size_t replica) override;
+
+ private:
+  struct Binding {
+    std::size_t replica = 0;
+    std::int64_t outstanding = 0;
+  };
+  std::unordered_map<std::uint64_t, Binding> sessions_;
+};
+
+std::size_t least_outstanding_index(std::span<const ReplicaLoad> loads);
+
+}  // namespace engramsim::sim

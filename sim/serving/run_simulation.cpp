@@ -1,0 +1,115 @@
+#include "sim/serving/run_simulation.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "sim/metrics/metrics_collector.hpp"
+#include "sim/metrics/result_writers.hpp"
+#include "sim/serving/deployment.hpp"
+#include "sim/workload/closed_loop_driver.hpp"
+#include "sim/workload/open_loop_driver.hpp"
+#include "sim/workload/transformed_source.hpp"
+
+namespace engramsim::sim {
+
+RunResult run_simulation(const RunConfig& cfg) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (!cfg.workload.source) throw ConfigError({}, "workload", "no request source");
+
+  SchedulerRegistry builtin_schedulers;
+  RouterRegistry builtin_routers;
+  const SchedulerRegistry* schedulers = cfg.schedulers;
+  const RouterRegistry* routers = cfg.routers;
+  if (schedulers == nullptr) {
+    register_builtin_schedulers(builtin_schedulers);
+    schedulers = &builtin_schedulers;
+  }
+  if (routers == nullptr) {
+    register_builtin_routers(builtin_routers);
+    routers = &builtin_routers;
+  }
+
+  // Construct.
+  Simulation sim(cfg.seed);
+  MetricsCollector metrics(cfg.timeseries_interval, static_cast<std::int32_t>(cfg.replicas.size()));
+  Deployment deployment(sim, cfg.replicas, cfg.scheduler, *schedulers, routers->create(cfg.router), {&metrics});
+  std::unique_ptr<RequestSource> source = cfg.workload.source(cfg.seed);
+  if (!source) throw ConfigError({}, "workload", "the source factory returned nothing");
+  std::string workload = source->describe();
+
+  // Wire.
+  std::unique_ptr<ClosedLoopDriver> closed;
+  std::unique_ptr<OpenLoopDriver> open;
+  if (cfg.workload.concurrency > 0) {
+    closed = std::make_unique<ClosedLoopDriver>(sim, *source, deployment, cfg.workload.concurrency,
+                                                cfg.workload.max_requests);
+    deployment.add_observer(*closed);
+    closed->start();
+    workload += ", closed loop with " + std::to_string(cfg.workload.concurrency) + " clients";
+  } else {
+    if (cfg.workload.max_requests != UINT64_MAX) {
+      TransformParams limit;
+      limit.max_requests = cfg.workload.max_requests;
+      source = std::make_unique<TransformedSource>(std::move(source), limit);
+      workload = source->describe();
+    }
+    open = std::make_unique<OpenLoopDriver>(sim, *source, deployment);
+    open->start();
+  }
+
+  // Run.
+  const RunStats stats = sim.run(cfg.horizon, cfg.max_events);
+
+  // Finalize.
+  metrics.finalize(deployment.collect_unfinished());
+  std::int64_t preemptions = 0;
+  for (const auto& r : deployment.replicas()) preemptions += r->totals().preemptions;
+  SummaryInputs in;
+  in.metrics = &metrics;
+  in.end_time = stats.clock;
+  in.num_replicas = static_cast<std::int32_t>(cfg.replicas.size());
+  in.num_gpus = deployment.total_gpus();
+  in.preemptions = preemptions;
+  in.slo = cfg.slo;
+  in.price_per_gpu_hour = cfg.price_per_gpu_hour;
+  in.events = sim.events_dispatched();
+
+  RunResult result;
+  result.summary = summarize(in);
+  result.requests = metrics.records();
+  result.timeseries = metrics.timeseries();
+  result.end = stats.end;
+  result.events = sim.events_dispatched();
+  result.workload = workload;
+  if (!cfg.output_dir.empty()) write_run_outputs(result, cfg.slo, cfg.output_dir);
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+void write_run_outputs(const RunResult& result, const SloParams& slo, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output directory " + dir + ": " + ec.message());
+  const auto open = [&](const char* name) {
+    std::ofstream f(std::filesystem::path(dir) / name, std::ios::binary);
+    if (!f) throw std::runtime_error("cannot write " + (std::filesystem::path(dir) / name).string());
+    return f;
+  };
+  {
+    auto f = open("summary.json");
+    write_summary_json(result.summary, slo, f);
+  }
+  {
+    auto f = open("requests.csv");
+    write_requests_csv(result.requests, f);
+  }
+  {
+    auto f = open("timeseries.csv");
+    write_timeseries_csv(result.timeseries, f);
+  }
+}
+
+}  // namespace engramsim::sim

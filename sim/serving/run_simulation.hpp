@@ -1,0 +1,67 @@
+// The programmatic entry point of the serving simulator: one call runs one scenario.
+//
+//   RunConfig -> construct (Simulation, metrics, deployment, workload driver) -> wire (first
+//   arrivals) -> run (until drained, horizon or event limit) -> finalize (unfinished requests,
+//   summary; files written only here, when output_dir is set).
+//
+// Everything a run touches is created inside the call (the step-time models are borrowed, const),
+// so independent runs may execute in parallel threads and give the same results as serially.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/metrics/summary.hpp"
+#include "sim/metrics/time_series.hpp"
+#include "sim/serving/replica.hpp"
+#include "sim/serving/router_registry.hpp"
+#include "sim/serving/scheduler_registry.hpp"
+#include "sim/workload/request_source.hpp"
+
+namespace engramsim::sim {
+
+struct WorkloadSpec {
+  // Builds the request stream; receives the run seed so generated workloads follow it.
+  std::function<std::unique_ptr<RequestSource>(std::uint64_t seed)> source;
+  std::int32_t concurrency = 0;  // > 0: closed loop with this many clients; 0: open loop
+  std::uint64_t max_requests = UINT64_MAX;
+};
+
+struct RunConfig {
+  std::vector<ReplicaParams> replicas;
+  SchedulerParams scheduler;
+  std::string router = "round_robin";
+  WorkloadSpec workload;
+  SloParams slo;
+  std::optional<MoneyRate> price_per_gpu_hour;
+  std::uint64_t seed = 0;
+  Time horizon = Time::max();
+  std::uint64_t max_events = UINT64_MAX;
+  Time timeseries_interval = Time::from_seconds(1.0);
+  std::string output_dir;  // when set: summary.json, requests.csv, timeseries.csv written there
+  // Registries to choose policies from; the built-in ones when null.
+  const SchedulerRegistry* schedulers = nullptr;
+  const RouterRegistry* routers = nullptr;
+};
+
+struct RunResult {
+  Summary summary;
+  std::vector<RequestRecord> requests;  // every request that arrived, by id
+  TimeSeries timeseries{Time::from_seconds(1.0), 1};
+  RunEnd end = RunEnd::drained;
+  std::uint64_t events = 0;
+  double wall_seconds = 0.0;  // host time of the run (not part of any output file)
+  std::string workload;       // the source's description
+};
+
+RunResult run_simulation(const RunConfig& config);
+// Writes summary.json, requests.csv and timeseries.csv into `dir` (created if missing).
+void write_run_outputs(const RunResult& result, const SloParams& slo, const std::string& dir);
+
+}  // namespace engramsim::sim

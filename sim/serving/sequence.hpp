@@ -1,0 +1,49 @@
+// A request while it lives on a replica: its progress and the KV blocks it holds.
+//
+// Token accounting (the invariant every scheduler keeps):
+//   computed        tokens whose KV is in the cache;
+//   prefill_target  tokens that must be computed before the next token can be sampled:
+//                   prompt_tokens at first, prompt_tokens + generated after a preemption by
+//                   recompute (the emitted tokens are recomputed as part of the prompt);
+//   generated       output tokens already emitted to the user (never taken back).
+// While computed < prefill_target the sequence is prefilling; the step that completes the prefill
+// samples one token. Afterwards it decodes with computed == prompt + generated - 1 (the newest
+// token is the input of the next step, its KV is written by that step).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/units.hpp"
+#include "sim/serving/request.hpp"
+
+namespace engramsim::sim {
+
+enum class SeqState : std::uint8_t { waiting, running, finished };
+
+struct Sequence {
+  Request request;
+  SeqState state = SeqState::waiting;
+  std::int32_t prefill_target = 0;
+  std::int32_t computed = 0;
+  std::int32_t generated = 0;
+  // KV blocks held: private ones by count, cached prefix blocks by entry (block order).
+  std::int64_t private_blocks = 0;
+  std::vector<std::uint32_t> cache_refs;
+  std::int32_t next_register_block = 0;  // first block index not yet offered to the prefix cache
+  std::int32_t cached_prompt_tokens = 0; // prefix-cache hits at first admission
+  std::int64_t discarded_tokens = 0;     // KV tokens thrown away by preemptions (recomputed later)
+  std::int32_t preemptions = 0;
+  std::uint64_t admit_order = 0;         // increases with each (re)admission; preemption victims are the largest
+  std::uint64_t planned_step = UINT64_MAX;  // the step this sequence was last placed in
+  bool ever_admitted = false;
+  Time first_scheduled = Time::max();  // first step that computed any of its tokens
+  Time first_token = Time::max();
+  Time last_token = Time::max();
+
+  std::int64_t blocks() const { return private_blocks + static_cast<std::int64_t>(cache_refs.size()); }
+  bool prefilling() const { return computed < prefill_target; }
+  std::int32_t remaining_output() const { return request.output_tokens - generated; }
+};
+
+}  // namespace engramsim::sim

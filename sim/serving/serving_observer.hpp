@@ -1,0 +1,59 @@
+// What the serving world reports while it runs: one record per request when it leaves the system
+// (finished or rejected; requests still in flight at the end are reported by the replicas at
+// finalize), one record per step, and every inter-token gap. Metrics and closed-loop clients are
+// observers. Observers must not submit requests synchronously from a callback (schedule an event).
+#pragma once
+
+#include <cstdint>
+
+#include "core/units.hpp"
+#include "models/step_model.hpp"
+#include "sim/serving/request.hpp"
+
+namespace engramsim::sim {
+
+enum class RequestStatus : std::uint8_t {
+  finished,    // generated all its output tokens
+  unfinished,  // still waiting or running when the run ended (horizon or event limit)
+  rejected,    // can never fit in its replica's KV pool
+};
+const char* to_string(RequestStatus s);
+
+struct RequestRecord {
+  std::uint64_t id = 0;
+  std::uint64_t session = 0;
+  std::uint32_t replica = 0;
+  RequestStatus status = RequestStatus::finished;
+  Time arrival;
+  Time first_scheduled = Time::max();  // Time::max() = never
+  Time first_token = Time::max();
+  Time finish = Time::max();
+  std::int32_t prompt_tokens = 0;
+  std::int32_t output_tokens = 0;     // requested
+  std::int32_t generated_tokens = 0;  // emitted
+  std::int32_t cached_prompt_tokens = 0;
+  std::int32_t preemptions = 0;
+};
+
+struct StepRecord {
+  std::uint32_t replica = 0;
+  Time start;
+  StepCost cost;
+  std::int32_t prefill_seqs = 0;
+  std::int32_t decode_seqs = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t decode_positions = 0;
+  double kv_usage = 0.0;  // after planning the step
+  std::int64_t waiting = 0;
+};
+
+class ServingObserver {
+ public:
+  virtual ~ServingObserver() = default;
+  virtual void on_arrival(const Request& /*request*/, std::uint32_t /*replica*/) {}
+  virtual void on_step(const StepRecord& /*step*/) {}
+  virtual void on_token_gap(Time /*gap*/) {}
+  virtual void on_request_done(const RequestRecord& /*record*/) {}
+};
+
+}  // namespace engramsim::sim

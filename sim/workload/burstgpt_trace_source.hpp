@@ -1,0 +1,24 @@
+// BurstGPT traces (HPMLL/BurstGPT): CSV with Timestamp (seconds from the start), Model,
+// Request tokens, Response tokens, Total tokens, Log Type. Only the time and the two token counts
+// are used. Failed calls appear with 0 response tokens: set TraceOptions::skip_zero_output to drop
+// them (otherwise they are an error, as in every format).
+#pragma once
+
+#include "sim/workload/csv_reader.hpp"
+#include "sim/workload/trace_source.hpp"
+
+namespace engramsim::sim {
+
+class BurstGptTraceSource final : public TraceSource {
+ public:
+  BurstGptTraceSource(const std::string& path, const TraceOptions& options);
+
+ protected:
+  bool read_row(Row& row, std::vector<std::uint64_t>& hashes) override;
+
+ private:
+  CsvReader csv_;
+  int c_time_, c_in_, c_out_;
+};
+
+}  // namespace engramsim::sim

@@ -1,0 +1,41 @@
+// Reads a text file line by line, plain or gzip-compressed (detected from the content, not the
+// name), through zlib with a large buffer. Tracks 1-based line numbers for error messages.
+// A missing file, a read error or a corrupt / truncated gzip stream throws ConfigError with
+// file:line. Lines lose their trailing "\n" / "\r\n"; a UTF-8 byte-order mark on line 1 is dropped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engramsim::sim {
+
+class LineReader {
+ public:
+  explicit LineReader(std::string path);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // The next line (valid until the next call); false at end of file.
+  bool next(std::string_view& line);
+  int line_number() const { return line_no_; }
+  const std::string& path() const { return path_; }
+  [[noreturn]] void fail(const std::string& message) const;
+  [[noreturn]] void fail_at(int line, const std::string& message) const;
+
+ private:
+  bool fill();
+
+  std::string path_;
+  void* gz_ = nullptr;  // gzFile
+  std::vector<char> buf_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  bool eof_ = false;
+  std::string carry_;
+  int line_no_ = 0;
+};
+
+}  // namespace engramsim::sim

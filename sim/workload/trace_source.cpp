@@ -1,0 +1,66 @@
+#include "sim/workload/trace_source.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace engramsim::sim {
+
+std::int64_t seconds_to_ns(double seconds) { return static_cast<std::int64_t>(std::llround(seconds * 1e9)); }
+
+TraceSource::TraceSource(std::string path, std::string format, std::int32_t hash_block_tokens,
+                         const TraceOptions& options)
+    : path_(std::move(path)),
+      format_(std::move(format)),
+      hash_block_tokens_(options.hash_block_tokens > 0 ? options.hash_block_tokens : hash_block_tokens),
+      options_(options) {}
+
+void TraceSource::fail_at(int line, const std::string& message) const { throw ConfigError({path_, line, 0}, "", message); }
+
+std::string TraceSource::describe() const { return format_ + " trace " + path_; }
+
+bool TraceSource::next(Request& out) {
+  for (;;) {
+    out.prefix_hashes.clear();
+    Row row;
+    if (!read_row(row, out.prefix_hashes)) {
+      if (delivered_ == 0) fail_at(last_line_, "empty trace: no requests");
+      return false;
+    }
+    last_line_ = row.line;
+    if (row.t_ns < 0) fail_at(row.line, "negative timestamp");
+    if (started_ && row.t_ns < prev_ns_) {
+      fail_at(row.line, "timestamp decreases (" + std::to_string(static_cast<double>(row.t_ns - first_ns_) * 1e-9) +
+                            " s after the first request, previous row " +
+                            std::to_string(static_cast<double>(prev_ns_ - first_ns_) * 1e-9) + " s)");
+    }
+    if (row.input < 1) fail_at(row.line, "input tokens must be >= 1, got " + std::to_string(row.input));
+    if (row.input > INT32_MAX || row.output > INT32_MAX) fail_at(row.line, "token count too large");
+    if (row.output < 1) {
+      if (row.output == 0 && options_.skip_zero_output) {
+        ++skipped_;
+        if (!started_) {
+          started_ = true;
+          first_ns_ = row.t_ns;
+        }
+        prev_ns_ = row.t_ns;
+        continue;
+      }
+      fail_at(row.line, "output tokens must be >= 1, got " + std::to_string(row.output));
+    }
+    if (!started_) {
+      started_ = true;
+      first_ns_ = row.t_ns;
+    }
+    prev_ns_ = row.t_ns;
+    out.id = delivered_++;
+    out.arrival = Time::ns(options_.rebase ? row.t_ns - first_ns_ : row.t_ns);
+    out.prompt_tokens = static_cast<std::int32_t>(row.input);
+    out.output_tokens = static_cast<std::int32_t>(row.output);
+    out.session = row.session;
+    out.hash_block_tokens = out.prefix_hashes.empty() ? 0 : hash_block_tokens_;
+    return true;
+  }
+}
+
+}  // namespace engramsim::sim

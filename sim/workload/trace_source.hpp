@@ -1,0 +1,62 @@
+// Common behaviour of every trace reader: the checks and the time base.
+//
+// A format reader only turns its rows into (timestamp ns, input tokens, output tokens, session,
+// prefix hashes). This base then enforces, naming file:line on failure (ConfigError):
+//   - timestamps are >= 0 and never decrease (traces are replayed as a stream, never sorted);
+//   - input tokens >= 1, output tokens >= 1 (rows with 0 output may be skipped instead when
+//     TraceOptions::skip_zero_output is set: BurstGPT logs failed calls that way);
+//   - the file holds at least one request.
+// Arrivals are rebased so the first request arrives at t = 0 unless TraceOptions::rebase is off.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/workload/request_source.hpp"
+
+namespace engramsim::sim {
+
+struct TraceOptions {
+  std::int32_t hash_block_tokens = 0;  // tokens per prefix hash; 0 = the format's default
+  bool skip_zero_output = false;
+  bool rebase = true;
+};
+
+class TraceSource : public RequestSource {
+ public:
+  bool next(Request& out) final;
+  std::string describe() const override;
+  std::uint64_t rows_skipped() const { return skipped_; }
+
+ protected:
+  struct Row {
+    std::int64_t t_ns = 0;  // in the trace's own clock
+    std::int64_t input = 0;
+    std::int64_t output = 0;
+    std::uint64_t session = 0;
+    int line = 0;
+  };
+  TraceSource(std::string path, std::string format, std::int32_t hash_block_tokens, const TraceOptions& options);
+  // Reads the next row (filling `hashes`, cleared by the caller); false at end of file.
+  virtual bool read_row(Row& row, std::vector<std::uint64_t>& hashes) = 0;
+  [[noreturn]] void fail_at(int line, const std::string& message) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string format_;
+  std::int32_t hash_block_tokens_;
+  TraceOptions options_;
+  bool started_ = false;
+  std::int64_t first_ns_ = 0;
+  std::int64_t prev_ns_ = 0;
+  std::uint64_t delivered_ = 0;
+  std::uint64_t skipped_ = 0;
+  int last_line_ = 0;
+};
+
+// Seconds (as a trace writes them) to integer nanoseconds, rounded to nearest.
+std::int64_t seconds_to_ns(double seconds);
+
+}  // namespace engramsim::sim
