@@ -1,0 +1,37 @@
+// Caches of Engram rows or SSD pages whose contents evolve over a run.
+//
+// One interface, implementations chosen by name:
+//   "lru" - least recently used;
+//   "lfu" - frequency-based: evicts the entry with the fewest accesses, ties broken by age; counts
+//           are halved every `capacity * 8` accesses (aging) so that a shift in popularity is
+//           followed instead of frozen.
+// Keys are 64-bit row or page ids. Capacity is in entries; 0 means no cache (every access misses).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace engramsim {
+
+class RowCache {
+ public:
+  virtual ~RowCache() = default;
+  // Looks `key` up; on a miss inserts it (evicting per policy). Returns true on a hit.
+  virtual bool access(std::uint64_t key) = 0;
+  virtual bool contains(std::uint64_t key) const = 0;
+  virtual std::uint64_t size() const = 0;
+  virtual std::uint64_t capacity() const = 0;
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t misses() const { return misses_; }
+
+ protected:
+  std::uint64_t hits_ = 0;
+  std::uint64_t misses_ = 0;
+};
+
+// Throws std::invalid_argument for an unknown policy name (callers validate names at load time).
+std::unique_ptr<RowCache> make_row_cache(const std::string& policy, std::uint64_t capacity);
+bool is_row_cache_policy(const std::string& policy);
+
+}  // namespace engramsim
