@@ -16,6 +16,8 @@ constexpr double kSimultaneousS = 1e-12;
 // Progress counters are rebased past this many bytes so that small flows keep their precision
 // (a double has ~1e-4 byte resolution at 2^40).
 constexpr double kRebaseBytes = 1099511627776.0;
+// Solves remembered. The look-ahead and the advance that follows it revisit the same few states.
+constexpr std::size_t kMemoSize = 32;
 
 bool heap_after(const auto& a, const auto& b) {
   return a.done_at != b.done_at ? a.done_at > b.done_at : a.id > b.id;
@@ -34,26 +36,38 @@ NativeFabric::NativeFabric(FabricTopology topology)
     : topology_(std::move(topology)), solver_(capacities_of(topology_)) {}
 
 std::uint32_t NativeFabric::class_for(RouteId route, double bound) {
-  // Classes are few (routes x distinct bounds) and looked up once per flow start.
-  for (std::uint32_t c = 0; c < classes_.size(); ++c)
-    if (classes_[c].route == route && classes_[c].bound == bound) return c;
-  classes_.push_back(FlowClass{route, bound, 0.0, 0.0, {}});
-  return static_cast<std::uint32_t>(classes_.size() - 1);
+  const auto [it, inserted] = class_index_.try_emplace({route, bound}, static_cast<std::uint32_t>(classes_.size()));
+  if (inserted) classes_.push_back(FlowClass{route, bound, 0.0, 0.0, {}});
+  return it->second;
 }
 
 FlowId NativeFabric::start_flow(const FlowSpec& spec) {
   validate_flow_spec(topology_, now_, spec);
-  const double bound = spec.rate_bound ? spec.rate_bound->value() : kInf;
-  const std::uint32_t cls = class_for(spec.route, bound);
+  const std::uint32_t cls = class_for(spec.route, spec.rate_bound ? spec.rate_bound->value() : kInf);
   const FlowId id = next_id_++;
-  pending_.insert(Pending{spec.start + topology_.route(spec.route).latency, id, spec.start,
-                          spec.size.value(), cls});
+  PendingGroup& group = pending_[{spec.start + topology_.route(spec.route).latency, cls}];
+  const double size = spec.size.value();
+  group.min_size = group.flows.empty() ? size : std::min(group.min_size, size);
+  group.flows.push_back(PendingFlow{id, spec.start, size});
+  ++pending_flows_;
   next_valid_ = false;
   return id;
 }
 
-void NativeFabric::solve_for(const std::vector<std::uint32_t>& classes,
-                             const std::vector<double>& counts) {
+void NativeFabric::solve_for(const std::vector<std::uint32_t>& classes, const std::vector<double>& counts) {
+  key_.clear();
+  std::uint64_t hash = 1469598103934665603ull;
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    key_.emplace_back(classes[i], static_cast<std::uint32_t>(counts[i]));
+    hash = (hash ^ ((static_cast<std::uint64_t>(classes[i]) << 32) | key_.back().second)) * 1099511628211ull;
+  }
+  for (const MemoEntry& e : memo_)
+    if (e.hash == hash && e.key == key_) {
+      solved_ = e.rates;
+      ++stats_.memo_hits;
+      return;
+    }
+
   demands_.clear();
   for (std::size_t i = 0; i < classes.size(); ++i) {
     const FlowClass& k = classes_[classes[i]];
@@ -61,14 +75,21 @@ void NativeFabric::solve_for(const std::vector<std::uint32_t>& classes,
   }
   solved_.resize(classes.size());
   solver_.solve(demands_, solved_);
+  ++stats_.solves;
+
+  if (memo_.size() < kMemoSize) memo_.emplace_back();
+  MemoEntry& slot = memo_[memo_next_];
+  memo_next_ = (memo_next_ + 1) % kMemoSize;
+  slot.hash = hash;
+  slot.key = key_;
+  slot.rates = solved_;
 }
 
 void NativeFabric::ensure_rates() {
   if (!rates_dirty_) return;
-  std::vector<double> counts;
-  counts.reserve(active_.size());
-  for (const std::uint32_t c : active_) counts.push_back(static_cast<double>(classes_[c].heap.size()));
-  solve_for(active_, counts);
+  counts_.clear();
+  for (const std::uint32_t c : active_) counts_.push_back(static_cast<double>(classes_[c].heap.size()));
+  solve_for(active_, counts_);
   for (std::size_t i = 0; i < active_.size(); ++i) classes_[active_[i]].rate = solved_[i];
   rates_dirty_ = false;
 }
@@ -94,18 +115,21 @@ void NativeFabric::progress_to(double t) {
   clock_s_ = t;
 }
 
-void NativeFabric::activate(const Pending& p) {
-  FlowClass& k = classes_[p.cls];
+void NativeFabric::activate_group(std::uint32_t cls, const PendingGroup& group) {
+  FlowClass& k = classes_[cls];
   if (k.heap.empty()) {
     k.progress = 0.0;
-    active_.insert(std::lower_bound(active_.begin(), active_.end(), p.cls), p.cls);
+    active_.insert(std::lower_bound(active_.begin(), active_.end(), cls), cls);
   } else if (k.progress > kRebaseBytes) {
     for (Member& m : k.heap) m.done_at -= k.progress;  // a uniform shift keeps the heap valid
     k.progress = 0.0;
   }
-  k.heap.push_back(Member{k.progress + p.size, p.id, p.start});
-  std::push_heap(k.heap.begin(), k.heap.end(), [](const Member& a, const Member& b) { return heap_after(a, b); });
-  ++active_flows_;
+  for (const PendingFlow& p : group.flows) {
+    k.heap.push_back(Member{k.progress + p.size, p.id, p.start});
+    std::push_heap(k.heap.begin(), k.heap.end(), [](const Member& a, const Member& b) { return heap_after(a, b); });
+  }
+  active_flows_ += group.flows.size();
+  pending_flows_ -= group.flows.size();
   rates_dirty_ = true;
 }
 
@@ -141,14 +165,15 @@ std::vector<FlowCompletion> NativeFabric::advance_to(Time t) {
     ensure_rates();
     double tc = kInf;
     const std::uint32_t cc = earliest_completion(tc);
-    if (!pending_.empty() && pending_.begin()->activation.seconds() <= tc) {
-      const Time ta = pending_.begin()->activation;
+    if (!pending_.empty() && pending_.begin()->first.first.seconds() <= tc) {
+      const Time ta = pending_.begin()->first.first;
       if (ta > t) break;
       progress_to(ta.seconds());
-      while (!pending_.empty() && pending_.begin()->activation == ta) {
-        activate(*pending_.begin());
+      while (!pending_.empty() && pending_.begin()->first.first == ta) {
+        activate_group(pending_.begin()->first.second, pending_.begin()->second);
         pending_.erase(pending_.begin());
       }
+      ++stats_.events;
       continue;
     }
     if (cc == kNone) break;
@@ -156,6 +181,7 @@ std::vector<FlowCompletion> NativeFabric::advance_to(Time t) {
     if (finish > t) break;
     progress_to(tc);
     complete_due(cc, finish, out);
+    ++stats_.events;
   }
   progress_to(t.seconds());
   now_ = t;
@@ -166,12 +192,21 @@ std::vector<FlowCompletion> NativeFabric::advance_to(Time t) {
 
 Time NativeFabric::next_completion_time() {
   if (next_valid_) return next_cached_;
+  ++stats_.lookaheads;
   ensure_rates();
-  // Look-ahead state: per transferring class its progress, flow count and smallest done_at, plus
-  // the pending activations in order. It mirrors advance_to's arithmetic step for step so that
-  // the time it predicts is the time advance_to will find.
-  std::vector<std::uint32_t> cls = active_;
-  std::vector<double> counts, progress, rate, first_done;
+  // Look-ahead state: per transferring class its flow count, progress, rate and smallest done_at.
+  // It mirrors advance_to's arithmetic step for step so that the time it predicts is the time
+  // advance_to will find.
+  auto& cls = la_classes_;
+  auto& counts = la_counts_;
+  auto& progress = la_progress_;
+  auto& rate = la_rate_;
+  auto& first_done = la_first_done_;
+  cls = active_;
+  counts.clear();
+  progress.clear();
+  rate.clear();
+  first_done.clear();
   for (const std::uint32_t c : cls) {
     const FlowClass& k = classes_[c];
     counts.push_back(static_cast<double>(k.heap.size()));
@@ -184,30 +219,31 @@ Time NativeFabric::next_completion_time() {
   Time result = Time::max();
   for (;;) {
     double tc = kInf;
-    for (std::size_t i = 0; i < cls.size(); ++i)
-      tc = std::min(tc, clock + (first_done[i] - progress[i]) / rate[i]);
-    if (it == pending_.end() || it->activation.seconds() > tc) {
+    for (std::size_t i = 0; i < cls.size(); ++i) tc = std::min(tc, clock + (first_done[i] - progress[i]) / rate[i]);
+    if (it == pending_.end() || it->first.first.seconds() > tc) {
       if (tc < kInf) result = ceil_to_ns(tc);
       break;
     }
-    const Time ta = it->activation;
+    const Time ta = it->first.first;
     if (ta.seconds() > clock) {
       const double dt = ta.seconds() - clock;
       for (std::size_t i = 0; i < cls.size(); ++i) progress[i] += rate[i] * dt;
       clock = ta.seconds();
     }
-    for (; it != pending_.end() && it->activation == ta; ++it) {
-      const auto pos = std::lower_bound(cls.begin(), cls.end(), it->cls);
-      auto i = static_cast<std::size_t>(pos - cls.begin());
-      if (pos == cls.end() || *pos != it->cls) {
-        cls.insert(pos, it->cls);
-        counts.insert(counts.begin() + static_cast<std::ptrdiff_t>(i), 0.0);
-        progress.insert(progress.begin() + static_cast<std::ptrdiff_t>(i), 0.0);
-        rate.insert(rate.begin() + static_cast<std::ptrdiff_t>(i), 0.0);
-        first_done.insert(first_done.begin() + static_cast<std::ptrdiff_t>(i), kInf);
+    for (; it != pending_.end() && it->first.first == ta; ++it) {
+      const std::uint32_t c = it->first.second;
+      const auto pos = std::lower_bound(cls.begin(), cls.end(), c);
+      const auto i = static_cast<std::size_t>(pos - cls.begin());
+      if (pos == cls.end() || *pos != c) {
+        const auto at = static_cast<std::ptrdiff_t>(i);
+        cls.insert(pos, c);
+        counts.insert(counts.begin() + at, 0.0);
+        progress.insert(progress.begin() + at, 0.0);
+        rate.insert(rate.begin() + at, 0.0);
+        first_done.insert(first_done.begin() + at, kInf);
       }
-      counts[i] += 1.0;
-      first_done[i] = std::min(first_done[i], progress[i] + it->size);
+      counts[i] += static_cast<double>(it->second.flows.size());
+      first_done[i] = std::min(first_done[i], progress[i] + it->second.min_size);
     }
     solve_for(cls, counts);
     for (std::size_t i = 0; i < cls.size(); ++i) rate[i] = solved_[i];
