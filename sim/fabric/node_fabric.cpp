@@ -89,23 +89,34 @@ NodeFabric build_node_fabric(const NodeFabricParams& p) {
     nf.gpu_to_dram.push_back(t.add_route("gpu" + std::to_string(g) + "->dram", up));
   }
 
+  const bool on_gpu_switch = p.drive_attach == DriveAttach::gpu_switch && p.drive_count > 0;
+  if (on_gpu_switch && (p.host_attach != HostAttach::pcie_switch || drive_groups.size() != gpu_groups.size()))
+    throw std::invalid_argument("node fabric: drives on GPU switches need a pcie_switch node and one drive "
+                                "group per GPU group");
   std::vector<FabricTopology::LinkEnds> drive_uplink;
-  if (p.drive_group_uplink_bandwidth.value() > 0.0)
+  if (!on_gpu_switch && p.drive_group_uplink_bandwidth.value() > 0.0)
     for (std::size_t k = 0; k < drive_groups.size(); ++k)
       drive_uplink.push_back(t.add_link("drives" + std::to_string(k) + ".uplink", p.drive_group_uplink_bandwidth,
                                         p.drive_group_uplink_latency, Duplex::full));
   for (int d = 0; d < p.drive_count; ++d) {
     const auto nvme = t.add_nvme("nvme" + std::to_string(d), p.drive);
     const auto k = static_cast<std::size_t>(drive_group[static_cast<std::size_t>(d)]);
-    std::vector<ResourceId> from_drive{nvme.iops, nvme.bandwidth};
-    if (!drive_uplink.empty()) from_drive.push_back(drive_uplink[k].backward);
-    std::vector<ResourceId> to_dram = from_drive;
+    // Hops from the drive up to the root complex.
+    std::vector<ResourceId> up{nvme.iops, nvme.bandwidth};
+    if (on_gpu_switch) up.push_back(uplink[k].backward);
+    if (!drive_uplink.empty()) up.push_back(drive_uplink[k].backward);
+    std::vector<ResourceId> to_dram = up;
     to_dram.push_back(nf.dram[static_cast<std::size_t>(socket_of_group(k, drive_groups.size(), p.cpu_sockets))]);
     nf.drive_to_dram.push_back(t.add_route("nvme" + std::to_string(d) + "->dram", to_dram));
     std::vector<RouteId> to_gpus;
     for (int g = 0; g < p.gpu_count; ++g) {
-      std::vector<ResourceId> hops = from_drive;
-      for (const ResourceId r : down_to_gpu(g)) hops.push_back(r);
+      std::vector<ResourceId> hops;
+      if (on_gpu_switch && static_cast<std::size_t>(gpu_group[static_cast<std::size_t>(g)]) == k) {
+        hops = {nvme.iops, nvme.bandwidth, gpu_link[static_cast<std::size_t>(g)].forward};
+      } else {
+        hops = up;
+        for (const ResourceId r : down_to_gpu(g)) hops.push_back(r);
+      }
       to_gpus.push_back(t.add_route("nvme" + std::to_string(d) + "->gpu" + std::to_string(g), hops));
     }
     nf.drive_to_gpu.push_back(std::move(to_gpus));

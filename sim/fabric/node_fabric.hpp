@@ -8,10 +8,17 @@
 //   switchK.uplink    full duplex, per GPU group (pcie_switch only): the switch's uplink to the
 //                     root complex, shared by the GPUs behind it
 //   nvmeD.bw/.iops    per drive (see FabricTopology::add_nvme)
-//   drivesK.uplink    full duplex, per drive group, when drive_group_uplink_bandwidth > 0
+//   drivesK.uplink    full duplex, per drive group, when drives have their own switches
+//                     (drive_attach own_switch) and drive_group_uplink_bandwidth > 0
 //   gpuG.nvlink       full duplex, per GPU, when nvlink_bandwidth > 0: its port into a
 //                     non-blocking NVSwitch fabric (.fwd = egress, .bwd = ingress)
 // Link direction "fwd" is host -> device (DRAM to GPU, root complex to drive).
+//
+// Drives: with drive_attach gpu_switch (the HGX layout) drive group K sits on GPU switch K: its
+// reads into DRAM climb that switch's uplink (.bwd, shared with the GPUs' writes), and a read into a
+// GPU on the same switch stays below it (peer-to-peer through the switch, no uplink). With
+// own_switch the drives of group K share their own uplink, or attach straight to the root complex
+// when drive_group_uplink_bandwidth is zero.
 //
 // Sockets: GPU group K is attached to socket K * cpu_sockets / groups (groups spread evenly in
 // order), likewise drive group K; a group reaches only its own socket's DRAM (data is assumed
@@ -33,6 +40,11 @@ enum class HostAttach : std::uint8_t {
   c2c,          // each GPU on its own NVLink-C2C link to a Grace CPU (GB200/GB300)
 };
 
+enum class DriveAttach : std::uint8_t {
+  own_switch,  // drive groups behind their own switches (or straight on the root complex)
+  gpu_switch,  // drive group K behind GPU switch K (pcie_switch nodes only)
+};
+
 struct NodeFabricParams {
   int gpu_count = 0;
   HostAttach host_attach = HostAttach::pcie_switch;
@@ -49,8 +61,10 @@ struct NodeFabricParams {
 
   int drive_count = 0;
   NvmeParams drive;
-  std::vector<std::vector<int>> drive_groups;  // drives per root port / switch; empty: one group
-  Bandwidth drive_group_uplink_bandwidth;      // per direction; zero: no shared uplink
+  DriveAttach drive_attach = DriveAttach::own_switch;
+  // Drives per switch; empty: one group. With gpu_switch, exactly one group per GPU group.
+  std::vector<std::vector<int>> drive_groups;
+  Bandwidth drive_group_uplink_bandwidth;  // own_switch: per direction; zero: no shared uplink
   Time drive_group_uplink_latency;
 
   Bandwidth nvlink_bandwidth;  // per GPU per direction; zero: no GPU-to-GPU routes

@@ -47,6 +47,25 @@ TEST(NodeFabric, PcieRoutesCrossDramSwitchUplinkAndGpuLink) {
     for (const RouteId r : row) EXPECT_EQ(r, kNoRoute);  // no NVLink configured
 }
 
+// The HGX layout: two drives on each GPU switch. Drive reads into DRAM climb the switch uplink
+// shared with the GPUs' writes; reads into a GPU on the same switch never leave the switch.
+TEST(NodeFabric, DrivesOnGpuSwitchesShareTheUplinkAndReachLocalGpusBelowIt) {
+  NodeFabricParams p = four_gpus_two_switches();
+  p.drive_count = 4;
+  p.drive_attach = DriveAttach::gpu_switch;
+  p.drive_groups = {{0, 1}, {2, 3}};
+  p.cpu_sockets = 2;
+  const NodeFabric nf = build_node_fabric(p);
+  const auto& t = nf.topology;
+  EXPECT_EQ(hop_names(t, nf.drive_to_dram[3]), (std::vector<std::string>{"nvme3.iops", "nvme3.bw", "switch1.uplink.bwd", "dram.1"}));
+  EXPECT_EQ(hop_names(t, nf.drive_to_gpu[0][1]), (std::vector<std::string>{"nvme0.iops", "nvme0.bw", "gpu1.link.fwd"}));
+  EXPECT_EQ(hop_names(t, nf.drive_to_gpu[0][2]),
+            (std::vector<std::string>{"nvme0.iops", "nvme0.bw", "switch0.uplink.bwd", "switch1.uplink.fwd", "gpu2.link.fwd"}));
+  EXPECT_FALSE(t.find_resource("drives0.uplink.fwd").has_value());
+  p.drive_groups = {{0, 1, 2, 3}};
+  EXPECT_THROW(build_node_fabric(p), std::invalid_argument);
+}
+
 TEST(NodeFabric, C2cNodesHaveOneLinkPerGpuAndDramPerSocket) {
   NodeFabricParams p;
   p.gpu_count = 4;
