@@ -1,0 +1,135 @@
+#include "planner/point_metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace engramsim::planner {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// JSON has no NaN/inf: store them as null so a line always parses, and read null back as NaN.
+nlohmann::json num(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return v;
+}
+
+double read_num(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return kNaN;
+  return it->get<double>();
+}
+
+nlohmann::json pct(const Percentiles& p) { return {{"p50", num(p.p50)}, {"p90", num(p.p90)}, {"p99", num(p.p99)}}; }
+
+Percentiles read_pct(const nlohmann::json& j, const char* key) {
+  Percentiles p{kNaN, kNaN, kNaN};
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return p;
+  p.p50 = read_num(*it, "p50");
+  p.p90 = read_num(*it, "p90");
+  p.p99 = read_num(*it, "p99");
+  return p;
+}
+
+nlohmann::json nums(const std::vector<double>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (double x : v) a.push_back(num(x));
+  return a;
+}
+
+std::vector<double> read_nums(const nlohmann::json& j, const char* key) {
+  std::vector<double> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& x : *it)
+    if (x.is_number()) out.push_back(x.get<double>());
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const PointMetrics& m) {
+  nlohmann::json j = nlohmann::json::object();
+  j["gpus"] = m.gpus;
+  j["concurrency"] = num(m.concurrency);
+  j["request_rate"] = num(m.request_rate);
+  j["throughput_per_gpu"] = num(m.throughput_per_gpu);
+  j["output_throughput_per_gpu"] = num(m.output_throughput_per_gpu);
+  j["interactivity"] = num(m.interactivity);
+  j["ttft_ms"] = pct(m.ttft_ms);
+  j["tpot_ms"] = pct(m.tpot_ms);
+  j["e2e_ms"] = pct(m.e2e_ms);
+  j["gpu_hour_usd"] = num(m.gpu_hour_usd);
+  j["cost_per_gpu_hour_usd"] = num(m.cost_per_gpu_hour_usd);
+  j["engram_tier"] = m.engram_tier;
+  j["engram_stall_share"] = num(m.engram_stall_share);
+  nlohmann::json fp = nlohmann::json::array();
+  for (const auto& t : m.hbm_footprint) fp.push_back({{"term", t.term}, {"gib", num(t.gib)}});
+  j["hbm_footprint"] = fp;
+  j["samples"] = {{"ttft_ms", nums(m.ttft_samples_ms)}, {"tpot_ms", nums(m.tpot_samples_ms)}};
+  if (!m.extra.is_null() && !m.extra.empty()) j["extra"] = m.extra;
+  return j;
+}
+
+PointMetrics metrics_from_json(const nlohmann::json& j) {
+  PointMetrics m;
+  if (!j.is_object()) {
+    m.concurrency = m.request_rate = m.throughput_per_gpu = m.output_throughput_per_gpu = kNaN;
+    m.interactivity = m.gpu_hour_usd = m.cost_per_gpu_hour_usd = m.engram_stall_share = kNaN;
+    m.ttft_ms = m.tpot_ms = m.e2e_ms = {kNaN, kNaN, kNaN};
+    return m;
+  }
+  if (auto it = j.find("gpus"); it != j.end() && it->is_number_integer()) m.gpus = it->get<int>();
+  m.concurrency = read_num(j, "concurrency");
+  m.request_rate = read_num(j, "request_rate");
+  m.throughput_per_gpu = read_num(j, "throughput_per_gpu");
+  m.output_throughput_per_gpu = read_num(j, "output_throughput_per_gpu");
+  m.interactivity = read_num(j, "interactivity");
+  m.ttft_ms = read_pct(j, "ttft_ms");
+  m.tpot_ms = read_pct(j, "tpot_ms");
+  m.e2e_ms = read_pct(j, "e2e_ms");
+  m.gpu_hour_usd = read_num(j, "gpu_hour_usd");
+  m.cost_per_gpu_hour_usd = read_num(j, "cost_per_gpu_hour_usd");
+  if (auto it = j.find("engram_tier"); it != j.end() && it->is_string()) m.engram_tier = it->get<std::string>();
+  m.engram_stall_share = read_num(j, "engram_stall_share");
+  if (auto it = j.find("hbm_footprint"); it != j.end() && it->is_array()) {
+    for (const auto& t : *it) {
+      if (!t.is_object() || !t.contains("term") || !t["term"].is_string()) continue;
+      m.hbm_footprint.push_back({t["term"].get<std::string>(), read_num(t, "gib")});
+    }
+  }
+  if (auto it = j.find("samples"); it != j.end() && it->is_object()) {
+    m.ttft_samples_ms = read_nums(*it, "ttft_ms");
+    m.tpot_samples_ms = read_nums(*it, "tpot_ms");
+  }
+  if (auto it = j.find("extra"); it != j.end()) m.extra = *it;
+  return m;
+}
+
+double tokens_per_dollar(double tokens_per_s_per_gpu, double usd_per_gpu_hour) {
+  if (!(usd_per_gpu_hour > 0.0)) return 0.0;
+  return tokens_per_s_per_gpu * 3600.0 / usd_per_gpu_hour;
+}
+
+double usd_per_million_tokens(double tokens_per_s_per_gpu, double usd_per_gpu_hour) {
+  if (!(tokens_per_s_per_gpu > 0.0)) return std::numeric_limits<double>::infinity();
+  return usd_per_gpu_hour / (tokens_per_s_per_gpu * 3600.0 / 1e6);
+}
+
+std::vector<double> downsample_quantiles(std::vector<double> samples, std::size_t n) {
+  std::sort(samples.begin(), samples.end());
+  if (samples.size() <= n || n < 2) return samples;
+  std::vector<double> out(n);
+  const double last = static_cast<double>(samples.size() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double h = last * static_cast<double>(i) / static_cast<double>(n - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, samples.size() - 1);
+    out[i] = samples[lo] + (h - static_cast<double>(lo)) * (samples[hi] - samples[lo]);
+  }
+  return out;
+}
+
+}  // namespace engramsim::planner

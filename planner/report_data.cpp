@@ -1,0 +1,292 @@
+#include "planner/report_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace engramsim::planner {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string last_component(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+std::string value_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+std::optional<double> read_opt(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json ReportContext::to_json() const {
+  nlohmann::json j;
+  j["title"] = title;
+  j["question"] = question;
+  j["scenario"] = scenario;
+  j["model_card"] = model_card;
+  j["presets"] = presets;
+  j["calibration_profile"] = calibration_profile;
+  j["price_tier"] = price_tier;
+  j["curve_axis"] = curve_axis;
+  j["target_interactivity"] = opt(target_interactivity);
+  j["slo"] = {{"min_interactivity", opt(slo.min_interactivity)},
+              {"max_ttft_p99_ms", opt(slo.max_ttft_p99_ms)},
+              {"max_tpot_p99_ms", opt(slo.max_tpot_p99_ms)}};
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& x : assumptions)
+    a.push_back({{"figure", x.figure}, {"value", x.value}, {"source", x.source}, {"kind", x.kind}});
+  j["assumptions"] = a;
+  j["notes"] = notes;
+  nlohmann::json t = nlohmann::json::array();
+  for (const auto& x : extra_tables)
+    t.push_back({{"name", x.name}, {"title", x.title}, {"columns", x.columns}, {"rows", x.rows}});
+  j["extra_tables"] = t;
+  return j;
+}
+
+ReportContext ReportContext::from_json(const nlohmann::json& j) {
+  ReportContext c;
+  c.title = j.value("title", c.title);
+  c.question = j.value("question", "");
+  c.scenario = j.value("scenario", "");
+  c.model_card = j.value("model_card", "");
+  if (j.contains("presets")) c.presets = j.at("presets").get<std::vector<std::string>>();
+  c.calibration_profile = j.value("calibration_profile", "");
+  c.price_tier = j.value("price_tier", "");
+  c.curve_axis = j.value("curve_axis", c.curve_axis);
+  c.target_interactivity = read_opt(j, "target_interactivity");
+  if (auto it = j.find("slo"); it != j.end() && it->is_object()) {
+    c.slo.min_interactivity = read_opt(*it, "min_interactivity");
+    c.slo.max_ttft_p99_ms = read_opt(*it, "max_ttft_p99_ms");
+    c.slo.max_tpot_p99_ms = read_opt(*it, "max_tpot_p99_ms");
+  }
+  if (auto it = j.find("assumptions"); it != j.end() && it->is_array()) {
+    for (const auto& a : *it)
+      c.assumptions.push_back({a.value("figure", ""), a.value("value", ""), a.value("source", ""), a.value("kind", "")});
+  }
+  if (j.contains("notes")) c.notes = j.at("notes").get<std::vector<std::string>>();
+  if (auto it = j.find("extra_tables"); it != j.end() && it->is_array()) {
+    for (const auto& t : *it) {
+      Table tb;
+      tb.name = t.value("name", "");
+      tb.title = t.value("title", "");
+      tb.columns = t.at("columns").get<std::vector<std::string>>();
+      tb.rows = t.at("rows").get<std::vector<std::vector<std::string>>>();
+      c.extra_tables.push_back(std::move(tb));
+    }
+  }
+  return c;
+}
+
+std::string config_label(const nlohmann::json& assignments, const std::vector<std::string>& axes,
+                         const std::string& curve_axis) {
+  std::vector<std::string> keys = axes;
+  if (keys.empty() && assignments.is_object())
+    for (const auto& [k, v] : assignments.items()) keys.push_back(k);
+  std::map<std::string, int> short_count;
+  for (const auto& k : keys) ++short_count[last_component(k)];
+  std::string out;
+  for (const auto& k : keys) {
+    if (k == curve_axis || !assignments.is_object() || !assignments.contains(k)) continue;
+    const std::string name = short_count[last_component(k)] > 1 ? k : last_component(k);
+    if (!out.empty()) out += ' ';
+    out += name + "=" + value_text(assignments.at(k));
+  }
+  return out.empty() ? "base" : out;
+}
+
+ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines, std::vector<std::string> axes,
+                            std::optional<std::size_t> total_points) {
+  ReportData d;
+  d.context = std::move(context);
+  lines = canonicalize(std::move(lines));
+  if (axes.empty()) {
+    // Without a manifest, the union of assignment keys (sorted by JSON) is the best order available.
+    std::set<std::string> seen;
+    for (const auto& l : lines)
+      if (l.assignments.is_object())
+        for (const auto& [k, v] : l.assignments.items())
+          if (seen.insert(k).second) axes.push_back(k);
+  }
+  d.axes = axes;
+  d.total_points = total_points.value_or(lines.empty() ? 0 : lines.back().index + 1);
+  for (const auto& l : lines) {
+    ReportPoint p;
+    p.index = l.index;
+    p.id = l.id;
+    p.assignments = l.assignments;
+    p.config = config_label(l.assignments, axes, d.context.curve_axis);
+    p.status = l.status;
+    p.reason = l.status == PointStatus::error ? l.error : l.reason;
+    if (l.status == PointStatus::ok) p.metrics = metrics_from_json(l.result);
+    else p.metrics = metrics_from_json(nlohmann::json());
+    p.concurrency = kNaN;
+    if (l.assignments.is_object() && l.assignments.contains(d.context.curve_axis) &&
+        l.assignments[d.context.curve_axis].is_number()) {
+      p.concurrency = l.assignments[d.context.curve_axis].get<double>();
+    } else if (std::isfinite(p.metrics.concurrency)) {
+      p.concurrency = p.metrics.concurrency;
+    }
+    const double allin = p.metrics.cost_per_gpu_hour_usd;
+    const double gpu = p.metrics.gpu_hour_usd;
+    p.usd_per_gpu_hour = allin > 0.0 ? allin : (gpu > 0.0 ? gpu : kNaN);
+    p.tokens_per_dollar = std::isfinite(p.usd_per_gpu_hour) && std::isfinite(p.metrics.throughput_per_gpu)
+                              ? tokens_per_dollar(p.metrics.throughput_per_gpu, p.usd_per_gpu_hour)
+                              : kNaN;
+    d.points.push_back(std::move(p));
+  }
+  return d;
+}
+
+void write_context(const fs::path& dir, const ReportContext& context) {
+  fs::create_directories(dir);
+  write_file_atomically(dir / "context.json", context.to_json().dump(2) + "\n");
+}
+
+std::optional<ReportContext> read_context(const fs::path& dir) {
+  const fs::path p = dir / "context.json";
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  try {
+    return ReportContext::from_json(nlohmann::json::parse(in));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(p.string() + ": not a report context (" + e.what() + ")");
+  }
+}
+
+ReportData load_results(const fs::path& dir) {
+  const fs::path file = results_path(dir);
+  if (!fs::exists(file)) {
+    throw std::runtime_error(file.string() + " does not exist (run the sweep first, or merge shard files with merge)");
+  }
+  ReadResults r = read_results_file(file);
+  auto manifest = read_manifest(dir);
+  ReportContext ctx = read_context(dir).value_or(ReportContext{});
+  std::vector<std::string> axes;
+  std::optional<std::size_t> total;
+  if (manifest) {
+    axes = manifest->axes;
+    total = manifest->total_points;
+  }
+  return make_report_data(std::move(ctx), std::move(r.lines), std::move(axes), total);
+}
+
+std::vector<CurvePoint> throughput_points(const ReportData& d) {
+  std::vector<CurvePoint> out;
+  for (const auto& p : d.points) {
+    if (p.status != PointStatus::ok) continue;
+    out.push_back({p.metrics.interactivity, p.metrics.throughput_per_gpu, p.concurrency, p.config, p.index});
+  }
+  return out;
+}
+
+std::vector<CurvePoint> tokens_per_dollar_points(const ReportData& d) {
+  std::vector<CurvePoint> out;
+  for (const auto& p : d.points) {
+    if (p.status != PointStatus::ok || !std::isfinite(p.tokens_per_dollar)) continue;
+    out.push_back({p.metrics.interactivity, p.tokens_per_dollar, p.concurrency, p.config, p.index});
+  }
+  return out;
+}
+
+bool meets_slo(const ReportPoint& p, const Slo& slo) {
+  if (p.status != PointStatus::ok) return false;
+  // A NaN metric fails every bound: an unknown latency does not meet an SLO.
+  if (slo.min_interactivity && !(p.metrics.interactivity >= *slo.min_interactivity)) return false;
+  if (slo.max_ttft_p99_ms && !(p.metrics.ttft_ms.p99 <= *slo.max_ttft_p99_ms)) return false;
+  if (slo.max_tpot_p99_ms && !(p.metrics.tpot_ms.p99 <= *slo.max_tpot_p99_ms)) return false;
+  return true;
+}
+
+std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivity) {
+  std::vector<ConfigComparison> out;
+  const auto tput = build_curves(throughput_points(d));
+  const auto tpd = build_curves(tokens_per_dollar_points(d));
+  for (const auto& c : tput) {
+    ConfigComparison cc;
+    cc.config = c.config;
+    cc.throughput_per_gpu = frontier_value_at(pareto_frontier(c.points), interactivity);
+    for (const auto& t : tpd)
+      if (t.config == c.config) cc.tokens_per_dollar = frontier_value_at(pareto_frontier(t.points), interactivity);
+    out.push_back(std::move(cc));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ConfigComparison& a, const ConfigComparison& b) {
+    if (a.tokens_per_dollar.has_value() != b.tokens_per_dollar.has_value()) return a.tokens_per_dollar.has_value();
+    if (a.tokens_per_dollar && b.tokens_per_dollar) return *a.tokens_per_dollar > *b.tokens_per_dollar;
+    return false;
+  });
+  if (!out.empty() && out.front().tokens_per_dollar && *out.front().tokens_per_dollar > 0.0) {
+    const double best = *out.front().tokens_per_dollar;
+    for (auto& cc : out)
+      if (cc.tokens_per_dollar) cc.ratio_to_best = *cc.tokens_per_dollar / best;
+  }
+  return out;
+}
+
+Recommendation recommend(const ReportData& d) {
+  Recommendation r;
+  if (d.context.target_interactivity) {
+    const double x = *d.context.target_interactivity;
+    const auto cmp = compare_at(d, x);
+    if (!cmp.empty() && cmp.front().tokens_per_dollar) {
+      r.found = true;
+      r.config = cmp.front().config;
+      r.tokens_per_dollar = *cmp.front().tokens_per_dollar;
+      r.interactivity = x;
+      r.text = "At " + fmt(x) + " tok/s/user, " + r.config + " serves the most tokens per dollar: " +
+               fmt(r.tokens_per_dollar / 1e6) + "M tokens/$";
+      if (cmp.front().throughput_per_gpu) r.text += " (" + fmt(*cmp.front().throughput_per_gpu) + " tok/s/GPU)";
+      if (cmp.size() > 1 && cmp[1].tokens_per_dollar && *cmp[1].tokens_per_dollar > 0.0) {
+        r.text += ", " + fmt(r.tokens_per_dollar / *cmp[1].tokens_per_dollar) + "x the next best, " + cmp[1].config;
+      }
+      r.text += ". Values between measured points are Steffen-interpolated along each configuration's frontier.";
+      return r;
+    }
+    r.text = "No configuration's frontier reaches " + fmt(x) +
+             " tok/s/user; falling back to the best point meeting the SLO. ";
+  }
+  const ReportPoint* best = nullptr;
+  for (const auto& p : d.points) {
+    if (!meets_slo(p, d.context.slo) || !std::isfinite(p.tokens_per_dollar)) continue;
+    if (best == nullptr || p.tokens_per_dollar > best->tokens_per_dollar) best = &p;
+  }
+  if (best == nullptr) {
+    r.text += "No evaluated point meets the SLO with a known price; no recommendation.";
+    return r;
+  }
+  r.found = true;
+  r.config = best->config;
+  r.point_index = best->index;
+  r.tokens_per_dollar = best->tokens_per_dollar;
+  r.interactivity = best->metrics.interactivity;
+  r.text += "Among points meeting the SLO, " + best->config + " at " + d.context.curve_axis + "=" +
+            fmt(best->concurrency) + " serves the most tokens per dollar: " + fmt(best->tokens_per_dollar / 1e6) +
+            "M tokens/$ at " + fmt(best->metrics.interactivity) + " tok/s/user and " +
+            fmt(best->metrics.throughput_per_gpu) + " tok/s/GPU.";
+  return r;
+}
+
+}  // namespace engramsim::planner

@@ -1,0 +1,134 @@
+// What a sizing report shows, as plain data, and the analyses behind it.
+//
+// ReportData is built from a sweep output folder (load_results: DIR/results.jsonl, DIR/sweep.json,
+// DIR/context.json) or directly from result lines (make_report_data), so `engramsim report DIR`
+// can rebuild a report at any time from the files alone. The context (the question, SLO, target
+// interactivity, model card, presets, calibration profile and the provenance of every figure) is
+// written by whoever runs the sweep (write_context) and is optional: a report without it still
+// shows every chart and table, with the assumptions section saying what is unknown.
+//
+// Configuration: a point's assignments without the curve axis (default workload.concurrency), so
+// each configuration traces one throughput/interactivity curve as concurrency varies.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/pareto.hpp"
+#include "planner/point_metrics.hpp"
+#include "planner/results_file.hpp"
+
+namespace engramsim::planner {
+
+// Where a figure comes from, as the assumptions section reports it.
+struct Assumption {
+  std::string figure;  // "B300 HBM bandwidth"
+  std::string value;   // "8 TB/s"
+  std::string source;  // file, URL or measurement id
+  std::string kind;    // measured | datasheet | derived | assumed
+};
+
+struct Slo {
+  std::optional<double> min_interactivity;  // tok/s/user
+  std::optional<double> max_ttft_p99_ms;
+  std::optional<double> max_tpot_p99_ms;
+};
+
+// A table for the report; also written as tables/<name>.csv and tables/<name>.json.
+struct Table {
+  std::string name;   // file stem: [a-z0-9_]+
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct ReportContext {
+  std::string title = "engramsim sizing report";
+  std::string question;             // the what-if question, one or two sentences
+  std::string scenario;             // scenario file
+  std::string model_card;
+  std::vector<std::string> presets;  // hardware presets used (GPU, node, prices)
+  std::string calibration_profile;  // empty: datasheet defaults only
+  std::string price_tier;           // hyperscaler | neocloud | rental
+  std::string curve_axis = "workload.concurrency";
+  std::optional<double> target_interactivity;  // tok/s/user at which configurations are compared
+  Slo slo;
+  std::vector<Assumption> assumptions;
+  std::vector<std::string> notes;   // free text (e.g. the fleet-sizing summary)
+  std::vector<Table> extra_tables;  // e.g. fleet plans from plan_search
+
+  nlohmann::json to_json() const;
+  static ReportContext from_json(const nlohmann::json& j);
+};
+
+struct ReportPoint {
+  std::size_t index = 0;
+  std::string id;
+  nlohmann::json assignments;
+  std::string config;            // label of the configuration
+  double concurrency = 0.0;      // the curve axis value (or metrics.concurrency)
+  PointStatus status = PointStatus::ok;
+  std::string reason;            // infeasible reason or error message
+  PointMetrics metrics;          // status ok only
+  double usd_per_gpu_hour = 0.0;  // all-in if given, else the GPU price; NaN when unknown
+  double tokens_per_dollar = 0.0; // NaN when the price is unknown
+};
+
+struct ReportData {
+  ReportContext context;
+  std::vector<std::string> axes;   // sweep axes in order (from sweep.json; else from the lines)
+  std::size_t total_points = 0;    // in the sweep (sweep.json), >= points.size()
+  std::vector<ReportPoint> points; // ascending index
+};
+
+// Builds ReportData from result lines (any order). Pure.
+ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines, std::vector<std::string> axes = {},
+                            std::optional<std::size_t> total_points = std::nullopt);
+// Reads DIR/results.jsonl (required; a torn last line is ignored), DIR/sweep.json and
+// DIR/context.json (both optional). Throws std::runtime_error naming the file on bad input.
+ReportData load_results(const std::filesystem::path& dir);
+void write_context(const std::filesystem::path& dir, const ReportContext& context);
+std::optional<ReportContext> read_context(const std::filesystem::path& dir);
+
+// Configuration label of an assignment set: "tp=2 engram_tier=dram" (last key component, or the
+// whole key when two axes share it), excluding curve_axis; "base" when nothing else varies.
+std::string config_label(const nlohmann::json& assignments, const std::vector<std::string>& axes,
+                         const std::string& curve_axis);
+
+// (interactivity, throughput per GPU) of every ok point, tagged with its configuration.
+std::vector<CurvePoint> throughput_points(const ReportData& d);
+// (interactivity, tokens per dollar) of every ok point with a known price.
+std::vector<CurvePoint> tokens_per_dollar_points(const ReportData& d);
+
+bool meets_slo(const ReportPoint& p, const Slo& slo);
+
+struct ConfigComparison {
+  std::string config;
+  std::optional<double> throughput_per_gpu;  // at the target interactivity (Steffen on its frontier)
+  std::optional<double> tokens_per_dollar;
+  std::optional<double> ratio_to_best;       // tokens per dollar / the best configuration's
+};
+
+// Every configuration at `interactivity`, best tokens per dollar first (unknown values last).
+std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivity);
+
+struct Recommendation {
+  bool found = false;
+  std::string config;
+  std::optional<std::size_t> point_index;  // the chosen point (point-based rule)
+  double tokens_per_dollar = 0.0;
+  double interactivity = 0.0;
+  std::string text;  // one paragraph for the report
+};
+
+// With a target interactivity: the configuration with the most tokens per dollar there (Steffen on
+// each configuration's frontier), like the InferenceX calculator. Otherwise: the ok point meeting
+// the SLO with the most tokens per dollar. Deterministic (ties: lower point index / config order).
+Recommendation recommend(const ReportData& d);
+
+}  // namespace engramsim::planner

@@ -1,0 +1,531 @@
+#include "planner/report_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/paths.hpp"
+#include "planner/svg_chart.hpp"
+
+namespace engramsim::planner {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kMaxCdfSeries = 10;
+
+std::string fmt(double v, const char* f = "%.6g") {
+  if (!std::isfinite(v)) return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+const char* status_name(PointStatus s) { return to_string(s); }
+
+// The ok points of each configuration, configurations in order of first appearance, points by
+// ascending concurrency.
+std::vector<std::pair<std::string, std::vector<const ReportPoint*>>> ok_points_by_config(const ReportData& d) {
+  std::vector<std::pair<std::string, std::vector<const ReportPoint*>>> out;
+  std::map<std::string, std::size_t> where;
+  for (const auto& p : d.points) {
+    if (p.status != PointStatus::ok) continue;
+    auto [it, inserted] = where.emplace(p.config, out.size());
+    if (inserted) out.push_back({p.config, {}});
+    out[it->second].second.push_back(&p);
+  }
+  for (auto& [c, pts] : out)
+    std::stable_sort(pts.begin(), pts.end(),
+                     [](const ReportPoint* a, const ReportPoint* b) { return a->concurrency < b->concurrency; });
+  return out;
+}
+
+// The point of a configuration whose latency distribution stands for it: closest to the target
+// interactivity when one is set, else the middle of its concurrency range.
+const ReportPoint* representative(const std::vector<const ReportPoint*>& pts, const ReportContext& ctx,
+                                  bool (*has)(const ReportPoint*)) {
+  std::vector<const ReportPoint*> with;
+  for (const auto* p : pts)
+    if (has(p)) with.push_back(p);
+  if (with.empty()) return nullptr;
+  if (ctx.target_interactivity) {
+    const double x = *ctx.target_interactivity;
+    const ReportPoint* best = with.front();
+    for (const auto* p : with)
+      if (std::abs(p->metrics.interactivity - x) < std::abs(best->metrics.interactivity - x)) best = p;
+    return best;
+  }
+  return with[with.size() / 2];
+}
+
+Series cdf_series(const std::string& name, std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  Series s;
+  s.name = name;
+  s.markers = false;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s.points.emplace_back(v[i], static_cast<double>(i + 1) / static_cast<double>(v.size()));
+  return s;
+}
+
+bool wide_positive(const std::vector<double>& v, double ratio) {
+  double lo = INFINITY;
+  double hi = 0.0;
+  for (double x : v) {
+    if (!std::isfinite(x)) continue;
+    if (x <= 0.0) return false;
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  return hi > 0.0 && hi / lo >= ratio;
+}
+
+Chart latency_cdf(const ReportData& d, const std::string& id, const std::string& what, bool ttft) {
+  std::vector<double> all;
+  std::vector<Series> series;
+  for (const auto& [config, pts] : ok_points_by_config(d)) {
+    if (series.size() >= kMaxCdfSeries) break;
+    auto has = ttft ? +[](const ReportPoint* p) { return !p->metrics.ttft_samples_ms.empty(); }
+                    : +[](const ReportPoint* p) { return !p->metrics.tpot_samples_ms.empty(); };
+    const ReportPoint* p = representative(pts, d.context, has);
+    if (p == nullptr) continue;
+    const auto& samples = ttft ? p->metrics.ttft_samples_ms : p->metrics.tpot_samples_ms;
+    all.insert(all.end(), samples.begin(), samples.end());
+    const auto dot = d.context.curve_axis.rfind('.');
+    const std::string axis = dot == std::string::npos ? d.context.curve_axis : d.context.curve_axis.substr(dot + 1);
+    series.push_back(cdf_series(config + ", " + axis + "=" + fmt(p->concurrency), samples));
+  }
+  // Latency tails span decades under load; a log axis keeps the body of the distribution readable.
+  const bool log = wide_positive(all, 50.0);
+  XYChart chart(id, what + " CDF", AxisSpec{what + " (ms)", log, std::nullopt, std::nullopt},
+                AxisSpec{"Fraction of requests", false, 0.0, 1.0});
+  for (auto& s : series) chart.add(std::move(s));
+  std::string caption = "Cumulative distribution of " + what + " per configuration, at the point ";
+  caption += d.context.target_interactivity ? "closest to the target interactivity" : "in the middle of its concurrency range";
+  caption += ". Sampled by the simulator; may be a quantile summary.";
+  return {id, what + " CDF", caption, chart.svg()};
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+nlohmann::json json_cell(const std::string& s) {
+  if (s.empty()) return nullptr;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  return s;
+}
+
+std::string html_escape(const std::string& s) { return xml_escape(s); }
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string html_table(const Table& t, const char* cls = "data") {
+  std::ostringstream o;
+  o << "<div class=\"table-wrap\"><table class=\"" << cls << "\" id=\"table-" << html_escape(t.name) << "\"><thead><tr>";
+  for (const auto& c : t.columns) o << "<th>" << html_escape(c) << "</th>";
+  o << "</tr></thead><tbody>";
+  for (const auto& r : t.rows) {
+    o << "<tr>";
+    for (const auto& cell : r) {
+      const bool numeric = json_cell(cell).is_number();
+      o << (numeric ? "<td class=\"num\">" : "<td>") << html_escape(cell) << "</td>";
+    }
+    o << "</tr>";
+  }
+  o << "</tbody></table></div>";
+  return o.str();
+}
+
+std::string md_table(const Table& t) {
+  std::ostringstream o;
+  o << "|";
+  for (const auto& c : t.columns) o << " " << md_escape(c) << " |";
+  o << "\n|";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) o << " --- |";
+  o << "\n";
+  for (const auto& r : t.rows) {
+    o << "|";
+    for (const auto& cell : r) o << " " << md_escape(cell) << " |";
+    o << "\n";
+  }
+  return o.str();
+}
+
+const Table* find_table(const std::vector<Table>& ts, const std::string& name) {
+  for (const auto& t : ts)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string slo_text(const Slo& s) {
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+  if (s.min_interactivity) add("interactivity >= " + fmt(*s.min_interactivity) + " tok/s/user");
+  if (s.max_ttft_p99_ms) add("TTFT p99 <= " + fmt(*s.max_ttft_p99_ms) + " ms");
+  if (s.max_tpot_p99_ms) add("TPOT p99 <= " + fmt(*s.max_tpot_p99_ms) + " ms");
+  return out.empty() ? "none given" : out;
+}
+
+std::string or_unknown(const std::string& s) { return s.empty() ? "not recorded" : s; }
+
+std::string points_summary(const ReportData& d) {
+  std::size_t ok = 0, inf = 0, err = 0;
+  for (const auto& p : d.points) {
+    if (p.status == PointStatus::ok) ++ok;
+    if (p.status == PointStatus::infeasible) ++inf;
+    if (p.status == PointStatus::error) ++err;
+  }
+  std::string s = std::to_string(d.points.size()) + " of " + std::to_string(d.total_points) + " points: " +
+                  std::to_string(ok) + " evaluated, " + std::to_string(inf) + " infeasible, " + std::to_string(err) +
+                  " failed";
+  if (d.points.size() < d.total_points) s += " (the sweep is incomplete)";
+  return s;
+}
+
+const char* kCss = R"CSS(
+body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1180px;color:#222;line-height:1.45;padding:0 16px}
+h1{font-size:26px;margin-bottom:4px}h2{font-size:20px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:34px}
+.meta{color:#666;font-size:13px}.rec{background:#eef6ee;border-left:4px solid #2ca02c;padding:10px 14px}
+.question{background:#f3f6fb;border-left:4px solid #1f77b4;padding:10px 14px}
+figure{margin:12px 0 22px 0}figcaption{font-size:13px;color:#555;max-width:760px}
+.table-wrap{overflow-x:auto;margin:10px 0 18px 0}table{border-collapse:collapse;font-size:12.5px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;white-space:nowrap}th{background:#f2f2f2}
+td.num{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:#fafafa}
+.kind-measured{color:#2ca02c;font-weight:bold}.kind-datasheet{color:#1f77b4}.kind-assumed{color:#d62728}
+)CSS";
+
+}  // namespace
+
+std::vector<Chart> report_charts(const ReportData& d) {
+  std::vector<Chart> charts;
+  const auto tput_curves = build_curves(throughput_points(d));
+  const auto tput_front = pareto_frontier(throughput_points(d));
+  {
+    XYChart c("pareto", "Throughput per GPU vs interactivity",
+              AxisSpec{"Interactivity (tok/s/user)", false, std::nullopt, std::nullopt},
+              AxisSpec{"Throughput per GPU (tok/s/GPU, input + output)", false, 0.0, std::nullopt});
+    for (const auto& cv : tput_curves) {
+      Series s{cv.config, {}, true, true, false, ""};
+      for (const auto& p : cv.points) s.points.emplace_back(p.x, p.y);
+      c.add(std::move(s));
+    }
+    Series f{"Pareto frontier", {}, true, false, true, "#000000"};
+    for (const auto& p : tput_front) f.points.emplace_back(p.x, p.y);
+    if (!f.points.empty()) c.add(std::move(f));
+    charts.push_back({"pareto", "Throughput per GPU vs interactivity",
+                      "Each line is one configuration as concurrency grows (right to left: more users, slower "
+                      "each). The dashed line is the upper-right Pareto frontier across configurations.",
+                      c.svg()});
+  }
+  {
+    const auto pts = tokens_per_dollar_points(d);
+    XYChart c("tokens_per_dollar", "Tokens per dollar vs interactivity",
+              AxisSpec{"Interactivity (tok/s/user)", false, std::nullopt, std::nullopt},
+              AxisSpec{"Tokens per dollar (tok/$)", false, 0.0, std::nullopt});
+    for (const auto& cv : build_curves(pts)) {
+      Series s{cv.config, {}, true, true, false, ""};
+      for (const auto& p : cv.points) s.points.emplace_back(p.x, p.y);
+      c.add(std::move(s));
+    }
+    Series f{"Pareto frontier", {}, true, false, true, "#000000"};
+    for (const auto& p : pareto_frontier(pts)) f.points.emplace_back(p.x, p.y);
+    if (!f.points.empty()) c.add(std::move(f));
+    std::string tier = d.context.price_tier.empty() ? "" : " at the " + d.context.price_tier + " price tier";
+    charts.push_back({"tokens_per_dollar", "Tokens per dollar vs interactivity",
+                      "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier + ".",
+                      c.svg()});
+  }
+  {
+    StackedBarChart c("hbm_footprint", "HBM footprint per GPU", "HBM per GPU (GiB)");
+    for (const auto& [config, pts] : ok_points_by_config(d)) {
+      for (const auto* p : pts) {
+        if (p->metrics.hbm_footprint.empty()) continue;
+        std::vector<BarSegment> segs;
+        for (const auto& t : p->metrics.hbm_footprint) segs.push_back({t.term, t.gib});
+        c.add_bar(config, std::move(segs));
+        break;
+      }
+    }
+    charts.push_back({"hbm_footprint", "HBM footprint per GPU",
+                      "Per-GPU HBM by term for each configuration; the KV pool is what remains at the memory "
+                      "utilisation target.",
+                      c.svg()});
+  }
+  charts.push_back(latency_cdf(d, "ttft_cdf", "TTFT", true));
+  charts.push_back(latency_cdf(d, "tpot_cdf", "TPOT", false));
+  {
+    std::vector<double> xs;
+    for (const auto& p : d.points)
+      if (p.status == PointStatus::ok) xs.push_back(p.concurrency);
+    XYChart c("engram_stall", "Engram stall share vs concurrency",
+              AxisSpec{d.context.curve_axis, wide_positive(xs, 8.0), std::nullopt, std::nullopt},
+              AxisSpec{"Exposed Engram stall (% of step time)", false, 0.0, std::nullopt});
+    for (const auto& [config, pts] : ok_points_by_config(d)) {
+      Series s{config, {}, true, true, false, ""};
+      for (const auto* p : pts) s.points.emplace_back(p->concurrency, 100.0 * p->metrics.engram_stall_share);
+      c.add(std::move(s));
+    }
+    charts.push_back({"engram_stall", "Engram stall share vs concurrency",
+                      "Share of step time spent waiting for Engram rows that the compute of the preceding layers "
+                      "did not hide (0 for the HBM tier).",
+                      c.svg()});
+  }
+  return charts;
+}
+
+std::vector<Table> report_tables(const ReportData& d) {
+  std::vector<Table> ts;
+  {
+    Table t{"points", "Every point",
+            {"index", "id", "configuration", d.context.curve_axis, "status", "interactivity (tok/s/user)",
+             "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "tokens per dollar", "TTFT p50 (ms)",
+             "TTFT p99 (ms)", "TPOT p50 (ms)", "TPOT p99 (ms)", "Engram stall (%)", "engram tier", "reason"},
+            {}};
+    for (const auto& p : d.points) {
+      const auto& m = p.metrics;
+      const bool ok = p.status == PointStatus::ok;
+      t.rows.push_back({std::to_string(p.index), p.id, p.config, fmt(p.concurrency), status_name(p.status),
+                        ok ? fmt(m.interactivity) : "", ok ? fmt(m.throughput_per_gpu) : "",
+                        ok ? fmt(m.output_throughput_per_gpu) : "", ok ? fmt(p.usd_per_gpu_hour) : "",
+                        ok ? fmt(p.tokens_per_dollar, "%.0f") : "", ok ? fmt(m.ttft_ms.p50) : "",
+                        ok ? fmt(m.ttft_ms.p99) : "", ok ? fmt(m.tpot_ms.p50) : "", ok ? fmt(m.tpot_ms.p99) : "",
+                        ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "", m.engram_tier, p.reason});
+    }
+    ts.push_back(std::move(t));
+  }
+  auto frontier_table = [&](const std::string& name, const std::string& title, const std::string& ycol,
+                            const std::vector<CurvePoint>& pts) {
+    Table t{name, title, {"interactivity (tok/s/user)", ycol, "configuration", d.context.curve_axis, "index"}, {}};
+    for (const auto& p : pareto_frontier(pts))
+      t.rows.push_back({fmt(p.x), fmt(p.y), p.config, fmt(p.concurrency), std::to_string(p.index)});
+    return t;
+  };
+  ts.push_back(frontier_table("frontier_throughput", "Pareto frontier: throughput per GPU", "throughput (tok/s/GPU)",
+                              throughput_points(d)));
+  ts.push_back(frontier_table("frontier_tokens_per_dollar", "Pareto frontier: tokens per dollar", "tokens per dollar",
+                              tokens_per_dollar_points(d)));
+  if (d.context.target_interactivity) {
+    Table t{"comparison",
+            "Configurations at " + fmt(*d.context.target_interactivity) + " tok/s/user (Steffen interpolation)",
+            {"configuration", "throughput (tok/s/GPU)", "tokens per dollar", "relative to best"},
+            {}};
+    for (const auto& c : compare_at(d, *d.context.target_interactivity)) {
+      t.rows.push_back({c.config, c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
+                        c.tokens_per_dollar ? fmt(*c.tokens_per_dollar, "%.0f") : "out of range",
+                        c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : ""});
+    }
+    ts.push_back(std::move(t));
+  }
+  {
+    std::vector<std::string> terms;
+    for (const auto& p : d.points)
+      for (const auto& f : p.metrics.hbm_footprint)
+        if (std::find(terms.begin(), terms.end(), f.term) == terms.end()) terms.push_back(f.term);
+    Table t{"footprint", "HBM footprint per GPU (GiB)", {"configuration"}, {}};
+    for (const auto& term : terms) t.columns.push_back(term);
+    t.columns.push_back("total");
+    for (const auto& [config, pts] : ok_points_by_config(d)) {
+      for (const auto* p : pts) {
+        if (p->metrics.hbm_footprint.empty()) continue;
+        std::vector<std::string> row{config};
+        double total = 0.0;
+        for (const auto& term : terms) {
+          std::string cell;
+          for (const auto& f : p->metrics.hbm_footprint)
+            if (f.term == term) {
+              cell = fmt(f.gib, "%.4g");
+              if (std::isfinite(f.gib)) total += f.gib;
+            }
+          row.push_back(cell);
+        }
+        row.push_back(fmt(total, "%.4g"));
+        t.rows.push_back(std::move(row));
+        break;
+      }
+    }
+    ts.push_back(std::move(t));
+  }
+  {
+    Table t{"assumptions", "Figures and where they come from", {"figure", "value", "kind", "source"}, {}};
+    for (const auto& a : d.context.assumptions) t.rows.push_back({a.figure, a.value, a.kind, a.source});
+    ts.push_back(std::move(t));
+  }
+  for (const auto& x : d.context.extra_tables) ts.push_back(x);
+  return ts;
+}
+
+std::string table_to_csv(const Table& t) {
+  std::string out;
+  auto row = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) out += ',';
+      out += csv_cell(cells[i]);
+    }
+    out += '\n';
+  };
+  row(t.columns);
+  for (const auto& r : t.rows) row(r);
+  return out;
+}
+
+nlohmann::json table_to_json(const Table& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : t.rows) {
+    nlohmann::json o = nlohmann::json::object();
+    for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) o[t.columns[i]] = json_cell(r[i]);
+    rows.push_back(std::move(o));
+  }
+  return rows;
+}
+
+std::string render_html(const ReportData& d) {
+  const auto charts = report_charts(d);
+  const auto tables = report_tables(d);
+  const auto rec = recommend(d);
+  const auto& ctx = d.context;
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    << "<title>" << html_escape(ctx.title) << "</title><style>" << kCss << "</style></head><body>\n";
+  o << "<header><h1>" << html_escape(ctx.title) << "</h1><p class=\"meta\">engramsim " << html_escape(engramsim_version())
+    << (ctx.scenario.empty() ? "" : " &middot; scenario " + html_escape(ctx.scenario)) << " &middot; "
+    << html_escape(points_summary(d)) << "</p></header>\n";
+  o << "<section id=\"question\"><h2>Question</h2><p class=\"question\">"
+    << html_escape(ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question) << "</p>"
+    << "<p>SLO: " << html_escape(slo_text(ctx.slo)) << (ctx.target_interactivity ? "; compared at " + html_escape(fmt(*ctx.target_interactivity)) + " tok/s/user" : "")
+    << ".</p></section>\n";
+  o << "<section id=\"recommendation\"><h2>Recommendation</h2><p class=\"rec\">" << html_escape(rec.text) << "</p>";
+  if (const Table* t = find_table(tables, "comparison")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  for (const auto& n : ctx.notes) o << "<p>" << html_escape(n) << "</p>";
+  for (const auto& t : ctx.extra_tables) o << "<h3>" << html_escape(t.title) << "</h3>" << html_table(t);
+  o << "</section>\n";
+  auto figure = [&](const std::string& id) {
+    for (const auto& c : charts)
+      if (c.id == id) o << "<figure id=\"chart-" << c.id << "\">" << c.svg << "<figcaption>" << html_escape(c.caption)
+                        << "</figcaption></figure>\n";
+  };
+  o << "<section id=\"pareto\"><h2>Throughput per GPU vs interactivity</h2>";
+  figure("pareto");
+  if (const Table* t = find_table(tables, "frontier_throughput")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  o << "</section>\n<section id=\"tokens-per-dollar\"><h2>Tokens per dollar</h2>";
+  figure("tokens_per_dollar");
+  if (const Table* t = find_table(tables, "frontier_tokens_per_dollar")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  o << "</section>\n<section id=\"footprint\"><h2>HBM footprint</h2>";
+  figure("hbm_footprint");
+  if (const Table* t = find_table(tables, "footprint")) o << html_table(*t);
+  o << "</section>\n<section id=\"latency\"><h2>Latency distributions</h2>";
+  figure("ttft_cdf");
+  figure("tpot_cdf");
+  o << "</section>\n<section id=\"engram-stall\"><h2>Engram stall share</h2>";
+  figure("engram_stall");
+  o << "</section>\n<section id=\"points\"><h2>Every point</h2><p>" << html_escape(points_summary(d)) << ".</p>";
+  if (const Table* t = find_table(tables, "points")) o << html_table(*t);
+  o << "</section>\n<section id=\"assumptions\"><h2>Assumptions</h2><ul>"
+    << "<li>Model card: " << html_escape(or_unknown(ctx.model_card)) << "</li>"
+    << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : [&] {
+         std::string s;
+         for (const auto& p : ctx.presets) s += (s.empty() ? "" : ", ") + p;
+         return s;
+       }()) << "</li>"
+    << "<li>Calibration profile: "
+    << html_escape(ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : ctx.calibration_profile)
+    << "</li><li>Price tier: " << html_escape(or_unknown(ctx.price_tier)) << "</li>"
+    << "<li>Curve axis: " << html_escape(ctx.curve_axis) << "</li></ul>";
+  if (const Table* t = find_table(tables, "assumptions")) {
+    if (t->rows.empty()) {
+      o << "<p>No per-figure provenance was recorded with this sweep.</p>";
+    } else {
+      o << "<div class=\"table-wrap\"><table class=\"data\" id=\"table-assumptions\"><thead><tr>";
+      for (const auto& c : t->columns) o << "<th>" << html_escape(c) << "</th>";
+      o << "</tr></thead><tbody>";
+      for (const auto& r : t->rows) {
+        o << "<tr><td>" << html_escape(r[0]) << "</td><td>" << html_escape(r[1]) << "</td><td class=\"kind-"
+          << html_escape(r[2]) << "\">" << html_escape(r[2]) << "</td><td>" << html_escape(r[3]) << "</td></tr>";
+      }
+      o << "</tbody></table></div>";
+    }
+  }
+  o << "<p class=\"meta\">Tables as CSV and JSON: tables/; charts as SVG: charts/.</p></section>\n</body></html>\n";
+  return o.str();
+}
+
+std::string render_markdown(const ReportData& d) {
+  const auto charts = report_charts(d);
+  const auto tables = report_tables(d);
+  const auto rec = recommend(d);
+  const auto& ctx = d.context;
+  std::ostringstream o;
+  o << "# " << ctx.title << "\n\n";
+  o << "engramsim " << engramsim_version() << (ctx.scenario.empty() ? "" : ", scenario `" + ctx.scenario + "`") << "; "
+    << points_summary(d) << ".\n\n";
+  o << "## Question\n\n" << (ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question)
+    << "\n\nSLO: " << slo_text(ctx.slo)
+    << (ctx.target_interactivity ? "; compared at " + fmt(*ctx.target_interactivity) + " tok/s/user" : "") << ".\n\n";
+  o << "## Recommendation\n\n" << rec.text << "\n\n";
+  if (const Table* t = find_table(tables, "comparison")) o << "### " << t->title << "\n\n" << md_table(*t) << "\n";
+  for (const auto& n : ctx.notes) o << n << "\n\n";
+  for (const auto& t : ctx.extra_tables) o << "### " << t.title << "\n\n" << md_table(t) << "\n";
+  for (const auto& c : charts) {
+    o << "## " << c.title << "\n\n![" << c.title << "](charts/" << c.id << ".svg)\n\n" << c.caption << "\n\n";
+    const std::string tname = c.id == "pareto"              ? "frontier_throughput"
+                              : c.id == "tokens_per_dollar" ? "frontier_tokens_per_dollar"
+                              : c.id == "hbm_footprint"     ? "footprint"
+                                                            : "";
+    if (const Table* t = tname.empty() ? nullptr : find_table(tables, tname)) o << md_table(*t) << "\n";
+  }
+  o << "## Every point\n\n";
+  if (const Table* t = find_table(tables, "points")) o << md_table(*t) << "\n";
+  o << "## Assumptions\n\n- Model card: " << or_unknown(ctx.model_card) << "\n- Hardware presets: ";
+  if (ctx.presets.empty()) o << "not recorded";
+  for (std::size_t i = 0; i < ctx.presets.size(); ++i) o << (i ? ", " : "") << ctx.presets[i];
+  o << "\n- Calibration profile: "
+    << (ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : ctx.calibration_profile)
+    << "\n- Price tier: " << or_unknown(ctx.price_tier) << "\n- Curve axis: " << ctx.curve_axis << "\n\n";
+  if (const Table* t = find_table(tables, "assumptions"); t && !t->rows.empty()) o << md_table(*t) << "\n";
+  return o.str();
+}
+
+std::vector<fs::path> write_report(const ReportData& d, const fs::path& dir) {
+  fs::create_directories(dir / "charts");
+  fs::create_directories(dir / "tables");
+  std::vector<fs::path> written;
+  auto put = [&](const fs::path& p, const std::string& text) {
+    write_file_atomically(p, text);
+    written.push_back(p);
+  };
+  put(dir / "report.html", render_html(d));
+  put(dir / "report.md", render_markdown(d));
+  for (const auto& c : report_charts(d)) put(dir / "charts" / (c.id + ".svg"), c.svg + "\n");
+  for (const auto& t : report_tables(d)) {
+    // Table names become file names: keep them to [a-z0-9_] so no name can leave tables/.
+    std::string stem = t.name.empty() ? "table" : t.name;
+    for (char& ch : stem)
+      if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_')) ch = '_';
+    put(dir / "tables" / (stem + ".csv"), table_to_csv(t));
+    put(dir / "tables" / (stem + ".json"), table_to_json(t).dump(2) + "\n");
+  }
+  return written;
+}
+
+}  // namespace engramsim::planner

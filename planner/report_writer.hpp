@@ -1,0 +1,44 @@
+// Writes the sizing report of a sweep folder:
+//   DIR/report.html   self-contained: inline CSS and SVG, no scripts, no network references
+//   DIR/report.md     the same sections as Markdown, charts linked from charts/
+//   DIR/charts/*.svg  every chart as a standalone file
+//   DIR/tables/*.csv and *.json  every table (JSON: an array of row objects; cells that are
+//                     plain numbers become JSON numbers)
+// Sections: question, recommendation (with the comparison at the target interactivity), Pareto
+// chart (throughput/GPU vs tok/s/user), tokens per dollar vs tok/s/user, HBM footprint per
+// configuration, TTFT and TPOT CDFs, Engram stall share, every point, assumptions.
+// Output is a pure function of the ReportData (no timestamps), so rebuilding a report from the
+// same folder gives the same bytes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "planner/report_data.hpp"
+
+namespace engramsim::planner {
+
+struct Chart {
+  std::string id;     // file stem and data-chart attribute
+  std::string title;
+  std::string caption;
+  std::string svg;
+};
+
+// The charts, in report order: pareto, tokens_per_dollar, hbm_footprint, ttft_cdf, tpot_cdf,
+// engram_stall.
+std::vector<Chart> report_charts(const ReportData& d);
+// The tables: points, frontier_throughput, frontier_tokens_per_dollar, comparison (when a target
+// interactivity is set), footprint, assumptions, then the context's extra tables.
+std::vector<Table> report_tables(const ReportData& d);
+
+std::string render_html(const ReportData& d);
+std::string render_markdown(const ReportData& d);
+std::string table_to_csv(const Table& t);
+nlohmann::json table_to_json(const Table& t);
+
+// Writes every file listed in the header; returns their paths.
+std::vector<std::filesystem::path> write_report(const ReportData& d, const std::filesystem::path& dir);
+
+}  // namespace engramsim::planner

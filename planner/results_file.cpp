@@ -1,0 +1,257 @@
+#include "planner/results_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace engramsim::planner {
+namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void io_error(const std::string& what, const fs::path& p) {
+  throw std::runtime_error(what + " " + p.string() + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const std::string& data, const fs::path& p) {
+  const char* ptr = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, ptr, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      io_error("cannot write", p);
+    }
+    ptr += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void fsync_dir(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;  // best effort: some file systems refuse directory fds
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+const char* to_string(PointStatus s) {
+  switch (s) {
+    case PointStatus::ok: return "ok";
+    case PointStatus::infeasible: return "infeasible";
+    case PointStatus::error: return "error";
+  }
+  return "error";
+}
+
+nlohmann::json ResultLine::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  j["index"] = index;
+  j["id"] = id;
+  j["assignments"] = assignments;
+  j["status"] = to_string(status);
+  switch (status) {
+    case PointStatus::ok: j["result"] = result; break;
+    case PointStatus::infeasible: j["reason"] = reason; break;
+    case PointStatus::error: j["error"] = error; break;
+  }
+  return j;
+}
+
+std::string ResultLine::to_line() const {
+  // Invalid UTF-8 in a message (e.g. from a path) must not make the line unwritable.
+  return to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+ResultLine ResultLine::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("result line is not a JSON object");
+  ResultLine r;
+  if (!j.contains("index") || !j["index"].is_number_unsigned()) throw std::runtime_error("result line has no index");
+  r.index = j["index"].get<std::size_t>();
+  if (!j.contains("id") || !j["id"].is_string()) throw std::runtime_error("result line has no id");
+  r.id = j["id"].get<std::string>();
+  if (j.contains("assignments")) r.assignments = j["assignments"];
+  const std::string status = j.value("status", "");
+  if (status == "ok") {
+    r.status = PointStatus::ok;
+    r.result = j.contains("result") ? j["result"] : nlohmann::json::object();
+  } else if (status == "infeasible") {
+    r.status = PointStatus::infeasible;
+    r.reason = j.value("reason", "");
+  } else if (status == "error") {
+    r.status = PointStatus::error;
+    r.error = j.value("error", "");
+  } else {
+    throw std::runtime_error("result line has an unknown status \"" + status + "\"");
+  }
+  return r;
+}
+
+ReadResults read_results_file(const fs::path& file) {
+  ReadResults out;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    if (!fs::exists(file)) return out;
+    io_error("cannot open", file);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  std::size_t pos = 0;
+  std::size_t line_no = 0;
+  while (pos < text.size()) {
+    ++line_no;
+    const std::size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string::npos || nl + 1 == text.size();
+    if (nl == std::string::npos) {
+      // No newline: the writer died mid-line (every complete line ends in '\n').
+      out.torn_tail = true;
+      break;
+    }
+    const std::string line = text.substr(pos, nl - pos);
+    try {
+      out.lines.push_back(ResultLine::from_json(nlohmann::json::parse(line)));
+    } catch (const std::exception& e) {
+      if (last) {
+        out.torn_tail = true;
+        break;
+      }
+      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) + ": not a result line (" + e.what() +
+                               "); only the last line of a results file may be damaged");
+    }
+    pos = nl + 1;
+    out.valid_bytes = pos;
+  }
+  return out;
+}
+
+std::vector<ResultLine> canonicalize(std::vector<ResultLine> lines) {
+  std::stable_sort(lines.begin(), lines.end(), [](const ResultLine& a, const ResultLine& b) { return a.index < b.index; });
+  std::vector<ResultLine> out;
+  out.reserve(lines.size());
+  for (auto& l : lines) {
+    if (!out.empty() && out.back().index == l.index) {
+      if (out.back().to_line() != l.to_line()) {
+        throw std::runtime_error("two different results for point " + std::to_string(l.index) + " (id " + l.id +
+                                 "); the inputs come from different sweeps or a non-deterministic evaluator");
+      }
+      continue;
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+void write_file_atomically(const fs::path& file, const std::string& text) {
+  const fs::path dir = file.parent_path();
+  // Host and pid in the temp name: shards on different machines may share the folder.
+  char host[64] = "host";
+  ::gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  const fs::path tmp = file.string() + ".tmp." + host + "." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) io_error("cannot create", tmp);
+  try {
+    write_all(fd, text, tmp);
+    if (::fsync(fd) != 0) io_error("cannot fsync", tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    errno = saved;
+    io_error("cannot rename onto", file);
+  }
+  fsync_dir(dir);
+}
+
+void write_canonical_file(const fs::path& file, const std::vector<ResultLine>& lines) {
+  std::string text;
+  for (const auto& l : lines) {
+    text += l.to_line();
+    text += '\n';
+  }
+  write_file_atomically(file, text);
+}
+
+MergeReport merge_result_files(const std::vector<fs::path>& inputs, const fs::path& output,
+                               std::optional<std::size_t> expected_points) {
+  std::vector<ResultLine> all;
+  for (const auto& in : inputs) {
+    if (!fs::exists(in)) throw std::runtime_error("no such results file: " + in.string());
+    auto r = read_results_file(in);
+    for (auto& l : r.lines) all.push_back(std::move(l));
+  }
+  auto lines = canonicalize(std::move(all));
+  MergeReport rep;
+  rep.lines = lines.size();
+  if (expected_points) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < *expected_points; ++i) {
+      while (k < lines.size() && lines[k].index < i) ++k;
+      if (k >= lines.size() || lines[k].index != i) rep.missing.push_back(i);
+    }
+    if (!lines.empty() && lines.back().index >= *expected_points) {
+      throw std::runtime_error("result for point " + std::to_string(lines.back().index) + " but the sweep has only " +
+                               std::to_string(*expected_points) + " points");
+    }
+  }
+  write_canonical_file(output, lines);
+  return rep;
+}
+
+fs::path results_path(const fs::path& dir) { return dir / "results.jsonl"; }
+
+fs::path shard_results_path(const fs::path& dir, int index, int count) {
+  if (count <= 1) return results_path(dir);
+  return dir / ("results.shard-" + std::to_string(index) + "-of-" + std::to_string(count) + ".jsonl");
+}
+
+std::vector<fs::path> find_shard_files(const fs::path& dir, int count) {
+  std::vector<fs::path> out;
+  for (int i = 0; i < count; ++i) {
+    const fs::path p = shard_results_path(dir, i, count);
+    if (fs::exists(p)) out.push_back(p);
+  }
+  return out;
+}
+
+nlohmann::json SweepManifest::to_json() const {
+  return {{"total_points", total_points}, {"axes", axes}, {"fingerprint", fingerprint}};
+}
+
+SweepManifest SweepManifest::from_json(const nlohmann::json& j) {
+  SweepManifest m;
+  m.total_points = j.at("total_points").get<std::size_t>();
+  m.axes = j.at("axes").get<std::vector<std::string>>();
+  m.fingerprint = j.value("fingerprint", "");
+  return m;
+}
+
+std::optional<SweepManifest> read_manifest(const fs::path& dir) {
+  const fs::path p = dir / "sweep.json";
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  try {
+    return SweepManifest::from_json(nlohmann::json::parse(in));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(p.string() + ": not a sweep manifest (" + e.what() + ")");
+  }
+}
+
+void write_manifest(const fs::path& dir, const SweepManifest& m) {
+  write_file_atomically(dir / "sweep.json", m.to_json().dump(2) + "\n");
+}
+
+}  // namespace engramsim::planner

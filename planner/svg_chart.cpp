@@ -1,0 +1,372 @@
+#include "planner/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace engramsim::planner {
+namespace {
+
+constexpr int kLeft = 78;
+constexpr int kTop = 40;
+constexpr int kBottom = 58;
+constexpr int kLegendWidth = 250;
+constexpr int kLegendRow = 17;
+const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+struct Scale {
+  bool log = false;
+  double lo = 0.0;
+  double hi = 1.0;
+  double p0 = 0.0;  // pixel of lo
+  double p1 = 1.0;  // pixel of hi
+  double operator()(double v) const {
+    const double f = log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
+    return p0 + f * (p1 - p0);
+  }
+};
+
+bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v > 0.0); }
+
+// Ticks and the domain they span for one axis over the data values.
+std::vector<double> axis_ticks(const AxisSpec& a, std::vector<double> values, double& lo, double& hi) {
+  values.erase(std::remove_if(values.begin(), values.end(), [&](double v) { return !drawable(v, a.log); }), values.end());
+  if (values.empty()) values = a.log ? std::vector<double>{1.0, 10.0} : std::vector<double>{0.0, 1.0};
+  lo = a.min.value_or(*std::min_element(values.begin(), values.end()));
+  hi = a.max.value_or(*std::max_element(values.begin(), values.end()));
+  if (a.log) {
+    if (!(lo > 0.0)) lo = hi > 0.0 ? hi / 10.0 : 1.0;
+    std::vector<double> t = log_ticks(lo, hi);
+    lo = std::min(lo, t.front());
+    hi = std::max(hi, t.back());
+    lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
+    hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
+    if (!(hi > lo)) hi = lo * 10.0;
+    return log_ticks(lo, hi);
+  }
+  // The domain snaps out to the outer ticks unless a bound is forced.
+  std::vector<double> t = nice_ticks(lo, hi);
+  lo = a.min.value_or(t.front());
+  hi = a.max.value_or(t.back());
+  if (!(hi > lo)) hi = lo + 1.0;
+  std::vector<double> kept;
+  for (double v : t)
+    if (v >= lo - 1e-9 * std::abs(hi - lo) && v <= hi + 1e-9 * std::abs(hi - lo)) kept.push_back(v);
+  return kept;
+}
+
+void legend(std::ostringstream& o, int x, int y, const std::vector<std::pair<std::string, std::string>>& entries,
+            const std::vector<bool>& dashed) {
+  o << "<g class=\"legend\">";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const int yy = y + static_cast<int>(i) * kLegendRow;
+    o << "<line x1=\"" << x << "\" y1=\"" << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\""
+      << entries[i].second << "\" stroke-width=\"3\"" << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"6 3\"" : "")
+      << "/>";
+    std::string name = entries[i].first;
+    if (name.size() > 38) {
+      std::size_t cut = 37;
+      // Never split a UTF-8 sequence: back up to the start of a character.
+      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+      name = name.substr(0, cut) + "\u2026";
+    }
+    o << "<text x=\"" << x + 28 << "\" y=\"" << yy + 4 << "\" font-size=\"11\" " << kFont << ">" << xml_escape(name)
+      << "</text>";
+  }
+  o << "</g>";
+}
+
+void svg_open(std::ostringstream& o, const std::string& id, const std::string& title, int w, int h) {
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"" << xml_escape(id) << "\" width=\"" << w
+    << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << " " << h << "\" role=\"img\" aria-label=\""
+    << xml_escape(title) << "\">";
+  o << "<title>" << xml_escape(title) << "</title>";
+  o << "<rect x=\"0\" y=\"0\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#ffffff\"/>";
+  o << "<text x=\"" << w / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\" " << kFont
+    << ">" << xml_escape(title) << "</text>";
+}
+
+}  // namespace
+
+std::string palette_color(std::size_t i) {
+  static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                 "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+  return colors[i % (sizeof colors / sizeof colors[0])];
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return {0.0, 1.0};
+  if (hi < lo) std::swap(lo, hi);
+  if (!(hi > lo)) {
+    const double d = lo == 0.0 ? 1.0 : std::abs(lo) * 0.1;
+    lo -= d;
+    hi += d;
+  }
+  max_ticks = std::max(2, max_ticks);
+  const double raw = (hi - lo) / max_ticks;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double r = raw / mag;
+  const double step = (r <= 1.0 ? 1.0 : r <= 2.0 ? 2.0 : r <= 5.0 ? 5.0 : 10.0) * mag;
+  const double start = std::floor(lo / step + 1e-9);
+  const double end = std::ceil(hi / step - 1e-9);
+  std::vector<double> t;
+  for (double k = start; k <= end + 0.5; k += 1.0) {
+    double v = k * step;
+    if (std::abs(v) < step * 1e-9) v = 0.0;
+    t.push_back(v);
+  }
+  return t;
+}
+
+std::vector<double> log_ticks(double lo, double hi) {
+  if (!(lo > 0.0) || !std::isfinite(lo) || !std::isfinite(hi)) return {1.0, 10.0};
+  if (hi < lo) std::swap(lo, hi);
+  int d0 = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+  int d1 = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  if (d1 <= d0) d1 = d0 + 1;
+  const bool minor = d1 - d0 <= 2;
+  std::vector<double> t;
+  for (int d = d0; d <= d1; ++d) {
+    const double base = std::pow(10.0, d);
+    t.push_back(base);
+    if (minor && d < d1) {
+      t.push_back(2.0 * base);
+      t.push_back(5.0 * base);
+    }
+  }
+  return t;
+}
+
+std::string format_tick(double v) {
+  if (v == 0.0) return "0";
+  const double a = std::abs(v);
+  const char* suffix = "";
+  double s = v;
+  if (a >= 1e12) {
+    s = v / 1e12;
+    suffix = "T";
+  } else if (a >= 1e9) {
+    s = v / 1e9;
+    suffix = "G";
+  } else if (a >= 1e6) {
+    s = v / 1e6;
+    suffix = "M";
+  } else if (a >= 1e3) {
+    s = v / 1e3;
+    suffix = "k";
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%s", s, suffix);
+  return buf;
+}
+
+XYChart::XYChart(std::string id, std::string title, AxisSpec x, AxisSpec y)
+    : id_(std::move(id)), title_(std::move(title)), x_(std::move(x)), y_(std::move(y)) {}
+
+void XYChart::add(Series s) {
+  if (s.color.empty()) s.color = palette_color(series_.size());
+  series_.push_back(std::move(s));
+}
+
+std::size_t XYChart::drawable_points() const {
+  std::size_t n = 0;
+  for (const auto& s : series_)
+    for (const auto& [x, y] : s.points)
+      if (drawable(x, x_.log) && drawable(y, y_.log)) ++n;
+  return n;
+}
+
+std::string XYChart::svg(int width, int height) const {
+  std::vector<double> xs;
+  std::vector<double> ys;
+  for (const auto& s : series_)
+    for (const auto& [x, y] : s.points)
+      if (drawable(x, x_.log) && drawable(y, y_.log)) {
+        xs.push_back(x);
+        ys.push_back(y);
+      }
+  const int legend_rows = static_cast<int>(series_.size());
+  height = std::max(height, kTop + legend_rows * kLegendRow + 30);
+  const int plot_right = width - kLegendWidth;
+  const int plot_bottom = height - kBottom;
+  Scale sx{x_.log, 0, 1, static_cast<double>(kLeft), static_cast<double>(plot_right)};
+  Scale sy{y_.log, 0, 1, static_cast<double>(plot_bottom), static_cast<double>(kTop)};
+  const auto xt = axis_ticks(x_, xs, sx.lo, sx.hi);
+  const auto yt = axis_ticks(y_, ys, sy.lo, sy.hi);
+
+  std::ostringstream o;
+  svg_open(o, id_, title_, width, height);
+  // Grid and tick labels.
+  o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
+  for (double t : xt) o << "<line x1=\"" << num(sx(t)) << "\" y1=\"" << kTop << "\" x2=\"" << num(sx(t)) << "\" y2=\"" << plot_bottom << "\"/>";
+  for (double t : yt) o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t)) << "\"/>";
+  o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
+  for (double t : xt)
+    o << "<text x=\"" << num(sx(t)) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\">" << format_tick(t) << "</text>";
+  for (double t : yt)
+    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t) << "</text>";
+  o << "</g>";
+  // Axes and their labels.
+  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom << "\" x2=\""
+    << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop << "\" x2=\"" << kLeft
+    << "\" y2=\"" << plot_bottom << "\"/></g>";
+  o << "<text class=\"axis-label\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << height - 14
+    << "\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(x_.label + (x_.log ? " (log scale)" : ""))
+    << "</text>";
+  const int ymid = (kTop + plot_bottom) / 2;
+  o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
+    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_.label + (y_.log ? " (log scale)" : ""))
+    << "</text>";
+  // Data.
+  if (xs.empty()) {
+    o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << ymid
+      << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
+  }
+  std::vector<std::pair<std::string, std::string>> entries;
+  std::vector<bool> dashed;
+  for (const auto& s : series_) {
+    entries.emplace_back(s.name, s.color);
+    dashed.push_back(s.dashed);
+    o << "<g class=\"series\" data-series=\"" << xml_escape(s.name) << "\">";
+    std::string pts;
+    std::size_t n = 0;
+    for (const auto& [x, y] : s.points) {
+      if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
+      pts += num(sx(x)) + "," + num(sy(y)) + " ";
+      ++n;
+    }
+    if (s.line && n >= 2) {
+      pts.pop_back();
+      o << "<polyline class=\"series-line\" points=\"" << pts << "\" fill=\"none\" stroke=\"" << s.color
+        << "\" stroke-width=\"2\"" << (s.dashed ? " stroke-dasharray=\"6 3\"" : "") << "/>";
+    }
+    if (s.markers || n == 1) {
+      for (const auto& [x, y] : s.points) {
+        if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
+        o << "<circle class=\"marker\" cx=\"" << num(sx(x)) << "\" cy=\"" << num(sy(y)) << "\" r=\"3.5\" fill=\"" << s.color
+          << "\"/>";
+      }
+    }
+    o << "</g>";
+  }
+  legend(o, plot_right + 16, kTop + 8, entries, dashed);
+  o << "</svg>";
+  return o.str();
+}
+
+StackedBarChart::StackedBarChart(std::string id, std::string title, std::string y_label)
+    : id_(std::move(id)), title_(std::move(title)), y_label_(std::move(y_label)) {}
+
+void StackedBarChart::add_bar(std::string category, std::vector<BarSegment> segments) {
+  bars_.emplace_back(std::move(category), std::move(segments));
+}
+
+void StackedBarChart::add_reference(double value, std::string label) { references_.emplace_back(value, std::move(label)); }
+
+std::string StackedBarChart::svg(int width, int height) const {
+  std::map<std::string, std::size_t> color_of;
+  std::vector<std::pair<std::string, std::string>> entries;
+  double max_total = 0.0;
+  for (const auto& [cat, segs] : bars_) {
+    double total = 0.0;
+    for (const auto& s : segs) {
+      if (std::isfinite(s.value) && s.value > 0.0) total += s.value;
+      if (color_of.emplace(s.name, color_of.size()).second) entries.emplace_back(s.name, palette_color(color_of[s.name]));
+    }
+    max_total = std::max(max_total, total);
+  }
+  for (const auto& [v, label] : references_)
+    if (std::isfinite(v)) max_total = std::max(max_total, v);
+  for (const auto& [v, label] : references_) entries.emplace_back(label, "#000000");
+  bool rotate = false;
+  for (const auto& [cat, segs] : bars_) rotate = rotate || cat.size() * 7 > 600 / std::max<std::size_t>(1, bars_.size());
+  const int bottom = rotate ? kBottom + 70 : kBottom;
+  height = std::max(height, kTop + static_cast<int>(entries.size()) * kLegendRow + 30);
+  const int plot_right = width - kLegendWidth;
+  const int plot_bottom = height - bottom;
+  double lo = 0.0;
+  double hi = max_total > 0.0 ? max_total : 1.0;
+  const auto ticks = nice_ticks(0.0, hi);
+  hi = ticks.back();
+  Scale sy{false, lo, hi, static_cast<double>(plot_bottom), static_cast<double>(kTop)};
+
+  std::ostringstream o;
+  svg_open(o, id_, title_, width, height);
+  o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
+  for (double t : ticks) o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t)) << "\"/>";
+  o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
+  for (double t : ticks)
+    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t) << "</text>";
+  o << "</g>";
+  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom << "\" x2=\""
+    << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop << "\" x2=\"" << kLeft
+    << "\" y2=\"" << plot_bottom << "\"/></g>";
+  const int ymid = (kTop + plot_bottom) / 2;
+  o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
+    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_label_) << "</text>";
+  if (bars_.empty()) {
+    o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << ymid
+      << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
+  }
+  const double band = static_cast<double>(plot_right - kLeft) / std::max<std::size_t>(1, bars_.size());
+  const double bw = std::min(64.0, band * 0.6);
+  for (std::size_t i = 0; i < bars_.size(); ++i) {
+    const auto& [cat, segs] = bars_[i];
+    const double cx = kLeft + band * (static_cast<double>(i) + 0.5);
+    double base = 0.0;
+    o << "<g class=\"stack\" data-category=\"" << xml_escape(cat) << "\">";
+    for (const auto& s : segs) {
+      if (!std::isfinite(s.value) || s.value <= 0.0) continue;
+      const double y_top = sy(base + s.value);
+      const double y_bot = sy(base);
+      o << "<rect class=\"bar\" x=\"" << num(cx - bw / 2) << "\" y=\"" << num(y_top) << "\" width=\"" << num(bw)
+        << "\" height=\"" << num(y_bot - y_top) << "\" fill=\"" << palette_color(color_of[s.name]) << "\"><title>"
+        << xml_escape(cat + ": " + s.name + " " + format_tick(s.value)) << "</title></rect>";
+      base += s.value;
+    }
+    o << "</g>";
+    if (rotate) {
+      o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 14 << "\" transform=\"rotate(-35 " << num(cx) << " "
+        << plot_bottom + 14 << ")\" text-anchor=\"end\" font-size=\"11\" " << kFont << ">" << xml_escape(cat) << "</text>";
+    } else {
+      o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\" font-size=\"11\" "
+        << kFont << ">" << xml_escape(cat) << "</text>";
+    }
+  }
+  for (const auto& [v, label] : references_) {
+    if (!std::isfinite(v)) continue;
+    o << "<line class=\"reference\" x1=\"" << kLeft << "\" y1=\"" << num(sy(v)) << "\" x2=\"" << plot_right << "\" y2=\""
+      << num(sy(v)) << "\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>";
+  }
+  std::vector<bool> dashed(entries.size(), false);
+  for (std::size_t i = entries.size() - references_.size(); i < entries.size(); ++i) dashed[i] = true;
+  legend(o, plot_right + 16, kTop + 8, entries, dashed);
+  o << "</svg>";
+  return o.str();
+}
+
+}  // namespace engramsim::planner

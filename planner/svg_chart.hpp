@@ -1,0 +1,82 @@
+// Small, dependency-free SVG charts for the sizing report: XY charts (lines and/or markers, linear
+// or log axes with "nice" ticks, legend) and stacked bar charts.
+//
+// Output is a standalone <svg> element (no scripts, no external fonts or links) that renders the
+// same inline in HTML and as a .svg file. Every data mark carries a class (series-line, marker,
+// bar) and the root carries data-chart="<id>", so tests can check a chart really holds data.
+// Points that a log axis cannot show (<= 0) and non-finite points are dropped, never clamped.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace engramsim::planner {
+
+struct AxisSpec {
+  std::string label;  // with units, e.g. "Interactivity (tok/s/user)"
+  bool log = false;
+  std::optional<double> min;  // forced bounds; otherwise from the data
+  std::optional<double> max;
+};
+
+struct Series {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // drawn in the given order
+  bool line = true;
+  bool markers = true;
+  bool dashed = false;
+  std::string color;  // empty: the next palette colour
+};
+
+class XYChart {
+ public:
+  XYChart(std::string id, std::string title, AxisSpec x, AxisSpec y);
+  void add(Series s);
+  std::string svg(int width = 800, int height = 440) const;
+  // Number of points that will be drawn (after dropping what the axes cannot show).
+  std::size_t drawable_points() const;
+
+ private:
+  std::string id_;
+  std::string title_;
+  AxisSpec x_;
+  AxisSpec y_;
+  std::vector<Series> series_;
+};
+
+struct BarSegment {
+  std::string name;  // legend entry; equal names share a colour across bars
+  double value = 0.0;
+};
+
+class StackedBarChart {
+ public:
+  StackedBarChart(std::string id, std::string title, std::string y_label);
+  void add_bar(std::string category, std::vector<BarSegment> segments);
+  // A horizontal reference line (e.g. HBM capacity) with its label.
+  void add_reference(double value, std::string label);
+  std::string svg(int width = 800, int height = 440) const;
+  std::size_t bar_count() const { return bars_.size(); }
+
+ private:
+  std::string id_;
+  std::string title_;
+  std::string y_label_;
+  std::vector<std::pair<std::string, std::vector<BarSegment>>> bars_;
+  std::vector<std::pair<double, std::string>> references_;
+};
+
+// Tick positions covering [lo, hi] with at most about max_ticks steps of 1, 2 or 5 x 10^k.
+std::vector<double> nice_ticks(double lo, double hi, int max_ticks = 6);
+// Decades (and 2 and 5 multiples when the range spans few decades) within [lo, hi], lo > 0.
+std::vector<double> log_ticks(double lo, double hi);
+// Compact tick label: 1500 -> "1.5k", 2e6 -> "2M", 0.25 -> "0.25".
+std::string format_tick(double v);
+// Escapes & < > " ' for XML text and attributes.
+std::string xml_escape(const std::string& s);
+// The colour of palette entry i (cycles).
+std::string palette_color(std::size_t i);
+
+}  // namespace engramsim::planner

@@ -1,0 +1,95 @@
+// Runs a sweep: evaluates points through a caller-supplied callback on a thread pool, streams each
+// finished point to DIR/results.jsonl (format and canonical form: results_file.hpp), resumes after
+// a crash, splits across Slurm array tasks (--shard i/N) or MPI ranks, and reports progress.
+//
+// The planner does not know what a point means: `evaluate` turns a SweepPoint into a result object
+// or an infeasibility reason (typically: build the point's scenario with scenario_for_point, check
+// the footprint, run the simulator, fill PointMetrics). `prune`, when given, is asked first and
+// its reason is recorded without calling `evaluate`. An exception from either is recorded as a
+// status "error" line carrying the message; the sweep goes on. Both callbacks are called
+// concurrently from `jobs` threads and must be thread-safe and deterministic for the canonical-file
+// guarantee to hold.
+//
+// Ownership of points: with --shard i/N this process runs the points with index % N == i into
+// DIR/results.shard-i-of-N.jsonl (merge_shard_results combines them). Under MPI with more than one
+// rank, rank r runs the points with index % size == r and streams each finished line to rank 0,
+// which alone writes DIR/results.jsonl; the result is byte-identical to a single-process run.
+//
+// Safety: a second process on the same results file is refused (flock). Without `resume`, an
+// existing non-empty results file is an error rather than overwritten. With `resume`, finished
+// lines are kept, a torn last line is cut off, and a line whose id does not match the point at its
+// index (a different sweep) is an error. DIR/sweep.json records the sweep (point count, axes,
+// fingerprint) and must match on resume.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/mpi_session.hpp"
+#include "planner/progress.hpp"
+#include "planner/results_file.hpp"
+#include "planner/sweep_spec.hpp"
+
+namespace engramsim::planner {
+
+struct Outcome {
+  PointStatus status = PointStatus::ok;
+  nlohmann::json result;
+  std::string reason;
+
+  static Outcome ok(nlohmann::json result) { return {PointStatus::ok, std::move(result), {}}; }
+  static Outcome infeasible(std::string reason) { return {PointStatus::infeasible, nullptr, std::move(reason)}; }
+};
+
+using EvaluateFn = std::function<Outcome(const SweepPoint&)>;
+// Returns a reason to skip the point as infeasible, or nullopt to evaluate it.
+using PruneFn = std::function<std::optional<std::string>(const SweepPoint&)>;
+
+struct ShardSpec {
+  int index = 0;
+  int count = 1;
+  // "i/N" with 0 <= i < N; throws ConfigError (field "--shard") otherwise.
+  static ShardSpec parse(const std::string& text);
+  bool owns(std::size_t point_index) const { return point_index % static_cast<std::size_t>(count) == static_cast<std::size_t>(index); }
+};
+
+struct SweepRunOptions {
+  std::filesystem::path out_dir;
+  int jobs = 1;  // worker threads; 0 = one per hardware thread
+  bool resume = false;
+  ShardSpec shard;
+  ProgressMode progress = ProgressMode::automatic;  // automatic: bar on a terminal, lines otherwise
+  std::ostream* progress_stream = nullptr;          // nullptr = std::cerr
+  bool durable = true;       // fdatasync after every batch of lines (off only for benchmarks)
+  PruneFn prune;
+  std::string fingerprint;   // stored in sweep.json and checked on resume
+  const MpiSession* mpi = nullptr;  // distribute across ranks when non-null with size > 1
+};
+
+struct SweepRunSummary {
+  std::size_t total_points = 0;    // in the whole sweep
+  std::size_t owned_points = 0;    // this shard's / the job's share (all ranks for MPI rank 0)
+  std::size_t already_done = 0;    // found in the file on resume
+  std::size_t evaluated = 0;       // run now, by this process (MPI rank 0: by all ranks)
+  std::size_t infeasible = 0;      // among evaluated
+  std::size_t errors = 0;          // among evaluated
+  bool complete = false;           // every owned point has a line; the file is canonical
+  std::filesystem::path results_file;
+  double wall_seconds = 0.0;
+};
+
+SweepRunSummary run_sweep(const std::vector<SweepPoint>& points, const EvaluateFn& evaluate,
+                          const SweepRunOptions& options);
+
+// Merges DIR/results.shard-*-of-N.jsonl into DIR/results.jsonl (identical to a single-process run
+// when all shards are complete). The point count comes from DIR/sweep.json.
+MergeReport merge_shard_results(const std::filesystem::path& dir, int shard_count);
+
+}  // namespace engramsim::planner

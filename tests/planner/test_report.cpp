@@ -1,0 +1,156 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "planner/report_data.hpp"
+#include "planner/report_writer.hpp"
+#include "planner_test_util.hpp"
+#include "report_fixture.hpp"
+
+using namespace engramsim;
+using namespace engramsim::planner;
+using namespace engramsim::planner::testing;
+namespace fs = std::filesystem;
+
+namespace {
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+ResultLine ok_line(std::size_t index, const std::string& tier, double conc, double inter, double tput, double price) {
+  ResultLine l;
+  l.index = index;
+  l.id = "id" + std::to_string(index);
+  l.assignments = {{"deployment.engram_tier", tier}, {"workload.concurrency", conc}};
+  PointMetrics m;
+  m.interactivity = inter;
+  m.throughput_per_gpu = tput;
+  m.gpu_hour_usd = price;
+  m.cost_per_gpu_hour_usd = NAN;  // falls back to the GPU price
+  m.ttft_ms = {10, 20, 30};
+  m.tpot_ms = {NAN, NAN, NAN};
+  l.result = to_json(m);
+  return l;
+}
+}  // namespace
+
+TEST(ReportData, ConfigLabelsLeaveOutTheCurveAxis) {
+  const nlohmann::json a = {{"deployment.tp", 2}, {"deployment.engram_tier", "dram"}, {"workload.concurrency", 8}};
+  EXPECT_EQ(config_label(a, {"deployment.tp", "deployment.engram_tier", "workload.concurrency"}, "workload.concurrency"),
+            "tp=2 engram_tier=dram");
+  // Two axes ending in the same name keep their full keys.
+  const nlohmann::json b = {{"a.tp", 1}, {"b.tp", 2}};
+  EXPECT_EQ(config_label(b, {"a.tp", "b.tp"}, "workload.concurrency"), "a.tp=1 b.tp=2");
+  EXPECT_EQ(config_label({{"workload.concurrency", 1}}, {"workload.concurrency"}, "workload.concurrency"), "base");
+}
+
+TEST(ReportData, ComparisonAndRecommendationOnHandMadeCurves) {
+  // dram doubles hbm's throughput at every interactivity, at the same price.
+  std::vector<ResultLine> lines = {ok_line(0, "hbm", 1, 100, 1000, 2.0), ok_line(1, "hbm", 8, 50, 2000, 2.0),
+                                   ok_line(2, "dram", 1, 100, 2000, 2.0), ok_line(3, "dram", 8, 50, 4000, 2.0)};
+  ResultLine inf;
+  inf.index = 4;
+  inf.id = "id4";
+  inf.status = PointStatus::infeasible;
+  inf.reason = "does not fit";
+  inf.assignments = {{"deployment.engram_tier", "ssd"}, {"workload.concurrency", 1}};
+  lines.push_back(inf);
+  ReportContext ctx;
+  ctx.target_interactivity = 75.0;
+  const auto d = make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}, 6);
+  ASSERT_EQ(d.points.size(), 5u);
+  EXPECT_EQ(d.total_points, 6u);
+  EXPECT_EQ(d.points[2].config, "engram_tier=dram");
+  EXPECT_DOUBLE_EQ(d.points[2].concurrency, 1.0);
+  EXPECT_DOUBLE_EQ(d.points[2].tokens_per_dollar, 2000 * 3600 / 2.0);
+  EXPECT_TRUE(std::isnan(d.points[4].tokens_per_dollar));
+  const auto cmp = compare_at(d, 75.0);
+  ASSERT_EQ(cmp.size(), 2u);
+  EXPECT_EQ(cmp[0].config, "engram_tier=dram");
+  EXPECT_DOUBLE_EQ(*cmp[0].throughput_per_gpu, 3000.0);  // two points: linear
+  EXPECT_DOUBLE_EQ(*cmp[1].throughput_per_gpu, 1500.0);
+  EXPECT_DOUBLE_EQ(*cmp[1].ratio_to_best, 0.5);
+  const auto rec = recommend(d);
+  EXPECT_TRUE(rec.found);
+  EXPECT_EQ(rec.config, "engram_tier=dram");
+  EXPECT_NE(rec.text.find("2x the next best"), std::string::npos) << rec.text;
+  // Without a target: the best point meeting the SLO.
+  ReportContext ctx2;
+  ctx2.slo.min_interactivity = 60.0;
+  const auto d2 = make_report_data(ctx2, lines);
+  const auto rec2 = recommend(d2);
+  ASSERT_TRUE(rec2.point_index.has_value());
+  EXPECT_EQ(*rec2.point_index, 2u);
+  ctx2.slo.max_tpot_p99_ms = 1.0;  // NaN TPOT never meets a bound
+  EXPECT_FALSE(recommend(make_report_data(ctx2, lines)).found);
+}
+
+TEST(Report, WritesEveryFileAndRebuildsIdentically) {
+  TempDir t;
+  const std::size_t n = make_analytic_results(t.path());
+  const auto d = load_results(t.path());
+  EXPECT_EQ(d.total_points, n);
+  EXPECT_EQ(d.points.size(), n);
+  EXPECT_EQ(d.context.title, analytic_context().title);
+  const auto files = write_report(d, t.path());
+  for (const auto* name : {"report.html", "report.md", "charts/pareto.svg", "charts/tokens_per_dollar.svg",
+                           "charts/hbm_footprint.svg", "charts/ttft_cdf.svg", "charts/tpot_cdf.svg",
+                           "charts/engram_stall.svg", "tables/points.csv", "tables/points.json",
+                           "tables/frontier_throughput.csv", "tables/comparison.csv", "tables/footprint.csv",
+                           "tables/assumptions.json", "tables/fleet.csv"}) {
+    EXPECT_TRUE(fs::exists(t / name)) << name;
+    EXPECT_GT(fs::file_size(t / name), 0u) << name;
+  }
+  const std::string html = read_file(t / "report.html");
+  // Every chart is inline with data marks.
+  EXPECT_EQ(count(html, "<svg "), 6u);
+  EXPECT_GT(count(html, "class=\"series-line\""), 10u);
+  EXPECT_GT(count(html, "class=\"bar\""), 3u);
+  // Self-contained: no scripts and no external references.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  for (const auto* section : {"id=\"question\"", "id=\"recommendation\"", "id=\"pareto\"", "id=\"tokens-per-dollar\"",
+                              "id=\"footprint\"", "id=\"latency\"", "id=\"engram-stall\"", "id=\"points\"",
+                              "id=\"assumptions\""})
+    EXPECT_NE(html.find(section), std::string::npos) << section;
+  EXPECT_NE(html.find("class=\"kind-measured\""), std::string::npos);
+  EXPECT_NE(html.find("Fleet plans"), std::string::npos);
+  // The recommendation on this synthetic model: TP2 with Engram in DRAM.
+  EXPECT_NE(html.find("tp=2 engram_tier=dram serves the most tokens per dollar"), std::string::npos);
+  // The points table has every point, infeasible ones with their reason.
+  const std::string csv = read_file(t / "tables/points.csv");
+  EXPECT_EQ(count_lines(csv), n + 1);
+  EXPECT_NE(csv.find("infeasible"), std::string::npos);
+  const auto pj = nlohmann::json::parse(read_file(t / "tables/points.json"));
+  ASSERT_EQ(pj.size(), n);
+  EXPECT_TRUE(pj[0]["index"].is_number());
+  // Rebuilding from the folder gives the same bytes.
+  write_report(load_results(t.path()), t.path());
+  EXPECT_EQ(read_file(t / "report.html"), html);
+  const std::string md = read_file(t / "report.md");
+  EXPECT_NE(md.find("![Throughput per GPU vs interactivity](charts/pareto.svg)"), std::string::npos);
+  EXPECT_NE(md.find("## Assumptions"), std::string::npos);
+}
+
+TEST(Report, MissingResultsIsAClearError) {
+  TempDir t;
+  try {
+    load_results(t.path());
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("results.jsonl does not exist"), std::string::npos);
+  }
+}
+
+TEST(Report, CsvQuotesAndJsonNumbers) {
+  Table tb{"t", "T", {"a", "b"}, {{"x,y", "1.5"}, {"say \"hi\"", ""}}};
+  EXPECT_EQ(table_to_csv(tb), "a,b\n\"x,y\",1.5\n\"say \"\"hi\"\"\",\n");
+  const auto j = table_to_json(tb);
+  EXPECT_DOUBLE_EQ(j[0]["b"].get<double>(), 1.5);
+  EXPECT_TRUE(j[1]["b"].is_null());
+  EXPECT_EQ(j[0]["a"], "x,y");
+}

@@ -1,0 +1,233 @@
+// Renders the sizing report in headless Chromium and fails on console errors, charts without
+// data, and a blank or missing screenshot. Skipped (with the reason) when no Chromium is found;
+// `make test` installs it. Label: browser.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <set>
+#include <thread>
+
+#include "planner/report_writer.hpp"
+#include "planner_test_util.hpp"
+#include "report_fixture.hpp"
+
+using namespace engramsim::planner;
+using namespace engramsim::planner::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string find_chromium() {
+  if (const char* env = std::getenv("ENGRAMSIM_CHROMIUM"); env != nullptr && *env != '\0') return env;
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+      const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+      const fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      start = end + 1;
+    }
+  }
+  return "";
+}
+
+// Runs argv with stdout+stderr to `log`; kills it after `timeout`. Returns the exit status or -1.
+int run_with_timeout(const std::vector<std::string>& args, const fs::path& log, std::chrono::seconds timeout) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::setpgid(0, 0);  // its own process group, so the whole browser can be killed on timeout
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return (std::uint32_t(std::uint8_t(s[at])) << 24) | (std::uint32_t(std::uint8_t(s[at + 1])) << 16) |
+         (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
+}
+
+struct Image {
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  int channels = 0;
+  std::vector<std::uint8_t> pixels;  // row-major, channels bytes per pixel
+};
+
+// Minimal PNG decoder for 8-bit RGB/RGBA/grey, non-interlaced (what Chromium writes).
+Image decode_png(const std::string& png) {
+  Image img;
+  if (png.size() < 8 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) throw std::runtime_error("not a PNG");
+  std::string idat;
+  int bit_depth = 0;
+  int color_type = 0;
+  int interlace = 0;
+  for (std::size_t at = 8; at + 8 <= png.size();) {
+    const std::uint32_t len = be32(png, at);
+    const std::string type = png.substr(at + 4, 4);
+    if (at + 12 + len > png.size()) throw std::runtime_error("truncated PNG chunk");
+    if (type == "IHDR") {
+      img.width = be32(png, at + 8);
+      img.height = be32(png, at + 12);
+      bit_depth = std::uint8_t(png[at + 16]);
+      color_type = std::uint8_t(png[at + 17]);
+      interlace = std::uint8_t(png[at + 20]);
+    } else if (type == "IDAT") {
+      idat += png.substr(at + 8, len);
+    } else if (type == "IEND") {
+      break;
+    }
+    at += 12 + len;
+  }
+  if (bit_depth != 8 || interlace != 0) throw std::runtime_error("unsupported PNG layout");
+  img.channels = color_type == 2 ? 3 : color_type == 6 ? 4 : color_type == 0 ? 1 : color_type == 4 ? 2 : 0;
+  if (img.channels == 0) throw std::runtime_error("unsupported PNG colour type");
+  const std::size_t stride = std::size_t(img.width) * img.channels;
+  std::vector<std::uint8_t> raw((stride + 1) * img.height);
+  uLongf raw_len = raw.size();
+  if (::uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK ||
+      raw_len != raw.size())
+    throw std::runtime_error("PNG data does not inflate to the image size");
+  img.pixels.assign(stride * img.height, 0);
+  const int bpp = img.channels;
+  for (std::size_t y = 0; y < img.height; ++y) {
+    const std::uint8_t filter = raw[y * (stride + 1)];
+    const std::uint8_t* in = &raw[y * (stride + 1) + 1];
+    std::uint8_t* out = &img.pixels[y * stride];
+    const std::uint8_t* prev = y > 0 ? &img.pixels[(y - 1) * stride] : nullptr;
+    for (std::size_t x = 0; x < stride; ++x) {
+      const int a = x >= std::size_t(bpp) ? out[x - bpp] : 0;
+      const int b = prev ? prev[x] : 0;
+      const int c = prev && x >= std::size_t(bpp) ? prev[x - bpp] : 0;
+      int v = in[x];
+      switch (filter) {
+        case 0: break;
+        case 1: v += a; break;
+        case 2: v += b; break;
+        case 3: v += (a + b) / 2; break;
+        case 4: {
+          const int p = a + b - c;
+          const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+          v += (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+          break;
+        }
+        default: throw std::runtime_error("bad PNG filter");
+      }
+      out[x] = static_cast<std::uint8_t>(v);
+    }
+  }
+  return img;
+}
+
+std::string chart_svg(const std::string& html, const std::string& id) {
+  const auto start = html.find("data-chart=\"" + id + "\"");
+  if (start == std::string::npos) return "";
+  const auto end = html.find("</svg>", start);
+  return end == std::string::npos ? "" : html.substr(start, end - start);
+}
+
+}  // namespace
+
+TEST(ReportBrowser, RendersInHeadlessChromiumWithoutErrorsAndWithData) {
+  TempDir t;
+  make_analytic_results(t.path());
+  write_report(load_results(t.path()), t.path());
+  const fs::path html_path = t / "report.html";
+  const std::string html = read_file(html_path);
+
+  // Every chart is present and holds data marks (not the "no data" placeholder).
+  for (const char* id : {"pareto", "tokens_per_dollar", "hbm_footprint", "ttft_cdf", "tpot_cdf", "engram_stall"}) {
+    const std::string svg = chart_svg(html, id);
+    ASSERT_FALSE(svg.empty()) << "chart " << id << " missing";
+    const bool has_data = svg.find("class=\"series-line\"") != std::string::npos ||
+                          svg.find("class=\"marker\"") != std::string::npos ||
+                          svg.find("class=\"bar\"") != std::string::npos;
+    EXPECT_TRUE(has_data) << "chart " << id << " has no data elements";
+    EXPECT_EQ(svg.find("no data"), std::string::npos) << "chart " << id << " is empty";
+  }
+
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "Chromium not found (set ENGRAMSIM_CHROMIUM or install it: tools/install-deps.sh --with-browser)";
+  }
+  const fs::path png = t / "screenshot.png";
+  const fs::path log = t / "chromium.log";
+  const fs::path profile = t / "profile";
+  fs::create_directories(profile);
+  const std::vector<std::string> args = {chromium,
+                                         "--headless",
+                                         "--no-sandbox",
+                                         "--disable-gpu",
+                                         "--disable-quic",
+                                         "--no-first-run",
+                                         "--disable-background-networking",
+                                         "--disable-component-update",
+                                         "--disable-sync",
+                                         "--user-data-dir=" + profile.string(),
+                                         "--enable-logging=stderr",
+                                         "--v=0",
+                                         "--window-size=1280,4000",
+                                         "--screenshot=" + png.string(),
+                                         "file://" + html_path.string()};
+  const int rc = run_with_timeout(args, log, std::chrono::seconds(120));
+  const std::string out = read_file(log);
+  ASSERT_EQ(rc, 0) << "chromium failed or timed out; its log:\n" << out;
+
+  // Console errors of the page (a failed load, a blocked resource or a script error) fail the test.
+  std::stringstream ss(out);
+  for (std::string line; std::getline(ss, line);) {
+    const bool console = line.find(":CONSOLE") != std::string::npos;
+    const bool error = line.find("Uncaught") != std::string::npos ||
+                       line.find("Failed to load resource") != std::string::npos ||
+                       line.find("net::ERR_") != std::string::npos ||
+                       (console && line.find("ERROR:CONSOLE") != std::string::npos);
+    EXPECT_FALSE(error) << "console error: " << line;
+  }
+
+  ASSERT_TRUE(fs::exists(png)) << "no screenshot; chromium log:\n" << out;
+  EXPECT_GT(fs::file_size(png), 50'000u) << "the screenshot is suspiciously small (blank page?)";
+  const Image img = decode_png(read_file(png));
+  EXPECT_EQ(img.width, 1280u);
+  EXPECT_EQ(img.height, 4000u);
+  // Not blank: many distinct colours and a real share of non-white pixels.
+  std::set<std::uint32_t> colours;
+  std::size_t non_white = 0;
+  const std::size_t n = std::size_t(img.width) * img.height;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint8_t* p = &img.pixels[i * img.channels];
+    std::uint32_t rgb = p[0];
+    if (img.channels >= 3) rgb = (std::uint32_t(p[0]) << 16) | (std::uint32_t(p[1]) << 8) | p[2];
+    if (colours.size() < 10'000) colours.insert(rgb);
+    if (rgb != 0xFFFFFFu) ++non_white;
+  }
+  EXPECT_GT(colours.size(), 20u) << "the screenshot is nearly uniform";
+  EXPECT_GT(non_white, n / 100) << "less than 1% of the screenshot is not white";
+}

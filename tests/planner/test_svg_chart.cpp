@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "planner/svg_chart.hpp"
+
+using namespace engramsim::planner;
+
+namespace {
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(SvgChart, NiceTicks) {
+  EXPECT_EQ(nice_ticks(0, 97), (std::vector<double>{0, 20, 40, 60, 80, 100}));
+  EXPECT_EQ(nice_ticks(0.1, 0.95, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
+  const auto t = nice_ticks(5, 5);  // degenerate range widens
+  EXPECT_LE(t.front(), 4.5);
+  EXPECT_GE(t.back(), 5.5);
+  EXPECT_EQ(log_ticks(3, 300), (std::vector<double>{1, 10, 100, 1000}));
+  EXPECT_EQ(log_ticks(2, 50), (std::vector<double>{1, 2, 5, 10, 20, 50, 100}));
+}
+
+TEST(SvgChart, TickLabelsAndEscaping) {
+  EXPECT_EQ(format_tick(1500), "1.5k");
+  EXPECT_EQ(format_tick(2e6), "2M");
+  EXPECT_EQ(format_tick(121e6), "121M");
+  EXPECT_EQ(format_tick(0.25), "0.25");
+  EXPECT_EQ(format_tick(0), "0");
+  EXPECT_EQ(format_tick(-3000), "-3k");
+  EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
+}
+
+TEST(SvgChart, XYChartDrawsSeriesMarkersLegendAndLabels) {
+  XYChart c("pareto", "Throughput <vs> interactivity", AxisSpec{"Interactivity (tok/s/user)"},
+            AxisSpec{"Throughput (tok/s/GPU)"});
+  c.add(Series{"tp=2 & dram", {{10, 100}, {20, 80}, {30, 40}}, true, true, false, ""});
+  c.add(Series{"frontier", {{10, 100}, {30, 40}}, true, false, true, "#000000"});
+  const std::string svg = c.svg();
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"pareto\"", 0), 0u);
+  EXPECT_EQ(count(svg, "class=\"series-line\""), 2u);
+  EXPECT_EQ(count(svg, "class=\"marker\""), 3u);
+  EXPECT_NE(svg.find("Interactivity (tok/s/user)"), std::string::npos);
+  EXPECT_NE(svg.find("Throughput (tok/s/GPU)"), std::string::npos);
+  EXPECT_NE(svg.find("tp=2 &amp; dram"), std::string::npos);
+  EXPECT_NE(svg.find("Throughput &lt;vs&gt; interactivity"), std::string::npos);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
+  EXPECT_EQ(svg.find("no data"), std::string::npos);
+  EXPECT_EQ(svg.substr(svg.size() - 6), "</svg>");
+}
+
+TEST(SvgChart, LogAxisDropsPointsItCannotShow) {
+  XYChart c("cdf", "t", AxisSpec{"x", true}, AxisSpec{"y"});
+  c.add(Series{"s", {{0, 1}, {-1, 2}, {1, 3}, {100, 4}, {NAN, 5}}, true, true, false, ""});
+  EXPECT_EQ(c.drawable_points(), 2u);
+  const std::string svg = c.svg();
+  EXPECT_EQ(count(svg, "class=\"marker\""), 2u);
+  EXPECT_NE(svg.find("(log scale)"), std::string::npos);
+  XYChart empty("e", "t", AxisSpec{"x"}, AxisSpec{"y"});
+  EXPECT_NE(empty.svg().find("no data"), std::string::npos);
+}
+
+TEST(SvgChart, StackedBarsShareColoursByTermAndDrawReferences) {
+  StackedBarChart c("hbm", "HBM per GPU", "GiB");
+  c.add_bar("tp=4 hbm", {{"weights", 90}, {"engram", 47}, {"kv_pool", 120}});
+  c.add_bar("tp=2 dram", {{"weights", 180}, {"engram", 0}, {"kv_pool", 70}});
+  c.add_reference(265, "usable HBM");
+  const std::string svg = c.svg();
+  EXPECT_EQ(count(svg, "class=\"bar\""), 5u);  // the zero-height engram segment is not drawn
+  EXPECT_EQ(count(svg, "class=\"reference\""), 1u);
+  EXPECT_NE(svg.find("usable HBM"), std::string::npos);
+  // "weights" has the first palette colour in both bars.
+  EXPECT_EQ(count(svg, "fill=\"" + palette_color(0) + "\""), 2u);
+  EXPECT_EQ(c.bar_count(), 2u);
+}

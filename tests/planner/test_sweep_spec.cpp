@@ -1,0 +1,205 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "planner/sweep_spec.hpp"
+
+using namespace engramsim;
+using namespace engramsim::planner;
+
+namespace {
+
+const char* kScenario = R"(name: what-if
+deployment:
+  tp: 4
+  ep: 1
+  engram_tier: hbm
+  scheduler: {max_num_seqs: 256}
+workload:
+  concurrency: 1
+  phases: [{rate: 1}, {rate: 2}]
+sweep:
+  axes:
+    - {key: deployment.tp, values: [2, 4]}
+    - {key: deployment.engram_tier, values: [hbm, dram, ssd]}
+    - {key: workload.concurrency, values: [1, 2, 4, 8]}
+)";
+
+std::string config_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+SweepSpec spec_of(const std::string& text) {
+  return SweepSpec::from_scenario(ConfigNode::load_string(text, "s.yaml"));
+}
+
+}  // namespace
+
+TEST(SweepSpec, CartesianProductInFileOrderLastAxisFastest) {
+  const auto spec = spec_of(kScenario);
+  ASSERT_EQ(spec.point_count(), 24u);
+  const auto pts = expand_sweep(spec);
+  ASSERT_EQ(pts.size(), 24u);
+  EXPECT_EQ(pts[0].label(), "deployment.tp=2 deployment.engram_tier=hbm workload.concurrency=1");
+  EXPECT_EQ(pts[1].label(), "deployment.tp=2 deployment.engram_tier=hbm workload.concurrency=2");
+  EXPECT_EQ(pts[4].label(), "deployment.tp=2 deployment.engram_tier=dram workload.concurrency=1");
+  EXPECT_EQ(pts[12].label(), "deployment.tp=4 deployment.engram_tier=hbm workload.concurrency=1");
+  EXPECT_EQ(pts[23].label(), "deployment.tp=4 deployment.engram_tier=ssd workload.concurrency=8");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    EXPECT_EQ(pts[i].index, i);
+    EXPECT_EQ(pts[i].id.size(), 16u);
+    ids.insert(pts[i].id);
+  }
+  EXPECT_EQ(ids.size(), 24u);
+}
+
+TEST(SweepSpec, IdDependsOnAssignmentsOnlyNotOnPosition) {
+  const auto a = expand_sweep(spec_of(kScenario));
+  // Same axes, different value order: the point with the same assignments keeps its id.
+  std::string reordered = kScenario;
+  reordered.replace(reordered.find("[1, 2, 4, 8]"), 12, "[8, 4, 2, 1]");
+  const auto b = expand_sweep(spec_of(reordered));
+  EXPECT_EQ(a[0].id, b[3].id);
+  EXPECT_NE(a[0].id, b[0].id);
+  // And is reproducible.
+  EXPECT_EQ(a[5].id, expand_sweep(spec_of(kScenario))[5].id);
+}
+
+TEST(SweepSpec, AssignmentsAsTypedJson) {
+  const auto pts = expand_sweep(spec_of(
+      "a: {n: 1, s: x, f: 1.5, b: true, q: '7'}\n"
+      "sweep: {axes: [{key: a.n, values: [3]}, {key: a.s, values: [dram]}, {key: a.f, values: [2.5]},"
+      " {key: a.b, values: [false]}, {key: a.q, values: ['8']}]}\n"));
+  ASSERT_EQ(pts.size(), 1u);
+  const auto j = pts[0].assignments_json();
+  EXPECT_EQ(j["a.n"], 3);
+  EXPECT_EQ(j["a.s"], "dram");
+  EXPECT_DOUBLE_EQ(j["a.f"].get<double>(), 2.5);
+  EXPECT_EQ(j["a.b"], false);
+  EXPECT_TRUE(j["a.q"].is_string());  // quoted in YAML: stays a string
+}
+
+TEST(SweepSpec, ZippedAxesAdvanceTogether) {
+  const auto pts = expand_sweep(spec_of(
+      "deployment: {tp: 1, ep: 1}\nworkload: {concurrency: 1}\n"
+      "sweep:\n  axes:\n    - zip: [{key: deployment.tp, values: [2, 4]}, {key: deployment.ep, values: [8, 4]}]\n"
+      "    - {key: workload.concurrency, values: [1, 2, 3]}\n"));
+  ASSERT_EQ(pts.size(), 6u);
+  EXPECT_EQ(pts[0].label(), "deployment.tp=2 deployment.ep=8 workload.concurrency=1");
+  EXPECT_EQ(pts[3].label(), "deployment.tp=4 deployment.ep=4 workload.concurrency=1");
+}
+
+TEST(SweepSpec, GeometricAndArithmeticRanges) {
+  const auto spec = spec_of(
+      "w: {c: 1, r: 0}\nsweep: {axes: [{key: w.c, range: {from: 1, to: 256, factor: 2}},"
+      " {key: w.r, range: {from: 0.1, to: 0.3, step: 0.1}}]}\n");
+  ASSERT_EQ(spec.dimensions.size(), 2u);
+  const auto& c = spec.dimensions[0].axes[0].values;
+  ASSERT_EQ(c.size(), 9u);
+  EXPECT_EQ(c.front().Scalar(), "1");
+  EXPECT_EQ(c.back().Scalar(), "256");
+  EXPECT_EQ(spec.dimensions[1].axes[0].values.size(), 3u);  // 0.3 survives rounding
+}
+
+TEST(SweepSpec, NoSweepBlockIsOnePoint) {
+  const auto pts = expand_sweep(spec_of("a: 1\n"));
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_TRUE(pts[0].assignments.empty());
+  EXPECT_EQ(pts[0].label(), "");
+}
+
+TEST(SweepSpec, ErrorsNameFileLineAndColumn) {
+  EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: a, values: []}]}\n"); }).find("values is empty"),
+            std::string::npos);
+  EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: a, valuez: [1]}]}\n"); }).find("s.yaml:1:16"),
+            std::string::npos);
+  const std::string dup = config_error([] {
+    spec_of("sweep:\n  axes:\n    - {key: a, values: [1]}\n    - {key: a, values: [2]}\n");
+  });
+  EXPECT_NE(dup.find("s.yaml:4:13"), std::string::npos) << dup;
+  EXPECT_NE(dup.find("swept twice"), std::string::npos);
+  const std::string zip = config_error([] {
+    spec_of("sweep:\n  axes:\n    - zip: [{key: a, values: [1, 2]}, {key: b, values: [1]}]\n");
+  });
+  EXPECT_NE(zip.find("equal lengths"), std::string::npos) << zip;
+  EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: a, range: {from: 1, to: 8}}]}\n"); })
+                .find("exactly one of step"),
+            std::string::npos);
+  EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: 'a..b', values: [1]}]}\n"); }).find("empty component"),
+            std::string::npos);
+}
+
+TEST(SweepSpec, MissingKeyPathIsReportedAtTheSweepEntry) {
+  const std::string text =
+      "deployment: {tp: 4}\n"
+      "sweep:\n"
+      "  axes:\n"
+      "    - {key: deployment.tpp, values: [2]}\n";
+  auto root = ConfigNode::load_string(text, "scenario.yaml");
+  const auto spec = SweepSpec::from_scenario(root);
+  const std::string msg = config_error([&] { validate_sweep_keys(spec, root.raw()); });
+  EXPECT_EQ(msg.rfind("scenario.yaml:4:13: deployment.tpp: no key 'tpp' under 'deployment'", 0), 0u) << msg;
+  // A scalar in the middle of the path.
+  auto root2 = ConfigNode::load_string("a: 1\nsweep: {axes: [{key: a.b, values: [2]}]}\n", "x.yaml");
+  const std::string msg2 = config_error([&] { validate_sweep_keys(SweepSpec::from_scenario(root2), root2.raw()); });
+  EXPECT_NE(msg2.find("'a' is a scalar"), std::string::npos) << msg2;
+}
+
+TEST(SweepSpec, ScenarioForPointAppliesAssignmentsToADeepCopy) {
+  auto root = ConfigNode::load_string(kScenario, "s.yaml");
+  const auto spec = SweepSpec::from_scenario(root);
+  validate_sweep_keys(spec, root.raw());
+  const auto pts = expand_sweep(spec);
+  const YAML::Node s = scenario_for_point(root.raw(), pts[7]);  // tp=2, dram, concurrency 8
+  EXPECT_EQ(s["deployment"]["tp"].as<int>(), 2);
+  EXPECT_EQ(s["deployment"]["engram_tier"].as<std::string>(), "dram");
+  EXPECT_EQ(s["workload"]["concurrency"].as<int>(), 8);
+  EXPECT_FALSE(s["sweep"]);
+  EXPECT_EQ(s["deployment"]["scheduler"]["max_num_seqs"].as<int>(), 256);
+  // The base is untouched.
+  EXPECT_EQ(root.raw()["deployment"]["tp"].as<int>(), 4);
+  EXPECT_EQ(root.raw()["workload"]["concurrency"].as<int>(), 1);
+  EXPECT_TRUE(root.raw()["sweep"]);
+}
+
+TEST(Override, SetsScalarsListsMapsAndListElements) {
+  YAML::Node root = YAML::Load(kScenario);
+  apply_override(root, "deployment.tp", "8");
+  EXPECT_EQ(root["deployment"]["tp"].as<int>(), 8);
+  apply_override(root, "deployment.scheduler", "{max_num_seqs: 64, chunk: 512}");
+  EXPECT_EQ(root["deployment"]["scheduler"]["chunk"].as<int>(), 512);
+  apply_override(root, "workload.phases.1.rate", "5.5");
+  EXPECT_DOUBLE_EQ(root["workload"]["phases"][1]["rate"].as<double>(), 5.5);
+  apply_override(root, "name", "");
+  EXPECT_EQ(root["name"].as<std::string>(), "");
+  EXPECT_TRUE(root["name"].IsScalar());
+}
+
+TEST(Override, MissingOrBadPathsAreErrors) {
+  YAML::Node root = YAML::Load(kScenario);
+  EXPECT_EQ(config_error([&] { apply_override(root, "deployment.tpp", "2"); }),
+            "--set: deployment.tpp: no key 'tpp' under 'deployment' in the base scenario (a swept or --set key must "
+            "exist there)");
+  EXPECT_NE(config_error([&] { apply_override(root, "workload.phases.2.rate", "1"); }).find("not an index"),
+            std::string::npos);
+  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp.x", "1"); }).find("is a scalar"),
+            std::string::npos);
+  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp", "[1, "); }).find("not valid YAML"),
+            std::string::npos);
+  // Nothing was inserted by the failed lookups.
+  EXPECT_FALSE(static_cast<const YAML::Node&>(root)["deployment"]["tpp"]);
+}
+
+TEST(Override, ParseSetArgument) {
+  EXPECT_EQ(parse_set_argument("a.b=c=d"), (std::pair<std::string, std::string>{"a.b", "c=d"}));
+  EXPECT_EQ(parse_set_argument("a="), (std::pair<std::string, std::string>{"a", ""}));
+  EXPECT_NE(config_error([] { parse_set_argument("a.b"); }).find("expected key.path=value"), std::string::npos);
+  EXPECT_NE(config_error([] { parse_set_argument("=1"); }).find("key is empty"), std::string::npos);
+}
