@@ -1,0 +1,245 @@
+// `engramsim footprint`: the HBM footprint of one model replica on a node and whether it fits.
+//
+// Prints per-GPU terms (weights by group and precision, Engram tables, activations, runtime reserve,
+// KV pool and tokens) and per-node host DRAM / SSD for the Engram tables, as aligned tables or, with
+// --json, one JSON object. Exit 0 when it fits, 3 when it does not (the reason names the term and by
+// how much), 2 for bad input. What each term means: docs/footprint.md.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/error.hpp"
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "models/footprint.hpp"
+#include "tools/engramsim/cli_common.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+struct FootprintArgs {
+  std::string model;
+  std::string node;
+  int tp = 1;
+  int ep = 0;
+  std::string attention = "auto";
+  std::string engram_tier = "dram";
+  std::int64_t max_batched_tokens = 8192;
+  std::int64_t max_num_seqs = 256;
+  std::int64_t max_model_len = 0;
+  double gpu_memory_utilization = 0.9;
+  int block_size = 16;
+  bool share_engram = false;
+  bool json = false;
+};
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string gib(Bytes b) { return fixed(b.gib(), 2); }
+
+std::string with_commas(std::int64_t v) {
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out = v < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+std::int64_t whole(Bytes b) { return static_cast<std::int64_t>(std::llround(b.value())); }
+
+const char* tier_words(EngramTier t) {
+  switch (t) {
+    case EngramTier::hbm: return "Engram tables in HBM";
+    case EngramTier::dram: return "Engram tables in host DRAM";
+    case EngramTier::ssd: return "Engram tables on NVMe SSD";
+  }
+  return "";
+}
+
+nlohmann::json to_json(const FootprintArgs& a, const ModelCard& card, const NodeSpec& node, const FootprintOptions& o,
+                       const Footprint& f) {
+  const GpuFootprint& g = f.per_gpu;
+  const NodeFootprint& n = f.per_node;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const WeightLine& w : g.weight_lines)
+    groups.push_back({{"kind", to_string(w.kind)},
+                      {"precision", to_string(w.precision)},
+                      {"sharding", to_string(w.sharding)},
+                      {"drafter", w.drafter},
+                      {"bytes", whole(w.bytes)}});
+  return {
+      {"model", card.name},
+      {"node", node.name},
+      {"gpu", node.gpu.name},
+      {"tp", f.layout.tp},
+      {"ep", f.layout.ep},
+      {"attention", f.dp_attention ? "data" : "tensor"},
+      {"engram_tier", to_string(f.engram_tier)},
+      {"max_num_batched_tokens", o.max_num_batched_tokens},
+      {"max_num_seqs", o.max_num_seqs},
+      {"max_model_len", f.max_model_len},
+      {"gpu_memory_utilization", o.gpu_memory_utilization},
+      {"block_size", o.block_size},
+      {"share_engram_across_replicas", a.share_engram},
+      {"feasible", f.feasible},
+      {"infeasible_reason", f.infeasible_reason},
+      {"engram_tables_total_bytes", whole(f.engram_tables_total)},
+      {"engram_bytes_per_token_position", whole(f.engram_bytes_per_token_position)},
+      {"replica_kv_tokens", f.replica_kv_tokens},
+      {"per_gpu",
+       {{"hbm_capacity_bytes", whole(g.hbm_capacity)},
+        {"budget_bytes", whole(g.budget)},
+        {"weights_bytes", whole(g.weights)},
+        {"weights_sharded_bytes", whole(g.weights_sharded)},
+        {"weights_replicated_bytes", whole(g.weights_replicated)},
+        {"weights_by_group", groups},
+        {"engram_bytes", whole(g.engram)},
+        {"activation_bytes", whole(g.activation)},
+        {"activation_working_set_bytes", whole(g.activation_working_set)},
+        {"logits_bytes", whole(g.logits)},
+        {"engram_staging_bytes", whole(g.engram_staging)},
+        {"fixed_buffer_bytes", whole(g.fixed_buffers)},
+        {"reserved_bytes", whole(g.reserved)},
+        {"kv_pool_bytes", whole(g.kv_pool)},
+        {"kv_window_reserve_bytes", whole(g.kv_window_reserve)},
+        {"kv_bytes_per_token", g.kv_bytes_per_token.value()},
+        {"kv_tokens", g.kv_tokens}}},
+      {"per_node",
+       {{"gpu_count", n.gpu_count},
+        {"replicas", n.replicas},
+        {"host_dram_capacity_bytes", whole(n.host_dram_capacity)},
+        {"host_dram_available_bytes", whole(n.host_dram_available)},
+        {"host_dram_engram_bytes", whole(n.host_dram_engram)},
+        {"ssd_capacity_bytes", whole(n.ssd_capacity)},
+        {"ssd_engram_bytes", whole(n.ssd_engram)}}},
+  };
+}
+
+void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOptions& o, const Footprint& f) {
+  const GpuFootprint& g = f.per_gpu;
+  const NodeFootprint& n = f.per_node;
+  std::cout << card.name << " on " << node.name << " (" << node.gpu_count << " x " << node.gpu.name << "): TP"
+            << f.layout.tp << ", EP" << f.layout.ep << ", " << (f.dp_attention ? "data" : "tensor")
+            << "-parallel attention, " << tier_words(f.engram_tier) << "\n";
+  std::cout << "max_num_batched_tokens " << o.max_num_batched_tokens << ", max_num_seqs " << o.max_num_seqs
+            << ", max_model_len " << f.max_model_len << ", gpu_memory_utilization " << fixed(o.gpu_memory_utilization, 2)
+            << ", block_size " << o.block_size << "\n\n";
+
+  TextTable t({"PER GPU", "GiB"});
+  t.add_row({"HBM usable", gib(g.hbm_capacity)});
+  t.add_row({"budget (" + fixed(100.0 * o.gpu_memory_utilization, 0) + "% of usable)", gib(g.budget)});
+  t.add_row({"weights", gib(g.weights)});
+  t.add_row({"  sharded across tp/ep", gib(g.weights_sharded)});
+  t.add_row({"  replicated on every GPU", gib(g.weights_replicated)});
+  t.add_row({"Engram tables (hbm tier)", gib(g.engram)});
+  t.add_row({"activations and buffers", gib(g.activation)});
+  t.add_row({"  layer working set", gib(g.activation_working_set)});
+  t.add_row({"  sampler logits", gib(g.logits)});
+  t.add_row({"  Engram staging", gib(g.engram_staging)});
+  t.add_row({"  fixed buffers (card)", gib(g.fixed_buffers)});
+  t.add_row({"runtime reserve", gib(g.reserved)});
+  t.add_row({"KV pool", gib(g.kv_pool)});
+  t.add_row({"  sliding-window buffers", gib(g.kv_window_reserve)});
+  std::cout << t.render() << "\n";
+
+  TextTable kv({"KV", "VALUE"});
+  kv.add_row({"bytes per token per GPU", fixed(g.kv_bytes_per_token.value(), 1)});
+  kv.add_row({"tokens per GPU", with_commas(g.kv_tokens)});
+  kv.add_row({"tokens per replica", with_commas(f.replica_kv_tokens)});
+  std::cout << kv.render() << "\n";
+
+  TextTable w({"WEIGHTS PER GPU", "PRECISION", "SHARDING", "GiB"});
+  for (const WeightLine& l : g.weight_lines)
+    w.add_row({std::string(l.drafter ? "drafter " : "") + to_string(l.kind), to_string(l.precision),
+               to_string(l.sharding), fixed(l.bytes.gib(), 3)});
+  std::cout << w.render() << "\n";
+
+  TextTable nd({"PER NODE", "GiB"});
+  nd.add_row({"Engram tables, all layers", gib(f.engram_tables_total)});
+  nd.add_row({"host DRAM", gib(n.host_dram_capacity)});
+  nd.add_row({"host DRAM available after reserve", gib(n.host_dram_available)});
+  nd.add_row({"host DRAM pinned for Engram", gib(n.host_dram_engram)});
+  nd.add_row({"NVMe capacity", gib(n.ssd_capacity)});
+  nd.add_row({"NVMe used by Engram", gib(n.ssd_engram)});
+  std::cout << nd.render() << "(" << n.replicas << " replica" << (n.replicas == 1 ? "" : "s") << " of "
+            << f.layout.tp << " GPUs on the node's " << n.gpu_count << ")\n\n";
+
+  if (f.feasible) std::cout << "fits\n";
+  else std::cout << "does not fit: " << f.infeasible_reason << "\n";
+}
+
+int run_footprint(const FootprintArgs& a) {
+  const ModelCard card = load_model_card(a.model);
+  const NodeSpec node = load_node(a.node);
+  FootprintOptions o;
+  o.tp = a.tp;
+  o.ep = a.ep;
+  o.attention = a.attention == "tensor" ? AttentionParallel::tensor
+                : a.attention == "data" ? AttentionParallel::data
+                                        : AttentionParallel::automatic;
+  o.engram_tier = *engram_tier_from_string(a.engram_tier);
+  o.max_num_batched_tokens = a.max_batched_tokens;
+  o.max_num_seqs = a.max_num_seqs;
+  o.max_model_len = a.max_model_len;
+  o.gpu_memory_utilization = a.gpu_memory_utilization;
+  o.block_size = a.block_size;
+  o.share_engram_across_replicas = a.share_engram;
+  Footprint f;
+  try {
+    f = compute_footprint(card, node, o);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  if (a.json) std::cout << to_json(a, card, node, o, f).dump(2) << "\n";
+  else print_human(card, node, o, f);
+  return f.feasible ? exit_code::ok : exit_code::infeasible;
+}
+
+}  // namespace
+
+void add_footprint_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("footprint", "HBM footprint of one model replica on a node, and whether it fits");
+  auto a = std::make_shared<FootprintArgs>();
+  cmd->add_option("--model", a->model, "Model card name or path (models/cards)")->required();
+  cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
+  cmd->add_option("--tp", a->tp, "GPUs per replica (tensor-parallel size)")->required()->check(CLI::Range(1, 4096));
+  cmd->add_option("--ep", a->ep, "Expert-parallel groups, dividing tp (0 = automatic)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--attention", a->attention, "Attention parallelism: auto, tensor or data")
+      ->check(CLI::IsMember({"auto", "tensor", "data"}))
+      ->capture_default_str();
+  cmd->add_option("--engram-tier", a->engram_tier, "Where the Engram tables live: hbm, dram or ssd")
+      ->check(CLI::IsMember({"hbm", "dram", "ssd"}))
+      ->capture_default_str();
+  cmd->add_option("--max-batched-tokens", a->max_batched_tokens, "Tokens per scheduler step")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+      ->capture_default_str();
+  cmd->add_option("--max-num-seqs", a->max_num_seqs, "Resident sequences per scheduler")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+      ->capture_default_str();
+  cmd->add_option("--max-model-len", a->max_model_len, "Longest sequence the KV pool must hold (0 = the card's context)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->capture_default_str();
+  cmd->add_option("--gpu-memory-utilization", a->gpu_memory_utilization, "Fraction of usable HBM the engine may take")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--block-size", a->block_size, "KV tokens per block")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_flag("--share-engram", a->share_engram, "One pinned host copy of the tables per node, shared by replicas");
+  cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
+  cmd->callback([&action, a] { action = [a] { return run_footprint(*a); }; });
+}
+
+}  // namespace engramsim::cli
