@@ -61,6 +61,8 @@ double LogHistogram::stddev() const {
 }
 
 double LogHistogram::value_at_rank(std::uint64_t rank) const {
+  if (rank == 0) return static_cast<double>(min_);
+  if (rank + 1 >= count_) return static_cast<double>(max_);
   std::uint64_t seen = 0;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     seen += buckets_[b];

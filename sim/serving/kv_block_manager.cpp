@@ -13,6 +13,41 @@ KvBlockManager::KvBlockManager(const KvPoolParams& params)
       free_uncached_(params.num_blocks) {
   if (params.num_blocks <= 0) throw ConfigError({}, "kv.num_blocks", "must be positive");
   if (params.block_size <= 0) throw ConfigError({}, "kv.block_size", "must be positive");
+  if (prefix_caching_) {
+    std::size_t cap = 16;
+    int bits = 4;
+    while (cap < 2 * static_cast<std::size_t>(num_blocks_)) {
+      cap <<= 1;
+      ++bits;
+    }
+    table_.resize(cap);
+    mask_ = cap - 1;
+    shift_ = 64 - bits;
+    entries_.reserve(static_cast<std::size_t>(num_blocks_));
+  }
+}
+
+std::size_t KvBlockManager::find_slot(std::uint64_t hash) const {
+  std::size_t i = home(hash);
+  while (table_[i].entry != kNone && table_[i].hash != hash) i = (i + 1) & mask_;
+  return i;
+}
+
+// Backward-shift deletion: move each later entry of the probe run into the hole when its home
+// position does not lie cyclically in (hole, position].
+void KvBlockManager::erase_slot(std::size_t i) {
+  std::size_t j = i;
+  for (;;) {
+    j = (j + 1) & mask_;
+    if (table_[j].entry == kNone) break;
+    const std::size_t k = home(table_[j].hash);
+    const bool k_in_range = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+    if (!k_in_range) {
+      table_[i] = table_[j];
+      i = j;
+    }
+  }
+  table_[i] = Slot{};
 }
 
 bool KvBlockManager::allocate(std::int64_t n) {
@@ -31,9 +66,10 @@ void KvBlockManager::release_private(std::int64_t n) {
 }
 
 std::optional<KvBlockManager::EntryId> KvBlockManager::lookup(std::uint64_t hash) const {
-  const auto it = by_hash_.find(hash);
-  if (it == by_hash_.end()) return std::nullopt;
-  return it->second;
+  if (table_.empty()) return std::nullopt;
+  const Slot& s = table_[find_slot(hash)];
+  if (s.entry == kNone) return std::nullopt;
+  return s.entry;
 }
 
 void KvBlockManager::acquire(EntryId e) {
@@ -58,16 +94,18 @@ void KvBlockManager::release(EntryId e) {
 
 std::optional<KvBlockManager::EntryId> KvBlockManager::register_block(std::uint64_t hash) {
   if (private_used_ <= 0) throw std::logic_error("KvBlockManager: registering without a private block");
+  if (table_.empty()) throw std::logic_error("KvBlockManager: prefix caching is off");
+  const std::size_t slot = find_slot(hash);
+  if (table_[slot].entry != kNone) return std::nullopt;
   EntryId id;
   if (!free_entries_.empty()) {
     id = free_entries_.back();
+    free_entries_.pop_back();
   } else {
     id = static_cast<EntryId>(entries_.size());
+    entries_.emplace_back();
   }
-  const auto [it, inserted] = by_hash_.try_emplace(hash, id);
-  if (!inserted) return std::nullopt;
-  if (id == entries_.size()) entries_.emplace_back();
-  else free_entries_.pop_back();
+  table_[slot] = Slot{hash, id};
   entries_[id] = Entry{hash, 1, kNone, kNone};
   --private_used_;
   ++cached_used_;
@@ -78,7 +116,7 @@ void KvBlockManager::evict_one() {
   const EntryId e = lru_head_;
   if (e == kNone) throw std::logic_error("KvBlockManager: nothing to evict");
   lru_unlink(e);
-  by_hash_.erase(entries_[e].hash);
+  erase_slot(find_slot(entries_[e].hash));
   free_entries_.push_back(e);
   --cached_free_;
   ++free_uncached_;

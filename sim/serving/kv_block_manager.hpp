@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 namespace engramsim::sim {
@@ -79,9 +78,22 @@ class KvBlockManager {
   std::int64_t private_used_ = 0;
   std::int64_t cached_used_ = 0;
   std::int64_t cached_free_ = 0;
+  // hash -> entry: open addressing with linear probing, sized once at twice the pool (load <= 0.5)
+  // so it never rehashes; deletion shifts later entries back (no tombstones). A node-based map
+  // spent most of a prefix-heavy run in the allocator and in pointer chasing.
+  struct Slot {
+    std::uint64_t hash = 0;
+    EntryId entry = kNone;  // kNone = empty
+  };
+  std::size_t home(std::uint64_t hash) const { return static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ULL) >> shift_); }
+  std::size_t find_slot(std::uint64_t hash) const;  // the slot holding `hash`, or an empty one
+  void erase_slot(std::size_t i);
+
   std::vector<Entry> entries_;
   std::vector<EntryId> free_entries_;
-  std::unordered_map<std::uint64_t, EntryId> by_hash_;
+  std::vector<Slot> table_;
+  std::size_t mask_ = 0;
+  int shift_ = 64;
   EntryId lru_head_ = kNone;  // least recently released
   EntryId lru_tail_ = kNone;
   std::uint64_t evictions_ = 0;

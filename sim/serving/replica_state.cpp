@@ -68,9 +68,22 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   const std::int32_t bs = kv_.block_size();
 
   hit_buf_.clear();
-  if (kv_.prefix_caching()) {
-    // At least one token must be computed to sample from, so a full hit stops one block short.
-    const std::int32_t max_hit = std::min(hashable_blocks(s.request), (s.prefill_target - 1) / bs);
+  // At least one token must be computed to sample from, so a full hit stops one block short.
+  const std::int32_t max_hit =
+      kv_.prefix_caching() ? std::min(hashable_blocks(s.request), (s.prefill_target - 1) / bs) : 0;
+  // The blocks needed never grow with more hits, so if even max_hit hits would not fit, skip the
+  // lookups (a blocked queue head is retried every step).
+  {
+    const std::int64_t h_tokens = static_cast<std::int64_t>(max_hit) * bs;
+    const std::int64_t chunk_min = std::min<std::int64_t>(s.prefill_target - h_tokens, max_chunk);
+    std::int64_t reserve_min = h_tokens + std::max<std::int64_t>(chunk_min, 1);
+    if (reserve_full) {
+      reserve_min = std::max<std::int64_t>(
+          reserve_min, static_cast<std::int64_t>(s.request.prompt_tokens) + s.request.output_tokens + draft_tokens_);
+    }
+    if (kv_.free_blocks() < kv_.blocks_for_tokens(reserve_min) - max_hit) return res;
+  }
+  if (max_hit > 0) {
     for (std::int32_t j = 0; j < max_hit; ++j) {
       const auto e = kv_.lookup(block_hash(s.request, j));
       if (!e) break;

@@ -35,7 +35,7 @@ bool parse_double(std::string_view s, double& out) {
 CsvReader::CsvReader(const std::string& path) : reader_(path) {
   std::string_view line;
   do {
-    if (!reader_.next(line)) reader_.fail("empty trace: no header line");
+    if (!reader_.next(line)) reader_.fail_at(1, "empty trace: no header line");
   } while (trim(line).empty());
   split(line);
   for (const auto f : fields_) header_.emplace_back(trim(f));

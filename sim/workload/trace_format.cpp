@@ -19,7 +19,7 @@ std::string detect_trace_format(const std::string& path) {
   LineReader r(path);
   std::string_view line;
   do {
-    if (!r.next(line)) r.fail("empty trace: cannot detect its format");
+    if (!r.next(line)) r.fail_at(1, "empty trace: cannot detect its format");
   } while (line.find_first_not_of(" \t") == std::string_view::npos);
   const auto has = [&](std::string_view key) { return line.find(key) != std::string_view::npos; };
   if (line.find_first_not_of(" \t") != std::string_view::npos && line[line.find_first_not_of(" \t")] == '{') {

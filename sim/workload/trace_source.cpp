@@ -24,7 +24,7 @@ bool TraceSource::next(Request& out) {
     out.prefix_hashes.clear();
     Row row;
     if (!read_row(row, out.prefix_hashes)) {
-      if (delivered_ == 0) fail_at(last_line_, "empty trace: no requests");
+      if (delivered_ == 0) fail_at(last_line_ > 0 ? last_line_ : 1, "empty trace: no requests");
       return false;
     }
     last_line_ = row.line;

@@ -1,0 +1,190 @@
+// Hand-built scheduler cases: every step's batch is checked against what the policy must produce.
+#include <gtest/gtest.h>
+
+#include "sim_test_support.hpp"
+
+using namespace engramsim;
+using namespace engramsim::sim;
+using namespace engramsim::sim::testing;
+
+namespace {
+using Shape = RecordingStepModel::Shape;
+
+std::string show(const Shape& s) {
+  std::string out;
+  for (const auto& p : s.prefill) out += "P(" + std::to_string(p.tokens) + "," + std::to_string(p.cached) + ")";
+  for (const auto& d : s.decode) out += "D(" + std::to_string(d.context) + "," + std::to_string(d.positions) + ")";
+  return out;
+}
+
+std::vector<std::string> shapes_of(const RecordingStepModel& m) {
+  std::vector<std::string> out;
+  for (const auto& s : m.shapes()) out.push_back(show(s));
+  return out;
+}
+
+const Time kStep = Time::ms(1);
+}  // namespace
+
+TEST(VllmScheduler, ChunksAPromptUnderTheTokenBudget) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 250, 3)}, 100000, "vllm", 100);
+  const RunResult r = run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(100,0)", "P(100,100)", "P(50,200)", "D(250,1)", "D(251,1)"}));
+  ASSERT_EQ(r.requests.size(), 1u);
+  EXPECT_EQ(r.requests[0].first_token, Time::ms(3));
+  EXPECT_EQ(r.requests[0].finish, Time::ms(5));
+  EXPECT_EQ(r.requests[0].generated_tokens, 3);
+}
+
+TEST(VllmScheduler, DecodesFirstThenPrefillChunksFillTheBudget) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 60, 3), make_request(0, 200, 2)}, 100000, "vllm", 100);
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(60,0)P(40,0)", "P(99,40)D(60,1)", "P(61,139)D(61,1)", "D(200,1)"}));
+  for (const auto& s : m.shapes()) {
+    int tokens = 0;
+    for (const auto& p : s.prefill) tokens += p.tokens;
+    for (const auto& d : s.decode) tokens += d.positions;
+    EXPECT_LE(tokens, 100);
+  }
+}
+
+TEST(VllmScheduler, LongPrefillThresholdCapsOneSequencesChunk) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 100, 1), make_request(0, 30, 1)}, 100000, "vllm", 100);
+  cfg.scheduler.long_prefill_token_threshold = 40;
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(40,0)P(30,0)", "P(40,40)", "P(20,80)"}));
+}
+
+TEST(VllmScheduler, PreemptsTheLatestAdmittedWhenKvRunsOutAndResumesByRecompute) {
+  RecordingStepModel m(kStep);
+  // 10 blocks of 16 tokens: each request alone needs ceil((64 + 60) / 16) = 8 blocks, both cannot fit.
+  RunConfig cfg = one_replica(m, {make_request(0, 64, 60), make_request(0, 64, 60)}, 10, "vllm", 1000);
+  const RunResult r = run_simulation(cfg);
+  ASSERT_EQ(r.requests.size(), 2u);
+  EXPECT_EQ(r.requests[0].preemptions, 0);
+  EXPECT_GE(r.requests[1].preemptions, 1);  // the later-admitted one is the victim
+  EXPECT_EQ(r.summary.preemptions, r.requests[1].preemptions);
+  for (const auto& rec : r.requests) {
+    EXPECT_EQ(rec.status, RequestStatus::finished);
+    EXPECT_EQ(rec.generated_tokens, 60);
+  }
+  // The victim comes back as one prefill over its prompt plus the tokens it had already emitted.
+  bool resumed = false;
+  for (const auto& s : m.shapes()) {
+    for (const auto& p : s.prefill) {
+      if (p.tokens > 64) {
+        resumed = true;
+        EXPECT_EQ(p.cached, 0);
+        EXPECT_LT(p.tokens, 64 + 60);
+      }
+    }
+  }
+  EXPECT_TRUE(resumed);
+  // It resumes only once the first request has finished and freed its blocks.
+  EXPECT_GT(r.requests[1].finish, r.requests[0].finish);
+  EXPECT_GT(r.requests[0].finish - r.requests[0].first_token, Time::zero());
+}
+
+TEST(VllmScheduler, PrefixCacheHitsSkipPrefillWork) {
+  const std::vector<std::uint64_t> h{1, 2, 3, 4};
+  {
+    RecordingStepModel m(kStep);
+    RunConfig cfg = one_replica(m, {make_request(0, 64, 2, h), make_request(1, 64, 2, h)});
+    cfg.replicas[0].kv.enable_prefix_caching = true;
+    const RunResult r = run_simulation(cfg);
+    // Full hit stops one block short: at least one token is computed to sample from.
+    EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(64,0)", "D(64,1)", "P(16,48)", "D(64,1)"}));
+    EXPECT_EQ(r.requests[1].cached_prompt_tokens, 48);
+    EXPECT_NEAR(r.summary.prefix_cache_hit_rate, 48.0 / 128.0, 1e-12);
+  }
+  {
+    RecordingStepModel m(kStep);
+    RunConfig cfg = one_replica(m, {make_request(0, 64, 2, h), make_request(1, 64, 2, {1, 2, 9, 9})});
+    cfg.replicas[0].kv.enable_prefix_caching = true;
+    run_simulation(cfg);
+    EXPECT_EQ(shapes_of(m)[2], "P(32,32)");  // shared prefix of two blocks only
+  }
+  {
+    RecordingStepModel m(kStep);
+    RunConfig cfg = one_replica(m, {make_request(0, 64, 2, h), make_request(1, 64, 2, h)});
+    run_simulation(cfg);  // caching off
+    EXPECT_EQ(shapes_of(m)[2], "P(64,0)");
+  }
+  {
+    // Mooncake-style 512-token hash blocks over 16-token KV blocks: the first 512 tokens are shared.
+    RecordingStepModel m(kStep);
+    RunConfig cfg =
+        one_replica(m, {make_request(0, 1000, 1, {5, 6}, 512), make_request(1, 1000, 1, {5, 7}, 512)});
+    cfg.replicas[0].kv.enable_prefix_caching = true;
+    run_simulation(cfg);
+    EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(1000,0)", "P(488,512)"}));
+  }
+}
+
+TEST(VllmScheduler, ChunkedPrefillOffRunsWholePromptsAndOverlongOnesAlone) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 150, 1), make_request(0, 60, 1), make_request(0, 50, 1)},
+                              100000, "vllm", 100);
+  cfg.scheduler.enable_chunked_prefill = false;
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(150,0)", "P(60,0)", "P(50,0)"}));
+}
+
+TEST(SarathiScheduler, FixedChunkIsTheBudget) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 200, 1)}, 100000, "sarathi");
+  cfg.scheduler.chunk_size = 64;
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(64,0)", "P(64,64)", "P(64,128)", "P(8,192)"}));
+}
+
+TEST(PrefillFirstScheduler, NewPromptsStallRunningDecodes) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 50, 3), make_request(0.0015, 50, 2)}, 100000, "prefill_first");
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(50,0)", "D(50,1)", "P(50,0)", "D(51,1)D(50,1)"}));
+  RecordingStepModel v(kStep);
+  RunConfig cv = one_replica(v, {make_request(0, 50, 3), make_request(0.0015, 50, 2)}, 100000, "vllm");
+  run_simulation(cv);
+  EXPECT_EQ(shapes_of(v), (std::vector<std::string>{"P(50,0)", "D(50,1)", "P(50,0)D(51,1)", "D(50,1)"}));
+}
+
+TEST(StaticScheduler, BatchRunsToCompletionBeforeTheNextForms) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 10, 2), make_request(0, 20, 4), make_request(0, 30, 1)}, 100000,
+                              "static");
+  cfg.scheduler.max_num_seqs = 2;
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m),
+            (std::vector<std::string>{"P(10,0)P(20,0)", "D(10,1)D(20,1)", "D(21,1)", "D(22,1)", "P(30,0)"}));
+}
+
+TEST(Replica, RejectsRequestsThatCanNeverFit) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 100, 100), make_request(0, 10, 2)}, 10);
+  const RunResult r = run_simulation(cfg);
+  ASSERT_EQ(r.requests.size(), 2u);
+  EXPECT_EQ(r.requests[0].status, RequestStatus::rejected);  // 200 tokens > 160
+  EXPECT_EQ(r.requests[1].status, RequestStatus::finished);
+  EXPECT_EQ(r.summary.rejected, 1);
+  EXPECT_EQ(m.shapes().size(), 2u);
+}
+
+TEST(Replica, SpeculativeDecodingVerifiesDraftsAndEmitsExactlyTheRequestedTokens) {
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 100, 1000)});
+  cfg.replicas[0].spec = SpecDecodeParams{3, 2.5};
+  const RunResult r = run_simulation(cfg);
+  EXPECT_EQ(r.requests[0].generated_tokens, 1000);
+  const auto& shapes = m.shapes();
+  // 1 prefill step + ~999 / 2.5 verify steps.
+  EXPECT_NEAR(static_cast<double>(shapes.size() - 1), 999.0 / 2.5, 40.0);
+  for (std::size_t i = 1; i < shapes.size(); ++i) {
+    ASSERT_EQ(shapes[i].decode.size(), 1u);
+    const int remaining = 1000 - (shapes[i].decode[0].context - 100 + 1);
+    EXPECT_EQ(shapes[i].decode[0].positions, std::min(4, remaining));
+  }
+}

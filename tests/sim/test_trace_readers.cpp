@@ -1,0 +1,304 @@
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "sim/workload/timestamp.hpp"
+#include "sim/workload/trace_format.hpp"
+#include "sim/workload/transformed_source.hpp"
+
+using namespace engramsim;
+using namespace engramsim::sim;
+
+namespace {
+
+std::string trace_path(const std::string& name) { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/" + name; }
+
+// A private scratch directory per test process.
+std::string scratch(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("engramsim_test_sim_" + std::to_string(static_cast<long long>(::getpid())));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string write_file(const std::string& name, const std::string& content) {
+  const std::string p = scratch(name);
+  std::ofstream(p, std::ios::binary) << content;
+  return p;
+}
+
+std::string write_gz(const std::string& name, const std::string& content) {
+  const std::string p = scratch(name);
+  gzFile f = gzopen(p.c_str(), "wb");
+  gzwrite(f, content.data(), static_cast<unsigned>(content.size()));
+  gzclose(f);
+  return p;
+}
+
+struct Stats {
+  std::uint64_t n = 0;
+  std::int64_t in = 0, out = 0;
+  Time first, last;
+  std::size_t hashes = 0;
+};
+
+Stats read_all(RequestSource& s) {
+  Stats st;
+  Request r;
+  while (s.next(r)) {
+    if (st.n == 0) st.first = r.arrival;
+    EXPECT_GE(r.arrival, st.last);
+    st.last = r.arrival;
+    ++st.n;
+    st.in += r.prompt_tokens;
+    st.out += r.output_tokens;
+    st.hashes += r.prefix_hashes.size();
+  }
+  return st;
+}
+
+// Expects a ConfigError whose text starts with "<file>:<line>:" and contains `what`.
+void expect_trace_error(const std::string& path, const std::string& format, int line, const std::string& what) {
+  try {
+    auto src = open_trace(path, format);
+    read_all(*src);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind(path + ":" + std::to_string(line) + ":", 0), 0u) << msg;
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+
+TEST(Timestamp, ParsesBothAzureGenerations) {
+  std::int64_t a = 0, b = 0, c = 0;
+  ASSERT_TRUE(parse_timestamp_ns("2023-11-16 18:15:46.6805900", a));
+  EXPECT_EQ(a, (days_from_civil(2023, 11, 16) * 86400 + 18 * 3600 + 15 * 60 + 46) * 1000000000LL + 680590000LL);
+  ASSERT_TRUE(parse_timestamp_ns("2024-05-10 00:00:00.0090000+00:00", b));
+  EXPECT_EQ(b, days_from_civil(2024, 5, 10) * 86400 * 1000000000LL + 9000000LL);
+  ASSERT_TRUE(parse_timestamp_ns("2024-05-10T02:00:00+02:00", c));
+  EXPECT_EQ(c, days_from_civil(2024, 5, 10) * 86400 * 1000000000LL);
+  EXPECT_EQ(days_from_civil(1970, 1, 1), 0);
+  EXPECT_EQ(days_from_civil(2000, 3, 1), 11017);
+  std::int64_t x = 0;
+  EXPECT_FALSE(parse_timestamp_ns("2023-13-16 18:15:46", x));
+  EXPECT_FALSE(parse_timestamp_ns("yesterday", x));
+  EXPECT_FALSE(parse_timestamp_ns("2023-11-16 18:15:46.", x));
+  EXPECT_FALSE(parse_timestamp_ns("2023-11-16 18:15:46+0", x));
+}
+
+TEST(TraceReaders, AzureConversationTrace) {
+  auto s = open_trace(trace_path("AzureLLMInferenceTrace_conv.csv"), "azure");
+  const Stats st = read_all(*s);
+  EXPECT_EQ(st.n, 19366u);
+  EXPECT_EQ(st.first, Time::zero());
+  EXPECT_NEAR(static_cast<double>(st.in) / st.n, 1155, 1);
+  EXPECT_NEAR(static_cast<double>(st.out) / st.n, 211, 1);
+  EXPECT_NEAR(st.last.seconds(), 58 * 60, 120);
+}
+
+TEST(TraceReaders, AzureAndVidurCopiesOfTheSameTraceAgree) {
+  auto a = open_trace(trace_path("AzureLLMInferenceTrace_conv.csv"), "auto");
+  auto v = open_trace(trace_path("splitwise_conv.csv"), "auto");
+  Request ra, rv;
+  for (int i = 0; i < 19366; ++i) {
+    ASSERT_TRUE(a->next(ra));
+    ASSERT_TRUE(v->next(rv));
+    ASSERT_EQ(ra.prompt_tokens, rv.prompt_tokens) << i;
+    ASSERT_EQ(ra.output_tokens, rv.output_tokens) << i;
+    ASSERT_NEAR(ra.arrival.seconds(), rv.arrival.seconds(), 1e-5) << i;
+  }
+  EXPECT_FALSE(a->next(ra));
+  EXPECT_FALSE(v->next(rv));
+}
+
+TEST(TraceReaders, MooncakeGzipTraceWithPrefixHashes) {
+  auto s = open_trace(trace_path("conversation_trace.jsonl.gz"), "auto");
+  Request r;
+  ASSERT_TRUE(s->next(r));
+  EXPECT_EQ(r.prompt_tokens, 6758);
+  EXPECT_EQ(r.output_tokens, 500);
+  EXPECT_EQ(r.hash_block_tokens, 512);
+  EXPECT_EQ(r.prefix_hashes.size(), 14u);
+  const Stats st = read_all(*s);
+  EXPECT_EQ(st.n + 1, 12031u);
+  EXPECT_NEAR(st.last.seconds(), 59 * 60, 120);
+}
+
+TEST(TraceReaders, Azure2024FormatWithZone) {
+  const std::string p = write_file("azure2024.csv",
+                                   "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                   "2024-05-10 00:00:00.0090000+00:00,100,10\n"
+                                   "2024-05-10 00:00:01.5090000+00:00,200,20\n");
+  auto s = open_trace(p, "auto");
+  Request r;
+  ASSERT_TRUE(s->next(r));
+  EXPECT_EQ(r.arrival, Time::zero());
+  ASSERT_TRUE(s->next(r));
+  EXPECT_EQ(r.arrival, Time::ms(1500));
+  EXPECT_EQ(r.prompt_tokens, 200);
+  EXPECT_FALSE(s->next(r));
+}
+
+TEST(TraceReaders, BurstGptBailianAndCanonical) {
+  const std::string burst = write_file("burst.csv",
+                                       "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                       "5,ChatGPT,472,18,490,Conversation log\n"
+                                       "45,GPT-4,1087,0,1087,Conversation log\n"
+                                       "46,ChatGPT,417,276,693,API log\n");
+  TraceOptions skip;
+  skip.skip_zero_output = true;
+  auto b = open_trace(burst, "auto", skip);
+  const Stats bs = read_all(*b);
+  EXPECT_EQ(bs.n, 2u);
+  EXPECT_EQ(bs.last, Time::from_seconds(41));
+  expect_trace_error(burst, "burstgpt", 3, "output tokens must be >= 1");
+
+  const std::string bailian = write_file(
+      "bailian.jsonl",
+      R"({"chat_id": 10, "parent_chat_id": -1, "timestamp": 0.5, "input_length": 40, "output_length": 5, "type": "text", "turn": 1, "hash_ids": [1, 2]})"
+      "\n"
+      R"({"chat_id": 11, "parent_chat_id": -1, "timestamp": 0.75, "input_length": 30, "output_length": 5, "type": "text", "turn": 1, "hash_ids": [3]})"
+      "\n"
+      R"({"chat_id": 12, "parent_chat_id": 10, "timestamp": 2.5, "input_length": 90, "output_length": 7, "type": "text", "turn": 2, "hash_ids": [1, 2, 4, 5, 6, 7]})"
+      "\n");
+  auto q = open_trace(bailian, "auto");
+  Request r0, r1, r2;
+  ASSERT_TRUE(q->next(r0));
+  ASSERT_TRUE(q->next(r1));
+  ASSERT_TRUE(q->next(r2));
+  EXPECT_EQ(r0.session, r2.session);  // second turn joins the first turn's session
+  EXPECT_NE(r0.session, r1.session);
+  EXPECT_NE(r0.session, 0u);
+  EXPECT_EQ(r2.arrival, Time::from_seconds(2.0));
+  EXPECT_EQ(r2.hash_block_tokens, 16);
+  EXPECT_EQ(r2.prefix_hashes.size(), 6u);
+
+  const std::string canon = write_file("canon.csv",
+                                       "arrival_s,input_tokens,output_tokens,session,hash_ids\n"
+                                       "1.0,100,5,3,\"[7, 8]\"\n"
+                                       "1.5,200,6,0,9;10;11\n"
+                                       "2.0,300,7,,\n");
+  TraceOptions keep;
+  keep.rebase = false;
+  auto c = open_trace(canon, "auto", keep);
+  Request c0;
+  ASSERT_TRUE(c->next(c0));
+  EXPECT_EQ(c0.arrival, Time::from_seconds(1.0));
+  EXPECT_EQ(c0.session, 3u);
+  EXPECT_EQ(c0.prefix_hashes, (std::vector<std::uint64_t>{7, 8}));
+  EXPECT_EQ(c0.hash_block_tokens, 512);
+  ASSERT_TRUE(c->next(c0));
+  EXPECT_EQ(c0.prefix_hashes, (std::vector<std::uint64_t>{9, 10, 11}));
+  ASSERT_TRUE(c->next(c0));
+  EXPECT_TRUE(c0.prefix_hashes.empty());
+  EXPECT_EQ(c0.session, 0u);
+}
+
+TEST(TraceReaders, BadTracesNameFileAndLine) {
+  expect_trace_error(write_file("empty.csv", ""), "vidur", 1, "empty trace");
+  expect_trace_error(write_file("header_only.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"), "vidur", 1,
+                     "no requests");
+  expect_trace_error(write_file("missing_col.csv", "arrived_at,num_prefill_tokens\n0,1\n"), "vidur", 1,
+                     "missing column 'num_decode_tokens'");
+  expect_trace_error(write_file("nonnum.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,abc,5\n"),
+                     "vidur", 3, "not an integer: 'abc'");
+  expect_trace_error(write_file("short_row.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10\n"), "vidur",
+                     2, "missing field");
+  expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical", 2,
+                     "negative timestamp");
+  expect_trace_error(
+      write_file("decreasing.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n2,10,5\n1.5,10,5\n"),
+      "vidur", 4, "timestamp decreases");
+  expect_trace_error(write_file("zero_out.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10,0\n"),
+                     "vidur", 3, "output tokens must be >= 1");
+  expect_trace_error(write_file("zero_in.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,0,5\n"), "vidur",
+                     2, "input tokens must be >= 1");
+  expect_trace_error(write_file("bad_time.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 25:00:00,1,1\n"),
+                     "azure", 2, "not a timestamp");
+  expect_trace_error(write_file("bad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{oops\n"),
+                     "mooncake", 2, "invalid JSON");
+  expect_trace_error(write_file("missing.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"), "mooncake", 1,
+                     "missing field 'output_length'");
+  expect_trace_error(write_file("str.jsonl", "{\"timestamp\": \"0\", \"input_length\": 5, \"output_length\": 1}\n"),
+                     "mooncake", 1, "not a number");
+  EXPECT_THROW(open_trace(scratch("does_not_exist.csv"), "vidur"), ConfigError);
+  EXPECT_THROW(open_trace(write_file("x.csv", "a,b,c\n1,2,3\n"), "auto"), ConfigError);
+  EXPECT_THROW(open_trace(write_file("y.csv", "a\n"), "nonsense"), ConfigError);
+}
+
+TEST(TraceReaders, CorruptAndTruncatedGzip) {
+  std::string body;
+  for (int i = 0; i < 20000; ++i) {
+    body += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": " + std::to_string(100 + i % 7) +
+            ", \"output_length\": 3, \"hash_ids\": [" + std::to_string(i) + "]}\n";
+  }
+  const std::string good = write_gz("good.jsonl.gz", body);
+  auto s = open_trace(good, "auto");
+  EXPECT_EQ(read_all(*s).n, 20000u);
+
+  std::string bytes(std::filesystem::file_size(good), '\0');
+  std::ifstream(good, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  const std::string truncated = write_file("trunc.jsonl.gz", bytes.substr(0, bytes.size() / 2));
+  EXPECT_THROW(
+      {
+        auto t = open_trace(truncated, "mooncake");
+        read_all(*t);
+      },
+      ConfigError);
+  std::string flipped = bytes;
+  for (std::size_t i = 100; i < 140; ++i) flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+  const std::string corrupt = write_file("corrupt.jsonl.gz", flipped);
+  EXPECT_THROW(
+      {
+        auto t = open_trace(corrupt, "mooncake");
+        read_all(*t);
+      },
+      ConfigError);
+}
+
+TEST(TraceReaders, LinesLongerThanTheReadBuffer) {
+  std::string hashes;
+  for (int i = 0; i < 60000; ++i) hashes += (i ? ", " : "") + std::to_string(i);  // ~400 KB line
+  const std::string p = write_file("long.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, "
+                                                 "\"hash_ids\": [" + hashes + "]}\n"
+                                                 "{\"timestamp\": 1, \"input_length\": 6, \"output_length\": 2}");
+  auto s = open_trace(p, "mooncake");
+  Request r;
+  ASSERT_TRUE(s->next(r));
+  EXPECT_EQ(r.prefix_hashes.size(), 60000u);
+  EXPECT_EQ(r.prefix_hashes.back(), 59999u);
+  ASSERT_TRUE(s->next(r));  // last line has no newline
+  EXPECT_EQ(r.prompt_tokens, 6);
+  EXPECT_FALSE(s->next(r));
+}
+
+TEST(TransformedSource, WindowScaleAndLimit) {
+  const std::string p = write_file("win.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"
+                                              "0,1,1\n10,2,1\n20,3,1\n30,4,1\n40,5,1\n");
+  TransformParams t;
+  t.window_start = Time::from_seconds(10);
+  t.window_end = Time::from_seconds(40);
+  t.time_scale = 3.0;
+  t.rate_scale = 2.0;
+  TransformedSource s(open_trace(p, "vidur"), t);
+  Request r;
+  std::vector<std::pair<Time, int>> got;
+  while (s.next(r)) got.emplace_back(r.arrival, r.prompt_tokens);
+  EXPECT_EQ(got, (std::vector<std::pair<Time, int>>{
+                     {Time::zero(), 2}, {Time::from_seconds(15), 3}, {Time::from_seconds(30), 4}}));
+  TransformParams lim;
+  lim.max_requests = 2;
+  TransformedSource l(open_trace(p, "vidur"), lim);
+  EXPECT_EQ(read_all(l).n, 2u);
+  EXPECT_THROW(TransformedSource(open_trace(p, "vidur"), TransformParams{Time::zero(), Time::max(), 0.0, 1.0}),
+               ConfigError);
+}
