@@ -56,6 +56,8 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   const OpEfficiency& e = eff.of(w.op_class);
   const double f = w.flops.value();
   const double bytes = w.hbm_bytes.value();
+  // An op with no work this step (e.g. prefill attention in a decode-only step) is not launched.
+  if (!(f > 0.0) && !(bytes > 0.0)) return s;
   if (f > 0.0) {
     const double peak = hw.peak_flops(w.precision);
     s.compute = peak > 0.0 ? f / (peak * e.flops.at(w.flops_key)) : 0.0;

@@ -4,7 +4,8 @@
 //   memory   = HBM bytes / (hbm_bw * eff_bw(class, bw_key))
 //   time     = max(compute, memory) + kernels * kernel_overhead        (GPU ops)
 //   time     = alpha-beta collective time over the scale-up fabric       (collective ops)
-// The bound is whichever term is largest (overhead when the fixed cost exceeds both). A precision
+// The bound is whichever term is largest (overhead when the fixed cost exceeds both); an op with no
+// FLOPs and no bytes this step is not launched and costs nothing. A precision
 // the GPU lacks falls back to the next wider one it has (fp4 -> fp8 -> bf16 -> fp16 -> fp32), as
 // GpuSpec documents. Everything is per rank: the work decomposition (work.hpp) has already divided
 // FLOPs and bytes by the parallel layout.

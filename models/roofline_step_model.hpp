@@ -1,0 +1,128 @@
+// The roofline step-time model: what one scheduler step costs a replica (tp GPUs, ep expert groups,
+// optional data-parallel attention) with its Engram tables in HBM, host DRAM or NVMe.
+//
+//   compute  = sum over ops of op time (models/op_cost.hpp) x multiplicity, per rank (ranks are
+//              symmetric), plus the in-stream HBM Engram gathers (hbm tier);
+//   Engram   = per Engram layer l, the rank's fetch time f_l (models/engram_fetch.hpp). Decode rows
+//              are known only once the previous token is sampled, so all fetches start at forward
+//              entry, one after the other on the host link (vLLM issues every layer's lookup at
+//              forward entry on a side stream). Fetch l completes at C_l = f_1 + ... + f_l; the GPU
+//              reaches layer l at A_l = window_l + stalls before l, where window_l is the compute
+//              of the embedding and layers 0..l-1. stall_l = max(0, C_l - A_l).
+//              Prompt chunks that continue a prompt (cached context > 0) are known a step ahead, so
+//              with prefill_prefetch their rows may use the previous step as well (this step's
+//              compute stands in for it): stall_l = max(0, C_now_l - A_l, C_all_l - (A_l + prev)).
+//   host     = the engine's per-step host overhead (scheduling, input preparation, sampling
+//              bookkeeping) that the GPU waits for: base + per-sequence cost, documented per engine.
+//   total    = compute + sum of stalls + host.
+// step() is the simulator's fast path: one pass over the batch, one evaluation per distinct op
+// template, a few table reads per Engram layer, no allocation. breakdown() evaluates the same
+// templates per layer and adds names and reasons for reports.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/node_spec.hpp"
+#include "models/collectives.hpp"
+#include "models/efficiency.hpp"
+#include "models/engram_fetch.hpp"
+#include "models/model_card.hpp"
+#include "models/op_cost.hpp"
+#include "models/step_model.hpp"
+#include "models/weights.hpp"
+#include "models/work.hpp"
+
+namespace engramsim {
+
+// Host time per step the GPU waits for (documented per engine in docs/cost-model.md).
+struct HostOverhead {
+  std::string engine;
+  Time per_step;
+  Time per_sequence;  // per sequence in the batch (decode sequences + prefill chunks)
+};
+// "vllm", "sglang", "trtllm", "nano-vllm"; throws std::invalid_argument for others.
+HostOverhead host_overhead_for(const std::string& engine);
+const std::vector<std::string>& known_engines();
+
+struct RooflineOptions {
+  ParallelLayout layout;
+  EngramFetchParams engram;
+  Efficiencies efficiencies = default_efficiencies();
+  CollectiveParams collectives = dgx_h100_nccl_defaults();
+  HostOverhead host = host_overhead_for("vllm");
+  bool prefill_prefetch = true;
+};
+
+struct OpReport {
+  std::string name;
+  int layer = -1;         // backbone layer; -1 before the layers, -2 after them, -3 drafter
+  double count = 1.0;     // times it runs in the step (drafter passes)
+  OpWork work;
+  OpCost cost;            // one run
+  Time total;             // cost.time x count
+};
+
+struct EngramLayerReport {
+  int layer = 0;
+  EngramTier tier = EngramTier::hbm;
+  double positions = 0.0;      // token positions through the layer (replica)
+  EngramFetchCost fetch;       // this rank, all positions of the step
+  Time window;                 // compute before the layer (embedding + layers 0..l-1)
+  Time prefetch_window;        // extra time for rows known a step ahead (previous step)
+  Time arrival;                // when the GPU reaches the layer (window + earlier stalls)
+  Time completion;             // when this layer's fetch completes
+  Time stall;
+  std::string reason;          // why the stall is what it is, in words
+};
+
+struct StepBreakdown {
+  StepCost cost;
+  std::vector<OpReport> ops;  // in execution order
+  std::vector<EngramLayerReport> engram;
+  BatchStats stats;
+  double drafter_passes = 0.0;
+};
+
+class RooflineStepModel final : public StepTimeModel {
+ public:
+  RooflineStepModel(const ModelCard& card, const NodeSpec& node, RooflineOptions options);
+
+  StepCost step(const BatchShape& batch) const override;
+  StepBreakdown breakdown(const BatchShape& batch) const;
+
+  const WorkModel& work() const { return work_; }
+  const RooflineOptions& options() const { return options_; }
+  const NodeSpec& node() const { return node_; }
+  const ModelCard& card() const { return card_; }
+  const std::vector<EngramFetchModel>& engram_fetch() const { return fetch_; }
+
+ private:
+  struct EngramEval {
+    double positions_all = 0.0;
+    double positions_now = 0.0;
+    EngramFetchCost fetch;
+    double fetch_now_s = 0.0;
+    double window_s = 0.0;
+    double prefetch_s = 0.0;
+    double arrival_s = 0.0;
+    double completion_s = 0.0;
+    double stall_s = 0.0;
+  };
+  // The shared core of step() and breakdown(): op seconds per template, totals, Engram chain.
+  double evaluate(const BatchStats& s, double* op_seconds, EngramEval* engram, double* compute_s,
+                  double* host_s) const;
+
+  ModelCard card_;
+  NodeSpec node_;
+  RooflineOptions options_;
+  WorkModel work_;
+  HardwareRates rates_;
+  CollectiveModel net_;
+  std::vector<EngramFetchModel> fetch_;
+  std::vector<int> engram_layers_;
+  std::vector<int> engram_sets_;
+};
+
+}  // namespace engramsim

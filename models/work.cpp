@@ -1,0 +1,728 @@
+#include "models/work.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace engramsim {
+namespace {
+
+constexpr double kActBytes = 2.0;  // activations, residual streams and collectives travel in BF16
+
+std::uint16_t geom_slot(int g, GeomSlot s) { return static_cast<std::uint16_t>(geometry_slot(g, s)); }
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Tensor cores run what the weights are stored in; FP32 mixing weights (mHC) run on BF16 paths.
+Precision compute_precision(Precision p) { return p == Precision::fp32 ? Precision::bf16 : p; }
+
+// sum_{j=1..n} min(cap, slope (c + j)); cap <= 0 means no cap.
+double sum_min(double c, double n, double cap, double slope) {
+  if (n <= 0.0) return 0.0;
+  auto linear = [&](double m) { return slope * (m * c + 0.5 * m * (m + 1.0)); };
+  if (cap <= 0.0) return linear(n);
+  const double n1 = std::clamp(std::floor(cap / slope - c), 0.0, n);
+  return linear(n1) + (n - n1) * cap;
+}
+
+double min_or_all(double cap, double v) { return cap > 0.0 ? std::min(cap, v) : v; }
+
+// Templates outlive any one inventory, so op names are string literals: the inventory's group
+// name when it is one of these, else `fallback`.
+const char* static_name(const std::string& group_name, const char* fallback) {
+  static constexpr const char* known[] = {"attn.q",   "attn.q_a",    "attn.q_b",        "attn.kv",
+                                          "attn.kv_a", "attn.kv_b",  "attn.o",          "attn.o_a",
+                                          "attn.o_b",  "attn.compressor", "attn.indexer", "attn.indexer_compressor"};
+  for (const char* k : known)
+    if (group_name == k) return k;
+  return fallback;
+}
+
+struct Dims {
+  double in = 0.0;
+  double out = 0.0;
+};
+
+// Activation widths of a projection, for its activation traffic. Known attention groups from the
+// card's shapes; others read hidden and write elements / hidden.
+Dims activation_dims(const WeightGroup& g, const ModelCard& c) {
+  const AttentionSpec& a = c.attention;
+  const double h = c.hidden_size;
+  const double heads = a.num_heads;
+  const std::string& n = g.name;
+  if (n == "attn.q") return {h, heads * a.head_dim};
+  if (n == "attn.kv")
+    return {h, (a.kind == AttentionKind::gqa ? 2.0 : 1.0) * a.num_kv_heads * a.head_dim};
+  if (n == "attn.o") return {heads * (a.kind == AttentionKind::mla ? a.v_head_dim : a.head_dim), h};
+  if (n == "attn.q_a") return {h, static_cast<double>(a.q_lora_rank)};
+  if (n == "attn.q_b")
+    return {static_cast<double>(a.q_lora_rank),
+            heads * (a.kind == AttentionKind::mla ? a.qk_nope_head_dim + a.qk_rope_head_dim : a.head_dim)};
+  if (n == "attn.kv_a") return {h, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim)};
+  if (n == "attn.kv_b") return {static_cast<double>(a.kv_lora_rank), heads * (a.qk_nope_head_dim + a.v_head_dim)};
+  if (n == "attn.o_a") return {heads * a.head_dim, static_cast<double>(a.o_groups) * a.o_lora_rank};
+  if (n == "attn.o_b") return {static_cast<double>(a.o_groups) * a.o_lora_rank, h};
+  if (n == "attn.compressor") return {h, 2.0 * a.num_kv_heads * a.head_dim};
+  if (n == "attn.indexer")
+    return {static_cast<double>(a.q_lora_rank > 0 ? a.q_lora_rank : c.hidden_size),
+            static_cast<double>(a.indexer_heads) * a.indexer_head_dim};
+  if (n == "attn.indexer_compressor") return {h, 2.0 * a.indexer_head_dim};
+  if (n == "engram.fusion" && c.engram) {
+    const double mem = static_cast<double>(c.engram->rows_per_token_per_layer()) * c.engram->head_dim;
+    return {mem, (1.0 + c.hc_mult) * h};
+  }
+  return {h, static_cast<double>(g.elements) / h};
+}
+
+}  // namespace
+
+bool OpTemplate::operator==(const OpTemplate& o) const {
+  auto same_terms = [](const std::vector<Term>& a, const std::vector<Term>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].slot != b[i].slot || a[i].coef != b[i].coef) return false;
+    return true;
+  };
+  return std::strcmp(name, o.name) == 0 && op_class == o.op_class && precision == o.precision &&
+         kernels == o.kernels && collective == o.collective && collective_ranks == o.collective_ranks &&
+         set == o.set && same_terms(flops, o.flops) && same_terms(bytes, o.bytes) &&
+         same_terms(collective_bytes, o.collective_bytes) && flops_key.slot == o.flops_key.slot &&
+         flops_key.coef == o.flops_key.coef && bw_key == o.bw_key;
+}
+
+WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout)
+    : card_(card), weights_(weights), layout_(layout) {
+  if (layout_.tp < 1 || layout_.ep < 1 || layout_.tp % layout_.ep != 0)
+    throw std::invalid_argument("work model: need tp >= 1, ep >= 1 and ep dividing tp");
+  if (static_cast<int>(weights_.layers().size()) != card_.num_layers)
+    throw std::invalid_argument("work model: weight inventory does not match the card's layers");
+  if (layout_.ep > 1 && !card_.moe) throw std::invalid_argument("work model: expert parallelism needs an MoE model");
+
+  // Attention geometries, one per distinct (window, ratio, top-k).
+  const AttentionSpec& a = card_.attention;
+  for (int l = 0; l < card_.num_layers; ++l) {
+    AttentionGeometry g;
+    g.window = a.sliding_window;
+    if (a.kind == AttentionKind::csa) {
+      g.ratio = a.compress_ratios.empty() ? 0 : a.compress_ratios[static_cast<std::size_t>(l)];
+      g.topk = g.ratio > 0 ? a.indexer_topk : 0;
+      g.full_raw = g.ratio == 0 && g.window == 0;
+    }
+    auto it = std::find(geometries_.begin(), geometries_.end(), g);
+    if (it == geometries_.end()) {
+      if (static_cast<int>(geometries_.size()) == kMaxGeometries)
+        throw std::invalid_argument("work model: more distinct attention geometries than supported");
+      geometries_.push_back(g);
+      it = geometries_.end() - 1;
+    }
+    layer_geometry_.push_back(static_cast<int>(it - geometries_.begin()));
+  }
+  for (const auto& g : geometries_) {
+    saturation_context_ = std::max(saturation_context_, static_cast<double>(g.window));
+    if (g.ratio > 0 && g.topk > 0)
+      saturation_context_ = std::max(saturation_context_, static_cast<double>(g.topk) * g.ratio);
+  }
+  if (card_.engram) {
+    engram_lookups_per_pos_ = static_cast<double>(card_.engram->rows_per_token_per_layer()) / layout_.tp;
+  }
+
+  add_pre_ops();
+  layer_ops_.resize(static_cast<std::size_t>(card_.num_layers));
+  for (int l = 0; l < card_.num_layers; ++l)
+    add_layer_ops(weights_.layer(l), l, layer_set(l), false, layer_ops_[static_cast<std::size_t>(l)].ops);
+  add_post_ops(0, weights_.model_groups(), false, post_ops_);
+
+  has_drafter_ = card_.spec_decode.kind != SpecDecodeKind::none &&
+                 (!weights_.drafter_layers().empty() || !weights_.drafter_groups().empty());
+  if (has_drafter_) {
+    for (const auto& g : weights_.drafter_groups()) {
+      // MTP's merge of the next embedding with the hidden state, or a draft model known by size.
+      OpTemplate t;
+      t.name = g.kind == WeightKind::drafter_merge ? "draft.merge" : "draft.weights";
+      t.set = 2;
+      t.precision = compute_precision(g.precision);
+      const double frac = shard_fraction(g, layout_, weights_.drafter_replicated());
+      t.flops = {{kTokensRank, 2.0 * static_cast<double>(g.elements) * frac}};
+      t.bytes = {{kOne, g.bytes().value() * frac}, {kTokensRank, 2.0 * 2.0 * card_.hidden_size * kActBytes}};
+      t.flops_key = {kTokensRank, 1.0};
+      if (g.kind != WeightKind::norms) drafter_ops_.push_back(intern(t));
+    }
+    for (std::size_t i = 0; i < weights_.drafter_layers().size(); ++i)
+      add_layer_ops(weights_.drafter_layers()[i], card_.num_layers - 1, 2, true, drafter_ops_);
+    add_post_ops(2, weights_.model_groups(), true, drafter_ops_);
+  }
+
+  count_.assign(templates_.size(), 0.0);
+  drafter_.assign(templates_.size(), false);
+  for (auto t : pre_ops_) count_[t] += 1.0;
+  for (const auto& lp : layer_ops_)
+    for (auto t : lp.ops) count_[t] += 1.0;
+  for (auto t : post_ops_) count_[t] += 1.0;
+  for (auto t : drafter_ops_) {
+    count_[t] += 1.0;
+    drafter_[t] = true;
+  }
+  if (card_.engram) {
+    for (int l : card_.engram->layers) {
+      std::vector<double> before(templates_.size(), 0.0);
+      for (auto t : pre_ops_) before[t] += 1.0;
+      for (int k = 0; k < l && k < card_.num_layers; ++k)
+        for (auto t : layer_ops_[static_cast<std::size_t>(k)].ops) before[t] += 1.0;
+      before_.push_back(std::move(before));
+    }
+  }
+}
+
+int WorkModel::layer_set(int layer) const {
+  return card_.prefill_layers == 0 || layer < card_.prefill_layers ? 0 : 1;
+}
+
+int WorkModel::geometry_of(int layer) const {
+  return layer_geometry_.at(static_cast<std::size_t>(std::clamp(layer, 0, card_.num_layers - 1)));
+}
+
+std::size_t WorkModel::intern(OpTemplate t) {
+  for (std::size_t i = 0; i < templates_.size(); ++i)
+    if (templates_[i] == t) return i;
+  templates_.push_back(std::move(t));
+  return templates_.size() - 1;
+}
+
+void WorkModel::add_pre_ops() {
+  const double h = card_.hidden_size;
+  const bool tp_attn = layout_.tp > 1 && !layout_.dp_attention;
+  const double emb_bpe = bytes_per_element(card_.precisions.embedding);
+  // Vocabulary-parallel embedding: each rank reads the rows of its vocabulary shard, writes the full
+  // activations, and the shards are summed by an all-reduce.
+  OpTemplate e;
+  e.name = "embed";
+  e.op_class = OpClass::embedding;
+  e.bytes = {{kTokensRank, h * emb_bpe / (tp_attn ? layout_.tp : 1) + h * kActBytes}};
+  e.flops_key = {kTokensRank, 1.0};
+  pre_ops_.push_back(intern(e));
+  if (tp_attn) {
+    OpTemplate r;
+    r.name = "embed.all_reduce";
+    r.collective = CollectiveKind::all_reduce;
+    r.collective_ranks = layout_.tp;
+    r.collective_bytes = {{kTokens, h * kActBytes}};
+    pre_ops_.push_back(intern(r));
+  }
+  if (card_.hc_mult > 1) {
+    OpTemplate m;
+    m.name = "mhc.expand";
+    m.op_class = OpClass::elementwise;
+    m.bytes = {{kTokensRank, h * kActBytes * (1.0 + card_.hc_mult)}};
+    m.flops_key = {kTokensRank, 1.0};
+    pre_ops_.push_back(intern(m));
+  }
+}
+
+void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter,
+                              std::vector<std::size_t>& out) {
+  const ModelCard& c = card_;
+  const AttentionSpec& a = c.attention;
+  const double h = c.hidden_size;
+  const double tp = layout_.tp;
+  const bool dp = layout_.dp_attention;
+  const bool replicate_all = drafter && weights_.drafter_replicated();
+  // A per-rank drafter (DSpark, draft model) runs whole on each rank and talks to no other rank.
+  const bool tp_attn = layout_.tp > 1 && !dp && !replicate_all;
+  const double hc = c.hc_mult;
+  const int g = geometry_of(layer);
+  const AttentionGeometry& geo = geometries_[static_cast<std::size_t>(g)];
+  const bool engram_layer = !drafter && lw.engram && c.engram;
+  auto frac_of = [&](const WeightGroup& wg) { return shard_fraction(wg, layout_, replicate_all); };
+  auto nm = [&](const char* backbone, const char* draft) { return drafter ? draft : backbone; };
+  auto gemm = [&](const WeightGroup& wg, const char* name, int kernels) {
+    const double frac = frac_of(wg);
+    const Dims d = activation_dims(wg, c);
+    const bool row_parallel = wg.kind == WeightKind::attn_o || wg.kind == WeightKind::engram_fusion;
+    const bool split = wg.sharding == ShardingClass::tp_sharded && frac < 1.0;
+    const double act = d.in * (split && row_parallel ? frac : 1.0) + d.out * (split && !row_parallel ? frac : 1.0);
+    OpTemplate t;
+    t.name = name;
+    t.op_class = OpClass::gemm;
+    t.precision = compute_precision(wg.precision);
+    t.kernels = kernels;
+    t.set = set;
+    t.flops = {{kTokensRank, 2.0 * static_cast<double>(wg.elements) * frac}};
+    t.bytes = {{kOne, wg.bytes().value() * frac}, {kTokensRank, act * kActBytes}};
+    t.flops_key = {kTokensRank, 1.0};
+    out.push_back(intern(t));
+  };
+  auto elementwise = [&](const char* name, double bytes_per_token_rank, int kernels) {
+    OpTemplate t;
+    t.name = name;
+    t.op_class = OpClass::elementwise;
+    t.kernels = kernels;
+    t.set = set;
+    t.bytes = {{kTokensRank, bytes_per_token_rank}};
+    t.flops_key = {kTokensRank, 1.0};
+    out.push_back(intern(t));
+  };
+  auto all_reduce = [&](const char* name, double bytes_per_token) {
+    OpTemplate t;
+    t.name = name;
+    t.set = set;
+    t.collective = CollectiveKind::all_reduce;
+    t.collective_ranks = layout_.tp;
+    t.collective_bytes = {{kTokens, bytes_per_token}};
+    out.push_back(intern(t));
+  };
+  auto find_group = [&](WeightKind k) -> const WeightGroup* {
+    for (const auto& wg : lw.groups)
+      if (wg.kind == k) return &wg;
+    return nullptr;
+  };
+  auto mhc_sublayer = [&](const char* name) {
+    const WeightGroup* mix = find_group(WeightKind::mhc);
+    if (mix == nullptr || hc <= 1) return;
+    // Half of the mixing weights serve each sub-layer; stream traffic before and after it.
+    const double el = static_cast<double>(mix->elements) / 2.0 * frac_of(*mix);
+    OpTemplate t;
+    t.name = name;
+    t.op_class = OpClass::gemm;
+    t.precision = Precision::bf16;
+    t.kernels = 3;  // coefficients, Sinkhorn normalisation, apply
+    t.set = set;
+    t.flops = {{kTokensRank, 2.0 * el}};
+    t.bytes = {{kOne, el * bytes_per_element(mix->precision)},
+               {kTokensRank, h * kActBytes * ((hc + 1.0) + (2.0 * hc + 1.0))}};
+    t.flops_key = {kTokensRank, 1.0};
+    out.push_back(intern(t));
+  };
+
+  // --- Engram module (before attention, on its own layers) ---
+  if (engram_layer) {
+    const EngramSpec& e = *c.engram;
+    const double rpt = e.rows_per_token_per_layer();
+    if (const WeightGroup* fusion = find_group(WeightKind::engram_fusion)) gemm(*fusion, "engram.fusion", 1);
+    // Gate: norms of the hidden state and keys, dot product, sigmoid, weighted value into each stream.
+    const double mem_rank = rpt * e.head_dim * bytes_per_element(e.precision) / tp;
+    elementwise("engram.gate", mem_rank + kActBytes * h * (2.0 * (1.0 + hc) + 2.0 * hc), 3);
+    if (tp_attn) {
+      all_reduce("engram.all_reduce", (1.0 + hc) * h * kActBytes);
+    } else if (dp && layout_.tp > 1) {
+      // Tables stay split by head: each rank sends the rows it gathered for other ranks' tokens.
+      OpTemplate t;
+      t.name = "engram.all_to_all";
+      t.set = set;
+      t.collective = CollectiveKind::all_to_all;
+      t.collective_ranks = layout_.tp;
+      t.collective_bytes = {{kTokens, (tp - 1.0) / tp * rpt / tp * e.row_bytes.value()}};
+      out.push_back(intern(t));
+    }
+  }
+
+  // --- attention block ---
+  mhc_sublayer(nm("mhc.attn", "draft.mhc.attn"));
+  const double kv_bpe = bytes_per_element(c.kv.precision);
+  const double heads_rank = dp || replicate_all ? a.num_heads : std::ceil(a.num_heads / tp);
+  // Per-rank share of attention pairs: heads split under TP; sequences split under DP.
+  const double pair_share = dp ? 1.0 / tp : 1.0;
+  double entry_bytes = 0.0;  // one KV entry as one rank stores it
+  double pair_flops_decode = 0.0;
+  double pair_flops_prefill = 0.0;
+  double rows_per_kv_head = heads_rank;
+  switch (a.kind) {
+    case AttentionKind::gqa: {
+      const double kvh_rank = dp || replicate_all ? a.num_kv_heads : std::max(1.0, std::ceil(a.num_kv_heads / tp));
+      entry_bytes = 2.0 * kvh_rank * a.head_dim * kv_bpe;
+      pair_flops_decode = pair_flops_prefill = 4.0 * heads_rank * a.head_dim;
+      rows_per_kv_head = heads_rank / kvh_rank;
+      break;
+    }
+    case AttentionKind::mla:
+      entry_bytes = (a.kv_lora_rank + a.qk_rope_head_dim) * kv_bpe;
+      pair_flops_decode = 2.0 * heads_rank * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
+      pair_flops_prefill = 2.0 * heads_rank * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
+      break;
+    case AttentionKind::csa:
+      entry_bytes = static_cast<double>(a.head_dim) * kv_bpe;
+      pair_flops_decode = pair_flops_prefill = 4.0 * heads_rank * a.head_dim;
+      break;
+  }
+  const double kv_share = dp ? 1.0 / tp : 1.0;
+  elementwise(nm("attn.norm_rope_kv", "draft.attn.norm_rope_kv"), kActBytes * h * 2.0 + entry_bytes, 3);
+  for (const auto& wg : lw.groups) {
+    switch (wg.kind) {
+      case WeightKind::attn_q:
+      case WeightKind::attn_kv:
+      case WeightKind::attn_indexer:
+      case WeightKind::attn_compressor:
+        gemm(wg, drafter ? "draft.attn.proj" : static_name(wg.name, "attn.proj"), 1);
+        break;
+      default: break;
+    }
+  }
+  // MLA prefill up-projects the cached latent of each chunk's context (kv_b over cached tokens).
+  if (a.kind == AttentionKind::mla && set == 0) {
+    for (const auto& wg : lw.groups) {
+      if (wg.name != "attn.kv_b") continue;
+      const double frac = frac_of(wg);
+      OpTemplate t;
+      t.name = nm("attn.kv_b_context", "draft.attn.kv_b_context");
+      t.set = set;
+      t.precision = compute_precision(wg.precision);
+      t.flops = {{kPrefillCached, 2.0 * static_cast<double>(wg.elements) * frac * pair_share}};
+      t.bytes = {{kPrefillCached,
+                  kActBytes * pair_share * (a.kv_lora_rank + heads_rank * (a.qk_nope_head_dim + a.v_head_dim))}};
+      t.flops_key = {kPrefillTokPerChunk, 1.0};
+      out.push_back(intern(t));
+    }
+  }
+  {
+    OpTemplate t;
+    t.name = nm("attn.decode", "draft.attn.decode");
+    t.op_class = OpClass::attention_decode;
+    t.kernels = 2;  // split-KV partials and their combine
+    t.set = set;
+    t.flops = {{geom_slot(g, kDecodePairs), pair_flops_decode * pair_share}};
+    t.bytes = {{geom_slot(g, kDecodeKv), entry_bytes * kv_share}};
+    t.flops_key = {kDecodePosPerSeq, rows_per_kv_head};
+    out.push_back(intern(t));
+  }
+  if (set == 0) {
+    OpTemplate t;
+    t.name = "attn.prefill";
+    t.op_class = OpClass::attention_prefill;
+    t.set = set;
+    t.flops = {{geom_slot(g, kPrefillPairs), pair_flops_prefill * pair_share}};
+    t.bytes = {{geom_slot(g, kPrefillKv), entry_bytes * kv_share}};
+    t.flops_key = {kPrefillTokPerChunk, 1.0};
+    out.push_back(intern(t));
+  }
+  if (!drafter && a.kind == AttentionKind::csa && geo.ratio > 0 && geo.topk > 0 && a.indexer_heads > 0 &&
+      contains(a.index_source_layers, layer)) {
+    // The indexer's weights are whole on every rank, so under TP each rank scores every query.
+    OpTemplate t;
+    t.name = "attn.indexer_scan";
+    t.op_class = OpClass::indexer;
+    t.precision = Precision::fp8;
+    t.kernels = 2;  // scores, top-k
+    t.set = set;
+    t.flops = {{geom_slot(g, kIndexPairs), 2.0 * a.indexer_heads * a.indexer_head_dim * pair_share}};
+    t.bytes = {{geom_slot(g, kIndexKv), static_cast<double>(a.indexer_head_dim) * kv_share}};
+    t.flops_key = {kTokensRank, 1.0};
+    out.push_back(intern(t));
+  }
+  for (const auto& wg : lw.groups)
+    if (wg.kind == WeightKind::attn_o)
+      gemm(wg, drafter ? "draft.attn.o" : static_name(wg.name, "attn.o"), 1);
+  if (tp_attn) all_reduce(nm("attn.all_reduce", "draft.attn.all_reduce"), h * kActBytes);
+
+  // --- FFN block ---
+  mhc_sublayer(nm("mhc.ffn", "draft.mhc.ffn"));
+  elementwise(nm("ffn.norm", "draft.ffn.norm"), kActBytes * h * 2.0, 1);
+  if (!lw.moe) {
+    if (const WeightGroup* d = find_group(WeightKind::dense_ffn)) {
+      gemm(*d, nm("ffn.dense", "draft.ffn.dense"), 2);
+      const double inter_rank = static_cast<double>(d->elements) / (3.0 * h) * frac_of(*d);
+      elementwise(nm("ffn.act", "draft.ffn.act"), 3.0 * inter_rank * kActBytes, 1);
+    }
+    if (tp_attn) all_reduce(nm("ffn.all_reduce", "draft.ffn.all_reduce"), h * kActBytes);
+  } else {
+    if (const WeightGroup* r = find_group(WeightKind::router)) gemm(*r, nm("moe.router", "draft.moe.router"), 2);
+    if (const WeightGroup* ex = find_group(WeightKind::routed_experts)) {
+      const double experts = lw.num_experts;
+      const double k = lw.top_k;
+      const double ep = replicate_all ? 1.0 : layout_.ep;
+      const double inner = replicate_all ? 1.0 : tp / layout_.ep;
+      const double group_experts = std::ceil(experts / ep);
+      const double per_expert_el = static_cast<double>(ex->elements) / experts;
+      const double inter = per_expert_el / (3.0 * h);
+      // Under replication every rank computes every expert for its tokens (no split).
+      const double flops_share = replicate_all ? 1.0 : 1.0 / tp;
+      OpTemplate t;
+      t.name = nm("moe.experts", "draft.moe.experts");
+      t.op_class = OpClass::grouped_gemm;
+      t.precision = compute_precision(ex->precision);
+      t.kernels = 4;  // permute, gate-up, activation, down (+ combine inside)
+      t.set = set;
+      // Routed tokens come from every rank of the replica (all tokens), except for a per-rank drafter.
+      const std::uint16_t token_slot = replicate_all ? kTokensRank : kTokens;
+      t.flops = {{token_slot, 2.0 * k * per_expert_el * flops_share}};
+      t.bytes = {{kMoeDistinct, group_experts * lw.bytes_per_expert().value() / inner},
+                 {token_slot, k / ep * kActBytes * (2.0 * h + 3.0 * inter / inner)}};
+      t.flops_key = {kMoeTokensPerExpert, 1.0};
+      out.push_back(intern(t));
+    }
+    if (const WeightGroup* sh = find_group(WeightKind::shared_experts)) gemm(*sh, nm("moe.shared", "draft.moe.shared"), 3);
+    if (dp && layout_.ep > 1 && !replicate_all) {
+      const double k = lw.top_k;
+      const double ep = layout_.ep;
+      for (int pass = 0; pass < 2; ++pass) {
+        OpTemplate t;
+        t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
+        t.set = set;
+        t.collective = CollectiveKind::all_to_all;
+        t.collective_ranks = layout_.tp;
+        // FP8 dispatch, BF16 combine (DeepEP's formats).
+        t.collective_bytes = {{kTokensRank, k * (ep - 1.0) / ep * h * (pass == 0 ? 1.0 : 2.0)}};
+        out.push_back(intern(t));
+      }
+    }
+    if (tp_attn) all_reduce(nm("ffn.all_reduce", "draft.ffn.all_reduce"), h * kActBytes);
+  }
+}
+
+void WorkModel::add_post_ops(int set, const std::vector<WeightGroup>& groups, bool drafter,
+                             std::vector<std::size_t>& out) {
+  // The drafter shares the backbone's vocabulary-parallel head, so its logits are sharded and
+  // gathered like the backbone's.
+  const double h = card_.hidden_size;
+  const double v = card_.vocab_size;
+  const bool tp_attn = layout_.tp > 1 && !layout_.dp_attention;
+  const double hc = card_.hc_mult;
+  {
+    OpTemplate t;
+    t.name = drafter ? "draft.final_norm" : "final.norm";
+    t.op_class = OpClass::elementwise;
+    t.kernels = hc > 1 ? 2 : 1;
+    t.set = set;
+    t.bytes = {{kLogitsRank, h * kActBytes * (hc + 1.0)}};
+    t.flops_key = {kLogitsRank, 1.0};
+    out.push_back(intern(t));
+  }
+  double vocab_frac = 1.0;
+  for (const auto& g : groups) {
+    if (g.kind != WeightKind::lm_head) continue;
+    vocab_frac = shard_fraction(g, layout_);
+    OpTemplate t;
+    t.name = drafter ? "draft.lm_head" : "lm_head";
+    t.precision = compute_precision(g.precision);
+    t.set = set;
+    t.flops = {{kLogitsRank, 2.0 * static_cast<double>(g.elements) * vocab_frac}};
+    t.bytes = {{kOne, g.bytes().value() * vocab_frac}, {kLogitsRank, (h + v * vocab_frac) * kActBytes}};
+    t.flops_key = {kLogitsRank, 1.0};
+    out.push_back(intern(t));
+  }
+  if (tp_attn) {
+    // All-gather of the vocabulary shards of the logits: each rank sends its shard to the others.
+    OpTemplate t;
+    t.name = drafter ? "draft.logits_gather" : "logits.gather";
+    t.set = set;
+    t.collective = CollectiveKind::all_to_all;
+    t.collective_ranks = layout_.tp;
+    t.collective_bytes = {{kLogits, v * vocab_frac * kActBytes * (layout_.tp - 1.0)}};
+    out.push_back(intern(t));
+  }
+  {
+    // Softmax / top-p / rejection sampling over FP32 logits: read and write them once.
+    OpTemplate t;
+    t.name = drafter ? "draft.sampling" : "sampling";
+    t.op_class = OpClass::elementwise;
+    t.kernels = 3;
+    t.set = set;
+    t.bytes = {{kLogitsRank, v * 4.0 * 2.0}};
+    t.flops_key = {kLogitsRank, 1.0};
+    out.push_back(intern(t));
+  }
+}
+
+void WorkModel::accumulate_decode(BatchStats& s, int set, double c, double p) const {
+  for (std::size_t g = 0; g < geometries_.size(); ++g) {
+    const AttentionGeometry& geo = geometries_[g];
+    const int gi = static_cast<int>(g);
+    double pairs = 0.0;
+    double kv = 0.0;
+    if (geo.window > 0) {
+      pairs += sum_min(c, p, geo.window, 1.0);
+      kv += std::min<double>(geo.window, c + p);
+    } else if (geo.full_raw) {
+      pairs += sum_min(c, p, 0.0, 1.0);
+      kv += c + p;
+    }
+    if (geo.ratio > 0) {
+      const double slope = 1.0 / geo.ratio;
+      pairs += sum_min(c, p, geo.topk, slope);
+      kv += min_or_all(geo.topk, (c + p) * slope);
+      if (geo.topk > 0) {
+        s.at(set, geom_slot(gi, kIndexPairs)) += sum_min(c, p, 0.0, slope);
+        s.at(set, geom_slot(gi, kIndexKv)) += (c + p) * slope;
+      }
+    }
+    s.at(set, geom_slot(gi, kDecodePairs)) += pairs;
+    s.at(set, geom_slot(gi, kDecodeKv)) += kv;
+  }
+}
+
+void WorkModel::accumulate_prefill(BatchStats& s, int set, double cached, double tokens) const {
+  // The same sums as a decode sequence; chunk tokens are queries, the context read once.
+  BatchStats tmp;
+  accumulate_decode(tmp, set, cached, tokens);
+  for (std::size_t g = 0; g < geometries_.size(); ++g) {
+    const int gi = static_cast<int>(g);
+    s.at(set, geom_slot(gi, kPrefillPairs)) += tmp.at(set, geom_slot(gi, kDecodePairs));
+    s.at(set, geom_slot(gi, kPrefillKv)) += tmp.at(set, geom_slot(gi, kDecodeKv));
+    s.at(set, geom_slot(gi, kIndexPairs)) += tmp.at(set, geom_slot(gi, kIndexPairs));
+    s.at(set, geom_slot(gi, kIndexKv)) += tmp.at(set, geom_slot(gi, kIndexKv));
+  }
+}
+
+void WorkModel::flush_saturated(BatchStats& s, int set, const SaturatedSums& a) const {
+  for (std::size_t g = 0; g < geometries_.size(); ++g) {
+    const AttentionGeometry& geo = geometries_[g];
+    const int gi = static_cast<int>(g);
+    double pairs = 0.0, kv = 0.0;
+    if (geo.window > 0) {
+      pairs += a.p * geo.window;
+      kv += a.n * geo.window;
+    } else if (geo.full_raw) {
+      pairs += a.pc + a.pp;
+      kv += a.c + a.p;
+    }
+    if (geo.ratio > 0) {
+      const double slope = 1.0 / geo.ratio;
+      if (geo.topk > 0) {
+        pairs += a.p * geo.topk;
+        kv += a.n * geo.topk;
+        s.at(set, geom_slot(gi, kIndexPairs)) += slope * (a.pc + a.pp);
+        s.at(set, geom_slot(gi, kIndexKv)) += slope * (a.c + a.p);
+      } else {
+        pairs += slope * (a.pc + a.pp);
+        kv += slope * (a.c + a.p);
+      }
+    }
+    s.at(set, geom_slot(gi, kDecodePairs)) += pairs;
+    s.at(set, geom_slot(gi, kDecodeKv)) += kv;
+  }
+}
+
+BatchStats WorkModel::summarize(const BatchShape& batch) const {
+  BatchStats s;
+  // Decode: sequences whose context saturates every geometry's caps are summed in closed form;
+  // the others (short contexts) go through the exact per-geometry sums.
+  SaturatedSums sat;
+  SaturatedSums draft_sat;
+  double n_draft = 0, d_sum = 0;
+  const bool spec = has_drafter_;
+  const bool block_drafter = card_.spec_decode.kind != SpecDecodeKind::mtp;
+  for (const DecodeSeq& d : batch.decode) {
+    if (d.context < 0 || d.positions < 1) throw std::invalid_argument("decode sequence with negative size");
+    const double c = d.context;
+    const double p = d.positions;
+    s.decode_positions += p;
+    if (c >= saturation_context_) sat.add(c, p);
+    else accumulate_decode(s, 0, c, p);
+    if (spec && p > 1.0) {
+      n_draft += 1.0;
+      d_sum += p - 1.0;
+      // The drafter queries after the verified positions: block drafters all drafted positions at
+      // once, MTP one per pass.
+      const double dc = c + 1.0;
+      const double dq = block_drafter ? p - 1.0 : 1.0;
+      if (dc >= saturation_context_) draft_sat.add(dc, dq);
+      else accumulate_decode(s, 2, dc, dq);
+    }
+  }
+  s.decode_seqs = static_cast<double>(batch.decode.size());
+  flush_saturated(s, 0, sat);
+  // Decode positions run through every layer: set 1 starts as a copy of set 0's decode part.
+  for (int slot = kGeometryBase; slot < kSlotsPerSet; ++slot) s.at(1, slot) = s.at(0, slot);
+
+  double cached_sum = 0.0;
+  for (const PrefillChunk& ch : batch.prefill) {
+    if (ch.tokens < 0 || ch.cached < 0) throw std::invalid_argument("prefill chunk with negative size");
+    if (ch.tokens == 0) continue;
+    s.prefill_chunks += 1.0;
+    s.prefill_tokens += ch.tokens;
+    if (ch.cached == 0) s.prefill_first_chunk_tokens += ch.tokens;
+    cached_sum += ch.cached;
+    accumulate_prefill(s, 0, ch.cached, ch.tokens);
+  }
+
+  const double tp = layout_.tp;
+  const bool dp = layout_.dp_attention;
+  auto fill_common = [&](int set, double tokens, double logits, double experts, double top_k) {
+    s.at(set, kOne) = 1.0;
+    s.at(set, kTokens) = tokens;
+    s.at(set, kTokensRank) = dp ? tokens / tp : tokens;
+    s.at(set, kLogits) = logits;
+    s.at(set, kLogitsRank) = dp ? logits / tp : logits;
+    if (experts > 0 && tokens > 0) {
+      const double share = -std::expm1(tokens * std::log1p(-top_k / experts));
+      s.at(set, kMoeDistinct) = share;
+      s.at(set, kMoeTokensPerExpert) = tokens * top_k / experts / share;
+    }
+  };
+  const double moe_e = card_.moe ? card_.moe->num_experts : 0.0;
+  const double moe_k = card_.moe ? card_.moe->top_k : 0.0;
+  const bool all_layers_prefill = card_.prefill_layers == 0;
+  fill_common(0, s.decode_positions + s.prefill_tokens, s.decode_positions + s.prefill_chunks, moe_e, moe_k);
+  fill_common(1, s.decode_positions, s.decode_positions + (all_layers_prefill ? s.prefill_chunks : 0.0), moe_e,
+              moe_k);
+  for (int set = 0; set < 2; ++set) {
+    s.at(set, kDecodePosPerSeq) = s.decode_seqs > 0 ? s.decode_positions / s.decode_seqs : 0.0;
+    s.at(set, kDrafterPasses) = 1.0;
+  }
+  s.at(0, kPrefillTokPerChunk) = s.prefill_chunks > 0 ? s.prefill_tokens / s.prefill_chunks : 0.0;
+  s.at(0, kPrefillCached) = cached_sum;
+  // The final norm and head run after the last layer, which prompt tokens of an encoder-only
+  // prefill never reach; they still produce one logit row per chunk for its first token.
+  if (!all_layers_prefill) {
+    s.at(0, kLogits) = s.decode_positions + s.prefill_chunks;
+    s.at(0, kLogitsRank) = dp ? s.at(0, kLogits) / tp : s.at(0, kLogits);
+  }
+
+  if (spec && n_draft > 0) {
+    // Block drafters (DSpark) draft all positions of a sequence in one pass; MTP one per pass.
+    const double passes = block_drafter ? 1.0 : d_sum / n_draft;
+    const double tokens = block_drafter ? d_sum : n_draft;
+    const auto& sd = card_.spec_decode;
+    const double de = sd.drafter_experts > 0 ? sd.drafter_experts : moe_e;
+    const double dk = sd.drafter_top_k > 0 ? sd.drafter_top_k : moe_k;
+    fill_common(2, tokens, tokens, de, dk);
+    s.at(2, kDecodePosPerSeq) = tokens / n_draft;
+    s.at(2, kDrafterPasses) = passes;
+    flush_saturated(s, 2, draft_sat);
+  }
+  return s;
+}
+
+OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
+  const OpTemplate& tpl = templates_[t];
+  const double* x = &s.x[static_cast<std::size_t>(tpl.set * kSlotsPerSet)];
+  OpWork w;
+  w.name = tpl.name;
+  w.op_class = tpl.op_class;
+  w.precision = tpl.precision;
+  w.kernels = tpl.kernels;
+  w.collective = tpl.collective;
+  w.collective_ranks = tpl.collective_ranks;
+  double f = 0.0, b = 0.0, n = 0.0;
+  for (const Term& term : tpl.flops) f += term.coef * x[term.slot];
+  for (const Term& term : tpl.bytes) b += term.coef * x[term.slot];
+  for (const Term& term : tpl.collective_bytes) n += term.coef * x[term.slot];
+  w.flops = Flops(f);
+  w.hbm_bytes = Bytes(b);
+  w.collective_bytes = Bytes(n);
+  w.flops_key = tpl.flops_key.coef * x[tpl.flops_key.slot];
+  w.bw_key = tpl.bw_key;
+  return w;
+}
+
+StepWork WorkModel::decompose(const BatchShape& batch) const {
+  StepWork out;
+  out.stats = summarize(batch);
+  for (auto t : pre_ops_) out.pre.push_back(evaluate(t, out.stats));
+  for (int l = 0; l < card_.num_layers; ++l) {
+    LayerWork lw;
+    lw.layer = l;
+    for (auto t : layer_ops_[static_cast<std::size_t>(l)].ops) lw.ops.push_back(evaluate(t, out.stats));
+    lw.engram = card_.engram && contains(card_.engram->layers, l);
+    if (lw.engram) {
+      lw.engram_positions = out.stats.at(layer_set(l), kTokens);
+      lw.engram_lookups_per_rank = lw.engram_positions * engram_lookups_per_pos_;
+    }
+    out.layers.push_back(std::move(lw));
+  }
+  for (auto t : post_ops_) out.post.push_back(evaluate(t, out.stats));
+  for (auto t : drafter_ops_) out.drafter.push_back(evaluate(t, out.stats));
+  out.drafter_passes = has_drafter_ ? out.stats.at(2, kDrafterPasses) : 0.0;
+  return out;
+}
+
+}  // namespace engramsim

@@ -1,0 +1,226 @@
+// Per-step work decomposition: what one scheduler step asks of each GPU rank of a replica.
+//
+// Input: a model card, its weight inventory (models/weights.hpp: element counts, precisions and
+// sharding of every weight group), the replica layout (tp GPUs, ep expert groups, data-parallel
+// attention) and a BatchShape (prefill chunks: new tokens + cached context; decode sequences:
+// context + positions verified this step). Output, per layer and per op: FLOPs, HBM bytes,
+// collective bytes and Engram lookups of one rank.
+//
+// How it stays fast. At construction every op of every layer becomes an OpTemplate whose FLOPs,
+// bytes and collective bytes are linear forms over a small vector of batch statistics (tokens,
+// tokens per rank, attention pairs and KV entries per attention geometry, expected distinct experts,
+// ...). Identical ops of different layers share one template with a multiplicity, so a step costs
+// one pass over the batch (summarize) plus one evaluation per distinct template. The detailed
+// breakdown (decompose) evaluates the same templates per layer, so the two can never disagree.
+//
+// Token sets. Statistics come in sets: set 0 is what layers below card.prefill_layers see (decode
+// positions and prompt tokens), set 1 what the remaining layers see (decode positions only: V4.1
+// prefill runs only the encoder half), set 2 what the drafter sees (drafted positions).
+//
+// Formulas (per rank; H heads, hd head_dim, kvh KV heads, T tokens, TR = tokens per rank = T, or
+// T / tp under data-parallel attention; "frac" is weights.hpp's shard_fraction):
+//   weight GEMM (each inventory group):  FLOPs = 2 TR elements frac
+//                                        bytes = elements frac (bytes/elem + scales) + TR (in + out) 2 B
+//   attention core, per attended (query, key) pair:
+//     GQA  4 H_r hd;   MLA decode (absorbed) 2 H_r (2 kv_lora + rope);   MLA prefill 2 H_r (nope + rope + v);
+//     CSA  4 H_r hd (MQA, one hd-wide entry serves as key and value)
+//   attended keys of a query at position q (1-based, including itself):
+//     window part   min(W, q) (W = sliding window; full context q when no window and no compression)
+//     compressed    min(topk, q / r) on layers with compress ratio r > 0 (all q / r without an indexer)
+//   KV bytes: every decode sequence reads its attended entries once per step (all its positions
+//     share the read); a prefill chunk reads its context once. Entry bytes: GQA 2 kvh_r hd, MLA
+//     kv_lora + rope, CSA hd, times the KV precision; MLA/CSA entries are whole on every TP rank.
+//   indexer (CSA index_source layers): 2 ih id FLOPs per (query, compressed entry) pair over all
+//     q / r entries; keys read once per sequence (id bytes per entry, FP8).
+//   routed experts: FLOPs 2 T k per_expert_elements / tp; weights read = expected distinct experts
+//     of the rank's EP group, ceil(E / ep) (1 - (1 - k/E)^T), times bytes per expert / (tp / ep).
+//   TP all-reduce after attention and after the FFN: T h 2 B (TP attention only); EP all-to-all
+//     dispatch T_r k (ep-1)/ep h 1 B (FP8) and combine 2 B under data-parallel attention.
+//   mHC (hc_mult > 1): per sub-layer, a mixing GEMM (inventory mhc.mix, run on BF16 tensor cores)
+//     and stream traffic TR h 2 B (hc + 1) before, TR h 2 B (2 hc + 1) after.
+//   Engram module: fusion GEMM (inventory engram.fusion, split by table head), gating elementwise,
+//     and an all-reduce of the (1 + hc) h projections across TP ranks.
+//   embedding, final norm, LM head on logit positions (every decode position, one per prefill chunk),
+//     logits gather across TP ranks, sampling over the vocabulary.
+//   drafter (spec decoding): DSpark drafts a block in one pass through its stages over
+//     sum(positions - 1) positions; MTP runs (positions - 1) sequential passes over the sequences.
+// Rough parts (activation widths of non-attention groups, elementwise traffic, the expert-load
+// balance) are listed in docs/cost-model.md under "Known limits".
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/model_card.hpp"
+#include "models/op_cost.hpp"
+#include "models/step_model.hpp"
+#include "models/weights.hpp"
+
+namespace engramsim {
+
+inline constexpr int kTokenSets = 3;
+inline constexpr int kMaxGeometries = 4;
+
+// Per-set statistic slots (see BatchStats).
+enum StatSlot : std::uint16_t {
+  kOne = 0,
+  kTokens,             // T: positions through the layer, whole replica
+  kTokensRank,         // TR: tokens one rank processes on the attention side
+  kLogits,             // positions that need logits (whole replica)
+  kLogitsRank,         // ... per rank
+  kMoeDistinct,        // 1 - (1 - k/E)^T: share of experts touched
+  kMoeTokensPerExpert, // T k / E / share touched: tokens per touched expert
+  kDecodePosPerSeq,    // mean positions per decode sequence
+  kPrefillTokPerChunk, // mean new tokens per prefill chunk
+  kPrefillCached,      // sum of cached context over prefill chunks (MLA up-projection)
+  kDrafterPasses,      // sequential drafter passes (MTP); 1 for block drafters
+  kGeometryBase,       // then, per geometry g: kGeometryBase + kGeomSlots * g + GeomSlot
+};
+enum GeomSlot : std::uint16_t {
+  kDecodePairs = 0,  // attended (query, key) pairs of decode positions
+  kDecodeKv,         // KV entries read by decode sequences
+  kPrefillPairs,
+  kPrefillKv,
+  kIndexPairs,       // (query, compressed entry) pairs the indexer scores
+  kIndexKv,          // compressed index keys read
+  kGeomSlots,
+};
+inline constexpr int kSlotsPerSet = kGeometryBase + kGeomSlots * kMaxGeometries;
+// The slot of statistic `s` of attention geometry `g`.
+constexpr int geometry_slot(int g, GeomSlot s) {
+  return static_cast<int>(kGeometryBase) + static_cast<int>(kGeomSlots) * g + static_cast<int>(s);
+}
+
+struct BatchStats {
+  std::array<double, kTokenSets * kSlotsPerSet> x{};
+  double at(int set, int slot) const { return x[static_cast<std::size_t>(set * kSlotsPerSet + slot)]; }
+  double& at(int set, int slot) { return x[static_cast<std::size_t>(set * kSlotsPerSet + slot)]; }
+  // Totals for reports.
+  double decode_seqs = 0.0;
+  double decode_positions = 0.0;
+  double prefill_chunks = 0.0;
+  double prefill_tokens = 0.0;
+  double prefill_first_chunk_tokens = 0.0;  // tokens of chunks with no cached context
+};
+
+// Attended keys of a layer: sliding window, compression ratio, indexer top-k.
+struct AttentionGeometry {
+  int window = 0;        // 0 = no sliding window
+  int ratio = 0;         // compressed entries per ratio tokens; 0 = none
+  int topk = 0;          // compressed entries selected per query; 0 = all
+  bool full_raw = true;  // without a window, raw keys cover the whole context (GQA/MLA)
+  bool operator==(const AttentionGeometry&) const = default;
+};
+
+// One term of a linear form: coefficient x stats[set][slot].
+struct Term {
+  std::uint16_t slot = 0;
+  double coef = 0.0;
+};
+
+struct OpTemplate {
+  const char* name = "";
+  OpClass op_class = OpClass::gemm;
+  Precision precision = Precision::bf16;
+  int kernels = 1;
+  CollectiveKind collective = CollectiveKind::none;
+  int collective_ranks = 1;
+  int set = 0;
+  std::vector<Term> flops;
+  std::vector<Term> bytes;
+  std::vector<Term> collective_bytes;
+  Term flops_key{kOne, 1.0};  // key = coef x stats[slot]
+  double bw_key = 0.0;        // fixed bandwidth key (0 = the op's bytes)
+  bool operator==(const OpTemplate& o) const;
+};
+
+struct LayerWork {
+  int layer = 0;
+  std::vector<OpWork> ops;
+  bool engram = false;
+  double engram_positions = 0.0;       // token positions through the Engram module (replica)
+  double engram_lookups_per_rank = 0.0;  // row lookups one rank issues (before dedup)
+};
+
+struct StepWork {
+  BatchStats stats;
+  std::vector<OpWork> pre;      // embedding, mHC expansion
+  std::vector<LayerWork> layers;
+  std::vector<OpWork> post;     // final norm, LM head, logits gather, sampling
+  std::vector<OpWork> drafter;  // the drafter's ops, work of one pass
+  double drafter_passes = 0.0;  // sequential passes per step (MTP: draft tokens; DSpark: 1)
+};
+
+class WorkModel {
+ public:
+  WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout);
+
+  // One pass over the batch. Throws std::invalid_argument for negative sizes.
+  BatchStats summarize(const BatchShape& batch) const;
+
+  // The detailed per-layer breakdown.
+  StepWork decompose(const BatchShape& batch) const;
+
+  // Fast-path access: distinct templates, their multiplicities over the whole step, and how often
+  // each runs before a given Engram layer (the compute that can hide that layer's fetch).
+  const std::vector<OpTemplate>& templates() const { return templates_; }
+  double multiplicity(std::size_t t) const { return count_[t]; }
+  // Drafter templates run `passes` times per step (stats slot kDrafterPasses of set 2).
+  bool is_drafter(std::size_t t) const { return drafter_[t]; }
+  // Occurrences of template t before Engram layer index e (order of card.engram->layers).
+  double count_before_engram(std::size_t e, std::size_t t) const { return before_[e][t]; }
+  OpWork evaluate(std::size_t t, const BatchStats& s) const;
+
+  const ModelCard& card() const { return card_; }
+  const ParallelLayout& layout() const { return layout_; }
+  const std::vector<AttentionGeometry>& geometries() const { return geometries_; }
+  int layer_set(int layer) const;
+  // Engram row lookups per rank per token position through an Engram layer.
+  double engram_lookups_per_position_per_rank() const { return engram_lookups_per_pos_; }
+
+ private:
+  struct LayerPlan {
+    std::vector<std::size_t> ops;  // template ids in execution order
+  };
+  std::size_t intern(OpTemplate t);
+  void add_pre_ops();
+  void add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter, std::vector<std::size_t>& out);
+  void add_post_ops(int set, const std::vector<WeightGroup>& groups, bool drafter, std::vector<std::size_t>& out);
+  int geometry_of(int layer) const;
+  void accumulate_decode(BatchStats& s, int set, double context, double positions) const;
+  // Totals over decode sequences whose context saturates every geometry's caps: their attention
+  // sums are closed forms in these five numbers.
+  struct SaturatedSums {
+    double n = 0, p = 0, pc = 0, pp = 0, c = 0;
+    void add(double context, double positions) {
+      n += 1.0;
+      p += positions;
+      pc += positions * context;
+      pp += 0.5 * positions * (positions + 1.0);
+      c += context;
+    }
+  };
+  void flush_saturated(BatchStats& s, int set, const SaturatedSums& sums) const;
+  void accumulate_prefill(BatchStats& s, int set, double cached, double tokens) const;
+
+  ModelCard card_;
+  WeightInventory weights_;
+  ParallelLayout layout_;
+  std::vector<AttentionGeometry> geometries_;
+  std::vector<int> layer_geometry_;
+  std::vector<OpTemplate> templates_;
+  std::vector<std::size_t> pre_ops_;
+  std::vector<LayerPlan> layer_ops_;
+  std::vector<std::size_t> post_ops_;
+  std::vector<std::size_t> drafter_ops_;
+  std::vector<double> count_;
+  std::vector<bool> drafter_;
+  std::vector<std::vector<double>> before_;
+  double engram_lookups_per_pos_ = 0.0;
+  double saturation_context_ = 0.0;  // contexts at or above this saturate every geometry's mins
+  bool has_drafter_ = false;
+};
+
+}  // namespace engramsim

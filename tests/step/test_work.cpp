@@ -1,0 +1,288 @@
+// Work decomposition: every op formula against a hand-computed case (the arithmetic is in the
+// comments), on small cards built here so the numbers stay checkable, plus the real V4.1 and V3
+// cards for their special shapes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "models/card_loader.hpp"
+#include "models/weights.hpp"
+#include "models/work.hpp"
+
+namespace engramsim {
+namespace {
+
+// A 2-layer dense GQA model: hidden 1024, 8 heads x 128, 2 KV heads, FFN 4096, vocab 1000, BF16.
+ModelCard tiny_gqa() {
+  ModelCard c;
+  c.name = "tiny-gqa";
+  c.num_layers = 2;
+  c.hidden_size = 1024;
+  c.vocab_size = 1000;
+  c.max_context = 4096;
+  c.dense_intermediate = 4096;
+  c.attention.kind = AttentionKind::gqa;
+  c.attention.num_heads = 8;
+  c.attention.num_kv_heads = 2;
+  c.attention.head_dim = 128;
+  c.kv.precision = Precision::bf16;
+  return c;
+}
+
+const OpWork& op_named(const std::vector<OpWork>& ops, const char* name) {
+  for (const auto& o : ops)
+    if (std::strcmp(o.name, name) == 0) return o;
+  throw std::runtime_error(std::string("no op ") + name);
+}
+
+bool has_op(const std::vector<OpWork>& ops, const char* name) {
+  for (const auto& o : ops)
+    if (std::strcmp(o.name, name) == 0) return true;
+  return false;
+}
+
+struct Batch {
+  std::vector<PrefillChunk> prefill;
+  std::vector<DecodeSeq> decode;
+  BatchShape shape() const { return {prefill, decode}; }
+};
+
+TEST(Work, GqaProjectionAndAttentionTp1) {
+  const ModelCard c = tiny_gqa();
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{1, 1, false});
+  Batch b;
+  b.decode = {{100, 1}, {300, 1}};
+  const StepWork w = m.decompose(b.shape());
+  const auto& l0 = w.layers[0].ops;
+  // attn.q: 1024 x (8 x 128) = 1,048,576 weights. FLOPs 2 x 2 tokens x 1,048,576 = 4,194,304.
+  // Bytes: 1,048,576 x 2 B = 2,097,152 weights + 2 tokens x (1024 in + 1024 out) x 2 B = 8,192.
+  const OpWork& q = op_named(l0, "attn.q");
+  EXPECT_DOUBLE_EQ(q.flops.value(), 4194304.0);
+  EXPECT_DOUBLE_EQ(q.hbm_bytes.value(), 2097152.0 + 8192.0);
+  EXPECT_DOUBLE_EQ(q.flops_key, 2.0);
+  // Decode attention: queries at positions 101 and 301 attend to all earlier keys: 402 pairs.
+  // FLOPs 4 x 8 heads x 128 x 402 = 1,646,592. KV: 402 entries x (2 x 2 heads x 128 x 2 B = 1024 B).
+  const OpWork& att = op_named(l0, "attn.decode");
+  EXPECT_DOUBLE_EQ(att.flops.value(), 1646592.0);
+  EXPECT_DOUBLE_EQ(att.hbm_bytes.value(), 402.0 * 1024.0);
+  EXPECT_EQ(att.op_class, OpClass::attention_decode);
+  EXPECT_DOUBLE_EQ(att.flops_key, 4.0);  // 8 query heads per 2 KV heads x 1 position
+  // Dense FFN: 3 x 1024 x 4096 = 12,582,912 weights; FLOPs 2 x 2 x 12,582,912 = 50,331,648.
+  EXPECT_DOUBLE_EQ(op_named(l0, "ffn.dense").flops.value(), 50331648.0);
+  // No prefill in this step: the prefill attention op carries no work.
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.prefill").flops.value(), 0.0);
+  EXPECT_FALSE(has_op(l0, "attn.all_reduce"));
+  // LM head on the 2 decode positions: 1000 x 1024 weights, FLOPs 2 x 2 x 1,024,000.
+  EXPECT_DOUBLE_EQ(op_named(w.post, "lm_head").flops.value(), 4096000.0);
+}
+
+TEST(Work, GqaTensorParallelSplitsHeadsAndAddsAllReduces) {
+  const ModelCard c = tiny_gqa();
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{2, 1, false});
+  Batch b;
+  b.decode = {{100, 1}, {300, 1}};
+  const StepWork w = m.decompose(b.shape());
+  const auto& l0 = w.layers[0].ops;
+  // Half the query heads per rank: 2,097,152 FLOPs; one KV head per rank: 512 B per entry.
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.q").flops.value(), 2097152.0);
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.decode").flops.value(), 1646592.0 / 2);
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.decode").hbm_bytes.value(), 402.0 * 512.0);
+  // All-reduce of 2 tokens x 1024 x 2 B = 4096 B after attention and after the FFN, over 2 ranks.
+  const OpWork& ar = op_named(l0, "attn.all_reduce");
+  EXPECT_EQ(ar.collective, CollectiveKind::all_reduce);
+  EXPECT_DOUBLE_EQ(ar.collective_bytes.value(), 4096.0);
+  EXPECT_EQ(ar.collective_ranks, 2);
+  EXPECT_DOUBLE_EQ(op_named(l0, "ffn.all_reduce").collective_bytes.value(), 4096.0);
+  // Logits gather: each rank sends its 500-entry shard of 2 logit rows in BF16 to 1 peer: 2,000 B.
+  EXPECT_DOUBLE_EQ(op_named(w.post, "logits.gather").collective_bytes.value(), 2000.0);
+}
+
+TEST(Work, DataParallelAttentionSplitsSequences) {
+  const ModelCard c = tiny_gqa();
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{2, 1, true});
+  Batch b;
+  b.decode = {{100, 1}, {300, 1}};
+  const StepWork w = m.decompose(b.shape());
+  const auto& l0 = w.layers[0].ops;
+  // Whole weights, half the tokens: attn.q FLOPs 2 x 1 token x 1,048,576; attention pairs halved
+  // with all 8 heads and 2 KV heads per rank.
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.q").flops.value(), 2097152.0);
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.q").hbm_bytes.value(), 2097152.0 + 1.0 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.decode").flops.value(), 1646592.0 / 2);
+  EXPECT_DOUBLE_EQ(op_named(l0, "attn.decode").hbm_bytes.value(), 402.0 * 1024.0 / 2);
+  EXPECT_FALSE(has_op(l0, "attn.all_reduce"));
+}
+
+TEST(Work, PrefillChunkCausalPairs) {
+  const ModelCard c = tiny_gqa();
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{1, 1, false});
+  Batch b;
+  b.prefill = {{4, 10}};
+  const StepWork w = m.decompose(b.shape());
+  // Queries at positions 11..14 attend to 11+12+13+14 = 50 keys; the chunk reads 14 KV entries.
+  const OpWork& att = op_named(w.layers[1].ops, "attn.prefill");
+  EXPECT_DOUBLE_EQ(att.flops.value(), 4.0 * 8 * 128 * 50);
+  EXPECT_DOUBLE_EQ(att.hbm_bytes.value(), 14.0 * 1024.0);
+  EXPECT_DOUBLE_EQ(att.flops_key, 4.0);  // tokens per chunk
+  // One logit row per chunk.
+  EXPECT_DOUBLE_EQ(w.stats.at(0, kLogits), 1.0);
+  EXPECT_DOUBLE_EQ(w.stats.at(0, kTokens), 4.0);
+}
+
+TEST(Work, SlidingWindowCapsAttendedKeys) {
+  ModelCard c = tiny_gqa();
+  c.attention.sliding_window = 8;
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{1, 1, false});
+  // Long context, 3 positions (speculative verify): 3 x 8 pairs, 8 entries read.
+  // Short context 2, 3 positions: queries at 3, 4, 5 -> 3 + 4 + 5 = 12 pairs, 5 entries.
+  Batch b;
+  b.decode = {{100, 3}, {2, 3}};
+  // Prefill of 10 tokens from scratch: 1+2+...+8 + 8 + 8 = 52 pairs, 8 entries.
+  b.prefill = {{10, 0}};
+  const BatchStats s = m.summarize(b.shape());
+  EXPECT_DOUBLE_EQ(s.at(0, geometry_slot(0, kDecodePairs)), 24.0 + 12.0);
+  EXPECT_DOUBLE_EQ(s.at(0, geometry_slot(0, kDecodeKv)), 8.0 + 5.0);
+  EXPECT_DOUBLE_EQ(s.at(0, geometry_slot(0, kPrefillPairs)), 52.0);
+  EXPECT_DOUBLE_EQ(s.at(0, geometry_slot(0, kPrefillKv)), 8.0);
+  EXPECT_DOUBLE_EQ(s.at(0, kDecodePosPerSeq), 3.0);
+  EXPECT_DOUBLE_EQ(s.at(0, kTokens), 16.0);
+}
+
+class V41 : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { card_ = new ModelCard(load_model_card("deepseek-v4.1-flash")); }
+  static void TearDownTestSuite() { delete card_; }
+  static ModelCard* card_;
+};
+ModelCard* V41::card_ = nullptr;
+
+TEST_F(V41, CompressedAttentionAndIndexer) {
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{2, 1, false});
+  // Geometries: layers 0-1 window only; 2-19 window 128 + ratio 2 top-512; 20-39 ratio 1 top-512.
+  ASSERT_EQ(m.geometries().size(), 3u);
+  Batch b;
+  b.decode = {{8192, 6}};
+  const StepWork w = m.decompose(b.shape());
+  // Layer 2 (ratio 2, top-512, builds KV, runs the indexer): 6 queries x (128 window + 512
+  // selected) = 3,840 pairs; FLOPs 4 x 32 heads per rank x 512 x 3,840 = 251,658,240.
+  // KV: 640 entries x 512 B (FP8), whole on each rank.
+  const auto& l2 = w.layers[2].ops;
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.decode").flops.value(), 4.0 * 32 * 512 * 3840);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.decode").hbm_bytes.value(), 640.0 * 512);
+  // Indexer: queries at 8193..8198 score (8192 x 6 + 21) / 2 = 24,586.5 compressed entries:
+  // FLOPs 2 x 32 x 128 x 24,586.5; keys (8198 / 2) x 128 B.
+  const OpWork& idx = op_named(l2, "attn.indexer_scan");
+  EXPECT_DOUBLE_EQ(idx.flops.value(), 2.0 * 32 * 128 * 24586.5);
+  EXPECT_DOUBLE_EQ(idx.hbm_bytes.value(), 4099.0 * 128);
+  // Layer 3 reuses layer 2's selection: no indexer. Layer 0: window only, 6 x 128 pairs.
+  EXPECT_FALSE(has_op(w.layers[3].ops, "attn.indexer_scan"));
+  EXPECT_DOUBLE_EQ(op_named(w.layers[0].ops, "attn.decode").flops.value(), 4.0 * 32 * 512 * 6 * 128);
+  // Layer 20 (ratio 1): 6 x (128 + 512) pairs as well; indexer over (8192 x 6 + 21) entries.
+  EXPECT_DOUBLE_EQ(op_named(w.layers[20].ops, "attn.indexer_scan").flops.value(), 2.0 * 32 * 128 * 49173.0);
+}
+
+TEST_F(V41, ShortContextUsesExactSums) {
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{1, 1, false});
+  Batch b;
+  b.decode = {{100, 1}};
+  const BatchStats s = m.summarize(b.shape());
+  // Geometry 1 (ratio 2): the query at 101 sees min(128, 101) = 101 window keys and
+  // min(512, 101 / 2) = 50.5 compressed entries (continuous).
+  EXPECT_NEAR(s.at(0, geometry_slot(1, kDecodePairs)), 151.5, 1e-9);
+  EXPECT_NEAR(s.at(0, geometry_slot(1, kIndexPairs)), 50.5, 1e-9);
+}
+
+TEST_F(V41, ExpertsTouchedAndPrefillHalf) {
+  const auto inv = build_weight_inventory(*card_);
+  const WorkModel m(*card_, inv, ParallelLayout{2, 1, false});
+  Batch b;
+  b.decode.assign(64, DecodeSeq{8192, 6});
+  const BatchStats s = m.summarize(b.shape());
+  // 384 positions choosing 6 of 384 experts: share touched = 1 - (1 - 6/384)^384 = 0.997635.
+  EXPECT_NEAR(s.at(0, kMoeDistinct), 1.0 - std::pow(1.0 - 6.0 / 384.0, 384.0), 1e-12);
+  EXPECT_NEAR(s.at(0, kMoeDistinct), 0.997635, 1e-6);
+  const StepWork w = m.decompose(b.shape());
+  // Expert weights read per rank at TP2 (EP1: every expert split over 2 ranks):
+  // 384 x 0.997635 x bytes_per_expert / 2, plus routed activations.
+  const OpWork& ex = op_named(w.layers[5].ops, "moe.experts");
+  const double per_expert = inv.layer(5).bytes_per_expert().value();
+  const double act = 384.0 * 6 * 2.0 * (2.0 * 5120 + 3.0 * 2304 / 2);
+  EXPECT_NEAR(ex.hbm_bytes.value(), 384.0 * s.at(0, kMoeDistinct) * per_expert / 2 + act, 1.0);
+  // FLOPs: 2 x 384 tokens x 6 x (3 x 5120 x 2304) / 2 ranks.
+  EXPECT_DOUBLE_EQ(ex.flops.value(), 2.0 * 384 * 6 * 3.0 * 5120 * 2304 / 2);
+  EXPECT_EQ(ex.precision, Precision::fp4);
+
+  // A prompt chunk runs only the 20 encoder layers (card.prefill_layers).
+  Batch p;
+  p.prefill = {{1000, 0}};
+  const StepWork pw = m.decompose(p.shape());
+  EXPECT_GT(op_named(pw.layers[19].ops, "attn.q_a").flops.value(), 0.0);
+  EXPECT_DOUBLE_EQ(op_named(pw.layers[20].ops, "attn.q_a").flops.value(), 0.0);
+  EXPECT_DOUBLE_EQ(pw.layers[14].engram_positions, 1000.0);
+  // Engram lookups per rank: 24 rows x 1000 positions / 2 ranks.
+  EXPECT_DOUBLE_EQ(pw.layers[14].engram_lookups_per_rank, 12000.0);
+}
+
+TEST_F(V41, DsparkDrafterRunsOncePerStepOverDraftedPositions) {
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{2, 1, false});
+  Batch b;
+  b.decode.assign(4, DecodeSeq{1000, 6});
+  const StepWork w = m.decompose(b.shape());
+  // 4 sequences x 5 drafted positions in one block pass.
+  EXPECT_DOUBLE_EQ(w.stats.at(2, kTokens), 20.0);
+  EXPECT_DOUBLE_EQ(w.drafter_passes, 1.0);
+  ASSERT_FALSE(w.drafter.empty());
+  // Without speculative positions the drafter does nothing.
+  Batch plain;
+  plain.decode.assign(4, DecodeSeq{1000, 1});
+  const StepWork pw = m.decompose(plain.shape());
+  for (const auto& o : pw.drafter) {
+    EXPECT_DOUBLE_EQ(o.flops.value(), 0.0) << o.name;
+    EXPECT_DOUBLE_EQ(o.hbm_bytes.value(), 0.0) << o.name;
+  }
+}
+
+TEST(WorkV3, MlaAbsorbedDecodeAndMtpPasses) {
+  const ModelCard c = load_model_card("deepseek-v3");
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{8, 8, true});
+  Batch b;
+  b.decode.assign(8, DecodeSeq{4000, 2});
+  const StepWork w = m.decompose(b.shape());
+  // DP attention: all 128 heads per rank, 1/8 of the pairs. Absorbed MLA: 2 x 128 x (2 x 512 + 64)
+  // FLOPs per pair; pairs = 8 seqs x (4001 + 4002) = 64,024 -> per rank 8,003.
+  const OpWork& att = op_named(w.layers[10].ops, "attn.decode");
+  EXPECT_DOUBLE_EQ(att.flops.value(), 2.0 * 128 * (2 * 512 + 64) * 64024.0 / 8);
+  // Latent entries: (512 + 64) x KV bytes per entry, 8 x 4002 entries split over 8 ranks.
+  EXPECT_DOUBLE_EQ(att.hbm_bytes.value(), 576.0 * bytes_per_element(c.kv.precision) * 8 * 4002 / 8);
+  // EP all-to-all per rank: 16 positions / 8 ranks = 2 tokens x 8 experts x 7/8 leave the rank x
+  // 7168 hidden, dispatched in FP8 (1 B) and combined in BF16 (2 B).
+  EXPECT_DOUBLE_EQ(op_named(w.layers[10].ops, "moe.dispatch").collective_bytes.value(), 2.0 * 8 * 7.0 / 8 * 7168);
+  EXPECT_DOUBLE_EQ(op_named(w.layers[10].ops, "moe.combine").collective_bytes.value(), 2.0 * 8 * 7.0 / 8 * 7168 * 2);
+  // Dense prefix (first 3 layers) has a dense FFN.
+  EXPECT_TRUE(has_op(w.layers[0].ops, "ffn.dense"));
+  EXPECT_TRUE(has_op(w.layers[3].ops, "moe.experts"));
+  // MTP drafts one token per pass, one pass per drafted position (here 1).
+  EXPECT_DOUBLE_EQ(w.drafter_passes, 1.0);
+  EXPECT_DOUBLE_EQ(w.stats.at(2, kTokens), 8.0);
+}
+
+TEST(Work, TemplatesAreSharedAcrossIdenticalLayers) {
+  const ModelCard c = tiny_gqa();
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{1, 1, false});
+  // Both layers have identical ops: every layer template runs twice.
+  double layer_ops = 0;
+  for (std::size_t t = 0; t < m.templates().size(); ++t) layer_ops += m.multiplicity(t);
+  EXPECT_LT(m.templates().size(), static_cast<std::size_t>(layer_ops));
+}
+
+TEST(Work, RejectsBadLayouts) {
+  const ModelCard c = tiny_gqa();
+  EXPECT_THROW(WorkModel(c, build_weight_inventory(c), ParallelLayout{3, 2, false}), std::invalid_argument);
+  EXPECT_THROW(WorkModel(c, build_weight_inventory(c), ParallelLayout{2, 2, false}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace engramsim

@@ -1,0 +1,315 @@
+// `engramsim step`: what one scheduler step costs a replica, op by op, with the Engram fetch, its
+// window and the exposed stall per Engram layer.
+//
+// The batch is uniform: --decode-seqs sequences at --context tokens of KV, each verifying
+// 1 + draft tokens positions (the card's speculative decoding unless --no-spec), plus an optional
+// prefill chunk of --prefill-tokens tokens over --prefill-cached cached ones. Text output is a table
+// of ops summed over layers (time, bound, share of the step), the Engram table with a reason per
+// layer, and the step total; --json prints one object (schema in docs/cost-model.md). Exit 2 on bad
+// input.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/unit_parse.hpp"
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "models/roofline_step_model.hpp"
+#include "tools/engramsim/cli_common.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+struct StepArgs {
+  std::string model;
+  std::string node;
+  int tp = 1;
+  int ep = 1;
+  bool dp_attention = false;
+  std::string engram_tier = "dram";
+  int decode_seqs = 0;
+  int context = 0;
+  int prefill_tokens = 0;
+  int prefill_cached = 0;
+  double spec_accept = 0.0;  // 0 = the card's acceptance length
+  int draft_tokens = -1;     // -1 = the card's
+  bool no_spec = false;
+  std::string engine = "vllm";
+  double zipf = 0.0;
+  std::string dram_cache = "0B";
+  std::string hbm_hot = "0B";
+  std::string dram_path = "zero_copy";
+  int ssd_queue_depth = 128;
+  int active_gpus = 0;
+  bool no_dedup = false;
+  bool per_layer = false;
+  bool json = false;
+};
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string sci(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string layer_label(int layer) {
+  if (layer == -1) return "pre";
+  if (layer == -2) return "post";
+  if (layer == -3) return "drafter";
+  return std::to_string(layer);
+}
+
+struct OpRow {
+  std::string name;
+  double count = 0;
+  double time_s = 0;
+  double flops = 0;
+  double hbm_bytes = 0;
+  double collective_bytes = 0;
+  std::map<std::string, double> time_by_bound;
+  std::string bound() const {
+    std::string best = "overhead";
+    double t = -1;
+    for (const auto& [b, s] : time_by_bound)
+      if (s > t) {
+        t = s;
+        best = b;
+      }
+    return best;
+  }
+};
+
+std::vector<OpRow> aggregate(const StepBreakdown& b) {
+  std::vector<OpRow> rows;
+  std::map<std::string, std::size_t> index;
+  for (const auto& op : b.ops) {
+    if (op.total.count_ns() == 0 && op.work.flops.value() == 0 && op.work.hbm_bytes.value() == 0 &&
+        op.work.collective_bytes.value() == 0)
+      continue;
+    auto [it, fresh] = index.try_emplace(op.name, rows.size());
+    if (fresh) rows.push_back(OpRow{op.name});
+    OpRow& r = rows[it->second];
+    r.count += op.count;
+    r.time_s += op.total.seconds();
+    r.flops += op.work.flops.value() * op.count;
+    r.hbm_bytes += op.work.hbm_bytes.value() * op.count;
+    r.collective_bytes += op.work.collective_bytes.value() * op.count;
+    r.time_by_bound[to_string(op.cost.bound)] += op.total.seconds();
+  }
+  return rows;
+}
+
+int run_step(const StepArgs& a) {
+  ModelCard card = load_model_card(a.model);
+  const NodeSpec node = load_node(a.node);
+  const auto tier = engram_tier_from_string(a.engram_tier);
+  if (!tier) throw ConfigError({}, "--engram-tier", "expected hbm, dram or ssd, got '" + a.engram_tier + "'");
+  if (a.decode_seqs < 0 || a.context < 0 || a.prefill_tokens < 0 || a.prefill_cached < 0)
+    throw ConfigError({}, "batch", "sizes must be >= 0");
+  if (a.decode_seqs == 0 && a.prefill_tokens == 0)
+    throw ConfigError({}, "batch", "give --decode-seqs and/or --prefill-tokens");
+
+  if (a.no_spec) card.spec_decode = SpecDecodeSpec{};
+  if (a.draft_tokens >= 0 && card.spec_decode.kind != SpecDecodeKind::none) {
+    if (a.draft_tokens == 0) card.spec_decode = SpecDecodeSpec{};
+    else card.spec_decode.draft_tokens = a.draft_tokens;
+  }
+  const bool spec = card.spec_decode.kind != SpecDecodeKind::none && card.spec_decode.draft_tokens > 0;
+  double accept = spec ? card.spec_decode.acceptance_length : 1.0;
+  if (a.spec_accept > 0.0) {
+    if (!spec && a.spec_accept != 1.0)
+      throw ConfigError({}, "--spec-accept", "the model runs without speculative decoding (acceptance must be 1)");
+    if (spec && a.spec_accept > 1.0 + card.spec_decode.draft_tokens)
+      throw ConfigError({}, "--spec-accept", "acceptance cannot exceed 1 + draft tokens");
+    accept = a.spec_accept;
+  }
+  const int positions = spec ? 1 + card.spec_decode.draft_tokens : 1;
+
+  RooflineOptions o;
+  o.layout = ParallelLayout{a.tp, a.ep, a.dp_attention};
+  o.engram.tier = *tier;
+  o.engram.access.zipf_s = a.zipf;
+  o.engram.dedup = !a.no_dedup;
+  o.engram.dram_path = a.dram_path == "staged" ? DramPath::staged : DramPath::zero_copy;
+  o.engram.dram_cache = parse_bytes(a.dram_cache);
+  o.engram.hbm_hot_cache = parse_bytes(a.hbm_hot);
+  o.engram.ssd_queue_depth = a.ssd_queue_depth;
+  o.engram.active_gpus = a.active_gpus;
+  o.host = host_overhead_for(a.engine);
+  RooflineStepModel model(card, node, o);
+
+  std::vector<DecodeSeq> decode(static_cast<std::size_t>(a.decode_seqs), DecodeSeq{a.context, positions});
+  std::vector<PrefillChunk> prefill;
+  if (a.prefill_tokens > 0) prefill.push_back({a.prefill_tokens, a.prefill_cached});
+  const BatchShape batch{prefill, decode};
+  const StepBreakdown b = model.breakdown(batch);
+  const double step_s = b.cost.total.seconds();
+  const std::vector<OpRow> rows = aggregate(b);
+  const double emitted = a.decode_seqs * accept;
+  const double per_gpu_tok_s = step_s > 0 ? (emitted + a.prefill_tokens) / step_s / a.tp : 0.0;
+
+  if (a.json) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& r : rows)
+      ops.push_back({{"name", r.name},
+                     {"count", r.count},
+                     {"time_s", r.time_s},
+                     {"bound", r.bound()},
+                     {"share", step_s > 0 ? r.time_s / step_s : 0.0},
+                     {"flops", r.flops},
+                     {"hbm_bytes", r.hbm_bytes},
+                     {"collective_bytes", r.collective_bytes}});
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& e : b.engram)
+      layers.push_back({{"layer", e.layer},
+                        {"tier", to_string(e.tier)},
+                        {"positions", e.positions},
+                        {"lookups", e.fetch.lookups},
+                        {"distinct_rows", e.fetch.distinct_rows},
+                        {"hbm_rows", e.fetch.hbm_rows},
+                        {"host_rows", e.fetch.host_rows},
+                        {"ssd_pages", e.fetch.ssd_pages},
+                        {"fetch_s", e.fetch.total.seconds()},
+                        {"window_s", e.window.seconds()},
+                        {"prefetch_window_s", e.prefetch_window.seconds()},
+                        {"arrival_s", e.arrival.seconds()},
+                        {"completion_s", e.completion.seconds()},
+                        {"stall_s", e.stall.seconds()},
+                        {"bound", e.fetch.bound},
+                        {"reason", e.reason}});
+    nlohmann::json out = {
+        {"model", card.name},
+        {"node", node.name},
+        {"gpu", node.gpu.name},
+        {"tp", a.tp},
+        {"ep", a.ep},
+        {"dp_attention", a.dp_attention},
+        {"engine", a.engine},
+        {"batch",
+         {{"decode_seqs", a.decode_seqs},
+          {"context", a.context},
+          {"positions_per_seq", positions},
+          {"prefill_tokens", a.prefill_tokens},
+          {"prefill_cached", a.prefill_cached}}},
+        {"step_time_s", step_s},
+        {"compute_s", b.cost.compute.seconds()},
+        {"engram_fetch_s", b.cost.engram_fetch.seconds()},
+        {"engram_stall_s", b.cost.engram_stall.seconds()},
+        {"host_overhead_s", b.cost.host_overhead.seconds()},
+        {"acceptance_length", accept},
+        {"tokens_emitted", emitted},
+        {"tokens_per_s_per_gpu", per_gpu_tok_s},
+        {"interactivity_tok_s_per_user", step_s > 0 && a.decode_seqs > 0 ? accept / step_s : 0.0},
+        {"efficiency_source", o.efficiencies.source},
+        {"collectives_source", o.collectives.source},
+        {"ops", ops},
+        {"engram", {{"tier", to_string(*tier)}, {"layers", layers}}},
+    };
+    if (a.per_layer) {
+      nlohmann::json per = nlohmann::json::array();
+      for (const auto& op : b.ops)
+        per.push_back({{"layer", op.layer},
+                       {"name", op.name},
+                       {"count", op.count},
+                       {"time_s", op.total.seconds()},
+                       {"bound", to_string(op.cost.bound)},
+                       {"flops", op.work.flops.value()},
+                       {"hbm_bytes", op.work.hbm_bytes.value()},
+                       {"collective_bytes", op.work.collective_bytes.value()}});
+      out["ops_per_layer"] = per;
+    }
+    std::cout << out.dump(2) << "\n";
+    return exit_code::ok;
+  }
+
+  std::cout << "Step: " << card.name << " on " << node.name << " (" << node.gpu.name << "), TP" << a.tp << " EP"
+            << a.ep << (a.dp_attention ? " DP-attention" : "") << ", Engram tier " << to_string(*tier)
+            << ", engine " << a.engine << "\n";
+  std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << positions << " positions at context " << a.context;
+  if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
+  std::cout << "\n\nOps per rank (summed over layers):\n";
+  TextTable t({"OP", "COUNT", "TIME_MS", "SHARE_%", "BOUND", "FLOPS", "HBM_BYTES", "COLL_BYTES"});
+  for (const auto& r : rows)
+    t.add_row({r.name, fixed(r.count, 0), fixed(r.time_s * 1e3, 4), fixed(step_s > 0 ? 100 * r.time_s / step_s : 0, 2),
+               r.bound(), sci(r.flops), sci(r.hbm_bytes), sci(r.collective_bytes)});
+  std::cout << t.render();
+  if (a.per_layer) {
+    std::cout << "\nOps per layer:\n";
+    TextTable pl({"LAYER", "OP", "TIME_US", "BOUND", "FLOPS", "HBM_BYTES", "COLL_BYTES"});
+    for (const auto& op : b.ops)
+      pl.add_row({layer_label(op.layer), op.name, fixed(op.total.seconds() * 1e6, 2), to_string(op.cost.bound),
+                  sci(op.work.flops.value()), sci(op.work.hbm_bytes.value()), sci(op.work.collective_bytes.value())});
+    std::cout << pl.render();
+  }
+  if (!b.engram.empty()) {
+    std::cout << "\nEngram layers (per rank):\n";
+    TextTable e({"LAYER", "TIER", "POSITIONS", "LOOKUPS", "HOST_ROWS", "SSD_PAGES", "FETCH_MS", "WINDOW_MS",
+                 "STALL_MS", "BOUND"});
+    for (const auto& l : b.engram)
+      e.add_row({std::to_string(l.layer), to_string(l.tier), fixed(l.positions, 0), fixed(l.fetch.lookups, 0),
+                 fixed(l.fetch.host_rows, 0), fixed(l.fetch.ssd_pages, 0), fixed(l.fetch.total.seconds() * 1e3, 4),
+                 fixed(l.window.seconds() * 1e3, 4), fixed(l.stall.seconds() * 1e3, 4), l.fetch.bound});
+    std::cout << e.render();
+    for (const auto& l : b.engram) std::cout << "  layer " << l.layer << ": " << l.reason << "\n";
+  }
+  std::cout << "\nStep total " << fixed(step_s * 1e3, 3) << " ms = compute " << fixed(b.cost.compute.seconds() * 1e3, 3)
+            << " ms + Engram stall " << fixed(b.cost.engram_stall.seconds() * 1e3, 3) << " ms ("
+            << fixed(step_s > 0 ? 100 * b.cost.engram_stall.seconds() / step_s : 0, 2) << "% of the step) + host "
+            << fixed(b.cost.host_overhead.seconds() * 1e3, 3) << " ms\n";
+  if (a.decode_seqs > 0)
+    std::cout << "Decode: " << fixed(emitted, 1) << " tokens emitted (acceptance " << fixed(accept, 2) << "), "
+              << fixed(accept / step_s, 1) << " tok/s/user, " << fixed(per_gpu_tok_s, 0) << " tok/s/GPU\n";
+  return exit_code::ok;
+}
+
+}  // namespace
+
+void add_step_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("step", "Cost of one scheduler step: per-op breakdown and Engram fetch/stall");
+  auto a = std::make_shared<StepArgs>();
+  cmd->add_option("--model", a->model, "Model card name or path")->required();
+  cmd->add_option("--node", a->node, "Node name or path")->required();
+  cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--ep", a->ep, "Expert-parallel groups (divides --tp)")->check(CLI::Range(1, 1024));
+  cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention (each GPU its own sequences)");
+  cmd->add_option("--engram-tier", a->engram_tier, "Where the Engram tables live: hbm, dram or ssd")
+      ->check(CLI::IsMember({"hbm", "dram", "ssd"}));
+  cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step");
+  cmd->add_option("--context", a->context, "KV tokens per decode sequence");
+  cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
+  cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
+  cmd->add_option("--spec-accept", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
+  cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)");
+  cmd->add_flag("--no-spec", a->no_spec, "Run without speculative decoding");
+  cmd->add_option("--engine", a->engine, "Serving engine for the host overhead")
+      ->check(CLI::IsMember(known_engines()));
+  cmd->add_option("--zipf", a->zipf, "Zipf exponent of Engram row popularity (0 = uniform)")->check(CLI::Range(0.0, 4.0));
+  cmd->add_option("--dram-cache", a->dram_cache, "DRAM row cache per replica in front of the ssd tier (e.g. 64GiB)");
+  cmd->add_option("--hbm-hot", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");
+  cmd->add_option("--dram-path", a->dram_path, "How DRAM rows reach the GPU: zero_copy or staged")
+      ->check(CLI::IsMember({"zero_copy", "staged"}));
+  cmd->add_option("--ssd-queue-depth", a->ssd_queue_depth, "Outstanding 4 KiB reads per NVMe drive")
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--active-gpus", a->active_gpus, "GPUs of the node fetching at once (0 = all)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_flag("--no-dedup", a->no_dedup, "The engine fetches every lookup (no within-step dedup)");
+  cmd->add_flag("--per-layer", a->per_layer, "Also list every op of every layer");
+  cmd->add_flag("--json", a->json, "One JSON object instead of tables");
+  cmd->callback([&action, a] { action = [a] { return run_step(*a); }; });
+}
+
+}  // namespace engramsim::cli
