@@ -24,7 +24,8 @@ void BM_EventQueueHold(benchmark::State& state) {
   for (auto _ : state) {
     const Event e = q.pop();
     now = e.key.time.count_ns();
-    q.push(Time::ns(now + gaps[k++ & 4095]), static_cast<std::int32_t>(k & 3), nullptr, e.tag);
+    q.push(Time::ns(now + gaps[k & 4095]), static_cast<std::int32_t>(k & 3), nullptr, e.tag);
+    ++k;
   }
   benchmark::DoNotOptimize(now);
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
