@@ -1,0 +1,188 @@
+// Multi-GPU transfers for alpha-beta fits: peer-to-peer copies between GPU 0 and GPU 1, and a ring
+// all-reduce over P2P (reduce-scatter then all-gather, each GPU pulling a chunk from its left
+// neighbour per step, steps separated by a host barrier). Needs 2+ GPUs with peer access;
+// otherwise it reports why and measures nothing.
+#include <chrono>
+
+#include "calibration/cuda/cuda_common.cuh"
+#include "core/rng.hpp"
+
+namespace engramsim::calibration {
+namespace cuda {
+namespace {
+
+constexpr std::uint64_t kSeed = 0xc011ec7000000001ULL;
+
+// Small integers, so that sums over up to 8 GPUs are exact in float.
+__host__ __device__ inline float ring_value(int gpu, std::uint64_t i) {
+  return static_cast<float>(static_cast<int>(mix64(kSeed + static_cast<std::uint64_t>(gpu), i) % 17) - 8);
+}
+
+__global__ void ring_init(float* p, std::uint64_t n, int gpu) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
+    p[i] = ring_value(gpu, i);
+}
+
+__global__ void add_from_peer(float* __restrict__ mine, const float* __restrict__ peer, std::uint64_t n) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
+    mine[i] += peer[i];
+}
+
+void enable_peer(int from, int to) {
+  DeviceGuard g(from);
+  const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();
+    return;
+  }
+  ENGRAMSIM_CUDA(e);
+}
+
+}  // namespace
+}  // namespace cuda
+
+using namespace cuda;
+
+CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::uint64_t>& sizes) {
+  CollectivesRun run;
+  int count = 0;
+  ENGRAMSIM_CUDA(cudaGetDeviceCount(&count));
+  run.gpus = std::min(count, 8);
+  if (run.gpus < 2) {
+    run.reason = "needs 2 or more GPUs (found " + std::to_string(count) + ")";
+    return run;
+  }
+  const int n = run.gpus;
+  for (int r = 0; r < n; ++r) {
+    const int left = (r + n - 1) % n;
+    int ok = 0;
+    ENGRAMSIM_CUDA(cudaDeviceCanAccessPeer(&ok, r, left));
+    if (!ok) {
+      run.reason = "GPU " + std::to_string(r) + " cannot access GPU " + std::to_string(left) + " peer-to-peer";
+      return run;
+    }
+  }
+  for (int r = 0; r < n; ++r) enable_peer(r, (r + n - 1) % n);
+  enable_peer(0, 1);
+  enable_peer(1, 0);
+  run.all_reduce_algorithm = "ring over P2P: reduce-scatter + all-gather, " + std::to_string(2 * (n - 1)) +
+                             " steps of one chunk pulled from the left neighbour, host barrier between steps";
+  const std::uint64_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
+
+  // P2P copies, GPU 0 -> GPU 1, timed on GPU 0's stream.
+  {
+    std::vector<TimedSize> out;
+    DeviceGuard g0(0);
+    DeviceBuffer<std::uint64_t> src(max_bytes / 8);
+    Stream s0;
+    fill_pattern(src.get(), max_bytes / 8, kSeed, 0, s0.get(), sm_count(0));
+    ENGRAMSIM_CUDA(cudaStreamSynchronize(s0.get()));
+    DeviceBuffer<std::uint64_t> dst;
+    {
+      DeviceGuard g1(1);
+      dst = DeviceBuffer<std::uint64_t>(max_bytes / 8);
+      ENGRAMSIM_CUDA(cudaMemset(dst.get(), 0xff, max_bytes));
+    }
+    for (const std::uint64_t bytes : sizes) {
+      TimedSize t{bytes, {}};
+      t.seconds = time_on_stream(s0.get(), c.warmup, c.repetitions, [&](int) {
+        ENGRAMSIM_CUDA(cudaMemcpyPeerAsync(dst.get(), 1, src.get(), 0, bytes, s0.get()));
+      });
+      RngStream rng(c.seed, "p2p/" + std::to_string(bytes));
+      for (int i = 0; i < 64; ++i) {
+        const auto w = static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(bytes / 8) - 1));
+        std::uint64_t got = 0;
+        ENGRAMSIM_CUDA(cudaMemcpy(&got, dst.get() + w, 8, cudaMemcpyDefault));
+        if (got != mix64(kSeed, w))
+          throw GpuCorrectnessError("P2P copy of " + std::to_string(bytes) + " bytes: word " + std::to_string(w) + " differs");
+      }
+      out.push_back(std::move(t));
+    }
+    run.p2p = std::move(out);
+  }
+
+  // Ring all-reduce.
+  std::vector<DeviceBuffer<float>> buf;
+  std::vector<std::unique_ptr<Stream>> streams;
+  std::vector<int> sms;
+  for (int r = 0; r < n; ++r) {
+    DeviceGuard g(r);
+    buf.emplace_back(max_bytes / 4);
+    streams.push_back(std::make_unique<Stream>());
+    sms.push_back(sm_count(r));
+  }
+  auto barrier = [&] {
+    for (int r = 0; r < n; ++r) {
+      DeviceGuard g(r);
+      streams[static_cast<std::size_t>(r)]->sync();
+    }
+  };
+  auto all_reduce = [&](std::uint64_t elems) {
+    const std::uint64_t chunk = elems / static_cast<std::uint64_t>(n);
+    for (int step = 0; step < n - 1; ++step) {
+      for (int r = 0; r < n; ++r) {
+        DeviceGuard g(r);
+        const int left = (r + n - 1) % n;
+        const auto ch = static_cast<std::uint64_t>((r - step - 1 + 2 * n) % n);
+        add_from_peer<<<grid_for(chunk, 256, sms[static_cast<std::size_t>(r)]), 256, 0,
+                        streams[static_cast<std::size_t>(r)]->get()>>>(buf[static_cast<std::size_t>(r)].get() + ch * chunk,
+                                                                      buf[static_cast<std::size_t>(left)].get() + ch * chunk, chunk);
+        ENGRAMSIM_CUDA_LAUNCHED("add_from_peer");
+      }
+      barrier();
+    }
+    for (int step = 0; step < n - 1; ++step) {
+      for (int r = 0; r < n; ++r) {
+        DeviceGuard g(r);
+        const int left = (r + n - 1) % n;
+        const auto ch = static_cast<std::uint64_t>((r - step + 2 * n) % n);
+        ENGRAMSIM_CUDA(cudaMemcpyAsync(buf[static_cast<std::size_t>(r)].get() + ch * chunk,
+                                       buf[static_cast<std::size_t>(left)].get() + ch * chunk, chunk * 4, cudaMemcpyDefault,
+                                       streams[static_cast<std::size_t>(r)]->get()));
+      }
+      barrier();
+    }
+  };
+  for (const std::uint64_t bytes : sizes) {
+    const std::uint64_t elems = bytes / 4 / static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
+    if (elems == 0) continue;
+    for (int r = 0; r < n; ++r) {
+      DeviceGuard g(r);
+      ring_init<<<grid_for(elems, 256, sms[static_cast<std::size_t>(r)]), 256, 0, streams[static_cast<std::size_t>(r)]->get()>>>(
+          buf[static_cast<std::size_t>(r)].get(), elems, r);
+      ENGRAMSIM_CUDA_LAUNCHED("ring_init");
+    }
+    barrier();
+    all_reduce(elems);
+    RngStream rng(c.seed, "allreduce/" + std::to_string(bytes));
+    for (int i = 0; i < 64; ++i) {
+      const auto w = static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(elems) - 1));
+      float want = 0.0f;
+      for (int r = 0; r < n; ++r) want += ring_value(r, w);
+      for (int r = 0; r < n; ++r) {
+        float got = 0.0f;
+        ENGRAMSIM_CUDA(cudaMemcpy(&got, buf[static_cast<std::size_t>(r)].get() + w, 4, cudaMemcpyDefault));
+        if (got != want)
+          throw GpuCorrectnessError("ring all-reduce of " + std::to_string(bytes) + " bytes: GPU " + std::to_string(r) +
+                                    " element " + std::to_string(w) + " is " + std::to_string(got) + ", expected " +
+                                    std::to_string(want));
+      }
+    }
+    // Timing: host clock over the whole multi-GPU operation (values keep growing; only time matters now).
+    TimedSize t{elems * 4, {}};
+    for (int rep = 0; rep < c.warmup + c.repetitions; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      all_reduce(elems);
+      const auto t1 = std::chrono::steady_clock::now();
+      if (rep >= c.warmup) t.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    run.all_reduce.push_back(std::move(t));
+  }
+  run.measured = !run.all_reduce.empty();
+  if (!run.measured) run.reason = "all sizes too small to split over the GPUs";
+  return run;
+}
+
+}  // namespace engramsim::calibration
