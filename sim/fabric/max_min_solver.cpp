@@ -15,66 +15,96 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacities)
     : capacity_(std::move(capacities)),
       remaining_(capacity_.size(), 0.0),
       load_(capacity_.size(), 0.0),
-      is_touched_(capacity_.size(), 0),
-      saturated_(capacity_.size(), 0) {}
+      live_classes_(capacity_.size(), 0),
+      adj_begin_(capacity_.size(), 0),
+      adj_fill_(capacity_.size(), 0),
+      is_touched_(capacity_.size(), 0) {}
 
 void MaxMinSolver::solve(std::span<const FlowClassDemand> classes, std::span<double> rates) {
   assert(rates.size() == classes.size());
-  touched_.clear();
-  unfrozen_.clear();
-  for (std::uint32_t c = 0; c < classes.size(); ++c) {
+  const auto n = static_cast<std::uint32_t>(classes.size());
+
+  // Per touched resource: capacity left, unfrozen load, and the classes crossing it (CSR).
+  live_.clear();
+  bounded_.clear();
+  std::size_t hops = 0;
+  for (std::uint32_t c = 0; c < n; ++c) {
     for (const std::uint32_t r : classes[c].resources) {
       if (!is_touched_[r]) {
         is_touched_[r] = 1;
-        touched_.push_back(r);
+        live_.push_back(r);
         remaining_[r] = capacity_[r];
         load_[r] = 0.0;
+        live_classes_[r] = 0;
       }
       load_[r] += classes[c].count;
+      ++live_classes_[r];
     }
-    unfrozen_.push_back(c);
+    hops += classes[c].resources.size();
+    if (classes[c].bound < std::numeric_limits<double>::infinity()) bounded_.push_back(c);
   }
+  adj_.resize(hops);
+  std::uint32_t offset = 0;
+  for (const std::uint32_t r : live_) {
+    adj_begin_[r] = offset;
+    adj_fill_[r] = offset;
+    offset += live_classes_[r];
+  }
+  for (std::uint32_t c = 0; c < n; ++c)
+    for (const std::uint32_t r : classes[c].resources) adj_[adj_fill_[r]++] = c;
+  std::sort(bounded_.begin(), bounded_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return classes[a].bound < classes[b].bound; });
+  frozen_.assign(n, 0);
 
-  while (!unfrozen_.empty()) {
-    double level = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t r : touched_)
-      if (load_[r] > 0.0) level = std::min(level, remaining_[r] / load_[r]);
-    for (const std::uint32_t c : unfrozen_) level = std::min(level, classes[c].bound);
+  std::uint32_t unfrozen = n;
+  std::size_t next_bounded = 0;
+  double level = 0.0;
+  const auto freeze = [&](std::uint32_t c) {
+    frozen_[c] = 1;
+    rates[c] = level;
+    --unfrozen;
+    const FlowClassDemand& k = classes[c];
+    for (const std::uint32_t r : k.resources) {
+      remaining_[r] = std::max(0.0, remaining_[r] - k.count * level);
+      load_[r] -= k.count;
+      --live_classes_[r];
+    }
+  };
+
+  while (unfrozen > 0) {
+    while (next_bounded < bounded_.size() && frozen_[bounded_[next_bounded]]) ++next_bounded;
+    level = std::numeric_limits<double>::infinity();
+    for (const std::uint32_t r : live_) level = std::min(level, remaining_[r] / load_[r]);
+    if (next_bounded < bounded_.size()) level = std::min(level, classes[bounded_[next_bounded]].bound);
     level = std::max(level, 0.0);
     const double tie_level = level * (1.0 + kTie);
 
-    for (const std::uint32_t r : touched_)
-      saturated_[r] = load_[r] > 0.0 && remaining_[r] <= tie_level * load_[r];
-
-    std::size_t kept = 0;
-    for (const std::uint32_t c : unfrozen_) {
-      const FlowClassDemand& k = classes[c];
-      bool freeze = k.bound <= tie_level;
-      for (std::size_t i = 0; !freeze && i < k.resources.size(); ++i) freeze = saturated_[k.resources[i]];
-      if (!freeze) {
-        unfrozen_[kept++] = c;
-        continue;
-      }
-      rates[c] = level;
-      for (const std::uint32_t r : k.resources) {
-        remaining_[r] = std::max(0.0, remaining_[r] - k.count * level);
-        load_[r] -= k.count;
-      }
+    // Saturation is judged before this round's freezes change any remaining capacity.
+    saturated_.clear();
+    for (const std::uint32_t r : live_)
+      if (remaining_[r] <= tie_level * load_[r]) saturated_.push_back(r);
+    const std::uint32_t before = unfrozen;
+    for (; next_bounded < bounded_.size(); ++next_bounded) {
+      const std::uint32_t c = bounded_[next_bounded];
+      if (frozen_[c]) continue;
+      if (classes[c].bound > tie_level) break;
+      freeze(c);
     }
+    for (const std::uint32_t r : saturated_)
+      for (std::uint32_t i = adj_begin_[r]; i < adj_fill_[r]; ++i)
+        if (!frozen_[adj_[i]]) freeze(adj_[i]);
     // Every round freezes at least the classes that set `level`. Only non-finite input (rejected
     // upstream) could break that; stop rather than spin.
-    if (kept == unfrozen_.size()) {
+    if (unfrozen == before) {
       assert(false && "max-min round froze nothing");
-      for (const std::uint32_t c : unfrozen_) rates[c] = level;
-      kept = 0;
+      for (std::uint32_t c = 0; c < n; ++c)
+        if (!frozen_[c]) freeze(c);
     }
-    unfrozen_.resize(kept);
+    std::erase_if(live_, [&](std::uint32_t r) { return live_classes_[r] == 0; });
   }
 
-  for (const std::uint32_t r : touched_) {
-    is_touched_[r] = 0;
-    saturated_[r] = 0;
-  }
+  for (std::uint32_t c = 0; c < n; ++c)
+    for (const std::uint32_t r : classes[c].resources) is_touched_[r] = 0;
 }
 
 }  // namespace engramsim::fabric

@@ -11,7 +11,10 @@
 // Method: all unfrozen flows rise together from 0. The next event is the lowest level at which
 // either a resource saturates (remaining capacity / unfrozen flows on it) or a bound is reached;
 // the flows it stops are frozen at that level and their consumption is removed. Each round freezes
-// at least one class, so there are at most `classes` rounds of O(touched resources + classes).
+// at least one class. A round scans the resources that still carry unfrozen flows; classes are
+// reached through a resource -> classes index and bounded classes through a list sorted by bound,
+// so each class is frozen once in O(its resources): O(rounds x resources + sum of path lengths +
+// bounded log bounded) per solve.
 #pragma once
 
 #include <cstdint>
@@ -39,12 +42,17 @@ class MaxMinSolver {
  private:
   std::vector<double> capacity_;
   // Scratch kept between calls so that a steady-state solve does not allocate.
-  std::vector<double> remaining_;
-  std::vector<double> load_;
-  std::vector<std::uint32_t> touched_;
+  std::vector<double> remaining_;            // per resource
+  std::vector<double> load_;                 // unfrozen flows, per resource
+  std::vector<std::uint32_t> live_classes_;  // unfrozen classes, per resource
+  std::vector<std::uint32_t> adj_begin_;     // per resource: start of its classes in adj_
+  std::vector<std::uint32_t> adj_fill_;
+  std::vector<std::uint32_t> adj_;
   std::vector<std::uint8_t> is_touched_;
-  std::vector<std::uint8_t> saturated_;
-  std::vector<std::uint32_t> unfrozen_;
+  std::vector<std::uint32_t> live_;          // resources still carrying unfrozen flows
+  std::vector<std::uint32_t> saturated_;
+  std::vector<std::uint32_t> bounded_;       // classes with a finite bound, by bound
+  std::vector<std::uint8_t> frozen_;         // per class
 };
 
 }  // namespace engramsim::fabric

@@ -119,7 +119,7 @@ void NativeFabric::activate_group(std::uint32_t cls, const PendingGroup& group) 
   FlowClass& k = classes_[cls];
   if (k.heap.empty()) {
     k.progress = 0.0;
-    active_.insert(std::lower_bound(active_.begin(), active_.end(), cls), cls);
+    active_.push_back(cls);  // advance_to re-sorts once per activation batch
   } else if (k.progress > kRebaseBytes) {
     for (Member& m : k.heap) m.done_at -= k.progress;  // a uniform shift keeps the heap valid
     k.progress = 0.0;
@@ -173,6 +173,7 @@ std::vector<FlowCompletion> NativeFabric::advance_to(Time t) {
         activate_group(pending_.begin()->first.second, pending_.begin()->second);
         pending_.erase(pending_.begin());
       }
+      std::sort(active_.begin(), active_.end());
       ++stats_.events;
       continue;
     }
@@ -194,32 +195,29 @@ Time NativeFabric::next_completion_time() {
   if (next_valid_) return next_cached_;
   ++stats_.lookaheads;
   ensure_rates();
-  // Look-ahead state: per transferring class its flow count, progress, rate and smallest done_at.
-  // It mirrors advance_to's arithmetic step for step so that the time it predicts is the time
-  // advance_to will find.
-  auto& cls = la_classes_;
-  auto& counts = la_counts_;
-  auto& progress = la_progress_;
-  auto& rate = la_rate_;
-  auto& first_done = la_first_done_;
-  cls = active_;
-  counts.clear();
-  progress.clear();
-  rate.clear();
-  first_done.clear();
-  for (const std::uint32_t c : cls) {
+  // Look-ahead state, dense over all classes: flow count, progress, rate and smallest done_at,
+  // plus the list of classes with flows. It mirrors advance_to's arithmetic step for step so that
+  // the time it predicts is the time advance_to will find.
+  const std::size_t n = classes_.size();
+  la_counts_.assign(n, 0.0);
+  la_progress_.assign(n, 0.0);
+  la_rate_.assign(n, 0.0);
+  la_first_done_.assign(n, kInf);
+  la_classes_ = active_;
+  for (const std::uint32_t c : active_) {
     const FlowClass& k = classes_[c];
-    counts.push_back(static_cast<double>(k.heap.size()));
-    progress.push_back(k.progress);
-    rate.push_back(k.rate);
-    first_done.push_back(k.heap.front().done_at);
+    la_counts_[c] = static_cast<double>(k.heap.size());
+    la_progress_[c] = k.progress;
+    la_rate_[c] = k.rate;
+    la_first_done_[c] = k.heap.front().done_at;
   }
   double clock = clock_s_;
   auto it = pending_.begin();
   Time result = Time::max();
   for (;;) {
     double tc = kInf;
-    for (std::size_t i = 0; i < cls.size(); ++i) tc = std::min(tc, clock + (first_done[i] - progress[i]) / rate[i]);
+    for (const std::uint32_t c : la_classes_)
+      tc = std::min(tc, clock + (la_first_done_[c] - la_progress_[c]) / la_rate_[c]);
     if (it == pending_.end() || it->first.first.seconds() > tc) {
       if (tc < kInf) result = ceil_to_ns(tc);
       break;
@@ -227,26 +225,20 @@ Time NativeFabric::next_completion_time() {
     const Time ta = it->first.first;
     if (ta.seconds() > clock) {
       const double dt = ta.seconds() - clock;
-      for (std::size_t i = 0; i < cls.size(); ++i) progress[i] += rate[i] * dt;
+      for (const std::uint32_t c : la_classes_) la_progress_[c] += la_rate_[c] * dt;
       clock = ta.seconds();
     }
     for (; it != pending_.end() && it->first.first == ta; ++it) {
       const std::uint32_t c = it->first.second;
-      const auto pos = std::lower_bound(cls.begin(), cls.end(), c);
-      const auto i = static_cast<std::size_t>(pos - cls.begin());
-      if (pos == cls.end() || *pos != c) {
-        const auto at = static_cast<std::ptrdiff_t>(i);
-        cls.insert(pos, c);
-        counts.insert(counts.begin() + at, 0.0);
-        progress.insert(progress.begin() + at, 0.0);
-        rate.insert(rate.begin() + at, 0.0);
-        first_done.insert(first_done.begin() + at, kInf);
-      }
-      counts[i] += static_cast<double>(it->second.flows.size());
-      first_done[i] = std::min(first_done[i], progress[i] + it->second.min_size);
+      if (la_counts_[c] == 0.0) la_classes_.push_back(c);  // progress is 0 and first_done inf already
+      la_counts_[c] += static_cast<double>(it->second.flows.size());
+      la_first_done_[c] = std::min(la_first_done_[c], la_progress_[c] + it->second.min_size);
     }
-    solve_for(cls, counts);
-    for (std::size_t i = 0; i < cls.size(); ++i) rate[i] = solved_[i];
+    std::sort(la_classes_.begin(), la_classes_.end());
+    counts_.clear();
+    for (const std::uint32_t c : la_classes_) counts_.push_back(la_counts_[c]);
+    solve_for(la_classes_, counts_);
+    for (std::size_t i = 0; i < la_classes_.size(); ++i) la_rate_[la_classes_[i]] = solved_[i];
   }
   next_cached_ = result;
   next_valid_ = true;

@@ -113,7 +113,7 @@ class NativeFabric final : public Fabric {
   std::vector<double> counts_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> key_;
   std::vector<std::uint32_t> la_classes_;
-  std::vector<double> la_counts_, la_progress_, la_rate_, la_first_done_;
+  std::vector<double> la_counts_, la_progress_, la_rate_, la_first_done_;  // indexed by class
 };
 
 }  // namespace engramsim::fabric
