@@ -147,10 +147,11 @@ CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up) : 
     const double r = f.ranks;
     busbw_.push_back(f.model.beta().value() * 2.0 * (r - 1.0) / r * scale_);
   }
+  by_ranks_.resize(kTabulatedRanks);
+  for (int r = 2; r < kTabulatedRanks; ++r) by_ranks_[static_cast<std::size_t>(r)] = rank_cost(r);
 }
 
-double CollectiveModel::all_reduce_seconds(double message_bytes, int ranks) const {
-  if (ranks <= 1 || message_bytes <= 0.0) return 0.0;
+CollectiveModel::RankCost CollectiveModel::rank_cost(int ranks) const {
   const double lr = std::log2(static_cast<double>(ranks));
   double alpha = 0.0;
   double busbw = 0.0;
@@ -169,8 +170,15 @@ double CollectiveModel::all_reduce_seconds(double message_bytes, int ranks) cons
     busbw = busbw_[hi - 1] + f * (busbw_[hi] - busbw_[hi - 1]);
   }
   const double r = ranks;
-  const double algbw = busbw * r / (2.0 * (r - 1.0));
-  return alpha + message_bytes / algbw;
+  return {alpha, busbw * r / (2.0 * (r - 1.0))};
+}
+
+double CollectiveModel::all_reduce_seconds(double message_bytes, int ranks) const {
+  if (ranks <= 1 || message_bytes <= 0.0) return 0.0;
+  // Rank counts are small integers: the per-count alpha and algorithm bandwidth are tabulated.
+  const RankCost c = static_cast<std::size_t>(ranks) < by_ranks_.size() ? by_ranks_[static_cast<std::size_t>(ranks)]
+                                                                       : rank_cost(ranks);
+  return c.alpha_s + message_bytes / c.algbw;
 }
 
 Time CollectiveModel::all_reduce(Bytes message, int ranks) const {

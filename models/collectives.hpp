@@ -90,10 +90,18 @@ class CollectiveModel {
   double bandwidth_scale() const { return scale_; }
 
  private:
+  struct RankCost {
+    double alpha_s = 0.0;
+    double algbw = 1.0;  // all-reduce algorithm bandwidth, bytes/s
+  };
+  RankCost rank_cost(int ranks) const;
+  static constexpr int kTabulatedRanks = 1025;
+
   CollectiveParams params_;
   double scale_ = 1.0;
   std::vector<double> log2_ranks_;
   std::vector<double> busbw_;  // bytes/s, scaled to the target fabric
+  std::vector<RankCost> by_ranks_;
 };
 
 }  // namespace engramsim

@@ -63,10 +63,21 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
                                    double* host_s) const {
   const auto& templates = work_.templates();
   const double passes = s.at(2, kDrafterPasses);
+  // Without prompt tokens in the step, the encoder-half and decoder-half statistics coincide.
+  const bool sets_equal = s.prefill_chunks == 0.0;
+  const bool drafting = s.at(2, kTokens) > 0.0;
+  EfficiencyMemo memo;
   double compute = 0.0;
   for (std::size_t t = 0; t < templates.size(); ++t) {
-    const OpWork w = work_.evaluate(t, s);
-    op_s[t] = op_seconds(w, rates_, options_.efficiencies, net_).total;
+    const std::size_t twin = work_.set0_twin(t);
+    if (sets_equal && twin < t) {
+      op_s[t] = op_s[twin];
+    } else if (work_.is_drafter(t) && !drafting) {
+      op_s[t] = 0.0;
+    } else {
+      const OpWork w = work_.evaluate(t, s);
+      op_s[t] = op_seconds(w, rates_, options_.efficiencies, net_, &memo).total;
+    }
     compute += op_s[t] * work_.multiplicity(t) * (work_.is_drafter(t) ? passes : 1.0);
   }
 
@@ -84,10 +95,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
     ev.positions_now = s.decode_positions + (set == 0 ? s.prefill_first_chunk_tokens : 0.0);
     ev.fetch = fetch_[e].cost(ev.positions_all);
     double window = 0.0;
-    for (std::size_t t = 0; t < templates.size(); ++t) {
-      const double n = work_.count_before_engram(e, t);
-      if (n > 0.0) window += n * op_s[t];
-    }
+    for (const auto& [t, n] : work_.before_engram(e)) window += n * op_s[t];
     ev.window_s = window + gathers_before;
     if (hbm) {
       const double g = ev.fetch.total.seconds();

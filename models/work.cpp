@@ -169,8 +169,20 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
       for (auto t : pre_ops_) before[t] += 1.0;
       for (int k = 0; k < l && k < card_.num_layers; ++k)
         for (auto t : layer_ops_[static_cast<std::size_t>(k)].ops) before[t] += 1.0;
+      std::vector<std::pair<std::size_t, double>> sparse;
+      for (std::size_t t = 0; t < before.size(); ++t)
+        if (before[t] > 0.0) sparse.emplace_back(t, before[t]);
       before_.push_back(std::move(before));
+      before_sparse_.push_back(std::move(sparse));
     }
+  }
+  twin_.assign(templates_.size(), static_cast<std::size_t>(-1));
+  for (std::size_t t = 0; t < templates_.size(); ++t) {
+    if (templates_[t].set != 1) continue;
+    OpTemplate probe = templates_[t];
+    probe.set = 0;
+    for (std::size_t u = 0; u < templates_.size(); ++u)
+      if (templates_[u] == probe) twin_[t] = u;
   }
 }
 

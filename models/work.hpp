@@ -171,6 +171,11 @@ class WorkModel {
   bool is_drafter(std::size_t t) const { return drafter_[t]; }
   // Occurrences of template t before Engram layer index e (order of card.engram->layers).
   double count_before_engram(std::size_t e, std::size_t t) const { return before_[e][t]; }
+  // The same as (template, count) pairs with count > 0.
+  const std::vector<std::pair<std::size_t, double>>& before_engram(std::size_t e) const { return before_sparse_[e]; }
+  // For a template of set 1, the set-0 template with identical work (or npos): in a step without
+  // prompt tokens both sets see the same statistics, so one evaluation serves both.
+  std::size_t set0_twin(std::size_t t) const { return twin_[t]; }
   OpWork evaluate(std::size_t t, const BatchStats& s) const;
 
   const ModelCard& card() const { return card_; }
@@ -218,6 +223,8 @@ class WorkModel {
   std::vector<double> count_;
   std::vector<bool> drafter_;
   std::vector<std::vector<double>> before_;
+  std::vector<std::vector<std::pair<std::size_t, double>>> before_sparse_;
+  std::vector<std::size_t> twin_;
   double engram_lookups_per_pos_ = 0.0;
   double saturation_context_ = 0.0;  // contexts at or above this saturate every geometry's mins
   bool has_drafter_ = false;
