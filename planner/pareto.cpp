@@ -110,16 +110,23 @@ std::optional<double> SteffenSpline::operator()(double x) const {
   return ((a * t + b) * t + d_[i]) * t + y_[i];
 }
 
-std::optional<double> frontier_value_at(const std::vector<CurvePoint>& frontier, double x) {
-  if (frontier.empty()) return std::nullopt;
+std::optional<SteffenSpline> frontier_spline(const std::vector<CurvePoint>& frontier) {
   std::vector<double> xs;
   std::vector<double> ys;
   for (const auto& p : frontier) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
     if (!xs.empty() && !(p.x > xs.back())) continue;  // a frontier has distinct x; be safe with raw input
     xs.push_back(p.x);
     ys.push_back(p.y);
   }
-  return SteffenSpline(std::move(xs), std::move(ys))(x);
+  if (xs.empty()) return std::nullopt;
+  return SteffenSpline(std::move(xs), std::move(ys));
+}
+
+std::optional<double> frontier_value_at(const std::vector<CurvePoint>& frontier, double x) {
+  const auto s = frontier_spline(frontier);
+  if (!s) return std::nullopt;
+  return (*s)(x);
 }
 
 std::optional<double> frontier_ratio(const std::vector<CurvePoint>& a, const std::vector<CurvePoint>& b, double x) {
@@ -145,11 +152,18 @@ std::optional<RatioExtremum> max_frontier_ratio(const std::vector<CurvePoint>& a
     xs.push_back(log_spaced ? lo * std::pow(hi / lo, f) : lo + f * (hi - lo));
   }
   std::sort(xs.begin(), xs.end());
+  const auto sa = frontier_spline(a);
+  const auto sb = frontier_spline(b);
+  if (!sa || !sb) return std::nullopt;
   std::optional<RatioExtremum> best;
   for (double x : xs) {
     // Log spacing can land a hair outside the overlap through rounding.
     const double xc = std::clamp(x, lo, hi);
-    if (auto r = frontier_ratio(a, b, xc); r && (!best || *r > best->ratio)) best = RatioExtremum{xc, *r};
+    const auto ya = (*sa)(xc);
+    const auto yb = (*sb)(xc);
+    if (!ya || !yb || !(*yb > 0.0)) continue;
+    const double r = *ya / *yb;
+    if (!best || r > best->ratio) best = RatioExtremum{xc, r};
   }
   return best;
 }

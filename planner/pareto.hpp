@@ -61,6 +61,8 @@ class SteffenSpline {
   std::vector<double> d_;
 };
 
+// The Steffen spline through a frontier (points with non-increasing x skipped); nullopt when empty.
+std::optional<SteffenSpline> frontier_spline(const std::vector<CurvePoint>& frontier);
 // The frontier's y at interactivity x (Steffen through the frontier points); nullopt outside its range.
 std::optional<double> frontier_value_at(const std::vector<CurvePoint>& frontier, double x);
 

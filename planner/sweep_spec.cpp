@@ -328,6 +328,20 @@ std::pair<std::string, std::string> parse_set_argument(const std::string& arg) {
   return {key, arg.substr(eq + 1)};
 }
 
+PreparedSweep prepare_sweep(const ConfigNode& scenario_root) {
+  PreparedSweep out;
+  out.spec = SweepSpec::from_scenario(scenario_root);
+  validate_sweep_keys(out.spec, scenario_root.raw());
+  out.base = YAML::Clone(scenario_root.raw());
+  const YAML::Node& peek = out.base;
+  if (out.base.IsMap() && peek["sweep"]) out.base.remove("sweep");
+  out.points = expand_sweep(out.spec);
+  YAML::Emitter e;
+  e << out.base;
+  append_hex(out.fingerprint, stable_hash(e.c_str()));
+  return out;
+}
+
 YAML::Node scenario_for_point(const YAML::Node& base, const SweepPoint& point) {
   YAML::Node copy = YAML::Clone(base);
   const YAML::Node& peek = copy;  // const access never inserts a key

@@ -71,6 +71,17 @@ struct SweepPoint {
   std::string label() const;
 };
 
+// A scenario ready to sweep: the base (without its `sweep:` block), the expanded points, and a
+// fingerprint of the base for DIR/sweep.json (so --resume refuses results of an edited scenario).
+struct PreparedSweep {
+  YAML::Node base;
+  SweepSpec spec;
+  std::vector<SweepPoint> points;
+  std::string fingerprint;  // 16 hex digits: hash of the base emitted as canonical YAML
+};
+// Parses and validates the sweep of a scenario root (every key must exist in the base).
+PreparedSweep prepare_sweep(const ConfigNode& scenario_root);
+
 // Expands the product in deterministic order. An empty spec gives one point with no assignments.
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec);
 
@@ -78,7 +89,8 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec);
 void validate_sweep_keys(const SweepSpec& spec, const YAML::Node& base);
 
 // A deep copy of `base` with the point's assignments applied and the `sweep:` block removed (the
-// per-point scenario is a plain scenario).
+// per-point scenario is a plain scenario). Only reads `base` and the point, so sweep workers may
+// call it concurrently on a shared base.
 YAML::Node scenario_for_point(const YAML::Node& base, const SweepPoint& point);
 
 // Replaces the node at `path` with `value` (deep-copied). Throws ConfigError naming the path and

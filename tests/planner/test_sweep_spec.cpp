@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <set>
+#include <thread>
 
 #include "planner/sweep_spec.hpp"
 
@@ -202,4 +203,40 @@ TEST(Override, ParseSetArgument) {
   EXPECT_EQ(parse_set_argument("a="), (std::pair<std::string, std::string>{"a", ""}));
   EXPECT_NE(config_error([] { parse_set_argument("a.b"); }).find("expected key.path=value"), std::string::npos);
   EXPECT_NE(config_error([] { parse_set_argument("=1"); }).find("key is empty"), std::string::npos);
+}
+
+TEST(SweepSpec, PreparedSweepAndConcurrentPointScenarios) {
+  const auto root = ConfigNode::load_string(kScenario, "s.yaml");
+  const auto prep = prepare_sweep(root);
+  EXPECT_EQ(prep.points.size(), 24u);
+  EXPECT_FALSE(static_cast<const YAML::Node&>(prep.base)["sweep"]);
+  EXPECT_EQ(prep.fingerprint.size(), 16u);
+  // The fingerprint follows the base scenario, not the sweep block.
+  std::string edited = kScenario;
+  edited.replace(edited.find("max_num_seqs: 256"), 17, "max_num_seqs: 128");
+  EXPECT_NE(prepare_sweep(ConfigNode::load_string(edited, "s.yaml")).fingerprint, prep.fingerprint);
+  std::string resized = kScenario;
+  resized.replace(resized.find("[1, 2, 4, 8]"), 12, "[1, 2]");
+  EXPECT_EQ(prepare_sweep(ConfigNode::load_string(resized, "s.yaml")).fingerprint, prep.fingerprint);
+  // Sweep workers build point scenarios from one shared base at the same time.
+  std::vector<std::string> sequential;
+  for (const auto& p : prep.points) {
+    YAML::Emitter e;
+    e << scenario_for_point(prep.base, p);
+    sequential.push_back(e.c_str());
+  }
+  std::vector<std::string> parallel(prep.points.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep)
+        for (std::size_t i = static_cast<std::size_t>(t); i < prep.points.size(); i += 4) {
+          YAML::Emitter e;
+          e << scenario_for_point(prep.base, prep.points[i]);
+          parallel[i] = e.c_str();
+        }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(parallel, sequential);
 }
