@@ -197,8 +197,10 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   const double page = params.ssd_page.value();
   if (!(page > 0.0)) throw std::invalid_argument("engram fetch: SSD page size must be > 0");
   ssd_drives_share_ = node.nvme.count / gpus;
-  ssd_latency_s_ = node.nvme.read_latency.seconds();
-  ssd_iops_ = node.nvme.random_read_iops_4k_per_drive * ssd_drives_share_;
+  ssd_latency_s_ = params.ssd_read_latency.count_ns() > 0 ? params.ssd_read_latency.seconds()
+                                                         : node.nvme.read_latency.seconds();
+  ssd_iops_ = (params.ssd_iops_per_drive > 0.0 ? params.ssd_iops_per_drive : node.nvme.random_read_iops_4k_per_drive) *
+              ssd_drives_share_;
   ssd_seq_pages_per_s_ = node.nvme.seq_read_per_drive.value() * ssd_drives_share_ / page;
   ssd_total_pages_ = std::max(1.0, table_rows * row_bytes_ / tp / page);
   pages_per_row_ = 1.0 + (row_bytes_ - 1.0) / page;

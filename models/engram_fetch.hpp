@@ -65,6 +65,10 @@ struct EngramFetchParams {
   Bytes hbm_hot_cache;  // per replica (split over ranks), in front of dram/ssd; 0 = none
   Bytes dram_cache;     // per replica (split over ranks), in front of ssd; 0 = none
   int ssd_queue_depth = 128;  // outstanding 4 KiB reads per drive
+  // Measured NVMe behaviour (a calibration profile's ssd_random_read section); 0 = the node's
+  // datasheet values.
+  double ssd_iops_per_drive = 0.0;
+  Time ssd_read_latency;
   // GPUs of the node fetching at the same time (they share PCIe switch uplinks, host DRAM bandwidth
   // and the drives); 0 = all of the node's GPUs (a fully used node).
   int active_gpus = 0;

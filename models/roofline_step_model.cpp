@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 namespace engramsim {
@@ -246,6 +247,168 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
   out.cost.engram_fetch = Time::from_seconds(fetch_sum);
   out.cost.engram_stall = Time::from_seconds(stall_sum);
   return out;
+}
+
+namespace {
+
+// Points (key, efficiency) from measurements: sorted, duplicate keys averaged, clamped into (0, 1].
+EfficiencyCurve curve_from(const std::vector<std::pair<double, double>>& raw) {
+  std::map<double, std::pair<double, int>> merged;
+  for (const auto& [k, v] : raw) {
+    if (!(k > 0.0) || !std::isfinite(v) || !(v > 0.0)) continue;
+    auto& m = merged[k];
+    m.first += v;
+    m.second += 1;
+  }
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& [k, m] : merged) pts.emplace_back(k, std::clamp(m.first / m.second, 1e-4, 1.0));
+  if (pts.empty()) throw std::invalid_argument("calibration: no usable points");
+  return EfficiencyCurve(pts);
+}
+
+std::string range_of(const EfficiencyCurve& c) {
+  double lo = 1.0, hi = 0.0;
+  for (const auto& [k, v] : c.points()) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%zu points, efficiency %.3f..%.3f", c.points().size(), lo, hi);
+  return buf;
+}
+
+}  // namespace
+
+CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const NodeSpec& node,
+                                            RooflineOptions& o) {
+  CalibrationReport r;
+  const GpuSpec& gpu = node.gpu;
+  bool gpu_sections = false;
+  for (const auto& name : calibration_section_names())
+    if (is_gpu_section(name) && has_section_data(p, name)) gpu_sections = true;
+  if (gpu_sections) {
+    const ProfileMatch m = check_profile_matches(p, gpu.name);
+    if (m.severity == MatchSeverity::error) throw std::invalid_argument("calibration profile: " + m.message);
+    if (m.severity == MatchSeverity::warning) r.kept.push_back("warning: " + m.message);
+  }
+  Efficiencies& e = o.efficiencies;
+  const double hbm_bw = gpu.hbm_bandwidth.value();
+
+  if (p.gemm && !p.gemm->points.empty()) {
+    const HardwareRates hw(gpu);
+    std::map<double, std::vector<double>> by_m;
+    for (const auto& pt : p.gemm->points) {
+      const double peak = hw.peak_flops(pt.precision);
+      if (peak > 0.0 && pt.m > 0) by_m[static_cast<double>(pt.m)].push_back(pt.achieved.value() / peak);
+    }
+    std::vector<std::pair<double, double>> pts;
+    for (auto& [m, v] : by_m) {
+      std::sort(v.begin(), v.end());
+      pts.emplace_back(m, v[v.size() / 2]);
+    }
+    if (!pts.empty()) {
+      e.of(OpClass::gemm).flops = curve_from(pts);
+      r.applied.push_back("gemm: FLOP efficiency by M, " + range_of(e.of(OpClass::gemm).flops));
+    }
+  }
+  if (p.hbm && hbm_bw > 0.0) {
+    // Copy traffic counts reads and writes, as datasheet bandwidth does.
+    const double measured = std::clamp(p.hbm->copy_traffic.value() / hbm_bw, 1e-4, 1.0);
+    for (OpClass c : {OpClass::gemm, OpClass::grouped_gemm, OpClass::attention_prefill, OpClass::attention_decode,
+                      OpClass::indexer, OpClass::elementwise, OpClass::embedding}) {
+      EfficiencyCurve& curve = e.of(c).bandwidth;
+      const double top = curve.points().back().second;
+      std::vector<std::pair<double, double>> pts;
+      for (const auto& [k, v] : curve.points()) pts.emplace_back(k, v * measured / top);
+      curve = curve_from(pts);
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "hbm: large-transfer efficiency %.3f of %.2f TB/s", measured, hbm_bw * 1e-12);
+    r.applied.push_back(buf);
+  }
+  auto gather_curve = [&](const std::optional<GpuGatherSection>& sec, double reference, EfficiencyCurve& target,
+                          const char* what) {
+    if (!sec || reference <= 0.0) return;
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& c : sec->curves)
+      if (c.distribution == IndexDistribution::uniform && c.fit.beta.value() > 0.0)
+        pts.emplace_back(c.row_size.value(), c.fit.beta.value() / reference);
+    if (pts.empty()) return;
+    target = curve_from(pts);
+    r.applied.push_back(std::string(what) + ": by row size, " + range_of(target));
+  };
+  gather_curve(p.hbm_gather, hbm_bw, e.of(OpClass::engram_gather).bandwidth, "hbm_gather");
+  gather_curve(p.uva_gather, gpu.host_link_bandwidth.value(), e.host_gather_by_row_bytes, "uva_gather");
+  if (p.host_link && !p.host_link->h2d.empty() && gpu.host_link_bandwidth.value() > 0.0) {
+    const double alpha = p.host_link->h2d_fit.alpha.seconds();
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& pt : p.host_link->h2d) {
+      const double t = pt.time.seconds() - alpha;
+      if (t > 0.0) pts.emplace_back(pt.size.value(), pt.size.value() / t / gpu.host_link_bandwidth.value());
+    }
+    if (!pts.empty()) {
+      e.host_copy_by_bytes = curve_from(pts);
+      r.applied.push_back("host_link: bulk copy by size, " + range_of(e.host_copy_by_bytes));
+    }
+  }
+  if (p.attention_decode && hbm_bw > 0.0) {
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& pt : p.attention_decode->points) pts.emplace_back(pt.kv_bytes.value(), pt.bandwidth.value() / hbm_bw);
+    if (!pts.empty()) {
+      e.of(OpClass::attention_decode).bandwidth = curve_from(pts);
+      r.applied.push_back("attention_decode: bandwidth by KV bytes, " +
+                          range_of(e.of(OpClass::attention_decode).bandwidth));
+    }
+  }
+  if (p.dram_gather && node.host_dram_bandwidth.value() > 0.0) {
+    const double share = node.host_dram_bandwidth.value() / std::max(1, node.gpu_count);
+    std::map<double, double> best;
+    for (const auto& pt : p.dram_gather->points)
+      if (pt.distribution == IndexDistribution::uniform)
+        best[pt.row_size.value()] = std::max(best[pt.row_size.value()], pt.bandwidth.value());
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& [row, bw] : best) pts.emplace_back(row, bw / share);
+    if (!pts.empty()) {
+      e.cpu_gather_by_row_bytes = curve_from(pts);
+      r.applied.push_back("dram_gather: CPU gather by row size, " + range_of(e.cpu_gather_by_row_bytes));
+    }
+  }
+  if (p.collectives && p.collectives->gpus >= 2 && o.collectives.reference_scale_up.value() > 0.0 &&
+      gpu.scale_up_bandwidth.value() > 0.0) {
+    // Measured on this fabric; stored as if on the reference fabric so the model scales it back.
+    const double to_reference = gpu.scale_up_bandwidth.value() / o.collectives.reference_scale_up.value();
+    const auto& ar = p.collectives->all_reduce_fit;
+    if (ar.beta.value() > 0.0) {
+      AllReduceFit f{p.collectives->gpus, {ar.alpha.seconds(), 1.0 / ar.beta.value() * to_reference}};
+      auto& fits = o.collectives.all_reduce;
+      auto it = std::find_if(fits.begin(), fits.end(), [&](const AllReduceFit& x) { return x.ranks >= f.ranks; });
+      if (it != fits.end() && it->ranks == f.ranks) *it = f;
+      else fits.insert(it, f);
+      r.applied.push_back("collectives: all-reduce fit at " + std::to_string(f.ranks) + " GPUs");
+    }
+    const auto& pp = p.collectives->p2p_fit;
+    if (pp.beta.value() > 0.0) {
+      o.collectives.point_to_point = {pp.alpha.seconds(), 1.0 / pp.beta.value() * to_reference};
+      r.applied.push_back("collectives: point-to-point fit");
+    }
+    o.collectives.source += " + profile " + p.name;
+  }
+  if (p.ssd_random_read && !p.ssd_random_read->points.empty()) {
+    const auto& pts = p.ssd_random_read->points;
+    const auto qd1 = std::min_element(pts.begin(), pts.end(),
+                                      [](const auto& a, const auto& b) { return a.queue_depth < b.queue_depth; });
+    double iops = 0.0;
+    for (const auto& pt : pts) iops = std::max(iops, pt.iops);
+    o.engram.ssd_read_latency = qd1->latency.p50;
+    o.engram.ssd_iops_per_drive = iops;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "ssd_random_read: %.0f IOPS per drive, %.1f us at QD%d", iops,
+                  qd1->latency.p50.micros(), qd1->queue_depth);
+    r.applied.push_back(buf);
+  }
+  for (const auto& [name, reason] : p.not_measured) r.kept.push_back(name + ": not measured (" + reason + ")");
+  if (!r.applied.empty()) e.source = "calibration profile " + p.name;
+  return r;
 }
 
 }  // namespace engramsim

@@ -50,6 +50,7 @@ struct StepArgs {
   int ssd_queue_depth = 128;
   int active_gpus = 0;
   bool no_dedup = false;
+  std::string calibration;
   bool per_layer = false;
   bool json = false;
 };
@@ -150,6 +151,14 @@ int run_step(const StepArgs& a) {
   o.engram.ssd_queue_depth = a.ssd_queue_depth;
   o.engram.active_gpus = a.active_gpus;
   o.host = host_overhead_for(a.engine);
+  CalibrationReport calibration;
+  if (!a.calibration.empty()) {
+    try {
+      calibration = apply_calibration_profile(load_calibration_profile(a.calibration), node, o);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError({a.calibration, 0, 0}, "calibration", e.what());
+    }
+  }
   RooflineStepModel model(card, node, o);
 
   std::vector<DecodeSeq> decode(static_cast<std::size_t>(a.decode_seqs), DecodeSeq{a.context, positions});
@@ -215,6 +224,8 @@ int run_step(const StepArgs& a) {
         {"tokens_per_s_per_gpu", per_gpu_tok_s},
         {"interactivity_tok_s_per_user", step_s > 0 && a.decode_seqs > 0 ? accept / step_s : 0.0},
         {"efficiency_source", o.efficiencies.source},
+        {"calibration_applied", calibration.applied},
+        {"calibration_kept", calibration.kept},
         {"collectives_source", o.collectives.source},
         {"ops", ops},
         {"engram", {{"tier", to_string(*tier)}, {"layers", layers}}},
@@ -241,7 +252,10 @@ int run_step(const StepArgs& a) {
             << ", engine " << a.engine << "\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << positions << " positions at context " << a.context;
   if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
-  std::cout << "\n\nOps per rank (summed over layers):\n";
+  std::cout << "\n";
+  for (const auto& line : calibration.applied) std::cout << "Calibration: " << line << "\n";
+  for (const auto& line : calibration.kept) std::cout << "Calibration default kept: " << line << "\n";
+  std::cout << "\nOps per rank (summed over layers):\n";
   TextTable t({"OP", "COUNT", "TIME_MS", "SHARE_%", "BOUND", "FLOPS", "HBM_BYTES", "COLL_BYTES"});
   for (const auto& r : rows)
     t.add_row({r.name, fixed(r.count, 0), fixed(r.time_s * 1e3, 4), fixed(step_s > 0 ? 100 * r.time_s / step_s : 0, 2),
@@ -307,6 +321,7 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--active-gpus", a->active_gpus, "GPUs of the node fetching at once (0 = all)")
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--no-dedup", a->no_dedup, "The engine fetches every lookup (no within-step dedup)");
+  cmd->add_option("--calibration", a->calibration, "Calibration profile (YAML) whose measured sections replace defaults");
   cmd->add_flag("--per-layer", a->per_layer, "Also list every op of every layer");
   cmd->add_flag("--json", a->json, "One JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_step(*a); }; });

@@ -1,0 +1,111 @@
+// Applying a calibration profile's measured sections to the step model's defaults.
+#include <gtest/gtest.h>
+
+#include "hardware/hardware_loader.hpp"
+#include "models/roofline_step_model.hpp"
+
+namespace engramsim {
+namespace {
+
+CalibrationProfile h100_profile() {
+  CalibrationProfile p;
+  p.name = "test-h100";
+  p.provenance.gpu = "NVIDIA H100 80GB HBM3";
+  GemmSection g;
+  // Two shapes at M = 16 and one at M = 1024, BF16 (peak 989 TFLOPS on h100-sxm).
+  g.points.push_back({Precision::bf16, 16, 4096, 4096, Time::us(10), FlopRate::tflops(98.9)});
+  g.points.push_back({Precision::bf16, 16, 8192, 8192, Time::us(20), FlopRate::tflops(197.8)});
+  g.points.push_back({Precision::bf16, 1024, 8192, 8192, Time::us(200), FlopRate::tflops(692.3)});
+  p.gemm = g;
+  GpuGatherSection uva;
+  GpuGatherCurve c;
+  c.row_size = Bytes(256);
+  c.distribution = IndexDistribution::uniform;
+  c.fit.alpha = Time::us(5);
+  c.fit.beta = Bandwidth::gb_per_s(25.6);  // 0.4 of the 64 GB/s link
+  uva.curves.push_back(c);
+  p.uva_gather = uva;
+  CollectivesSection coll;
+  coll.gpus = 8;
+  coll.all_reduce_fit.alpha = Time::us(12);
+  coll.all_reduce_fit.beta = Bandwidth::gb_per_s(250);
+  coll.p2p_fit.alpha = Time::us(5);
+  coll.p2p_fit.beta = Bandwidth::gb_per_s(300);
+  p.collectives = coll;
+  SsdRandomReadSection ssd;
+  ssd.points.push_back({1, 12000.0, {Time::us(80), Time::us(90), Time::us(120)}});
+  ssd.points.push_back({128, 900000.0, {Time::us(140), Time::us(200), Time::us(400)}});
+  p.ssd_random_read = ssd;
+  p.not_measured["hbm"] = "no GPU timer";
+  return p;
+}
+
+TEST(CalibrationApply, ReplacesMeasuredSectionsOnly) {
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  const Efficiencies defaults = o.efficiencies;
+  const CalibrationReport r = apply_calibration_profile(h100_profile(), node, o);
+  // GEMM: median of 0.1 and 0.2 at M = 16 -> the upper middle element 0.2; 0.7 at M = 1024.
+  EXPECT_NEAR(o.efficiencies.of(OpClass::gemm).flops.at(16), 0.2, 1e-9);
+  EXPECT_NEAR(o.efficiencies.of(OpClass::gemm).flops.at(1024), 0.7, 1e-9);
+  // UVA gather at 256 B rows: 25.6 / 64 GB/s = 0.4 (a single point: constant).
+  EXPECT_NEAR(o.efficiencies.host_gather_by_row_bytes.at(256), 0.4, 1e-9);
+  EXPECT_NEAR(o.efficiencies.host_gather_by_row_bytes.at(64), 0.4, 1e-9);
+  // Untouched: grouped GEMM and bulk copies keep their defaults.
+  EXPECT_DOUBLE_EQ(o.efficiencies.of(OpClass::grouped_gemm).flops.at(64), defaults.of(OpClass::grouped_gemm).flops.at(64));
+  EXPECT_DOUBLE_EQ(o.efficiencies.host_copy_by_bytes.at(1e6), defaults.host_copy_by_bytes.at(1e6));
+  // Collectives: the 8-GPU fit is replaced. H100's 900 GB/s is the reference fabric, so it is stored
+  // as measured: 12 us + S / 250 GB/s.
+  const auto& fits = o.collectives.all_reduce;
+  auto it = std::find_if(fits.begin(), fits.end(), [](const AllReduceFit& f) { return f.ranks == 8; });
+  ASSERT_NE(it, fits.end());
+  EXPECT_NEAR(it->model.alpha_s, 12e-6, 1e-12);
+  EXPECT_NEAR(it->model.beta().gb_per_s(), 250.0, 1e-6);
+  // SSD: best IOPS and the QD1 median latency.
+  EXPECT_DOUBLE_EQ(o.engram.ssd_iops_per_drive, 900000.0);
+  EXPECT_EQ(o.engram.ssd_read_latency, Time::us(80));
+  EXPECT_EQ(o.efficiencies.source, "calibration profile test-h100");
+  EXPECT_EQ(r.applied.size(), 5u);  // gemm, uva_gather, all-reduce, point-to-point, ssd
+  ASSERT_EQ(r.kept.size(), 1u);
+  EXPECT_NE(r.kept[0].find("no GPU timer"), std::string::npos);
+}
+
+TEST(CalibrationApply, RejectsAnotherGpusProfile) {
+  const NodeSpec node = load_node("hgx-b300");
+  RooflineOptions o;
+  EXPECT_THROW(apply_calibration_profile(h100_profile(), node, o), std::invalid_argument);
+}
+
+TEST(CalibrationApply, MeasuredSsdChangesTheFetch) {
+  const NodeSpec node = load_node("hgx-h100");
+  ModelCard card;
+  card.name = "toy";
+  card.num_layers = 2;
+  card.hidden_size = 1024;
+  card.vocab_size = 1000;
+  card.max_context = 4096;
+  card.dense_intermediate = 4096;
+  card.attention.num_heads = 8;
+  card.attention.num_kv_heads = 8;
+  card.attention.head_dim = 128;
+  EngramSpec e;
+  e.layers = {1};
+  e.max_order = 3;
+  e.heads_per_order = 8;
+  e.head_dim = 128;
+  e.row_bytes = Bytes(256);
+  e.table_rows = {100000000};
+  card.engram = e;
+  RooflineOptions o;
+  o.engram.tier = EngramTier::ssd;
+  const RooflineStepModel before(card, node, o);
+  apply_calibration_profile(h100_profile(), node, o);
+  const RooflineStepModel after(card, node, o);
+  // 900k measured vs 1M datasheet IOPS, 80 us vs 90 us latency: different SSD times.
+  const auto a = before.engram_fetch()[0].cost(256);
+  const auto b = after.engram_fetch()[0].cost(256);
+  EXPECT_NE(a.ssd_time, b.ssd_time);
+}
+
+}  // namespace
+}  // namespace engramsim
