@@ -98,6 +98,9 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
   if (static_cast<int>(weights_.layers().size()) != card_.num_layers)
     throw std::invalid_argument("work model: weight inventory does not match the card's layers");
   if (layout_.ep > 1 && !card_.moe) throw std::invalid_argument("work model: expert parallelism needs an MoE model");
+  if (!layout_.dp_attention && card_.attention.num_heads % layout_.tp != 0)
+    throw std::invalid_argument("work model: " + std::to_string(card_.attention.num_heads) +
+                                " attention heads do not split evenly over tp " + std::to_string(layout_.tp));
 
   // Attention geometries, one per distinct (window, ratio, top-k).
   const AttentionSpec& a = card_.attention;

@@ -282,6 +282,10 @@ TEST(Work, RejectsBadLayouts) {
   const ModelCard c = tiny_gqa();
   EXPECT_THROW(WorkModel(c, build_weight_inventory(c), ParallelLayout{3, 2, false}), std::invalid_argument);
   EXPECT_THROW(WorkModel(c, build_weight_inventory(c), ParallelLayout{2, 2, false}), std::invalid_argument);
+  // 8 heads do not split over 3 ranks (engines require an even split), unless attention is
+  // data-parallel.
+  EXPECT_THROW(WorkModel(c, build_weight_inventory(c), ParallelLayout{3, 1, false}), std::invalid_argument);
+  EXPECT_NO_THROW(WorkModel(c, build_weight_inventory(c), ParallelLayout{3, 1, true}));
 }
 
 }  // namespace

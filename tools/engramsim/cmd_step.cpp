@@ -159,7 +159,14 @@ int run_step(const StepArgs& a) {
       throw ConfigError({a.calibration, 0, 0}, "calibration", e.what());
     }
   }
-  RooflineStepModel model(card, node, o);
+  // Layouts the model cannot take (ep not dividing tp, heads not splitting) are bad input.
+  std::unique_ptr<RooflineStepModel> built;
+  try {
+    built = std::make_unique<RooflineStepModel>(card, node, o);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError({}, "layout", e.what());
+  }
+  const RooflineStepModel& model = *built;
 
   std::vector<DecodeSeq> decode(static_cast<std::size_t>(a.decode_seqs), DecodeSeq{a.context, positions});
   std::vector<PrefillChunk> prefill;

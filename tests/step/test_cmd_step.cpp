@@ -1,0 +1,73 @@
+// `engramsim step`: the JSON schema the docs promise, the arithmetic of the total, and exit codes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+#ifdef ENGRAMSIM_CLI
+struct CliRun {
+  int rc = -1;
+  std::string out;
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + " 2>/dev/null";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(CmdStep, JsonSchemaAndTotals) {
+  const CliRun r = run_cli(
+      "step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --engram-tier ssd --decode-seqs 64 --context 8192 "
+      "--json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const double total = j.at("step_time_s").get<double>();
+  EXPECT_GT(total, 0.0);
+  EXPECT_NEAR(total, j.at("compute_s").get<double>() + j.at("engram_stall_s").get<double>() +
+                         j.at("host_overhead_s").get<double>(),
+              1e-8);
+  const auto& layers = j.at("engram").at("layers");
+  ASSERT_EQ(layers.size(), 2u);
+  double stall = 0.0;
+  for (const auto& l : layers) {
+    EXPECT_GE(l.at("fetch_s").get<double>(), 0.0);
+    EXPECT_GE(l.at("window_s").get<double>(), 0.0);
+    stall += l.at("stall_s").get<double>();
+    EXPECT_FALSE(l.at("reason").get<std::string>().empty());
+  }
+  EXPECT_NEAR(stall, j.at("engram_stall_s").get<double>(), 1e-8);
+  EXPECT_GT(layers[0].at("stall_s").get<double>(), 0.0);  // SSD without a cache cannot hide behind layer 0
+  double op_time = 0.0;
+  for (const auto& o : j.at("ops")) {
+    EXPECT_FALSE(o.at("name").get<std::string>().empty());
+    const std::string bound = o.at("bound").get<std::string>();
+    EXPECT_TRUE(bound == "compute" || bound == "memory" || bound == "network" || bound == "overhead") << bound;
+    op_time += o.at("time_s").get<double>();
+  }
+  // Ops sum to the compute time (the SSD tier has no in-stream gather).
+  EXPECT_NEAR(op_time, j.at("compute_s").get<double>(), 1e-6);
+}
+
+TEST(CmdStep, BadInputExitsTwo) {
+  EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --decode-seqs 1 --context 10").rc, 2);
+  EXPECT_EQ(run_cli("step --model no-such-model --node hgx-b300 --decode-seqs 1 --context 10").rc, 2);
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --context 10").rc, 2);  // no batch
+}
+#endif
+
+}  // namespace
