@@ -72,7 +72,9 @@ void Replica::start_step() {
   scheduler_->schedule(state_, plan_);
   if (plan_.empty()) {
     busy_ = false;
-    if (state_.live_sequences() > 0 && state_.num_running() == 0) {
+    // Every policy can always place something while requests are on the replica (each request
+    // fits the pool alone); idling here would silently strand them, so it is a bug.
+    if (state_.live_sequences() > 0) {
       throw std::logic_error("replica " + name_ + ": scheduler '" + scheduler_->name() +
                              "' planned nothing while requests wait");
     }

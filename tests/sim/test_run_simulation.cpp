@@ -75,14 +75,14 @@ Outputs render(const RunResult& r, const SloParams& slo) {
 }  // namespace
 
 TEST(RunSimulation, SameSeedGivesByteIdenticalOutputs) {
-  const RunConfig cfg = mooncake_config(1500, 42);
+  const RunConfig cfg = mooncake_config(800, 42);
   const Outputs a = render(run_simulation(cfg), cfg.slo);
   const Outputs b = render(run_simulation(cfg), cfg.slo);
   EXPECT_EQ(a.summary, b.summary);
   EXPECT_EQ(a.requests, b.requests);
   EXPECT_EQ(a.timeseries, b.timeseries);
   // The seed matters (speculative acceptance draws), so identical output is not an accident.
-  const Outputs c = render(run_simulation(mooncake_config(1500, 43)), cfg.slo);
+  const Outputs c = render(run_simulation(mooncake_config(800, 43)), cfg.slo);
   EXPECT_NE(a.requests, c.requests);
 }
 
@@ -107,13 +107,13 @@ TEST(RunSimulation, WritesTheThreeFilesFromFinalize) {
 TEST(RunSimulation, ThreadsDoNotChangeResults) {
   std::vector<Outputs> serial, parallel(4);
   for (std::uint64_t s = 0; s < 4; ++s) {
-    const RunConfig cfg = mooncake_config(600, s);
+    const RunConfig cfg = mooncake_config(300, s);
     serial.push_back(render(run_simulation(cfg), cfg.slo));
   }
   std::vector<std::thread> threads;
   for (std::uint64_t s = 0; s < 4; ++s) {
     threads.emplace_back([&, s] {
-      const RunConfig cfg = mooncake_config(600, s);
+      const RunConfig cfg = mooncake_config(300, s);
       parallel[s] = render(run_simulation(cfg), cfg.slo);
     });
   }
@@ -122,12 +122,12 @@ TEST(RunSimulation, ThreadsDoNotChangeResults) {
 }
 
 TEST(RunSimulation, ConservesRequestsAndTokens) {
-  RunConfig cfg = mooncake_config(1500, 7);
+  RunConfig cfg = mooncake_config(800, 7);
   cfg.replicas.push_back(cfg.replicas[0]);
   cfg.replicas.back().kv.num_blocks = 100;  // too small for most requests: rejections
   cfg.router = "round_robin";
   const RunResult r = run_simulation(cfg);
-  ASSERT_EQ(r.requests.size(), 1500u);
+  ASSERT_EQ(r.requests.size(), 800u);
   std::int64_t requested = 0, generated = 0;
   for (std::size_t i = 0; i < r.requests.size(); ++i) {
     const RequestRecord& q = r.requests[i];
@@ -147,7 +147,7 @@ TEST(RunSimulation, ConservesRequestsAndTokens) {
   EXPECT_EQ(generated, requested);
   EXPECT_EQ(r.summary.total_output_tokens, generated);
   EXPECT_GT(r.summary.rejected, 0);
-  EXPECT_EQ(r.summary.completed + r.summary.rejected, 1500);
+  EXPECT_EQ(r.summary.completed + r.summary.rejected, 800);
   EXPECT_EQ(r.end, RunEnd::drained);
   EXPECT_GT(r.summary.preemptions, 0);
   EXPECT_GT(r.summary.prefix_cache_hit_rate, 0.01);
