@@ -1,5 +1,6 @@
 #include "sim/serving/kv_block_manager.hpp"
 
+#include <bit>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -13,17 +14,18 @@ KvBlockManager::KvBlockManager(const KvPoolParams& params)
       free_uncached_(params.num_blocks) {
   if (params.num_blocks <= 0) throw ConfigError({}, "kv.num_blocks", "must be positive");
   if (params.block_size <= 0) throw ConfigError({}, "kv.block_size", "must be positive");
-  if (prefix_caching_) {
-    std::size_t cap = 16;
-    int bits = 4;
-    while (cap < 2 * static_cast<std::size_t>(num_blocks_)) {
-      cap <<= 1;
-      ++bits;
-    }
-    table_.resize(cap);
-    mask_ = cap - 1;
-    shift_ = 64 - bits;
-    entries_.reserve(static_cast<std::size_t>(num_blocks_));
+  if (prefix_caching_) resize_table(1024);
+}
+
+// Tables start small and double at load 1/2: pools of millions of blocks (compressed-KV models)
+// would otherwise pay for a table sized to the pool before a single prefix is cached.
+void KvBlockManager::resize_table(std::size_t capacity) {
+  std::vector<Slot> old = std::move(table_);
+  table_.assign(capacity, Slot{});
+  mask_ = capacity - 1;
+  shift_ = 64 - std::countr_zero(capacity);
+  for (const Slot& s : old) {
+    if (s.entry != kNone) table_[find_slot(s.hash)] = s;
   }
 }
 
@@ -95,8 +97,13 @@ void KvBlockManager::release(EntryId e) {
 std::optional<KvBlockManager::EntryId> KvBlockManager::register_block(std::uint64_t hash) {
   if (private_used_ <= 0) throw std::logic_error("KvBlockManager: registering without a private block");
   if (table_.empty()) throw std::logic_error("KvBlockManager: prefix caching is off");
-  const std::size_t slot = find_slot(hash);
+  std::size_t slot = find_slot(hash);
   if (table_[slot].entry != kNone) return std::nullopt;
+  if (2 * (table_used_ + 1) > table_.size()) {
+    resize_table(2 * table_.size());
+    slot = find_slot(hash);
+  }
+  ++table_used_;
   EntryId id;
   if (!free_entries_.empty()) {
     id = free_entries_.back();
@@ -117,6 +124,7 @@ void KvBlockManager::evict_one() {
   if (e == kNone) throw std::logic_error("KvBlockManager: nothing to evict");
   lru_unlink(e);
   erase_slot(find_slot(entries_[e].hash));
+  --table_used_;
   free_entries_.push_back(e);
   --cached_free_;
   ++free_uncached_;

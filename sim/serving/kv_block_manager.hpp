@@ -78,9 +78,9 @@ class KvBlockManager {
   std::int64_t private_used_ = 0;
   std::int64_t cached_used_ = 0;
   std::int64_t cached_free_ = 0;
-  // hash -> entry: open addressing with linear probing, sized once at twice the pool (load <= 0.5)
-  // so it never rehashes; deletion shifts later entries back (no tombstones). A node-based map
-  // spent most of a prefix-heavy run in the allocator and in pointer chasing.
+  // hash -> entry: open addressing with linear probing at load <= 1/2, doubling when needed;
+  // deletion shifts later entries back (no tombstones). A node-based map spent most of a
+  // prefix-heavy run in the allocator and in pointer chasing.
   struct Slot {
     std::uint64_t hash = 0;
     EntryId entry = kNone;  // kNone = empty
@@ -88,10 +88,12 @@ class KvBlockManager {
   std::size_t home(std::uint64_t hash) const { return static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ULL) >> shift_); }
   std::size_t find_slot(std::uint64_t hash) const;  // the slot holding `hash`, or an empty one
   void erase_slot(std::size_t i);
+  void resize_table(std::size_t capacity);
 
   std::vector<Entry> entries_;
   std::vector<EntryId> free_entries_;
   std::vector<Slot> table_;
+  std::size_t table_used_ = 0;
   std::size_t mask_ = 0;
   int shift_ = 64;
   EntryId lru_head_ = kNone;  // least recently released
