@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <sys/wait.h>
@@ -30,7 +31,10 @@ CliRun run_cli(const std::string& args) {
   return r;
 }
 
+bool cli_built() { return std::filesystem::exists(ENGRAMSIM_CLI); }
+
 TEST(CmdStep, JsonSchemaAndTotals) {
+  if (!cli_built()) GTEST_SKIP() << "engramsim not built";
   const CliRun r = run_cli(
       "step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --engram-tier ssd --decode-seqs 64 --context 8192 "
       "--json");
@@ -64,6 +68,7 @@ TEST(CmdStep, JsonSchemaAndTotals) {
 }
 
 TEST(CmdStep, BadInputExitsTwo) {
+  if (!cli_built()) GTEST_SKIP() << "engramsim not built";
   EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --decode-seqs 1 --context 10").rc, 2);
   EXPECT_EQ(run_cli("step --model no-such-model --node hgx-b300 --decode-seqs 1 --context 10").rc, 2);
   EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --context 10").rc, 2);  // no batch
