@@ -79,9 +79,17 @@ SimGridFabric::SimGridFabric(FabricTopology topology, const FabricOptions& optio
     platform << '\n';
   }
   platform << "bound-slots " << options.simgrid_bound_slots << "\nseal\n";
-  send(platform.str());
-  if (const std::string answer = read_line(); answer != "ready")
-    throw std::runtime_error("fabric backend simgrid: unexpected answer '" + answer + "'");
+  try {
+    send(platform.str());
+    if (const std::string answer = read_line(); answer != "ready")
+      throw std::runtime_error("fabric backend simgrid: unexpected answer '" + answer + "'");
+  } catch (...) {
+    // No destructor runs for a half-built object: close the channel and reap the helper here.
+    ::close(fd_);
+    int status = 0;
+    ::waitpid(child_, &status, 0);
+    throw;
+  }
 }
 
 SimGridFabric::~SimGridFabric() {

@@ -156,5 +156,13 @@ TEST(SimGridFabric, MissingHelperIsReportedWhenCreated) {
   EXPECT_THROW(make_fabric("simgrid", t.topo, options), std::runtime_error);
 }
 
+TEST(SimGridFabric, HelperThatDoesNotSpeakTheProtocolIsAnError) {
+  FabricOptions options;
+  options.simgrid_helper = "/bin/cat";  // echoes the platform back instead of answering "ready"
+  if (!simgrid_fabric_available(options)) GTEST_SKIP() << "no /bin/cat";
+  Link t(Duplex::full);
+  EXPECT_THROW(make_fabric("simgrid", t.topo, options), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace engramsim::fabric
