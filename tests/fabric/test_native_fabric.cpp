@@ -270,6 +270,26 @@ TEST(NativeFabric, MatchesAPerFlowReferenceOnARandomNodeWorkload) {
   }
 }
 
+// A class kept busy for 400 s: a 3 TB background flow on another route holds part of the link, so
+// each 6 GB flow lasts over a second and the next one joins before it ends. The class never
+// empties, its progress counter passes the 2^40-byte rebase point, and 4 KiB flows keep joining.
+TEST(NativeFabric, LongBusyClassRebasesWithoutLosingSmallFlows) {
+  FabricTopology topo;
+  const auto l = topo.add_link("l", Bandwidth::gb_per_s(10), Time::zero(), Duplex::full);
+  const RouteId busy = topo.add_route("busy", {l.forward});
+  const RouteId background = topo.add_route("background", {l.forward});
+  std::vector<FlowSpec> flows{flow(background, Bytes(3e12))};
+  for (int i = 0; i < 400; ++i) {
+    flows.push_back(flow(busy, Bytes(6e9), Time::ms(1000.0 * i)));
+    flows.push_back(flow(busy, Bytes(4096), Time::ms(1000.0 * i + 500)));
+  }
+  NativeFabric f(topo);
+  const auto got = run_as_engine(f, flows);
+  const auto want = reference_finish(topo, flows);
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(got[i].count_ns()), want[i] * 1e9, 1.0 + want[i] * 1e9 * 1e-12) << "flow " << i;
+}
+
 TEST(NativeFabric, RepeatedRunsAreIdentical) {
   const NodeFabric nf = build_node_fabric(hgx_like());
   std::vector<FlowSpec> flows;
