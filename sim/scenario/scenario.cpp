@@ -1,0 +1,278 @@
+#include "sim/scenario/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+
+#include "core/paths.hpp"
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "models/roofline_step_model.hpp"
+#include "sim/serving/serving_config.hpp"
+#include "sim/workload/workload_config.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
+
+bool names_a_path(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".yaml");
+}
+
+// A catalog entry named by `key` of `root`: a name under `folder`, or a path beside the scenario
+// file (then under the data root). A missing entry is an error at the key, listing what exists.
+std::string resolve_entry(const ConfigNode& root, const std::string& key, const std::string& folder,
+                          const std::string& what) {
+  const ConfigNode v = root.child(key);
+  const std::string text = v.as_str();
+  if (text.empty()) v.fail("expected a " + what + " name or path");
+  const std::string path = names_a_path(text) ? resolve_data_path(root, text) : resolve_catalog_path(folder, text);
+  if (!std::filesystem::is_regular_file(path)) {
+    std::string known;
+    for (const auto& e : list_catalog(folder)) known += (known.empty() ? "" : ", ") + e.name;
+    v.fail("no " + what + " '" + text + "' (" + path + " does not exist; known: " + known + ")");
+  }
+  return path;
+}
+
+template <class Registry>
+std::string choose(const ConfigNode& n, const std::string& key, const Registry& registry, const std::string& dflt) {
+  return n.one_of_or(key, registry.names(), dflt);
+}
+
+ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card) {
+  ScenarioEngram out;
+  const std::string tier = e.one_of_or("tier", {"hbm", "dram", "ssd", "none"}, card.engram ? "dram" : "none");
+  if (tier != "none") {
+    if (!card.engram) e.fail_key("tier", "the model card '" + card.name + "' has no Engram module (use tier: none)");
+    out.tier = engram_tier_from_string(tier);
+    out.fetch.tier = *out.tier;
+  }
+  if (const auto a = e.optional_child("access")) {
+    const std::string model = a->one_of("model", {"uniform", "zipf"});
+    if (model == "zipf") out.fetch.access.zipf_s = a->number("exponent", 1e-6, 4.0);
+    a->finish();
+  }
+  out.fetch.dram_path = e.one_of_or("fetch", {"zero_copy", "staged"}, "zero_copy") == "staged" ? DramPath::staged
+                                                                                                : DramPath::zero_copy;
+  out.fetch.dedup = e.boolean_or("dedup", true);
+  out.fetch.hbm_hot_cache = e.bytes_or("hbm_cache", Bytes(0.0));
+  out.fetch.dram_cache = e.bytes_or("dram_cache", Bytes(0.0));
+  if (out.fetch.hbm_hot_cache.value() < 0) e.fail_key("hbm_cache", "must be >= 0");
+  if (out.fetch.dram_cache.value() < 0) e.fail_key("dram_cache", "must be >= 0");
+  out.fetch.ssd_queue_depth = static_cast<int>(e.integer_or("ssd_queue_depth", 128, 1, 65536));
+  out.fetch.ssd_iops_per_drive = e.number_or("ssd_iops_per_drive", 0.0, 0.0, 1e12);
+  out.fetch.ssd_read_latency = e.time_or("ssd_read_latency", Time::zero());
+  if (out.fetch.ssd_read_latency < Time::zero()) e.fail_key("ssd_read_latency", "must be >= 0");
+  out.fetch.ssd_page = e.bytes_or("ssd_page", Bytes(4096.0));
+  if (!(out.fetch.ssd_page.value() >= 512.0)) e.fail_key("ssd_page", "must be at least 512 B");
+  out.fetch.active_gpus = static_cast<int>(e.integer_or("active_gpus", 0, 0, 4096));
+  out.prefill_prefetch = e.boolean_or("prefill_prefetch", true);
+  out.share_across_replicas = e.boolean_or("share_across_replicas", false);
+  e.finish();
+  return out;
+}
+
+ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRegistry& registry) {
+  ScenarioScheduler out;
+  SchedulerParams& p = out.policy;
+  p.name = choose(s, "policy", registry, p.name);
+  p.max_num_batched_tokens =
+      static_cast<std::int32_t>(s.integer_or("max_num_batched_tokens", p.max_num_batched_tokens, 1, kMaxInt32));
+  p.max_num_seqs = static_cast<std::int32_t>(s.integer_or("max_num_seqs", p.max_num_seqs, 1, kMaxInt32));
+  p.enable_chunked_prefill = s.boolean_or("chunked_prefill", p.enable_chunked_prefill);
+  p.long_prefill_token_threshold =
+      static_cast<std::int32_t>(s.integer_or("long_prefill_token_threshold", p.long_prefill_token_threshold, 0, kMaxInt32));
+  p.chunk_size = static_cast<std::int32_t>(s.integer_or("chunk_size", p.chunk_size, 1, kMaxInt32));
+  out.block_size = static_cast<int>(s.integer_or("block_size", out.block_size, 1, 1 << 20));
+  out.enable_prefix_caching = s.boolean_or("enable_prefix_caching", out.enable_prefix_caching);
+  out.gpu_memory_utilization = s.number_or("gpu_memory_utilization", out.gpu_memory_utilization, 1e-3, 1.0);
+  s.finish();
+  return out;
+}
+
+ScenarioSpecDecode parse_spec_decode(const std::optional<ConfigNode>& s, const ModelCard& card) {
+  const SpecDecodeSpec& c = card.spec_decode;
+  const bool card_has = c.kind != SpecDecodeKind::none && c.draft_tokens > 0;
+  ScenarioSpecDecode out;
+  out.enabled = card_has;
+  out.draft_tokens = card_has ? c.draft_tokens : 0;
+  out.acceptance_length = card_has ? c.acceptance_length : 1.0;
+  if (!s) return out;
+  out.enabled = s->boolean_or("enabled", card_has);
+  if (out.enabled && !card_has)
+    s->fail_key("enabled", "the model card '" + card.name + "' has no drafter (its spec_decode kind is none)");
+  const int draft = static_cast<int>(s->integer_or("draft_tokens", card_has ? c.draft_tokens : 1, 1, 64));
+  const bool given_acceptance = s->has("acceptance_length");
+  const double accept = s->number_or("acceptance_length", card_has ? c.acceptance_length : 1.0, 1.0, 65.0);
+  s->finish();
+  if (!out.enabled) return {false, 0, 1.0};
+  if (accept > 1.0 + draft) {
+    const std::string msg = "acceptance length " + std::to_string(accept) + (given_acceptance ? "" : " (the card's)") +
+                            " exceeds 1 + draft_tokens = " + std::to_string(1 + draft);
+    if (given_acceptance) s->fail_key("acceptance_length", msg);
+    s->fail_key("draft_tokens", msg + "; give acceptance_length as well");
+  }
+  out.draft_tokens = draft;
+  out.acceptance_length = accept;
+  return out;
+}
+
+ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, const NodeSpec& node,
+                                    const SchedulerRegistry& schedulers, const RouterRegistry& routers) {
+  ScenarioDeployment out;
+  const bool has_nodes = d.has("nodes"), has_replicas = d.has("replicas");
+  if (has_nodes == has_replicas) d.fail("give exactly one of nodes (whole nodes) or replicas");
+  if (has_nodes) out.nodes = static_cast<int>(d.integer("nodes", 1, 1 << 20));
+  else out.replicas = static_cast<int>(d.integer("replicas", 1, 1 << 20));
+  out.tp = static_cast<int>(d.integer_or("tp", 1, 1, 4096));
+  out.ep = static_cast<int>(d.integer_or("ep", 0, 0, 4096));
+  if (out.ep > 0 && out.tp % out.ep != 0)
+    d.fail_key("ep", "must divide tp (" + std::to_string(out.tp) + "); 0 chooses automatically");
+  if (has_nodes) {
+    // Whole nodes: every replica inside one node, or a replica spanning whole nodes.
+    const int g = node.gpu_count;
+    if (out.tp > g && out.tp % g != 0)
+      d.fail_key("tp", "a replica of " + std::to_string(out.tp) + " GPUs must span whole " + std::to_string(g) +
+                           "-GPU nodes of " + node.name + " when the deployment is given in nodes");
+    if (out.tp > g && (out.nodes * g) % out.tp != 0)
+      d.fail_key("nodes", std::to_string(out.nodes) + " nodes do not hold a whole number of TP" + std::to_string(out.tp) +
+                              " replicas");
+  }
+  const std::string attention = d.one_of_or("attention", {"automatic", "tensor", "data"}, "automatic");
+  out.attention = attention == "tensor" ? AttentionParallel::tensor
+                  : attention == "data" ? AttentionParallel::data
+                                        : AttentionParallel::automatic;
+  out.engine = d.one_of_or("engine", known_engines(), out.engine);
+  out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
+  if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card);
+  else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card);
+  if (const auto s = d.optional_child("scheduler")) out.scheduler = parse_scheduler_section(*s, schedulers);
+  else out.scheduler.policy.name = "vllm";
+  out.spec_decode = parse_spec_decode(d.optional_child("spec_decode"), card);
+  if (const auto r = d.optional_child("router")) out.router = parse_router(*r, routers);
+  d.finish();
+  return out;
+}
+
+ScenarioSlo parse_slo_section(const ConfigNode& s) {
+  ScenarioSlo out;
+  static const std::vector<std::string> metrics = {"ttft", "tpot", "itl", "e2el"};
+  static const std::vector<std::string> stats = {"p50", "p90", "p99", "mean"};
+  std::optional<Time> p99[4];
+  for (const std::string& key : s.keys()) {
+    const ConfigNode v = s.child(key);
+    if (key == "min_interactivity") {
+      out.min_interactivity = v.as_number();
+      if (!(out.min_interactivity > 0.0)) v.fail("must be > 0 (tokens/s per user)");
+      continue;
+    }
+    const auto us = key.find('_');
+    const std::string metric = key.substr(0, us);
+    const auto m = std::find(metrics.begin(), metrics.end(), metric);
+    if (m == metrics.end() || (us == std::string::npos && metric == "itl")) {
+      s.fail_key(key, "unknown SLO key (known: ttft, tpot, e2el per-request bounds; <ttft|tpot|itl|e2el>_<p50|p90|p99|mean> "
+                      "targets; min_interactivity)");
+    }
+    const Time t = v.as_time();
+    if (t <= Time::zero()) v.fail("must be > 0");
+    if (us == std::string::npos) {
+      if (metric == "ttft") out.per_request.ttft = t;
+      if (metric == "tpot") out.per_request.tpot = t;
+      if (metric == "e2el") out.per_request.e2el = t;
+      continue;
+    }
+    const std::string stat = key.substr(us + 1);
+    if (std::find(stats.begin(), stats.end(), stat) == stats.end())
+      s.fail_key(key, "unknown statistic '" + stat + "' (known: p50, p90, p99, mean)");
+    out.targets.push_back({key, metric, stat, t});
+    if (stat == "p99") p99[m - metrics.begin()] = t;
+  }
+  s.finish();
+  // Goodput counts requests within the per-request bounds; a p99 target stands in for a missing one.
+  if (!out.per_request.ttft) out.per_request.ttft = p99[0];
+  if (!out.per_request.tpot) out.per_request.tpot = p99[1];
+  if (!out.per_request.e2el) out.per_request.e2el = p99[3];
+  return out;
+}
+
+}  // namespace
+
+ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
+  if (!root.is_map()) root.fail("a scenario file must be a map");
+  SchedulerRegistry builtin_schedulers;
+  RouterRegistry builtin_routers;
+  const SchedulerRegistry* schedulers = options.schedulers;
+  const RouterRegistry* routers = options.routers;
+  if (schedulers == nullptr) {
+    register_builtin_schedulers(builtin_schedulers);
+    schedulers = &builtin_schedulers;
+  }
+  if (routers == nullptr) {
+    register_builtin_routers(builtin_routers);
+    routers = &builtin_routers;
+  }
+
+  ScenarioParams p;
+  p.file = root.file();
+  p.name = root.str("name");
+  if (p.name.empty()) root.fail_key("name", "must not be empty");
+  p.description = root.str_or("description", "");
+  p.seed = static_cast<std::uint64_t>(root.integer_or("seed", 0, 0));
+  p.model_path = resolve_entry(root, "model", "models/cards", "model card");
+  p.node_path = resolve_entry(root, "node", "hardware/nodes", "node preset");
+  p.card = load_model_card(p.model_path);
+  p.node = load_node(p.node_path);
+
+  if (!options.calibration.empty()) {
+    root.ignore("calibration");
+    p.calibration_path = options.calibration;
+    if (!std::filesystem::is_regular_file(p.calibration_path))
+      throw ConfigError({"--calibration", 0, 0}, "calibration", "file not found: " + p.calibration_path);
+  } else if (root.has("calibration")) {
+    p.calibration_path = resolve_data_path(root, root.str("calibration"));
+    if (!std::filesystem::is_regular_file(p.calibration_path))
+      root.fail_key("calibration", "file not found: " + p.calibration_path);
+  }
+  if (!p.calibration_path.empty()) {
+    p.calibration = load_calibration_profile(p.calibration_path);
+    const ProfileMatch match = check_profile_matches(*p.calibration, p.node.gpu.name);
+    if (match.severity == MatchSeverity::error) {
+      if (options.calibration.empty()) root.fail_key("calibration", match.message);
+      throw ConfigError({"--calibration", 0, 0}, "calibration", match.message);
+    }
+  }
+
+  const std::string tier = root.one_of_or("price_tier", {"hyperscaler", "neocloud", "rental"}, "hyperscaler");
+  p.price_tier = *price_tier_from_string(tier);
+  p.deployment = parse_deployment(root.child("deployment"), p.card, p.node, *schedulers, *routers);
+  p.workload = parse_scenario_workload(root.child("workload"));
+  if (const auto s = root.optional_child("slo")) p.slo = parse_slo_section(*s);
+  p.horizon = root.time_or("horizon", Time::max());
+  if (p.horizon <= Time::zero()) root.fail_key("horizon", "must be > 0");
+  p.timeseries_interval = root.time_or("timeseries_interval", p.timeseries_interval);
+  if (p.timeseries_interval <= Time::zero()) root.fail_key("timeseries_interval", "must be > 0");
+  // Passed through: `compare:` is expanded by scenario_document.hpp, `sweep:` by engramsim sweep.
+  root.ignore("compare");
+  root.ignore("sweep");
+  root.finish();
+  return p;
+}
+
+double slo_statistic_ms(const SloTarget& t, const Summary& s) {
+  const LatencySummary& l = t.metric == "ttft" ? s.ttft : t.metric == "tpot" ? s.tpot : t.metric == "itl" ? s.itl : s.e2el;
+  if (t.stat == "p50") return l.median;
+  if (t.stat == "p90") return l.p90;
+  if (t.stat == "p99") return l.p99;
+  return l.mean;
+}
+
+bool slo_target_met(const SloTarget& t, const Summary& s) {
+  const double v = slo_statistic_ms(t, s);
+  return std::isfinite(v) && v <= t.limit.millis();
+}
+
+}  // namespace engramsim::sim

@@ -1,0 +1,122 @@
+// A scenario file -> validated parameters (ScenarioParams): what to serve (model card), where (node
+// preset, optional calibration profile, price tier), how (deployment: replicas, TP/EP, attention,
+// Engram tier and fetch options, scheduler limits, speculative decoding, router), for which traffic
+// (workload), judged against which targets (slo), for how long (horizon).
+//
+// parse_scenario() reads every key through ConfigNode (unknown keys, bare numbers where a unit is
+// needed, names not in a registry and out-of-range values are ConfigError "file:line:col: field:
+// message"), loads the card, node and calibration profile it names, and checks what can be checked
+// without the footprint: tp against the node, ep dividing tp, spec-decode settings against the card.
+// `compare:` and `sweep:` are accepted and not interpreted here (scenario_document.hpp expands
+// `compare:`; `engramsim sweep` reads `sweep:`). The schema, field by field: docs/scenarios.md.
+//
+// Conventions fixed here:
+//   - scheduler limits (max_num_seqs, max_num_batched_tokens) are per engine scheduler, as vLLM and
+//     SGLang define them: per GPU under data-parallel attention (scenario_build.hpp scales them);
+//   - `engram.tier: none` removes the card's Engram module (the backbone alone: the paper's baseline);
+//   - a card name resolves under models/cards, a node name under hardware/nodes; a path (with '/' or
+//     ending in .yaml) resolves beside the scenario file, then under the data root.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config_node.hpp"
+#include "hardware/calibration_profile.hpp"
+#include "hardware/node_spec.hpp"
+#include "models/engram_fetch.hpp"
+#include "models/footprint.hpp"
+#include "models/model_card.hpp"
+#include "sim/metrics/summary.hpp"
+#include "sim/scenario/scenario_workload.hpp"
+#include "sim/serving/scheduler.hpp"
+#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/router_registry.hpp"
+
+namespace engramsim::sim {
+
+struct ScenarioEngram {
+  std::optional<EngramTier> tier;  // nullopt: `none`, the card's Engram removed
+  EngramFetchParams fetch;         // tier copied in when set; active_gpus 0 = automatic
+  bool prefill_prefetch = true;
+  bool share_across_replicas = false;  // one pinned DRAM copy per node (footprint)
+};
+
+struct ScenarioScheduler {
+  SchedulerParams policy;  // name, per-scheduler token budget and sequence cap, chunking
+  int block_size = 16;
+  bool enable_prefix_caching = false;
+  double gpu_memory_utilization = 0.9;
+};
+
+struct ScenarioSpecDecode {
+  bool enabled = false;
+  int draft_tokens = 0;
+  double acceptance_length = 1.0;
+};
+
+struct ScenarioDeployment {
+  int nodes = 0;     // `nodes: N`: every GPU of N nodes; 0 when `replicas` is given
+  int replicas = 0;  // `replicas: N`; 0 when `nodes` is given
+  int tp = 1;
+  int ep = 0;        // 0 = automatic (footprint.hpp)
+  AttentionParallel attention = AttentionParallel::automatic;
+  std::string engine = "vllm";   // host overhead per step (roofline_step_model.hpp)
+  std::int64_t max_model_len = 0;  // 0 = the card's max_context
+  ScenarioEngram engram;
+  ScenarioScheduler scheduler;
+  ScenarioSpecDecode spec_decode;
+  std::string router = "round_robin";
+};
+
+// A percentile target: summary statistic `stat` of `metric` must not exceed `limit`.
+struct SloTarget {
+  std::string key;     // as written: "ttft_p99"
+  std::string metric;  // ttft | tpot | itl | e2el
+  std::string stat;    // p50 | p90 | p99 | mean
+  Time limit;
+};
+
+struct ScenarioSlo {
+  SloParams per_request;          // bounds for goodput (explicit, else the p99 targets)
+  std::vector<SloTarget> targets;  // checked against the run's summary
+  double min_interactivity = 0.0;  // tok/s/user from the median TPOT; 0 = none
+  bool any() const { return per_request.any() || !targets.empty() || min_interactivity > 0.0; }
+};
+
+struct ScenarioParams {
+  std::string file;  // the scenario file as given
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 0;
+  std::string model_path;  // resolved
+  std::string node_path;
+  ModelCard card;          // as loaded (build applies spec-decode and Engram choices)
+  NodeSpec node;
+  std::string calibration_path;  // resolved; empty: none
+  std::optional<CalibrationProfile> calibration;
+  PriceTier price_tier = PriceTier::hyperscaler;
+  ScenarioDeployment deployment;
+  ScenarioWorkload workload;
+  ScenarioSlo slo;
+  Time horizon = Time::max();
+  Time timeseries_interval = Time::from_seconds(1.0);
+};
+
+struct ScenarioParseOptions {
+  // Replaces the file's `calibration:` (the CLI's --calibration); relative to the working directory.
+  std::string calibration;
+  // Policies to choose from; the built-in ones when null.
+  const SchedulerRegistry* schedulers = nullptr;
+  const RouterRegistry* routers = nullptr;
+};
+
+ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options = {});
+
+// Whether an SLO target holds for a summary (NaN statistics fail).
+bool slo_target_met(const SloTarget& target, const Summary& summary);
+double slo_statistic_ms(const SloTarget& target, const Summary& summary);
+
+}  // namespace engramsim::sim

@@ -1,0 +1,259 @@
+#include "sim/scenario/scenario_build.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace engramsim::sim {
+namespace {
+
+std::string with_commas(std::int64_t v) {
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out = v < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+double json_number(double v) { return std::isfinite(v) ? v : 0.0; }
+
+}  // namespace
+
+std::string BuiltScenario::engram_label() const {
+  return params.deployment.engram.tier ? to_string(*params.deployment.engram.tier) : "none";
+}
+
+std::string BuiltScenario::deployment_line() const {
+  const ParallelLayout& l = footprint.layout;
+  std::string s = std::to_string(replicas) + " x TP" + std::to_string(l.tp) + " (EP" + std::to_string(l.ep) + ", " +
+                  (l.dp_attention ? "data" : "tensor") + "-parallel attention) on " + params.node.name + ", " +
+                  (params.deployment.engram.tier ? "Engram in " + engram_label() : std::string("no Engram")) + ", " +
+                  with_commas(kv_blocks_per_replica) + " KV blocks x " +
+                  std::to_string(params.deployment.scheduler.block_size) + " tokens per replica";
+  return s;
+}
+
+BuiltScenario build_scenario(ScenarioParams params) {
+  BuiltScenario b;
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
+
+  // The effective card.
+  b.card = params.card;
+  if (!d.engram.tier) b.card.engram.reset();
+  if (!d.spec_decode.enabled) {
+    b.card.spec_decode = SpecDecodeSpec{};
+  } else {
+    b.card.spec_decode.draft_tokens = d.spec_decode.draft_tokens;
+    b.card.spec_decode.acceptance_length = d.spec_decode.acceptance_length;
+  }
+
+  // Footprint.
+  FootprintOptions& fo = b.footprint_options;
+  fo.tp = d.tp;
+  fo.ep = d.ep;
+  fo.attention = d.attention;
+  fo.engram_tier = d.engram.tier.value_or(EngramTier::dram);
+  fo.max_num_batched_tokens = d.scheduler.policy.max_num_batched_tokens;
+  fo.max_num_seqs = d.scheduler.policy.max_num_seqs;
+  fo.max_model_len = d.max_model_len;
+  fo.gpu_memory_utilization = d.scheduler.gpu_memory_utilization;
+  fo.block_size = d.scheduler.block_size;
+  fo.share_engram_across_replicas = d.engram.share_across_replicas;
+  try {
+    b.footprint = compute_footprint(b.card, node, fo);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError({params.file, 0, 0}, "deployment", e.what());
+  }
+  if (!b.footprint.feasible) {
+    const std::string tier = d.engram.tier ? to_string(*d.engram.tier) : "none";
+    throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + " (Engram " + tier +
+                             "): " + b.footprint.infeasible_reason);
+  }
+
+  // Replicas and the GPUs they occupy on one node.
+  b.gpus_per_replica = d.tp;
+  if (d.replicas > 0) {
+    b.replicas = d.replicas;
+  } else if (d.tp <= node.gpu_count) {
+    b.replicas = d.nodes * (node.gpu_count / d.tp);
+  } else {
+    b.replicas = d.nodes * node.gpu_count / d.tp;
+  }
+  if (b.replicas < 1) throw InfeasibleScenario("no whole TP" + std::to_string(d.tp) + " replica on the GPUs given");
+  b.active_gpus_per_node = std::min(node.gpu_count, b.replicas * d.tp);
+  b.scheduler_ranks = b.footprint.dp_attention ? d.tp : 1;
+
+  // Engram caches the footprint does not know about. The HBM hot-row set (in front of dram/ssd) is
+  // split over the replica's GPUs and comes out of the KV pool; the DRAM row cache (in front of ssd)
+  // is host memory per replica, beside any pinned tables.
+  const GpuFootprint& g = b.footprint.per_gpu;
+  const NodeFootprint& nf = b.footprint.per_node;
+  std::int64_t replica_kv_tokens = b.footprint.replica_kv_tokens;
+  const bool off_gpu = d.engram.tier && *d.engram.tier != EngramTier::hbm;
+  if (off_gpu && d.engram.fetch.hbm_hot_cache.value() > 0.0) {
+    b.hbm_cache_per_gpu = d.engram.fetch.hbm_hot_cache / static_cast<double>(d.tp);
+    const double block_bytes = g.kv_bytes_per_token.value() * d.scheduler.block_size;
+    const double room = (g.kv_pool - g.kv_window_reserve - b.hbm_cache_per_gpu).value();
+    const std::int64_t tokens =
+        room > 0.0 && block_bytes > 0.0
+            ? static_cast<std::int64_t>(std::floor(room / block_bytes)) * d.scheduler.block_size
+            : 0;
+    if (tokens < b.footprint.max_model_len) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "the HBM hot-row cache (%.2f GiB per GPU) leaves room for %lld KV tokens per GPU, "
+                    "short of one max_model_len sequence (%lld tokens)", b.hbm_cache_per_gpu.gib(),
+                    static_cast<long long>(tokens), static_cast<long long>(b.footprint.max_model_len));
+      throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
+    }
+    replica_kv_tokens = b.footprint.dp_attention ? tokens * d.tp : tokens;
+  }
+  if (d.engram.tier == EngramTier::ssd) b.dram_cache_per_node = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
+  if ((nf.host_dram_engram + b.dram_cache_per_node).value() > nf.host_dram_available.value()) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "host DRAM over budget: pinned tables %.1f GiB + DRAM row caches %.1f GiB > %.1f GiB "
+                  "available per node", nf.host_dram_engram.gib(), b.dram_cache_per_node.gib(),
+                  nf.host_dram_available.gib());
+    throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
+  }
+  b.kv_blocks_per_replica = replica_kv_tokens / d.scheduler.block_size;
+  if (b.kv_blocks_per_replica < 1) throw InfeasibleScenario("the KV pool holds no block");
+
+  // Step model.
+  RooflineOptions ro;
+  ro.layout = b.footprint.layout;
+  ro.engram = d.engram.fetch;
+  ro.engram.tier = fo.engram_tier;
+  if (ro.engram.active_gpus == 0) ro.engram.active_gpus = b.active_gpus_per_node;
+  ro.host = host_overhead_for(d.engine);
+  ro.prefill_prefetch = d.engram.prefill_prefetch;
+  if (params.calibration) {
+    try {
+      b.calibration_applied = apply_calibration_profile(*params.calibration, node, ro);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError({params.calibration_path, 0, 0}, "calibration", e.what());
+    }
+    b.calibration_sections = describe_sections(*params.calibration);
+  }
+  b.step_model = std::make_shared<const RooflineStepModel>(b.card, node, ro);
+
+  // Price per GPU-hour.
+  b.price.gpu_hour = gpu_hour_price(node.gpu_hour, params.price_tier);
+  const double capital_usd = (nf.host_dram_engram + b.dram_cache_per_node).value() * node.dram_price.value() +
+                             nf.ssd_engram.value() * node.ssd_price.value();
+  const double life_h = node.amortization_life.seconds() / 3600.0;
+  const int node_gpus = std::min(node.gpu_count, nf.replicas * d.tp);
+  b.price.engram_capacity = MoneyRate(life_h > 0 && node_gpus > 0 ? capital_usd / life_h / node_gpus : 0.0);
+
+  // Run configuration.
+  RunConfig& rc = b.run;
+  const auto ranks = b.scheduler_ranks;
+  for (int i = 0; i < b.replicas; ++i) {
+    ReplicaParams r;
+    r.name = "replica" + std::to_string(i);
+    r.step_model = b.step_model.get();
+    r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching};
+    r.gpus = d.tp;
+    r.spec = SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
+                              d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
+    rc.replicas.push_back(r);
+  }
+  rc.scheduler = d.scheduler.policy;
+  rc.scheduler.max_num_seqs = static_cast<std::int32_t>(
+      std::min<std::int64_t>(INT32_MAX, static_cast<std::int64_t>(rc.scheduler.max_num_seqs) * ranks));
+  rc.scheduler.max_num_batched_tokens = static_cast<std::int32_t>(
+      std::min<std::int64_t>(INT32_MAX, static_cast<std::int64_t>(rc.scheduler.max_num_batched_tokens) * ranks));
+  rc.router = d.router;
+  rc.workload = params.workload.spec;
+  rc.slo = params.slo.per_request;
+  rc.price_per_gpu_hour = b.price.total();
+  rc.seed = params.seed;
+  rc.horizon = params.horizon;
+  rc.timeseries_interval = params.timeseries_interval;
+
+  b.params = std::move(params);
+  return b;
+}
+
+std::string scenario_json(const BuiltScenario& b) {
+  using nlohmann::json;
+  const ScenarioParams& p = b.params;
+  const ScenarioDeployment& d = p.deployment;
+  const GpuFootprint& g = b.footprint.per_gpu;
+  json calibration = nullptr;
+  if (p.calibration) {
+    json sections = json::array();
+    for (const auto& s : b.calibration_sections)
+      sections.push_back({{"name", s.name}, {"state", to_string(s.state)}, {"detail", s.detail}});
+    calibration = {{"path", p.calibration_path},
+                   {"profile", p.calibration->name},
+                   {"applied", b.calibration_applied.applied},
+                   {"kept", b.calibration_applied.kept},
+                   {"sections", sections}};
+  }
+  json slo = json::object();
+  for (const auto& t : p.slo.targets) slo[t.key + "_ms"] = t.limit.millis();
+  if (p.slo.min_interactivity > 0) slo["min_interactivity"] = p.slo.min_interactivity;
+  json out = {
+      {"scenario", p.name},
+      {"description", p.description},
+      {"file", p.file},
+      {"seed", p.seed},
+      {"model", b.card.name},
+      {"node", p.node.name},
+      {"gpu", p.node.gpu.name},
+      {"price_tier", to_string(p.price_tier)},
+      {"tp", b.footprint.layout.tp},
+      {"ep", b.footprint.layout.ep},
+      {"attention", b.footprint.dp_attention ? "data" : "tensor"},
+      {"engram_tier", b.engram_label()},
+      {"engine", d.engine},
+      {"replicas", b.replicas},
+      {"gpus", b.replicas * b.gpus_per_replica},
+      {"scheduler",
+       {{"policy", d.scheduler.policy.name},
+        {"max_num_batched_tokens", d.scheduler.policy.max_num_batched_tokens},
+        {"max_num_seqs", d.scheduler.policy.max_num_seqs},
+        {"schedulers_per_replica", b.scheduler_ranks},
+        {"block_size", d.scheduler.block_size},
+        {"enable_prefix_caching", d.scheduler.enable_prefix_caching},
+        {"chunked_prefill", d.scheduler.policy.enable_chunked_prefill},
+        {"gpu_memory_utilization", d.scheduler.gpu_memory_utilization}}},
+      {"spec_decode",
+       {{"enabled", d.spec_decode.enabled},
+        {"draft_tokens", d.spec_decode.draft_tokens},
+        {"acceptance_length", d.spec_decode.acceptance_length}}},
+      {"router", d.router},
+      {"kv_blocks_per_replica", b.kv_blocks_per_replica},
+      {"kv_tokens_per_replica", b.footprint.replica_kv_tokens},
+      {"max_model_len", b.footprint.max_model_len},
+      {"engram_active_gpus_per_node", b.step_model->options().engram.active_gpus},
+      {"hbm_per_gpu_gib",
+       {{"usable", g.hbm_capacity.gib()},
+        {"budget", g.budget.gib()},
+        {"weights", g.weights.gib()},
+        {"engram", g.engram.gib()},
+        {"activations", g.activation.gib()},
+        {"reserve", g.reserved.gib()},
+        {"kv_pool", g.kv_pool.gib()}}},
+      {"host_dram_engram_per_node_gib", b.footprint.per_node.host_dram_engram.gib()},
+      {"hbm_hot_cache_per_gpu_gib", b.hbm_cache_per_gpu.gib()},
+      {"dram_row_cache_per_node_gib", b.dram_cache_per_node.gib()},
+      {"ssd_engram_per_node_gib", b.footprint.per_node.ssd_engram.gib()},
+      {"usd_per_gpu_hour",
+       {{"gpu", json_number(b.price.gpu_hour.value())},
+        {"engram_capacity", json_number(b.price.engram_capacity.value())},
+        {"total", json_number(b.price.total().value())}}},
+      {"workload", p.workload.description},
+      {"horizon_s", p.horizon == Time::max() ? json(nullptr) : json(p.horizon.seconds())},
+      {"slo", slo},
+      {"calibration", calibration},
+  };
+  return out.dump(2) + "\n";
+}
+
+}  // namespace engramsim::sim

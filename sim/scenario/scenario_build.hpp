@@ -1,0 +1,84 @@
+// ScenarioParams -> everything one run needs: the effective model card, the HBM footprint, the KV
+// pool per replica, the replica count, one shared step-time model, the price, and a RunConfig.
+//
+//   card        the scenario's card with its choices applied: Engram removed for tier `none`, the
+//               drafter removed when speculative decoding is off, draft_tokens / acceptance_length
+//               replaced when given;
+//   footprint   compute_footprint(card, node, {tp, ep, attention, tier, max_num_batched_tokens,
+//               max_num_seqs, max_model_len, gpu_memory_utilization, block_size, ...}). Infeasible ->
+//               InfeasibleScenario (the CLI's exit code 3) carrying the footprint's reason;
+//   replicas    `replicas`, or nodes x (gpu_count / tp) (a replica spanning nodes: nodes x gpu_count / tp);
+//   KV pool     footprint.replica_kv_tokens / block_size blocks per replica, less an Engram HBM hot-row
+//               cache (split over the replica's GPUs; it must leave one max_model_len sequence);
+//   host DRAM   pinned tables + DRAM row caches (per replica, ssd tier) must fit the node's host DRAM
+//               after its reserve;
+//   scheduler   the scenario's limits are per engine scheduler; under data-parallel attention a
+//               replica runs tp schedulers whose batches the step model spreads over its ranks, so
+//               the replica's single simulated scheduler gets tp x max_num_seqs and
+//               tp x max_num_batched_tokens;
+//   step model  one RooflineStepModel (const, shared by every replica): the footprint's resolved
+//               layout, the Engram fetch options (active_gpus 0 -> the GPUs the deployment occupies on
+//               one node), the engine's host overhead, and the calibration profile applied when given;
+//   price       $/GPU-hour = the node's GPU-hour price at the tier + the Engram capacity the node adds
+//               (pinned tables and DRAM row caches in host DRAM, table files on NVMe) at the node's
+//               capital prices,
+//               amortised over its life and shared by the GPUs the footprint places on the node.
+// The RunConfig borrows the step model: keep the BuiltScenario alive while it runs (moving it is
+// fine; the model lives on the heap).
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hardware/calibration_profile.hpp"
+#include "models/footprint.hpp"
+#include "models/roofline_step_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/serving/run_simulation.hpp"
+
+namespace engramsim::sim {
+
+// The deployment does not fit (footprint infeasible, or no replica on the GPUs given).
+class InfeasibleScenario : public std::runtime_error {
+ public:
+  explicit InfeasibleScenario(const std::string& reason) : std::runtime_error(reason) {}
+};
+
+struct ScenarioPrice {
+  MoneyRate gpu_hour;          // the tier's GPU-hour price
+  MoneyRate engram_capacity;   // amortised Engram DRAM/SSD capital per GPU-hour
+  MoneyRate total() const { return gpu_hour + engram_capacity; }
+};
+
+struct BuiltScenario {
+  ScenarioParams params;
+  ModelCard card;  // effective
+  FootprintOptions footprint_options;
+  Footprint footprint;
+  int replicas = 0;
+  int gpus_per_replica = 0;
+  int active_gpus_per_node = 0;     // GPUs fetching Engram rows at once on one node
+  std::int64_t kv_blocks_per_replica = 0;  // after the HBM hot-row cache's share
+  Bytes hbm_cache_per_gpu;    // Engram hot rows in HBM (dram/ssd tiers), taken from the KV pool
+  Bytes dram_cache_per_node;  // Engram DRAM row caches of the node's replicas (ssd tier)
+  std::int32_t scheduler_ranks = 1;  // engine schedulers per replica (tp under data-parallel attention)
+  std::shared_ptr<const RooflineStepModel> step_model;
+  CalibrationReport calibration_applied;          // empty without a profile
+  std::vector<SectionDescription> calibration_sections;
+  ScenarioPrice price;
+  RunConfig run;  // ready for run_simulation()
+
+  std::string engram_label() const;  // "hbm", "dram", "ssd" or "none"
+  // One line: "1 x TP2 (EP2, data-parallel attention) on hgx-b300, Engram in dram, 4,096 KV blocks x 16".
+  std::string deployment_line() const;
+};
+
+BuiltScenario build_scenario(ScenarioParams params);
+
+// The resolved deployment as JSON text (scenario.json): model, node, layout, replicas, KV pool,
+// footprint terms per GPU, price, calibration sections, workload and SLO.
+std::string scenario_json(const BuiltScenario& b);
+
+}  // namespace engramsim::sim

@@ -1,0 +1,199 @@
+#include "sim/scenario/scenario_golden.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+struct Tolerance {
+  double rel = 0.0;
+  double abs = 0.0;
+};
+
+Tolerance tolerance_for(const std::string& metric) {
+  static const std::set<std::string> exact = {"num_requests",       "completed",         "unfinished",
+                                              "rejected",           "total_input_tokens", "total_output_tokens"};
+  static const std::set<std::string> shares = {"mean_kv_usage", "gpu_busy_fraction", "engram_stall_share",
+                                               "prefix_cache_hit_rate", "goodput_fraction"};
+  if (exact.count(metric)) return {0.0, 0.0};
+  if (shares.count(metric)) return {0.0, 0.005};
+  if (metric == "steps" || metric == "preemptions") return {0.01, 2.0};
+  return {0.01, 1e-3};
+}
+
+std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+[[noreturn]] void bad(const std::string& path, const std::string& field, const std::string& msg) {
+  throw ConfigError({path, 0, 0}, field, msg);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> golden_metrics(const Summary& s) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  return {
+      {"num_requests", d(s.num_requests)},
+      {"completed", d(s.completed)},
+      {"unfinished", d(s.unfinished)},
+      {"rejected", d(s.rejected)},
+      {"total_input_tokens", d(s.total_input_tokens)},
+      {"total_output_tokens", d(s.total_output_tokens)},
+      {"duration", s.duration_s},
+      {"request_throughput", s.request_throughput},
+      {"output_throughput", s.output_throughput},
+      {"total_token_throughput", s.total_token_throughput},
+      {"tput_per_gpu", s.tput_per_gpu},
+      {"output_tput_per_gpu", s.output_tput_per_gpu},
+      {"mean_ttft_ms", s.ttft.mean},
+      {"median_ttft_ms", s.ttft.median},
+      {"p99_ttft_ms", s.ttft.p99},
+      {"mean_tpot_ms", s.tpot.mean},
+      {"median_tpot_ms", s.tpot.median},
+      {"p99_tpot_ms", s.tpot.p99},
+      {"median_itl_ms", s.itl.median},
+      {"p99_itl_ms", s.itl.p99},
+      {"median_e2el_ms", s.e2el.median},
+      {"p99_e2el_ms", s.e2el.p99},
+      {"median_intvty", s.median_intvty},
+      {"goodput_fraction", s.goodput_fraction},
+      {"preemptions", d(s.preemptions)},
+      {"prefix_cache_hit_rate", s.prefix_cache_hit_rate},
+      {"mean_kv_usage", s.mean_kv_usage},
+      {"gpu_busy_fraction", s.gpu_busy_fraction},
+      {"engram_stall_share", s.engram_stall_share},
+      {"tokens_per_dollar", s.tokens_per_dollar},
+      {"steps", d(static_cast<std::int64_t>(s.steps))},
+  };
+}
+
+Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgument> set, std::string note) {
+  Golden g;
+  g.scenario = session.name;
+  g.note = std::move(note);
+  g.set = std::move(set);
+  for (const auto& v : session.variants) {
+    GoldenVariant gv;
+    gv.name = v.name;
+    if (!v.built) gv.infeasible = v.infeasible;
+    else if (v.result) gv.metrics = golden_metrics(v.result->summary);
+    g.variants.push_back(std::move(gv));
+  }
+  return g;
+}
+
+Golden read_golden(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) bad(path, "", "cannot read the golden file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    bad(path, "", std::string("invalid JSON: ") + e.what());
+  }
+  try {
+    Golden g;
+    g.scenario = j.at("scenario").get<std::string>();
+    g.note = j.value("note", "");
+    for (const auto& s : j.at("set")) g.set.push_back({s.at("key").get<std::string>(), s.at("value").get<std::string>()});
+    for (const auto& v : j.at("variants")) {
+      GoldenVariant gv;
+      gv.name = v.at("name").get<std::string>();
+      gv.infeasible = v.value("infeasible", "");
+      if (gv.infeasible.empty()) {
+        for (const auto& [k, val] : v.at("metrics").items())
+          gv.metrics.emplace_back(k, val.is_null() ? NAN : val.get<double>());
+      }
+      g.variants.push_back(std::move(gv));
+    }
+    return g;
+  } catch (const nlohmann::json::exception& e) {
+    bad(path, "", std::string("malformed golden file: ") + e.what());
+  }
+}
+
+void write_golden(const Golden& g, const std::string& path) {
+  // ordered_json keeps the metrics in golden_metrics() order, so diffs of regenerated files read well.
+  using nlohmann::ordered_json;
+  ordered_json set = ordered_json::array();
+  for (const auto& s : g.set) set.push_back({{"key", s.key}, {"value", s.value}});
+  ordered_json variants = ordered_json::array();
+  for (const auto& v : g.variants) {
+    ordered_json entry = {{"name", v.name}};
+    if (!v.infeasible.empty()) {
+      entry["infeasible"] = v.infeasible;
+    } else {
+      ordered_json m = ordered_json::object();
+      for (const auto& [k, val] : v.metrics) m[k] = std::isfinite(val) ? ordered_json(val) : ordered_json(nullptr);
+      entry["metrics"] = m;
+    }
+    variants.push_back(entry);
+  }
+  const ordered_json out = {{"scenario", g.scenario}, {"note", g.note}, {"set", set}, {"variants", variants}};
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  f << out.dump(2) << "\n";
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+std::vector<std::string> compare_with_golden(const Golden& expected, const Golden& actual) {
+  std::vector<std::string> out;
+  if (expected.variants.size() != actual.variants.size()) {
+    out.push_back("variant count " + std::to_string(actual.variants.size()) + " vs golden " +
+                  std::to_string(expected.variants.size()));
+    return out;
+  }
+  for (std::size_t i = 0; i < expected.variants.size(); ++i) {
+    const GoldenVariant& e = expected.variants[i];
+    const GoldenVariant& a = actual.variants[i];
+    const std::string label = e.name.empty() ? std::string("run") : e.name;
+    if (e.name != a.name) {
+      out.push_back("variant " + std::to_string(i) + " is '" + a.name + "', golden '" + e.name + "'");
+      continue;
+    }
+    if (!e.infeasible.empty() || !a.infeasible.empty()) {
+      if (e.infeasible.empty() != a.infeasible.empty())
+        out.push_back(label + ": " + (a.infeasible.empty() ? "fits now, golden: does not fit (" + e.infeasible + ")"
+                                                           : "does not fit (" + a.infeasible + "), golden: fits"));
+      continue;
+    }
+    for (const auto& [key, want] : e.metrics) {
+      const auto it = std::find_if(a.metrics.begin(), a.metrics.end(), [&](const auto& m) { return m.first == key; });
+      if (it == a.metrics.end()) {
+        out.push_back(label + ": " + key + " missing from the run");
+        continue;
+      }
+      const double got = it->second;
+      if (std::isnan(want) || std::isnan(got)) {
+        if (std::isnan(want) != std::isnan(got)) out.push_back(label + ": " + key + " " + fmt(got) + " vs golden " + fmt(want));
+        continue;
+      }
+      const Tolerance t = tolerance_for(key);
+      const double allowed = t.abs + t.rel * std::fabs(want);
+      if (std::fabs(got - want) > allowed) {
+        const double rel = want != 0.0 ? 100.0 * (got - want) / std::fabs(want) : 0.0;
+        out.push_back(label + ": " + key + " " + fmt(got) + " vs golden " + fmt(want) + " (" + fmt(rel) +
+                      " %, allowed " + fmt(100.0 * t.rel) + " % + " + fmt(t.abs) + ")");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace engramsim::sim

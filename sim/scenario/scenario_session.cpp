@@ -1,0 +1,190 @@
+#include "sim/scenario/scenario_session.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "sim/metrics/result_writers.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string summary_text(const RunResult& r, const SloParams& slo) {
+  std::ostringstream os;
+  write_summary_json(r.summary, slo, os);
+  return os.str();
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json compare_json(const ScenarioSession& s, bool with_summaries) {
+  using nlohmann::json;
+  json variants = json::array();
+  json ratios = json::object();
+  for (const auto& v : s.variants) {
+    json set = json::object();
+    for (const auto& [k, val] : v.set) set[k] = val;
+    json entry = {{"name", v.name},
+                  {"description", v.description},
+                  {"baseline", v.baseline.empty() ? json(nullptr) : json(v.baseline)},
+                  {"set", set}};
+    if (!v.built) {
+      entry["infeasible"] = v.infeasible;
+    } else if (v.result) {
+      json metrics = json::object();
+      const auto mine = headline_metrics(v.result->summary);
+      for (const auto& [k, val] : mine) metrics[k] = number_or_null(val);
+      entry["metrics"] = metrics;
+      if (with_summaries) entry["summary"] = json::parse(summary_text(*v.result, v.built->params.slo.per_request));
+      const VariantOutcome* base = v.baseline.empty() ? nullptr : s.find(v.baseline);
+      if (base && base->result) {
+        const auto theirs = headline_metrics(base->result->summary);
+        json r = json::object();
+        for (std::size_t i = 0; i < mine.size(); ++i)
+          r[mine[i].first] = number_or_null(theirs[i].second != 0.0 ? mine[i].second / theirs[i].second : NAN);
+        ratios[v.name] = r;
+      }
+    }
+    variants.push_back(entry);
+  }
+  return {{"scenario", s.name}, {"file", s.file}, {"variants", variants}, {"ratios", ratios}};
+}
+
+}  // namespace
+
+const VariantOutcome* ScenarioSession::find(const std::string& name) const {
+  for (const auto& v : variants)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+bool ScenarioSession::any_infeasible() const {
+  return std::any_of(variants.begin(), variants.end(), [](const VariantOutcome& v) { return !v.built; });
+}
+
+ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options, const OverrideFn& apply) {
+  ScenarioSession s;
+  s.file = doc.file;
+  std::vector<ScenarioVariant> variants = expand_scenario(doc, options.set, apply);
+  s.compare = !(variants.size() == 1 && variants.front().name.empty());
+  ScenarioParseOptions po;
+  po.calibration = options.calibration;
+  for (auto& v : variants) {
+    VariantOutcome o;
+    o.name = v.name;
+    o.description = v.description;
+    o.baseline = v.baseline;
+    o.set = v.set;
+    ScenarioParams p;
+    try {
+      p = parse_scenario(ConfigNode(v.root, doc.file, ""), po);
+    } catch (const ConfigError& e) {
+      // A --set value was parsed from the command line and carries no position of its own (yaml-cpp
+      // reports 1:1 of the scenario file): name the --set argument instead.
+      for (const auto& set : options.set) {
+        const bool inside = e.field() == set.key || e.field().rfind(set.key + ".", 0) == 0;
+        if (inside && e.where().line <= 1)
+          throw ConfigError({"--set", 0, 0}, e.field(), e.message() + " (--set " + set.key + "=" + set.value + ")");
+      }
+      throw;
+    }
+    if (s.name.empty()) {
+      s.name = p.name;
+      s.description = p.description;
+    }
+    try {
+      o.built.emplace(build_scenario(std::move(p)));
+    } catch (const InfeasibleScenario& e) {
+      o.infeasible = e.what();
+    }
+    s.variants.push_back(std::move(o));
+  }
+  return s;
+}
+
+void run_session(ScenarioSession& s, int jobs) {
+  std::vector<VariantOutcome*> todo;
+  for (auto& v : s.variants)
+    if (v.built) todo.push_back(&v);
+  const std::size_t threads = std::clamp<std::size_t>(jobs < 1 ? 1 : static_cast<std::size_t>(jobs), 1, std::max<std::size_t>(1, todo.size()));
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < todo.size(); i = next++) {
+      try {
+        todo[i]->result = run_simulation(todo[i]->built->run);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void write_session_outputs(const ScenarioSession& s, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output directory " + dir + ": " + ec.message());
+  for (const auto& v : s.variants) {
+    if (!v.built || !v.result) continue;
+    const fs::path sub = s.compare ? fs::path(dir) / v.name : fs::path(dir);
+    write_run_outputs(*v.result, v.built->params.slo.per_request, sub.string());
+    write_text(sub / "scenario.json", scenario_json(*v.built));
+  }
+  if (s.compare) write_text(fs::path(dir) / "compare.json", compare_json(s, false).dump(2) + "\n");
+}
+
+std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s) {
+  return {
+      {"completed", static_cast<double>(s.completed)},
+      {"tput_per_gpu", s.tput_per_gpu},
+      {"output_tput_per_gpu", s.output_tput_per_gpu},
+      {"output_throughput", s.output_throughput},
+      {"p50_ttft_ms", s.ttft.median},
+      {"p99_ttft_ms", s.ttft.p99},
+      {"p50_tpot_ms", s.tpot.median},
+      {"p99_tpot_ms", s.tpot.p99},
+      {"p50_itl_ms", s.itl.median},
+      {"p99_itl_ms", s.itl.p99},
+      {"median_intvty", s.median_intvty},
+      {"engram_stall_share", s.engram_stall_share},
+      {"mean_kv_usage", s.mean_kv_usage},
+      {"tokens_per_dollar", s.tokens_per_dollar},
+  };
+}
+
+std::string session_json(const ScenarioSession& s) {
+  if (!s.compare) {
+    const VariantOutcome& v = s.variants.front();
+    if (!v.result) return "null\n";
+    return summary_text(*v.result, v.built->params.slo.per_request);
+  }
+  return compare_json(s, true).dump(2) + "\n";
+}
+
+}  // namespace engramsim::sim

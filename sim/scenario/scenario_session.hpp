@@ -1,0 +1,60 @@
+// One invocation of a scenario file: every variant parsed and built (prepare), then run (run), then
+// written (write). Preparation finishes before anything runs or is written, so bad input never
+// leaves half an output directory behind. A variant that does not fit is kept with its reason and
+// not run; the others still run.
+//
+// Output layout (write_session_outputs): without compare, DIR/summary.json, DIR/requests.csv,
+// DIR/timeseries.csv and DIR/scenario.json (the resolved deployment); with compare, the same four
+// files in DIR/<variant>/ and DIR/compare.json (every variant's headline metrics and its ratios to
+// its baseline variant). Variants run in up to `jobs` threads; results do not depend on it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/scenario/scenario_build.hpp"
+#include "sim/scenario/scenario_document.hpp"
+#include "sim/serving/run_simulation.hpp"
+
+namespace engramsim::sim {
+
+struct VariantOutcome {
+  std::string name;  // empty without compare
+  std::string description;
+  std::string baseline;  // ratios against this variant; empty: none (the first, by default)
+  std::vector<std::pair<std::string, std::string>> set;
+  std::optional<BuiltScenario> built;  // nullopt: does not fit
+  std::string infeasible;              // why, when it does not fit
+  std::optional<RunResult> result;     // after run_session
+};
+
+struct ScenarioSession {
+  std::string file;
+  std::string name;
+  std::string description;
+  bool compare = false;
+  std::vector<VariantOutcome> variants;
+  bool any_infeasible() const;
+  const VariantOutcome* find(const std::string& name) const;
+};
+
+struct SessionOptions {
+  std::vector<SetArgument> set;  // --set key.path=value, in order
+  std::string calibration;       // --calibration FILE (replaces the scenario's)
+};
+
+ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options, const OverrideFn& apply);
+void run_session(ScenarioSession& session, int jobs = 1);
+void write_session_outputs(const ScenarioSession& session, const std::string& dir);
+
+// The headline numbers of a run, in the order reports show them (name, value; NaN when undefined).
+std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s);
+
+// --json: without compare the summary.json object; with compare {"scenario", "variants": [{name,
+// baseline, set, infeasible?, metrics?, summary?}], "ratios": {variant: {metric: ratio to its
+// baseline}}}.
+std::string session_json(const ScenarioSession& session);
+
+}  // namespace engramsim::sim

@@ -1,0 +1,217 @@
+#include "sim/scenario/scenario_workload.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "sim/workload/synthetic_source.hpp"
+#include "sim/workload/trace_format.hpp"
+#include "sim/workload/transformed_source.hpp"
+#include "sim/workload/workload_config.hpp"
+
+namespace engramsim::sim {
+
+const char* to_string(WorkloadKind k) {
+  switch (k) {
+    case WorkloadKind::closed_loop: return "closed_loop";
+    case WorkloadKind::open_loop: return "open_loop";
+    case WorkloadKind::trace: return "trace";
+  }
+  return "?";
+}
+
+FixedLength::FixedLength(std::int32_t tokens) : tokens_(tokens) {}
+std::int32_t FixedLength::sample(RngStream&) const { return tokens_; }
+std::string FixedLength::describe() const { return std::to_string(tokens_); }
+
+UniformLength::UniformLength(std::int32_t lo, std::int32_t hi) : lo_(lo), hi_(hi) {}
+std::int32_t UniformLength::sample(RngStream& rng) const { return static_cast<std::int32_t>(rng.uniform_int(lo_, hi_)); }
+std::string UniformLength::describe() const {
+  return "U[" + std::to_string(lo_) + ", " + std::to_string(hi_) + "]";
+}
+
+IndependentLengths::IndependentLengths(std::shared_ptr<const LengthMarginal> input,
+                                       std::shared_ptr<const LengthMarginal> output)
+    : input_(std::move(input)), output_(std::move(output)) {}
+
+void IndependentLengths::sample(RngStream& rng, std::int32_t& input, std::int32_t& output) {
+  input = input_->sample(rng);
+  output = output_->sample(rng);
+}
+
+std::string IndependentLengths::describe() const {
+  return "input " + input_->describe() + " / output " + output_->describe() + " tokens";
+}
+
+Time ImmediateArrivals::next_gap(RngStream&) { return Time::zero(); }
+std::string ImmediateArrivals::describe() const { return "closed loop"; }
+
+namespace {
+
+constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
+
+std::shared_ptr<const LengthMarginal> parse_marginal(const ConfigNode& n) {
+  const std::string kind = n.one_of("distribution", {"fixed", "uniform", "uniform_ratio"});
+  std::shared_ptr<const LengthMarginal> out;
+  if (kind == "fixed") {
+    out = std::make_shared<FixedLength>(static_cast<std::int32_t>(n.integer("tokens", 1, kMaxTokens)));
+  } else if (kind == "uniform") {
+    const auto lo = static_cast<std::int32_t>(n.integer("min", 1, kMaxTokens));
+    const auto hi = static_cast<std::int32_t>(n.integer("max", 1, kMaxTokens));
+    if (hi < lo) n.fail_key("max", "must be >= min (" + std::to_string(lo) + ")");
+    out = std::make_shared<UniformLength>(lo, hi);
+  } else {
+    const auto tokens = static_cast<std::int32_t>(n.integer("tokens", 1, kMaxTokens));
+    const double ratio = n.number("ratio", 1e-9, 1.0);
+    // vLLM's random dataset: lengths uniform on [floor(ratio * N), N], at least one token.
+    const auto lo = std::max<std::int32_t>(1, static_cast<std::int32_t>(std::floor(ratio * tokens)));
+    out = std::make_shared<UniformLength>(lo, tokens);
+  }
+  n.finish();
+  return out;
+}
+
+std::string existing_file(const ConfigNode& parent, const std::string& key) {
+  const std::string path = resolve_data_path(parent, parent.str(key));
+  if (!std::filesystem::is_regular_file(path)) parent.fail_key(key, "file not found: " + path);
+  return path;
+}
+
+using LengthFactory = std::function<std::unique_ptr<LengthDistribution>()>;
+
+// `input:` + `output:`, or `lengths:` (empirical pairs). Returns the factory and its description.
+LengthFactory parse_lengths(const ConfigNode& w, std::string& description) {
+  const bool pairs = w.has("lengths");
+  if (pairs && (w.has("input") || w.has("output")))
+    w.fail_key("lengths", "give either lengths (empirical pairs) or input and output, not both");
+  if (pairs) {
+    const ConfigNode l = w.child("lengths");
+    l.one_of("distribution", {"empirical"});
+    const std::string file = existing_file(l, "file");
+    const std::int64_t max_total = l.integer_or("max_total_tokens", 0, 0);
+    l.finish();
+    // Load and validate once now; each run samples from its own copy.
+    const auto table = std::make_shared<const EmpiricalLengths>(file, max_total);
+    description = table->describe();
+    return [table] { return std::make_unique<EmpiricalLengths>(*table); };
+  }
+  if (!w.has("input") || !w.has("output")) w.fail("a generated workload needs input and output (or lengths)");
+  const auto in = parse_marginal(w.child("input"));
+  const auto out = parse_marginal(w.child("output"));
+  description = IndependentLengths(in, out).describe();
+  return [in, out] { return std::make_unique<IndependentLengths>(in, out); };
+}
+
+std::uint64_t requests_or_unbounded(std::int64_t n) {
+  return n > 0 ? static_cast<std::uint64_t>(n) : UINT64_MAX;
+}
+
+}  // namespace
+
+ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
+  ScenarioWorkload out;
+  const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace"});
+  constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
+
+  if (kind == "closed_loop") {
+    out.kind = WorkloadKind::closed_loop;
+    const auto clients = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxClients));
+    // InferenceX sends num_prompts = 10 x concurrency.
+    const std::int64_t n = w.integer_or("num_requests", 10LL * clients, 1);
+    std::string lengths_text;
+    const LengthFactory lengths = parse_lengths(w, lengths_text);
+    w.finish();
+    const auto count = static_cast<std::uint64_t>(n);
+    out.num_requests = count;
+    out.spec.concurrency = clients;
+    out.spec.max_requests = count;
+    out.spec.source = [lengths, count](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+      return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, count);
+    };
+    out.description = "closed loop, " + std::to_string(clients) + " clients, " + std::to_string(n) + " requests, " +
+                      lengths_text;
+    return out;
+  }
+
+  if (kind == "open_loop") {
+    out.kind = WorkloadKind::open_loop;
+    const ConfigNode a = w.child("arrival");
+    const std::string process = a.one_of("process", {"poisson", "gamma"});
+    const double rate = a.number("rate_per_s", 1e-12, 1e12);
+    const double cv = process == "gamma" ? a.number("cv", 1e-6, 1e6) : 1.0;
+    a.finish();
+    const std::int64_t n = w.integer_or("num_requests", 0, 0);
+    const Time duration = w.time_or("duration", Time::max());
+    if (n == 0 && duration == Time::max()) w.fail("an open-loop workload needs num_requests and/or duration");
+    if (duration <= Time::zero()) w.fail_key("duration", "must be > 0");
+    std::string lengths_text;
+    const LengthFactory lengths = parse_lengths(w, lengths_text);
+    w.finish();
+    const std::uint64_t count = requests_or_unbounded(n);
+    out.num_requests = n > 0 ? count : 0;
+    out.spec.max_requests = count;
+    out.spec.source = [process, rate, cv, lengths, count, duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+      std::unique_ptr<ArrivalProcess> arrivals;
+      if (process == "poisson") arrivals = std::make_unique<PoissonArrivals>(rate);
+      else arrivals = std::make_unique<GammaArrivals>(rate, cv);
+      return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+    };
+    char rate_text[64];
+    std::snprintf(rate_text, sizeof rate_text, "%g", rate);
+    out.description = "open loop, " + process + " arrivals at " + rate_text + " req/s" +
+                      (process == "gamma" ? " (cv " + std::to_string(cv) + ")" : std::string()) +
+                      (n > 0 ? ", " + std::to_string(n) + " requests" : std::string()) +
+                      (duration != Time::max() ? ", for " + to_string(duration) : std::string()) + ", " + lengths_text;
+    return out;
+  }
+
+  out.kind = WorkloadKind::trace;
+  const ConfigNode t = w.child("trace");
+  const std::string path = existing_file(t, "path");
+  const std::string format = t.one_of_or("format", trace_format_names(), "auto");
+  TraceOptions opt;
+  opt.hash_block_tokens = static_cast<std::int32_t>(t.integer_or("hash_block_tokens", 0, 0, kMaxTokens));
+  opt.skip_zero_output = t.boolean_or("skip_zero_output", false);
+  TransformParams tp;
+  if (const auto win = t.optional_child("window")) {
+    tp.window_start = win->time_or("start", Time::zero());
+    tp.window_end = win->time_or("end", Time::max());
+    if (tp.window_end <= tp.window_start) win->fail("window end must be after its start");
+    win->finish();
+  }
+  tp.time_scale = t.number_or("time_scale", 1.0, 1e-12, 1e12);
+  tp.rate_scale = t.number_or("rate_scale", 1.0, 1e-12, 1e12);
+  t.finish();
+  const std::int64_t n = w.integer_or("num_requests", 0, 0);
+  const auto clients = static_cast<std::int32_t>(w.integer_or("concurrency", 0, 0, kMaxClients));
+  w.finish();
+  // An unrecognisable file fails now, at the edge, not inside a run.
+  const std::string resolved_format = format == "auto" ? detect_trace_format(path) : format;
+  open_trace(path, resolved_format, opt);
+
+  out.trace_path = path;
+  out.num_requests = n > 0 ? static_cast<std::uint64_t>(n) : 0;
+  out.spec.concurrency = clients;
+  out.spec.max_requests = requests_or_unbounded(n);
+  const bool transform = tp.window_start != Time::zero() || tp.window_end != Time::max() || tp.time_scale != 1.0 ||
+                         tp.rate_scale != 1.0;
+  out.spec.source = [path, resolved_format, opt, tp, transform](std::uint64_t) -> std::unique_ptr<RequestSource> {
+    auto src = open_trace(path, resolved_format, opt);
+    if (!transform) return src;
+    return std::make_unique<TransformedSource>(std::move(src), tp);
+  };
+  out.description = "trace " + std::filesystem::path(path).filename().string() + " (" + resolved_format + ")";
+  if (transform) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, ", time x%g, rate x%g", tp.time_scale, tp.rate_scale);
+    if (tp.window_start != Time::zero() || tp.window_end != Time::max())
+      out.description += ", window " + to_string(tp.window_start) + " .. " +
+                         (tp.window_end == Time::max() ? std::string("end") : to_string(tp.window_end));
+    out.description += buf;
+  }
+  if (n > 0) out.description += ", first " + std::to_string(n) + " requests";
+  if (clients > 0) out.description += ", closed loop with " + std::to_string(clients) + " clients";
+  return out;
+}
+
+}  // namespace engramsim::sim

@@ -1,0 +1,92 @@
+// The `workload:` section of a scenario file -> a validated WorkloadSpec (sim/serving/run_simulation.hpp)
+// plus a description of it. Three kinds:
+//
+//   closed_loop  `concurrency` clients, each sending its next request the instant the previous one
+//                leaves (InferenceX / `vllm bench serve --max-concurrency`); num_requests defaults to
+//                10 x concurrency (InferenceX's num_prompts). Lengths from input/output or lengths.
+//   open_loop    requests arrive by `arrival: {process: poisson|gamma, rate_per_s, cv}`, up to
+//                num_requests and/or `duration`. Lengths as for closed_loop.
+//   trace        replay `trace: {path, format, time_scale, rate_scale, window, ...}`; num_requests
+//                caps the replay; an optional `concurrency` replays the trace's lengths in closed loop.
+//
+// Lengths: either `input:` and `output:`, each one of
+//   {distribution: fixed, tokens: N}
+//   {distribution: uniform, min: A, max: B}             integers uniform on [A, B]
+//   {distribution: uniform_ratio, tokens: N, ratio: r}  integers uniform on [floor(r N), N] (vLLM's
+//                                                        --random-range-ratio; InferenceX uses 0.8)
+// or `lengths: {distribution: empirical, file: F, max_total_tokens: 0}` for (input, output) pairs drawn
+// from a lengths file. Data-file paths resolve beside the scenario file, then under the data root; a
+// missing file is an error at its key. Everything is checked here, at the edge: no YAML node survives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/config_node.hpp"
+#include "sim/serving/run_simulation.hpp"
+#include "sim/workload/arrival_process.hpp"
+#include "sim/workload/length_distribution.hpp"
+
+namespace engramsim::sim {
+
+enum class WorkloadKind { closed_loop, open_loop, trace };
+const char* to_string(WorkloadKind k);
+
+struct ScenarioWorkload {
+  WorkloadKind kind = WorkloadKind::closed_loop;
+  WorkloadSpec spec;        // source factory, concurrency, request cap
+  std::uint64_t num_requests = 0;  // 0 = unbounded (a trace replayed whole, or an open loop by duration)
+  std::string trace_path;   // resolved (trace kind)
+  std::string description;  // one line, for reports
+};
+
+ScenarioWorkload parse_scenario_workload(const ConfigNode& node);
+
+// Input and output lengths drawn independently (input first, from the same stream).
+class LengthMarginal {
+ public:
+  virtual ~LengthMarginal() = default;
+  virtual std::int32_t sample(RngStream& rng) const = 0;
+  virtual std::string describe() const = 0;
+};
+
+class FixedLength final : public LengthMarginal {
+ public:
+  explicit FixedLength(std::int32_t tokens);
+  std::int32_t sample(RngStream& rng) const override;
+  std::string describe() const override;
+
+ private:
+  std::int32_t tokens_;
+};
+
+// Integers uniform on [lo, hi].
+class UniformLength final : public LengthMarginal {
+ public:
+  UniformLength(std::int32_t lo, std::int32_t hi);
+  std::int32_t sample(RngStream& rng) const override;
+  std::string describe() const override;
+
+ private:
+  std::int32_t lo_, hi_;
+};
+
+class IndependentLengths final : public LengthDistribution {
+ public:
+  IndependentLengths(std::shared_ptr<const LengthMarginal> input, std::shared_ptr<const LengthMarginal> output);
+  void sample(RngStream& rng, std::int32_t& input, std::int32_t& output) override;
+  std::string describe() const override;
+
+ private:
+  std::shared_ptr<const LengthMarginal> input_, output_;
+};
+
+// Every gap zero: the arrival process of a closed loop, whose drivers ignore arrival times.
+class ImmediateArrivals final : public ArrivalProcess {
+ public:
+  Time next_gap(RngStream& rng) override;
+  std::string describe() const override;
+};
+
+}  // namespace engramsim::sim

@@ -1,0 +1,260 @@
+// `engramsim run SCENARIO.yaml`: simulate a scenario (or each of its `compare:` variants) and print
+// the headline numbers: throughput per GPU, TTFT/TPOT/ITL p50 and p99, interactivity, Engram stall
+// share, KV usage and tokens per dollar; with variants, side by side with ratios to the first.
+//
+//   --set key.path=value  override a scenario key (repeatable; planner/sweep_spec.hpp key paths)
+//   --out DIR             write summary.json, requests.csv, timeseries.csv, scenario.json (per-variant
+//                         subfolders and compare.json when comparing)
+//   --json                print the summary JSON instead of tables
+//   --calibration FILE    apply this profile instead of the scenario's
+//   --jobs N              run variants in N threads (results do not depend on it)
+//   --check-slo           exit 4 when a run misses an `slo:` target
+//   --write-golden FILE / --check-golden FILE   keep / compare a golden summary (scenario_golden.hpp)
+// Exit codes: 0 ok; 2 bad input (file:line:col: field: message); 3 a variant does not fit (the
+// others still run and print); 4 an SLO target or golden tolerance missed. Schema: docs/scenarios.md.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "planner/sweep_spec.hpp"
+#include "sim/scenario/scenario_golden.hpp"
+#include "sim/scenario/scenario_session.hpp"
+#include "tools/engramsim/cli_common.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> set;
+  std::string out;
+  bool json = false;
+  std::string calibration;
+  int jobs = 0;
+  bool check_slo = false;
+  std::string write_golden;
+  std::string check_golden;
+};
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string ratio_text(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b) || b == 0.0) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3fx", a / b);
+  return buf;
+}
+
+struct Row {
+  const char* label;
+  int digits;
+  double (*get)(const sim::Summary&);
+  bool ratio;  // a ratio column makes sense
+};
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> r = {
+      {"throughput tok/s/GPU", 1, [](const sim::Summary& s) { return s.tput_per_gpu; }, true},
+      {"output tok/s/GPU", 1, [](const sim::Summary& s) { return s.output_tput_per_gpu; }, true},
+      {"TTFT p50 ms", 2, [](const sim::Summary& s) { return s.ttft.median; }, true},
+      {"TTFT p99 ms", 2, [](const sim::Summary& s) { return s.ttft.p99; }, true},
+      {"TPOT p50 ms", 3, [](const sim::Summary& s) { return s.tpot.median; }, true},
+      {"TPOT p99 ms", 3, [](const sim::Summary& s) { return s.tpot.p99; }, true},
+      {"ITL p50 ms", 3, [](const sim::Summary& s) { return s.itl.median; }, true},
+      {"ITL p99 ms", 3, [](const sim::Summary& s) { return s.itl.p99; }, true},
+      {"interactivity tok/s/user", 1, [](const sim::Summary& s) { return s.median_intvty; }, true},
+      {"Engram stall % of busy", 3, [](const sim::Summary& s) { return 100.0 * s.engram_stall_share; }, false},
+      {"KV usage mean %", 1, [](const sim::Summary& s) { return 100.0 * s.mean_kv_usage; }, false},
+      {"preemptions", 0, [](const sim::Summary& s) { return static_cast<double>(s.preemptions); }, false},
+      {"$/GPU-hour", 3, [](const sim::Summary& s) { return s.usd_per_gpu_hour; }, true},
+      {"tokens per $ (M)", 3, [](const sim::Summary& s) { return s.tokens_per_dollar / 1e6; }, true},
+      {"simulated s", 1, [](const sim::Summary& s) { return s.duration_s; }, false},
+  };
+  return r;
+}
+
+std::string label_of(const sim::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
+
+void print_header(const sim::ScenarioSession& s) {
+  std::cout << "Scenario " << s.name;
+  if (!s.description.empty()) std::cout << ": " << s.description;
+  std::cout << "\n";
+  bool calibration_shown = false;
+  for (const auto& v : s.variants) {
+    std::cout << "\n" << (s.compare ? "[" + v.name + "] " : std::string());
+    if (!v.set.empty()) {
+      std::cout << "set";
+      for (const auto& [k, val] : v.set) std::cout << " " << k << "=" << val;
+      std::cout << "\n" << (s.compare ? std::string(v.name.size() + 3, ' ') : std::string());
+    }
+    if (!v.built) {
+      std::cout << "does not fit: " << v.infeasible << "\n";
+      continue;
+    }
+    const sim::BuiltScenario& b = *v.built;
+    std::cout << b.card.name << ": " << b.deployment_line() << "\n";
+    const std::string indent = s.compare ? std::string(v.name.size() + 3, ' ') : std::string();
+    std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " (" << b.run.scheduler.max_num_seqs
+              << " seqs, " << b.run.scheduler.max_num_batched_tokens << " tokens per step per replica"
+              << (b.scheduler_ranks > 1 ? ", " + std::to_string(b.scheduler_ranks) + " attention ranks" : std::string())
+              << "), engine " << b.params.deployment.engine;
+    if (b.params.deployment.spec_decode.enabled)
+      std::cout << ", spec decode " << b.params.deployment.spec_decode.draft_tokens << " drafts, acceptance "
+                << fixed(b.params.deployment.spec_decode.acceptance_length, 2);
+    std::cout << "\n" << indent << "price " << fixed(b.price.total().value(), 3) << " $/GPU-hour ("
+              << to_string(b.params.price_tier) << " GPU " << fixed(b.price.gpu_hour.value(), 3) << " + Engram capacity "
+              << fixed(b.price.engram_capacity.value(), 3) << ")\n";
+    std::cout << indent << "workload: " << b.params.workload.description << "\n";
+    if (b.params.calibration && !calibration_shown) {
+      calibration_shown = true;
+      std::cout << indent << "calibration " << b.params.calibration_path << ":\n";
+      for (const auto& sec : b.calibration_sections)
+        std::cout << indent << "  " << sec.name << ": " << to_string(sec.state)
+                  << (sec.detail.empty() ? std::string() : " (" + sec.detail + ")") << "\n";
+      for (const auto& line : b.calibration_applied.applied) std::cout << indent << "  applied: " << line << "\n";
+    } else if (!b.params.calibration && !calibration_shown) {
+      calibration_shown = true;
+      std::cout << indent << "calibration: none (default efficiencies and curves)\n";
+    }
+  }
+}
+
+void print_table(const sim::ScenarioSession& s) {
+  std::vector<const sim::VariantOutcome*> ran;
+  for (const auto& v : s.variants)
+    if (v.result) ran.push_back(&v);
+  if (ran.empty()) return;
+  // One ratio column per variant that has a baseline which ran.
+  std::vector<std::pair<const sim::VariantOutcome*, const sim::VariantOutcome*>> ratios;
+  for (const auto* v : ran) {
+    const sim::VariantOutcome* base = v->baseline.empty() ? nullptr : s.find(v->baseline);
+    if (base && base->result) ratios.emplace_back(v, base);
+  }
+  std::vector<std::string> header = {"METRIC"};
+  for (const auto* v : ran) header.push_back(label_of(*v));
+  for (const auto& [v, base] : ratios) header.push_back(label_of(*v) + "/" + label_of(*base));
+  TextTable t(header);
+  std::vector<std::string> done = {"requests done/total"};
+  for (const auto* v : ran)
+    done.push_back(std::to_string(v->result->summary.completed) + "/" + std::to_string(v->result->summary.num_requests));
+  done.resize(header.size());
+  t.add_row(done);
+  for (const Row& r : rows()) {
+    std::vector<std::string> line = {r.label};
+    for (const auto* v : ran) line.push_back(fixed(r.get(v->result->summary), r.digits));
+    for (const auto& [v, base] : ratios)
+      line.push_back(r.ratio ? ratio_text(r.get(v->result->summary), r.get(base->result->summary)) : "");
+    t.add_row(line);
+  }
+  std::cout << "\n" << t.render();
+}
+
+// Prints each SLO target per variant; returns false when any is missed.
+bool report_slo(const sim::ScenarioSession& s, bool print) {
+  bool all = true;
+  for (const auto& v : s.variants) {
+    if (!v.result) continue;
+    const sim::ScenarioSlo& slo = v.built->params.slo;
+    if (!slo.any()) continue;
+    std::string line;
+    for (const auto& t : slo.targets) {
+      const bool ok = sim::slo_target_met(t, v.result->summary);
+      all = all && ok;
+      line += " " + t.key + " " + fixed(sim::slo_statistic_ms(t, v.result->summary), 2) + "ms" + (ok ? "<=" : ">") +
+              fixed(t.limit.millis(), 2) + (ok ? " ok;" : " MISSED;");
+    }
+    if (slo.min_interactivity > 0) {
+      const double iv = v.result->summary.median_intvty;
+      const bool ok = std::isfinite(iv) && iv >= slo.min_interactivity;
+      all = all && ok;
+      line += " interactivity " + fixed(iv, 1) + (ok ? ">=" : "<") + fixed(slo.min_interactivity, 1) +
+              (ok ? " ok;" : " MISSED;");
+    }
+    if (slo.per_request.any()) line += " goodput " + fixed(100.0 * v.result->summary.goodput_fraction, 1) + " % of requests";
+    if (print) std::cout << "SLO " << label_of(v) << ":" << line << "\n";
+  }
+  return all;
+}
+
+int run_scenario_command(const RunArgs& a) {
+  sim::SessionOptions options;
+  for (const auto& arg : a.set) {
+    const auto [key, value] = planner::parse_set_argument(arg);
+    options.set.push_back({key, value});
+  }
+  options.calibration = a.calibration;
+  const sim::OverrideFn apply = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
+                                   const SourceLocation& where) { planner::apply_override(root, key, value, where); };
+  const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
+  sim::ScenarioSession session = sim::prepare_session(doc, options, apply);
+
+  if (!session.compare && session.any_infeasible()) {
+    std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
+    return exit_code::infeasible;
+  }
+  int jobs = a.jobs;
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  sim::run_session(session, jobs);
+
+  if (!a.out.empty()) sim::write_session_outputs(session, a.out);
+  if (a.json) {
+    std::cout << sim::session_json(session);
+  } else {
+    print_header(session);
+    print_table(session);
+    std::cout << "\n";
+  }
+  const bool slo_ok = report_slo(session, !a.json);
+
+  int rc = exit_code::ok;
+  if (!a.write_golden.empty()) {
+    std::string note;
+    if (std::filesystem::exists(a.write_golden)) note = sim::read_golden(a.write_golden).note;
+    sim::write_golden(sim::golden_from_session(session, options.set, note), a.write_golden);
+    std::cerr << "wrote golden " << a.write_golden << "\n";
+  }
+  if (!a.check_golden.empty()) {
+    const auto diffs = sim::compare_with_golden(sim::read_golden(a.check_golden),
+                                                sim::golden_from_session(session, options.set, ""));
+    for (const auto& d : diffs) std::cerr << "golden: " << d << "\n";
+    if (!diffs.empty()) rc = exit_code::slo_violated;
+  }
+  if (a.check_slo && !slo_ok) rc = exit_code::slo_violated;
+  if (session.any_infeasible()) {
+    for (const auto& v : session.variants)
+      if (!v.built) std::cerr << "error: variant " << v.name << " does not fit: " << v.infeasible << "\n";
+    rc = exit_code::infeasible;
+  }
+  return rc;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario (and its compare variants) and print the results");
+  auto a = std::make_shared<RunArgs>();
+  cmd->add_option("scenario", a->scenario, "Scenario YAML file")->required();
+  cmd->add_option("--set", a->set, "Override a scenario key: key.path=value (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--out", a->out, "Write summary.json, requests.csv, timeseries.csv and scenario.json here");
+  cmd->add_flag("--json", a->json, "Print the summary JSON instead of tables");
+  cmd->add_option("--calibration", a->calibration, "Calibration profile replacing the scenario's");
+  cmd->add_option("--jobs", a->jobs, "Threads for compare variants (0 = one per hardware thread)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
+  cmd->add_option("--write-golden", a->write_golden, "Write a golden summary of this run (scenarios/golden/NAME.json)");
+  cmd->add_option("--check-golden", a->check_golden, "Compare this run with a golden summary; exit 4 outside tolerance");
+  cmd->callback([&action, a] { action = [a] { return run_scenario_command(*a); }; });
+}
+
+}  // namespace engramsim::cli
