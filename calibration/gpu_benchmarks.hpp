@@ -128,12 +128,19 @@ struct AttentionRun {
 };
 AttentionRun gpu_attention_decode(const GpuBenchConfig& c, const std::vector<AttentionCase>& cases, int kv_heads);
 
+struct PeerPairResult {
+  int src = 0;
+  int dst = 0;
+  std::uint64_t bytes = 0;
+  std::vector<double> seconds;
+};
 struct CollectivesRun {
   int gpus = 0;
   bool measured = false;
   std::string reason;  // when not measured (one GPU, no peer access)
   std::string all_reduce_algorithm;
   std::vector<TimedSize> p2p;         // device 0 -> device 1
+  std::vector<PeerPairResult> pairs;  // every ordered pair, at the largest size
   std::vector<TimedSize> all_reduce;  // bytes per GPU
 };
 CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::uint64_t>& sizes);

@@ -305,6 +305,13 @@ void run_gpu_benchmarks(const CalibrationOptions& o, CalibrationRun& run, const 
       c.all_reduce = transfer_points(r.all_reduce);
       c.p2p_fit = fit_transfers(r.p2p);
       c.all_reduce_fit = fit_transfers(r.all_reduce);
+      for (const auto& pair : r.pairs) {
+        for (const double sec : pair.seconds)
+          run.samples.add("collectives", "p2p src=" + std::to_string(pair.src) + " dst=" + std::to_string(pair.dst),
+                          "bytes", static_cast<double>(pair.bytes), "seconds", sec);
+        c.p2p_pairs.push_back({pair.src, pair.dst, Bytes(static_cast<double>(pair.bytes)),
+                               Bandwidth(static_cast<double>(pair.bytes) / median(pair.seconds))});
+      }
       run.profile.collectives = c;
     });
   }

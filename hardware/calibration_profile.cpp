@@ -285,6 +285,10 @@ std::string render_calibration_profile(const CalibrationProfile& p) {
          << "\n  p2p_fit: " << alpha_beta(s.p2p_fit) << "\n  all_reduce_fit: " << alpha_beta(s.all_reduce_fit) << "\n";
       transfers(os, "p2p", s.p2p);
       transfers(os, "all_reduce", s.all_reduce);
+      os << "  p2p_pairs:" << (s.p2p_pairs.empty() ? " []" : "") << "\n";
+      for (const auto& q : s.p2p_pairs)
+        os << "    - {src: " << q.src << ", dst: " << q.dst << ", size: " << bytes_str(q.size)
+           << ", bandwidth: " << bw_str(q.bandwidth) << "}\n";
     }
   }
   return os.str();

@@ -207,10 +207,17 @@ struct AttentionDecodeSection {
   std::vector<AttentionDecodePoint> points;
 };
 
+struct PeerPairPoint {
+  int src = 0;
+  int dst = 0;
+  Bytes size;
+  Bandwidth bandwidth;  // size / median time of one copy
+};
 struct CollectivesSection {
   int gpus = 0;
   std::vector<TransferPoint> p2p;         // GPU 0 -> GPU 1 copies
   AlphaBeta p2p_fit;
+  std::vector<PeerPairPoint> p2p_pairs;   // every ordered GPU pair at one size
   std::string all_reduce_algorithm;       // "ring over P2P, pull-based"
   std::vector<TransferPoint> all_reduce;  // size = buffer bytes per GPU
   AlphaBeta all_reduce_fit;

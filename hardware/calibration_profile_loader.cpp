@@ -258,6 +258,20 @@ CollectivesSection collectives_section(const ConfigNode& s) {
   c.all_reduce_fit = alpha_beta(s.child("all_reduce_fit"));
   c.p2p = transfers(s, "p2p");
   c.all_reduce = transfers(s, "all_reduce");
+  if (s.has("p2p_pairs")) {
+    for (const auto& e : s.child("p2p_pairs").elements()) {
+      PeerPairPoint q;
+      q.src = static_cast<int>(e.integer("src", 0, c.gpus - 1));
+      q.dst = static_cast<int>(e.integer("dst", 0, c.gpus - 1));
+      if (q.src == q.dst) e.fail_key("dst", "a peer copy needs two different GPUs");
+      q.size = pos_bytes(e, "size");
+      q.bandwidth = pos_bw(e, "bandwidth");
+      e.finish();
+      c.p2p_pairs.push_back(q);
+    }
+  } else {
+    s.ignore("p2p_pairs");
+  }
   return c;
 }
 

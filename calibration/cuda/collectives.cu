@@ -1,7 +1,7 @@
-// Multi-GPU transfers for alpha-beta fits: peer-to-peer copies between GPU 0 and GPU 1, and a ring
-// all-reduce over P2P (reduce-scatter then all-gather, each GPU pulling a chunk from its left
-// neighbour per step, steps separated by a host barrier). Needs 2+ GPUs with peer access;
-// otherwise it reports why and measures nothing.
+// Multi-GPU transfers for alpha-beta fits: peer-to-peer copies (a size sweep GPU 0 -> 1, and every
+// ordered pair at the largest size), and a ring all-reduce over P2P (reduce-scatter then
+// all-gather, each GPU pulling a chunk from its left neighbour per step, steps separated by a host
+// barrier). Needs 2+ GPUs with peer access; otherwise it reports why and measures nothing.
 #include <chrono>
 
 #include "calibration/cuda/cuda_common.cuh"
@@ -71,39 +71,7 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
                              " steps of one chunk pulled from the left neighbour, host barrier between steps";
   const std::uint64_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
 
-  // P2P copies, GPU 0 -> GPU 1, timed on GPU 0's stream.
-  {
-    std::vector<TimedSize> out;
-    DeviceGuard g0(0);
-    DeviceBuffer<std::uint64_t> src(max_bytes / 8);
-    Stream s0;
-    fill_pattern(src.get(), max_bytes / 8, kSeed, 0, s0.get(), sm_count(0));
-    ENGRAMSIM_CUDA(cudaStreamSynchronize(s0.get()));
-    DeviceBuffer<std::uint64_t> dst;
-    {
-      DeviceGuard g1(1);
-      dst = DeviceBuffer<std::uint64_t>(max_bytes / 8);
-      ENGRAMSIM_CUDA(cudaMemset(dst.get(), 0xff, max_bytes));
-    }
-    for (const std::uint64_t bytes : sizes) {
-      TimedSize t{bytes, {}};
-      t.seconds = time_on_stream(s0.get(), c.warmup, c.repetitions, [&](int) {
-        ENGRAMSIM_CUDA(cudaMemcpyPeerAsync(dst.get(), 1, src.get(), 0, bytes, s0.get()));
-      });
-      RngStream rng(c.seed, "p2p/" + std::to_string(bytes));
-      for (int i = 0; i < 64; ++i) {
-        const auto w = static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(bytes / 8) - 1));
-        std::uint64_t got = 0;
-        ENGRAMSIM_CUDA(cudaMemcpy(&got, dst.get() + w, 8, cudaMemcpyDefault));
-        if (got != mix64(kSeed, w))
-          throw GpuCorrectnessError("P2P copy of " + std::to_string(bytes) + " bytes: word " + std::to_string(w) + " differs");
-      }
-      out.push_back(std::move(t));
-    }
-    run.p2p = std::move(out);
-  }
-
-  // Ring all-reduce.
+  // One buffer and stream per GPU, used by the peer copies and then by the all-reduce.
   std::vector<DeviceBuffer<float>> buf;
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<int> sms;
@@ -113,6 +81,46 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
     streams.push_back(std::make_unique<Stream>());
     sms.push_back(sm_count(r));
   }
+  auto words_of = [&](int r) { return reinterpret_cast<std::uint64_t*>(buf[static_cast<std::size_t>(r)].get()); };
+  // Copies src -> dst of `bytes`, timed on the source GPU's stream, then checks sampled words.
+  auto peer_copies = [&](int src, int dst, std::uint64_t bytes) {
+    {
+      DeviceGuard g(src);
+      fill_pattern(words_of(src), max_bytes / 8, kSeed + static_cast<std::uint64_t>(src), 0,
+                   streams[static_cast<std::size_t>(src)]->get(), sms[static_cast<std::size_t>(src)]);
+      streams[static_cast<std::size_t>(src)]->sync();
+    }
+    {
+      DeviceGuard g(dst);
+      ENGRAMSIM_CUDA(cudaMemset(words_of(dst), 0xff, max_bytes));
+    }
+    DeviceGuard g(src);
+    const cudaStream_t s = streams[static_cast<std::size_t>(src)]->get();
+    auto seconds = time_on_stream(s, c.warmup, c.repetitions, [&](int) {
+      ENGRAMSIM_CUDA(cudaMemcpyPeerAsync(words_of(dst), dst, words_of(src), src, bytes, s));
+    });
+    RngStream rng(c.seed, "p2p/" + std::to_string(src) + "/" + std::to_string(dst) + "/" + std::to_string(bytes));
+    for (int i = 0; i < 64; ++i) {
+      const auto w = static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(bytes / 8) - 1));
+      std::uint64_t got = 0;
+      ENGRAMSIM_CUDA(cudaMemcpy(&got, words_of(dst) + w, 8, cudaMemcpyDefault));
+      if (got != mix64(kSeed + static_cast<std::uint64_t>(src), w))
+        throw GpuCorrectnessError("P2P copy GPU " + std::to_string(src) + " -> " + std::to_string(dst) + " of " +
+                                  std::to_string(bytes) + " bytes: word " + std::to_string(w) + " differs");
+    }
+    return seconds;
+  };
+  for (const std::uint64_t bytes : sizes) run.p2p.push_back({bytes, peer_copies(0, 1, bytes)});
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      int ok = 0;
+      ENGRAMSIM_CUDA(cudaDeviceCanAccessPeer(&ok, i, j));
+      if (ok) enable_peer(i, j);
+      run.pairs.push_back({i, j, max_bytes, peer_copies(i, j, max_bytes)});
+    }
+
+  // Ring all-reduce.
   auto barrier = [&] {
     for (int r = 0; r < n; ++r) {
       DeviceGuard g(r);

@@ -88,6 +88,7 @@ CalibrationProfile full_profile() {
   c.p2p = {{Bytes::kib(64), Time::us(12)}, {Bytes::mib(64), Time::us(190)}};
   c.all_reduce = {{Bytes::kib(64), Time::us(80)}, {Bytes::mib(64), Time::us(900)}};
   c.p2p_fit = ab(10.0, 360.0);
+  c.p2p_pairs = {{0, 1, Bytes::mib(256), Bandwidth::gb_per_s(371.5)}, {7, 0, Bytes::mib(256), Bandwidth::gb_per_s(365.25)}};
   c.all_reduce_fit = ab(70.0, 80.0);
   p.collectives = c;
   return p;
@@ -156,6 +157,9 @@ TEST(CalibrationProfile, RoundTripKeepsEverySection) {
   expect_close(q.attention_decode->points[0].efficiency, 0.59);
   EXPECT_EQ(q.collectives->gpus, 8);
   expect_close(q.collectives->all_reduce_fit.beta.value(), 80e9);
+  ASSERT_EQ(q.collectives->p2p_pairs.size(), 2u);
+  EXPECT_EQ(q.collectives->p2p_pairs[1].src, 7);
+  expect_close(q.collectives->p2p_pairs[1].bandwidth.value(), 365.25e9);
   // Rendering is a fixed point: the loaded profile renders to the same text.
   EXPECT_EQ(render_calibration_profile(q), text);
 }
@@ -271,6 +275,15 @@ TEST(CalibrationProfile, RejectsGpuSectionWithoutGpuName) {
   EXPECT_EQ(error_of(ok), "");
 }
 
+TEST(CalibrationProfile, RejectsAPeerPairOfOneGpu) {
+  CalibrationProfile p = full_profile();
+  p.collectives->p2p_pairs = {{3, 3, Bytes::mib(256), Bandwidth::gb_per_s(300)}};
+  const std::string e = error_of(render_calibration_profile(p));
+  EXPECT_NE(e.find("collectives.p2p_pairs[0].dst"), std::string::npos) << e;
+  p.collectives->p2p_pairs = {{0, 8, Bytes::mib(256), Bandwidth::gb_per_s(300)}};  // 8 GPUs: ordinals 0..7
+  EXPECT_NE(error_of(render_calibration_profile(p)).find("out of range"), std::string::npos);
+}
+
 TEST(CalibrationProfile, GpuMatchRule) {
   CalibrationProfile host_only;
   host_only.memcpy = MemcpySection{Bytes::mib(64), {{1, Bandwidth::gb_per_s(10)}}};
@@ -325,6 +338,21 @@ TEST(CalibrationProfile, SamplesHashIsCheckedAgainstTheFile) {
   EXPECT_EQ(verify_samples_file(q, dir.file("p.yaml")), "");
   write_text_file_atomically(dir.file("p.samples.csv"), csv + "memcpy,threads=1,bytes,1,seconds,3\n");
   EXPECT_NE(verify_samples_file(q, dir.file("p.yaml")).find("has hash"), std::string::npos);
+}
+
+TEST(CalibrationProfile, CheckedInProfilesLoadAndMatchTheirSamples) {
+  const std::filesystem::path dir = std::filesystem::path(ENGRAMSIM_SOURCE_ROOT) / "hardware" / "calibrations";
+  int profiles = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    ++profiles;
+    const CalibrationProfile p = load_calibration_profile(e.path().string());
+    EXPECT_EQ(verify_samples_file(p, e.path().string()), "") << e.path();
+    bool any = false;
+    for (const auto& n : calibration_section_names()) any = any || has_section_data(p, n);
+    EXPECT_TRUE(any) << e.path();
+  }
+  EXPECT_GE(profiles, 1);
 }
 
 TEST(CalibrationProfile, LoaderReportsMissingFile) {
