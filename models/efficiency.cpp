@@ -1,10 +1,46 @@
 #include "models/efficiency.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 namespace engramsim {
+namespace {
+
+// log2 of a positive normal double without libm, accurate to ~1e-15: the exponent from the bits,
+// the mantissa against a 256-entry table of cell midpoints and a four-term series of log2(1 + r),
+// |r| < 2^-9. The step model evaluates two curves per op per step; this keeps them cheap. The table
+// is immutable and built once.
+struct Log2Table {
+  std::array<double, 256> inv_mid{};
+  std::array<double, 256> log2_mid{};
+  Log2Table() {
+    for (int i = 0; i < 256; ++i) {
+      const double mid = 1.0 + (i + 0.5) / 256.0;
+      inv_mid[static_cast<std::size_t>(i)] = 1.0 / mid;
+      log2_mid[static_cast<std::size_t>(i)] = std::log2(mid);
+    }
+  }
+};
+
+double fast_log2(double x) {
+  static const Log2Table table;
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int exponent = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  const std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
+  const auto cell = static_cast<std::size_t>(mantissa >> 44);
+  const double m = std::bit_cast<double>(mantissa | 0x3ff0000000000000ULL);  // in [1, 2)
+  const double r = m * table.inv_mid[cell] - 1.0;
+  constexpr double inv_ln2 = 1.4426950408889634;
+  const double series = r * (1.0 - r * (0.5 - r * (1.0 / 3.0 - r * 0.25)));
+  return exponent + table.log2_mid[cell] + series * inv_ln2;
+}
+
+}  // namespace
 
 EfficiencyCurve::EfficiencyCurve(double constant) : EfficiencyCurve({{1.0, constant}}) {}
 
@@ -13,13 +49,13 @@ EfficiencyCurve::EfficiencyCurve(std::vector<std::pair<double, double>> points)
   if (points_.empty()) throw std::invalid_argument("efficiency curve: no points");
   for (std::size_t i = 0; i < points_.size(); ++i) {
     const auto [key, eff] = points_[i];
-    if (!(key > 0.0) || !std::isfinite(key))
+    if (!(key >= std::numeric_limits<double>::min()) || !std::isfinite(key))
       throw std::invalid_argument("efficiency curve: keys must be positive and finite");
     if (!(eff > 0.0) || eff > 1.0)
       throw std::invalid_argument("efficiency curve: efficiencies must be in (0, 1]");
     if (i > 0 && !(key > points_[i - 1].first))
       throw std::invalid_argument("efficiency curve: keys must be strictly increasing");
-    log2_keys_.push_back(std::log2(key));
+    log2_keys_.push_back(fast_log2(key));
   }
 }
 
@@ -30,7 +66,7 @@ double EfficiencyCurve::at(double key) const {
   // Curves hold a handful of points; a linear scan beats a binary search at this size.
   std::size_t hi = 1;
   while (points_[hi].first < key) ++hi;
-  const double x = std::log2(key);
+  const double x = fast_log2(key);
   const double x0 = log2_keys_[hi - 1];
   const double x1 = log2_keys_[hi];
   const double y0 = points_[hi - 1].second;

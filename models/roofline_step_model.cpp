@@ -11,7 +11,6 @@ namespace engramsim {
 namespace {
 
 constexpr std::size_t kMaxTemplates = 512;
-constexpr std::size_t kMaxEngramLayers = 16;
 
 std::string fmt_ms(double s) {
   char buf[32];
@@ -48,9 +47,34 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     throw std::invalid_argument("step model: tp exceeds the node's scale-up domain");
   if (work_.templates().size() > kMaxTemplates)
     throw std::invalid_argument("step model: more distinct ops than the fast path holds");
+  const auto& templates = work_.templates();
+  for (std::size_t t = 0; t < templates.size(); ++t) {
+    const OpTemplate& tpl = templates[t];
+    FastOp f;
+    f.forms = work_.packed(t);
+    f.key_slot = tpl.flops_key.slot;
+    f.key_coef = tpl.flops_key.coef;
+    f.bw_key = tpl.bw_key;
+    f.op_class = tpl.op_class;
+    f.peak = rates_.peak_flops(tpl.precision);
+    f.overhead_s = tpl.kernels * options_.efficiencies.kernel_overhead.seconds();
+    f.collective = tpl.collective;
+    f.ranks = tpl.collective_ranks;
+    f.multiplicity = work_.multiplicity(t);
+    f.drafter = work_.is_drafter(t);
+    f.twin = work_.set0_twin(t);
+    // Same class, same statistic, same coefficient, same token set: the same FLOP efficiency.
+    std::size_t group = 0;
+    for (; group < fast_.size(); ++group) {
+      const FastOp& g = fast_[group];
+      if (g.op_class == f.op_class && g.key_slot == f.key_slot && g.key_coef == f.key_coef &&
+          g.forms.base == f.forms.base)
+        break;
+    }
+    f.flops_group = static_cast<std::uint16_t>(group < fast_.size() ? fast_[group].flops_group : flops_groups_++);
+    fast_.push_back(f);
+  }
   if (card_.engram) {
-    if (card_.engram->layers.size() > kMaxEngramLayers)
-      throw std::invalid_argument("step model: more Engram layers than the fast path holds");
     for (std::size_t e = 0; e < card_.engram->layers.size(); ++e) {
       fetch_.emplace_back(*card_.engram, static_cast<int>(e), options_.layout.tp, node_, options_.efficiencies,
                           options_.engram);
@@ -61,25 +85,46 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
 }
 
 double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval* eng, double* compute_s,
-                                   double* host_s) const {
-  const auto& templates = work_.templates();
+                                   double* host_s, double* fetch_s, double* stall_s) const {
   const double passes = s.at(2, kDrafterPasses);
   // Without prompt tokens in the step, the encoder-half and decoder-half statistics coincide.
   const bool sets_equal = s.prefill_chunks == 0.0;
   const bool drafting = s.at(2, kTokens) > 0.0;
-  EfficiencyMemo memo;
+  const Efficiencies& eff = options_.efficiencies;
+  const double hbm_bw = rates_.hbm_bandwidth();
+  std::array<double, kMaxTemplates> flops_eff;  // per flops group, filled on first use (0 = not yet)
+  std::fill_n(flops_eff.begin(), flops_groups_, 0.0);
   double compute = 0.0;
-  for (std::size_t t = 0; t < templates.size(); ++t) {
-    const std::size_t twin = work_.set0_twin(t);
-    if (sets_equal && twin < t) {
-      op_s[t] = op_s[twin];
-    } else if (work_.is_drafter(t) && !drafting) {
-      op_s[t] = 0.0;
-    } else {
-      const OpWork w = work_.evaluate(t, s);
-      op_s[t] = op_seconds(w, rates_, options_.efficiencies, net_, &memo).total;
+  for (std::size_t t = 0; t < fast_.size(); ++t) {
+    const FastOp& f = fast_[t];
+    double sec = 0.0;
+    if (sets_equal && f.twin < t) {
+      sec = op_s[f.twin];
+    } else if (!(f.drafter && !drafting)) {
+      // The same arithmetic as op_seconds() (op_cost.cpp), on resolved constants.
+      const double* x = &s.x[f.forms.base];
+      if (f.collective != CollectiveKind::none) {
+        const double b = f.forms.collective_bytes(x);
+        sec = f.collective == CollectiveKind::all_reduce ? net_.all_reduce_seconds(b, f.ranks)
+                                                         : net_.all_to_all_seconds(b, f.ranks);
+      } else {
+        const double flops = f.forms.flops(x);
+        const double bytes = f.forms.bytes(x);
+        if (flops > 0.0 || bytes > 0.0) {
+          const OpEfficiency& e = eff.of(f.op_class);
+          double c = 0.0, m = 0.0;
+          if (flops > 0.0 && f.peak > 0.0) {
+            double& fe = flops_eff[f.flops_group];
+            if (fe == 0.0) fe = e.flops.at(f.key_coef * x[f.key_slot]);
+            c = flops / (f.peak * fe);
+          }
+          if (bytes > 0.0) m = bytes / (hbm_bw * e.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : bytes));
+          sec = std::max(c, m) + f.overhead_s;
+        }
+      }
     }
-    compute += op_s[t] * work_.multiplicity(t) * (work_.is_drafter(t) ? passes : 1.0);
+    op_s[t] = sec;
+    compute += sec * f.multiplicity * (f.drafter ? passes : 1.0);
   }
 
   const bool hbm = options_.engram.tier == EngramTier::hbm;
@@ -88,8 +133,10 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   double chain_all = 0.0;
   double gathers_before = 0.0;  // in-stream HBM gathers of earlier Engram layers
   double gathers_total = 0.0;
+  double fetch_sum = 0.0;
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
-    EngramEval& ev = eng[e];
+    EngramEval local;
+    EngramEval& ev = eng != nullptr ? eng[e] : local;
     const int set = engram_sets_[e];
     ev.positions_all = s.at(set, kTokens);
     // Decode rows and the rows of a prompt's first chunk are known only in this step.
@@ -106,6 +153,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
       ev.arrival_s = ev.window_s + stalls;
       ev.completion_s = ev.arrival_s + g;
       ev.stall_s = 0.0;
+      fetch_sum += g;
       continue;
     }
     const double all_s = ev.fetch.total.seconds();
@@ -120,30 +168,62 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
                          : std::max(0.0, chain_all - ev.arrival_s);
     ev.stall_s = stall;
     stalls += stall;
+    fetch_sum += all_s;
   }
   compute += gathers_total;
   const double seqs = s.decode_seqs + s.prefill_chunks;
   const double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
   *compute_s = compute;
   *host_s = host;
+  *fetch_s = fetch_sum;
+  *stall_s = stalls;
   return compute + stalls + host;
 }
 
 StepCost RooflineStepModel::step(const BatchShape& batch) const {
   const BatchStats s = work_.summarize(batch);
   std::array<double, kMaxTemplates> op_s;
-  std::array<EngramEval, kMaxEngramLayers> eng;
-  double compute = 0.0, host = 0.0;
-  const double total = evaluate(s, op_s.data(), eng.data(), &compute, &host);
+  double compute = 0.0, host = 0.0, fetch = 0.0, stall = 0.0;
+  const double total = evaluate(s, op_s.data(), nullptr, &compute, &host, &fetch, &stall);
   StepCost c;
   c.total = Time::from_seconds(total);
   c.compute = Time::from_seconds(compute);
   c.host_overhead = Time::from_seconds(host);
-  double fetch = 0.0, stall = 0.0;
-  for (std::size_t e = 0; e < fetch_.size(); ++e) {
-    fetch += eng[e].fetch.total.seconds();
-    stall += eng[e].stall_s;
+  c.engram_fetch = Time::from_seconds(fetch);
+  c.engram_stall = Time::from_seconds(stall);
+  return c;
+}
+
+StepCost RooflineStepModel::step_engram(const BatchShape& batch, std::span<EngramLayerStep> layers) const {
+  if (layers.size() < fetch_.size()) throw std::invalid_argument("step_engram: fewer layer slots than Engram layers");
+  const BatchStats s = work_.summarize(batch);
+  std::array<double, kMaxTemplates> op_s;
+  // The per-layer chain; a small fixed buffer covers every shipped card (two Engram layers at most).
+  std::array<EngramEval, 4> small;
+  std::vector<EngramEval> large;
+  EngramEval* eng = small.data();
+  if (fetch_.size() > small.size()) {
+    large.resize(fetch_.size());
+    eng = large.data();
   }
+  double compute = 0.0, host = 0.0, fetch = 0.0, stall = 0.0;
+  const double total = evaluate(s, op_s.data(), eng, &compute, &host, &fetch, &stall);
+  for (std::size_t e = 0; e < fetch_.size(); ++e) {
+    const EngramEval& ev = eng[e];
+    EngramLayerStep& l = layers[e];
+    l.layer = engram_layers_[e];
+    l.sees_prompt = engram_sets_[e] == 0;
+    l.positions = ev.positions_all;
+    l.window = Time::from_seconds(ev.window_s);
+    l.lookups = ev.fetch.lookups;
+    l.distinct_rows = ev.fetch.distinct_rows;
+    l.host_rows = ev.fetch.host_rows;
+    l.ssd_pages = ev.fetch.ssd_pages;
+  }
+  StepCost c;
+  c.total = Time::from_seconds(total);
+  c.compute = Time::from_seconds(compute);
+  c.host_overhead = Time::from_seconds(host);
   c.engram_fetch = Time::from_seconds(fetch);
   c.engram_stall = Time::from_seconds(stall);
   return c;
@@ -156,8 +236,8 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
   out.drafter_passes = work.drafter_passes;
   std::vector<double> op_s(work_.templates().size());
   std::vector<EngramEval> eng(fetch_.size());
-  double compute = 0.0, host = 0.0;
-  const double total = evaluate(work.stats, op_s.data(), eng.data(), &compute, &host);
+  double compute = 0.0, host = 0.0, fetch_total = 0.0, stall_total = 0.0;
+  const double total = evaluate(work.stats, op_s.data(), eng.data(), &compute, &host, &fetch_total, &stall_total);
 
   auto add = [&](const OpWork& w, int layer, double count) {
     OpReport r;

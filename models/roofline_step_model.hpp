@@ -113,6 +113,8 @@ class RooflineStepModel final : public StepTimeModel {
   RooflineStepModel(const ModelCard& card, const NodeSpec& node, RooflineOptions options);
 
   StepCost step(const BatchShape& batch) const override;
+  std::size_t engram_layer_count() const override { return fetch_.size(); }
+  StepCost step_engram(const BatchShape& batch, std::span<EngramLayerStep> layers) const override;
   StepBreakdown breakdown(const BatchShape& batch) const;
 
   const WorkModel& work() const { return work_; }
@@ -134,8 +136,28 @@ class RooflineStepModel final : public StepTimeModel {
     double stall_s = 0.0;
   };
   // The shared core of step() and breakdown(): op seconds per template, totals, Engram chain.
-  double evaluate(const BatchStats& s, double* op_seconds, EngramEval* engram, double* compute_s,
-                  double* host_s) const;
+  // `engram` may be null (the fast path keeps only the sums).
+  double evaluate(const BatchStats& s, double* op_seconds, EngramEval* engram, double* compute_s, double* host_s,
+                  double* fetch_s, double* stall_s) const;
+
+  // Everything op_seconds() needs about a template, resolved once (precision fallback, kernel
+  // overhead, class), so the per-step loop only evaluates the linear forms and two curves. The
+  // result equals op_seconds() on the template's OpWork (tests compare step() with breakdown()).
+  struct FastOp {
+    PackedForms forms;
+    std::uint16_t key_slot = 0;
+    double key_coef = 1.0;
+    double bw_key = 0.0;
+    OpClass op_class = OpClass::gemm;
+    double peak = 0.0;
+    double overhead_s = 0.0;
+    CollectiveKind collective = CollectiveKind::none;
+    int ranks = 1;
+    double multiplicity = 0.0;
+    bool drafter = false;
+    std::size_t twin = static_cast<std::size_t>(-1);
+    std::uint16_t flops_group = 0;  // templates with the same class and shape key share one lookup
+  };
 
   ModelCard card_;
   NodeSpec node_;
@@ -146,6 +168,8 @@ class RooflineStepModel final : public StepTimeModel {
   std::vector<EngramFetchModel> fetch_;
   std::vector<int> engram_layers_;
   std::vector<int> engram_sets_;
+  std::vector<FastOp> fast_;
+  std::size_t flops_groups_ = 0;
 };
 
 }  // namespace engramsim

@@ -157,14 +157,14 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
   }
 
   count_.assign(templates_.size(), 0.0);
-  drafter_.assign(templates_.size(), false);
+  drafter_.assign(templates_.size(), 0);
   for (auto t : pre_ops_) count_[t] += 1.0;
   for (const auto& lp : layer_ops_)
     for (auto t : lp.ops) count_[t] += 1.0;
   for (auto t : post_ops_) count_[t] += 1.0;
   for (auto t : drafter_ops_) {
     count_[t] += 1.0;
-    drafter_[t] = true;
+    drafter_[t] = 1;
   }
   if (card_.engram) {
     for (int l : card_.engram->layers) {
@@ -178,6 +178,20 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
       before_.push_back(std::move(before));
       before_sparse_.push_back(std::move(sparse));
     }
+  }
+  for (const OpTemplate& t : templates_) {
+    PackedForms p;
+    p.base = static_cast<std::uint16_t>(t.set * kSlotsPerSet);
+    if (t.flops.size() + t.bytes.size() + t.collective_bytes.size() > p.terms.size())
+      throw std::logic_error("work model: op template with more terms than the packed form holds");
+    std::size_t i = 0;
+    for (const Term& x : t.flops) p.terms[i++] = x;
+    for (const Term& x : t.bytes) p.terms[i++] = x;
+    for (const Term& x : t.collective_bytes) p.terms[i++] = x;
+    p.n_flops = static_cast<std::uint8_t>(t.flops.size());
+    p.n_bytes = static_cast<std::uint8_t>(t.bytes.size());
+    p.n_coll = static_cast<std::uint8_t>(t.collective_bytes.size());
+    packed_.push_back(p);
   }
   twin_.assign(templates_.size(), static_cast<std::size_t>(-1));
   for (std::size_t t = 0; t < templates_.size(); ++t) {
@@ -610,17 +624,20 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
   BatchStats s;
   // Decode: sequences whose context saturates every geometry's caps are summed in closed form;
   // the others (short contexts) go through the exact per-geometry sums.
-  SaturatedSums sat;
-  SaturatedSums draft_sat;
+  // Two interleaved accumulators halve the floating-point add chains the loop waits on.
+  SaturatedSums sat[2];
+  SaturatedSums draft_sat[2];
+  double positions[2] = {0.0, 0.0};
   double n_draft = 0, d_sum = 0;
   const bool spec = has_drafter_;
   const bool block_drafter = card_.spec_decode.kind != SpecDecodeKind::mtp;
+  std::size_t lane = 0;
   for (const DecodeSeq& d : batch.decode) {
     if (d.context < 0 || d.positions < 1) throw std::invalid_argument("decode sequence with negative size");
     const double c = d.context;
     const double p = d.positions;
-    s.decode_positions += p;
-    if (c >= saturation_context_) sat.add(c, p);
+    positions[lane] += p;
+    if (c >= saturation_context_) sat[lane].add(c, p);
     else accumulate_decode(s, 0, c, p);
     if (spec && p > 1.0) {
       n_draft += 1.0;
@@ -629,12 +646,16 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
       // once, MTP one per pass.
       const double dc = c + 1.0;
       const double dq = block_drafter ? p - 1.0 : 1.0;
-      if (dc >= saturation_context_) draft_sat.add(dc, dq);
+      if (dc >= saturation_context_) draft_sat[lane].add(dc, dq);
       else accumulate_decode(s, 2, dc, dq);
     }
+    lane ^= 1;
   }
+  s.decode_positions = positions[0] + positions[1];
+  sat[0].merge(sat[1]);
+  draft_sat[0].merge(draft_sat[1]);
   s.decode_seqs = static_cast<double>(batch.decode.size());
-  flush_saturated(s, 0, sat);
+  flush_saturated(s, 0, sat[0]);
   // Decode positions run through every layer: set 1 starts as a copy of set 0's decode part.
   for (int slot = kGeometryBase; slot < kSlotsPerSet; ++slot) s.at(1, slot) = s.at(0, slot);
 
@@ -692,14 +713,15 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
     fill_common(2, tokens, tokens, de, dk);
     s.at(2, kDecodePosPerSeq) = tokens / n_draft;
     s.at(2, kDrafterPasses) = passes;
-    flush_saturated(s, 2, draft_sat);
+    flush_saturated(s, 2, draft_sat[0]);
   }
   return s;
 }
 
 OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
   const OpTemplate& tpl = templates_[t];
-  const double* x = &s.x[static_cast<std::size_t>(tpl.set * kSlotsPerSet)];
+  const PackedForms& pk = packed_[t];
+  const double* x = &s.x[pk.base];
   OpWork w;
   w.name = tpl.name;
   w.op_class = tpl.op_class;
@@ -707,10 +729,9 @@ OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
   w.kernels = tpl.kernels;
   w.collective = tpl.collective;
   w.collective_ranks = tpl.collective_ranks;
-  double f = 0.0, b = 0.0, n = 0.0;
-  for (const Term& term : tpl.flops) f += term.coef * x[term.slot];
-  for (const Term& term : tpl.bytes) b += term.coef * x[term.slot];
-  for (const Term& term : tpl.collective_bytes) n += term.coef * x[term.slot];
+  const double f = pk.flops(x);
+  const double b = pk.bytes(x);
+  const double n = pk.collective_bytes(x);
   w.flops = Flops(f);
   w.hbm_bytes = Bytes(b);
   w.collective_bytes = Bytes(n);

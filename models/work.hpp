@@ -153,6 +153,25 @@ struct StepWork {
   double drafter_passes = 0.0;  // sequential passes per step (MTP: draft tokens; DSpark: 1)
 };
 
+// A template's linear forms packed for the per-step evaluation (no pointer chasing).
+struct PackedForms {
+  std::uint16_t base = 0;  // set x kSlotsPerSet: offset of the template's statistics
+  std::uint8_t n_flops = 0, n_bytes = 0, n_coll = 0;
+  std::array<Term, 4> terms{};  // flops terms, then bytes, then collective bytes
+  double flops(const double* x) const { return sum(x, 0, n_flops); }
+  double bytes(const double* x) const { return sum(x, n_flops, n_bytes); }
+  double collective_bytes(const double* x) const {
+    return sum(x, static_cast<std::size_t>(n_flops) + n_bytes, n_coll);
+  }
+
+ private:
+  double sum(const double* x, std::size_t from, std::size_t count) const {
+    double v = 0.0;
+    for (std::size_t k = from; k < from + count; ++k) v += terms[k].coef * x[terms[k].slot];
+    return v;
+  }
+};
+
 class WorkModel {
  public:
   WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout);
@@ -168,7 +187,7 @@ class WorkModel {
   const std::vector<OpTemplate>& templates() const { return templates_; }
   double multiplicity(std::size_t t) const { return count_[t]; }
   // Drafter templates run `passes` times per step (stats slot kDrafterPasses of set 2).
-  bool is_drafter(std::size_t t) const { return drafter_[t]; }
+  bool is_drafter(std::size_t t) const { return drafter_[t] != 0; }
   // Occurrences of template t before Engram layer index e (order of card.engram->layers).
   double count_before_engram(std::size_t e, std::size_t t) const { return before_[e][t]; }
   // The same as (template, count) pairs with count > 0.
@@ -177,6 +196,7 @@ class WorkModel {
   // prompt tokens both sets see the same statistics, so one evaluation serves both.
   std::size_t set0_twin(std::size_t t) const { return twin_[t]; }
   OpWork evaluate(std::size_t t, const BatchStats& s) const;
+  const PackedForms& packed(std::size_t t) const { return packed_[t]; }
 
   const ModelCard& card() const { return card_; }
   const ParallelLayout& layout() const { return layout_; }
@@ -206,6 +226,13 @@ class WorkModel {
       pp += 0.5 * positions * (positions + 1.0);
       c += context;
     }
+    void merge(const SaturatedSums& o) {
+      n += o.n;
+      p += o.p;
+      pc += o.pc;
+      pp += o.pp;
+      c += o.c;
+    }
   };
   void flush_saturated(BatchStats& s, int set, const SaturatedSums& sums) const;
   void accumulate_prefill(BatchStats& s, int set, double cached, double tokens) const;
@@ -221,7 +248,8 @@ class WorkModel {
   std::vector<std::size_t> post_ops_;
   std::vector<std::size_t> drafter_ops_;
   std::vector<double> count_;
-  std::vector<bool> drafter_;
+  std::vector<unsigned char> drafter_;
+  std::vector<PackedForms> packed_;
   std::vector<std::vector<double>> before_;
   std::vector<std::vector<std::pair<std::size_t, double>>> before_sparse_;
   std::vector<std::size_t> twin_;
