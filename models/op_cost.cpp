@@ -43,7 +43,7 @@ HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.val
 }
 
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
-                     const CollectiveModel& net, EfficiencyMemo* memo) {
+                     const CollectiveModel& net) {
   OpSeconds s;
   if (w.collective != CollectiveKind::none) {
     const double b = w.collective_bytes.value();
@@ -60,8 +60,7 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   if (!(f > 0.0) && !(bytes > 0.0)) return s;
   if (f > 0.0) {
     const double peak = hw.peak_flops(w.precision);
-    const double fe = memo != nullptr ? memo->at(e.flops, w.flops_key) : e.flops.at(w.flops_key);
-    s.compute = peak > 0.0 ? f / (peak * fe) : 0.0;
+    s.compute = peak > 0.0 ? f / (peak * e.flops.at(w.flops_key)) : 0.0;
   }
   if (bytes > 0.0) {
     const double key = w.bw_key > 0.0 ? w.bw_key : bytes;

@@ -64,30 +64,6 @@ class HardwareRates {
   double hbm_bw_ = 0.0;
 };
 
-// A memo of FLOP-efficiency lookups for the ops of one step: most ops of a class share a shape key
-// (tokens per rank), so one curve evaluation serves many. Lives on the caller's stack.
-class EfficiencyMemo {
- public:
-  double at(const EfficiencyCurve& curve, double key) {
-    for (int i = 0; i < n_; ++i)
-      if (entries_[static_cast<std::size_t>(i)].curve == &curve && entries_[static_cast<std::size_t>(i)].key == key)
-        return entries_[static_cast<std::size_t>(i)].eff;
-    const double v = curve.at(key);
-    if (n_ < kSize) entries_[static_cast<std::size_t>(n_++)] = {&curve, key, v};
-    return v;
-  }
-
- private:
-  static constexpr int kSize = 24;
-  struct Entry {
-    const EfficiencyCurve* curve = nullptr;
-    double key = 0.0;
-    double eff = 0.0;
-  };
-  std::array<Entry, kSize> entries_{};
-  int n_ = 0;
-};
-
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {
   double total = 0.0;
@@ -98,7 +74,7 @@ struct OpSeconds {
   Bound bound = Bound::overhead;
 };
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
-                     const CollectiveModel& net, EfficiencyMemo* memo = nullptr);
+                     const CollectiveModel& net);
 
 OpCost op_cost(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net);
 
