@@ -104,7 +104,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
             ? static_cast<std::int64_t>(std::floor(room / block_bytes)) * d.scheduler.block_size
             : 0;
     if (tokens < b.footprint.max_model_len) {
-      char buf[160];
+      char buf[512];
       std::snprintf(buf, sizeof buf, "the HBM hot-row cache (%.2f GiB per GPU) leaves room for %lld KV tokens per GPU, "
                     "short of one max_model_len sequence (%lld tokens)", b.hbm_cache_per_gpu.gib(),
                     static_cast<long long>(tokens), static_cast<long long>(b.footprint.max_model_len));
@@ -114,7 +114,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   }
   if (d.engram.tier == EngramTier::ssd) b.dram_cache_per_node = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
   if ((nf.host_dram_engram + b.dram_cache_per_node).value() > nf.host_dram_available.value()) {
-    char buf[200];
+    char buf[512];
     std::snprintf(buf, sizeof buf, "host DRAM over budget: pinned tables %.1f GiB + DRAM row caches %.1f GiB > %.1f GiB "
                   "available per node", nf.host_dram_engram.gib(), b.dram_cache_per_node.gib(),
                   nf.host_dram_available.gib());

@@ -67,9 +67,9 @@ nlohmann::json compare_json(const ScenarioSession& s, bool with_summaries) {
 
 }  // namespace
 
-const VariantOutcome* ScenarioSession::find(const std::string& name) const {
+const VariantOutcome* ScenarioSession::find(const std::string& variant) const {
   for (const auto& v : variants)
-    if (v.name == name) return &v;
+    if (v.name == variant) return &v;
   return nullptr;
 }
 

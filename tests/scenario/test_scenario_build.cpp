@@ -1,0 +1,135 @@
+// ScenarioParams -> BuiltScenario (sim/scenario/scenario_build.hpp): replicas, KV pool from the
+// footprint, scheduler scaling under data-parallel attention, the effective card, Engram caches,
+// price, infeasibility, and a short run end to end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/config_node.hpp"
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "scenario_test_util.hpp"
+#include "sim/scenario/scenario_build.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+std::string v41(const std::string& deployment, const std::string& engram) {
+  return "name: b\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\nseed: 3\ndeployment:\n" + deployment +
+         "  engram: " + engram +
+         "\n  scheduler: {block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 4096}\n"
+         "workload:\n  kind: closed_loop\n  concurrency: 8\n  num_requests: 16\n"
+         "  input: {distribution: fixed, tokens: 512}\n  output: {distribution: fixed, tokens: 32}\n";
+}
+
+BuiltScenario build(const std::string& text) {
+  return build_scenario(parse_scenario(ConfigNode::load_string(text, "b.yaml")));
+}
+
+TEST(ScenarioBuild, WholeNodeOfTp2ReplicasWithDataParallelAttention) {
+  const BuiltScenario b = build(v41("  nodes: 1\n  tp: 2\n", "{tier: dram}"));
+  EXPECT_EQ(b.replicas, 4);  // 8 GPUs / TP2
+  EXPECT_EQ(b.gpus_per_replica, 2);
+  EXPECT_EQ(b.active_gpus_per_node, 8);
+  EXPECT_EQ(b.step_model->options().engram.active_gpus, 8);
+  ASSERT_TRUE(b.footprint.dp_attention);  // V4.1: one KV head, MoE
+  EXPECT_EQ(b.scheduler_ranks, 2);
+  // Per-GPU engine limits become the replica's: two attention ranks.
+  EXPECT_EQ(b.run.scheduler.max_num_seqs, 128);
+  EXPECT_EQ(b.run.scheduler.max_num_batched_tokens, 8192);
+  EXPECT_EQ(b.footprint_options.max_num_seqs, 64);  // the footprint sees the per-GPU value
+  EXPECT_EQ(b.kv_blocks_per_replica, b.footprint.replica_kv_tokens / 64);
+  ASSERT_EQ(b.run.replicas.size(), 4u);
+  for (const auto& r : b.run.replicas) {
+    EXPECT_EQ(r.step_model, b.step_model.get());  // one shared model
+    EXPECT_EQ(r.kv.num_blocks, b.kv_blocks_per_replica);
+    EXPECT_EQ(r.kv.block_size, 64);
+    EXPECT_EQ(r.gpus, 2);
+    EXPECT_EQ(r.spec.num_speculative_tokens, b.card.spec_decode.draft_tokens);
+  }
+  EXPECT_EQ(b.run.seed, 3u);
+}
+
+TEST(ScenarioBuild, PriceAddsAmortisedEngramCapacity) {
+  const NodeSpec node = load_node("hgx-b300");
+  const BuiltScenario dram = build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram}"));
+  EXPECT_DOUBLE_EQ(dram.price.gpu_hour.value(), node.gpu_hour.hyperscaler.value());
+  // Four replicas' pinned copies on the node, shared by its 8 GPUs, over the amortisation life.
+  const double by_hand = dram.footprint.per_node.host_dram_engram.value() * node.dram_price.value() /
+                         (node.amortization_life.seconds() / 3600.0) / 8.0;
+  EXPECT_GT(by_hand, 0.0);
+  EXPECT_NEAR(dram.price.engram_capacity.value(), by_hand, 1e-12);
+  ASSERT_TRUE(dram.run.price_per_gpu_hour.has_value());
+  EXPECT_NEAR(dram.run.price_per_gpu_hour->value(), node.gpu_hour.hyperscaler.value() + by_hand, 1e-12);
+  const BuiltScenario hbm = build(v41("  replicas: 1\n  tp: 4\n", "{tier: hbm}"));
+  EXPECT_EQ(hbm.price.engram_capacity.value(), 0.0);
+  const BuiltScenario rental = build("price_tier: rental\n" + v41("  replicas: 1\n  tp: 4\n", "{tier: hbm}"));
+  EXPECT_DOUBLE_EQ(rental.price.gpu_hour.value(), node.gpu_hour.rental.value());
+}
+
+TEST(ScenarioBuild, DoesNotFitIsInfeasibleWithTheFootprintsReason) {
+  try {
+    build(v41("  replicas: 1\n  tp: 2\n", "{tier: hbm}"));
+    FAIL() << "TP2 with the tables in HBM must not fit on B300";
+  } catch (const InfeasibleScenario& e) {
+    EXPECT_NE(std::string(e.what()).find("over budget"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScenarioBuild, HbmHotCacheComesOutOfTheKvPool) {
+  const BuiltScenario plain = build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram}"));
+  const BuiltScenario hot = build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram, hbm_cache: 8GiB}"));
+  EXPECT_DOUBLE_EQ(hot.hbm_cache_per_gpu.value(), Bytes::gib(4).value());
+  const double kv_per_token = plain.footprint.per_gpu.kv_bytes_per_token.value();
+  // Per GPU 4 GiB fewer KV bytes, two GPUs (data-parallel attention), in 64-token blocks.
+  const double lost_blocks = 2.0 * Bytes::gib(4).value() / kv_per_token / 64.0;
+  EXPECT_NEAR(static_cast<double>(plain.kv_blocks_per_replica - hot.kv_blocks_per_replica), lost_blocks, 3.0);
+  EXPECT_EQ(hot.step_model->options().engram.hbm_hot_cache.value(), Bytes::gib(8).value());
+  EXPECT_THROW(build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram, hbm_cache: 1000GiB}")), InfeasibleScenario);
+}
+
+TEST(ScenarioBuild, DramRowCachesMustFitInHostMemoryAndArePaidFor) {
+  const BuiltScenario ssd = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd}"));
+  const BuiltScenario cached = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, dram_cache: 64GiB}"));
+  EXPECT_DOUBLE_EQ(cached.dram_cache_per_node.value(), Bytes::gib(256).value());  // 4 replicas
+  EXPECT_GT(cached.price.engram_capacity.value(), ssd.price.engram_capacity.value());
+  EXPECT_THROW(build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, dram_cache: 1TiB}")), InfeasibleScenario);
+}
+
+TEST(ScenarioBuild, TierNoneAndSpecOffChangeTheEffectiveCard) {
+  const std::string text =
+      "name: p\nmodel: engram-offload-dense-4b\nnode: hgx-h800\ndeployment:\n  replicas: 1\n  tp: 1\n"
+      "  engram: {tier: none}\nworkload:\n  kind: closed_loop\n  concurrency: 2\n"
+      "  input: {distribution: fixed, tokens: 64}\n  output: {distribution: fixed, tokens: 8}\n";
+  const BuiltScenario none = build(text);
+  EXPECT_FALSE(none.card.engram.has_value());
+  EXPECT_TRUE(none.params.card.engram.has_value());  // the card as loaded keeps it
+  EXPECT_EQ(none.engram_label(), "none");
+  EXPECT_EQ(none.price.engram_capacity.value(), 0.0);
+  EXPECT_EQ(none.active_gpus_per_node, 1);
+
+  const BuiltScenario off = build(v41("  replicas: 1\n  tp: 4\n", "{tier: hbm}\n  spec_decode: {enabled: false}"));
+  EXPECT_EQ(off.card.spec_decode.kind, SpecDecodeKind::none);
+  EXPECT_EQ(off.run.replicas[0].spec.num_speculative_tokens, 0);
+  const BuiltScenario on = build(v41("  replicas: 1\n  tp: 4\n", "{tier: hbm}"));
+  // Without the drafter its weights leave HBM: more KV.
+  EXPECT_GT(off.kv_blocks_per_replica, on.kv_blocks_per_replica);
+}
+
+TEST(ScenarioBuild, ShortRunEndToEnd) {
+  BuiltScenario b = build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram, access: {model: zipf, exponent: 1.0}}"));
+  const RunResult r = run_simulation(b.run);
+  EXPECT_EQ(r.summary.num_requests, 16);
+  EXPECT_EQ(r.summary.completed, 16);
+  EXPECT_EQ(r.summary.total_output_tokens, 16 * 32);
+  EXPECT_EQ(r.summary.num_gpus, 2);
+  EXPECT_GT(r.summary.tput_per_gpu, 0.0);
+  EXPECT_GT(r.summary.tokens_per_dollar, 0.0);
+  const std::string j = scenario_json(b);
+  EXPECT_NE(j.find("\"kv_blocks_per_replica\": " + std::to_string(b.kv_blocks_per_replica)), std::string::npos);
+  EXPECT_NE(j.find("\"engram_tier\": \"dram\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engramsim::sim

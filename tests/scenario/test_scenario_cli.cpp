@@ -1,0 +1,181 @@
+// `engramsim run` and `engramsim validate` as a user meets them: exit codes 0 / 2 / 3 / 4 and the
+// messages for bad scenario files (unknown key, bad unit, missing trace file, bad policy name), --set
+// on a path that does not exist, --out files, --json, goldens, and validate's kind detection.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+
+#include "scenario_test_util.hpp"
+
+namespace {
+
+using engramsim::testing::ScratchDir;
+using engramsim::testing::source_root;
+using engramsim::testing::write_file;
+
+struct CliRun {
+  int rc = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A small, fast scenario; `deployment_extra` and `workload` replace parts of it.
+std::string scenario(const std::string& deployment_extra = "", const std::string& workload = "",
+                     const std::string& top = "") {
+  const std::string w = workload.empty() ? "  kind: closed_loop\n  concurrency: 4\n  num_requests: 8\n"
+                                           "  input: {distribution: fixed, tokens: 256}\n"
+                                           "  output: {distribution: fixed, tokens: 8}\n"
+                                         : workload;
+  return "name: cli\nmodel: llama-3.1-8b\nnode: hgx-h100\n" + top + "deployment:\n  replicas: 1\n  tp: 1\n" +
+         deployment_extra + "workload:\n" + w;
+}
+
+class RunCli : public ::testing::Test {
+ protected:
+  std::string put(const std::string& name, const std::string& text) {
+    const std::string path = dir_.file(name);
+    write_file(path, text);
+    return path;
+  }
+  ScratchDir dir_;
+};
+
+TEST_F(RunCli, GoodScenarioRunsAndPrintsTheSummary) {
+  const CliRun r = run_cli("run " + put("ok.yaml", scenario()));
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("throughput tok/s/GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("8/8"), std::string::npos) << r.out;
+  const CliRun j = run_cli("run --json " + put("ok2.yaml", scenario()));
+  ASSERT_EQ(j.rc, 0) << j.out;
+  const auto summary = nlohmann::json::parse(j.out);
+  EXPECT_EQ(summary.at("completed").get<int>(), 8);
+  EXPECT_EQ(summary.at("total_output_tokens").get<int>(), 64);
+}
+
+TEST_F(RunCli, BadScenarioFilesExitTwoNamingTheField) {
+  const CliRun unknown = run_cli("run " + put("u.yaml", scenario("  tpp: 2\n")));
+  EXPECT_EQ(unknown.rc, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("u.yaml:7:3: deployment.tpp"), std::string::npos) << unknown.out;
+
+  const CliRun unit = run_cli("run " + put("n.yaml", scenario("", "", "horizon: 60\n")));
+  EXPECT_EQ(unit.rc, 2) << unit.out;
+  EXPECT_NE(unit.out.find("n.yaml:4:10: horizon"), std::string::npos) << unit.out;
+
+  const CliRun trace = run_cli("run " + put("t.yaml", scenario("", "  kind: trace\n  trace: {path: missing.csv}\n")));
+  EXPECT_EQ(trace.rc, 2) << trace.out;
+  EXPECT_NE(trace.out.find("workload.trace.path"), std::string::npos) << trace.out;
+  EXPECT_NE(trace.out.find("file not found"), std::string::npos) << trace.out;
+
+  const CliRun policy = run_cli("run " + put("p.yaml", scenario("  scheduler: {policy: fifo}\n")));
+  EXPECT_EQ(policy.rc, 2) << policy.out;
+  EXPECT_NE(policy.out.find("deployment.scheduler.policy"), std::string::npos) << policy.out;
+
+  const CliRun none = run_cli("run " + dir_.file("absent.yaml"));
+  EXPECT_EQ(none.rc, 2) << none.out;
+}
+
+TEST_F(RunCli, SetOnAPathThatDoesNotExistExitsTwo) {
+  const std::string path = put("s.yaml", scenario());
+  const CliRun r = run_cli("run " + path + " --set deployment.replica=2");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("deployment.replica"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("must exist"), std::string::npos) << r.out;
+  const CliRun no_eq = run_cli("run " + path + " --set deployment.tp");
+  EXPECT_EQ(no_eq.rc, 2) << no_eq.out;
+  // Repeated --set before and after the scenario; the overrides take effect.
+  const CliRun ok = run_cli("run --set workload.num_requests=6 " + path + " --set workload.concurrency=2 --json");
+  ASSERT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_EQ(nlohmann::json::parse(ok.out).at("completed").get<int>(), 6);
+}
+
+TEST_F(RunCli, DoesNotFitExitsThree) {
+  const std::string v41 =
+      "name: big\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"
+      "  engram: {tier: hbm}\nworkload:\n  kind: closed_loop\n  concurrency: 1\n  num_requests: 1\n"
+      "  input: {distribution: fixed, tokens: 8}\n  output: {distribution: fixed, tokens: 2}\n";
+  const CliRun r = run_cli("run " + put("big.yaml", v41));
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over budget"), std::string::npos) << r.out;
+  // With compare, the variant that fits still runs and prints; the exit code says one did not.
+  const CliRun c = run_cli("run " + put("big2.yaml", v41 + "compare:\n  - name: dram\n    set: {deployment.engram.tier: dram}\n"
+                                                            "  - name: hbm\n    set: {deployment.engram.tier: hbm}\n"));
+  EXPECT_EQ(c.rc, 3) << c.out;
+  EXPECT_NE(c.out.find("1/1"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("variant hbm does not fit"), std::string::npos) << c.out;
+}
+
+TEST_F(RunCli, OutWritesTheRunFilesAndSloCheckExitsFour) {
+  const std::string path = put("o.yaml", scenario("", "", "slo: {ttft_p99: 1us}\n"));
+  const CliRun r = run_cli("run " + path + " --out " + dir_.file("out"));
+  EXPECT_EQ(r.rc, 0) << r.out;  // an SLO miss is reported, not an error, without --check-slo
+  EXPECT_NE(r.out.find("MISSED"), std::string::npos) << r.out;
+  for (const char* f : {"summary.json", "requests.csv", "timeseries.csv", "scenario.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir_.file("out") + "/" + f)) << f;
+  EXPECT_EQ(run_cli("run " + path + " --check-slo").rc, 4);
+}
+
+TEST_F(RunCli, GoldenWriteThenCheck) {
+  const std::string path = put("g.yaml", scenario());
+  const std::string golden = dir_.file("g.json");
+  ASSERT_EQ(run_cli("run " + path + " --write-golden " + golden).rc, 0);
+  EXPECT_EQ(run_cli("run " + path + " --check-golden " + golden).rc, 0);
+  const CliRun changed = run_cli("run " + path + " --set workload.num_requests=9 --check-golden " + golden);
+  EXPECT_EQ(changed.rc, 4) << changed.out;
+  EXPECT_NE(changed.out.find("golden: run: completed 9 vs golden 8"), std::string::npos) << changed.out;
+}
+
+TEST_F(RunCli, DefaultScenarioRunsReduced) {
+  const CliRun r = run_cli("run " + source_root() +
+                           "/scenarios/default.yaml --set workload.concurrency=4 --set workload.num_requests=8 --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("variants").size(), 2u);
+  EXPECT_EQ(j.at("variants")[0].at("name"), "tp4-hbm");
+  EXPECT_EQ(j.at("variants")[1].at("summary").at("completed").get<int>(), 8);
+  EXPECT_TRUE(j.at("ratios").contains("tp2-dram"));
+}
+
+TEST_F(RunCli, ValidateDetectsKindsAndFailsOnBadFiles) {
+  const std::string root = source_root();
+  const CliRun ok = run_cli("validate " + root + "/models/cards/deepseek-v4.1-flash.yaml " + root +
+                            "/hardware/gpus/b300.yaml " + root + "/hardware/nodes/hgx-b300.yaml " + root +
+                            "/scenarios/default.yaml " + put("mine.yaml", scenario()));
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_NE(ok.out.find("(model card)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("(GPU preset)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("(node preset)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("default.yaml (scenario, 2 variants)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("mine.yaml (scenario)"), std::string::npos) << ok.out;
+
+  // Kind from the keys outside the catalog folders; one bad file fails the command.
+  std::string gpu = engramsim::testing::read_file(root + "/hardware/gpus/h100-sxm.yaml");
+  gpu.replace(gpu.find("hbm_bandwidth: \"3.35TB/s\""), 25, "hbm_bandwidth: 3350");
+  const CliRun mixed = run_cli("validate " + put("gpu.yaml", gpu) + " " + put("bad.yaml", scenario("  tpp: 2\n")) + " " +
+                               put("what.yaml", "a: 1\n"));
+  EXPECT_EQ(mixed.rc, 2) << mixed.out;
+  EXPECT_NE(mixed.out.find("gpu.yaml (GPU preset)"), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("hbm_bandwidth"), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("deployment.tpp"), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("what.yaml (unknown kind)"), std::string::npos) << mixed.out;
+}
+
+}  // namespace

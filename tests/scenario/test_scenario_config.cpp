@@ -1,0 +1,271 @@
+// The scenario schema (sim/scenario/scenario.hpp, scenario_workload.hpp): defaults, every kind of
+// bad input with its file:line:col and field, and the workload generators' distributions.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "core/config_node.hpp"
+#include "scenario_test_util.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+// A small valid scenario; `extra` lines are appended under the given section ("" = top level).
+std::string minimal(const std::string& deployment_extra = "", const std::string& workload = "",
+                    const std::string& top_extra = "") {
+  std::string w = workload.empty() ? "  kind: closed_loop\n  concurrency: 4\n  num_requests: 8\n"
+                                     "  input: {distribution: fixed, tokens: 128}\n"
+                                     "  output: {distribution: fixed, tokens: 16}\n"
+                                   : workload;
+  return "name: t\nmodel: llama-3.1-8b\nnode: hgx-h100\n" + top_extra + "deployment:\n  replicas: 1\n  tp: 1\n" +
+         deployment_extra + "workload:\n" + w;
+}
+
+ScenarioParams parse(const std::string& text, const std::string& file = "t.yaml") {
+  return parse_scenario(ConfigNode::load_string(text, file));
+}
+
+// The message of the ConfigError that parsing `text` throws ("" when it parses).
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ScenarioConfig, MinimalScenarioTakesTheDocumentedDefaults) {
+  const ScenarioParams p = parse(minimal());
+  EXPECT_EQ(p.name, "t");
+  EXPECT_EQ(p.card.name, "llama-3.1-8b");
+  EXPECT_EQ(p.node.name, "hgx-h100");
+  EXPECT_EQ(p.seed, 0u);
+  EXPECT_EQ(p.price_tier, PriceTier::hyperscaler);
+  EXPECT_FALSE(p.deployment.engram.tier.has_value());  // the card has no Engram: tier none
+  EXPECT_EQ(p.deployment.scheduler.policy.name, "vllm");
+  EXPECT_EQ(p.deployment.scheduler.policy.max_num_batched_tokens, 8192);
+  EXPECT_EQ(p.deployment.scheduler.policy.max_num_seqs, 256);
+  EXPECT_EQ(p.deployment.scheduler.block_size, 16);
+  EXPECT_DOUBLE_EQ(p.deployment.scheduler.gpu_memory_utilization, 0.9);
+  EXPECT_FALSE(p.deployment.scheduler.enable_prefix_caching);
+  EXPECT_EQ(p.deployment.router, "round_robin");
+  EXPECT_EQ(p.deployment.engine, "vllm");
+  EXPECT_FALSE(p.deployment.spec_decode.enabled);
+  EXPECT_EQ(p.horizon, Time::max());
+  EXPECT_EQ(p.workload.kind, WorkloadKind::closed_loop);
+  EXPECT_EQ(p.workload.spec.concurrency, 4);
+  EXPECT_EQ(p.workload.num_requests, 8u);
+  EXPECT_FALSE(p.slo.any());
+}
+
+TEST(ScenarioConfig, UnknownKeyNamesFileLineColumnAndPath) {
+  const std::string e = error_of(minimal("  tpp: 2\n"));
+  EXPECT_NE(e.find("t.yaml:7:3: deployment.tpp"), std::string::npos) << e;
+  EXPECT_NE(error_of(minimal("", "", "colour: blue\n")).find("colour"), std::string::npos);
+  EXPECT_NE(error_of(minimal("  scheduler: {max_num_seq: 4}\n")).find("deployment.scheduler.max_num_seq"),
+            std::string::npos);
+}
+
+TEST(ScenarioConfig, BareNumberWhereAUnitIsNeededIsAnError) {
+  const std::string e = error_of(minimal("", "", "horizon: 600\n"));
+  EXPECT_NE(e.find("horizon"), std::string::npos) << e;
+  EXPECT_NE(e.find("unit"), std::string::npos) << e;
+  EXPECT_EQ(error_of(minimal("", "", "horizon: 10min\n")), "");
+  const std::string v41 = "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"
+                          "  engram: {tier: ssd, dram_cache: 64}\nworkload:\n  kind: closed_loop\n  concurrency: 1\n"
+                          "  input: {distribution: fixed, tokens: 8}\n  output: {distribution: fixed, tokens: 8}\n";
+  EXPECT_NE(error_of(v41).find("deployment.engram.dram_cache"), std::string::npos) << error_of(v41);
+}
+
+TEST(ScenarioConfig, UnknownNamesListWhatExists) {
+  const std::string policy = error_of(minimal("  scheduler: {policy: fifo}\n"));
+  EXPECT_NE(policy.find("deployment.scheduler.policy"), std::string::npos) << policy;
+  EXPECT_NE(policy.find("vllm"), std::string::npos) << policy;
+  const std::string router = error_of(minimal("  router: random\n"));
+  EXPECT_NE(router.find("deployment.router"), std::string::npos) << router;
+  EXPECT_NE(router.find("least_outstanding"), std::string::npos) << router;
+  std::string text = minimal();
+  text.replace(text.find("llama-3.1-8b"), 12, "llama-9");
+  const std::string card = error_of(text);
+  EXPECT_NE(card.find("t.yaml:2:8: model"), std::string::npos) << card;
+  EXPECT_NE(card.find("llama-3.1-70b"), std::string::npos) << card;
+  EXPECT_NE(error_of(minimal("  engine: tgi\n")).find("deployment.engine"), std::string::npos);
+}
+
+TEST(ScenarioConfig, MissingTraceFileIsAnErrorAtItsKey) {
+  const std::string e = error_of(minimal("", "  kind: trace\n  trace: {path: traces/no-such-trace.csv}\n"));
+  EXPECT_NE(e.find("workload.trace.path"), std::string::npos) << e;
+  EXPECT_NE(e.find("file not found"), std::string::npos) << e;
+  // The shipped trace resolves under the data root.
+  const ScenarioParams p =
+      parse(minimal("", "  kind: trace\n  trace: {path: scenarios/traces/AzureLLMInferenceTrace_conv.csv}\n"));
+  EXPECT_EQ(p.workload.kind, WorkloadKind::trace);
+  EXPECT_NE(p.workload.trace_path.find("AzureLLMInferenceTrace_conv.csv"), std::string::npos);
+}
+
+TEST(ScenarioConfig, DeploymentShapeIsChecked) {
+  EXPECT_NE(error_of("name: t\nmodel: llama-3.1-8b\nnode: hgx-h100\ndeployment:\n  nodes: 1\n  replicas: 2\n"
+                     "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
+                     "  output: {distribution: fixed, tokens: 8}\n")
+                .find("exactly one of nodes"),
+            std::string::npos);
+  EXPECT_NE(error_of(minimal("  ep: 3\n")).find("deployment.ep"), std::string::npos);
+  EXPECT_NE(error_of(minimal("  engram: {tier: dram}\n")).find("no Engram module"), std::string::npos);
+  EXPECT_NE(error_of(minimal("  spec_decode: {enabled: true}\n")).find("no drafter"), std::string::npos);
+  EXPECT_NE(error_of(minimal("  attention: sideways\n")).find("deployment.attention"), std::string::npos);
+}
+
+TEST(ScenarioConfig, SpecDecodeDefaultsComeFromTheCard) {
+  const std::string head = "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n";
+  const std::string w = "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
+                        "  output: {distribution: fixed, tokens: 8}\n";
+  const ScenarioParams p = parse(head + w);
+  EXPECT_TRUE(p.deployment.spec_decode.enabled);
+  EXPECT_EQ(p.deployment.spec_decode.draft_tokens, p.card.spec_decode.draft_tokens);
+  EXPECT_DOUBLE_EQ(p.deployment.spec_decode.acceptance_length, p.card.spec_decode.acceptance_length);
+  ASSERT_TRUE(p.deployment.engram.tier.has_value());
+  EXPECT_EQ(*p.deployment.engram.tier, EngramTier::dram);  // the default for a card with Engram
+  // Fewer drafts than the card's acceptance length allows: the error says which key to add.
+  const std::string e = error_of(head + "  spec_decode: {draft_tokens: 2}\n" + w);
+  EXPECT_NE(e.find("deployment.spec_decode.draft_tokens"), std::string::npos) << e;
+  EXPECT_NE(e.find("acceptance_length"), std::string::npos) << e;
+  const ScenarioParams q = parse(head + "  spec_decode: {draft_tokens: 2, acceptance_length: 2.5}\n" + w);
+  EXPECT_EQ(q.deployment.spec_decode.draft_tokens, 2);
+  EXPECT_DOUBLE_EQ(q.deployment.spec_decode.acceptance_length, 2.5);
+  EXPECT_NE(error_of(head + "  spec_decode: {draft_tokens: 2, acceptance_length: 3.01}\n" + w)
+                .find("deployment.spec_decode.acceptance_length"),
+            std::string::npos);
+  const ScenarioParams off = parse(head + "  spec_decode: {enabled: false}\n" + w);
+  EXPECT_FALSE(off.deployment.spec_decode.enabled);
+  EXPECT_EQ(off.deployment.spec_decode.draft_tokens, 0);
+}
+
+TEST(ScenarioConfig, SloKeys) {
+  const ScenarioParams p = parse(minimal("", "", "slo: {ttft_p99: 2s, tpot_p50: 20ms, e2el: 1min, min_interactivity: 30}\n"));
+  ASSERT_EQ(p.slo.targets.size(), 2u);
+  EXPECT_EQ(p.slo.targets[0].metric, "ttft");
+  EXPECT_EQ(p.slo.targets[0].stat, "p99");
+  EXPECT_EQ(p.slo.targets[0].limit, Time::from_seconds(2));
+  ASSERT_TRUE(p.slo.per_request.ttft.has_value());  // the p99 target stands in for the bound
+  EXPECT_EQ(*p.slo.per_request.ttft, Time::from_seconds(2));
+  EXPECT_FALSE(p.slo.per_request.tpot.has_value());  // only p99 targets stand in
+  EXPECT_EQ(*p.slo.per_request.e2el, Time::from_seconds(60));
+  EXPECT_DOUBLE_EQ(p.slo.min_interactivity, 30.0);
+  EXPECT_NE(error_of(minimal("", "", "slo: {ttft_p95: 1s}\n")).find("p95"), std::string::npos);
+  EXPECT_NE(error_of(minimal("", "", "slo: {latency: 1s}\n")).find("slo.latency"), std::string::npos);
+  EXPECT_NE(error_of(minimal("", "", "slo: {itl: 1s}\n")).find("slo.itl"), std::string::npos);
+  EXPECT_NE(error_of(minimal("", "", "slo: {ttft_p99: 2}\n")).find("slo.ttft_p99"), std::string::npos);
+
+  Summary s;
+  s.ttft.p99 = 1999.0;
+  EXPECT_TRUE(slo_target_met(p.slo.targets[0], s));
+  s.ttft.p99 = 2001.0;
+  EXPECT_FALSE(slo_target_met(p.slo.targets[0], s));
+  s.ttft.p99 = NAN;
+  EXPECT_FALSE(slo_target_met(p.slo.targets[0], s));
+}
+
+TEST(ScenarioWorkloadConfig, ClosedLoopDefaultsToTenRequestsPerClient) {
+  const ScenarioParams p = parse(minimal("", "  kind: closed_loop\n  concurrency: 6\n"
+                                             "  input: {distribution: fixed, tokens: 9}\n"
+                                             "  output: {distribution: fixed, tokens: 3}\n"));
+  EXPECT_EQ(p.workload.num_requests, 60u);
+  EXPECT_EQ(p.workload.spec.max_requests, 60u);
+  auto src = p.workload.spec.source(1);
+  Request r;
+  int n = 0;
+  while (src->next(r)) {
+    EXPECT_EQ(r.prompt_tokens, 9);
+    EXPECT_EQ(r.output_tokens, 3);
+    ++n;
+  }
+  EXPECT_EQ(n, 60);
+}
+
+TEST(ScenarioWorkloadConfig, UniformRatioCoversItsRangeAndNothingElse) {
+  const ScenarioParams p = parse(minimal("", "  kind: closed_loop\n  concurrency: 1\n  num_requests: 4000\n"
+                                             "  input: {distribution: uniform_ratio, tokens: 100, ratio: 0.8}\n"
+                                             "  output: {distribution: uniform, min: 5, max: 7}\n"));
+  auto src = p.workload.spec.source(42);
+  Request r;
+  std::map<int, int> in, out;
+  while (src->next(r)) {
+    ++in[r.prompt_tokens];
+    ++out[r.output_tokens];
+  }
+  EXPECT_EQ(in.begin()->first, 80);
+  EXPECT_EQ(in.rbegin()->first, 100);
+  EXPECT_EQ(in.size(), 21u);
+  EXPECT_EQ(out.size(), 3u);
+  EXPECT_EQ(out.begin()->first, 5);
+  EXPECT_EQ(out.rbegin()->first, 7);
+  EXPECT_NE(error_of(minimal("", "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: uniform, min: 9, max: 8}\n"
+                                 "  output: {distribution: fixed, tokens: 3}\n"))
+                .find("workload.input.max"),
+            std::string::npos);
+}
+
+TEST(ScenarioWorkloadConfig, KindsNeedTheirKeys) {
+  EXPECT_NE(error_of(minimal("", "  kind: closed_loop\n  input: {distribution: fixed, tokens: 9}\n"
+                                 "  output: {distribution: fixed, tokens: 3}\n"))
+                .find("workload.concurrency"),
+            std::string::npos);
+  EXPECT_NE(error_of(minimal("", "  kind: open_loop\n  arrival: {process: poisson, rate_per_s: 2}\n"
+                                 "  input: {distribution: fixed, tokens: 9}\n  output: {distribution: fixed, tokens: 3}\n"))
+                .find("num_requests and/or duration"),
+            std::string::npos);
+  EXPECT_NE(error_of(minimal("", "  kind: open_loop\n  num_requests: 3\n  arrival: {process: gamma, rate_per_s: 2}\n"
+                                 "  input: {distribution: fixed, tokens: 9}\n  output: {distribution: fixed, tokens: 3}\n"))
+                .find("workload.arrival.cv"),
+            std::string::npos);
+  EXPECT_NE(error_of(minimal("", "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 9}\n"))
+                .find("input and output"),
+            std::string::npos);
+  EXPECT_NE(error_of(minimal("", "  kind: poisson\n")).find("workload.kind"), std::string::npos);
+  EXPECT_NE(
+      error_of(minimal("", "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 9}\n"
+                           "  output: {distribution: fixed, tokens: 3}\n"
+                           "  lengths: {distribution: empirical, file: traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"))
+          .find("not both"),
+      std::string::npos);
+}
+
+TEST(ScenarioWorkloadConfig, OpenLoopArrivesAtItsRate) {
+  const ScenarioParams p = parse(minimal("", "  kind: open_loop\n  num_requests: 2000\n"
+                                             "  arrival: {process: poisson, rate_per_s: 4}\n"
+                                             "  input: {distribution: fixed, tokens: 9}\n"
+                                             "  output: {distribution: fixed, tokens: 3}\n"));
+  EXPECT_EQ(p.workload.spec.concurrency, 0);
+  auto src = p.workload.spec.source(5);
+  Request r;
+  int n = 0;
+  Time last;
+  while (src->next(r)) {
+    last = r.arrival;
+    ++n;
+  }
+  EXPECT_EQ(n, 2000);
+  // 1999 gaps of mean 0.25 s: 500 s within a few standard deviations (sd ~ 11 s).
+  EXPECT_NEAR(last.seconds(), 1999 * 0.25, 45.0);
+}
+
+TEST(ScenarioWorkloadConfig, EmpiricalLengthsComeFromTheFile) {
+  const ScenarioParams p = parse(
+      minimal("", "  kind: closed_loop\n  concurrency: 2\n  num_requests: 50\n"
+                  "  lengths: {distribution: empirical, file: scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"));
+  auto src = p.workload.spec.source(3);
+  Request r;
+  int n = 0;
+  while (src->next(r)) {
+    EXPECT_GE(r.prompt_tokens, 1);
+    EXPECT_LE(r.prompt_tokens + r.output_tokens, 8192 + 1024);
+    ++n;
+  }
+  EXPECT_EQ(n, 50);
+}
+
+}  // namespace
+}  // namespace engramsim::sim

@@ -1,0 +1,160 @@
+// `compare:` expansion and --set overrides (sim/scenario/scenario_document.hpp), and the session
+// that prepares, runs and writes them (scenario_session.hpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/config_node.hpp"
+#include "scenario_test_util.hpp"
+#include "sim/scenario/scenario_session.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+using testing::planner_override;
+using testing::ScratchDir;
+
+const std::string kBase =
+    "name: c\n"
+    "model: llama-3.1-8b\n"
+    "node: hgx-h100\n"
+    "seed: 9\n"
+    "deployment:\n"
+    "  replicas: 1\n"
+    "  tp: 1\n"
+    "  scheduler: {max_num_seqs: 16, block_size: 16}\n"
+    "workload:\n"
+    "  kind: closed_loop\n"
+    "  concurrency: 4\n"
+    "  num_requests: 12\n"
+    "  input: {distribution: fixed, tokens: 256}\n"
+    "  output: {distribution: fixed, tokens: 8}\n";
+
+ScenarioDocument doc(const std::string& text) { return {"c.yaml", text}; }
+
+std::string error_of(const std::string& text, const std::vector<SetArgument>& sets = {}) {
+  try {
+    prepare_session(doc(text), {sets, ""}, planner_override());
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ScenarioDocument, WithoutCompareOneUnnamedVariant) {
+  const auto v = expand_scenario(doc(kBase), {}, planner_override());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_TRUE(v[0].name.empty());
+  EXPECT_TRUE(v[0].set.empty());
+}
+
+TEST(ScenarioDocument, VariantsApplyTheirSetsAndTheCommandLineWins) {
+  const std::string text = kBase +
+                           "sweep: {axes: [{key: workload.concurrency, values: [1, 2]}]}\n"
+                           "compare:\n"
+                           "  - name: small\n"
+                           "    set: {workload.concurrency: 2}\n"
+                           "  - name: big\n"
+                           "    baseline: small\n"
+                           "    set: {workload.concurrency: 8, deployment.scheduler.max_num_seqs: 32}\n";
+  const auto v = expand_scenario(doc(text), {{"deployment.scheduler.max_num_seqs", "24"}}, planner_override());
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].name, "small");
+  EXPECT_EQ(v[0].baseline, "");
+  EXPECT_EQ(v[1].baseline, "small");
+  ASSERT_EQ(v[1].set.size(), 2u);
+  EXPECT_EQ(v[1].set[0].first, "workload.concurrency");
+  EXPECT_EQ(v[1].set[0].second, "8");
+  const ScenarioParams a = parse_scenario(ConfigNode(v[0].root, "c.yaml", ""));
+  const ScenarioParams b = parse_scenario(ConfigNode(v[1].root, "c.yaml", ""));
+  EXPECT_EQ(a.workload.spec.concurrency, 2);
+  EXPECT_EQ(b.workload.spec.concurrency, 8);
+  EXPECT_EQ(a.deployment.scheduler.policy.max_num_seqs, 24);  // --set
+  EXPECT_EQ(b.deployment.scheduler.policy.max_num_seqs, 24);  // --set beats the variant
+  const YAML::Node& peek = v[0].root;
+  EXPECT_FALSE(peek["compare"]);
+  EXPECT_FALSE(peek["sweep"]);  // passed through untouched for `engramsim sweep`, not run
+}
+
+TEST(ScenarioDocument, BadCompareEntriesAreErrorsAtTheirLines) {
+  const std::string head = kBase + "compare:\n";
+  EXPECT_NE(error_of(head + "  - name: a\n    set: {workload.concurrencyy: 2}\n").find("c.yaml:17:"),
+            std::string::npos)
+      << error_of(head + "  - name: a\n    set: {workload.concurrencyy: 2}\n");
+  EXPECT_NE(error_of(head + "  - name: a\n    set: {workload.concurrency: 2}\n  - name: a\n    set: {seed: 1}\n")
+                .find("duplicate"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "  - name: a b\n    set: {seed: 1}\n").find("compare[0].name"), std::string::npos);
+  EXPECT_NE(error_of(head + "  - name: a\n    set: {}\n").find("at least one key"), std::string::npos);
+  EXPECT_NE(error_of(head + "  - name: a\n    baseline: z\n    set: {seed: 1}\n").find("no variant named 'z'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "  - name: a\n    colour: red\n    set: {seed: 1}\n").find("compare[0].colour"),
+            std::string::npos);
+  // A bad value from a variant names the variant's own line, not line 1.
+  const std::string bad = error_of(head + "  - name: a\n    set: {workload.concurrency: many}\n");
+  EXPECT_NE(bad.find("c.yaml:17:"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("workload.concurrency"), std::string::npos) << bad;
+}
+
+TEST(ScenarioDocument, SetArgumentsAreCheckedAndNamed) {
+  const std::string missing = error_of(kBase, {{"deployment.bogus", "1"}});
+  EXPECT_NE(missing.find("--set"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("deployment.bogus"), std::string::npos) << missing;
+  const std::string bad_value = error_of(kBase, {{"deployment.tp", "abc"}});
+  EXPECT_NE(bad_value.find("--set: deployment.tp"), std::string::npos) << bad_value;
+  EXPECT_NE(bad_value.find("deployment.tp=abc"), std::string::npos) << bad_value;
+  EXPECT_NE(error_of(kBase, {{"workload.concurrency", "[1"}}).find("not valid YAML"), std::string::npos);
+}
+
+TEST(ScenarioSession, InfeasibleVariantIsKeptWithItsReasonAndTheOthersRun) {
+  const std::string text =
+      "name: s\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"
+      "  engram: {tier: dram}\n  scheduler: {block_size: 64}\nworkload:\n  kind: closed_loop\n  concurrency: 2\n"
+      "  num_requests: 4\n  input: {distribution: fixed, tokens: 64}\n  output: {distribution: fixed, tokens: 8}\n"
+      "compare:\n  - name: dram\n    set: {deployment.engram.tier: dram}\n"
+      "  - name: hbm\n    set: {deployment.engram.tier: hbm}\n";
+  ScenarioSession s = prepare_session(doc(text), {}, planner_override());
+  ASSERT_EQ(s.variants.size(), 2u);
+  EXPECT_TRUE(s.compare);
+  EXPECT_TRUE(s.any_infeasible());
+  ASSERT_TRUE(s.variants[0].built.has_value());
+  EXPECT_FALSE(s.variants[1].built.has_value());
+  EXPECT_NE(s.variants[1].infeasible.find("HBM"), std::string::npos) << s.variants[1].infeasible;
+  run_session(s, 2);
+  ASSERT_TRUE(s.variants[0].result.has_value());
+  EXPECT_EQ(s.variants[0].result->summary.completed, 4);
+  EXPECT_FALSE(s.variants[1].result.has_value());
+  const std::string j = session_json(s);
+  EXPECT_NE(j.find("\"infeasible\""), std::string::npos);
+}
+
+TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
+  const std::string text = kBase +
+                           "compare:\n  - name: one\n    set: {deployment.replicas: 1}\n"
+                           "  - name: two\n    set: {deployment.replicas: 2}\n";
+  ScenarioSession s = prepare_session(doc(text), {}, planner_override());
+  run_session(s, 1);
+  ScratchDir dir;
+  write_session_outputs(s, dir.path());
+  for (const char* v : {"one", "two"})
+    for (const char* f : {"summary.json", "requests.csv", "timeseries.csv", "scenario.json"})
+      EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + v + "/" + f)) << v << "/" << f;
+  const std::string compare = testing::read_file(dir.file("compare.json"));
+  EXPECT_NE(compare.find("\"ratios\""), std::string::npos);
+  EXPECT_NE(compare.find("\"two\""), std::string::npos);
+  EXPECT_EQ(s.variants[1].baseline, "one");
+  EXPECT_EQ(s.variants[1].result->summary.num_gpus, 2);
+
+  // Without compare the files sit in the folder itself.
+  ScenarioSession single = prepare_session(doc(kBase), {}, planner_override());
+  run_session(single, 1);
+  ScratchDir flat;
+  write_session_outputs(single, flat.path());
+  EXPECT_TRUE(std::filesystem::exists(flat.file("summary.json")));
+  EXPECT_FALSE(std::filesystem::exists(flat.file("compare.json")));
+  EXPECT_EQ(session_json(single), testing::read_file(flat.file("summary.json")));
+}
+
+}  // namespace
+}  // namespace engramsim::sim

@@ -1,0 +1,138 @@
+// `engramsim validate FILE...`: loads each file with the strict loader of its kind and prints
+// `OK path (kind)`, or `error: path (kind): file:line:col: field: message` on stderr.
+//
+// The kind comes from the folder the file sits in (models/cards, hardware/gpus, hardware/nodes,
+// hardware/calibrations), else from its top-level keys: `workload` -> scenario, `schema:
+// engramsim-calibration/...` -> calibration profile, `gpu_count` -> node, `hbm_capacity` -> GPU,
+// `num_layers` -> model card. A scenario is checked variant by variant (every `compare:` entry
+// applied, as `engramsim run` would), including the card, node, calibration profile and trace it
+// names; whether the deployment fits is `engramsim run`'s (or `footprint`'s) question, not this one.
+// Exit 0 when every file loads, 2 when any does not.
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/unit_parse.hpp"
+#include "hardware/calibration_profile.hpp"
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "planner/sweep_spec.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scenario_document.hpp"
+#include "tools/engramsim/cli_common.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+enum class Kind { card, gpu, node, calibration, scenario, unknown };
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::card: return "model card";
+    case Kind::gpu: return "GPU preset";
+    case Kind::node: return "node preset";
+    case Kind::calibration: return "calibration profile";
+    case Kind::scenario: return "scenario";
+    case Kind::unknown: return "unknown kind";
+  }
+  return "?";
+}
+
+Kind kind_by_folder(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(fs::path(path)).lexically_normal().parent_path();
+  const std::string leaf = dir.filename().string();
+  const std::string up = dir.parent_path().filename().string();
+  if (up == "models" && leaf == "cards") return Kind::card;
+  if (up == "hardware" && leaf == "gpus") return Kind::gpu;
+  if (up == "hardware" && leaf == "nodes") return Kind::node;
+  if (up == "hardware" && leaf == "calibrations") return Kind::calibration;
+  return Kind::unknown;
+}
+
+// By top-level keys; an unreadable or non-map file stays unknown (the error says why).
+Kind kind_by_content(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception&) {
+    return Kind::unknown;
+  }
+  if (!root.IsMap()) return Kind::unknown;
+  const YAML::Node& r = root;
+  if (r["workload"]) return Kind::scenario;
+  if (r["schema"] && r["schema"].IsScalar() && r["schema"].Scalar().rfind("engramsim-calibration/", 0) == 0)
+    return Kind::calibration;
+  if (r["gpu_count"]) return Kind::node;
+  if (r["hbm_capacity"]) return Kind::gpu;
+  if (r["num_layers"]) return Kind::card;
+  return Kind::unknown;
+}
+
+// Loads the file; returns a note for the OK line ("2 variants").
+std::string check(const std::string& path, Kind kind) {
+  switch (kind) {
+    case Kind::card: load_model_card(path); return "";
+    case Kind::gpu: load_gpu(path); return "";
+    case Kind::node: load_node(path); return "";
+    case Kind::calibration: load_calibration_profile(path); return "";
+    case Kind::scenario: {
+      const sim::ScenarioDocument doc = sim::read_scenario_document(path);
+      const auto variants = sim::expand_scenario(
+          doc, {}, [](YAML::Node& root, const std::string& key, const YAML::Node& value, const SourceLocation& where) {
+            planner::apply_override(root, key, value, where);
+          });
+      for (const auto& v : variants) sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
+      if (variants.size() > 1) return std::to_string(variants.size()) + " variants";
+      return "";
+    }
+    case Kind::unknown: break;
+  }
+  throw ConfigError({path, 0, 0}, "",
+                    "cannot tell what kind of file this is (not under models/cards or hardware/{gpus,nodes,calibrations}, "
+                    "and no workload, schema, gpu_count, hbm_capacity or num_layers key)");
+}
+
+int run_validate(const std::vector<std::string>& files) {
+  int failed = 0;
+  for (const std::string& path : files) {
+    Kind kind = kind_by_folder(path);
+    if (kind == Kind::unknown) kind = kind_by_content(path);
+    std::string note;
+    std::string error;
+    try {
+      if (!std::filesystem::is_regular_file(path)) throw ConfigError({path, 0, 0}, "", "no such file");
+      note = check(path, kind);
+    } catch (const ConfigError& e) {
+      error = e.what();
+    } catch (const UnitParseError& e) {
+      error = e.what();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (error.empty()) {
+      std::cout << "OK " << path << " (" << kind_name(kind) << (note.empty() ? "" : ", " + note) << ")\n";
+    } else {
+      ++failed;
+      std::cerr << "error: " << path << " (" << kind_name(kind) << "): " << error << "\n";
+    }
+  }
+  return failed == 0 ? exit_code::ok : exit_code::bad_input;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Check model cards, GPU/node presets, calibration profiles and scenarios with the strict loaders");
+  auto files = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("files", *files, "Files to check (kind from the folder, else from the keys)")->required();
+  cmd->callback([&action, files] { action = [files] { return run_validate(*files); }; });
+}
+
+}  // namespace engramsim::cli
