@@ -7,6 +7,7 @@
 // and never change results).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -37,10 +38,31 @@ struct StepCost {
   Time host_overhead;  // scheduling + sampling on the host
 };
 
+// One Engram layer of a step as the model sees it, for a caller that moves the rows itself (the
+// in-run tier service, sim/memory/engram_tier_service.hpp) instead of taking the formula's stall.
+// Row counts are per GPU rank and come from the model's analytic fetch (engram_fetch.hpp).
+struct EngramLayerStep {
+  int layer = 0;             // backbone layer index
+  bool sees_prompt = true;   // prompt tokens pass this layer (false: decode positions only)
+  double positions = 0.0;    // token positions through the layer, whole replica
+  Time window;               // compute from forward entry until the GPU reaches the layer
+  double lookups = 0.0;      // row lookups of one rank
+  double distinct_rows = 0.0;
+  double host_rows = 0.0;    // rows crossing the host link (after the analytic caches)
+  double ssd_pages = 0.0;    // pages read from NVMe (ssd tier)
+};
+
 class StepTimeModel {
  public:
   virtual ~StepTimeModel() = default;
   virtual StepCost step(const BatchShape& batch) const = 0;
+  // Engram layers step_engram() describes; 0 (the default) for a model without them.
+  virtual std::size_t engram_layer_count() const { return 0; }
+  // step() and, in `layers` (size >= engram_layer_count()), each Engram layer's window and rows.
+  // The returned cost is step()'s, formula stall included.
+  virtual StepCost step_engram(const BatchShape& batch, std::span<EngramLayerStep> /*layers*/) const {
+    return step(batch);
+  }
 };
 
 }  // namespace engramsim
