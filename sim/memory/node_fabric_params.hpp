@@ -1,0 +1,24 @@
+// A node preset (hardware/node_spec.hpp) as the fabric's NodeFabricParams (sim/fabric/node_fabric.hpp),
+// following the mapping in docs/fabric.md:
+//   gpu_groups, switch_uplink_bandwidth, cpu_sockets, drive_groups   <- topology.*
+//   host_attach       c2c when the GPU's host link is nvlink_c2c, else pcie_switch
+//   gpu_link          the GPU's host_link_bandwidth (per direction)
+//   host DRAM         host_dram_bandwidth (the fabric splits it evenly over the sockets)
+//   drives            nvme.count drives of seq_read_per_drive, random_read_iops_4k_per_drive, read_latency
+//   drive_attach      gpu_switch when a pcie_switch node has one drive group per GPU group (the HGX
+//                     layout: two drives behind each GPU switch), else own_switch on the root complex
+//   latencies         host_link_latency split evenly over the hops a host read crosses (GPU link and,
+//                     behind a switch, the switch uplink); DRAM adds none
+// NVLink is left out (the memory tiers never use GPU-to-GPU routes). A pcie_switch node whose preset
+// gives no uplink bandwidth gets a non-blocking uplink (group size x GPU link). Nodes without usable
+// drives (count, IOPS or bandwidth zero) get none.
+#pragma once
+
+#include "hardware/node_spec.hpp"
+#include "sim/fabric/node_fabric.hpp"
+
+namespace engramsim {
+
+fabric::NodeFabricParams node_fabric_params(const NodeSpec& node);
+
+}  // namespace engramsim
