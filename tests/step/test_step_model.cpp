@@ -150,6 +150,32 @@ TEST(StepModel, HbmTierGathersInStreamWithoutStall) {
   EXPECT_EQ(gathers, 2);
 }
 
+TEST(StepModel, StepEngramReportsWindowsAndRows) {
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  o.engram.tier = EngramTier::dram;
+  const RooflineStepModel m(engram_toy(), node, o);
+  ASSERT_EQ(m.engram_layer_count(), 2u);
+  std::vector<DecodeSeq> decode(100, DecodeSeq{1500, 1});
+  std::vector<PrefillChunk> prefill = {{300, 0}};
+  std::vector<EngramLayerStep> layers(2);
+  const StepCost c = m.step_engram({prefill, decode}, layers);
+  const StepCost plain = m.step({prefill, decode});
+  EXPECT_EQ(c.total, plain.total);
+  const StepBreakdown b = m.breakdown({prefill, decode});
+  for (std::size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(layers[e].layer, b.engram[e].layer);
+    EXPECT_TRUE(layers[e].sees_prompt);  // the toy card runs prompts through every layer
+    // 100 decode positions + 300 prompt tokens; 16 lookups per position on the one rank.
+    EXPECT_DOUBLE_EQ(layers[e].positions, 400.0);
+    EXPECT_DOUBLE_EQ(layers[e].lookups, 400.0 * 16);
+    EXPECT_NEAR(layers[e].window.seconds(), b.engram[e].window.seconds(), 2e-9);
+    EXPECT_DOUBLE_EQ(layers[e].host_rows, b.engram[e].fetch.host_rows);
+  }
+  std::vector<EngramLayerStep> too_few(1);
+  EXPECT_THROW(m.step_engram({prefill, decode}, too_few), std::invalid_argument);
+}
+
 TEST(StepModel, HostOverheadPerEngine) {
   EXPECT_EQ(host_overhead_for("vllm").per_step, Time::us(250));
   EXPECT_EQ(host_overhead_for("nano-vllm").per_sequence, Time::us(4));
