@@ -1,0 +1,151 @@
+// The validation set (scenarios/validation/cases.yaml) as validated structs: one published
+// measurement per case, how engramsim reproduces it, and the tolerance the prediction must meet.
+//
+// A case records what was published (`published`, `source`, `config` as the source states it) and,
+// added for the accuracy gate:
+//   reproduce:   how to rebuild the measurement, one of
+//                  step:    {model, node, tp, ep, attention, engine, precision, spec_decode,
+//                            decode: {seqs, context}, prefill: {chunks, tokens, cached}, ops, layer}
+//                           the step model on the exact published batch (ops: sum those ops of one
+//                           layer instead of the whole step);
+//                  serving: {scenario, variant, baseline, set, precision, pool,
+//                            cached_input_fraction, target_interactivity}
+//                           a scenario file run through the simulator;
+//                  same_as: <case id>  (another case's reproduction; its run is shared)
+//   tolerance:   {rel | abs | abs_pp: X, why: "one line"} the gate, set from what the model achieves
+//                with default efficiencies (docs/validation.md), never a per-case knob;
+//   unsupported: "reason"  instead of reproduce and tolerance, when engramsim cannot represent the
+//                measurement at all.
+// Every case has exactly one of reproduce or unsupported. `config` and `also_published` are the
+// sources' free-form records and are not interpreted (config.model and config.gpu are read for the
+// coverage report); every other key is read strictly: unknown keys, wrong types and bad values are
+// ConfigErrors naming file:line:col and the field path.
+//
+// Metric units: *_time_s in seconds and *_ms in milliseconds (published as unit strings such as
+// "91.9ms"); throughputs in tokens/s; throughput_penalty_pct in percent; ratios plain.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "models/model_card.hpp"
+#include "sim/scenario/scenario_document.hpp"
+
+namespace engramsim::validation {
+
+enum class CaseLevel { step, serving };
+const char* to_string(CaseLevel l);
+
+// How errors are grouped for MAPE: the three kinds plus the Engram offload penalty (in
+// percentage points) and ratios between two runs.
+enum class MetricKind { step, serving_throughput, latency, engram_penalty, ratio };
+const char* to_string(MetricKind k);
+
+enum class ToleranceType { rel, abs, abs_pp };
+
+struct Tolerance {
+  ToleranceType type = ToleranceType::rel;
+  double value = 0.0;  // rel: fraction of the published value; abs / abs_pp: metric units
+  std::string why;
+  // Whether an error (relative for rel, absolute otherwise) is within the tolerance.
+  bool holds(double predicted, double published) const;
+  std::string describe() const;  // "±12%", "±0.05", "±1.5 pp"
+};
+
+// Card precisions replaced for a run (quantised checkpoints the card does not describe).
+struct PrecisionOverrides {
+  std::optional<Precision> attention, dense_ffn, experts, embedding, lm_head, kv_cache;
+  std::optional<double> attention_scale_bytes_per_element, dense_ffn_scale_bytes_per_element,
+      experts_scale_bytes_per_element;
+  bool any() const;
+  void apply(ModelCard& card) const;
+  std::string describe() const;  // "attention fp8, dense_ffn fp8, kv fp8"
+};
+
+struct StepReproduction {
+  std::string model;  // card name or path (resolved against cases.yaml's folder)
+  std::string node;   // node name or path (likewise)
+  int tp = 1;
+  int ep = 1;
+  bool dp_attention = false;
+  std::string engine = "vllm";
+  PrecisionOverrides precision;
+  bool spec_decode = false;  // off: the card's drafter removed
+  int decode_seqs = 0;       // per replica
+  int decode_context = 0;
+  int prefill_chunks = 0;    // per replica
+  int prefill_tokens = 0;    // per chunk
+  int prefill_cached = 0;
+  std::vector<std::string> ops;  // non-empty: sum these ops of `layer` instead of the step
+  int layer = 0;
+};
+
+// A PD-disaggregated pool served alone: `prefill` runs prompts only (the scenario gives one output
+// token); `decode` charges only decode sequences (prompt KV arrives from the prefill pool, its
+// transfer hidden); `colocated` is the scenario as written.
+enum class Pool { colocated, prefill, decode };
+const char* to_string(Pool p);
+
+struct ServingReproduction {
+  std::string scenario;   // resolved path
+  std::string variant;    // compare variant to read; empty: the scenario has no compare list
+  std::string baseline;   // second variant for penalty and ratio metrics
+  std::vector<sim::SetArgument> set;  // overrides (e.g. fewer requests for CI), in file order
+  PrecisionOverrides precision;
+  Pool pool = Pool::colocated;
+  // Published share of input tokens served from a KV cache engramsim does not model (DeepSeek's
+  // on-disk context cache): the computed input rate is divided by (1 - fraction).
+  double cached_input_fraction = 0.0;
+  // > 0: closed loop at the concurrency whose steady decode step gives this many tok/s per user
+  // (found on the step model at the workload's mean context), for operating points published by
+  // interactivity rather than by concurrency.
+  double target_interactivity = 0.0;
+};
+
+struct ValidationCase {
+  std::string id;
+  SourceLocation where;
+  CaseLevel level = CaseLevel::step;
+  std::string metric;
+  MetricKind kind = MetricKind::step;
+  double published = 0.0;      // in the metric's unit (see above)
+  std::string published_text;  // as written, for reports
+  std::string unit;            // display unit of the metric
+  std::string source;          // source.name
+  std::string source_url;
+  std::string model;           // config.model (the config.same_as case's when the config is shared)
+  std::string gpu;             // config.gpu (likewise)
+  std::string config_same_as;  // config.same_as: the case whose published setup this one shares
+  std::string representable;   // full | partial | no
+  std::string notes;
+  std::optional<StepReproduction> step;
+  std::optional<ServingReproduction> serving;
+  std::string same_as;         // reproduce.same_as, resolved into step/serving by the loader
+  std::optional<Tolerance> tolerance;
+  std::string unsupported;     // reason; non-empty: not evaluated
+  bool supported() const { return unsupported.empty(); }
+};
+
+struct ValidationSet {
+  std::string file;
+  std::vector<ValidationCase> cases;  // in file order
+  const ValidationCase* find(const std::string& id) const;
+};
+
+ValidationSet load_validation_set(const std::string& path);
+// `file_name` stands in for the file in messages; relative paths resolve against `base_dir`.
+ValidationSet validation_set_from_yaml(const std::string& text, const std::string& file_name,
+                                       const std::string& base_dir);
+
+// The shipped set: <data root>/scenarios/validation/cases.yaml.
+std::string default_validation_set_path();
+
+// Metric -> kind and display unit; nullopt for a metric the evaluator cannot compute.
+std::optional<MetricKind> metric_kind(const std::string& metric, CaseLevel level);
+std::string metric_unit(const std::string& metric);
+
+}  // namespace engramsim::validation

@@ -1,0 +1,395 @@
+#include "sim/validation/validation_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "models/roofline_step_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scenario_build.hpp"
+#include "sim/serving/run_simulation.hpp"
+#include "sim/validation/pool_step_model.hpp"
+
+namespace engramsim::validation {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double wall_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step cases
+
+double evaluate_step(const ValidationCase& c, std::string& detail) {
+  const StepReproduction& r = *c.step;
+  ModelCard card = load_model_card(r.model);
+  r.precision.apply(card);
+  if (!r.spec_decode) card.spec_decode = SpecDecodeSpec{};
+  const bool spec = card.spec_decode.kind != SpecDecodeKind::none && card.spec_decode.draft_tokens > 0;
+  const NodeSpec node = load_node(r.node);
+
+  RooflineOptions o;
+  o.layout = ParallelLayout{r.tp, r.ep, r.dp_attention};
+  o.host = host_overhead_for(r.engine);
+  std::unique_ptr<RooflineStepModel> model;
+  try {
+    model = std::make_unique<RooflineStepModel>(card, node, o);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(c.where, c.id + ".reproduce.step", e.what());
+  }
+
+  const int positions = spec ? 1 + card.spec_decode.draft_tokens : 1;
+  const std::vector<DecodeSeq> decode(static_cast<std::size_t>(r.decode_seqs), DecodeSeq{r.decode_context, positions});
+  const std::vector<PrefillChunk> prefill(static_cast<std::size_t>(r.prefill_chunks),
+                                          PrefillChunk{r.prefill_tokens, r.prefill_cached});
+  const BatchShape batch{prefill, decode};
+
+  detail = card.name + " on " + node.name + ", TP" + std::to_string(r.tp) + (r.ep > 1 ? " EP" + std::to_string(r.ep) : "") +
+           (r.dp_attention ? " DP-attention" : "") + ", " + r.engine;
+  if (r.decode_seqs > 0)
+    detail += ", " + std::to_string(r.decode_seqs) + " decode x ctx " + std::to_string(r.decode_context);
+  if (r.prefill_chunks > 0)
+    detail += ", " + std::to_string(r.prefill_chunks) + " prefill x " + std::to_string(r.prefill_tokens);
+  if (r.precision.any()) detail += ", " + r.precision.describe();
+
+  if (!r.ops.empty()) {
+    const StepBreakdown b = model->breakdown(batch);
+    double sum = 0.0;
+    std::vector<bool> seen(r.ops.size(), false);
+    for (const OpReport& op : b.ops) {
+      if (op.layer != r.layer) continue;
+      for (std::size_t i = 0; i < r.ops.size(); ++i)
+        if (op.name == r.ops[i]) {
+          sum += op.total.seconds();
+          seen[i] = true;
+        }
+    }
+    for (std::size_t i = 0; i < r.ops.size(); ++i)
+      if (!seen[i])
+        throw ConfigError(c.where, c.id + ".reproduce.step.ops",
+                          "op '" + r.ops[i] + "' does not run in layer " + std::to_string(r.layer) + " of this batch");
+    detail += ", layer " + std::to_string(r.layer) + " ops";
+    return sum;
+  }
+
+  const StepBreakdown b = model->breakdown(batch);
+  const double step_s = b.cost.total.seconds();
+  // Where the step goes, for the report: collectives (EP all-to-all, TP all-reduce) vs the rest.
+  double network_s = 0.0;
+  for (const OpReport& op : b.ops)
+    if (op.cost.bound == Bound::network) network_s += op.total.seconds();
+  detail += "; step " + fmt("%.4g", step_s * 1e3) + " ms, collectives " + fmt("%.0f", 100.0 * network_s / step_s) +
+            "%, host " + fmt("%.0f", 100.0 * b.cost.host_overhead.seconds() / step_s) + "%";
+  if (c.metric == "decode_step_time_s" || c.metric == "prefill_step_time_s") return step_s;
+  const double gpus = r.tp;
+  if (c.metric == "input_tput_per_node")
+    return static_cast<double>(r.prefill_chunks) * r.prefill_tokens / gpus / step_s * node.gpu_count;
+  if (c.metric == "output_tput_per_node") {
+    const double accept = spec ? card.spec_decode.acceptance_length : 1.0;
+    return r.decode_seqs * accept / gpus / step_s * node.gpu_count;
+  }
+  throw ConfigError(c.where, c.id + ".metric", "no step-level evaluation for " + c.metric);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving cases
+
+struct ServingRun {
+  sim::Summary summary;
+  int gpus_per_node = 0;
+  std::string detail;
+  double wall_s = 0.0;
+  std::string error;
+};
+
+std::string run_key(const ServingReproduction& r, const std::string& variant) {
+  std::string k = r.scenario + "|" + variant + "|" + to_string(r.pool) + "|" + r.precision.describe() + "|" +
+                  fmt("%.6g", r.target_interactivity);
+  for (const auto& s : r.set) k += "|" + s.key + "=" + s.value;
+  return k;
+}
+
+// Mean decode context of the workload's requests (prompt + half the output), from the source itself.
+double mean_decode_context(const sim::ScenarioParams& p) {
+  auto src = p.workload.spec.source(p.seed);
+  double sum = 0.0;
+  int n = 0;
+  sim::Request req;
+  while (n < 4096 && src->next(req)) {
+    sum += req.prompt_tokens + 0.5 * req.output_tokens;
+    ++n;
+  }
+  if (n == 0) throw std::runtime_error("the workload produced no requests");
+  return sum / n;
+}
+
+// Largest decode batch (per replica) whose step still gives `target` tokens/s per user.
+std::int32_t concurrency_for_interactivity(const StepTimeModel& model, double context, double target, int ranks) {
+  const auto rate = [&](std::int64_t seqs) {
+    const std::vector<DecodeSeq> d(static_cast<std::size_t>(seqs), DecodeSeq{static_cast<std::int32_t>(context), 1});
+    return 1.0 / model.step(BatchShape{{}, d}).total.seconds();
+  };
+  std::int64_t lo = ranks;  // one sequence per rank
+  if (rate(lo) < target) return static_cast<std::int32_t>(lo);
+  std::int64_t hi = lo;
+  while (rate(hi) >= target && hi < (std::int64_t{1} << 22)) hi *= 2;
+  while (hi - lo > 1) {
+    const std::int64_t mid = (lo + hi) / 2;
+    (rate(mid) >= target ? lo : hi) = mid;
+  }
+  return static_cast<std::int32_t>(lo);
+}
+
+ServingRun run_serving(const ServingReproduction& r, const std::string& variant, const EvalOptions& options) {
+  ServingRun out;
+  const double t0 = wall_now();
+  const sim::ScenarioDocument doc = sim::read_scenario_document(r.scenario);
+  if (!options.apply_override && !r.set.empty())
+    throw std::runtime_error("serving reproduction with set: needs an override function");
+  const sim::OverrideFn apply = options.apply_override
+                                    ? options.apply_override
+                                    : sim::OverrideFn([](YAML::Node&, const std::string& key, const YAML::Node&,
+                                                         const SourceLocation& where) {
+                                        throw ConfigError(where, key, "overrides need the planner's override function");
+                                      });
+  std::vector<sim::ScenarioVariant> variants = sim::expand_scenario(doc, r.set, apply);
+  const sim::ScenarioVariant* chosen = nullptr;
+  for (const auto& v : variants)
+    if (v.name == variant) chosen = &v;
+  if (!chosen) {
+    std::string names;
+    for (const auto& v : variants) names += (names.empty() ? "" : ", ") + (v.name.empty() ? "(none)" : v.name);
+    throw ConfigError({r.scenario, 0, 0}, "compare",
+                      "no variant '" + variant + "' (variants: " + names + ")");
+  }
+  sim::ScenarioParams p = sim::parse_scenario(ConfigNode(chosen->root, doc.file, ""));
+  if (p.calibration)
+    throw ConfigError({r.scenario, 0, 0}, "calibration",
+                      "validation runs use the default efficiencies; remove the scenario's calibration profile");
+  r.precision.apply(p.card);
+  const std::uint64_t waves =
+      p.workload.spec.concurrency > 0 && p.workload.spec.max_requests != UINT64_MAX
+          ? std::max<std::uint64_t>(1, p.workload.spec.max_requests / static_cast<std::uint64_t>(p.workload.spec.concurrency))
+          : 1;
+  const double context = r.target_interactivity > 0 ? mean_decode_context(p) : 0.0;
+  sim::BuiltScenario b = sim::build_scenario(std::move(p));
+
+  std::unique_ptr<DecodePoolStepModel> pool;
+  if (r.pool == Pool::decode) {
+    pool = std::make_unique<DecodePoolStepModel>(*b.step_model);
+    for (auto& rep : b.run.replicas) rep.step_model = pool.get();
+  }
+  if (r.target_interactivity > 0) {
+    if (b.run.workload.concurrency <= 0) throw ConfigError({r.scenario, 0, 0}, "workload", "target_interactivity needs a closed loop");
+    const std::int32_t per_replica =
+        concurrency_for_interactivity(*b.step_model, context, r.target_interactivity, b.scheduler_ranks);
+    const std::int32_t clients = per_replica * static_cast<std::int32_t>(b.replicas);
+    b.run.workload.concurrency = clients;
+    b.run.workload.max_requests = waves * static_cast<std::uint64_t>(clients);
+    out.detail += "concurrency " + std::to_string(clients) + " for " + fmt("%.1f", r.target_interactivity) +
+                  " tok/s/user at mean context " + fmt("%.0f", context) + "; ";
+  }
+  const sim::RunResult result = sim::run_simulation(b.run);
+  out.summary = result.summary;
+  out.gpus_per_node = b.params.node.gpu_count;
+  out.detail += b.card.name + ": " + b.deployment_line() + "; " + b.params.workload.description;
+  if (r.pool != Pool::colocated) out.detail += std::string("; ") + to_string(r.pool) + " pool";
+  if (r.precision.any()) out.detail += "; " + r.precision.describe();
+  out.detail += "; " + std::to_string(result.summary.completed) + " requests, " + fmt("%.1f", result.summary.duration_s) +
+                " s simulated";
+  out.wall_s = wall_now() - t0;
+  return out;
+}
+
+double serving_metric(const ValidationCase& c, const ServingRun& run, const ServingRun* base) {
+  const sim::Summary& s = run.summary;
+  const double keep = 1.0 - c.serving->cached_input_fraction;
+  const std::string& m = c.metric;
+  if (m == "output_tput_per_gpu") return s.output_tput_per_gpu;
+  if (m == "input_tput_per_gpu") return s.input_tput_per_gpu / keep;
+  if (m == "total_tput_per_gpu") return s.tput_per_gpu;
+  if (m == "input_tput_per_node") return s.input_tput_per_gpu / keep * run.gpus_per_node;
+  if (m == "output_tput_per_node") return s.output_tput_per_gpu * run.gpus_per_node;
+  if (m == "total_tokens_per_dollar") return s.tokens_per_dollar;
+  if (m == "mean_ttft_ms") return s.ttft.mean;
+  if (m == "mean_tpot_ms") return s.tpot.mean;
+  if (!base) throw ConfigError(c.where, c.id + ".reproduce.serving.baseline", c.metric + " compares two variants: give baseline");
+  if (m == "throughput_penalty_pct")
+    return (base->summary.output_tput_per_gpu - s.output_tput_per_gpu) / base->summary.output_tput_per_gpu * 100.0;
+  if (m == "tput_ratio_hbm_over_dram") return s.tput_per_gpu / base->summary.tput_per_gpu;
+  throw ConfigError(c.where, c.id + ".metric", "no serving-level evaluation for " + c.metric);
+}
+
+CaseResult base_result(const ValidationCase& c) {
+  CaseResult r;
+  r.id = c.id;
+  r.level = c.level;
+  r.metric = c.metric;
+  r.kind = c.kind;
+  r.unit = c.unit;
+  r.published = c.published;
+  r.predicted = kNaN;
+  r.rel_error = kNaN;
+  r.abs_error = kNaN;
+  r.tolerance = c.tolerance;
+  r.source = c.source;
+  r.gpu = c.gpu;
+  r.model = c.model;
+  return r;
+}
+
+void judge(CaseResult& r) {
+  r.rel_error = (r.predicted - r.published) / r.published;
+  r.abs_error = r.predicted - r.published;
+  r.status = r.tolerance && r.tolerance->holds(r.predicted, r.published) ? CaseStatus::pass : CaseStatus::fail;
+}
+
+}  // namespace
+
+const char* to_string(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::pass: return "pass";
+    case CaseStatus::fail: return "FAIL";
+    case CaseStatus::unsupported: return "unsupported";
+    case CaseStatus::error: return "ERROR";
+  }
+  return "?";
+}
+
+int ValidationReport::evaluated() const {
+  int n = 0;
+  for (const auto& r : results) n += r.status == CaseStatus::pass || r.status == CaseStatus::fail;
+  return n;
+}
+
+int ValidationReport::failed() const {
+  int n = 0;
+  for (const auto& r : results) n += r.status == CaseStatus::fail || r.status == CaseStatus::error;
+  return n;
+}
+
+std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results) {
+  std::map<MetricKind, KindSummary> by;
+  for (const auto& r : results) {
+    if (r.status != CaseStatus::pass && r.status != CaseStatus::fail) continue;
+    KindSummary& k = by[r.kind];
+    k.kind = r.kind;
+    ++k.cases;
+    k.failed += r.status == CaseStatus::fail;
+    k.mape += std::abs(r.rel_error);
+    k.mean_abs_error += std::abs(r.abs_error);
+  }
+  std::vector<KindSummary> out;
+  for (auto& [kind, k] : by) {
+    k.mape /= k.cases;
+    k.mean_abs_error /= k.cases;
+    out.push_back(k);
+  }
+  return out;
+}
+
+ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& options) {
+  ValidationReport report;
+  report.file = set.file;
+  std::vector<const ValidationCase*> cases;
+  for (const auto& c : set.cases)
+    if (options.only.empty() || std::find(options.only.begin(), options.only.end(), c.id) != options.only.end())
+      cases.push_back(&c);
+  for (const auto& id : options.only)
+    if (!set.find(id)) throw ConfigError({set.file, 0, 0}, "cases", "no case '" + id + "'");
+
+  // Distinct serving runs, in first-use order.
+  std::map<std::string, std::size_t> run_index;
+  std::vector<std::pair<const ServingReproduction*, std::string>> runs;
+  const auto need = [&](const ServingReproduction& r, const std::string& variant) {
+    const std::string key = run_key(r, variant);
+    if (run_index.emplace(key, runs.size()).second) runs.emplace_back(&r, variant);
+  };
+  for (const ValidationCase* c : cases) {
+    if (!c->supported() || !c->serving) continue;
+    need(*c->serving, c->serving->variant);
+    if (!c->serving->baseline.empty()) need(*c->serving, c->serving->baseline);
+  }
+
+  // Bad input (ConfigError) stops the whole evaluation; anything else is the run's own error.
+  std::vector<ServingRun> done(runs.size());
+  std::vector<std::exception_ptr> config_errors(runs.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      try {
+        done[i] = run_serving(*runs[i].first, runs[i].second, options);
+      } catch (const ConfigError&) {
+        config_errors[i] = std::current_exception();
+      } catch (const std::exception& e) {
+        done[i].error = e.what();
+      }
+    }
+  };
+  const std::size_t threads = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, options.jobs)), 1,
+                                                      std::max<std::size_t>(1, runs.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (const auto& e : config_errors)
+    if (e) std::rethrow_exception(e);
+
+  for (const ValidationCase* c : cases) {
+    CaseResult r = base_result(*c);
+    if (!c->supported()) {
+      r.status = CaseStatus::unsupported;
+      r.message = c->unsupported;
+      report.results.push_back(std::move(r));
+      continue;
+    }
+    if (c->step) {
+      const double t0 = wall_now();
+      try {
+        r.predicted = evaluate_step(*c, r.detail);
+        judge(r);
+      } catch (const ConfigError&) {
+        throw;
+      } catch (const std::exception& e) {
+        r.status = CaseStatus::error;
+        r.message = e.what();
+      }
+      r.wall_s = wall_now() - t0;
+    } else {
+      const ServingRun& run = done[run_index.at(run_key(*c->serving, c->serving->variant))];
+      const ServingRun* base =
+          c->serving->baseline.empty() ? nullptr : &done[run_index.at(run_key(*c->serving, c->serving->baseline))];
+      r.detail = run.detail;
+      r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
+      if (!run.error.empty() || (base && !base->error.empty())) {
+        r.status = CaseStatus::error;
+        r.message = !run.error.empty() ? run.error : base->error;
+      } else {
+        r.predicted = serving_metric(*c, run, base);
+        judge(r);
+      }
+    }
+    report.results.push_back(std::move(r));
+  }
+  report.kinds = summarize_kinds(report.results);
+  return report;
+}
+
+}  // namespace engramsim::validation

@@ -1,0 +1,85 @@
+// Evaluates a validation set: each supported case is reproduced with the default efficiencies of
+// its GPU (no calibration profile, no per-case knob) and its prediction compared with the published
+// value under the case's tolerance.
+//
+//   step cases     build a RooflineStepModel for the case's card (precision overrides applied, the
+//                  drafter removed unless spec_decode), node and layout, and evaluate the exact
+//                  published batch. Metrics: *_step_time_s = StepCost::total; layer_linear_ops_time_s
+//                  = sum of the named ops of one layer (StepTimeModel::breakdown);
+//                  input/output_tput_per_node = tokens per GPU in the step / step time x the node's
+//                  GPU count.
+//   serving cases  read the scenario file, expand its compare variants with the caller's override
+//                  function (apply the case's `set:` first), parse, replace card precisions, build,
+//                  then run the simulator (decode pools through DecodePoolStepModel; a target
+//                  interactivity picks the closed-loop concurrency on the step model first).
+//                  Metrics come from the run's Summary; a penalty or ratio compares two variants.
+//                  Runs are shared between cases with the same reproduction and spread over `jobs`
+//                  threads (results do not depend on it).
+// Errors: relative (predicted - published) / published for every case, absolute for abs and abs_pp
+// tolerances. MAPE per kind = mean |relative error| over the evaluated cases of that kind; the
+// Engram penalty kind also reports the mean absolute error in percentage points.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario_document.hpp"
+#include "sim/validation/validation_case.hpp"
+
+namespace engramsim::validation {
+
+struct EvalOptions {
+  // planner::apply_override (the simulator library does not link the planner); needed by serving
+  // cases whose scenario has a compare list or whose reproduction sets keys.
+  sim::OverrideFn apply_override;
+  int jobs = 1;                   // threads for serving runs
+  std::vector<std::string> only;  // case ids to evaluate; empty = all
+};
+
+enum class CaseStatus { pass, fail, unsupported, error };
+const char* to_string(CaseStatus s);
+
+struct CaseResult {
+  std::string id;
+  CaseLevel level = CaseLevel::step;
+  std::string metric;
+  MetricKind kind = MetricKind::step;
+  std::string unit;
+  double published = 0.0;
+  double predicted = 0.0;   // NaN unless evaluated
+  double rel_error = 0.0;   // (predicted - published) / published; NaN unless evaluated
+  double abs_error = 0.0;   // predicted - published
+  std::optional<Tolerance> tolerance;
+  CaseStatus status = CaseStatus::unsupported;
+  std::string source;
+  std::string gpu;
+  std::string model;
+  std::string detail;   // what ran: layout, batch or workload, simulated time
+  std::string message;  // unsupported reason or error
+  double wall_s = 0.0;  // host time of the case's own runs
+};
+
+struct KindSummary {
+  MetricKind kind = MetricKind::step;
+  int cases = 0;
+  int failed = 0;
+  double mape = 0.0;          // mean |relative error|, as a fraction
+  double mean_abs_error = 0;  // metric units (percentage points for the penalty)
+};
+
+struct ValidationReport {
+  std::string file;
+  std::vector<CaseResult> results;  // in file order
+  std::vector<KindSummary> kinds;   // kinds with at least one evaluated case, in enum order
+  int evaluated() const;
+  int failed() const;                // fail or error
+  bool all_within_tolerance() const { return failed() == 0; }
+};
+
+ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& options);
+
+// Per-kind MAPE over evaluated results (used by evaluate_set; exposed for tests).
+std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results);
+
+}  // namespace engramsim::validation

@@ -1,0 +1,267 @@
+// The validation-set loader (strict schema, same_as resolution, units of published values), the
+// tolerance check on both sides of its limit, the decode-pool step model, the per-kind MAPE, and
+// the `engramsim validate-set` exit codes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "core/error.hpp"
+#include "sim/validation/pool_step_model.hpp"
+#include "sim/validation/validation_case.hpp"
+#include "sim/validation/validation_runner.hpp"
+
+namespace engramsim::validation {
+namespace {
+
+const std::string kRoot = ENGRAMSIM_SOURCE_ROOT;
+
+// One step case around `body` (the lines after `metric`, indented 4).
+std::string step_case(const std::string& id, const std::string& extra = "", const std::string& tolerance =
+                                                                                 "{rel: 0.1, why: \"test\"}") {
+  return "  - id: " + id +
+         "\n"
+         "    level: step\n"
+         "    metric: layer_linear_ops_time_s\n"
+         "    published: {value: \"2.383ms\", basis: derived, derivation: \"sum\"}\n"
+         "    source: {name: vidur-profiling, url: \"u\", where: \"w\"}\n"
+         "    config: {model: llama-2-70b, gpu: h100-sxm, tp: 4, anything: [1, 2]}\n"
+         "    representable: full\n"
+         "    suggested_tolerance: {rel: 0.25}\n"
+         "    reproduce:\n"
+         "      step: {model: llama-2-70b, node: hgx-h100, tp: 4, prefill: {tokens: 4096}, ops: [attn.q, attn.kv, attn.o, ffn.dense], layer: 0}\n" +
+         extra + "    tolerance: " + tolerance + "\n";
+}
+
+ValidationSet parse(const std::string& cases) {
+  return validation_set_from_yaml("schema_version: 1\ncases:\n" + cases, "test.yaml", kRoot + "/scenarios/validation");
+}
+
+void expect_error(const std::string& cases, const std::string& fragment) {
+  try {
+    parse(cases);
+    FAIL() << "expected a ConfigError containing '" << fragment << "'";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    EXPECT_GT(e.where().line, 0) << e.what();
+  }
+}
+
+TEST(ValidationLoader, ReadsAStepCase) {
+  const ValidationSet s = parse(step_case("a"));
+  ASSERT_EQ(s.cases.size(), 1u);
+  const ValidationCase& c = s.cases[0];
+  EXPECT_EQ(c.id, "a");
+  EXPECT_EQ(c.level, CaseLevel::step);
+  EXPECT_EQ(c.kind, MetricKind::step);
+  EXPECT_DOUBLE_EQ(c.published, 2.383e-3);  // "2.383ms" in the metric's unit, seconds
+  EXPECT_EQ(c.model, "llama-2-70b");
+  EXPECT_EQ(c.gpu, "h100-sxm");
+  ASSERT_TRUE(c.step.has_value());
+  EXPECT_EQ(c.step->tp, 4);
+  EXPECT_EQ(c.step->prefill_chunks, 1);
+  EXPECT_EQ(c.step->ops.size(), 4u);
+  ASSERT_TRUE(c.tolerance.has_value());
+  EXPECT_EQ(c.tolerance->type, ToleranceType::rel);
+  EXPECT_TRUE(c.supported());
+}
+
+TEST(ValidationLoader, StrictSchema) {
+  expect_error(step_case("a", "    typo: 1\n"), "typo");
+  expect_error(step_case("a", "", "{rel: 0.1}"), "why");
+  expect_error(step_case("a", "", "{rel: 0.1, abs: 2, why: \"x\"}"), "exactly one of rel, abs, abs_pp");
+  expect_error(step_case("a", "    unsupported: \"no\"\n"), "exactly one of reproduce and unsupported");
+  expect_error(step_case("a") + step_case("a"), "duplicate case id");
+  // A time metric needs a unit; a throughput must be a plain number.
+  std::string c = step_case("a");
+  c.replace(c.find("\"2.383ms\""), 9, "2.383");
+  expect_error(c, "needs a unit");
+  // Unknown keys inside the reproduction are errors too.
+  c = step_case("a");
+  c.replace(c.find("layer: 0}"), 9, "layer: 0, tp_size: 4}");
+  expect_error(c, "tp_size");
+}
+
+TEST(ValidationLoader, MetricMustBeComputableAtItsLevel) {
+  std::string c = step_case("a");
+  c.replace(c.find("layer_linear_ops_time_s"), 23, "mean_tpot_ms");
+  c.replace(c.find("\"2.383ms\""), 9, "\"50ms\"");
+  expect_error(c, "cannot compute mean_tpot_ms at level step");
+}
+
+TEST(ValidationLoader, UnsupportedCaseNeedsAReasonAndNoTolerance) {
+  const std::string base =
+      "  - id: u\n"
+      "    level: serving\n"
+      "    metric: pareto_gain_max_ratio\n"
+      "    published: {value: 1.6, unit: \"x\"}\n"
+      "    source: {name: s, url: \"u\", where: \"w\"}\n"
+      "    config: {model: deepseek-v4.1-flash}\n"
+      "    representable: partial\n";
+  const ValidationSet s = parse(base + "    unsupported: \"the trace is not in the repository\"\n");
+  EXPECT_FALSE(s.cases[0].supported());
+  EXPECT_EQ(s.cases[0].unsupported, "the trace is not in the repository");
+  expect_error(base + "    unsupported: \"\"\n", "say why");
+  expect_error(base + "    unsupported: \"x\"\n    tolerance: {rel: 0.1, why: \"x\"}\n", "no tolerance");
+}
+
+TEST(ValidationLoader, SameAsCopiesTheReproduction) {
+  std::string second = step_case("b");
+  second.replace(second.find("      step:"), second.find("    tolerance:") - second.find("      step:"),
+                 "      same_as: a\n");
+  const ValidationSet s = parse(step_case("a") + second);
+  ASSERT_TRUE(s.cases[1].step.has_value());
+  EXPECT_EQ(s.cases[1].step->ops, s.cases[0].step->ops);
+  EXPECT_EQ(s.cases[1].same_as, "a");
+  std::string dangling = step_case("b");
+  dangling.replace(dangling.find("      step:"), dangling.find("    tolerance:") - dangling.find("      step:"),
+                   "      same_as: nowhere\n");
+  expect_error(step_case("a") + dangling, "no case 'nowhere'");
+}
+
+TEST(ValidationLoader, PenaltyTakesPercentagePoints) {
+  const std::string c =
+      "  - id: p\n"
+      "    level: serving\n"
+      "    metric: throughput_penalty_pct\n"
+      "    published: {value: 1.92, unit: \"%\"}\n"
+      "    source: {name: engram-paper, url: \"u\", where: \"w\"}\n"
+      "    config: {model: engram-offload-dense-4b}\n"
+      "    representable: partial\n"
+      "    reproduce:\n"
+      "      serving: {scenario: ../engram-paper-offload.yaml, variant: dense4b-dram, baseline: dense4b-baseline}\n";
+  const ValidationSet s = parse(c + "    tolerance: {abs_pp: 1.5, why: \"x\"}\n");
+  EXPECT_EQ(s.cases[0].kind, MetricKind::engram_penalty);
+  EXPECT_EQ(s.cases[0].serving->scenario, std::filesystem::path(kRoot + "/scenarios/engram-paper-offload.yaml")
+                                              .lexically_normal()
+                                              .string());
+  expect_error(c + "    tolerance: {rel: 0.5, why: \"x\"}\n", "abs_pp");
+}
+
+TEST(Tolerance, BothSidesOfTheLimit) {
+  Tolerance rel{ToleranceType::rel, 0.10, "x"};
+  EXPECT_TRUE(rel.holds(109.9, 100.0));
+  EXPECT_TRUE(rel.holds(90.1, 100.0));
+  EXPECT_FALSE(rel.holds(110.1, 100.0));
+  EXPECT_FALSE(rel.holds(89.9, 100.0));
+  EXPECT_FALSE(rel.holds(std::nan(""), 100.0));
+  Tolerance pp{ToleranceType::abs_pp, 1.5, "x"};
+  EXPECT_TRUE(pp.holds(0.43, 1.92));
+  EXPECT_FALSE(pp.holds(0.41, 1.92));
+  EXPECT_EQ(rel.describe(), "±10%");
+  EXPECT_EQ(pp.describe(), "±1.5 pp");
+}
+
+// A step model whose cost counts the prefill tokens and decode sequences it was given.
+class CountingModel final : public StepTimeModel {
+ public:
+  StepCost step(const BatchShape& b) const override {
+    double tokens = 0;
+    for (const auto& p : b.prefill) tokens += p.tokens;
+    StepCost c;
+    c.total = Time::ms(1.0 + tokens + 10.0 * static_cast<double>(b.decode.size()));
+    c.compute = c.total;
+    return c;
+  }
+};
+
+TEST(DecodePool, ChargesOnlyDecodeSequences) {
+  const CountingModel inner;
+  const DecodePoolStepModel pool(inner);
+  const std::vector<PrefillChunk> prefill = {{500, 0}, {300, 100}};
+  const std::vector<DecodeSeq> decode = {{1000, 1}, {2000, 1}};
+  EXPECT_EQ(pool.step(BatchShape{prefill, decode}).total, Time::ms(21.0));  // the prompts cost nothing
+  EXPECT_EQ(inner.step(BatchShape{prefill, decode}).total, Time::ms(821.0));
+  EXPECT_EQ(pool.step(BatchShape{prefill, {}}).total, Time::us(1.0));      // KV handed over
+}
+
+TEST(KindSummary, MapeAndMeanAbsoluteErrorPerKind) {
+  std::vector<CaseResult> r(4);
+  r[0].kind = MetricKind::step;
+  r[0].status = CaseStatus::pass;
+  r[0].rel_error = 0.05;
+  r[0].abs_error = 1.0;
+  r[1].kind = MetricKind::step;
+  r[1].status = CaseStatus::fail;
+  r[1].rel_error = -0.15;
+  r[1].abs_error = -3.0;
+  r[2].kind = MetricKind::engram_penalty;
+  r[2].status = CaseStatus::pass;
+  r[2].rel_error = -0.8;
+  r[2].abs_error = -1.54;
+  r[3].kind = MetricKind::step;
+  r[3].status = CaseStatus::unsupported;  // not counted
+  r[3].rel_error = 9.0;
+  const auto k = summarize_kinds(r);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].kind, MetricKind::step);
+  EXPECT_EQ(k[0].cases, 2);
+  EXPECT_EQ(k[0].failed, 1);
+  EXPECT_DOUBLE_EQ(k[0].mape, 0.10);
+  EXPECT_DOUBLE_EQ(k[0].mean_abs_error, 2.0);
+  EXPECT_DOUBLE_EQ(k[1].mean_abs_error, 1.54);
+}
+
+#ifdef ENGRAMSIM_CLI
+struct CliRun {
+  int rc = -1;
+  std::string out;
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + " 2>/dev/null";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string write_cases(const std::string& name, const std::string& cases) {
+  const auto dir = std::filesystem::path(ENGRAMSIM_BINARY_DIR) / "tests" / "validation";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << "schema_version: 1\ncases:\n" << cases;
+  return path.string();
+}
+
+TEST(CmdValidateSet, ExitCodesAndJson) {
+  if (!std::filesystem::exists(ENGRAMSIM_CLI)) GTEST_SKIP() << "engramsim not built";
+  // Node and model are catalog names, so the files may sit anywhere.
+  const std::string ok = write_cases("ok.yaml", step_case("vidur"));
+  CliRun r = run_cli("validate-set --cases " + ok + " --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("cases").size(), 1u);
+  EXPECT_EQ(j.at("cases")[0].at("status"), "pass");
+  EXPECT_GT(j.at("cases")[0].at("predicted").get<double>(), 0.0);
+  EXPECT_EQ(j.at("kinds")[0].at("kind"), "step-level");
+  EXPECT_TRUE(j.at("all_within_tolerance").get<bool>());
+
+  // The same case held to a tolerance it cannot meet: exit 4.
+  const std::string tight = write_cases("tight.yaml", step_case("vidur", "", "{rel: 0.0001, why: \"too tight\"}"));
+  r = run_cli("validate-set --cases " + tight);
+  EXPECT_EQ(r.rc, 4) << r.out;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+
+  // Bad input: exit 2.
+  const std::string bad = write_cases("bad.yaml", step_case("vidur", "    typo: 1\n"));
+  EXPECT_EQ(run_cli("validate-set --cases " + bad).rc, 2);
+  EXPECT_EQ(run_cli("validate-set --cases " + ok + " --case nosuch").rc, 2);
+}
+#endif
+
+}  // namespace
+}  // namespace engramsim::validation

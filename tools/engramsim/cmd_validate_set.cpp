@@ -1,0 +1,242 @@
+// `engramsim validate-set [--cases FILE] [--case ID]... [--jobs N] [--verbose] [--json]`: reproduce
+// the published measurements of the validation set (scenarios/validation/cases.yaml by default)
+// with the default efficiencies and print, per case, the published and predicted values, the error,
+// the tolerance and pass/fail; then the MAPE per metric kind (step-level, serving throughput,
+// serving latency; the Engram penalty also as mean absolute error in percentage points) against
+// the issue's acceptance targets, the coverage (sources, GPUs, model families) and the cases that
+// cannot be represented, with why. How cases are reproduced: sim/validation/validation_runner.hpp;
+// the set and its tolerances: docs/validation.md.
+// Exit codes: 0 every evaluated case within its tolerance; 2 bad input (the cases file or a
+// scenario it names); 4 a case outside its tolerance, or a reproduction that failed to run.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "models/card_loader.hpp"
+#include "planner/sweep_spec.hpp"
+#include "sim/validation/validation_case.hpp"
+#include "sim/validation/validation_runner.hpp"
+#include "tools/engramsim/cli_common.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+namespace val = engramsim::validation;
+
+struct ValidateSetArgs {
+  std::string cases;
+  std::vector<std::string> only;
+  int jobs = 0;
+  bool verbose = false;
+  bool json = false;
+};
+
+// Issue "Accuracy you can check": MAPE targets per kind (fractions); other kinds have none.
+double acceptance_target(val::MetricKind k) {
+  if (k == val::MetricKind::step) return 0.10;
+  if (k == val::MetricKind::serving_throughput) return 0.15;
+  return std::nan("");
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string value_text(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "-";
+  if (unit == "s") return std::abs(v) < 1.0 ? fmt("%.4g ms", v * 1e3) : fmt("%.4g s", v);
+  if (unit == "ms") return fmt("%.4g ms", v);
+  if (unit == "%") return fmt("%.2f %%", v);
+  if (unit == "tok/$") return fmt("%.1fM tok/$", v / 1e6);
+  if (unit == "x") return fmt("%.3f", v);
+  return fmt("%.0f ", v) + unit;
+}
+
+std::string error_text(const val::CaseResult& r) {
+  if (!std::isfinite(r.predicted)) return "-";
+  if (r.tolerance && r.tolerance->type == val::ToleranceType::abs_pp) return fmt("%+.2f pp", r.abs_error);
+  if (r.tolerance && r.tolerance->type == val::ToleranceType::abs) return fmt("%+.3f", r.abs_error);
+  return fmt("%+.1f%%", 100.0 * r.rel_error);
+}
+
+// Model family from the card, for the coverage line; the name itself when it is not a card.
+std::string family_of(const std::string& model) {
+  if (model.empty()) return "";
+  try {
+    return load_model_card(model).family;
+  } catch (const std::exception&) {
+    return model;
+  }
+}
+
+struct Coverage {
+  std::set<std::string> sources, gpus, families;
+  int step = 0, serving = 0;
+};
+
+Coverage coverage_of(const val::ValidationSet& set, const val::ValidationReport& report) {
+  Coverage cov;
+  for (const auto& r : report.results) {
+    if (r.status != val::CaseStatus::pass && r.status != val::CaseStatus::fail) continue;
+    const val::ValidationCase* c = set.find(r.id);
+    cov.sources.insert(r.source);
+    if (!r.gpu.empty()) cov.gpus.insert(r.gpu);
+    std::string model = r.model;
+    if (model.empty() && c && c->step) model = c->step->model;
+    if (!model.empty()) cov.families.insert(family_of(model));
+    (r.level == val::CaseLevel::step ? cov.step : cov.serving) += 1;
+  }
+  return cov;
+}
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+void print_text(const val::ValidationSet& set, const val::ValidationReport& report, bool verbose) {
+  std::cout << "Validation set " << report.file << ": " << report.results.size() << " cases, " << report.evaluated()
+            << " evaluated with default efficiencies (no calibration profile)\n\n";
+  TextTable t({"CASE", "METRIC", "PUBLISHED", "PREDICTED", "ERROR", "TOLERANCE", "RESULT"});
+  for (const auto& r : report.results) {
+    if (r.status == val::CaseStatus::unsupported) continue;
+    t.add_row({r.id, r.metric, value_text(r.published, r.unit), value_text(r.predicted, r.unit), error_text(r),
+               r.tolerance ? r.tolerance->describe() : "-", to_string(r.status)});
+  }
+  std::cout << t.render();
+  for (const auto& r : report.results)
+    if (r.status == val::CaseStatus::error) std::cout << "error: " << r.id << ": " << r.message << "\n";
+  if (verbose) {
+    std::cout << "\nWhat ran:\n";
+    for (const auto& r : report.results)
+      if (r.status != val::CaseStatus::unsupported)
+        std::cout << "  " << r.id << ": " << r.detail << " [" << fmt("%.2f", r.wall_s) << " s]\n";
+  }
+
+  std::cout << "\n";
+  TextTable k({"METRIC KIND", "CASES", "FAILED", "MAPE", "MEAN |ERROR|", "TARGET"});
+  for (const auto& s : report.kinds) {
+    const double target = acceptance_target(s.kind);
+    const std::string abs = s.kind == val::MetricKind::engram_penalty ? fmt("%.2f pp", s.mean_abs_error) : "-";
+    const std::string tgt = std::isfinite(target) ? fmt("<= %.0f%%", 100 * target) + (s.mape <= target ? " met" : " NOT met")
+                                                  : "-";
+    k.add_row({to_string(s.kind), std::to_string(s.cases), std::to_string(s.failed), fmt("%.1f%%", 100 * s.mape), abs, tgt});
+  }
+  std::cout << k.render();
+
+  const Coverage cov = coverage_of(set, report);
+  std::cout << "\nCoverage of evaluated cases: " << cov.step << " step-level, " << cov.serving << " serving-level; "
+            << cov.sources.size() << " sources (" << join(cov.sources) << "); " << cov.gpus.size() << " GPUs ("
+            << join(cov.gpus) << "); " << cov.families.size() << " model families (" << join(cov.families) << ")\n";
+
+  bool header = false;
+  for (const auto& r : report.results) {
+    if (r.status != val::CaseStatus::unsupported) continue;
+    if (!header) std::cout << "\nUnsupported (not evaluated):\n";
+    header = true;
+    std::cout << "  " << r.id << ": " << r.message << "\n";
+  }
+  std::cout << "\n"
+            << (report.all_within_tolerance() ? "all evaluated cases within tolerance"
+                                              : std::to_string(report.failed()) + " case(s) outside tolerance")
+            << "\n";
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+void print_json(const val::ValidationSet& set, const val::ValidationReport& report) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& r : report.results) {
+    nlohmann::json c = {{"id", r.id},
+                        {"level", to_string(r.level)},
+                        {"metric", r.metric},
+                        {"kind", to_string(r.kind)},
+                        {"unit", r.unit},
+                        {"published", r.published},
+                        {"predicted", number_or_null(r.predicted)},
+                        {"rel_error", number_or_null(r.rel_error)},
+                        {"abs_error", number_or_null(r.abs_error)},
+                        {"status", to_string(r.status)},
+                        {"source", r.source},
+                        {"gpu", r.gpu},
+                        {"model", r.model},
+                        {"detail", r.detail},
+                        {"message", r.message},
+                        {"wall_s", r.wall_s}};
+    if (r.tolerance) {
+      const char* type = r.tolerance->type == val::ToleranceType::rel ? "rel"
+                         : r.tolerance->type == val::ToleranceType::abs ? "abs"
+                                                                         : "abs_pp";
+      c["tolerance"] = {{"type", type}, {"value", r.tolerance->value}, {"why", r.tolerance->why}};
+    } else {
+      c["tolerance"] = nullptr;
+    }
+    cases.push_back(c);
+  }
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& s : report.kinds) {
+    const double target = acceptance_target(s.kind);
+    kinds.push_back({{"kind", to_string(s.kind)},
+                     {"cases", s.cases},
+                     {"failed", s.failed},
+                     {"mape", s.mape},
+                     {"mean_abs_error", s.mean_abs_error},
+                     {"mape_target", number_or_null(target)},
+                     {"target_met", std::isfinite(target) ? nlohmann::json(s.mape <= target) : nlohmann::json(nullptr)}});
+  }
+  const Coverage cov = coverage_of(set, report);
+  nlohmann::json out = {{"file", report.file},
+                        {"cases", cases},
+                        {"kinds", kinds},
+                        {"coverage",
+                         {{"step_cases", cov.step},
+                          {"serving_cases", cov.serving},
+                          {"sources", cov.sources},
+                          {"gpus", cov.gpus},
+                          {"model_families", cov.families}}},
+                        {"evaluated", report.evaluated()},
+                        {"failed", report.failed()},
+                        {"all_within_tolerance", report.all_within_tolerance()}};
+  std::cout << out.dump(2) << "\n";
+}
+
+int run_validate_set(const ValidateSetArgs& a) {
+  const std::string path = a.cases.empty() ? val::default_validation_set_path() : a.cases;
+  const val::ValidationSet set = val::load_validation_set(path);
+  val::EvalOptions options;
+  options.apply_override = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
+                              const SourceLocation& where) { planner::apply_override(root, key, value, where); };
+  options.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.only = a.only;
+  const val::ValidationReport report = val::evaluate_set(set, options);
+  if (a.json) print_json(set, report);
+  else print_text(set, report, a.verbose);
+  return report.all_within_tolerance() ? exit_code::ok : exit_code::slo_violated;
+}
+
+}  // namespace
+
+void add_validate_set_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand(
+      "validate-set", "Reproduce the published measurements of the validation set and compare (exit 4 outside tolerance)");
+  auto a = std::make_shared<ValidateSetArgs>();
+  cmd->add_option("--cases", a->cases, "Validation set file (default: scenarios/validation/cases.yaml)");
+  cmd->add_option("--case", a->only, "Evaluate only this case id (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--jobs", a->jobs, "Threads for serving runs (0 = one per hardware thread)")->check(CLI::Range(0, 1024));
+  cmd->add_flag("--verbose", a->verbose, "Also print what ran for each case");
+  cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
+  cmd->callback([&action, a] { action = [a] { return run_validate_set(*a); }; });
+}
+
+}  // namespace engramsim::cli
