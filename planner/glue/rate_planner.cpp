@@ -1,0 +1,306 @@
+#include "planner/glue/rate_planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "hardware/node_spec.hpp"
+#include "sim/scenario/scenario_workload.hpp"
+
+namespace engramsim::planner {
+namespace {
+
+std::string fmt(double v, const char* spec = "%.4g") {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+double read(const nlohmann::json& j, const char* key, double dflt = std::numeric_limits<double>::quiet_NaN()) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : dflt;
+}
+
+// The offered stream of a workload: how many requests, over which span, how many tokens each.
+struct StreamStats {
+  std::uint64_t requests = 0;
+  double span_s = 0.0;
+  double tokens_per_request = 0.0;
+  double rate() const { return requests > 1 && span_s > 0.0 ? static_cast<double>(requests - 1) / span_s : 0.0; }
+};
+
+StreamStats scan_stream(const sim::ScenarioWorkload& w, std::uint64_t seed) {
+  StreamStats st;
+  auto src = w.spec.source(seed);
+  sim::Request r;
+  Time first;
+  Time last;
+  double tokens = 0.0;
+  while (st.requests < w.spec.max_requests && src->next(r)) {
+    if (st.requests == 0) first = r.arrival;
+    last = r.arrival;
+    tokens += static_cast<double>(r.prompt_tokens) + static_cast<double>(r.output_tokens);
+    ++st.requests;
+  }
+  st.span_s = (last - first).seconds();
+  st.tokens_per_request = st.requests > 0 ? tokens / static_cast<double>(st.requests) : 0.0;
+  return st;
+}
+
+// Why a probe misses the SLO; empty when it meets it.
+std::string slo_misses(const sim::ScenarioSlo& slo, const sim::Summary& s, Time max_queue_p99) {
+  std::string why;
+  auto add = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
+  if (s.completed < s.num_requests)
+    add(std::to_string(s.num_requests - s.completed) + " of " + std::to_string(s.num_requests) + " requests unfinished");
+  for (const auto& t : slo.targets) {
+    if (sim::slo_target_met(t, s)) continue;
+    add(t.key + " " + fmt(sim::slo_statistic_ms(t, s)) + " ms > " + fmt(t.limit.millis()) + " ms");
+  }
+  if (slo.min_interactivity > 0.0 && !(s.median_intvty >= slo.min_interactivity))
+    add("interactivity " + fmt(s.median_intvty) + " < " + fmt(slo.min_interactivity) + " tok/s/user");
+  if (!(s.queue.p99 <= max_queue_p99.millis()))
+    add("queue p99 " + fmt(s.queue.p99) + " ms > " + fmt(max_queue_p99.millis()) + " ms (overloaded)");
+  return why;
+}
+
+YAML::Node map_child(YAML::Node parent, const char* key, const std::string& file) {
+  YAML::Node c = parent[key];
+  if (!c.IsMap()) throw ConfigError({file, 0, 0}, key, "expected a map");
+  return c;
+}
+
+}  // namespace
+
+RatePlanner::RatePlanner(const ScenarioEvaluator& evaluator, PlanSettings settings)
+    : evaluator_(evaluator), settings_(std::move(settings)) {}
+
+void RatePlanner::validate(const std::vector<SweepPoint>& points) const {
+  for (const auto& p : points) {
+    const sim::ScenarioParams params = evaluator_.parse(scenario_for_point(evaluator_.base(), p));
+    const std::string where = " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")";
+    if (params.workload.kind == sim::WorkloadKind::closed_loop || params.workload.spec.concurrency > 0)
+      throw ConfigError({evaluator_.file(), 0, 0}, "workload",
+                        "plan drives the workload at a request rate: use kind open_loop or trace (without "
+                        "concurrency)" + where);
+    if (params.slo.targets.empty() && !(params.slo.min_interactivity > 0.0))
+      throw ConfigError({evaluator_.file(), 0, 0}, "slo",
+                        "plan needs an SLO to size against: a percentile target (ttft_p99, tpot_p99, ...) or "
+                        "min_interactivity" + where);
+  }
+}
+
+Outcome RatePlanner::evaluate(const SweepPoint& point) const {
+  YAML::Node s = scenario_for_point(evaluator_.base(), point);
+  const sim::ScenarioParams first = evaluator_.parse(s);
+  const int g = first.node.gpu_count;
+  const int tp = first.deployment.tp;
+  // The probe unit: one node of replicas (or the nodes one replica spans).
+  YAML::Node dep = map_child(s, "deployment", evaluator_.file());
+  dep.remove("replicas");
+  dep["nodes"] = tp <= g ? 1 : (tp + g - 1) / g;
+
+  sim::BuiltScenario b;
+  try {
+    b = sim::build_scenario(evaluator_.parse(s));
+  } catch (const sim::InfeasibleScenario& e) {
+    return Outcome::infeasible(e.what());
+  }
+  const int replicas = b.replicas;
+  YAML::Node wl = map_child(s, "workload", evaluator_.file());
+  if (settings_.probe_requests > 0) wl["num_requests"] = settings_.probe_requests * replicas;
+  const bool trace = b.params.workload.kind == sim::WorkloadKind::trace;
+  const ConfigNode wl_node(wl, evaluator_.file(), "workload");
+  const sim::ScenarioWorkload base_workload = sim::parse_scenario_workload(wl_node);
+  const StreamStats stream = scan_stream(base_workload, b.params.seed);
+  double base_scale = 1.0;
+  if (trace) {
+    const YAML::Node t = wl["trace"];
+    if (t["rate_scale"]) base_scale = t["rate_scale"].as<double>();
+    if (!(stream.rate() > 0.0))
+      throw ConfigError({evaluator_.file(), 0, 0}, "workload.trace",
+                        "the replayed trace has fewer than two requests or no time span: it cannot be scaled to a rate");
+  }
+
+  std::vector<nlohmann::json> probe_rows;
+  const auto at_rate = [&](double rate_per_replica) -> nlohmann::json {
+    const double offered = rate_per_replica * replicas;
+    YAML::Node w = YAML::Clone(wl);
+    if (trace) w["trace"]["rate_scale"] = base_scale * offered / stream.rate();
+    else w["arrival"]["rate_per_s"] = offered;
+    const sim::ScenarioWorkload wk = sim::parse_scenario_workload(ConfigNode(w, evaluator_.file(), "workload"));
+    sim::RunConfig rc = b.run;
+    rc.workload = wk.spec;
+    const sim::RunResult run = sim::run_simulation(rc);
+    const std::string why = slo_misses(b.params.slo, run.summary, settings_.max_queue_p99);
+    const PointMetrics m = point_metrics(b, run, evaluator_.cdf_samples());
+    probe_rows.push_back({{"rate_per_replica", rate_per_replica},
+                          {"meets_slo", why.empty()},
+                          {"ttft_p99_ms", num(run.summary.ttft.p99)},
+                          {"tpot_p99_ms", num(run.summary.tpot.p99)},
+                          {"queue_p99_ms", num(run.summary.queue.p99)},
+                          {"interactivity", num(run.summary.median_intvty)},
+                          {"why", why}});
+    return {{"meets_slo", why.empty()}, {"why", why}, {"metrics", to_json(m)}};
+  };
+  const RateSearchResult rs = find_max_rate(
+      at_rate, [](const nlohmann::json& j) { return j.at("meets_slo").get<bool>(); }, settings_.search);
+
+  if (!rs.found) {
+    const RateProbe* lowest = nullptr;
+    for (const auto& p : rs.probes)
+      if (lowest == nullptr || p.rate < lowest->rate) lowest = &p;
+    return Outcome::infeasible("never meets the SLO: at " + fmt(lowest ? lowest->rate : 0.0) +
+                               " req/s per replica, " + (lowest ? lowest->result.value("why", std::string()) : ""));
+  }
+
+  nlohmann::json result = rs.best_result.at("metrics");
+  nlohmann::json by_tier = nlohmann::json::object();
+  for (const char* tier : {"hyperscaler", "neocloud", "rental"})
+    by_tier[tier] = gpu_hour_price(b.params.node.gpu_hour, *price_tier_from_string(tier)).value();
+  const NodeFootprint& nf = b.footprint.per_node;
+  result["extra"]["plan"] = {
+      {"max_rate_per_replica", rs.max_rate},
+      {"lowest_failing_per_replica", num(rs.lowest_failing)},
+      {"non_monotone", rs.non_monotone},
+      {"hit_limit", rs.hit_limit},
+      {"replicas_per_probe", replicas},
+      {"requests_per_probe", stream.requests},
+      {"tokens_per_request", stream.tokens_per_request},
+      {"probes", probe_rows},
+      {"gpus_per_replica", b.gpus_per_replica},
+      {"gpus_per_node", g},
+      {"extra_dram_per_node_bytes", (nf.host_dram_engram + b.dram_cache_per_node).value()},
+      {"dram_usd_per_byte", b.params.node.dram_price.value()},
+      {"extra_ssd_per_node_bytes", nf.ssd_engram.value()},
+      {"ssd_usd_per_byte", b.params.node.ssd_price.value()},
+      {"amortization_life_s", b.params.node.amortization_life.seconds()},
+      {"gpu_hour_usd_by_tier", by_tier},
+  };
+  return Outcome::ok(std::move(result));
+}
+
+FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSettings& settings,
+                           const std::string& baseline_tier, const std::vector<std::string>& axes) {
+  FleetPlanResult out;
+  std::vector<Candidate> candidates;
+  std::map<std::string, const nlohmann::json*> plan_of;
+  Table search{"rate_search", "Rate search per candidate (every probe, in probe order)",
+               {"candidate", "probe", "req/s per replica", "meets SLO", "TTFT p99 (ms)", "TPOT p99 (ms)",
+                "queue p99 (ms)", "tok/s/user", "why not"},
+               {}};
+  for (const auto& l : lines) {
+    if (l.status != PointStatus::ok) continue;
+    const auto& plan = l.result.at("extra").at("plan");
+    Candidate c;
+    c.name = config_label(l.assignments, axes, "");
+    c.max_rate_per_replica = plan.at("max_rate_per_replica").get<double>();
+    c.tokens_per_request = plan.at("tokens_per_request").get<double>();
+    c.cost.gpus_per_replica = plan.at("gpus_per_replica").get<int>();
+    c.cost.gpus_per_node = plan.at("gpus_per_node").get<int>();
+    c.cost.extra_dram_per_node = Bytes(plan.at("extra_dram_per_node_bytes").get<double>());
+    c.cost.dram_price = MoneyPerByte(plan.at("dram_usd_per_byte").get<double>());
+    c.cost.extra_ssd_per_node = Bytes(plan.at("extra_ssd_per_node_bytes").get<double>());
+    c.cost.ssd_price = MoneyPerByte(plan.at("ssd_usd_per_byte").get<double>());
+    c.cost.amortization_life = Time::from_seconds(plan.at("amortization_life_s").get<double>());
+    for (const auto& [tier, usd] : plan.at("gpu_hour_usd_by_tier").items())
+      c.gpu_hour_by_tier[tier] = MoneyRate(usd.get<double>());
+    c.cost.gpu_hour = c.gpu_hour_by_tier.at(baseline_tier);
+    if (out.tokens_per_request <= 0.0) out.tokens_per_request = c.tokens_per_request;
+    int k = 0;
+    for (const auto& p : plan.at("probes")) {
+      search.rows.push_back({c.name, std::to_string(++k), fmt(read(p, "rate_per_replica"), "%.5g"),
+                             p.at("meets_slo").get<bool>() ? "yes" : "no", fmt(read(p, "ttft_p99_ms")),
+                             fmt(read(p, "tpot_p99_ms")), fmt(read(p, "queue_p99_ms")), fmt(read(p, "interactivity")),
+                             p.value("why", std::string())});
+    }
+    plan_of[c.name] = &plan;
+    candidates.push_back(std::move(c));
+  }
+  out.target_rate = settings.target.requests_per_s > 0.0 ? settings.target.requests_per_s
+                    : out.tokens_per_request > 0.0      ? settings.target.tokens_per_s / out.tokens_per_request
+                                                        : 0.0;
+  const std::string target_text =
+      fmt(out.target_rate, "%.4g") + " req/s" +
+      (out.tokens_per_request > 0.0 ? " (" + fmt(out.target_rate * out.tokens_per_request, "%.4g") + " tok/s at " +
+                                          fmt(out.tokens_per_request, "%.0f") + " tokens per request)"
+                                    : std::string());
+  if (candidates.empty() || !(out.target_rate > 0.0)) {
+    out.notes.push_back("Fleet plan: no candidate meets the SLO at any probed rate, so no fleet serves " + target_text +
+                        ". See the infeasible points below for the reasons.");
+    out.tables.push_back(std::move(search));
+    return out;
+  }
+
+  out.ranking = plan_fleets(candidates, out.target_rate);
+  Table fleet{"fleet_plan", "Fleet plans at " + target_text + ", " + baseline_tier + " prices (cheapest first)",
+              {"rank", "candidate", "max req/s per replica", "GPUs per replica", "replicas", "nodes", "GPUs",
+               "utilization (%)", "GPU $/hour", "Engram DRAM+SSD $/hour", "total $/hour", "$/M tokens"},
+              {}};
+  int rank = 0;
+  for (const auto& r : out.ranking) {
+    const auto* c = &*std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& x) { return x.name == r.name; });
+    fleet.rows.push_back({std::to_string(++rank), r.name, fmt(r.plan.max_rate_per_replica, "%.4g"),
+                          std::to_string(c->cost.gpus_per_replica), std::to_string(r.plan.replicas),
+                          std::to_string(r.plan.nodes), std::to_string(r.plan.gpus),
+                          fmt(100.0 * r.plan.utilization, "%.1f"), fmt(r.plan.gpu_cost_per_hour.value(), "%.2f"),
+                          fmt(r.plan.storage_cost_per_hour.value(), "%.2f"), fmt(r.plan.cost_per_hour.value(), "%.2f"),
+                          fmt(r.plan.usd_per_million_tokens, "%.4g")});
+  }
+  out.sensitivity = sensitivity(candidates, out.target_rate, settings.tiers, baseline_tier, settings.load_factors);
+  Table sens{"sensitivity", "Sensitivity: winner per price tier and load",
+             {"price tier", "load factor", "target req/s", "winner", "nodes", "$/hour", "$/M tokens", "runner-up",
+              "runner-up $/hour"},
+             {}};
+  for (const auto& c : out.sensitivity.cases) {
+    std::vector<std::string> row = {c.tier, fmt(c.load_factor, "%.2f"), fmt(out.target_rate * c.load_factor, "%.4g")};
+    if (c.ranking.empty()) {
+      row.insert(row.end(), {"-", "-", "-", "-", "-", "-"});
+    } else {
+      const auto& w = c.ranking.front();
+      row.insert(row.end(), {w.name, std::to_string(w.plan.nodes), fmt(w.plan.cost_per_hour.value(), "%.2f"),
+                             fmt(w.plan.usd_per_million_tokens, "%.4g")});
+      if (c.ranking.size() > 1) {
+        row.push_back(c.ranking[1].name);
+        row.push_back(fmt(c.ranking[1].plan.cost_per_hour.value(), "%.2f"));
+      } else {
+        row.insert(row.end(), {"-", "-"});
+      }
+    }
+    sens.rows.push_back(std::move(row));
+  }
+
+  const RankedPlan& best = out.ranking.front();
+  const auto& bp = *plan_of.at(best.name);
+  std::string note = "Fleet recommendation: " + best.name + ", " + std::to_string(best.plan.nodes) + " node" +
+                     (best.plan.nodes == 1 ? "" : "s") + " (" + std::to_string(best.plan.gpus) + " GPUs, " +
+                     std::to_string(best.plan.replicas) + " replicas of " +
+                     std::to_string(bp.at("gpus_per_replica").get<int>()) + " GPUs) serve " + target_text + " within the SLO at " +
+                     fmt(best.plan.cost_per_hour.value(), "%.2f") + " $/hour (" + baseline_tier + " prices), " +
+                     fmt(best.plan.usd_per_million_tokens, "%.3g") + " $ per million tokens; one replica sustains up to " +
+                     fmt(best.plan.max_rate_per_replica, "%.4g") + " req/s, so the fleet runs at " +
+                     fmt(100.0 * best.plan.utilization, "%.0f") + " % of its capacity.";
+  if (out.ranking.size() > 1) {
+    const RankedPlan& second = out.ranking[1];
+    note += " Next: " + second.name + " at " + fmt(second.plan.cost_per_hour.value(), "%.2f") + " $/hour (" +
+            fmt(second.plan.cost_per_hour.value() / best.plan.cost_per_hour.value(), "%.2f") + "x).";
+  }
+  note += out.sensitivity.winner_stable
+              ? " The winner is the same for every price tier and load factor in the sensitivity table."
+              : " The winner changes with price tier or load: see the sensitivity table.";
+  note += " (The line above ranks points per GPU at each candidate's own maximum rate; this plan rounds to whole "
+          "nodes at the target load.)";
+  out.notes.push_back(note);
+  out.tables.push_back(std::move(fleet));
+  out.tables.push_back(std::move(sens));
+  out.tables.push_back(std::move(search));
+  return out;
+}
+
+}  // namespace engramsim::planner

@@ -1,0 +1,70 @@
+// `engramsim plan`: for each candidate deployment (a sweep point), the highest request rate one
+// replica sustains within the SLO, found by simulation; then the fleet that serves a target load.
+//
+// Probing one candidate: the probe unit is one node's worth of replicas (`nodes: 1`, or the nodes
+// one replica spans), so replicas that share a node's PCIe switches, host DRAM and drives contend
+// as they would in the fleet; the offered rate is split over them by the scenario's router, and
+// rate per replica = offered rate / replicas in the unit. Each probe replays
+// probe_requests x replicas requests (the workload's num_requests when probe_requests is 0) of the
+// scenario's workload with only the arrival rate changed:
+//   open_loop  workload.arrival.rate_per_s is the offered rate;
+//   trace      workload.trace.rate_scale is multiplied so the replayed prefix arrives at that rate
+//              (the trace's shape, burstiness and lengths are kept).
+// Closed-loop workloads have no rate and are rejected (ConfigError).
+//
+// A probe meets the SLO when every request finishes, every `slo:` target of the scenario holds
+// (ttft_p99, tpot_p99, ... and min_interactivity), and the p99 queueing delay stays within
+// plan.max_queue_p99. The last condition is the overload guard: above capacity the queue grows for
+// the whole run, so its p99 grows with the run's length even when the batch keeps TPOT low and no
+// TTFT bound is set. planner::find_max_rate does the search (doubling, bisection, confirmation
+// probes; every probe is kept in the result for the report).
+//
+// After every candidate is in, plan_fleet() sizes each one for the target (size_fleet, whole
+// nodes), ranks them (cheapest $/hour first) and reruns the ranking per price tier and load factor
+// (sensitivity), as tables and a recommendation for the report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/glue/planner_scenario.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
+#include "planner/plan_search.hpp"
+#include "planner/report_data.hpp"
+#include "planner/results_file.hpp"
+
+namespace engramsim::planner {
+
+class RatePlanner {
+ public:
+  RatePlanner(const ScenarioEvaluator& evaluator, PlanSettings settings);
+
+  // Throws ConfigError when a point's workload cannot be driven at a rate (closed loop).
+  void validate(const std::vector<SweepPoint>& points) const;
+
+  // Infeasible: does not fit (footprint) or never meets the SLO (the lowest probe's numbers in the
+  // reason). Ok: PointMetrics at the highest passing rate, with extra.plan = {max_rate_per_replica,
+  // replicas_per_probe, tokens_per_request, probes: [...], cost inputs per node and tier}.
+  Outcome evaluate(const SweepPoint& point) const;
+
+ private:
+  const ScenarioEvaluator& evaluator_;
+  PlanSettings settings_;
+};
+
+struct FleetPlanResult {
+  double target_rate = 0.0;          // requests/s
+  double tokens_per_request = 0.0;   // input + output, as measured in the probes
+  std::vector<RankedPlan> ranking;   // at the scenario's price tier
+  SensitivityReport sensitivity;
+  std::vector<Table> tables;         // fleet_plan, sensitivity, rate_search
+  std::vector<std::string> notes;    // the recommendation, for the report
+};
+
+// Sizes and ranks the candidates of a finished plan sweep (lines of results.jsonl).
+FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSettings& settings,
+                           const std::string& baseline_tier, const std::vector<std::string>& axes);
+
+}  // namespace engramsim::planner

@@ -1,0 +1,219 @@
+#include "planner/glue/scenario_evaluator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include "core/paths.hpp"
+#include "core/rng.hpp"
+#include "planner/glue/provenance.hpp"
+
+namespace engramsim::planner {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+Percentiles percentiles(const sim::LatencySummary& l) { return {l.median, l.p90, l.p99}; }
+
+// JSON has no NaN: an undefined quantity is null.
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+std::string fmt(double v, const char* spec = "%.4g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+}  // namespace
+
+ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, std::size_t cdf_samples)
+    : file_(std::move(file)), base_(std::move(base)), cdf_samples_(cdf_samples) {}
+
+sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
+  return sim::parse_scenario(ConfigNode(scenario, file_, ""));
+}
+
+SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) const {
+  SweepInputs in;
+  for (const auto& p : points) {
+    sim::ScenarioParams params;
+    try {
+      params = parse(scenario_for_point(base_, p));
+    } catch (const ConfigError& e) {
+      throw ConfigError(e.where(), e.field(),
+                        e.message() + " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")");
+    }
+    if (in.model_names.empty()) {
+      in.price_tier = to_string(params.price_tier);
+      in.slo = params.slo;
+    }
+    add_unique(in.model_names, params.card.name);
+    add_unique(in.model_paths, params.model_path);
+    add_unique(in.node_names, params.node.name);
+    add_unique(in.node_paths, params.node_path);
+    add_unique(in.gpu_names, params.node.gpu.name);
+    add_unique(in.calibration_paths, params.calibration_path);
+    if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
+      in.workload_kinds.push_back(params.workload.kind);
+  }
+  return in;
+}
+
+Outcome ScenarioEvaluator::evaluate(const SweepPoint& point) const {
+  sim::ScenarioParams params = parse(scenario_for_point(base_, point));
+  sim::BuiltScenario built;
+  try {
+    built = sim::build_scenario(std::move(params));
+  } catch (const sim::InfeasibleScenario& e) {
+    return Outcome::infeasible(e.what());
+  }
+  const sim::RunResult run = sim::run_simulation(built.run);
+  return Outcome::ok(to_json(point_metrics(built, run, cdf_samples_)));
+}
+
+PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
+  const sim::Summary& s = r.summary;
+  PointMetrics m;
+  m.gpus = b.gpus_per_replica;
+  const bool closed = b.run.workload.concurrency > 0;
+  m.concurrency = closed ? static_cast<double>(b.run.workload.concurrency)
+                         : (std::isfinite(s.request_throughput) && std::isfinite(s.e2el.mean)
+                                ? s.request_throughput * s.e2el.mean / 1000.0
+                                : kNaN);
+  m.request_rate = s.request_throughput;
+  m.throughput_per_gpu = s.tput_per_gpu;
+  m.output_throughput_per_gpu = s.output_tput_per_gpu;
+  m.interactivity = s.median_intvty;
+  m.ttft_ms = percentiles(s.ttft);
+  m.tpot_ms = percentiles(s.tpot);
+  m.e2e_ms = percentiles(s.e2el);
+  m.gpu_hour_usd = b.price.gpu_hour.value();
+  m.cost_per_gpu_hour_usd = b.price.total().value();
+  m.engram_tier = b.engram_label();
+  m.engram_stall_share = s.engram_stall_share;
+
+  const GpuFootprint& g = b.footprint.per_gpu;
+  auto term = [&](const char* name, Bytes v) { m.hbm_footprint.push_back({name, v.gib()}); };
+  term("weights", g.weights);
+  term("engram", g.engram);
+  term("activations", g.activation);
+  term("reserve", g.reserved);
+  term("engram_hot_cache", b.hbm_cache_per_gpu);
+  term("kv_pool", g.kv_pool - b.hbm_cache_per_gpu);
+  term("headroom", g.hbm_capacity - g.budget);
+
+  std::vector<double> ttft;
+  std::vector<double> tpot;
+  ttft.reserve(r.requests.size());
+  for (const sim::RequestRecord& q : r.requests) {
+    if (q.status != sim::RequestStatus::finished) continue;
+    ttft.push_back((q.first_token - q.arrival).millis());
+    if (q.generated_tokens > 1)
+      tpot.push_back((q.finish - q.first_token).millis() / static_cast<double>(q.generated_tokens - 1));
+  }
+  m.ttft_samples_ms = downsample_quantiles(std::move(ttft), cdf_samples);
+  m.tpot_samples_ms = downsample_quantiles(std::move(tpot), cdf_samples);
+
+  const ParallelLayout& l = b.footprint.layout;
+  m.extra = {
+      {"node", b.params.node.name},
+      {"gpu", b.params.node.gpu.name},
+      {"model", b.card.name},
+      {"replicas", b.replicas},
+      {"tp", l.tp},
+      {"ep", l.ep},
+      {"attention", b.footprint.dp_attention ? "data" : "tensor"},
+      {"kv_blocks_per_replica", b.kv_blocks_per_replica},
+      {"num_requests", s.num_requests},
+      {"completed", s.completed},
+      {"unfinished", s.unfinished},
+      {"rejected", s.rejected},
+      {"duration_s", num(s.duration_s)},
+      {"total_token_throughput", num(s.total_token_throughput)},
+      {"tokens_per_request",
+       num(s.completed > 0 ? static_cast<double>(s.total_input_tokens + s.total_output_tokens) / s.completed : kNaN)},
+      {"itl_ms", {{"p50", num(s.itl.median)}, {"p99", num(s.itl.p99)}}},
+      {"queue_ms", {{"p50", num(s.queue.median)}, {"p99", num(s.queue.p99)}}},
+      {"goodput_fraction", num(s.goodput_fraction)},
+      {"preemptions", s.preemptions},
+      {"mean_kv_usage", num(s.mean_kv_usage)},
+      {"gpu_busy_fraction", num(s.gpu_busy_fraction)},
+      {"engram_fetch_s", num(s.engram_fetch_s)},
+      {"engram_stall_s", num(s.engram_stall_s)},
+      {"engram_capacity_usd_per_gpu_hour", num(b.price.engram_capacity.value())},
+      {"host_dram_engram_per_node_gib", num(b.footprint.per_node.host_dram_engram.gib())},
+      {"ssd_engram_per_node_gib", num(b.footprint.per_node.ssd_engram.gib())},
+      {"tokens_per_dollar", num(s.tokens_per_dollar)},
+      {"steps", s.steps},
+      {"events", s.events},
+  };
+  return m;
+}
+
+ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& in) {
+  ReportContext c;
+  c.title = sc.report.title;
+  c.question = sc.report.question;
+  c.scenario = sc.file;
+  for (const auto& n : in.model_names) c.model_card += (c.model_card.empty() ? "" : ", ") + n;
+  c.presets = in.node_names;
+  for (const auto& p : in.calibration_paths) c.calibration_profile += (c.calibration_profile.empty() ? "" : ", ") + p;
+  c.price_tier = in.price_tier;
+  c.curve_axis = sc.report.curve_axis;
+  c.target_interactivity = sc.report.target_interactivity;
+  for (const auto& t : in.slo.targets) {
+    if (t.metric == "ttft" && t.stat == "p99") c.slo.max_ttft_p99_ms = t.limit.millis();
+    if (t.metric == "tpot" && t.stat == "p99") c.slo.max_tpot_p99_ms = t.limit.millis();
+  }
+  if (in.slo.min_interactivity > 0.0) c.slo.min_interactivity = in.slo.min_interactivity;
+
+  // Provenance, from the tags of the catalog lines (docs/hardware.md) and the code's constants.
+  auto& a = c.assumptions;
+  a.push_back({"price tier", in.price_tier, "scenario price_tier", "assumed"});
+  if (in.calibration_paths.empty()) {
+    a.push_back({"calibration", "none: datasheet peaks with the default efficiencies", "models/efficiency.hpp",
+                 "assumed"});
+  }
+  for (const auto& p : in.calibration_paths) a.push_back({"calibration profile", p, p, "measured"});
+  for (std::size_t i = 0; i < in.model_paths.size(); ++i) {
+    const auto figs = tagged_figures(in.model_paths[i], i < in.model_names.size() ? in.model_names[i] : "model",
+                                     {"engram.", "kv.", "spec_decode.", "precision.", "published_params", "num_layers"});
+    a.insert(a.end(), figs.begin(), figs.end());
+  }
+  for (std::size_t i = 0; i < in.gpu_names.size(); ++i) {
+    const auto figs = tagged_figures(resolve_catalog_path("hardware/gpus", in.gpu_names[i]), in.gpu_names[i],
+                                     {"hbm_", "dense_flops.fp8", "dense_flops.fp4", "dense_flops.bf16",
+                                      "host_link_bandwidth", "scale_up_bandwidth"});
+    a.insert(a.end(), figs.begin(), figs.end());
+  }
+  for (std::size_t i = 0; i < in.node_paths.size(); ++i) {
+    const auto figs = tagged_figures(in.node_paths[i], in.node_names[i],
+                                     {"host_dram", "host_link_latency", "topology.switch_uplink_bandwidth", "nvme.",
+                                      "prices."});
+    a.insert(a.end(), figs.begin(), figs.end());
+  }
+  const RuntimeReserve r;
+  a.push_back({"runtime reserve per GPU",
+               fmt(r.driver_context.gib(), "%.2f") + " + " + fmt(r.library_workspace.gib(), "%.2f") + " + " +
+                   fmt(r.graph_pool.gib(), "%.2f") + " + " + fmt(r.collectives.gib(), "%.2f") +
+                   " GiB (context, workspaces, graph pool, collectives)",
+               "models/footprint.hpp RuntimeReserve; docs/footprint.md", "assumed"});
+  a.push_back({"Engram capacity cost", "host DRAM and NVMe capital / amortization life, per GPU",
+               "sim/scenario/scenario_build.hpp (price)", "derived"});
+  return c;
+}
+
+std::string results_fingerprint(const PreparedSweep& sweep, const std::string& what) {
+  const std::uint64_t h = stable_hash(sweep.fingerprint + "\n" + what);
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace engramsim::planner

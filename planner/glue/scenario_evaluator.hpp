@@ -1,0 +1,87 @@
+// Sweep points evaluated by simulation: the bridge between the planner (which only knows points and
+// result objects) and the simulator (which only knows scenarios).
+//
+// A point's scenario is scenario_for_point(base, point), parsed with the scenario file's name so
+// relative data paths resolve beside it. Then:
+//   - bad values (a swept tp the card cannot split, an unknown policy) are ConfigError; validate()
+//     finds them for every point before a sweep writes anything, evaluate() lets them become the
+//     runner's "error" lines;
+//   - a deployment that does not fit (footprint: HBM, KV pool, host DRAM, drives) is pruned: the
+//     point is recorded as infeasible with the footprint's reason and never simulated;
+//   - otherwise the simulator runs it and the point's result is point_metrics(): the planner's
+//     PointMetrics (docs/planning.md §7) plus run details under `extra`.
+// Everything a result holds is a function of the point (the simulator is deterministic for a seed),
+// never of timing or threads, so results.jsonl is the same for any --jobs, shard split or MPI run.
+// Thread-safe: evaluate() may be called from many threads at once (the base is only read).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "planner/glue/planner_scenario.hpp"
+#include "planner/point_metrics.hpp"
+#include "planner/report_data.hpp"
+#include "planner/sweep_runner.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scenario_build.hpp"
+#include "sim/serving/run_simulation.hpp"
+
+namespace engramsim::planner {
+
+// What the points of a sweep draw on, for the report context (distinct, in first-seen order).
+struct SweepInputs {
+  std::vector<std::string> model_names;
+  std::vector<std::string> model_paths;
+  std::vector<std::string> node_names;
+  std::vector<std::string> node_paths;
+  std::vector<std::string> gpu_names;
+  std::vector<std::string> calibration_paths;
+  std::string price_tier;  // of the first point
+  sim::ScenarioSlo slo;    // of the first point
+  std::vector<sim::WorkloadKind> workload_kinds;
+};
+
+class ScenarioEvaluator {
+ public:
+  // `file`: the scenario file as given; `base`: the scenario without its `sweep:` block.
+  ScenarioEvaluator(std::string file, YAML::Node base, std::size_t cdf_samples = 101);
+
+  const std::string& file() const { return file_; }
+  const YAML::Node& base() const { return base_; }
+  std::size_t cdf_samples() const { return cdf_samples_; }
+
+  // Parses a scenario tree as if it were the file (ConfigError on bad input).
+  sim::ScenarioParams parse(const YAML::Node& scenario) const;
+  // Parses every point; a point that does not parse is a ConfigError naming the point.
+  SweepInputs validate(const std::vector<SweepPoint>& points) const;
+
+  // Infeasible (pruned, with the footprint's reason) or ok with to_json(point_metrics(...)).
+  Outcome evaluate(const SweepPoint& point) const;
+
+ private:
+  std::string file_;
+  YAML::Node base_;
+  std::size_t cdf_samples_;
+};
+
+// The planner's metrics of one run (docs/planning.md §7). The HBM footprint per GPU stacks, in this
+// order: weights, engram (HBM tier), activations, reserve, engram_hot_cache (rows cached in HBM in
+// front of DRAM/SSD), kv_pool (what is left at the memory-utilisation target), headroom (usable HBM
+// above that target), so each bar adds up to the GPU's usable HBM. Closed loop: concurrency is the
+// client count; open loop and trace replay: the mean number of requests in the system
+// (Little's law: completed requests/s x mean end-to-end latency).
+PointMetrics point_metrics(const sim::BuiltScenario& built, const sim::RunResult& run, std::size_t cdf_samples = 101);
+
+// The report context of a sweep: settings from the file, the SLO as the report reads it
+// (ttft_p99, tpot_p99, min_interactivity), presets, price tier, and the provenance of the figures
+// behind it (catalog tags, calibration, footprint constants).
+ReportContext make_report_context(const PlannerScenario& scenario, const SweepInputs& inputs);
+
+// A 16-hex fingerprint of the parts of a sweep that decide its results: the base scenario's
+// fingerprint and `what` (the command and its evaluation settings).
+std::string results_fingerprint(const PreparedSweep& sweep, const std::string& what);
+
+}  // namespace engramsim::planner

@@ -1,0 +1,114 @@
+// `engramsim plan SCENARIO.yaml --out DIR`: size a fleet for a target load within an SLO.
+//
+// The scenario's sweep axes are the candidate deployments; `sweep.plan` gives the target load
+// (requests/s or tokens/s) and the search settings; `slo:` is the SLO. For each candidate the
+// highest request rate one replica sustains is found by simulation (planner/glue/rate_planner.hpp),
+// then replicas, whole nodes, $/hour and $/M tokens at the target, the ranking, and its sensitivity
+// to the price tier and to +-20 % load. Candidates run as sweep points, so --jobs, --resume,
+// --shard (then `engramsim merge`, then `plan --resume` to size) and mpirun work as for `sweep`.
+// Exit codes: 0 a fleet meets the SLO; 4 no candidate meets it at any rate; 1 errors or I/O;
+// 2 bad input (nothing is written).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "planner/glue/planner_scenario.hpp"
+#include "planner/glue/rate_planner.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
+#include "planner/report_data.hpp"
+#include "planner/report_writer.hpp"
+#include "planner/results_file.hpp"
+#include "tools/engramsim/cli_common.hpp"
+#include "tools/engramsim/planner_cli.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+int plan_command(const SweepCliArgs& a) {
+  const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
+  const bool writer = !mpi || mpi->rank() == 0;
+
+  const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
+  if (!sc.plan)
+    throw ConfigError({sc.file, 0, 0}, "sweep.plan",
+                      "engramsim plan needs a sweep.plan block with the target load (docs/planning.md)");
+  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
+  const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
+  const planner::RatePlanner rate_planner(evaluator, *sc.plan);
+  rate_planner.validate(sc.sweep.points);
+  planner::SweepRunOptions o =
+      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key()));
+
+  const planner::SweepRunSummary s =
+      planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);
+  if (!writer) return exit_code::ok;
+  print_sweep_summary(s, std::cout);
+  planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  if (o.shard.count > 1) {
+    planner::write_context(a.out, ctx);
+    std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done; when every shard is done: engramsim merge "
+              << a.out << " --shards " << o.shard.count << ", then engramsim plan " << a.scenario << " --out " << a.out
+              << " --resume (sizes the fleet without simulating again)\n";
+    return s.errors > 0 ? exit_code::failure : exit_code::ok;
+  }
+  if (!s.complete) {
+    std::cerr << "error: the plan stopped before every candidate was searched; rerun with --resume\n";
+    return exit_code::failure;
+  }
+
+  const auto lines = planner::read_results_file(planner::results_path(a.out)).lines;
+  const planner::FleetPlanResult fleet = planner::plan_fleet(lines, *sc.plan, inputs.price_tier, sc.sweep.spec.keys());
+  ctx.notes = fleet.notes;
+  ctx.extra_tables = fleet.tables;
+  const planner::PlanSettings& ps = *sc.plan;
+  ctx.assumptions.push_back({"target load",
+                             ps.target.requests_per_s > 0 ? fixed(ps.target.requests_per_s, 3) + " req/s"
+                                                          : fixed(ps.target.tokens_per_s, 0) + " tok/s",
+                             "scenario sweep.plan.target", "assumed"});
+  ctx.assumptions.push_back({"overload guard", "queue p99 <= " + fixed(ps.max_queue_p99.seconds(), 2) + " s",
+                             "scenario sweep.plan.max_queue_p99", "assumed"});
+  ctx.assumptions.push_back({"requests per probe and replica", std::to_string(ps.probe_requests),
+                             "scenario sweep.plan.probe_requests", "assumed"});
+  planner::write_context(a.out, ctx);
+  const planner::ReportData data = planner::load_results(a.out);
+  planner::write_report(data, a.out);
+
+  std::size_t errors = 0;
+  for (const auto& l : lines) errors += l.status == planner::PointStatus::error;
+  for (const auto& t : fleet.tables) {
+    if (t.name != "fleet_plan") continue;
+    std::cout << "\n" << t.title << "\n";
+    TextTable tt(t.columns);
+    for (const auto& r : t.rows) tt.add_row(r);
+    std::cout << tt.render();
+  }
+  for (const auto& n : fleet.notes) std::cout << "\n" << n << "\n";
+  std::cout << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
+  if (errors > 0) {
+    std::cerr << "error: " << errors << " candidates failed; their lines in results.jsonl carry the message\n";
+    return exit_code::failure;
+  }
+  if (fleet.ranking.empty()) {
+    std::cerr << "no candidate meets the SLO at any probed rate\n";
+    return exit_code::slo_violated;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("plan", "Find the cheapest fleet that serves a target load within the SLO");
+  auto a = std::make_shared<SweepCliArgs>();
+  add_sweep_cli_options(cmd, *a);
+  cmd->callback([&action, a] { action = [a] { return plan_command(*a); }; });
+}
+
+}  // namespace engramsim::cli

@@ -1,0 +1,83 @@
+// `engramsim sweep SCENARIO.yaml --out DIR`: expand the scenario's `sweep:` block, simulate every
+// point (points whose deployment does not fit are pruned by the footprint model, with the reason
+// recorded), stream DIR/results.jsonl, and write the report (report.html, report.md, charts/,
+// tables/) when every point is in.
+//
+//   --jobs N        worker threads (results do not depend on it)
+//   --resume        continue an interrupted run (finished points are kept, a torn line is cut)
+//   --shard i/N     run one Slurm-array slice into results.shard-i-of-N.jsonl (then `engramsim merge`)
+//   --set k=v       override a scenario key first (also sweep keys: --set sweep.axes.0.values=[hbm])
+//   --progress M    auto | bar | lines | none
+// Under `mpirun -np K` the ranks split the points and rank 0 writes. Exit codes: 0 ok (infeasible
+// points are results, not failures); 1 some points failed with an error (see their lines) or I/O;
+// 2 bad input (nothing is written). Formats and the walk-through: docs/planning.md.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "planner/glue/planner_scenario.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
+#include "planner/report_data.hpp"
+#include "planner/report_writer.hpp"
+#include "planner/results_file.hpp"
+#include "tools/engramsim/cli_common.hpp"
+#include "tools/engramsim/planner_cli.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+int sweep_command(const SweepCliArgs& a) {
+  // First: under mpirun every rank must join before anything else can fail differently on one.
+  const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
+  const bool writer = !mpi || mpi->rank() == 0;
+
+  const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
+  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
+  const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
+  planner::SweepRunOptions o =
+      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples())));
+
+  const planner::SweepRunSummary s =
+      planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
+  if (!writer) return exit_code::ok;
+
+  planner::write_context(a.out, planner::make_report_context(sc, inputs));
+  print_sweep_summary(s, std::cout);
+  if (o.shard.count > 1) {
+    std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done: " << s.results_file.string()
+              << "\nwhen every shard is done: engramsim merge " << a.out << " --shards " << o.shard.count << "\n";
+    return s.errors > 0 ? exit_code::failure : exit_code::ok;
+  }
+  if (!s.complete) {
+    std::cerr << "error: the sweep stopped before every point was evaluated; rerun with --resume\n";
+    return exit_code::failure;
+  }
+  const planner::ReportData data = planner::load_results(a.out);
+  planner::write_report(data, a.out);
+  std::size_t ok = 0, infeasible = 0, errors = 0;
+  for (const auto& p : data.points) {
+    ok += p.status == planner::PointStatus::ok;
+    infeasible += p.status == planner::PointStatus::infeasible;
+    errors += p.status == planner::PointStatus::error;
+  }
+  std::cout << ok << " ok, " << infeasible << " infeasible (pruned), " << errors << " errors\n"
+            << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
+  const planner::Recommendation rec = planner::recommend(data);
+  std::cout << rec.text << "\n";
+  if (errors > 0) {
+    std::cerr << "error: " << errors << " points failed; their lines in results.jsonl carry the message\n";
+    return exit_code::failure;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("sweep", "Simulate every point of a scenario's sweep and write the sizing report");
+  auto a = std::make_shared<SweepCliArgs>();
+  add_sweep_cli_options(cmd, *a);
+  cmd->callback([&action, a] { action = [a] { return sweep_command(*a); }; });
+}
+
+}  // namespace engramsim::cli

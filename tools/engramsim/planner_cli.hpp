@@ -1,0 +1,74 @@
+// Options and steps that `engramsim sweep` and `engramsim plan` share: where results go, how many
+// threads, resume, shard, progress, --set; the MPI session; and the sweep run itself.
+//
+// Under mpirun/srun every rank runs the command; MpiSession::start_if_launched() makes them one
+// job, the sweep runner splits the points, and only rank 0 (the writer) writes results, context
+// and report. Header-only: the CLI compiles only cmd_*.cpp files as subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "planner/mpi_session.hpp"
+#include "planner/sweep_runner.hpp"
+
+namespace engramsim::cli {
+
+struct SweepCliArgs {
+  std::string scenario;
+  std::string out;
+  int jobs = 0;
+  bool resume = false;
+  std::string shard;
+  std::vector<std::string> set;
+  std::string progress = "auto";
+};
+
+inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
+  cmd->add_option("scenario", a.scenario, "Scenario YAML file with a sweep: block")->required();
+  cmd->add_option("--out", a.out, "Output folder (results.jsonl, sweep.json, context.json, report)")->required();
+  cmd->add_option("--jobs", a.jobs, "Worker threads (0 = one per hardware thread)")->check(CLI::Range(0, 4096));
+  cmd->add_flag("--resume", a.resume, "Keep the finished points of an interrupted run and do the rest");
+  cmd->add_option("--shard", a.shard, "Run only the points with index % N == i (i/N), into results.shard-i-of-N.jsonl");
+  cmd->add_option("--set", a.set, "Override a scenario key before expanding: key.path=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+}
+
+inline planner::ProgressMode progress_mode(const std::string& s) {
+  if (s == "bar") return planner::ProgressMode::bar;
+  if (s == "lines") return planner::ProgressMode::lines;
+  if (s == "none") return planner::ProgressMode::none;
+  return planner::ProgressMode::automatic;
+}
+
+inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const planner::MpiSession* mpi,
+                                                  std::string fingerprint) {
+  planner::SweepRunOptions o;
+  o.out_dir = a.out;
+  o.jobs = a.jobs;
+  o.resume = a.resume;
+  if (!a.shard.empty()) o.shard = planner::ShardSpec::parse(a.shard);
+  if (mpi != nullptr && o.shard.count > 1)
+    throw ConfigError({"--shard", 0, 0}, "--shard", "cannot be combined with an MPI launch (MPI splits the points itself)");
+  o.progress = progress_mode(a.progress);
+  o.fingerprint = std::move(fingerprint);
+  o.mpi = mpi;
+  return o;
+}
+
+inline void print_sweep_summary(const planner::SweepRunSummary& s, std::ostream& os) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%zu points: %zu already done, %zu evaluated now (%zu infeasible, %zu errors) in %.1f s",
+                s.owned_points, s.already_done, s.evaluated, s.infeasible, s.errors, s.wall_seconds);
+  os << buf << "\n";
+}
+
+}  // namespace engramsim::cli
