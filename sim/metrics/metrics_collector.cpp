@@ -21,6 +21,9 @@ void MetricsCollector::on_step(const StepRecord& s) {
   totals_.prefill_tokens += s.prefill_tokens;
   totals_.decode_positions += s.decode_positions;
   series_.add_step(s.start, s.cost.total, s.cost.engram_stall, s.kv_usage, s.prefill_tokens, s.decode_positions);
+  if (s.engram_in_run)
+    series_.add_engram(s.start, s.engram.lookups, s.engram.hbm_hit_lookups, s.engram.host_bytes, s.engram.ssd_pages,
+                       s.engram.cache_lookups, s.engram.cache_hits);
 }
 
 void MetricsCollector::on_request_done(const RequestRecord& record) {

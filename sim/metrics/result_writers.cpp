@@ -121,16 +121,24 @@ void write_requests_csv(const std::vector<RequestRecord>& records, std::ostream&
 }
 
 void write_timeseries_csv(const TimeSeries& ts, std::ostream& os) {
+  // The in-run Engram tier's columns follow only when a run had it (other runs' files are unchanged).
+  const bool tier = ts.has_engram_tier();
   os << "t_start_s,arrivals,finished,steps,prefill_tokens,decode_tokens,utilization,kv_usage,engram_stall_s,"
-        "engram_stall_share\n";
+        "engram_stall_share";
+  if (tier) os << ",engram_lookups,engram_hbm_hit_ratio,engram_host_gb,engram_ssd_pages,engram_cache_hit_ratio";
+  os << '\n';
   const auto& bins = ts.bins();
   for (std::size_t i = 0; i < bins.size(); ++i) {
     const TimeSeriesBin& b = bins[i];
     os << format_number((ts.interval() * static_cast<std::int64_t>(i)).seconds(), 6, false) << ',' << b.arrivals
        << ',' << b.finished << ',' << b.steps << ',' << b.prefill_tokens << ',' << b.decode_positions << ','
        << format_number(ts.utilization(i), 6, false) << ',' << format_number(ts.kv_usage(i), 6, false) << ','
-       << format_number(b.stall_ns * 1e-9, 6, false) << ',' << format_number(ts.engram_stall_share(i), 6, false)
-       << '\n';
+       << format_number(b.stall_ns * 1e-9, 6, false) << ',' << format_number(ts.engram_stall_share(i), 6, false);
+    if (tier)
+      os << ',' << format_number(b.engram_lookups, 0, false) << ',' << format_number(ts.engram_hbm_hit_ratio(i), 6, false)
+         << ',' << format_number(b.engram_host_bytes * 1e-9, 6, false) << ',' << format_number(b.engram_ssd_pages, 0, false)
+         << ',' << format_number(ts.engram_cache_hit_ratio(i), 6, false);
+    os << '\n';
   }
 }
 

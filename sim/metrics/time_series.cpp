@@ -40,6 +40,26 @@ void TimeSeries::add_step(Time start, Time duration, Time stall, double kv_usage
   }
 }
 
+void TimeSeries::add_engram(Time start, double lookups, double hbm_hits, double host_bytes, double ssd_pages,
+                            double cache_lookups, double cache_hits) {
+  has_engram_ = true;
+  TimeSeriesBin& b = bin_at(start.count_ns() / interval_.count_ns());
+  b.engram_lookups += lookups;
+  b.engram_hbm_hits += hbm_hits;
+  b.engram_host_bytes += host_bytes;
+  b.engram_ssd_pages += ssd_pages;
+  b.engram_cache_lookups += cache_lookups;
+  b.engram_cache_hits += cache_hits;
+}
+
+double TimeSeries::engram_hbm_hit_ratio(std::size_t bin) const {
+  return bins_[bin].engram_lookups > 0 ? bins_[bin].engram_hbm_hits / bins_[bin].engram_lookups : 0.0;
+}
+
+double TimeSeries::engram_cache_hit_ratio(std::size_t bin) const {
+  return bins_[bin].engram_cache_lookups > 0 ? bins_[bin].engram_cache_hits / bins_[bin].engram_cache_lookups : 0.0;
+}
+
 double TimeSeries::utilization(std::size_t bin) const {
   return bins_[bin].busy_ns / (static_cast<double>(interval_.count_ns()) * replicas_);
 }

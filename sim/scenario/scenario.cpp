@@ -52,15 +52,16 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card) {
     out.fetch.tier = *out.tier;
   }
   if (const auto a = e.optional_child("access")) {
-    const std::string model = a->one_of("model", {"uniform", "zipf"});
+    const std::string model = a->one_of("model", {"uniform", "zipf", "text"});
     if (model == "zipf") out.fetch.access.zipf_s = a->number("exponent", 1e-6, 4.0);
+    if (model == "text") out.in_run.access_model = "text";
     a->finish();
   }
   out.fetch.dram_path = e.one_of_or("fetch", {"zero_copy", "staged"}, "zero_copy") == "staged" ? DramPath::staged
                                                                                                 : DramPath::zero_copy;
   out.fetch.dedup = e.boolean_or("dedup", true);
-  out.fetch.hbm_hot_cache = e.bytes_or("hbm_cache", Bytes(0.0));
-  out.fetch.dram_cache = e.bytes_or("dram_cache", Bytes(0.0));
+  out.fetch.hbm_hot_cache = parse_cache_size(e, "hbm_cache", Bytes(0.0), out.in_run.hbm_policy, {"lfu", "lru", "static"});
+  out.fetch.dram_cache = parse_cache_size(e, "dram_cache", Bytes(0.0), out.in_run.dram_policy, {"lru", "lfu"});
   if (out.fetch.hbm_hot_cache.value() < 0) e.fail_key("hbm_cache", "must be >= 0");
   if (out.fetch.dram_cache.value() < 0) e.fail_key("dram_cache", "must be >= 0");
   out.fetch.ssd_queue_depth = static_cast<int>(e.integer_or("ssd_queue_depth", 128, 1, 65536));
@@ -72,6 +73,7 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card) {
   out.fetch.active_gpus = static_cast<int>(e.integer_or("active_gpus", 0, 0, 4096));
   out.prefill_prefetch = e.boolean_or("prefill_prefetch", true);
   out.share_across_replicas = e.boolean_or("share_across_replicas", false);
+  parse_engram_in_run(e, out.in_run);
   e.finish();
   return out;
 }
@@ -249,6 +251,8 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   const std::string tier = root.one_of_or("price_tier", {"hyperscaler", "neocloud", "rental"}, "hyperscaler");
   p.price_tier = *price_tier_from_string(tier);
   p.deployment = parse_deployment(root.child("deployment"), p.card, p.node, *schedulers, *routers);
+  const auto& engram_tier = p.deployment.engram.tier;
+  parse_in_run_sections(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);
   p.workload = parse_scenario_workload(root.child("workload"));
   if (const auto s = root.optional_child("slo")) p.slo = parse_slo_section(*s);
   p.horizon = root.time_or("horizon", Time::max());

@@ -30,6 +30,7 @@
 #include "models/footprint.hpp"
 #include "models/model_card.hpp"
 #include "sim/metrics/summary.hpp"
+#include "sim/scenario/scenario_in_run.hpp"
 #include "sim/scenario/scenario_workload.hpp"
 #include "sim/serving/scheduler.hpp"
 #include "sim/serving/scheduler_registry.hpp"
@@ -42,6 +43,7 @@ struct ScenarioEngram {
   EngramFetchParams fetch;         // tier copied in when set; active_gpus 0 = automatic
   bool prefill_prefetch = true;
   bool share_across_replicas = false;  // one pinned DRAM copy per node (footprint)
+  ScenarioInRun in_run;  // the in-run tier (scenario_in_run.hpp), with the top-level fabric: and kv_offload:
 };
 
 struct ScenarioScheduler {

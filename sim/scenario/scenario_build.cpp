@@ -176,6 +176,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   rc.timeseries_interval = params.timeseries_interval;
 
   b.params = std::move(params);
+  if (b.params.deployment.engram.in_run.enabled) rc.engram_tier = engram_tier_params(b);
   return b;
 }
 
@@ -253,6 +254,16 @@ std::string scenario_json(const BuiltScenario& b) {
       {"slo", slo},
       {"calibration", calibration},
   };
+  if (d.engram.in_run.enabled) {
+    const ScenarioInRun& ir = d.engram.in_run;
+    out["engram_in_run"] = {{"access", ir.access_model},
+                            {"hbm_cache_policy", ir.hbm_policy},
+                            {"dram_cache_policy", ir.dram_policy},
+                            {"sample_rows_per_step", ir.sample_rows_per_step},
+                            {"fabric_backend", ir.backend},
+                            {"placement", ir.spread ? "spread" : "packed"},
+                            {"kv_offload", ir.kv_offload}};
+  }
   return out.dump(2) + "\n";
 }
 

@@ -22,7 +22,8 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       observers_(observers),
       state_(params.kv, params.spec.num_speculative_tokens),
       acceptance_(params.spec),
-      spec_rng_(&sim.rng("spec_decode/" + std::to_string(index))) {
+      spec_rng_(&sim.rng("spec_decode/" + std::to_string(index))),
+      engram_(params.engram_in_run) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
 }
@@ -69,6 +70,7 @@ void Replica::on_event(std::uint64_t tag) {
 void Replica::start_step() {
   plan_.clear();
   state_.begin_step();
+  const std::int64_t preempted_before = state_.preemptions();
   scheduler_->schedule(state_, plan_);
   if (plan_.empty()) {
     busy_ = false;
@@ -92,8 +94,73 @@ void Replica::start_step() {
     decode_buf_.push_back(DecodeSeq{state_.seq(d.seq).computed, d.positions});
   }
   const BatchShape shape{prefill_buf_, decode_buf_};
-  StepCost cost = model_->step(shape);
+  swap_out_tokens_ = 0.0;
+  if (engram_ != nullptr && engram_->kv_offload()) {
+    // KV offload: sequences preempted while planning (they sit at the front of the waiting queue)
+    // write their KV to host memory; it comes back when they are admitted again.
+    const auto preempted = static_cast<std::size_t>(state_.preemptions() - preempted_before);
+    for (std::size_t i = 0; i < preempted && i < state_.waiting().size(); ++i) {
+      const Sequence& s = state_.seq(state_.waiting()[i]);
+      swapped_out_.emplace_back(s.request.id, s.prefill_target);
+      swap_out_tokens_ += static_cast<double>(s.prefill_target);
+    }
+  }
+  if (engram_ != nullptr && start_engram_step(shape, now)) return;
+  launch_step(model_->step(shape), now, nullptr);
+}
+
+bool Replica::start_engram_step(const BatchShape& shape, Time now) {
+  const std::size_t n = model_->engram_layer_count();
+  double swap_in = 0.0;
+  if (engram_->kv_offload()) {
+    for (const PlannedPrefill& p : plan_.prefills) {
+      const std::uint64_t id = state_.seq(p.seq).request.id;
+      for (std::size_t i = 0; i < swapped_out_.size(); ++i)
+        if (swapped_out_[i].first == id) {
+          swap_in += static_cast<double>(swapped_out_[i].second);
+          swapped_out_[i] = swapped_out_.back();
+          swapped_out_.pop_back();
+          break;
+        }
+    }
+  }
+  if (n == 0) return false;
+  engram_layers_.resize(n);
+  StepCost cost = model_->step_engram(shape, engram_layers_);
+  engram_spans_.clear();
+  for (const PlannedPrefill& p : plan_.prefills)
+    engram_spans_.push_back(EngramSeqSpan{state_.seq(p.seq).request.id, p.cached_before, p.tokens, true});
+  for (std::size_t i = 0; i < plan_.decodes.size(); ++i)
+    engram_spans_.push_back(EngramSeqSpan{state_.seq(plan_.decodes[i].seq).request.id, decode_buf_[i].context,
+                                          decode_buf_[i].positions, false});
+  EngramStepInput in;
+  in.replica = index_;
+  in.start = now;
+  in.layers = engram_layers_;
+  in.seqs = engram_spans_;
+  in.kv_swap_out_tokens = swap_out_tokens_;
+  in.kv_swap_in_tokens = swap_in;
+  pending_cost_ = cost;
+  pending_start_ = now;
+  EngramStepOutcome out;
+  busy_ = true;
+  if (engram_->begin_step(in, *this, out)) return true;
+  on_engram_ready(out);
+  return true;
+}
+
+void Replica::on_engram_ready(const EngramStepOutcome& o) {
+  StepCost cost = pending_cost_;
+  cost.engram_stall = o.stall;
+  cost.engram_fetch = o.fetch;
+  cost.total = cost.compute + cost.host_overhead + o.stall;
+  launch_step(cost, pending_start_, &o.stats);
+}
+
+void Replica::launch_step(StepCost cost, Time now, const EngramStepStats* engram) {
   if (cost.total < Time::ns(1)) cost.total = Time::ns(1);
+  // An in-run step ends no earlier than the fetch that gated it (rounding of the parts).
+  if (now + cost.total < sim_.now()) cost.total = sim_.now() - now;
 
   totals_.steps += 1;
   totals_.busy += cost.total;
@@ -109,6 +176,10 @@ void Replica::start_step() {
   rec.decode_positions = plan_.tokens - rec.prefill_tokens;
   rec.kv_usage = state_.kv().usage();
   rec.waiting = static_cast<std::int64_t>(state_.waiting().size());
+  if (engram != nullptr) {
+    rec.engram_in_run = true;
+    rec.engram = *engram;
+  }
   totals_.prefill_tokens += rec.prefill_tokens;
   totals_.decode_positions += rec.decode_positions;
   for (ServingObserver* o : observers_) o->on_step(rec);

@@ -11,6 +11,12 @@
 // exists per token.
 //
 // The per-step Engram stall (StepCost::engram_stall) is kept apart in the step records and totals.
+//
+// In-run Engram tier (ReplicaParams::engram_in_run set and a step model with Engram layers): the
+// step's fetch runs as flows on the node fabric (engram_in_run.hpp). The replica hands the step's
+// Engram layers to it at step start and schedules the step's end only once the fetch is done:
+// end = start + compute + host overhead + the stall measured on the fabric (the formula's stall is
+// dropped). The step record is emitted then, with the measured stall and what the fetch moved.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +27,7 @@
 #include "core/rng.hpp"
 #include "models/step_model.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/serving/engram_in_run.hpp"
 #include "sim/serving/replica_state.hpp"
 #include "sim/serving/router.hpp"
 #include "sim/serving/scheduler.hpp"
@@ -35,6 +42,8 @@ struct ReplicaParams {
   KvPoolParams kv;
   std::int32_t gpus = 1;                    // GPUs this replica occupies (TP x EP), for per-GPU metrics and cost
   SpecDecodeParams spec;
+  // In-run Engram tier of this run (not owned); null: the step model's formula stall.
+  EngramInRun* engram_in_run = nullptr;
 };
 
 struct ReplicaTotals {
@@ -48,7 +57,7 @@ struct ReplicaTotals {
   std::int64_t preemptions = 0;
 };
 
-class Replica final : public EventHandler {
+class Replica final : public EventHandler, public EngramStepListener {
  public:
   Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& params, std::unique_ptr<Scheduler> scheduler,
           const std::vector<ServingObserver*>& observers);
@@ -63,11 +72,16 @@ class Replica final : public EventHandler {
   // Accepts a request at the current simulation time (or rejects it when it can never fit).
   void submit(Request&& request);
   void on_event(std::uint64_t tag) override;
+  void on_engram_ready(const EngramStepOutcome& outcome) override;
   // Finalize: records of requests still waiting or running, in slot order.
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 
  private:
   void start_step();
+  // Records a planned step with its final cost and schedules its end at start + cost.total.
+  void launch_step(StepCost cost, Time start, const EngramStepStats* engram);
+  // The in-run Engram path of start_step: false when the step has no Engram layers to fetch.
+  bool start_engram_step(const BatchShape& shape, Time now);
   void complete_step();
   void emit(std::uint32_t slot, std::int32_t tokens);
   RequestRecord make_record(const Sequence& s, RequestStatus status) const;
@@ -88,6 +102,14 @@ class Replica final : public EventHandler {
   ReplicaTotals totals_;
   bool busy_ = false;
   bool wake_pending_ = false;
+  // In-run Engram tier.
+  EngramInRun* engram_ = nullptr;
+  std::vector<EngramLayerStep> engram_layers_;
+  std::vector<EngramSeqSpan> engram_spans_;
+  StepCost pending_cost_;
+  Time pending_start_;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> swapped_out_;  // KV offload: request, tokens
+  double swap_out_tokens_ = 0.0;  // KV offload: written out by the step being planned
 };
 
 }  // namespace engramsim::sim

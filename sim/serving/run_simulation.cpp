@@ -9,6 +9,7 @@
 #include "sim/metrics/metrics_collector.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/serving/deployment.hpp"
+#include "sim/serving/engram_in_run.hpp"
 #include "sim/workload/closed_loop_driver.hpp"
 #include "sim/workload/open_loop_driver.hpp"
 #include "sim/workload/transformed_source.hpp"
@@ -35,7 +36,26 @@ RunResult run_simulation(const RunConfig& cfg) {
   // Construct.
   Simulation sim(cfg.seed);
   MetricsCollector metrics(cfg.timeseries_interval, static_cast<std::int32_t>(cfg.replicas.size()));
-  Deployment deployment(sim, cfg.replicas, cfg.scheduler, *schedulers, routers->create(cfg.router), {&metrics});
+  std::vector<ReplicaParams> replicas = cfg.replicas;
+  std::unique_ptr<EngramInRun> engram;
+  if (cfg.engram_tier) {
+    EngramTierParams tier = *cfg.engram_tier;
+    tier.replicas = static_cast<int>(replicas.size());
+    engram = std::make_unique<EngramInRun>(sim, tier);
+    for (auto& r : replicas) r.engram_in_run = engram.get();
+  }
+  std::vector<ServingObserver*> observers{&metrics};
+  std::unique_ptr<ChromeTraceRecorder> trace;
+  if (!cfg.trace.path.empty()) {
+    std::vector<int> replica_node(replicas.size(), 0);
+    if (engram)
+      for (std::size_t r = 0; r < replicas.size(); ++r)
+        replica_node[r] = engram->service().gpu_of(static_cast<std::uint32_t>(r), 0).first;
+    trace = std::make_unique<ChromeTraceRecorder>(cfg.trace, std::move(replica_node));
+    observers.push_back(trace.get());
+    if (engram) engram->service().set_trace(trace.get());
+  }
+  Deployment deployment(sim, replicas, cfg.scheduler, *schedulers, routers->create(cfg.router), observers);
   std::unique_ptr<RequestSource> source = cfg.workload.source(cfg.seed);
   if (!source) throw ConfigError({}, "workload", "the source factory returned nothing");
   std::string workload = source->describe();
@@ -84,7 +104,9 @@ RunResult run_simulation(const RunConfig& cfg) {
   result.end = stats.end;
   result.events = sim.events_dispatched();
   result.workload = workload;
+  if (engram) result.engram_tier = engram->service().report();
   if (!cfg.output_dir.empty()) write_run_outputs(result, cfg.slo, cfg.output_dir);
+  if (trace) write_chrome_trace(*trace, cfg.trace.path);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

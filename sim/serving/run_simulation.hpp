@@ -17,6 +17,8 @@
 
 #include "core/units.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/memory/engram_tier_service.hpp"
+#include "sim/metrics/chrome_trace.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/metrics/time_series.hpp"
 #include "sim/serving/replica.hpp"
@@ -48,6 +50,12 @@ struct RunConfig {
   // Registries to choose policies from; the built-in ones when null.
   const SchedulerRegistry* schedulers = nullptr;
   const RouterRegistry* routers = nullptr;
+  // In-run Engram tier (sim/serving/engram_in_run.hpp): each step's fetch runs as flows on the
+  // node fabric and its stall is measured there. Unset: the step model's formula stall.
+  // `replicas` is taken from the run's replica list.
+  std::optional<EngramTierParams> engram_tier;
+  // Chrome trace of the start of the run (sim/metrics/chrome_trace.hpp); empty path: none.
+  ChromeTraceOptions trace;
 };
 
 struct RunResult {
@@ -58,6 +66,7 @@ struct RunResult {
   std::uint64_t events = 0;
   double wall_seconds = 0.0;  // host time of the run (not part of any output file)
   std::string workload;       // the source's description
+  std::optional<EngramTierReport> engram_tier;  // with the in-run Engram tier
 };
 
 RunResult run_simulation(const RunConfig& config);

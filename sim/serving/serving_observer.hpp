@@ -8,6 +8,7 @@
 
 #include "core/units.hpp"
 #include "models/step_model.hpp"
+#include "sim/memory/engram_step_types.hpp"
 #include "sim/serving/request.hpp"
 
 namespace engramsim::sim {
@@ -45,6 +46,10 @@ struct StepRecord {
   std::int64_t decode_positions = 0;
   double kv_usage = 0.0;  // after planning the step
   std::int64_t waiting = 0;
+  // With the in-run Engram tier: cost.engram_stall / engram_fetch were measured on the node fabric
+  // and `engram` holds what the fetch moved.
+  bool engram_in_run = false;
+  EngramStepStats engram;
 };
 
 class ServingObserver {

@@ -10,6 +10,9 @@
 //   --jobs N              run variants in N threads (results do not depend on it)
 //   --check-slo           exit 4 when a run misses an `slo:` target
 //   --write-golden FILE / --check-golden FILE   keep / compare a golden summary (scenario_golden.hpp)
+//   --trace-out FILE      write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the
+//                         first --trace-window of the run (default 10s); with variants, FILE gets
+//                         "-<variant>" before its extension
 // Exit codes: 0 ok; 2 bad input (file:line:col: field: message); 3 a variant does not fit (the
 // others still run and print); 4 an SLO target or golden tolerance missed. Schema: docs/scenarios.md.
 #include <cmath>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/unit_parse.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario_golden.hpp"
 #include "sim/scenario/scenario_session.hpp"
@@ -40,7 +44,16 @@ struct RunArgs {
   bool check_slo = false;
   std::string write_golden;
   std::string check_golden;
+  std::string trace_out;
+  std::string trace_window = "10s";
 };
+
+// FILE for a single run; FILE with "-<variant>" before its extension per compare variant.
+std::string trace_path_for(const std::string& file, const std::string& variant) {
+  if (variant.empty()) return file;
+  const std::filesystem::path p(file);
+  return (p.parent_path() / (p.stem().string() + "-" + variant + p.extension().string())).string();
+}
 
 std::string fixed(double v, int digits) {
   if (!std::isfinite(v)) return "-";
@@ -198,6 +211,20 @@ int run_scenario_command(const RunArgs& a) {
                                    const SourceLocation& where) { planner::apply_override(root, key, value, where); };
   const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
   sim::ScenarioSession session = sim::prepare_session(doc, options, apply);
+  if (!a.trace_out.empty()) {
+    Time window;
+    try {
+      window = parse_time(a.trace_window);
+    } catch (const std::exception& e) {
+      throw ConfigError({"--trace-window", 0, 0}, "trace_window", e.what());
+    }
+    if (window <= Time::zero()) throw ConfigError({"--trace-window", 0, 0}, "trace_window", "must be > 0");
+    for (auto& v : session.variants) {
+      if (!v.built) continue;
+      v.built->run.trace.path = trace_path_for(a.trace_out, session.compare ? v.name : std::string());
+      v.built->run.trace.window = window;
+    }
+  }
 
   if (!session.compare && session.any_infeasible()) {
     std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
@@ -254,6 +281,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
   cmd->add_option("--write-golden", a->write_golden, "Write a golden summary of this run (scenarios/golden/NAME.json)");
   cmd->add_option("--check-golden", a->check_golden, "Compare this run with a golden summary; exit 4 outside tolerance");
+  cmd->add_option("--trace-out", a->trace_out,
+                  "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
+  cmd->add_option("--trace-window", a->trace_window, "Simulated time the trace covers (default 10s)");
   cmd->callback([&action, a] { action = [a] { return run_scenario_command(*a); }; });
 }
 

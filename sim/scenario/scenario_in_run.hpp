@@ -1,0 +1,56 @@
+// Scenario keys of the in-run Engram tier (docs/memory-tiers.md, "Scenario keys") and the tier
+// parameters a built scenario hands to the run:
+//
+//   fabric:                      # top level
+//     backend: native            # native | simgrid (fidelity checks; one helper process per run)
+//     placement: packed          # packed (GPU ordinals) | spread (round-robin over PCIe switches)
+//   kv_offload: {enabled: false} # top level; KV of preempted sequences to host DRAM and back
+//   deployment:
+//     engram:
+//       in_run: false            # true: fetches are flows on the node fabric, stalls measured
+//       access: {model: zipf, exponent: 1.0}   # zipf | uniform | text (text: in_run only)
+//       hbm_cache: 4GiB          # or {policy: lfu|lru|static, capacity: 4GiB}
+//       dram_cache: 64GiB        # or {policy: lru|lfu, capacity: 64GiB}
+//       sample_rows_per_step: 128
+// The plain-size forms of hbm_cache and dram_cache are the formula's keys and keep their meaning;
+// the policies only matter in-run (the formula assumes a static hot set and an LRU DRAM cache).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/config_node.hpp"
+#include "core/units.hpp"
+#include "sim/memory/engram_tier_service.hpp"
+
+namespace engramsim::sim {
+
+struct ScenarioInRun {
+  bool enabled = false;
+  std::string access_model = "zipf";  // zipf (uniform = exponent 0) | text
+  std::string hbm_policy = "lfu";
+  std::string dram_policy = "lru";
+  std::int64_t sample_rows_per_step = 128;
+  std::string backend = "native";
+  bool spread = false;
+  bool kv_offload = false;
+};
+
+// A cache size: a byte string, or a map {policy, capacity} (policy one of `policies`, written
+// into `policy`). Missing: `dflt`. Negative sizes are errors.
+Bytes parse_cache_size(const ConfigNode& parent, const std::string& key, Bytes dflt, std::string& policy,
+                       const std::vector<std::string>& policies);
+// deployment.engram's in-run keys (in_run, sample_rows_per_step); call before the section's finish().
+void parse_engram_in_run(const ConfigNode& engram, ScenarioInRun& out);
+// The top-level `fabric:` and `kv_offload:` sections; call before the root's finish(). Checks the
+// combinations (text and kv_offload need in_run; in_run needs tier dram or ssd).
+void parse_in_run_sections(const ConfigNode& root, bool has_offloaded_tier, ScenarioInRun& out);
+
+struct BuiltScenario;
+// The in-run tier of a built scenario: table shape and hashing from the card, caches and access
+// from the scenario, transfer efficiencies from the step model's (calibrated) options, the node's
+// fabric from its preset (calibrated NVMe IOPS and latency applied), KV bytes from the footprint.
+EngramTierParams engram_tier_params(const BuiltScenario& b);
+
+}  // namespace engramsim::sim

@@ -1,0 +1,367 @@
+// Whole runs with the in-run Engram tier: the stall of a step measured on the node fabric by hand,
+// the acceptance cases (shared PCIe switches halve the per-GPU fetch bandwidth; SSD-tier throughput
+// rises with the DRAM page cache and with Zipf skew and falls with fewer drives), cache warm-up in
+// the time series, the Chrome trace, determinism, several nodes, and backend agreement.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "sim/fabric/fabric.hpp"
+#include "sim/fabric/simgrid_fabric.hpp"
+#include "core/config_node.hpp"
+#include "core/error.hpp"
+#include "sim/metrics/result_writers.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scenario_build.hpp"
+#include "sim/serving/run_simulation.hpp"
+#include "engram_tier_test_util.hpp"
+
+namespace engramsim {
+namespace {
+
+using sim::RunConfig;
+using sim::RunResult;
+using test::ToyEngramModel;
+using test::toy_node;
+using test::toy_tier;
+
+class ListSource final : public sim::RequestSource {
+ public:
+  explicit ListSource(std::vector<sim::Request> r) : requests_(std::move(r)) {}
+  bool next(sim::Request& out) override {
+    if (i_ >= requests_.size()) return false;
+    out = requests_[i_++];
+    return true;
+  }
+  std::string describe() const override { return "test requests"; }
+
+ private:
+  std::vector<sim::Request> requests_;
+  std::size_t i_ = 0;
+};
+
+// Closed loop: `clients` clients, `n` requests of `prompt` / `output` tokens.
+RunConfig closed_loop(const StepTimeModel& model, int replicas, int clients, int n, int prompt, int output) {
+  RunConfig cfg;
+  for (int i = 0; i < replicas; ++i) {
+    sim::ReplicaParams rp;
+    rp.step_model = &model;
+    rp.kv = sim::KvPoolParams{100000, 16, false};
+    cfg.replicas.push_back(rp);
+  }
+  cfg.scheduler.max_num_batched_tokens = 8192;
+  cfg.scheduler.max_num_seqs = 256;
+  cfg.router = "round_robin";
+  cfg.workload.concurrency = clients;
+  cfg.workload.max_requests = static_cast<std::uint64_t>(n);
+  cfg.workload.source = [n, prompt, output](std::uint64_t) {
+    std::vector<sim::Request> r(static_cast<std::size_t>(n));
+    for (auto& q : r) {
+      q.prompt_tokens = prompt;
+      q.output_tokens = output;
+    }
+    return std::make_unique<ListSource>(std::move(r));
+  };
+  return cfg;
+}
+
+TEST(EngramInRun, StepStallIsMeasuredOnTheFabric) {
+  // One request of 10 prompt tokens and 1 output token: one step of 1 ms of compute. Layer 0 (at
+  // forward entry) fetches 10 x 24 rows of 264 B: 1 us of latency + 0.99 us at 64 GB/s, all exposed;
+  // layer 1 (at 0.5 ms) finishes long before the GPU gets there.
+  const ToyEngramModel model(Time::ms(1), Time::zero(), {0.0, 0.5}, 24);
+  RunConfig cfg = closed_loop(model, 1, 1, 1, 10, 1);
+  const RunResult formula = run_simulation(cfg);
+  EXPECT_EQ(formula.requests.at(0).first_token, Time::ms(1));
+  EXPECT_FALSE(formula.engram_tier.has_value());
+  cfg.engram_tier = toy_tier(EngramTier::dram, toy_node(8, 2), 1);
+  const RunResult r = run_simulation(cfg);
+  EXPECT_EQ(r.requests.at(0).first_token, Time::ms(1) + Time::ns(1990));
+  EXPECT_NEAR(r.summary.engram_stall_s, 1.99e-6, 1e-12);
+  ASSERT_TRUE(r.engram_tier.has_value());
+  EXPECT_EQ(r.engram_tier->steps, 1u);
+  EXPECT_EQ(r.engram_tier->flows, 2u);
+  EXPECT_DOUBLE_EQ(r.engram_tier->totals.host_bytes, 2 * 240 * 264.0);
+}
+
+// Per-GPU fetch bandwidth of 8 TP1 replicas whose fetches dominate their steps (4 KiB rows).
+double per_gpu_fetch_bandwidth(int gpus_per_switch, double* throughput) {
+  const ToyEngramModel model(Time::us(20), Time::zero(), {0.0, 0.5}, 24, 4096.0);
+  RunConfig cfg = closed_loop(model, 8, 128, 640, 64, 32);
+  auto tier = toy_tier(EngramTier::dram, toy_node(8, gpus_per_switch), 8);
+  tier.row_bytes = Bytes(4096.0);
+  cfg.engram_tier = tier;
+  const RunResult r = run_simulation(cfg);
+  EXPECT_EQ(r.summary.completed, 640);
+  *throughput = r.summary.output_throughput;
+  return r.engram_tier->per_gpu_fetch_bandwidth();
+}
+
+TEST(EngramInRun, TwoGpusPerPcieSwitchHalveThePerGpuFetchBandwidth) {
+  double alone_tput = 0, shared_tput = 0;
+  const double alone = per_gpu_fetch_bandwidth(1, &alone_tput);   // 8 switches, one GPU each
+  const double shared = per_gpu_fetch_bandwidth(2, &shared_tput);  // 4 switches, two GPUs each
+  RecordProperty("alone_GBps", std::to_string(alone * 1e-9));
+  RecordProperty("shared_GBps", std::to_string(shared * 1e-9));
+  EXPECT_GT(alone, 55e9);  // 64 GB/s links less the route latency
+  EXPECT_NEAR(shared / alone, 0.5, 0.05);
+  EXPECT_LT(shared_tput, 0.75 * alone_tput);
+}
+
+struct SsdCase {
+  double zipf = 1.0;
+  double cache_mib = 64;
+  int drives = 4;
+};
+
+double ssd_throughput(const SsdCase& c, RunResult* out = nullptr) {
+  const ToyEngramModel model(Time::us(400), Time::us(5), {0.0, 0.5}, 24);
+  RunConfig cfg = closed_loop(model, 2, 32, 192, 128, 32);
+  auto tier = toy_tier(EngramTier::ssd, toy_node(8, 2, c.drives), 2, 1, 200000);
+  tier.node.drive_groups.clear();
+  tier.access.zipf_s = c.zipf;
+  tier.dram_cache = Bytes(c.cache_mib * 1048576.0);
+  tier.always_sample = true;  // the same method for every case, cache or not
+  tier.sample_rows_per_step = 128;  // decode steps: 8 of the 24 sub-tables
+  cfg.engram_tier = tier;
+  cfg.timeseries_interval = Time::ms(20);
+  RunResult r = run_simulation(cfg);
+  EXPECT_EQ(r.summary.completed, 192);
+  const double t = r.summary.output_throughput;
+  if (out) *out = std::move(r);
+  return t;
+}
+
+TEST(EngramInRun, SsdThroughputRisesWithThePageCacheAndSkewAndFallsWithFewerDrives) {
+  const double c0 = ssd_throughput({1.0, 0});
+  const double c64 = ssd_throughput({1.0, 64});
+  const double c512 = ssd_throughput({1.0, 512});
+  EXPECT_LT(c0, c64);
+  EXPECT_LT(c64, c512);
+  const double s06 = ssd_throughput({0.6, 64});
+  const double s12 = ssd_throughput({1.2, 64});
+  EXPECT_LT(s06, c64);
+  EXPECT_LT(c64, s12);
+  const double d2 = ssd_throughput({1.0, 64, 2});
+  const double d1 = ssd_throughput({1.0, 64, 1});
+  EXPECT_LT(d2, c64);
+  EXPECT_LT(d1, d2);
+  RecordProperty("tput_cache_0_64_512", std::to_string(c0) + " " + std::to_string(c64) + " " + std::to_string(c512));
+  RecordProperty("tput_zipf_06_10_12", std::to_string(s06) + " " + std::to_string(c64) + " " + std::to_string(s12));
+  RecordProperty("tput_drives_4_2_1", std::to_string(c64) + " " + std::to_string(d2) + " " + std::to_string(d1));
+}
+
+TEST(EngramInRun, CacheWarmUpShowsInTheTimeSeries) {
+  RunResult r;
+  ssd_throughput({1.0, 512}, &r);
+  const sim::TimeSeries& ts = r.timeseries;
+  ASSERT_TRUE(ts.has_engram_tier());
+  ASSERT_GE(ts.bins().size(), 4u);
+  const double first = ts.engram_cache_hit_ratio(0);
+  const double last = ts.engram_cache_hit_ratio(ts.bins().size() - 2);
+  EXPECT_LT(first + 0.1, last) << first << " -> " << last;
+  std::ostringstream csv;
+  sim::write_timeseries_csv(ts, csv);
+  const std::string header = csv.str().substr(0, csv.str().find('\n'));
+  EXPECT_NE(header.find(",engram_lookups,engram_hbm_hit_ratio,engram_host_gb,engram_ssd_pages,engram_cache_hit_ratio"),
+            std::string::npos);
+  // A run without the tier keeps the old columns.
+  const ToyEngramModel model(Time::ms(1), Time::zero(), {0.0}, 24);
+  std::ostringstream plain;
+  sim::write_timeseries_csv(run_simulation(closed_loop(model, 1, 1, 2, 10, 2)).timeseries, plain);
+  EXPECT_EQ(plain.str().find("engram_lookups"), std::string::npos);
+}
+
+TEST(EngramInRun, SameSeedSameResults) {
+  // The text access model with both caches: every source of randomness is seeded.
+  const ToyEngramModel model(Time::us(300), Time::us(4), {0.0, 0.4}, 24);
+  RunConfig cfg = closed_loop(model, 2, 16, 64, 96, 16);
+  auto tier = toy_tier(EngramTier::ssd, toy_node(8, 2, 8), 2, 1, 16000000);
+  tier.hbm_cache = Bytes(4e6);
+  tier.dram_cache = Bytes(32e6);
+  tier.sample_rows_per_step = 128;
+  tier.access.model = "text";
+  tier.access.hash = {2, 2, 4, 8, 16000000, 99092, 2, 0, {}};  // DeepSeek-V4.1-Flash's hashing
+  tier.shape.table_rows = {384006168, 384016682};
+  cfg.engram_tier = tier;
+  cfg.seed = 5;
+  std::ostringstream a, b;
+  const RunResult r1 = run_simulation(cfg);
+  const RunResult r2 = run_simulation(cfg);
+  sim::write_summary_json(r1.summary, cfg.slo, a);
+  sim::write_summary_json(r2.summary, cfg.slo, b);
+  EXPECT_EQ(a.str(), b.str());
+  EXPECT_EQ(r1.engram_tier->totals.ssd_pages, r2.engram_tier->totals.ssd_pages);
+  EXPECT_GT(r1.engram_tier->hbm_hit_ratio(), 0.05);  // the text repeats its N-grams
+  EXPECT_GT(r1.summary.engram_stall_s, 0.0);
+}
+
+TEST(EngramInRun, ReplicasBeyondOneNodeGetAnotherNodeFabric) {
+  const ToyEngramModel model(Time::us(200), Time::us(2), {0.0}, 24);
+  RunConfig cfg = closed_loop(model, 12, 48, 96, 32, 8);
+  cfg.engram_tier = toy_tier(EngramTier::dram, toy_node(8, 2), 12);
+  const RunResult r = run_simulation(cfg);
+  EXPECT_EQ(r.summary.completed, 96);
+  EXPECT_EQ(r.engram_tier->nodes, 2);
+}
+
+TEST(EngramInRun, KvOffloadTrafficFollowsPreemptions) {
+  const ToyEngramModel model(Time::us(300), Time::us(2), {0.0}, 24);
+  RunConfig cfg = closed_loop(model, 1, 64, 128, 200, 100);
+  cfg.replicas[0].kv = sim::KvPoolParams{400, 16, false};  // 6,400 tokens: preempts
+  auto tier = toy_tier(EngramTier::dram, toy_node(8, 2), 1);
+  tier.kv_offload = true;
+  tier.kv_bytes_per_token = Bytes(100000.0);
+  cfg.engram_tier = tier;
+  const RunResult r = run_simulation(cfg);
+  ASSERT_GT(r.summary.preemptions, 0);
+  EXPECT_GT(r.engram_tier->totals.kv_swap_bytes, 0.0);
+  tier.kv_offload = false;
+  cfg.engram_tier = tier;
+  EXPECT_EQ(run_simulation(cfg).engram_tier->totals.kv_swap_bytes, 0.0);
+}
+
+TEST(EngramInRun, ChromeTraceHasStepsFetchesAndFlows) {
+  const auto dir = std::filesystem::temp_directory_path() / ("engram_trace_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const ToyEngramModel model(Time::us(300), Time::us(4), {0.0, 0.5}, 24);
+  RunConfig cfg = closed_loop(model, 2, 8, 40, 64, 8);
+  auto tier = toy_tier(EngramTier::ssd, toy_node(8, 2, 8), 2);
+  cfg.engram_tier = tier;
+  cfg.trace.path = (dir / "run.json").string();
+  cfg.trace.window = Time::ms(5);
+  const RunResult r = run_simulation(cfg);
+  std::ifstream f(cfg.trace.path);
+  const auto j = nlohmann::json::parse(f);
+  std::set<std::string> cats, threads;
+  double last_ts = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "M") {
+      if (e.at("name") == "thread_name") threads.insert(e.at("args").at("name").get<std::string>());
+      continue;
+    }
+    EXPECT_EQ(e.at("ph"), "X");
+    cats.insert(e.at("cat").get<std::string>());
+    EXPECT_LT(e.at("ts").get<double>(), 5000.0);
+    EXPECT_GE(e.at("ts").get<double>(), last_ts);  // written in time order
+    last_ts = e.at("ts").get<double>();
+  }
+  EXPECT_EQ(cats, (std::set<std::string>{"step", "engram", "flow"}));
+  EXPECT_TRUE(threads.count("replica0") && threads.count("replica1") && threads.count("gpu0 engram") &&
+              threads.count("dram->gpu1") && threads.count("nvme0->dram"));
+  EXPECT_GT(r.summary.duration_s, 0.005);  // the window cut the run
+  std::filesystem::remove_all(dir);
+}
+
+TEST(EngramInRun, NativeAndSimGridBackendsAgree) {
+  if (!fabric::simgrid_fabric_available()) GTEST_SKIP() << "SimGrid helper not built";
+  const ToyEngramModel model(Time::us(100), Time::us(2), {0.0, 0.5}, 24, 4096.0);
+  RunConfig cfg = closed_loop(model, 4, 8, 16, 64, 4);
+  cfg.engram_tier = toy_tier(EngramTier::dram, toy_node(8, 2), 4);
+  const RunResult native = run_simulation(cfg);
+  cfg.engram_tier->backend = "simgrid";
+  const RunResult simgrid = run_simulation(cfg);
+  EXPECT_EQ(simgrid.engram_tier->backend, "simgrid");
+  ASSERT_EQ(native.requests.size(), simgrid.requests.size());
+  for (std::size_t i = 0; i < native.requests.size(); ++i) {
+    const double a = native.requests[i].finish.seconds(), b = simgrid.requests[i].finish.seconds();
+    EXPECT_NEAR(a, b, 1e-6 * a + 2e-9) << i;
+  }
+  EXPECT_NEAR(native.summary.engram_stall_s, simgrid.summary.engram_stall_s, 1e-6 * native.summary.engram_stall_s + 1e-8);
+}
+
+// DeepSeek-V4.1-Flash, TP2 on an HGX B300 (4 replicas on one node), `engram` lines under
+// deployment.engram, `top` lines at the top level.
+std::string v41_scenario(const std::string& engram, const std::string& top = "") {
+  return "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\nseed: 3\n" + top +
+         "deployment:\n  nodes: 1\n  tp: 2\n  engram:\n" + engram +
+         "workload:\n  kind: closed_loop\n  concurrency: 16\n  num_requests: 32\n"
+         "  input: {distribution: fixed, tokens: 1024}\n  output: {distribution: fixed, tokens: 32}\n";
+}
+
+std::string scenario_error(const std::string& text) {
+  try {
+    sim::parse_scenario(ConfigNode::load_string(text, "t.yaml"));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
+  const auto p = sim::parse_scenario(ConfigNode::load_string(
+      v41_scenario("    tier: ssd\n    in_run: true\n    access: {model: zipf, exponent: 1.1}\n"
+                   "    hbm_cache: {policy: static, capacity: 2GiB}\n    dram_cache: {policy: lfu, capacity: 8GiB}\n"
+                   "    sample_rows_per_step: 64\n",
+                   "fabric: {backend: native, placement: spread}\nkv_offload: {enabled: true}\n"),
+      "t.yaml"));
+  const sim::BuiltScenario b = sim::build_scenario(p);
+  ASSERT_TRUE(b.run.engram_tier.has_value());
+  const EngramTierParams& t = *b.run.engram_tier;
+  EXPECT_EQ(t.tier, EngramTier::ssd);
+  EXPECT_EQ(t.tp, 2);
+  EXPECT_EQ(t.replicas, 4);
+  EXPECT_EQ(t.shape.rows_per_token, 24);
+  EXPECT_EQ(t.shape.subtables_per_rank, 12);
+  EXPECT_EQ(t.hbm_policy, "static");
+  EXPECT_EQ(t.dram_policy, "lfu");
+  EXPECT_DOUBLE_EQ(t.dram_cache.value(), 8.0 * 1073741824.0);
+  EXPECT_EQ(t.sample_rows_per_step, 64);
+  EXPECT_DOUBLE_EQ(t.access.zipf_s, 1.1);
+  EXPECT_TRUE(t.spread);
+  EXPECT_TRUE(t.kv_offload);
+  EXPECT_GT(t.kv_bytes_per_token.value(), 0.0);
+  EXPECT_EQ(t.node.gpu_count, 8);
+  EXPECT_EQ(t.node.drive_count, 8);
+  EXPECT_GT(t.uva_efficiency, 0.0);
+  // The formula's view of the same keys is unchanged: sizes per replica.
+  EXPECT_DOUBLE_EQ(p.deployment.engram.fetch.hbm_hot_cache.value(), 2.0 * 1073741824.0);
+  // Off by default.
+  const auto plain = sim::parse_scenario(ConfigNode::load_string(v41_scenario("    tier: dram\n"), "t.yaml"));
+  EXPECT_FALSE(sim::build_scenario(plain).run.engram_tier.has_value());
+}
+
+TEST(EngramInRunScenario, BadCombinationsNameTheirKeys) {
+  EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n    access: {model: text}\n")).find("deployment.engram.access"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(v41_scenario("    tier: hbm\n    in_run: true\n")).find("deployment.engram.in_run"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n", "kv_offload: {enabled: true}\n")).find("kv_offload.enabled"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n", "fabric: {backend: ns3}\n")).find("fabric.backend"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(v41_scenario("    tier: ssd\n    dram_cache: {policy: fifo, capacity: 1GiB}\n"))
+                .find("deployment.engram.dram_cache.policy"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n    in_run: true\n    access: {model: text}\n"
+                                        "    hbm_cache: {policy: static, capacity: 1GiB}\n"))
+                .find("deployment.engram.hbm_cache"),
+            std::string::npos);
+  EXPECT_EQ(scenario_error(v41_scenario("    tier: dram\n    in_run: true\n    access: {model: text}\n")), "");
+}
+
+TEST(EngramInRunScenario, V41RunsWithTheStepModelWindows) {
+  // The real step model: fetches at layer 1 (window: the embedding and layer 0) and layer 14.
+  for (const char* tier : {"dram", "ssd"}) {
+    const auto p = sim::parse_scenario(
+        ConfigNode::load_string(v41_scenario(std::string("    tier: ") + tier + "\n    in_run: true\n"), "t.yaml"));
+    const sim::BuiltScenario b = sim::build_scenario(p);
+    const RunResult r = run_simulation(b.run);
+    EXPECT_EQ(r.summary.completed, 32) << tier;
+    ASSERT_TRUE(r.engram_tier.has_value());
+    EXPECT_GT(r.engram_tier->totals.host_bytes, 0.0);
+    EXPECT_GT(r.engram_tier->flows, 0u);
+    if (std::string(tier) == "ssd") {
+      EXPECT_GT(r.engram_tier->totals.ssd_pages, 0.0);
+      EXPECT_GT(r.summary.engram_stall_s, 0.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace engramsim
