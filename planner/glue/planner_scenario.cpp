@@ -24,6 +24,7 @@ std::string PlanSettings::evaluation_key() const {
   s += " confirm=";
   for (double f : search.confirm_fractions) s += number_text(f) + ",";
   s += " max_queue_p99_ns=" + std::to_string(max_queue_p99.count_ns());
+  s += " min_probe_span_ns=" + std::to_string(min_probe_span.count_ns());
   return s;
 }
 
@@ -47,7 +48,9 @@ PlanSettings parse_plan_settings(const ConfigNode& n) {
   if (by_requests) p.target.requests_per_s = t.number("requests_per_s", 1e-9, 1e12);
   else p.target.tokens_per_s = t.number("tokens_per_s", 1e-9, 1e15);
   t.finish();
-  p.probe_requests = n.integer_or("probe_requests", p.probe_requests, 0, 100000000);
+  p.probe_requests = n.integer_or("probe_requests", p.probe_requests, 1, 100000000);
+  p.min_probe_span = n.time_or("min_probe_span", p.min_probe_span);
+  if (p.min_probe_span < Time::zero()) n.fail_key("min_probe_span", "must be >= 0");
   if (const auto s = n.optional_child("search")) {
     p.search.lo = s->number_or("lo_per_s", p.search.lo, 1e-9, 1e9);
     p.search.hi = s->number_or("hi_per_s", std::max(p.search.hi, 2.0 * p.search.lo), 1e-9, 1e9);

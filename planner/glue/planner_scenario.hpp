@@ -11,7 +11,8 @@
 //       curve_axis: workload.concurrency   # the axis that traces each configuration's curve
 //     plan:                                # optional; required by `engramsim plan`
 //       target: {requests_per_s: 40}       # or {tokens_per_s: 2.0e5} (input + output tokens)
-//       probe_requests: 2000               # requests per rate probe (0: the workload's own count)
+//       probe_requests: 1000               # at least this many requests per replica per rate probe
+//       min_probe_span: 60s                # ... and at least this long a stretch of arrivals
 //       search: {lo_per_s: 0.25, hi_per_s: 1, max_per_s: 10000, rel_tolerance: 0.03, max_probes: 30}
 //       max_queue_p99: 5s                  # a probe whose p99 queueing delay exceeds this is overloaded
 //       tiers: [hyperscaler, neocloud, rental]   # price tiers of the sensitivity table
@@ -48,7 +49,8 @@ struct PlanTarget {
 
 struct PlanSettings {
   PlanTarget target;
-  std::int64_t probe_requests = 2000;  // 0: keep the workload's num_requests
+  std::int64_t probe_requests = 1000;  // minimum requests per replica in one probe
+  Time min_probe_span = Time::from_seconds(60.0);  // minimum span of arrivals in one probe
   RateSearchOptions search;            // lo, hi, hi_limit, rel_tolerance, max_probes (requests/s per replica)
   Time max_queue_p99 = Time::from_seconds(5.0);
   std::vector<std::string> tiers = {"hyperscaler", "neocloud", "rental"};

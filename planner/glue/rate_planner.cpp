@@ -114,11 +114,11 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
   }
   const int replicas = b.replicas;
   YAML::Node wl = map_child(s, "workload", evaluator_.file());
-  if (settings_.probe_requests > 0) wl["num_requests"] = settings_.probe_requests * replicas;
   const bool trace = b.params.workload.kind == sim::WorkloadKind::trace;
-  const ConfigNode wl_node(wl, evaluator_.file(), "workload");
-  const sim::ScenarioWorkload base_workload = sim::parse_scenario_workload(wl_node);
-  const StreamStats stream = scan_stream(base_workload, b.params.seed);
+  // The offered stream as the scenario gives it: its mean rate (what rate_scale multiplies) and its
+  // mean request size (what a token-rate target divides by).
+  const StreamStats stream = scan_stream(b.params.workload, b.params.seed);
+  const std::uint64_t user_cap = b.params.workload.num_requests;  // 0: none
   double base_scale = 1.0;
   if (trace) {
     const YAML::Node t = wl["trace"];
@@ -127,20 +127,43 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
       throw ConfigError({evaluator_.file(), 0, 0}, "workload.trace",
                         "the replayed trace has fewer than two requests or no time span: it cannot be scaled to a rate");
   }
+  const double min_span_s = settings_.min_probe_span.seconds();
 
   std::vector<nlohmann::json> probe_rows;
   const auto at_rate = [&](double rate_per_replica) -> nlohmann::json {
     const double offered = rate_per_replica * replicas;
+    std::uint64_t n = static_cast<std::uint64_t>(settings_.probe_requests) * static_cast<std::uint64_t>(replicas);
+    n = std::max<std::uint64_t>(n, static_cast<std::uint64_t>(std::ceil(offered * min_span_s)));
+    if (user_cap > 0) n = std::min(n, user_cap);
     YAML::Node w = YAML::Clone(wl);
+    w["num_requests"] = n;
     if (trace) w["trace"]["rate_scale"] = base_scale * offered / stream.rate();
     else w["arrival"]["rate_per_s"] = offered;
     const sim::ScenarioWorkload wk = sim::parse_scenario_workload(ConfigNode(w, evaluator_.file(), "workload"));
     sim::RunConfig rc = b.run;
     rc.workload = wk.spec;
     const sim::RunResult run = sim::run_simulation(rc);
-    const std::string why = slo_misses(b.params.slo, run.summary, settings_.max_queue_p99);
+    std::string why = slo_misses(b.params.slo, run.summary, settings_.max_queue_p99);
+    double span_s = 0.0;
+    if (!run.requests.empty()) {
+      Time lo = Time::max();
+      Time hi = Time::zero();
+      for (const auto& q : run.requests) {
+        lo = std::min(lo, q.arrival);
+        hi = std::max(hi, q.arrival);
+      }
+      span_s = (hi - lo).seconds();
+    }
+    // Only a workload that ran out is too short: a trace prefix that happens to be denser than the
+    // trace's mean spans a little less than asked for, and that is still a full-length probe.
+    if (run.requests.size() < n && span_s < min_span_s) {
+      why += (why.empty() ? "" : "; ") + std::string("the workload holds only ") +
+             std::to_string(run.requests.size()) + " requests, spanning " + fmt(span_s) + " s at this rate (< min_probe_span " +
+             fmt(min_span_s) + " s): cannot show the rate is sustained";
+    }
     const PointMetrics m = point_metrics(b, run, evaluator_.cdf_samples());
     probe_rows.push_back({{"rate_per_replica", rate_per_replica},
+                          {"requests", run.requests.size()},
                           {"meets_slo", why.empty()},
                           {"ttft_p99_ms", num(run.summary.ttft.p99)},
                           {"tpot_p99_ms", num(run.summary.tpot.p99)},
@@ -171,7 +194,8 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
       {"non_monotone", rs.non_monotone},
       {"hit_limit", rs.hit_limit},
       {"replicas_per_probe", replicas},
-      {"requests_per_probe", stream.requests},
+      {"stream_requests", stream.requests},
+      {"stream_rate_per_s", stream.rate()},
       {"tokens_per_request", stream.tokens_per_request},
       {"probes", probe_rows},
       {"gpus_per_replica", b.gpus_per_replica},
@@ -192,7 +216,7 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   std::vector<Candidate> candidates;
   std::map<std::string, const nlohmann::json*> plan_of;
   Table search{"rate_search", "Rate search per candidate (every probe, in probe order)",
-               {"candidate", "probe", "req/s per replica", "meets SLO", "TTFT p99 (ms)", "TPOT p99 (ms)",
+               {"candidate", "probe", "req/s per replica", "requests", "meets SLO", "TTFT p99 (ms)", "TPOT p99 (ms)",
                 "queue p99 (ms)", "tok/s/user", "why not"},
                {}};
   for (const auto& l : lines) {
@@ -216,6 +240,7 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
     int k = 0;
     for (const auto& p : plan.at("probes")) {
       search.rows.push_back({c.name, std::to_string(++k), fmt(read(p, "rate_per_replica"), "%.5g"),
+                             fmt(read(p, "requests"), "%.0f"),
                              p.at("meets_slo").get<bool>() ? "yes" : "no", fmt(read(p, "ttft_p99_ms")),
                              fmt(read(p, "tpot_p99_ms")), fmt(read(p, "queue_p99_ms")), fmt(read(p, "interactivity")),
                              p.value("why", std::string())});

@@ -4,20 +4,25 @@
 // Probing one candidate: the probe unit is one node's worth of replicas (`nodes: 1`, or the nodes
 // one replica spans), so replicas that share a node's PCIe switches, host DRAM and drives contend
 // as they would in the fleet; the offered rate is split over them by the scenario's router, and
-// rate per replica = offered rate / replicas in the unit. Each probe replays
-// probe_requests x replicas requests (the workload's num_requests when probe_requests is 0) of the
-// scenario's workload with only the arrival rate changed:
+// rate per replica = offered rate / replicas in the unit. Only the arrival rate of the scenario's
+// workload changes between probes:
 //   open_loop  workload.arrival.rate_per_s is the offered rate;
-//   trace      workload.trace.rate_scale is multiplied so the replayed prefix arrives at that rate
-//              (the trace's shape, burstiness and lengths are kept).
+//   trace      workload.trace.rate_scale is multiplied so that the replayed trace (its window and
+//              num_requests cap, if any) arrives at that mean rate; its shape, burstiness and
+//              lengths are kept.
 // Closed-loop workloads have no rate and are rejected (ConfigError).
+// Probe length: max(probe_requests x replicas, offered rate x min_probe_span) requests. A fixed
+// request count alone would hide overload at high rates: the arrivals would span a few seconds and
+// the backlog would drain before any latency bound noticed it. When the workload cannot supply
+// that many (a trace is finite) and its arrivals span less than min_probe_span, the probe counts as
+// failing ("cannot show the rate is sustained"), which caps the answer conservatively.
 //
 // A probe meets the SLO when every request finishes, every `slo:` target of the scenario holds
-// (ttft_p99, tpot_p99, ... and min_interactivity), and the p99 queueing delay stays within
-// plan.max_queue_p99. The last condition is the overload guard: above capacity the queue grows for
-// the whole run, so its p99 grows with the run's length even when the batch keeps TPOT low and no
-// TTFT bound is set. planner::find_max_rate does the search (doubling, bisection, confirmation
-// probes; every probe is kept in the result for the report).
+// (ttft_p99, tpot_p99, ... and min_interactivity), the p99 queueing delay stays within
+// plan.max_queue_p99, and it was not cut short by the workload running out (above). The queue bound is the
+// overload guard: above capacity the queue grows for the whole probe (by span x overload fraction),
+// even when the batch keeps TPOT low and no TTFT bound is set. planner::find_max_rate does the
+// search (doubling, bisection, confirmation probes); every probe is kept for the report.
 //
 // After every candidate is in, plan_fleet() sizes each one for the target (size_fleet, whole
 // nodes), ranks them (cheapest $/hour first) and reruns the ranking per price tier and load factor
