@@ -171,7 +171,10 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
     fetch_sum += all_s;
   }
   compute += gathers_total;
-  const double seqs = s.decode_seqs + s.prefill_chunks;
+  // Under data-parallel attention every GPU runs its own scheduler over its own share of the
+  // sequences, in parallel with the others: the per-sequence host work of a step is one rank's share.
+  const double ranks = work_.layout().dp_attention ? static_cast<double>(work_.layout().tp) : 1.0;
+  const double seqs = (s.decode_seqs + s.prefill_chunks) / ranks;
   const double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
   *compute_s = compute;
   *host_s = host;
