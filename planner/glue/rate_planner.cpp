@@ -132,11 +132,13 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
   std::vector<nlohmann::json> probe_rows;
   const auto at_rate = [&](double rate_per_replica) -> nlohmann::json {
     const double offered = rate_per_replica * replicas;
-    std::uint64_t n = static_cast<std::uint64_t>(settings_.probe_requests) * static_cast<std::uint64_t>(replicas);
-    n = std::max<std::uint64_t>(n, static_cast<std::uint64_t>(std::ceil(offered * min_span_s)));
-    if (user_cap > 0) n = std::min(n, user_cap);
+    std::uint64_t want = static_cast<std::uint64_t>(settings_.probe_requests) * static_cast<std::uint64_t>(replicas);
+    want = std::max<std::uint64_t>(want, static_cast<std::uint64_t>(std::ceil(offered * min_span_s)));
+    // A trace's num_requests chooses the part of the trace to replay, so it caps the probe; an open
+    // loop's count is only the length of a plain run, and the probe sets its own.
+    const std::uint64_t ask = trace && user_cap > 0 ? std::min(want, user_cap) : want;
     YAML::Node w = YAML::Clone(wl);
-    w["num_requests"] = n;
+    w["num_requests"] = ask;
     if (trace) w["trace"]["rate_scale"] = base_scale * offered / stream.rate();
     else w["arrival"]["rate_per_s"] = offered;
     const sim::ScenarioWorkload wk = sim::parse_scenario_workload(ConfigNode(w, evaluator_.file(), "workload"));
@@ -156,7 +158,7 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
     }
     // Only a workload that ran out is too short: a trace prefix that happens to be denser than the
     // trace's mean spans a little less than asked for, and that is still a full-length probe.
-    if (run.requests.size() < n && span_s < min_span_s) {
+    if (run.requests.size() < want && span_s < min_span_s) {
       why += (why.empty() ? "" : "; ") + std::string("the workload holds only ") +
              std::to_string(run.requests.size()) + " requests, spanning " + fmt(span_s) + " s at this rate (< min_probe_span " +
              fmt(min_span_s) + " s): cannot show the rate is sustained";

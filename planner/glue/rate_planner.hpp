@@ -11,7 +11,8 @@
 //              num_requests cap, if any) arrives at that mean rate; its shape, burstiness and
 //              lengths are kept.
 // Closed-loop workloads have no rate and are rejected (ConfigError).
-// Probe length: max(probe_requests x replicas, offered rate x min_probe_span) requests. A fixed
+// Probe length: max(probe_requests x replicas, offered rate x min_probe_span) requests (an open
+// loop's own num_requests is replaced; a trace's caps the replay, as it picks the part to replay). A fixed
 // request count alone would hide overload at high rates: the arrivals would span a few seconds and
 // the backlog would drain before any latency bound noticed it. When the workload cannot supply
 // that many (a trace is finite) and its arrivals span less than min_probe_span, the probe counts as

@@ -1,0 +1,120 @@
+// `engramsim plan` through the real binary: candidates searched by simulation, the fleet sized and
+// ranked with a recommendation and sensitivity; exit 4 when no candidate meets the SLO; exit 2 for
+// input the plan cannot use.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace engramsim::planner::cli_testing {
+namespace {
+
+std::vector<std::string> plan_args(const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {"plan", data_file("tiny_plan.yaml"), "--out", out.string(), "--jobs", "2",
+                                "--progress", "none"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST(CliPlan, SearchesEachCandidateSizesAndRanksTheFleet) {
+  TempDir t;
+  const fs::path dir = t / "plan";
+  const CliResult r = run_cli(plan_args(dir), t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("Fleet recommendation: "), std::string::npos) << r.out;
+
+  const auto lines = lines_of(read_file(dir / "results.jsonl"));
+  ASSERT_EQ(lines.size(), 2u);
+  for (const auto& l : lines) {
+    const auto j = nlohmann::json::parse(l);
+    ASSERT_EQ(j.at("status"), "ok") << l;
+    const auto& plan = j.at("result").at("extra").at("plan");
+    const double best = plan.at("max_rate_per_replica").get<double>();
+    EXPECT_GT(best, 1.0);
+    EXPECT_FALSE(plan.at("hit_limit").get<bool>()) << "the search must bracket the capacity";
+    // The answer is the largest passing probe below the lowest failing one.
+    double lowest_fail = INFINITY, best_pass = 0.0;
+    for (const auto& p : plan.at("probes"))
+      if (!p.at("meets_slo").get<bool>()) lowest_fail = std::min(lowest_fail, p.at("rate_per_replica").get<double>());
+    for (const auto& p : plan.at("probes")) {
+      const double rate = p.at("rate_per_replica").get<double>();
+      if (p.at("meets_slo").get<bool>() && rate < lowest_fail) best_pass = std::max(best_pass, rate);
+      if (!p.at("meets_slo").get<bool>()) {
+        EXPECT_FALSE(p.at("why").get<std::string>().empty());
+      }
+      // Every probe replays at least probe_requests per replica and a min_probe_span of arrivals.
+      EXPECT_GE(p.at("requests").get<double>(), std::max(60.0, std::ceil(rate * 5.0)) - 1e-9);
+    }
+    EXPECT_DOUBLE_EQ(best, best_pass);
+    EXPECT_TRUE(std::isfinite(lowest_fail));
+    EXPECT_LE(lowest_fail, best * 1.1 + 1e-9) << "bisected to rel_tolerance 0.1";
+    // The stored metrics are the probe at that rate, and they meet the SLO.
+    const auto& m = j.at("result");
+    EXPECT_LE(m.at("ttft_ms").at("p99").get<double>(), 1000.0);
+    EXPECT_LE(m.at("tpot_ms").at("p99").get<double>(), 50.0);
+  }
+
+  const auto fleet = lines_of(read_file(dir / "tables" / "fleet_plan.csv"));
+  ASSERT_EQ(fleet.size(), 3u);  // header + 2 candidates
+  EXPECT_EQ(fleet[0].rfind("rank,candidate,", 0), 0u) << fleet[0];
+  EXPECT_EQ(fleet[1].rfind("1,", 0), 0u);
+  EXPECT_EQ(lines_of(read_file(dir / "tables" / "sensitivity.csv")).size(), 10u);  // 3 tiers x 3 loads
+  EXPECT_GT(lines_of(read_file(dir / "tables" / "rate_search.csv")).size(), 10u);
+  const std::string html = read_file(dir / "report.html");
+  EXPECT_NE(html.find("Fleet recommendation: "), std::string::npos);
+  EXPECT_NE(html.find("Sensitivity: winner per price tier and load"), std::string::npos);
+
+  // Replicas are the target over each candidate's capacity, rounded up (from the fleet JSON).
+  const auto fj = nlohmann::json::parse(read_file(dir / "tables" / "fleet_plan.json"));
+  for (const auto& row : fj) {
+    const double cap = row.at("max req/s per replica").get<double>();
+    EXPECT_EQ(row.at("replicas").get<int>(), static_cast<int>(std::ceil(40.0 / cap - 1e-9))) << row.dump();
+  }
+
+  // --resume with every candidate done re-sizes for a new target without simulating again.
+  const CliResult again = run_cli(plan_args(dir, {"--resume", "--set", "sweep.plan.target.requests_per_s=400"}), t.path());
+  ASSERT_EQ(again.code, 0) << describe(again);
+  EXPECT_NE(again.out.find("2 already done, 0 evaluated now"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("Fleet plans at 400 req/s"), std::string::npos) << again.out;
+}
+
+TEST(CliPlan, NoCandidateMeetingTheSloExitsFour) {
+  TempDir t;
+  const fs::path dir = t / "plan";
+  const CliResult r = run_cli(plan_args(dir, {"--set", "slo.ttft_p99=1ms"}), t.path());
+  EXPECT_EQ(r.code, 4) << describe(r);
+  for (const auto& l : lines_of(read_file(dir / "results.jsonl"))) {
+    const auto j = nlohmann::json::parse(l);
+    EXPECT_EQ(j.at("status"), "infeasible");
+    EXPECT_NE(j.at("reason").get<std::string>().find("never meets the SLO"), std::string::npos) << l;
+    EXPECT_NE(j.at("reason").get<std::string>().find("ttft_p99"), std::string::npos) << l;
+  }
+  EXPECT_NE(read_file(dir / "report.html").find("no candidate meets the SLO"), std::string::npos);
+}
+
+TEST(CliPlan, InputThePlanCannotUseExitsTwo) {
+  TempDir t;
+  const fs::path dir = t / "plan";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"plan", data_file("tiny_sweep.yaml"), "--out", dir.string()}, "sweep.plan"},
+      {plan_args(dir, {"--set",
+                       "workload={kind: closed_loop, concurrency: 4, num_requests: 8, input: {distribution: fixed, "
+                       "tokens: 64}, output: {distribution: fixed, tokens: 8}}"}),
+       "open_loop or trace"},
+      {plan_args(dir, {"--set", "sweep.plan.target={requests_per_s: 1, tokens_per_s: 5}"}), "exactly one"},
+      {plan_args(dir, {"--set", "slo={ttft: 1s}"}), "plan needs an SLO"},
+      {plan_args(dir, {"--set", "sweep.plan.search.lo_per_s=-1"}), "lo_per_s"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const CliResult r = run_cli(args, t.path());
+    EXPECT_EQ(r.code, 2) << describe(r);
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+    EXPECT_FALSE(fs::exists(dir)) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace engramsim::planner::cli_testing

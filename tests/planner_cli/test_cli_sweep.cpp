@@ -1,0 +1,202 @@
+// `engramsim sweep`, `merge` and `report` through the real binary: results, pruning reasons and
+// every chart; results independent of --jobs and of sharding; a run killed with SIGKILL and resumed
+// writes the same results.jsonl as an uninterrupted one; bad input exits 2 and writes nothing.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace engramsim::planner::cli_testing {
+namespace {
+
+std::vector<std::string> sweep_args(const fs::path& out, const std::string& jobs, std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {"sweep", data_file("tiny_sweep.yaml"), "--out", out.string(), "--jobs", jobs,
+                                "--progress", "none"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST(CliSweep, EndToEndPrunesWithReasonsAndWritesEveryChart) {
+  TempDir t;
+  const fs::path dir = t / "run";
+  const CliResult r = run_cli(sweep_args(dir, "2"), t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("4 ok, 2 infeasible (pruned), 0 errors"), std::string::npos) << r.out;
+
+  const auto lines = lines_of(read_file(dir / "results.jsonl"));
+  ASSERT_EQ(lines.size(), 6u);
+  int infeasible = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto j = nlohmann::json::parse(lines[i]);
+    EXPECT_EQ(j.at("index").get<std::size_t>(), i);
+    if (j.at("assignments").at("node") == "hgx-h100") {
+      ++infeasible;
+      EXPECT_EQ(j.at("status"), "infeasible");
+      EXPECT_NE(j.at("reason").get<std::string>().find("HBM over budget"), std::string::npos) << lines[i];
+      EXPECT_FALSE(j.contains("result"));
+    } else {
+      EXPECT_EQ(j.at("status"), "ok") << lines[i];
+      EXPECT_GT(j.at("result").at("throughput_per_gpu").get<double>(), 0.0);
+      EXPECT_FALSE(j.at("result").at("samples").at("ttft_ms").empty());
+    }
+  }
+  EXPECT_EQ(infeasible, 2);
+
+  const std::string html = read_file(dir / "report.html");
+  for (const char* chart : {"pareto", "tokens_per_dollar", "hbm_footprint", "ttft_cdf", "tpot_cdf", "engram_stall"}) {
+    EXPECT_NE(html.find(std::string("id=\"chart-") + chart + "\""), std::string::npos) << chart;
+    EXPECT_TRUE(fs::is_regular_file(dir / "charts" / (std::string(chart) + ".svg"))) << chart;
+  }
+  EXPECT_NE(html.find("Which of three tiny deployments"), std::string::npos);
+  EXPECT_NE(html.find("HBM over budget"), std::string::npos) << "pruned points list their reason";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  for (const char* f : {"report.md", "sweep.json", "context.json", "tables/points.csv", "tables/points.json",
+                        "tables/comparison.csv", "tables/assumptions.csv"})
+    EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
+
+  // `engramsim report` rebuilds the same bytes from the folder alone.
+  const std::string md = read_file(dir / "report.md");
+  fs::remove(dir / "report.html");
+  fs::remove(dir / "report.md");
+  const CliResult rr = run_cli({"report", dir.string()}, t.path());
+  ASSERT_EQ(rr.code, 0) << describe(rr);
+  EXPECT_EQ(read_file(dir / "report.html"), html);
+  EXPECT_EQ(read_file(dir / "report.md"), md);
+}
+
+TEST(CliSweep, JobsDoNotChangeResults) {
+  TempDir t;
+  const std::vector<std::string> more = {"--set", "sweep.axes.1.values=[1, 2, 4, 8, 16]"};
+  const CliResult a = run_cli(sweep_args(t / "a", "1", more), t.path());
+  ASSERT_EQ(a.code, 0) << describe(a);
+  const CliResult b = run_cli(sweep_args(t / "b", "2", more), t.path());
+  ASSERT_EQ(b.code, 0) << describe(b);
+  const std::string ra = read_file(t / "a" / "results.jsonl");
+  EXPECT_EQ(lines_of(ra).size(), 15u);
+  EXPECT_EQ(ra, read_file(t / "b" / "results.jsonl"));
+  EXPECT_EQ(read_file(t / "a" / "report.md"), read_file(t / "b" / "report.md"));
+}
+
+TEST(CliSweep, ShardsMergeIntoTheSingleProcessFile) {
+  TempDir t;
+  const CliResult ref = run_cli(sweep_args(t / "ref", "2"), t.path());
+  ASSERT_EQ(ref.code, 0) << describe(ref);
+  const fs::path dir = t / "sharded";
+  const CliResult s0 = run_cli(sweep_args(dir, "1", {"--shard", "0/2"}), t.path());
+  ASSERT_EQ(s0.code, 0) << describe(s0);
+  EXPECT_TRUE(fs::is_regular_file(dir / "results.shard-0-of-2.jsonl"));
+  // Half the points are missing until the other shard has run: merge says which, exit 1.
+  const CliResult early = run_cli({"merge", dir.string(), "--shards", "2"}, t.path());
+  EXPECT_EQ(early.code, 1) << describe(early);
+  EXPECT_NE(early.err.find("3 points are still missing: 1 3 5"), std::string::npos) << early.err;
+  const CliResult s1 = run_cli(sweep_args(dir, "1", {"--shard", "1/2"}), t.path());
+  ASSERT_EQ(s1.code, 0) << describe(s1);
+  const CliResult m = run_cli({"merge", dir.string(), "--shards", "2"}, t.path());
+  ASSERT_EQ(m.code, 0) << describe(m);
+  EXPECT_EQ(read_file(dir / "results.jsonl"), read_file(t / "ref" / "results.jsonl"));
+  EXPECT_EQ(read_file(dir / "report.md"), read_file(t / "ref" / "report.md"));
+}
+
+std::size_t line_count(const fs::path& p) {
+  const std::string s = read_file(p);
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST(CliSweep, ResumeAfterSigkillMatchesAnUninterruptedRun) {
+  TempDir t;
+  // 12 points, 8 of them simulated (2,000 requests each, a fraction of a second per point).
+  const std::vector<std::string> size = {"--set", "workload.num_requests=2000", "--set", "sweep.axes.1.values=[8, 16, 32, 64]"};
+  const CliResult ref = run_cli(sweep_args(t / "ref", "1", size), t.path());
+  ASSERT_EQ(ref.code, 0) << describe(ref);
+  const std::string expected = read_file(t / "ref" / "results.jsonl");
+  ASSERT_EQ(lines_of(expected).size(), 12u);
+
+  const fs::path dir = t / "killed";
+  const auto args = sweep_args(dir, "1", size);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    const std::string bin = ENGRAMSIM_CLI;
+    argv.push_back(const_cast<char*>(bin.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  // Kill it once two points are in, from outside and without warning.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t at_kill = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    at_kill = line_count(dir / "results.jsonl");
+    if (at_kill >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the sweep finished before it could be killed; make its points slower";
+  const std::size_t left = line_count(dir / "results.jsonl");
+  ASSERT_GE(left, 2u);
+  ASSERT_LT(left, 12u) << "the kill did not land midway";
+
+  // Without --resume the folder is refused rather than overwritten.
+  const CliResult refused = run_cli(args, t.path());
+  EXPECT_NE(refused.code, 0) << describe(refused);
+  EXPECT_EQ(line_count(dir / "results.jsonl"), left);
+
+  std::vector<std::string> resume = sweep_args(dir, "2", size);
+  resume.push_back("--resume");
+  const CliResult r = run_cli(resume, t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find(std::to_string(left) + " already done"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(dir / "results.jsonl"), expected);
+  EXPECT_EQ(read_file(dir / "report.md"), read_file(t / "ref" / "report.md"));
+
+  // A resumed run refuses results of a different sweep (another seed changes the fingerprint).
+  std::vector<std::string> other = resume;
+  other.insert(other.end(), {"--set", "seed=77"});
+  const CliResult mismatch = run_cli(other, t.path());
+  EXPECT_NE(mismatch.code, 0) << describe(mismatch);
+  EXPECT_EQ(read_file(dir / "results.jsonl"), expected);
+}
+
+TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
+  TempDir t;
+  const fs::path dir = t / "out";
+  const std::string typo_report = (t / "typo.yaml").string();
+  write_file(typo_report, read_file(data_file("tiny_sweep.yaml")) + "    titel: x\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"sweep", (t / "missing.yaml").string(), "--out", dir.string()}, "missing.yaml"},
+      {sweep_args(dir, "1", {"--set", "sweep.axes.1.key=workload.concurency"}), "concurency"},
+      {sweep_args(dir, "1", {"--set", "sweep.axes.1.values=[2, 0]"}), "sweep point 1"},
+      {sweep_args(dir, "1", {"--set", "deployment.tpp=2"}), "tpp"},
+      {sweep_args(dir, "1", {"--shard", "3/2"}), "--shard"},
+      {{"sweep", typo_report, "--out", dir.string()}, "titel"},
+      {{"sweep", data_file("tiny_sweep.yaml")}, "--out"},
+      {{"report", (t / "nothing").string()}, "not a folder"},
+      {{"merge", t.path().string(), "--shards", "2"}, "sweep.json"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const CliResult r = run_cli(args, t.path());
+    EXPECT_EQ(r.code, 2) << describe(r);
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+    EXPECT_FALSE(fs::exists(dir)) << "bad input left an output folder behind: " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace engramsim::planner::cli_testing

@@ -1,0 +1,275 @@
+// The glue between planner and simulator, as a library: loading a planner scenario (overrides,
+// report and plan blocks), evaluating points (pruning with the footprint's reason, metrics that
+// add up), the report context and its provenance, and fleet sizing from finished plan results.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "cli_test_util.hpp"
+#include "core/config_node.hpp"
+#include "planner/glue/planner_scenario.hpp"
+#include "planner/glue/provenance.hpp"
+#include "planner/glue/rate_planner.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
+
+namespace engramsim::planner {
+namespace {
+
+using cli_testing::data_file;
+using cli_testing::TempDir;
+using cli_testing::write_file;
+
+TEST(PlannerScenario, AppliesSetsThenTakesOutReportAndPlan) {
+  const PlannerScenario sc = load_planner_scenario(
+      data_file("tiny_plan.yaml"), {"sweep.plan.target.requests_per_s=7", "sweep.axes.0.values=[1, 2, 4]"});
+  ASSERT_TRUE(sc.plan.has_value());
+  EXPECT_DOUBLE_EQ(sc.plan->target.requests_per_s, 7.0);
+  EXPECT_DOUBLE_EQ(sc.plan->target.tokens_per_s, 0.0);
+  EXPECT_EQ(sc.plan->probe_requests, 60);
+  EXPECT_DOUBLE_EQ(sc.plan->min_probe_span.seconds(), 5.0);
+  EXPECT_DOUBLE_EQ(sc.plan->search.lo, 1.0);
+  EXPECT_EQ(sc.plan->search.max_probes, 16);
+  EXPECT_EQ(sc.report.title, "tiny plan");
+  ASSERT_EQ(sc.sweep.points.size(), 3u);
+  EXPECT_EQ(sc.sweep.points[2].label(), "deployment.tp=4");
+  EXPECT_FALSE(static_cast<bool>(static_cast<const YAML::Node&>(sc.sweep.base)["sweep"]));
+
+  const PlannerScenario plain = load_planner_scenario(data_file("tiny_sweep.yaml"), {});
+  EXPECT_FALSE(plain.plan.has_value());
+  ASSERT_TRUE(plain.report.target_interactivity.has_value());
+  EXPECT_DOUBLE_EQ(*plain.report.target_interactivity, 200.0);
+  EXPECT_EQ(plain.sweep.points.size(), 6u);
+}
+
+TEST(PlannerScenario, StrictPlanAndReportBlocks) {
+  auto plan = [](const std::string& text) { return parse_plan_settings(ConfigNode::load_string(text, "p.yaml")); };
+  EXPECT_NO_THROW(plan("target: {tokens_per_s: 1000}"));
+  EXPECT_THROW(plan("target: {requests_per_s: 1, tokens_per_s: 5}"), ConfigError);  // both
+  EXPECT_THROW(plan("target: {}"), ConfigError);                                    // neither
+  EXPECT_THROW(plan("target: {requests_per_s: 0}"), ConfigError);                   // not positive
+  EXPECT_THROW(plan("target: {requests_per_s: 1}\nprobe_request: 3"), ConfigError);  // typo
+  EXPECT_THROW(plan("target: {requests_per_s: 1}\ntiers: [cheap]"), ConfigError);
+  EXPECT_THROW(plan("target: {requests_per_s: 1}\nsearch: {lo_per_s: 2, hi_per_s: 2}"), ConfigError);
+  EXPECT_THROW(plan("target: {requests_per_s: 1}\nmax_queue_p99: 5"), ConfigError);  // a time needs a unit
+  try {
+    plan("target: {requests_per_s: 1}\nsearch: {lo_per_s: 1, hi_per_s: 2, max_per_s: 1.5}");
+    FAIL() << "max_per_s below hi_per_s was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_per_s"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_report_settings(ConfigNode::load_string("titel: x", "r.yaml")), ConfigError);
+  EXPECT_THROW(parse_report_settings(ConfigNode::load_string("target_interactivity: -1", "r.yaml")), ConfigError);
+}
+
+TEST(PlannerScenario, EvaluationKeyFollowsTheSettingsThatChangeResults) {
+  PlanSettings a;
+  PlanSettings b = a;
+  EXPECT_EQ(a.evaluation_key(), b.evaluation_key());
+  b.probe_requests += 1;
+  EXPECT_NE(a.evaluation_key(), b.evaluation_key());
+  b = a;
+  b.search.rel_tolerance *= 2;
+  EXPECT_NE(a.evaluation_key(), b.evaluation_key());
+  b = a;
+  b.min_probe_span = Time::from_seconds(1.0);
+  EXPECT_NE(a.evaluation_key(), b.evaluation_key());
+  b = a;
+  b.target.requests_per_s = 99;  // sizing only: the candidates' results stay valid
+  b.tiers = {"rental"};
+  EXPECT_EQ(a.evaluation_key(), b.evaluation_key());
+
+  const PlannerScenario sc = load_planner_scenario(data_file("tiny_sweep.yaml"), {});
+  EXPECT_NE(results_fingerprint(sc.sweep, "x"), results_fingerprint(sc.sweep, "y"));
+  const PlannerScenario edited = load_planner_scenario(data_file("tiny_sweep.yaml"), {"seed=6"});
+  EXPECT_NE(results_fingerprint(sc.sweep, "x"), results_fingerprint(edited.sweep, "x"));
+}
+
+TEST(Provenance, ReadsTaggedLinesWithTheirKeyPath) {
+  TempDir t;
+  write_file(t / "p.yaml",
+             "name: x\n"
+             "hbm_usable: \"270GiB\"     # [S] facts sheet\n"
+             "dense_flops:\n"
+             "  fp8: \"4.5PFLOPS\"       # [E] a guess\n"
+             "prices:\n"
+             "  gpu_hour:\n"
+             "    rental: \"3USD/h\"     # [D] 1.2 x B200\n"
+             "  dram_capital: \"5USD/GB\"\n"
+             "plain: 3\n");
+  const auto all = tagged_figures((t / "p.yaml").string(), "g");
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].figure, "g hbm_usable");
+  EXPECT_EQ(all[0].value, "270GiB");
+  EXPECT_EQ(all[0].kind, "datasheet");
+  EXPECT_NE(all[0].source.find("facts sheet"), std::string::npos);
+  EXPECT_EQ(all[1].figure, "g dense_flops.fp8");
+  EXPECT_EQ(all[1].kind, "assumed");
+  EXPECT_EQ(all[2].figure, "g prices.gpu_hour.rental");
+  EXPECT_EQ(all[2].kind, "derived");
+  const auto some = tagged_figures((t / "p.yaml").string(), "g", {"prices."});
+  ASSERT_EQ(some.size(), 1u);
+  EXPECT_EQ(some[0].figure, "g prices.gpu_hour.rental");
+  EXPECT_TRUE(tagged_figures((t / "missing.yaml").string(), "g").empty());
+}
+
+class TinySweep : public ::testing::Test {
+ protected:
+  TinySweep() : sc_(load_planner_scenario(data_file("tiny_sweep.yaml"), {})), ev_(sc_.file, sc_.sweep.base) {}
+  PlannerScenario sc_;
+  ScenarioEvaluator ev_;
+};
+
+TEST_F(TinySweep, FootprintAddsUpToUsableHbmAndPricesIncludeEngramCapacity) {
+  // Points: (b300 tp4 hbm, b300 tp2 dram, h100 tp2 dram) x concurrency (2, 8).
+  const Outcome hbm = ev_.evaluate(sc_.sweep.points[0]);
+  const Outcome dram = ev_.evaluate(sc_.sweep.points[3]);
+  ASSERT_EQ(hbm.status, PointStatus::ok);
+  ASSERT_EQ(dram.status, PointStatus::ok);
+  for (const Outcome* o : {&hbm, &dram}) {
+    const PointMetrics m = metrics_from_json(o->result);
+    double sum = 0.0;
+    for (const auto& t : m.hbm_footprint) sum += t.gib;
+    EXPECT_NEAR(sum, 270.0, 1e-6) << "B300 usable HBM";
+    EXPECT_GT(m.throughput_per_gpu, m.output_throughput_per_gpu);
+    EXPECT_GT(m.output_throughput_per_gpu, 0.0);
+    EXPECT_GT(m.interactivity, 0.0);
+    EXPECT_LE(m.ttft_ms.p50, m.ttft_ms.p99);
+    EXPECT_FALSE(m.ttft_samples_ms.empty());
+    EXPECT_LE(m.ttft_samples_ms.size(), 101u);
+    EXPECT_TRUE(std::is_sorted(m.tpot_samples_ms.begin(), m.tpot_samples_ms.end()));
+    EXPECT_EQ(m.extra.at("completed"), m.extra.at("num_requests"));
+    EXPECT_GT(m.gpu_hour_usd, 0.0);
+  }
+  const PointMetrics h = metrics_from_json(hbm.result);
+  const PointMetrics d = metrics_from_json(dram.result);
+  EXPECT_EQ(h.gpus, 4);
+  EXPECT_EQ(d.gpus, 2);
+  EXPECT_DOUBLE_EQ(h.concurrency, 2.0);
+  EXPECT_DOUBLE_EQ(d.concurrency, 8.0);
+  EXPECT_EQ(h.engram_tier, "hbm");
+  EXPECT_EQ(d.engram_tier, "dram");
+  auto term = [](const PointMetrics& m, const std::string& name) {
+    for (const auto& t : m.hbm_footprint)
+      if (t.term == name) return t.gib;
+    return -1.0;
+  };
+  EXPECT_GT(term(h, "engram"), 40.0);  // ~189 GiB over 4 GPUs
+  EXPECT_DOUBLE_EQ(term(d, "engram"), 0.0);
+  EXPECT_GT(term(d, "weights"), term(h, "weights"));  // TP2 holds twice the sharded weights of TP4
+  EXPECT_GT(term(d, "kv_pool"), 0.0);
+  EXPECT_NEAR(term(h, "headroom"), 27.0, 1e-6);       // 10 % of 270 GiB above the utilisation target
+  // Tables pinned in host DRAM cost capital; in HBM they cost nothing extra.
+  EXPECT_DOUBLE_EQ(h.cost_per_gpu_hour_usd, h.gpu_hour_usd);
+  EXPECT_GT(d.cost_per_gpu_hour_usd, d.gpu_hour_usd);
+  // Deterministic: the same point twice gives the same result object.
+  EXPECT_EQ(ev_.evaluate(sc_.sweep.points[0]).result.dump(), hbm.result.dump());
+}
+
+TEST_F(TinySweep, InfeasiblePointIsPrunedWithTheFootprintsReason) {
+  const Outcome o = ev_.evaluate(sc_.sweep.points[4]);
+  EXPECT_EQ(o.status, PointStatus::infeasible);
+  EXPECT_NE(o.reason.find("hgx-h100"), std::string::npos) << o.reason;
+  EXPECT_NE(o.reason.find("HBM over budget"), std::string::npos) << o.reason;
+}
+
+TEST_F(TinySweep, ValidateNamesTheBadPointAndCollectsInputs) {
+  const SweepInputs in = ev_.validate(sc_.sweep.points);
+  EXPECT_EQ(in.node_names, (std::vector<std::string>{"hgx-b300", "hgx-h100"}));
+  EXPECT_EQ(in.gpu_names, (std::vector<std::string>{"b300", "h100-sxm"}));
+  EXPECT_EQ(in.price_tier, "hyperscaler");
+  const PlannerScenario bad = load_planner_scenario(data_file("tiny_sweep.yaml"), {"sweep.axes.1.values=[2, 0]"});
+  const ScenarioEvaluator ev(bad.file, bad.sweep.base);
+  try {
+    ev.validate(bad.sweep.points);
+    FAIL() << "concurrency 0 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("sweep point 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("concurrency"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(TinySweep, ReportContextCarriesSloAndProvenance) {
+  const ReportContext c = make_report_context(sc_, ev_.validate(sc_.sweep.points));
+  EXPECT_EQ(c.title, "tiny sweep");
+  EXPECT_EQ(c.model_card, "deepseek-v4.1-flash");
+  ASSERT_TRUE(c.slo.max_ttft_p99_ms && c.slo.max_tpot_p99_ms);
+  EXPECT_DOUBLE_EQ(*c.slo.max_ttft_p99_ms, 10000.0);
+  EXPECT_DOUBLE_EQ(*c.slo.max_tpot_p99_ms, 50.0);
+  EXPECT_FALSE(c.slo.min_interactivity.has_value());
+  bool hbm = false, price = false, row_bytes = false;
+  for (const auto& a : c.assumptions) {
+    if (a.figure == "b300 hbm_usable") {
+      hbm = true;
+      EXPECT_EQ(a.kind, "datasheet");
+      EXPECT_NE(a.source.find("hardware/gpus/b300.yaml"), std::string::npos) << a.source;
+    }
+    price = price || a.figure == "hgx-h100 prices.gpu_hour.hyperscaler";
+    row_bytes = row_bytes || a.figure == "deepseek-v4.1-flash engram.row_bytes";
+  }
+  EXPECT_TRUE(hbm);
+  EXPECT_TRUE(price);
+  EXPECT_TRUE(row_bytes);
+}
+
+// A finished plan result line, as RatePlanner::evaluate writes it.
+ResultLine plan_line(std::size_t index, const std::string& tp, double max_rate, int gpus_per_replica, double gpu_hour) {
+  ResultLine l;
+  l.index = index;
+  l.id = std::string(16, static_cast<char>('a' + index));
+  l.assignments = {{"deployment.tp", std::stoi(tp)}};
+  l.status = PointStatus::ok;
+  l.result = {{"extra",
+               {{"plan",
+                 {{"max_rate_per_replica", max_rate},
+                  {"tokens_per_request", 500.0},
+                  {"gpus_per_replica", gpus_per_replica},
+                  {"gpus_per_node", 8},
+                  {"extra_dram_per_node_bytes", 0.0},
+                  {"dram_usd_per_byte", 5e-9},
+                  {"extra_ssd_per_node_bytes", 0.0},
+                  {"ssd_usd_per_byte", 1e-10},
+                  {"amortization_life_s", 35064.0 * 3600.0},
+                  {"gpu_hour_usd_by_tier", {{"hyperscaler", gpu_hour}, {"neocloud", gpu_hour * 1.2}, {"rental", gpu_hour * 1.5}}},
+                  {"probes", nlohmann::json::array({{{"rate_per_replica", max_rate}, {"requests", 100}, {"meets_slo", true}}})}}}}}};
+  return l;
+}
+
+TEST(PlanFleet, SizesWholeNodesRanksAndConvertsATokenTarget) {
+  // tp1: 10 req/s per replica, 8 replicas per node; tp2: 25 req/s per replica, 4 per node.
+  const std::vector<ResultLine> lines = {plan_line(0, "1", 10.0, 1, 2.0), plan_line(1, "2", 25.0, 2, 2.0)};
+  PlanSettings s;
+  s.target.tokens_per_s = 500.0 * 150.0;  // 150 req/s at 500 tokens per request
+  const FleetPlanResult r = plan_fleet(lines, s, "hyperscaler", {"deployment.tp"});
+  EXPECT_DOUBLE_EQ(r.target_rate, 150.0);
+  EXPECT_DOUBLE_EQ(r.tokens_per_request, 500.0);
+  ASSERT_EQ(r.ranking.size(), 2u);
+  // tp2: 6 replicas -> 2 nodes (16 GPUs); tp1: 15 replicas -> 2 nodes as well; a tie on cost and
+  // GPUs falls to the name.
+  EXPECT_EQ(r.ranking[0].plan.nodes, 2);
+  EXPECT_EQ(r.ranking[1].plan.nodes, 2);
+  EXPECT_EQ(r.ranking[0].name, "tp=1");
+  EXPECT_NEAR(r.ranking[0].plan.cost_per_hour.value(), 16 * 2.0, 1e-9);
+  // At 0.8 x load tp2 needs 5 replicas (2 nodes) and tp1 12 (2 nodes); at 1.2 x tp2 needs 8 (2
+  // nodes), tp1 18 (3 nodes), so tp2 wins there and the winner is not stable.
+  EXPECT_FALSE(r.sensitivity.winner_stable);
+  ASSERT_EQ(r.sensitivity.cases.size(), 9u);
+  std::vector<std::string> names;
+  for (const auto& t : r.tables) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"fleet_plan", "sensitivity", "rate_search"}));
+  EXPECT_EQ(r.tables[0].rows.size(), 2u);
+  EXPECT_EQ(r.tables[1].rows.size(), 9u);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("Fleet recommendation: tp=1, 2 nodes"), std::string::npos) << r.notes[0];
+
+  ResultLine none;
+  none.status = PointStatus::infeasible;
+  none.reason = "never meets the SLO";
+  const FleetPlanResult empty = plan_fleet({none}, s, "hyperscaler", {"deployment.tp"});
+  EXPECT_TRUE(empty.ranking.empty());
+  ASSERT_EQ(empty.notes.size(), 1u);
+  EXPECT_NE(empty.notes[0].find("no candidate meets the SLO"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engramsim::planner
