@@ -51,6 +51,9 @@ int plan_command(const SweepCliArgs& a) {
   if (!writer) return exit_code::ok;
   print_sweep_summary(s, std::cout);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  // Candidates are probed at a rate, not a client count: the x of the stall chart and the
+  // "at ..." of the recommendation are the mean requests in the probed node (Little's law).
+  ctx.curve_axis = "requests in system";
   if (o.shard.count > 1) {
     planner::write_context(a.out, ctx);
     std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done; when every shard is done: engramsim merge "
