@@ -90,16 +90,40 @@ EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params
   replicas_.resize(static_cast<std::size_t>(p_.replicas));
   for (int r = 0; r < p_.replicas; ++r) {
     ReplicaState& s = replicas_[static_cast<std::size_t>(r)];
-    if (hbm_rows >= 1.0 && hbm_static)
+    const auto limit = static_cast<double>(std::max<std::uint64_t>(1, p_.max_cache_entries));
+    if (hbm_rows >= 1.0 && hbm_static) {
       s.hbm_static_rank = static_cast<std::int64_t>(hbm_rows) / p_.shape.subtables_per_rank;
-    else if (hbm_rows >= 1.0)
-      s.hbm = make_row_cache(p_.hbm_policy, static_cast<std::uint64_t>(hbm_rows));
-    if (dram_pages >= 1.0) s.dram = make_row_cache(p_.dram_policy, static_cast<std::uint64_t>(dram_pages));
+    } else if (hbm_rows >= 1.0) {
+      double entries = hbm_rows;
+      // The text model's keys are bounded by its rows; zipf caches beyond the limit are sampled.
+      if (hbm_rows > limit && p_.access.model == "zipf") {
+        s.hbm_rate = limit / hbm_rows;
+        entries = limit;
+      }
+      s.hbm = make_row_cache(p_.hbm_policy, static_cast<std::uint64_t>(std::max(1.0, std::floor(entries))));
+    }
+    if (dram_pages >= 1.0) {
+      if (p_.access.model == "zipf") s.dram_rate = std::min(1.0, limit / dram_pages);
+      s.dram = make_row_cache(p_.dram_policy,
+                              static_cast<std::uint64_t>(std::max(1.0, std::floor(dram_pages * s.dram_rate))));
+    }
     s.rng = RngStream(p_.seed, "engram_tier/" + std::to_string(r));
     s.ranks.resize(static_cast<std::size_t>(p_.tp));
   }
   report_.backend = p_.backend;
   report_.nodes = node_count;
+}
+
+bool EngramTierService::cache_access(RowCache& cache, double rate, RunningRatio& running, std::uint64_t key,
+                                     std::uint64_t step, std::uint64_t salt) const {
+  if (rate >= 1.0) return cache.access(key);
+  constexpr double kUnit = 1.0 / 9007199254740992.0;  // 2^-53
+  if (static_cast<double>(mix64(key ^ salt) >> 11) * kUnit < rate) {
+    const bool hit = cache.access(key);
+    running.add(hit);
+    return hit;
+  }
+  return static_cast<double>(mix64(key ^ mix64(step ^ ~salt)) >> 11) * kUnit < running.ratio();
 }
 
 std::pair<int, int> EngramTierService::gpu_of(std::uint32_t replica, int rank) const {
@@ -182,10 +206,13 @@ void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramL
     const auto row_bytes = static_cast<std::uint64_t>(p_.row_bytes.value());
     const auto page = static_cast<std::uint64_t>(p_.page.value());
     for (const auto& [key, count] : distinct_) {
-      const bool hit = r.hbm ? r.hbm->access(key)
-                             : r.hbm_static_rank > 0 &&
-                                   access_->popularity_rank(static_cast<int>(e), static_cast<std::int64_t>(key & ((1ull << 48) - 1))) <=
-                                       r.hbm_static_rank;
+      const auto row = static_cast<std::int64_t>(key & ((1ull << 48) - 1));
+      bool hit = false;
+      if (r.hbm) {
+        hit = cache_access(*r.hbm, r.hbm_rate, r.hbm_hits, key, r.steps, 0x68626dull ^ p_.seed);
+      } else if (r.hbm_static_rank > 0) {
+        hit = access_->popularity_rank(static_cast<int>(e), row) <= r.hbm_static_rank;
+      }
       if (hit) {
         hits += count;
         continue;
@@ -203,7 +230,7 @@ void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramL
       pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
       double page_hits = 0.0, page_misses = 0.0;
       for (const std::uint64_t pg : pages_) {
-        if (r.dram && r.dram->access(pg)) {
+        if (r.dram && cache_access(*r.dram, r.dram_rate, r.dram_hits, pg, r.steps, 0x6472616dull ^ p_.seed)) {
           page_hits += 1.0;
           continue;
         }

@@ -41,6 +41,14 @@
 // the DRAM page cache (per replica, dram_cache / tp / page pages). Misses, scaled, become bytes.
 // Caches see a thinned stream of the real lookups: under independent references their steady
 // state is unchanged, but warm-up takes the sampling factor longer in simulated time.
+// Caches larger than max_cache_entries are simulated on a spatial sample of the keys (SHARDS,
+// Waldspurger et al., FAST 2015): a key takes part when a hash of it falls below the rate
+// R = max_cache_entries / capacity, and the simulated cache holds capacity x R entries. A key
+// outside the sample hits with the running hit ratio of the sampled keys (the last ~1,024 of them),
+// drawn from a hash of the key and the step; the hash does not depend on popularity, so the
+// expected miss count is kept, but which popular keys land in the sample makes a run's miss count
+// err by several percent under strong skew (docs/memory-tiers.md). The text model never needs it:
+// its keys are bounded by the text's rows.
 //
 // KV offload (optional): a preempted sequence's KV is written to host DRAM (gpu->dram) and read back
 // when it is admitted again (dram->gpu), per rank, as flows sharing the same links; they do not gate
@@ -85,8 +93,11 @@ struct EngramTierParams {
   Bytes dram_cache;                    // per replica page cache (ssd tier; split over ranks); 0 = none
   std::string dram_policy = "lru";
   Bytes page = Bytes(4096.0);
-  std::int64_t sample_rows_per_step = 1024;  // per Engram layer per replica step
+  std::int64_t sample_rows_per_step = 128;  // per Engram layer per replica step
   bool always_sample = false;          // sample even where the analytic counts would do (tests)
+  // Largest cache simulated entry by entry; a larger one is simulated on a spatial sample of the
+  // keys (rate = this / capacity) with the capacity scaled alike.
+  std::uint64_t max_cache_entries = 1u << 17;
 
   DramPath dram_path = DramPath::zero_copy;
   double uva_efficiency = 1.0;         // zero_copy gather efficiency at the row size
@@ -211,6 +222,20 @@ class EngramTierService {
     Time issue;
     bool finished = false;
   };
+  // Hit ratio over the last ~1,024 observations (exponentially weighted).
+  struct RunningRatio {
+    double hits = 0.0;
+    double total = 0.0;
+    void add(bool hit) {
+      hits = hits * kDecay + (hit ? 1.0 : 0.0);
+      total = total * kDecay + 1.0;
+    }
+    double ratio() const { return total > 0.0 ? hits / total : 0.0; }
+    static constexpr double kDecay = 1.0 - 1.0 / 1024.0;
+  };
+  // Looks `key` up in a cache simulated on a spatial sample of rate `rate`.
+  bool cache_access(RowCache& cache, double rate, RunningRatio& running, std::uint64_t key, std::uint64_t step,
+                    std::uint64_t salt) const;
   struct ReplicaState {
     bool active = false;
     Time start;
@@ -221,6 +246,10 @@ class EngramTierService {
     std::unique_ptr<RowCache> hbm;
     std::int64_t hbm_static_rank = 0;  // "static": ranks <= this are in HBM
     std::unique_ptr<RowCache> dram;
+    double hbm_rate = 1.0;   // spatial sampling rates of the caches
+    double dram_rate = 1.0;
+    RunningRatio hbm_hits;   // over the sampled keys
+    RunningRatio dram_hits;
     std::uint64_t steps = 0;
     RngStream rng{0};
   };

@@ -1,0 +1,173 @@
+// The in-run Engram tier over a whole run: the Azure LLM inference conversation trace (19,366
+// requests, one hour) through 8 TP1 replicas on one HGX H200 node (4 PCIe switches of 2 GPUs), with
+// a V4.1-shaped Engram module (layers 1 and 14, 24 rows of 264 B per token per layer) in host DRAM.
+//
+// The step model is analytic (as in bench_sim_run: a 70B-class dense model on an H200-class GPU) so
+// the benchmark measures the simulator and the tier, not models/. Its Engram layers report the
+// compute before them as windows and the expected distinct rows of a Zipf(1) popularity over
+// 16 M-row sub-tables (models/engram_fetch.hpp's RowPopularity, tabulated by position count).
+// Cases: the formula path (no tier) for reference; the in-run DRAM tier (every step's fetch is
+// flows on the node fabric, no cache: analytic row counts); and with an HBM hot-row cache (LFU)
+// driven by 16 sampled rows per layer per step (a spatial sample of 131,072 keys).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "hardware/hardware_loader.hpp"
+#include "models/engram_fetch.hpp"
+#include "sim/memory/node_fabric_params.hpp"
+#include "sim/serving/run_simulation.hpp"
+#include "sim/workload/trace_format.hpp"
+
+using namespace engramsim;
+using namespace engramsim::sim;
+
+namespace {
+
+class Analytic70BEngram final : public StepTimeModel {
+ public:
+  Analytic70BEngram() {
+    const RowPopularity pop(16e6, 1.0);
+    distinct_.resize(kMaxTabulated + 1);
+    for (int p = 1; p <= kMaxTabulated; ++p) distinct_[static_cast<std::size_t>(p)] = pop.expected_distinct(p);
+  }
+  StepCost step(const BatchShape& b) const override {
+    double tokens = 0, ctx_tokens = 0, attn_flops = 0;
+    for (const auto& p : b.prefill) {
+      tokens += p.tokens;
+      ctx_tokens += static_cast<double>(p.cached) + p.tokens;
+      attn_flops += 4.0 * kLayers * kHidden * p.tokens * (p.cached + 0.5 * p.tokens);
+    }
+    for (const auto& d : b.decode) {
+      tokens += d.positions;
+      ctx_tokens += d.context + d.positions;
+      attn_flops += 4.0 * kLayers * kHidden * d.positions * d.context;
+    }
+    const double flops = 2.0 * kParams * tokens + attn_flops;
+    const double bytes = kParams * 1.0 + ctx_tokens * kKvBytesPerToken;
+    const double t = std::max(flops / (kPeakFlops * 0.6), bytes / (kHbmBw * 0.8));
+    StepCost c;
+    c.compute = Time::from_seconds(t);
+    c.host_overhead = Time::from_seconds(kOverhead);
+    c.total = c.compute + c.host_overhead;
+    return c;
+  }
+  std::size_t engram_layer_count() const override { return 2; }
+  StepCost step_engram(const BatchShape& b, std::span<EngramLayerStep> layers) const override {
+    const StepCost c = step(b);
+    double positions = 0;
+    for (const auto& p : b.prefill) positions += p.tokens;
+    for (const auto& d : b.decode) positions += d.positions;
+    const auto p = static_cast<int>(std::min<double>(positions, kMaxTabulated));
+    const double distinct = p > 0 ? distinct_[static_cast<std::size_t>(p)] * positions / p : 0.0;
+    for (int e = 0; e < 2; ++e) {
+      EngramLayerStep& l = layers[static_cast<std::size_t>(e)];
+      l.layer = kEngramLayers[e];
+      l.positions = positions;
+      l.window = Time::from_seconds(c.compute.seconds() * (kEngramLayers[e] + 0.5) / kLayers);
+      l.lookups = positions * kRows;
+      l.distinct_rows = distinct * kRows;
+      l.host_rows = l.distinct_rows;
+    }
+    return c;
+  }
+
+ private:
+  static constexpr int kMaxTabulated = 16384;
+  static constexpr int kEngramLayers[2] = {1, 14};
+  static constexpr double kRows = 24;  // rows per token per layer (one rank)
+  static constexpr double kParams = 70.6e9;
+  static constexpr double kLayers = 80, kHidden = 8192;
+  static constexpr double kKvBytesPerToken = 80 * 2 * 8 * 128 * 2;
+  static constexpr double kPeakFlops = 1979e12;
+  static constexpr double kHbmBw = 4.8e12;
+  static constexpr double kOverhead = 0.5e-3;
+  std::vector<double> distinct_;
+};
+
+RunConfig azure_conv_config(const StepTimeModel& model) {
+  RunConfig cfg;
+  for (int i = 0; i < 8; ++i) {
+    ReplicaParams rp;
+    rp.step_model = &model;
+    rp.kv = KvPoolParams{11000, 16, false};
+    rp.gpus = 1;
+    cfg.replicas.push_back(rp);
+  }
+  cfg.scheduler.max_num_batched_tokens = 8192;
+  cfg.scheduler.max_num_seqs = 256;
+  cfg.router = "least_outstanding";
+  cfg.price_per_gpu_hour = MoneyRate(2.5);
+  cfg.workload.source = [](std::uint64_t) {
+    return open_trace(std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/AzureLLMInferenceTrace_conv.csv", "azure");
+  };
+  return cfg;
+}
+
+EngramTierParams dram_tier() {
+  EngramTierParams p;
+  p.tier = EngramTier::dram;
+  p.shape.table_rows = {384006168, 384016682};
+  p.shape.rows_per_token = 24;
+  p.shape.subtables_per_rank = 24;
+  p.row_bytes = Bytes(264.0);
+  p.uva_efficiency = 0.8;
+  p.node = node_fabric_params(load_node("hgx-h200"));
+  return p;
+}
+
+void run_case(benchmark::State& state, const RunConfig& cfg) {
+  double wall = 0, stall_share = 0, flows = 0, steps = 0, out_tput = 0, hit = 0, gbps = 0;
+  for (auto _ : state) {
+    const RunResult r = run_simulation(cfg);
+    wall += r.wall_seconds;
+    stall_share = r.summary.engram_stall_share;
+    steps = static_cast<double>(r.summary.steps);
+    out_tput = r.summary.output_throughput;
+    if (r.engram_tier) {
+      flows = static_cast<double>(r.engram_tier->flows);
+      hit = r.engram_tier->hbm_hit_ratio();
+      gbps = r.engram_tier->per_gpu_fetch_bandwidth() * 1e-9;
+    }
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["wall_s"] = wall / n;
+  state.counters["steps"] = steps;
+  state.counters["flows"] = flows;
+  state.counters["stall_share"] = stall_share;
+  state.counters["output_tok_s"] = out_tput;
+  state.counters["hbm_hit"] = hit;
+  state.counters["gpu_fetch_GBps"] = gbps;
+}
+
+void BM_AzureConvFormula(benchmark::State& state) {
+  const Analytic70BEngram model;
+  run_case(state, azure_conv_config(model));
+}
+BENCHMARK(BM_AzureConvFormula)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AzureConvInRunDram(benchmark::State& state) {
+  const Analytic70BEngram model;
+  RunConfig cfg = azure_conv_config(model);
+  cfg.engram_tier = dram_tier();
+  run_case(state, cfg);
+}
+BENCHMARK(BM_AzureConvInRunDram)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_AzureConvInRunDramHbmCache(benchmark::State& state) {
+  const Analytic70BEngram model;
+  RunConfig cfg = azure_conv_config(model);
+  EngramTierParams tier = dram_tier();
+  tier.hbm_cache = Bytes(8.0 * 1073741824.0);
+  tier.hbm_policy = "lfu";
+  tier.sample_rows_per_step = 16;
+  cfg.engram_tier = tier;
+  run_case(state, cfg);
+}
+BENCHMARK(BM_AzureConvInRunDramHbmCache)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
