@@ -95,6 +95,23 @@ TEST(CliPlan, NoCandidateMeetingTheSloExitsFour) {
   EXPECT_NE(read_file(dir / "report.html").find("no candidate meets the SLO"), std::string::npos);
 }
 
+TEST(CliPlan, MinimumInteractivityAloneIsAnSlo) {
+  TempDir t;
+  const fs::path dir = t / "plan";
+  // TP1 gives ~161 tok/s/user when idle and less as the batch grows: 150 binds at a low rate.
+  const CliResult r = run_cli(plan_args(dir, {"--set", "slo={min_interactivity: 150}"}), t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto first = nlohmann::json::parse(lines_of(read_file(dir / "results.jsonl")).at(0));
+  const auto& plan = first.at("result").at("extra").at("plan");
+  EXPECT_GT(plan.at("max_rate_per_replica").get<double>(), 1.0);
+  EXPECT_LT(plan.at("max_rate_per_replica").get<double>(), 32.0);
+  EXPECT_GE(first.at("result").at("interactivity").get<double>(), 150.0);
+  bool named = false;
+  for (const auto& p : plan.at("probes"))
+    named = named || p.at("why").get<std::string>().find("interactivity") != std::string::npos;
+  EXPECT_TRUE(named) << "a failing probe says the interactivity bound failed";
+}
+
 TEST(CliPlan, InputThePlanCannotUseExitsTwo) {
   TempDir t;
   const fs::path dir = t / "plan";
