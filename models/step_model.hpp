@@ -47,7 +47,7 @@ struct EngramLayerStep {
   double positions = 0.0;    // token positions through the layer, whole replica
   Time window;               // compute from forward entry until the GPU reaches the layer
   double lookups = 0.0;      // row lookups of one rank
-  double distinct_rows = 0.0;
+  double distinct_rows = 0.0;  // expected after within-step dedup; 0 = not known
   double host_rows = 0.0;    // rows crossing the host link (after the analytic caches)
   double ssd_pages = 0.0;    // pages read from NVMe (ssd tier)
 };

@@ -224,7 +224,13 @@ void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramL
       for (std::uint64_t pg = first_page; pg <= last_page; ++pg) pages_.push_back(key_of(e, pg));
     }
     hbm_hits = hits * scale;
-    host_rows = missing * scale;
+    // Sampled positions (case 3) overstate distinct rows when scaled linearly. Under the zipf model
+    // the step model knows the expected distinct count of all positions: scale the sample's
+    // distinct rows (and what follows from them) to it, keeping the sample's miss fraction.
+    double dedup = 1.0;
+    if (sample_positions < positions && p_.access.model == "zipf" && layer.distinct_rows > 0.0 && !distinct_.empty())
+      dedup = std::min(1.0, layer.distinct_rows / (static_cast<double>(distinct_.size()) * scale));
+    host_rows = missing * scale * dedup;
     if (drives > 0) {
       std::sort(pages_.begin(), pages_.end());
       pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
@@ -237,9 +243,9 @@ void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramL
         page_misses += 1.0;
         if (scale == 1.0) w.drive_pages[mix64(pg) % drives] += 1.0;
       }
-      cache_lookups = static_cast<double>(pages_.size()) * scale;
-      cache_hits = page_hits * scale;
-      pages = page_misses * scale;
+      cache_lookups = static_cast<double>(pages_.size()) * scale * dedup;
+      cache_hits = page_hits * scale * dedup;
+      pages = page_misses * scale * dedup;
       if (scale != 1.0)
         for (double& d : w.drive_pages) d = pages / static_cast<double>(drives);
     }

@@ -34,7 +34,10 @@
 //   lookups L = positions x k (k = sub-tables per rank); L <= budget: every lookup (exact);
 //   positions <= budget: all positions of m = budget / positions sub-tables, rotating over the k,
 //   counts scaled by k / m (exact within-step dedup of those sub-tables);
-//   otherwise: budget positions evenly strided (random phase) of one sub-table, scaled by L / budget.
+//   otherwise: budget positions evenly strided (random phase) of one sub-table, scaled by L / budget;
+//   linear scaling overstates distinct rows, so under the zipf model the distinct count is set to
+//   the step model's expectation (EngramLayerStep::distinct_rows, when given) and the sample only
+//   supplies the miss fractions.
 // Sampled lookups are deduplicated, looked up in the HBM cache (per replica, capacity
 // hbm_cache / tp / row_bytes rows) once per distinct row, and on the ssd tier the missing rows'
 // pages (a row straddles two pages when it crosses a boundary) are deduplicated and looked up in

@@ -34,7 +34,7 @@ class ToyEngramModel final : public StepTimeModel {
       l.positions = t;
       l.window = Time::from_seconds(c.compute.seconds() * fractions_[e]);
       l.lookups = t * k_;
-      l.distinct_rows = l.lookups;
+      l.distinct_rows = 0.0;  // not known: sampled counts are scaled linearly
       l.host_rows = l.lookups;
       l.ssd_pages = l.lookups * (1.0 + (row_bytes_ - 1.0) / 4096.0);
     }

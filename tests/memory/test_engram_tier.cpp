@@ -317,6 +317,33 @@ TEST(EngramTier, SampledPositionsOverstateDistinctRowsAsPredicted) {
   EXPECT_LT(rows / exact, 1.25);
 }
 
+TEST(EngramTier, ZipfDistinctCountCorrectsSampledPositions) {
+  // As above, with the step model's expected distinct rows given: the count follows it.
+  auto p = toy_tier(EngramTier::dram, toy_node(8, 2), 1);
+  p.always_sample = true;
+  p.sample_rows_per_step = 1024;
+  EngramTierService s(p);
+  const RowPopularity pop(16e6, 1.0);
+  EngramLayerStep layer = analytic_layer(Time::zero(), 0.0);
+  layer.distinct_rows = pop.expected_distinct(4096) * 24;
+  const std::vector<EngramLayerStep> layers = {layer};
+  std::vector<EngramSeqSpan> spans;
+  for (int i = 0; i < 4096; ++i) spans.push_back({static_cast<std::uint64_t>(i), 100, 1, false});
+  double rows = 0;
+  Time t;
+  for (int k = 0; k < 50; ++k) {
+    EngramStepInput in;
+    in.start = t;
+    in.layers = layers;
+    in.seqs = spans;
+    EngramStepOutcome o;
+    if (s.start_step(in, o)) o = drain(s).at(0);
+    t = o.ready + Time::us(1);
+    rows += o.stats.host_rows;
+  }
+  EXPECT_NEAR(rows / 50 / layer.distinct_rows, 1.0, 0.01);
+}
+
 TEST(EngramTier, SsdPageCacheHitsCutPageReads) {
   auto p = toy_tier(EngramTier::ssd, toy_node(8, 2, 4), 1, 1, 20000);
   p.always_sample = true;
