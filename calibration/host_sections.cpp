@@ -83,6 +83,9 @@ void run_dram_gather(const CalibrationOptions& o, CalibrationRun& run, const Pro
   d.repetitions = o.quick ? 3 : 5;
   d.seed = o.seed;
   progress("dram_gather", std::to_string(d.table_bytes / MiB) + " MiB table");
+  auto& notes = run.profile.provenance.notes;
+  notes += std::string(notes.empty() ? "" : "; ") + "dram: last-level cache " + std::to_string(llc / MiB) +
+           " MiB, transparent huge pages " + (transparent_hugepage_policy().empty() ? "unknown" : transparent_hugepage_policy());
   const auto results = run_dram_gather_benchmark(d, [&](const std::string& what) { progress("dram_gather", what); });
   DramGatherSection s;
   s.table_size = Bytes(static_cast<double>(d.table_bytes));
