@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_workload.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 
@@ -102,6 +103,12 @@ LengthFactory parse_lengths(const ConfigNode& w, std::string& description) {
   return [in, out] { return std::make_unique<IndependentLengths>(in, out); };
 }
 
+std::string seconds_text(Time t) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%g s", t.seconds());
+  return buf;
+}
+
 std::uint64_t requests_or_unbounded(std::int64_t n) {
   return n > 0 ? static_cast<std::uint64_t>(n) : UINT64_MAX;
 }
@@ -161,7 +168,7 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
     out.description = "open loop, " + process + " arrivals at " + rate_text + " req/s" +
                       (process == "gamma" ? " (cv " + std::to_string(cv) + ")" : std::string()) +
                       (n > 0 ? ", " + std::to_string(n) + " requests" : std::string()) +
-                      (duration != Time::max() ? ", for " + to_string(duration) : std::string()) + ", " + lengths_text;
+                      (duration != Time::max() ? ", for " + seconds_text(duration) : std::string()) + ", " + lengths_text;
     return out;
   }
 
@@ -205,8 +212,8 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
     char buf[160];
     std::snprintf(buf, sizeof buf, ", time x%g, rate x%g", tp.time_scale, tp.rate_scale);
     if (tp.window_start != Time::zero() || tp.window_end != Time::max())
-      out.description += ", window " + to_string(tp.window_start) + " .. " +
-                         (tp.window_end == Time::max() ? std::string("end") : to_string(tp.window_end));
+      out.description += ", window " + seconds_text(tp.window_start) + " .. " +
+                         (tp.window_end == Time::max() ? std::string("end") : seconds_text(tp.window_end));
     out.description += buf;
   }
   if (n > 0) out.description += ", first " + std::to_string(n) + " requests";
