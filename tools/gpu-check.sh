@@ -30,9 +30,10 @@ if [[ "${1:-}" == "--prepare" ]]; then
   rm -rf "$deps/eigen3/Eigen"
   cp -r "$eigen_src/Eigen" "$deps/eigen3/"
   grep -qx '/.deps/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.deps/' >>"$repo/.git/info/exclude"
-  cmake -S "$repo/calibration/standalone" -B "$deps/build" -DENGRAMSIM_EIGEN_DIR="$deps/eigen3" >/dev/null
-  cmake --build "$deps/build" -j "$(nproc)"
-  cp "$deps/build/engramsim-gpu-calibrate" "$deps/engramsim-gpu-calibrate"
+  prep=${TMPDIR:-/tmp}/engramsim-gpu-prepare-build
+  cmake -S "$repo/calibration/standalone" -B "$prep" -DENGRAMSIM_EIGEN_DIR="$deps/eigen3" >/dev/null
+  cmake --build "$prep" -j "$(nproc)"
+  cp "$prep/engramsim-gpu-calibrate" "$deps/engramsim-gpu-calibrate"
   echo "gpu-check: .deps/ ready ($(du -sh "$deps" | cut -f1)); carry it: run(command='tools/gpu-check.sh \$OUT', carry=['.deps'])"
   exit 0
 fi
@@ -66,12 +67,23 @@ else
 fi
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [[ -x "$nvcc" ]] && "$nvcc" --version | tail -2 || echo "nvcc not found"
+# cuBLASLt comes from the toolkit beside nvcc when the binary's RPATH points elsewhere.
+toolkit_lib=$(cd "$(dirname "$nvcc")/.." 2>/dev/null && pwd)/lib64
+export LD_LIBRARY_PATH="$toolkit_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # 1. A prebuilt tool, if it starts here (other system libraries can stop it).
 bin=""
-if [[ -x "$prebuilt" ]] && "$prebuilt" --probe >/dev/null 2>&1; then
-  bin=$prebuilt
-  echo "== using prebuilt $bin"
+# --probe exits 0 (GPU) or 1 (no GPU) once the binary has started; anything else (127, a loader
+# error) means it cannot run on this machine.
+if [[ -x "$prebuilt" ]]; then
+  "$prebuilt" --probe >/dev/null 2>&1
+  probe_rc=$?
+  if [[ $probe_rc -le 1 ]]; then
+    bin=$prebuilt
+    echo "== using prebuilt $bin"
+  else
+    echo "== prebuilt $prebuilt does not start here (exit $probe_rc); building"
+  fi
 fi
 
 # 2. Else build it: CMake when present, else nvcc alone.
