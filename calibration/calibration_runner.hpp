@@ -4,8 +4,9 @@
 // The `engramsim calibrate` command and the standalone GPU tool (tools/gpu-check.sh) both call
 // these functions. A benchmark that cannot run on this machine (no GPU, no O_DIRECT, ...) leaves
 // its section in profile.not_measured with the reason; a benchmark that fails for another reason
-// (CUDA error, I/O error) is recorded in `failures` and the run goes on; a result that disagrees
-// with its CPU reference throws GpuCorrectnessError / std::runtime_error and ends the run.
+// (CUDA error, I/O error) or whose result disagrees with its CPU reference ("CORRECTNESS FAILURE")
+// is recorded in `failures`, gets no data, and the run goes on; callers exit with 1 when `failures`
+// is not empty. Bad input (ConfigError) ends the run at once.
 #pragma once
 
 #include <cstdint>

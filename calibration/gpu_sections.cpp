@@ -122,8 +122,11 @@ template <class F>
 void guarded(const char* section, CalibrationRun& run, F body) {
   try {
     body();
-  } catch (const GpuCorrectnessError&) {
-    throw;  // a wrong result ends the run: no number from a broken kernel goes anywhere
+  } catch (const GpuCorrectnessError& e) {
+    // A wrong result fails the run (exit 1) and its section gets no number; the other sections
+    // still run, so one device session yields everything that is right.
+    run.failures.push_back(std::string("CORRECTNESS FAILURE in ") + section + ": " + e.what());
+    run.profile.not_measured[section] = std::string("correctness check failed: ") + e.what();
   } catch (const std::exception& e) {
     run.failures.push_back(std::string(section) + ": " + e.what());
     run.profile.not_measured[section] = std::string("failed: ") + e.what();
