@@ -106,6 +106,7 @@ std::string filesystem_type(const std::string& path) {
     case 0x58465342UL: return "xfs";
     case 0x9123683EUL: return "btrfs";
     case 0x01021994UL: return "tmpfs";
+    case 0x858458F6UL: return "ramfs";
     case 0x794C7630UL: return "overlayfs";
     case 0x6969UL: return "nfs";
     case 0x2FC12FC1UL: return "zfs";

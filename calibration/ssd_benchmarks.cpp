@@ -159,7 +159,10 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
   Fd direct(::open(file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC));
   const int direct_errno = errno;
   std::string direct_reason;
-  if (direct.get() < 0)
+  const bool in_memory = r.filesystem == "tmpfs" || r.filesystem == "ramfs";
+  if (in_memory)
+    direct_reason = "the file is on " + r.filesystem + ": its reads come from memory, not from a storage device";
+  else if (direct.get() < 0)
     direct_reason = std::string("O_DIRECT open failed on ") + r.filesystem + " (" + std::strerror(direct_errno) + ")";
   if (!ur.available) {
     r.random_reads_reason = ur.reason;
@@ -188,6 +191,8 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
     r.sequential = uring_sequential_read(direct.get(), usable / o.sequential_block * o.sequential_block,
                                          o.sequential_block, o.sequential_queue_depth, o.sequential_min_seconds, 4);
     r.sequential_engine = "io_uring O_DIRECT";
+  } else if (in_memory) {
+    r.sequential_reason = direct_reason;
   } else {
     Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
@@ -216,7 +221,8 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
 
   // mmap page faults, one point per thread count.
   std::vector<MmapRun> mm;
-  for (const int t : o.mmap_threads) {
+  if (in_memory) r.mmap_reason = direct_reason;
+  for (const int t : in_memory ? std::vector<int>{} : o.mmap_threads) {
     say("mmap page faults, " + std::to_string(t) + (t == 1 ? " thread" : " threads"));
     std::string reason;
     // The mapping is capped at 16 GiB: the residency map and the page walk stay small for any file.

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "calibration/calibration_runner.hpp"
+#include "calibration/host_info.hpp"
 #include "calibration/memory_benchmarks.hpp"
 #include "calibration/scratch_file.hpp"
 #include "calibration/ssd_benchmarks.hpp"
@@ -184,6 +185,21 @@ TEST(Ssd, ReadsAnExistingFileWithoutWritingIt) {
   EXPECT_NE(r.file.find("read only"), std::string::npos);
   EXPECT_EQ(fs::last_write_time(path), before);
   EXPECT_EQ(fs::file_size(path), 2u << 20);
+}
+
+TEST(Ssd, MemoryBackedFilesAreNotMeasuredAsStorage) {
+  if (filesystem_type("/dev/shm") != "tmpfs" || ::access("/dev/shm", W_OK) != 0)
+    GTEST_SKIP() << "no writable tmpfs at /dev/shm on this machine";
+  SsdOptions o;
+  o.path = "/dev/shm";
+  o.scratch_bytes = 1u << 20;
+  const SsdResults r = run_ssd_benchmarks(o, {});
+  EXPECT_FALSE(r.random_reads.has_value());
+  EXPECT_FALSE(r.mmap.has_value());
+  EXPECT_FALSE(r.sequential.has_value());
+  EXPECT_NE(r.random_reads_reason.find("tmpfs"), std::string::npos) << r.random_reads_reason;
+  EXPECT_NE(r.mmap_reason.find("tmpfs"), std::string::npos);
+  EXPECT_NE(r.sequential_reason.find("tmpfs"), std::string::npos);
 }
 
 TEST(Ssd, BadPathsAreInputErrors) {
