@@ -154,6 +154,8 @@ NodeSpec parse_node(const ConfigNode& root) {
         .fail("smaller than gpu_count (" + std::to_string(n.scale_up_domain_gpus) + " < " +
               std::to_string(n.gpu_count) + ")");
   }
+  if (root.has("scale_out_bandwidth"))
+    n.scale_out_bandwidth = positive(root, "scale_out_bandwidth", &ConfigNode::as_bandwidth);
   n.host_dram_capacity = positive(root, "host_dram_capacity", &ConfigNode::as_bytes);
   n.host_dram_bandwidth = positive(root, "host_dram_bandwidth", &ConfigNode::as_bandwidth);
   n.host_link_latency = positive_time(root, "host_link_latency");

@@ -47,6 +47,10 @@ struct NodeSpec {
   GpuSpec gpu;              // resolved from `gpu:` by name
   int gpu_count = 0;
   int scale_up_domain_gpus = 0;  // GPUs reachable over the scale-up fabric (8 for HGX, 72 for NVL72)
+  // Scale-out NIC bandwidth of one GPU, per direction (0 = not stated: a replica must fit in one
+  // scale-up domain). With it, an expert-parallel replica under data-parallel attention may span
+  // several scale-up domains; the EP all-to-all then crosses this link (models/collectives.hpp).
+  Bandwidth scale_out_bandwidth;
   Bytes host_dram_capacity;
   Bandwidth host_dram_bandwidth;  // aggregate, all sockets
   Time host_link_latency;         // one small read over the host link (PCIe / C2C round trip)

@@ -143,6 +143,12 @@ MoeSpec parse_moe(const ConfigNode& m, int num_layers) {
   s.num_shared_experts = dim_or(m, "num_shared_experts", 0);
   s.expert_intermediate = dim(m, "expert_intermediate");
   s.first_moe_layer = static_cast<int>(m.integer_or("first_moe_layer", 0, 0, num_layers - 1));
+  if (m.has("routing_groups") || m.has("groups_per_token")) {
+    s.routing_groups = static_cast<int>(m.integer("routing_groups", 1, s.num_experts));
+    if (s.num_experts % s.routing_groups != 0)
+      m.child("routing_groups").fail("must divide num_experts (" + std::to_string(s.num_experts) + ")");
+    s.groups_per_token = static_cast<int>(m.integer("groups_per_token", 1, s.routing_groups));
+  }
   m.finish();
   return s;
 }

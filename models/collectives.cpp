@@ -133,7 +133,22 @@ CollectiveParams dgx_h100_nccl_defaults() {
   return p;
 }
 
-CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up) : params_(std::move(params)) {
+ScaleOutParams deepep_h800_defaults() {
+  // Fits to DeepEP's legacy (V1) tables, models/data/deepep-h800/ (tests/step/test_collectives.cpp
+  // refits them): low-latency dispatch + combine at EP 32..256 on remote-domain bytes (128 tokens,
+  // hidden 7168, top-8, FP8 dispatch with per-128 scales, BF16 combine): 17.0 us + bytes / 41.5 GB/s
+  // = 0.830 of the 50 GB/s NIC, every row within 6 %. Normal kernels: the mean RDMA bottleneck bandwidth at EP 16/32/64
+  // (43/58/51 dispatch, 43/57/50 combine GB/s, 50.3 GB/s) is the NIC's 50 GB/s; alpha [E] covers
+  // the layout kernel and the CPU wait for receive counts that normal dispatch makes.
+  ScaleOutParams p;
+  p.normal = {3.0e-05, 1.0 / 1.006};
+  p.low_latency = {1.700e-05, 1.0 / 0.8302};
+  p.source = "fit to DeepEP V1 H800/CX7 tables (models/data/deepep-h800)";
+  return p;
+}
+
+CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up, Bandwidth scale_out)
+    : params_(std::move(params)), scale_out_bw_(scale_out.value()) {
   if (params_.all_reduce.empty()) throw std::invalid_argument("collective model: no all-reduce fits");
   for (std::size_t i = 1; i < params_.all_reduce.size(); ++i)
     if (params_.all_reduce[i].ranks <= params_.all_reduce[i - 1].ranks)
@@ -189,6 +204,16 @@ double CollectiveModel::all_to_all_seconds(double sent_per_rank_bytes, int ranks
   if (ranks <= 1 || sent_per_rank_bytes <= 0.0) return 0.0;
   const auto& p = params_.point_to_point;
   return p.alpha_s + sent_per_rank_bytes * p.seconds_per_byte / scale_;
+}
+
+double CollectiveModel::expert_all_to_all_seconds(double nic_bytes, double scale_up_bytes,
+                                                  ExpertKernels kernels) const {
+  if (nic_bytes <= 0.0 && scale_up_bytes <= 0.0) return 0.0;
+  if (!(scale_out_bw_ > 0.0)) throw std::logic_error("expert all-to-all across domains without a scale-out bandwidth");
+  const AlphaBetaModel& m = kernels == ExpertKernels::normal ? params_.scale_out.normal : params_.scale_out.low_latency;
+  const double nic = nic_bytes * m.seconds_per_byte / scale_out_bw_;
+  const double up = scale_up_bytes * params_.point_to_point.seconds_per_byte / scale_;
+  return m.alpha_s + std::max(nic, up);
 }
 
 Time CollectiveModel::all_to_all(Bytes sent_per_rank, int ranks) const {

@@ -63,10 +63,27 @@ struct AllReduceFit {
   AlphaBetaModel model;
 };
 
+// Expert all-to-all across scale-up domains, as DeepEP's two kernel families run it (legacy V1
+// performance tables, H800 + one CX7 400 Gb/s NIC per GPU, models/data/deepep-h800/):
+//   normal (prefill batches): one copy per (token, remote domain) over the NIC, forwarded inside the
+//     domain over the scale-up fabric, both pipelined: t = alpha + max(nic / (B_out eff), up / beta_p2p);
+//   low latency (decode-only batches): one copy per (token, expert on a remote domain) straight over
+//     the NIC, t = alpha + nic / (B_out eff) (same-domain copies over the scale-up fabric, in parallel).
+// B_out is the node's scale-out bandwidth per GPU per direction.
+struct ScaleOutParams {
+  AlphaBetaModel normal;       // seconds_per_byte at B_out = 1 byte/s, i.e. 1 / eff
+  AlphaBetaModel low_latency;
+  std::string source;
+};
+ScaleOutParams deepep_h800_defaults();
+
+enum class ExpertKernels { normal, low_latency };
+
 struct CollectiveParams {
   std::vector<AllReduceFit> all_reduce;  // increasing ranks
   AlphaBetaModel point_to_point;              // one GPU pair inside the node
   Bandwidth reference_scale_up;          // per-GPU bidirectional fabric bandwidth where measured
+  ScaleOutParams scale_out = deepep_h800_defaults();
   std::string source;
 };
 
@@ -76,7 +93,8 @@ CollectiveParams dgx_h100_nccl_defaults();
 class CollectiveModel {
  public:
   // `scale_up` is the target node's per-GPU bidirectional scale-up bandwidth.
-  CollectiveModel(CollectiveParams params, Bandwidth scale_up);
+  // `scale_out` is one GPU's NIC bandwidth per direction (0 = none: expert_all_to_all throws).
+  CollectiveModel(CollectiveParams params, Bandwidth scale_up, Bandwidth scale_out = Bandwidth{});
 
   // All-reduce of `message` bytes (the full tensor each rank holds) over `ranks` GPUs.
   Time all_reduce(Bytes message, int ranks) const;
@@ -85,6 +103,11 @@ class CollectiveModel {
   // Concurrent sends from one GPU share its link: t = alpha_p2p + sent / beta_p2p (scaled).
   Time all_to_all(Bytes sent_per_rank, int ranks) const;
   double all_to_all_seconds(double sent_per_rank_bytes, int ranks) const;
+
+  // Expert dispatch or combine of a replica spanning scale-up domains: `nic_bytes` each rank sends
+  // over its NIC, `scale_up_bytes` over the scale-up fabric (see ScaleOutParams). 0 when both are 0.
+  double expert_all_to_all_seconds(double nic_bytes, double scale_up_bytes, ExpertKernels kernels) const;
+  bool has_scale_out() const { return scale_out_bw_ > 0.0; }
 
   const CollectiveParams& params() const { return params_; }
   double bandwidth_scale() const { return scale_; }
@@ -99,6 +122,7 @@ class CollectiveModel {
 
   CollectiveParams params_;
   double scale_ = 1.0;
+  double scale_out_bw_ = 0.0;  // bytes/s per direction
   std::vector<double> log2_ranks_;
   std::vector<double> busbw_;  // bytes/s, scaled to the target fabric
   std::vector<RankCost> by_ranks_;

@@ -195,9 +195,17 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
 
   // Feasibility.
   std::vector<std::string> why;
-  if (o.tp > node.scale_up_domain_gpus)
-    why.push_back("a replica of " + std::to_string(o.tp) + " GPUs exceeds the node's scale-up domain of " +
-                  std::to_string(node.scale_up_domain_gpus) + " GPUs");
+  if (o.tp > node.scale_up_domain_gpus) {
+    // Only an expert-parallel replica under data-parallel attention may span domains, and only
+    // over a stated scale-out NIC (the step model's rule, roofline_step_model.cpp).
+    const bool spans_ok = node.scale_out_bandwidth.value() > 0.0 && f.dp_attention && f.layout.ep == o.tp &&
+                          o.tp % node.scale_up_domain_gpus == 0;
+    if (!spans_ok)
+      why.push_back("a replica of " + std::to_string(o.tp) + " GPUs exceeds the node's scale-up domain of " +
+                    std::to_string(node.scale_up_domain_gpus) +
+                    " GPUs (spanning domains needs a scale_out_bandwidth, data-parallel attention and ep = tp in "
+                    "whole domains)");
+  }
   if (g.kv_pool.value() < 0.0) {
     struct Term { const char* name; Bytes b; };
     const Term terms[] = {{"weights", g.weights},

@@ -53,6 +53,11 @@ struct MoeSpec {
   int num_shared_experts = 0;  // always active
   int expert_intermediate = 0; // per-expert FFN width (gate, up, down)
   int first_moe_layer = 0;     // layers before this one use the dense FFN
+  // Group-limited routing (HF config n_group / topk_group): experts form routing_groups equal
+  // groups and a token picks its top_k experts inside its best groups_per_token groups. 0 = none.
+  // Laid out one group span per scale-up domain, it caps the domains a token reaches.
+  int routing_groups = 0;
+  int groups_per_token = 0;
 };
 
 struct EngramSpec {

@@ -19,6 +19,8 @@ const char* to_string(CollectiveKind k) {
     case CollectiveKind::none: return "none";
     case CollectiveKind::all_reduce: return "all_reduce";
     case CollectiveKind::all_to_all: return "all_to_all";
+    case CollectiveKind::expert_normal: return "expert_all_to_all_normal";
+    case CollectiveKind::expert_low_latency: return "expert_all_to_all_low_latency";
   }
   return "?";
 }
@@ -46,9 +48,8 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
                      const CollectiveModel& net) {
   OpSeconds s;
   if (w.collective != CollectiveKind::none) {
-    const double b = w.collective_bytes.value();
-    s.network = w.collective == CollectiveKind::all_reduce ? net.all_reduce_seconds(b, w.collective_ranks)
-                                                           : net.all_to_all_seconds(b, w.collective_ranks);
+    s.network = collective_seconds(w.collective, w.collective_bytes.value(), w.scale_up_bytes.value(),
+                                   w.collective_ranks, net);
     s.total = s.network;
     s.bound = Bound::network;
     return s;

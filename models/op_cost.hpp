@@ -20,7 +20,9 @@
 
 namespace engramsim {
 
-enum class CollectiveKind { none, all_reduce, all_to_all };
+// expert_normal / expert_low_latency: the EP dispatch or combine of a replica spanning scale-up
+// domains, by DeepEP's normal or low-latency kernels (collectives.hpp, ScaleOutParams).
+enum class CollectiveKind { none, all_reduce, all_to_all, expert_normal, expert_low_latency };
 enum class Bound { compute, memory, network, overhead };
 const char* to_string(Bound b);
 const char* to_string(CollectiveKind k);
@@ -36,7 +38,9 @@ struct OpWork {
   double bw_key = 0.0;     // 0 = use hbm_bytes
   int kernels = 1;
   CollectiveKind collective = CollectiveKind::none;
-  Bytes collective_bytes;  // all-reduce: message per rank; all-to-all: bytes each rank sends
+  Bytes collective_bytes;  // all-reduce: message per rank; all-to-all: bytes each rank sends;
+                           // expert_*: bytes each rank sends over its scale-out NIC
+  Bytes scale_up_bytes;    // expert_*: bytes each rank sends over the scale-up fabric
   int collective_ranks = 1;
 };
 
@@ -73,6 +77,20 @@ struct OpSeconds {
   double overhead = 0.0;
   Bound bound = Bound::overhead;
 };
+// Network seconds of a collective op (kind != none).
+inline double collective_seconds(CollectiveKind kind, double bytes, double scale_up_bytes, int ranks,
+                                 const CollectiveModel& net) {
+  switch (kind) {
+    case CollectiveKind::all_reduce: return net.all_reduce_seconds(bytes, ranks);
+    case CollectiveKind::all_to_all: return net.all_to_all_seconds(bytes, ranks);
+    case CollectiveKind::expert_normal: return net.expert_all_to_all_seconds(bytes, scale_up_bytes, ExpertKernels::normal);
+    case CollectiveKind::expert_low_latency:
+      return net.expert_all_to_all_seconds(bytes, scale_up_bytes, ExpertKernels::low_latency);
+    case CollectiveKind::none: break;
+  }
+  return 0.0;
+}
+
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
                      const CollectiveModel& net);
 

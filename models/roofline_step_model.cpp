@@ -36,15 +36,31 @@ const std::vector<std::string>& known_engines() {
   return names;
 }
 
+namespace {
+// The layout with its scale-up domain size taken from the node; a replica larger than one domain
+// must be expert-parallel with data-parallel attention on a node with a scale-out NIC.
+ParallelLayout layout_on(const NodeSpec& node, ParallelLayout layout) {
+  layout.gpus_per_domain = node.scale_up_domain_gpus;
+  if (node.scale_up_domain_gpus > 0 && layout.tp > node.scale_up_domain_gpus) {
+    if (!(node.scale_out_bandwidth.value() > 0.0))
+      throw std::invalid_argument("step model: tp exceeds the node's scale-up domain and the node states no "
+                                  "scale_out_bandwidth");
+    if (!layout.dp_attention || layout.ep != layout.tp || layout.tp % node.scale_up_domain_gpus != 0)
+      throw std::invalid_argument("step model: a replica spanning scale-up domains needs data-parallel attention, "
+                                  "ep equal to tp and whole domains (tp a multiple of " +
+                                  std::to_string(node.scale_up_domain_gpus) + ")");
+  }
+  return layout;
+}
+}  // namespace
+
 RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node, RooflineOptions options)
     : card_(card),
       node_(node),
       options_(std::move(options)),
-      work_(card_, build_weight_inventory(card_), options_.layout),
+      work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout)),
       rates_(node_.gpu),
-      net_(options_.collectives, node_.gpu.scale_up_bandwidth) {
-  if (options_.layout.tp > std::max(1, node_.scale_up_domain_gpus) && node_.scale_up_domain_gpus > 0)
-    throw std::invalid_argument("step model: tp exceeds the node's scale-up domain");
+      net_(options_.collectives, node_.gpu.scale_up_bandwidth, node_.scale_out_bandwidth) {
   if (work_.templates().size() > kMaxTemplates)
     throw std::invalid_argument("step model: more distinct ops than the fast path holds");
   const auto& templates = work_.templates();
@@ -104,9 +120,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
       // The same arithmetic as op_seconds() (op_cost.cpp), on resolved constants.
       const double* x = &s.x[f.forms.base];
       if (f.collective != CollectiveKind::none) {
-        const double b = f.forms.collective_bytes(x);
-        sec = f.collective == CollectiveKind::all_reduce ? net_.all_reduce_seconds(b, f.ranks)
-                                                         : net_.all_to_all_seconds(b, f.ranks);
+        sec = collective_seconds(f.collective, f.forms.collective_bytes(x), f.forms.scale_up_bytes(x), f.ranks, net_);
       } else {
         const double flops = f.forms.flops(x);
         const double bytes = f.forms.bytes(x);

@@ -161,6 +161,9 @@ struct ParallelLayout {
   int tp = 1;                 // GPUs in the replica
   int ep = 1;                 // expert-parallel groups (divides tp; 1 = experts split inside)
   bool dp_attention = false;  // attention and dense parts whole on every GPU
+  // GPUs of one scale-up domain (0 = the whole replica is one domain). A replica with more GPUs
+  // spans several domains; only its expert all-to-all crosses the scale-out NIC.
+  int gpus_per_domain = 0;
 };
 
 // Fraction of a group one GPU of the replica holds (1 = all of it).

@@ -87,7 +87,8 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
   return std::strcmp(name, o.name) == 0 && op_class == o.op_class && precision == o.precision &&
          kernels == o.kernels && collective == o.collective && collective_ranks == o.collective_ranks &&
          set == o.set && same_terms(flops, o.flops) && same_terms(bytes, o.bytes) &&
-         same_terms(collective_bytes, o.collective_bytes) && flops_key.slot == o.flops_key.slot &&
+         same_terms(collective_bytes, o.collective_bytes) && same_terms(scale_up_bytes, o.scale_up_bytes) &&
+         flops_key.slot == o.flops_key.slot &&
          flops_key.coef == o.flops_key.coef && bw_key == o.bw_key;
 }
 
@@ -182,12 +183,14 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
   for (const OpTemplate& t : templates_) {
     PackedForms p;
     p.base = static_cast<std::uint16_t>(t.set * kSlotsPerSet);
-    if (t.flops.size() + t.bytes.size() + t.collective_bytes.size() > p.terms.size())
+    if (t.flops.size() + t.bytes.size() + t.collective_bytes.size() + t.scale_up_bytes.size() > p.terms.size())
       throw std::logic_error("work model: op template with more terms than the packed form holds");
     std::size_t i = 0;
     for (const Term& x : t.flops) p.terms[i++] = x;
     for (const Term& x : t.bytes) p.terms[i++] = x;
     for (const Term& x : t.collective_bytes) p.terms[i++] = x;
+    for (const Term& x : t.scale_up_bytes) p.terms[i++] = x;
+    p.n_up = static_cast<std::uint8_t>(t.scale_up_bytes.size());
     p.n_flops = static_cast<std::uint8_t>(t.flops.size());
     p.n_bytes = static_cast<std::uint8_t>(t.bytes.size());
     p.n_coll = static_cast<std::uint8_t>(t.collective_bytes.size());
@@ -479,7 +482,45 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       out.push_back(intern(t));
     }
     if (const WeightGroup* sh = find_group(WeightKind::shared_experts)) gemm(*sh, nm("moe.shared", "draft.moe.shared"), 3);
-    if (dp && layout_.ep > 1 && !replicate_all) {
+    const bool spans_domains = layout_.gpus_per_domain > 0 && layout_.tp > layout_.gpus_per_domain;
+    if (dp && layout_.ep > 1 && !replicate_all && spans_domains) {
+      // Expert all-to-all across scale-up domains (docs/cost-model.md, "Expert all-to-all across
+      // domains"). N domains of G GPUs, R = ep expert ranks, k experts per token placed uniformly.
+      const double k = lw.top_k;
+      const double r = layout_.ep;
+      const double n = static_cast<double>(layout_.tp) / layout_.gpus_per_domain;
+      const double g = r / n;  // expert ranks per domain
+      // Group-limited routing caps the domains a token reaches at m (groups laid out in order).
+      double m = n;
+      if (card_.moe->routing_groups > 0) {
+        const double groups = card_.moe->routing_groups;
+        m = std::min(n, card_.moe->groups_per_token * std::max(1.0, n / groups));
+      }
+      // Normal kernels: one NIC copy per remote domain reached, then one scale-up hop per distinct
+      // expert rank other than the receiving one. Low latency: one NIC copy per remote expert,
+      // scale-up copies to same-domain experts on other GPUs.
+      const double normal_nic = m * (1.0 - 1.0 / n) * -std::expm1(k * std::log1p(-1.0 / m));
+      const double distinct_ranks = r * -std::expm1(k * std::log1p(-1.0 / r));
+      const double normal_up = distinct_ranks * (g - 1.0) / g;
+      const double ll_nic = k * (n - 1.0) / n;
+      const double ll_up = k * (g - 1.0) / r;
+      for (int pass = 0; pass < 2; ++pass) {
+        const double payload = h * (pass == 0 ? 1.0 : 2.0);  // FP8 dispatch, BF16 combine
+        for (int kernels = 0; kernels < 2; ++kernels) {
+          OpTemplate t;
+          if (kernels == 0) t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
+          else t.name = pass == 0 ? nm("moe.dispatch.low_latency", "draft.moe.dispatch.low_latency")
+                                  : nm("moe.combine.low_latency", "draft.moe.combine.low_latency");
+          t.set = set;
+          t.collective = kernels == 0 ? CollectiveKind::expert_normal : CollectiveKind::expert_low_latency;
+          t.collective_ranks = layout_.tp;
+          const std::uint16_t slot = kernels == 0 ? kTokensRankNormal : kTokensRankLowLat;
+          t.collective_bytes = {{slot, payload * (kernels == 0 ? normal_nic : ll_nic)}};
+          t.scale_up_bytes = {{slot, payload * (kernels == 0 ? normal_up : ll_up)}};
+          out.push_back(intern(t));
+        }
+      }
+    } else if (dp && layout_.ep > 1 && !replicate_all) {
       const double k = lw.top_k;
       const double ep = layout_.ep;
       for (int pass = 0; pass < 2; ++pass) {
@@ -690,7 +731,11 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
   fill_common(0, s.decode_positions + s.prefill_tokens, s.decode_positions + s.prefill_chunks, moe_e, moe_k);
   fill_common(1, s.decode_positions, s.decode_positions + (all_layers_prefill ? s.prefill_chunks : 0.0), moe_e,
               moe_k);
+  // DeepEP-style engines pick the expert kernels per batch: normal ones when prompt tokens are in
+  // it, low-latency ones for decode-only batches (SGLang's deepep-mode auto).
+  const bool normal_kernels = s.prefill_tokens > 0.0;
   for (int set = 0; set < 2; ++set) {
+    s.at(set, normal_kernels ? kTokensRankNormal : kTokensRankLowLat) = s.at(set, kTokensRank);
     s.at(set, kDecodePosPerSeq) = s.decode_seqs > 0 ? s.decode_positions / s.decode_seqs : 0.0;
     s.at(set, kDrafterPasses) = 1.0;
   }
@@ -735,6 +780,7 @@ OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
   w.flops = Flops(f);
   w.hbm_bytes = Bytes(b);
   w.collective_bytes = Bytes(n);
+  w.scale_up_bytes = Bytes(pk.scale_up_bytes(x));
   w.flops_key = tpl.flops_key.coef * x[tpl.flops_key.slot];
   w.bw_key = tpl.bw_key;
   return w;

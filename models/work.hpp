@@ -76,6 +76,8 @@ enum StatSlot : std::uint16_t {
   kPrefillTokPerChunk, // mean new tokens per prefill chunk
   kPrefillCached,      // sum of cached context over prefill chunks (MLA up-projection)
   kDrafterPasses,      // sequential drafter passes (MTP); 1 for block drafters
+  kTokensRankNormal,   // TR when the step holds prompt tokens (normal expert kernels), else 0
+  kTokensRankLowLat,   // TR when the step is decode-only (low-latency expert kernels), else 0
   kGeometryBase,       // then, per geometry g: kGeometryBase + kGeomSlots * g + GeomSlot
 };
 enum GeomSlot : std::uint16_t {
@@ -130,7 +132,8 @@ struct OpTemplate {
   int set = 0;
   std::vector<Term> flops;
   std::vector<Term> bytes;
-  std::vector<Term> collective_bytes;
+  std::vector<Term> collective_bytes;  // expert_* kinds: bytes over the scale-out NIC
+  std::vector<Term> scale_up_bytes;    // expert_* kinds: bytes over the scale-up fabric
   Term flops_key{kOne, 1.0};  // key = coef x stats[slot]
   double bw_key = 0.0;        // fixed bandwidth key (0 = the op's bytes)
   bool operator==(const OpTemplate& o) const;
@@ -156,12 +159,15 @@ struct StepWork {
 // A template's linear forms packed for the per-step evaluation (no pointer chasing).
 struct PackedForms {
   std::uint16_t base = 0;  // set x kSlotsPerSet: offset of the template's statistics
-  std::uint8_t n_flops = 0, n_bytes = 0, n_coll = 0;
-  std::array<Term, 4> terms{};  // flops terms, then bytes, then collective bytes
+  std::uint8_t n_flops = 0, n_bytes = 0, n_coll = 0, n_up = 0;
+  std::array<Term, 4> terms{};  // flops terms, then bytes, then collective bytes, then scale-up bytes
   double flops(const double* x) const { return sum(x, 0, n_flops); }
   double bytes(const double* x) const { return sum(x, n_flops, n_bytes); }
   double collective_bytes(const double* x) const {
     return sum(x, static_cast<std::size_t>(n_flops) + n_bytes, n_coll);
+  }
+  double scale_up_bytes(const double* x) const {
+    return sum(x, static_cast<std::size_t>(n_flops) + n_bytes + n_coll, n_up);
   }
 
  private:

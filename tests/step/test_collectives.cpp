@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "models/collectives.hpp"
@@ -167,6 +169,73 @@ TEST(Collectives, InterpolatesAndExtrapolatesRankCounts) {
   const double alpha = 3.362300e-05 + f * (3.008113e-05 - 3.362300e-05);
   const double busbw = busbw4 + f * (busbw8 - busbw4);
   EXPECT_NEAR(net.all_reduce_seconds(s, 6), alpha + s / (busbw * 6.0 / 10.0), 1e-12);
+}
+
+
+// DeepEP's low-latency table (models/data/deepep-h800/low_latency.csv): rows at EP >= 32 as
+// (bytes a rank sends to experts on other 8-GPU nodes, latency). Dispatch carries FP8 plus one FP32
+// scale per 128 elements, combine BF16. The stored scale-out default is this fit on a 50 GB/s NIC.
+std::vector<MessageTiming> deepep_low_latency_points() {
+  std::FILE* f = std::fopen((std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/deepep-h800/low_latency.csv").c_str(), "r");
+  EXPECT_NE(f, nullptr);
+  std::vector<MessageTiming> pts;
+  if (f == nullptr) return pts;
+  char line[256];
+  EXPECT_NE(std::fgets(line, sizeof line, f), nullptr);  // header
+  char kernel[32];
+  int ep = 0, tokens = 0, hidden = 0, top_k = 0;
+  double latency_us = 0.0, gbps = 0.0;
+  while (std::fscanf(f, " %31[a-z],%d,%d,%d,%d,%lf,%lf", kernel, &ep, &tokens, &hidden, &top_k, &latency_us, &gbps) == 7) {
+    if (ep < 32) continue;
+    const bool dispatch = std::string(kernel) == "dispatch";
+    const double payload = dispatch ? hidden * (1.0 + 4.0 / 128.0) : 2.0 * hidden;
+    const double remote = (ep - 8.0) / ep;
+    pts.push_back({tokens * top_k * remote * payload, latency_us * 1e-6});
+  }
+  std::fclose(f);
+  return pts;
+}
+
+TEST(Collectives, DeepEpLowLatencyDefaultIsTheFit) {
+  const auto pts = deepep_low_latency_points();
+  ASSERT_EQ(pts.size(), 8u);
+  const AlphaBetaModel fit = fit_collective_alpha_beta(pts);
+  const double nic = 50e9;  // CX7 400 Gb/s per direction
+  const auto stored = deepep_h800_defaults().low_latency;
+  std::printf("DeepEP low latency: alpha %.2f us, %.1f GB/s = %.3f of the NIC\n", fit.alpha_s * 1e6,
+              fit.beta().gb_per_s(), fit.beta().value() / nic);
+  for (const auto& p : pts)
+    std::printf("  %8.0f B: measured %6.1f us, fit %6.1f us (%+.1f%%)\n", p.bytes, p.seconds * 1e6,
+                fit.seconds(p.bytes) * 1e6, 100.0 * (fit.seconds(p.bytes) - p.seconds) / p.seconds);
+  EXPECT_NEAR(stored.alpha_s, fit.alpha_s, 0.01 * fit.alpha_s);
+  EXPECT_NEAR(stored.seconds_per_byte / nic, fit.seconds_per_byte, 0.01 * fit.seconds_per_byte);
+  // Achieved: every row within 7 %.
+  EXPECT_LT(collective_fit_quality(fit, pts).max, 0.07);
+}
+
+TEST(Collectives, DeepEpNormalDefaultIsTheMeanRdmaBandwidth) {
+  // Normal-kernel RDMA bottleneck bandwidths at EP 16/32/64 (normal.csv): 43, 58, 51 (dispatch),
+  // 43, 57, 50 (combine) GB/s; mean 50.33 GB/s on the 50 GB/s NIC.
+  const double mean = (43.0 + 58.0 + 51.0 + 43.0 + 57.0 + 50.0) / 6.0;
+  EXPECT_NEAR(1.0 / deepep_h800_defaults().normal.seconds_per_byte, mean / 50.0, 1e-3);
+}
+
+TEST(Collectives, ExpertAllToAllAcrossDomainsHandComputed) {
+  // H800: scale-up 400 GB/s bidirectional (scale 400/900 of the DGX H100 fit), NIC 50 GB/s.
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(400.0), Bandwidth::gb_per_s(50.0));
+  const ScaleOutParams so = deepep_h800_defaults();
+  // Low latency, 10 MB over the NIC, 1 MB over NVLink: alpha + 10e6 / (50e9 x 0.830).
+  const double ll = net.expert_all_to_all_seconds(10e6, 1e6, ExpertKernels::low_latency);
+  EXPECT_NEAR(ll, so.low_latency.alpha_s + 10e6 * so.low_latency.seconds_per_byte / 50e9, 1e-12);
+  // Normal, NVLink-bound: 1 MB over the NIC (20 us) against 10 MB over NVLink at 357 x 4/9 GB/s (63 us).
+  const double nvl = 10e6 * dgx_h100_nccl_defaults().point_to_point.seconds_per_byte * 900.0 / 400.0;
+  const double nrm = net.expert_all_to_all_seconds(1e6, 10e6, ExpertKernels::normal);
+  EXPECT_NEAR(nrm, so.normal.alpha_s + nvl, 1e-12);
+  EXPECT_GT(nvl, 1e6 * so.normal.seconds_per_byte / 50e9);
+  EXPECT_EQ(net.expert_all_to_all_seconds(0.0, 0.0, ExpertKernels::normal), 0.0);
+  // No NIC stated: a cross-domain all-to-all is a logic error, not a silent zero.
+  const CollectiveModel single(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(400.0));
+  EXPECT_THROW(single.expert_all_to_all_seconds(1e6, 0.0, ExpertKernels::normal), std::logic_error);
 }
 
 }  // namespace
