@@ -224,9 +224,16 @@ double EngramFetchModel::host_seconds(double host_rows, bool staged) const {
   if (host_rows <= 0.0) return 0.0;
   const double bytes = host_rows * row_bytes_;
   if (!staged) return link_latency_s_ + bytes / (link_bw_ * uva_eff_);
-  const double t_cpu = cpu_bw_ > 0.0 ? bytes / cpu_bw_ : 0.0;
+  const double t_cpu = cpu_bw_ > 0.0 && !params_.gather_before_forward ? bytes / cpu_bw_ : 0.0;
   const double t_copy = bytes / (link_bw_ * copy_eff_.at(bytes));
   return link_latency_s_ + std::max(t_cpu, t_copy);
+}
+
+double EngramFetchModel::cpu_gather_seconds(double host_rows) const {
+  const bool staged = params_.tier == EngramTier::ssd ||
+                      (params_.tier == EngramTier::dram && params_.dram_path == DramPath::staged);
+  if (!staged || host_rows <= 0.0 || !(cpu_bw_ > 0.0)) return 0.0;
+  return host_rows * row_bytes_ / cpu_bw_;
 }
 
 double EngramFetchModel::ssd_seconds(double ssd_rows, const char** bound) const {
@@ -290,6 +297,7 @@ EngramFetchCost EngramFetchModel::cost(double positions) const {
   } else {
     const double bytes = c.host_rows * row_bytes_;
     const bool cpu = (params_.tier == EngramTier::ssd || params_.dram_path == DramPath::staged) && cpu_bw_ > 0.0 &&
+                     !params_.gather_before_forward &&
                      bytes / cpu_bw_ > bytes / (link_bw_ * copy_eff_.at(bytes));
     c.bound = link_latency_s_ > 0.5 * host_s ? "latency" : (cpu ? "cpu_gather" : "host_link");
   }

@@ -73,6 +73,10 @@ struct EngramFetchParams {
   // and the drives); 0 = all of the node's GPUs (a fully used node).
   int active_gpus = 0;
   Bytes ssd_page = Bytes(4096.0);
+  // The engine's host thread gathers staged rows into pinned memory before the forward starts
+  // (synchronous engines, HostOverhead::engram_lookup_on_host_thread): the fetch chain then holds
+  // only the link latency and the copy; host_thread_gather_seconds() is charged as host time.
+  bool gather_before_forward = false;
 };
 
 // Bins of one sub-table's row popularity, with the expectations the fetch model needs.
@@ -155,6 +159,13 @@ class EngramFetchModel {
   Fractions fractions(double positions) const;
   double host_seconds(double host_rows, bool staged) const;
   double ssd_seconds(double ssd_rows, const char** bound) const;
+
+ public:
+  // CPU time to gather `host_rows` rows into staging (rows / the CPU gather rate) when the staged
+  // path runs (dram with staged, ssd); 0 for zero-copy.
+  double cpu_gather_seconds(double host_rows) const;
+
+ private:
 
   EngramFetchParams params_;
   int layer_ = 0;

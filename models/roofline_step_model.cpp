@@ -27,7 +27,7 @@ HostOverhead host_overhead_for(const std::string& engine) {
   if (engine == "vllm") return {engine, Time::us(250), Time::ns(500)};
   if (engine == "sglang") return {engine, Time::us(200), Time::ns(400)};
   if (engine == "trtllm") return {engine, Time::us(100), Time::ns(200)};
-  if (engine == "nano-vllm") return {engine, Time::us(1000), Time::ns(4000)};
+  if (engine == "nano-vllm") return {engine, Time::us(1000), Time::ns(4000), true, Time::us(175), Time::ns(25)};
   throw std::invalid_argument("unknown engine '" + engine + "' (known: vllm, sglang, trtllm, nano-vllm)");
 }
 
@@ -92,8 +92,9 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
   }
   if (card_.engram) {
     for (std::size_t e = 0; e < card_.engram->layers.size(); ++e) {
-      fetch_.emplace_back(*card_.engram, static_cast<int>(e), options_.layout.tp, node_, options_.efficiencies,
-                          options_.engram);
+      EngramFetchParams fp = options_.engram;
+      fp.gather_before_forward = options_.host.engram_lookup_on_host_thread;
+      fetch_.emplace_back(*card_.engram, static_cast<int>(e), options_.layout.tp, node_, options_.efficiencies, fp);
       engram_layers_.push_back(card_.engram->layers[e]);
       engram_sets_.push_back(work_.layer_set(card_.engram->layers[e]));
     }
@@ -189,7 +190,18 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   // sequences, in parallel with the others: the per-sequence host work of a step is one rank's share.
   const double ranks = work_.layout().dp_attention ? static_cast<double>(work_.layout().tp) : 1.0;
   const double seqs = (s.decode_seqs + s.prefill_chunks) / ranks;
-  const double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
+  double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
+  if (options_.host.engram_lookup_on_host_thread) {
+    // Synchronous engine: each Engram layer's lookup is prepared on the host thread before the
+    // forward (hashes, and the staged CPU gather); one rank's positions under data-parallel attention.
+    for (std::size_t e = 0; e < fetch_.size(); ++e) {
+      const double positions = s.at(engram_sets_[e], kTokens) / ranks;
+      if (!(positions > 0.0)) continue;
+      host += options_.host.engram_lookup_per_step.seconds() +
+              positions * options_.host.engram_lookup_per_position.seconds() +
+              fetch_[e].cpu_gather_seconds(fetch_[e].cost(s.at(engram_sets_[e], kTokens)).host_rows);
+    }
+  }
   *compute_s = compute;
   *host_s = host;
   *fetch_s = fetch_sum;

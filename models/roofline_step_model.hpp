@@ -42,6 +42,12 @@ struct HostOverhead {
   std::string engine;
   Time per_step;
   Time per_sequence;  // per sequence in the batch (decode sequences + prefill chunks)
+  // Engines that prepare Engram lookups on their one host thread between sampling and the next
+  // forward (nano-vllm): N-gram hashing of every position of every Engram layer and, on a staged
+  // path, the CPU gather into pinned staging happen before the GPU starts; only the copy overlaps.
+  bool engram_lookup_on_host_thread = false;
+  Time engram_lookup_per_step;      // per Engram layer: host calls of the lookup (hash, index, copy launch)
+  Time engram_lookup_per_position;  // per position per Engram layer: the N-gram hashes
 };
 // "vllm", "sglang", "trtllm", "nano-vllm"; throws std::invalid_argument for others.
 HostOverhead host_overhead_for(const std::string& engine);

@@ -7,21 +7,20 @@
 //     tokens, then decode steps over every running sequence), once with the Engram layer and once
 //     with the card's Engram removed; nothing in the model is tuned to this case.
 //
-//     Outcome, stated plainly: the model predicts 0.38 % for both arms, 1.5 and 2.4 points below the
-//     published values, so the +-1.5 point target is NOT met. In the model the fetch (8,192 rows of
-//     160 B per full decode step, ~0.04 ms over PCIe) hides behind block 0 in every step, and the
-//     penalty is the Engram module's own GPU work (fusion weights ~0.4 % of the backbone's bytes).
-//     The published 8B penalty is larger than the 4B one although both arms carry the same Engram
-//     layer; a fetch-and-window mechanism cannot produce that (a longer window only hides more), so
-//     the measured overhead must come from work that grows with the backbone in the paper's harness
-//     (unpublished 8B shapes, its Python host path). docs/cost-model.md discusses this. The test
-//     asserts what the model does claim: the fetch hides, and the penalty is positive and below the
-//     published one.
+//     The paper's harness prefetches asynchronously and overlaps only the PCIe transfer with block 0
+//     (its §6.4); nano-vLLM runs one synchronous host thread, so the lookup's host work (N-gram
+//     hashes, the CPU gather into pinned staging) sits between sampling and the next forward. The
+//     model charges it as host time (HostOverhead::engram_lookup_on_host_thread, docs/cost-model.md)
+//     and the copy hides behind block 0. Outcome of this step replay: 1.82 % and 1.33 %, within the
+//     +-1.5 point target (-0.10 and -1.45 points; the serving run gives 1.79 % and 1.31 %). The published 8B penalty is larger than the 4B one although both arms
+//     carry the same Engram layer; no mechanism here grows with the backbone, so the 8B gap is the
+//     larger one (docs/cost-model.md, "Known limits").
 //  2. DeepSeek-V4.1-Flash on hgx-b300 TP2, 64 decode sequences at 8k context: the stall is zero with
 //     the tables in HBM, a small share of the step in DRAM, much larger on SSD without a cache.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -125,6 +124,7 @@ TEST(Acceptance, EngramPaperOffloadPenalty) {
     o.layout = ParallelLayout{1, 1, false};
     o.engram.tier = EngramTier::dram;
     o.engram.active_gpus = 1;  // the paper ran one GPU: its PCIe switch uplink is not shared
+    o.engram.dram_path = DramPath::staged;  // host gather into pinned staging, then the copy
     o.host = host_overhead_for("nano-vllm");
     const RooflineStepModel engram_model(with, node, o);
     const RooflineStepModel base_model(without, node, o);
@@ -139,8 +139,7 @@ TEST(Acceptance, EngramPaperOffloadPenalty) {
     std::printf("  gap to the published penalty: %.2f points (target +-1.5)\n", 100 * (arm.published_penalty - penalty));
     EXPECT_EQ(e.stall_seconds, 0.0) << arm.card;
     EXPECT_GT(e.fetch_seconds, 0.0) << arm.card;
-    EXPECT_GT(penalty, 0.001) << arm.card;
-    EXPECT_LT(penalty, arm.published_penalty) << arm.card;
+    EXPECT_LE(std::abs(arm.published_penalty - penalty), 0.015) << arm.card;
   }
 }
 
