@@ -206,6 +206,23 @@ TEST_F(HardwareLoaderTest, WrongUnit) {
                  "prices.gpu_hour.hyperscaler", "unknown unit");
 }
 
+TEST_F(HardwareLoaderTest, ScaleOutBandwidthIsOptionalAndPositive) {
+  auto lines = good_node_lines();
+  EXPECT_EQ(load_node(write_node(lines)).scale_out_bandwidth.value(), 0.0);
+  replace_line(lines, "scale_up_domain_gpus:", "scale_up_domain_gpus: 8\nscale_out_bandwidth: \"50GB/s\"");
+  EXPECT_DOUBLE_EQ(load_node(write_node(lines)).scale_out_bandwidth.value(), 50e9);
+  lines = good_node_lines();
+  replace_line(lines, "scale_up_domain_gpus:", "scale_up_domain_gpus: 8\nscale_out_bandwidth: \"0GB/s\"");
+  std::string path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "scale_up_domain_gpus:") + 1,
+                 "scale_out_bandwidth", "");
+  lines = good_node_lines();
+  replace_line(lines, "scale_up_domain_gpus:", "scale_up_domain_gpus: 8\nscale_out_bandwidth: \"50GB\"");
+  path = write_node(lines);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "scale_up_domain_gpus:") + 1,
+                 "scale_out_bandwidth", "unknown unit");
+}
+
 TEST_F(HardwareLoaderTest, NegativeAndZeroSizes) {
   auto lines = good_gpu_lines();
   replace_line(lines, "hbm_usable:", "hbm_usable: \"-1GiB\"");

@@ -177,6 +177,20 @@ TEST(CardLoaderErrors, UnknownKeyNamesLineAndPath) {
   EXPECT_NE(msg.find("card.yaml:17:3: moe.topk: unknown field"), std::string::npos) << msg;
 }
 
+TEST(CardLoaderErrors, RoutingGroupsMustDivideTheExperts) {
+  // Line 19 is first_moe_layer; the added keys follow it.
+  std::string msg = error_of(replace(kBase, "  first_moe_layer: 1\n",
+                                     "  first_moe_layer: 1\n  routing_groups: 3\n  groups_per_token: 1\n"));
+  EXPECT_NE(msg.find("moe.routing_groups: must divide num_experts (8)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("card.yaml:20:19:"), std::string::npos) << msg;
+  msg = error_of(replace(kBase, "  first_moe_layer: 1\n", "  first_moe_layer: 1\n  routing_groups: 4\n"));
+  EXPECT_NE(msg.find("moe.groups_per_token"), std::string::npos) << msg;
+  msg = error_of(replace(kBase, "  first_moe_layer: 1\n",
+                         "  first_moe_layer: 1\n  routing_groups: 4\n  groups_per_token: 5\n"));
+  EXPECT_NE(msg.find("card.yaml:21:21:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("moe.groups_per_token"), std::string::npos) << msg;
+}
+
 TEST(CardLoaderErrors, UnknownTopLevelKey) {
   const std::string msg = error_of(std::string(kBase) + "layers: 4\n");
   EXPECT_NE(msg.find("card.yaml:35:1: layers: unknown field"), std::string::npos) << msg;
