@@ -3,14 +3,47 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 namespace engramsim {
 namespace {
 
 constexpr std::size_t kMaxTemplates = 512;
+
+// A hash of every bit of the statistics (the memo compares them in full on a hit).
+std::uint64_t hash_stats(const BatchStats& s) {
+  constexpr std::uint64_t k = 0x9E3779B97F4A7C15ULL;
+  std::uint64_t h[4] = {1, 2, 3, 4};
+  constexpr std::size_t n = std::tuple_size_v<decltype(s.x)>;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t l = 0; l < 4; ++l) h[l] = (h[l] ^ std::bit_cast<std::uint64_t>(s.x[i + l])) * k;
+  for (; i < n; ++i) h[0] = (h[0] ^ std::bit_cast<std::uint64_t>(s.x[i])) * k;
+  for (double v : {s.decode_seqs, s.decode_positions, s.prefill_chunks, s.prefill_tokens, s.prefill_first_chunk_tokens})
+    h[1] = (h[1] ^ std::bit_cast<std::uint64_t>(v)) * k;
+  std::uint64_t r = h[0] ^ (h[1] << 1 | h[1] >> 63) ^ (h[2] << 2 | h[2] >> 62) ^ (h[3] << 3 | h[3] >> 61);
+  return r ^ (r >> 29);
+}
+
+bool same_stats(const BatchStats& a, const BatchStats& b) {
+  static_assert(sizeof(BatchStats) == sizeof(double) * (std::tuple_size_v<decltype(a.x)> + 5),
+                "BatchStats: compared as plain doubles");
+  return std::memcmp(&a, &b, sizeof(BatchStats)) == 0;
+}
+
+// The same batch, element for element (DecodeSeq and PrefillChunk are two int32 each, no padding).
+bool same_batch(const std::vector<PrefillChunk>& prefill, const std::vector<DecodeSeq>& decode, const BatchShape& b) {
+  static_assert(std::has_unique_object_representations_v<DecodeSeq> &&
+                std::has_unique_object_representations_v<PrefillChunk>);
+  return prefill.size() == b.prefill.size() && decode.size() == b.decode.size() &&
+         (prefill.empty() || std::memcmp(prefill.data(), b.prefill.data(), prefill.size() * sizeof(PrefillChunk)) == 0) &&
+         (decode.empty() || std::memcmp(decode.data(), b.decode.data(), decode.size() * sizeof(DecodeSeq)) == 0);
+}
 
 std::string fmt_ms(double s) {
   char buf[32];
@@ -79,6 +112,21 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.multiplicity = work_.multiplicity(t);
     f.drafter = work_.is_drafter(t);
     f.twin = work_.set0_twin(t);
+    const OpEfficiency& oe = options_.efficiencies.of(tpl.op_class);
+    f.flops_curve = &oe.flops;
+    f.bw_curve = &oe.bandwidth;
+    // Constant lookups resolved once: the same products op_seconds() forms per call.
+    if (oe.flops.points().size() == 1) f.flops_denom = f.peak * oe.flops.at(1.0);
+    if (oe.bandwidth.points().size() == 1 || f.bw_key > 0.0)
+      f.bw_denom = rates_.hbm_bandwidth() * oe.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : 1.0);
+    auto reads_geometry = [](const PackedForms& p, std::size_t from, std::size_t n) {
+      for (std::size_t k = from; k < from + n; ++k)
+        if (p.terms[k].slot >= kGeometryBase) return true;
+      return false;
+    };
+    const std::size_t n_terms = std::size_t{f.forms.n_flops} + f.forms.n_bytes + f.forms.n_coll + f.forms.n_up;
+    f.geometric = reads_geometry(f.forms, 0, n_terms) || f.key_slot >= kGeometryBase ||
+                  (f.twin < fast_.size() && fast_[f.twin].geometric);
     // Same class, same statistic, same coefficient, same token set: the same FLOP efficiency.
     std::size_t group = 0;
     for (; group < fast_.size(); ++group) {
@@ -99,16 +147,36 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       engram_sets_.push_back(work_.layer_set(card_.engram->layers[e]));
     }
   }
+  if (options_.step_cache_entries > 0) {
+    memo_.entries.resize(static_cast<std::size_t>(options_.step_cache_entries));
+    memo_.tokens.op_s.assign(fast_.size(), 0.0);
+  }
 }
 
 double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval* eng, double* compute_s,
-                                   double* host_s, double* fetch_s, double* stall_s) const {
+                                   double* host_s, double* fetch_s, double* stall_s, TokenCache* tc) const {
   const double passes = s.at(2, kDrafterPasses);
   // Without prompt tokens in the step, the encoder-half and decoder-half statistics coincide.
   const bool sets_equal = s.prefill_chunks == 0.0;
   const bool drafting = s.at(2, kTokens) > 0.0;
-  const Efficiencies& eff = options_.efficiencies;
   const double hbm_bw = rates_.hbm_bandwidth();
+  // Templates that read only token-count statistics cost what they cost last time when those
+  // statistics (and whether the step holds prompt chunks) are the same bit for bit.
+  bool token_hit = false;
+  if (tc != nullptr && tc->op_s.size() == fast_.size()) {
+    std::array<double, kTokenSets * kGeometryBase> key;
+    for (int set = 0; set < kTokenSets; ++set)
+      for (int slot = 0; slot < kGeometryBase; ++slot) key[static_cast<std::size_t>(set * kGeometryBase + slot)] = s.at(set, slot);
+    token_hit = tc->valid && std::bit_cast<std::uint64_t>(tc->prefill_chunks) == std::bit_cast<std::uint64_t>(s.prefill_chunks) &&
+                std::memcmp(key.data(), tc->key.data(), sizeof key) == 0;
+    if (!token_hit) {
+      tc->key = key;
+      tc->prefill_chunks = s.prefill_chunks;
+      tc->valid = true;  // op_s is filled below for every non-geometric template
+    }
+  } else {
+    tc = nullptr;
+  }
   std::array<double, kMaxTemplates> flops_eff;  // per flops group, filled on first use (0 = not yet)
   std::fill_n(flops_eff.begin(), flops_groups_, 0.0);
   double compute = 0.0;
@@ -117,6 +185,8 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
     double sec = 0.0;
     if (sets_equal && f.twin < t) {
       sec = op_s[f.twin];
+    } else if (token_hit && !f.geometric) {
+      sec = tc->op_s[t];
     } else if (!(f.drafter && !drafting)) {
       // The same arithmetic as op_seconds() (op_cost.cpp), on resolved constants.
       const double* x = &s.x[f.forms.base];
@@ -126,19 +196,23 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
         const double flops = f.forms.flops(x);
         const double bytes = f.forms.bytes(x);
         if (flops > 0.0 || bytes > 0.0) {
-          const OpEfficiency& e = eff.of(f.op_class);
           double c = 0.0, m = 0.0;
           if (flops > 0.0 && f.peak > 0.0) {
-            double& fe = flops_eff[f.flops_group];
-            if (fe == 0.0) fe = e.flops.at(f.key_coef * x[f.key_slot]);
-            c = flops / (f.peak * fe);
+            if (f.flops_denom > 0.0) {
+              c = flops / f.flops_denom;
+            } else {
+              double& fe = flops_eff[f.flops_group];
+              if (fe == 0.0) fe = f.flops_curve->at(f.key_coef * x[f.key_slot]);
+              c = flops / (f.peak * fe);
+            }
           }
-          if (bytes > 0.0) m = bytes / (hbm_bw * e.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : bytes));
+          if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_curve->at(bytes));
           sec = std::max(c, m) + f.overhead_s;
         }
       }
     }
     op_s[t] = sec;
+    if (tc != nullptr && !token_hit && !f.geometric) tc->op_s[t] = sec;
     compute += sec * f.multiplicity * (f.drafter ? passes : 1.0);
   }
 
@@ -210,16 +284,47 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
 }
 
 StepCost RooflineStepModel::step(const BatchShape& batch) const {
+  // The memo (see the header): a taken lock means another thread is using it, and this call
+  // computes without it.
+  std::unique_lock<std::mutex> lock;
+  if (!memo_.entries.empty()) {
+    lock = std::unique_lock<std::mutex>(memo_.mu, std::try_to_lock);
+    if (lock.owns_lock() && memo_.last_valid && same_batch(memo_.last_prefill, memo_.last_decode, batch))
+      return memo_.last_cost;
+  }
   const BatchStats s = work_.summarize(batch);
+  MemoEntry* entry = nullptr;
+  std::uint64_t hash = 0;
+  auto remember = [&](const StepCost& c) {
+    memo_.last_prefill.assign(batch.prefill.begin(), batch.prefill.end());
+    memo_.last_decode.assign(batch.decode.begin(), batch.decode.end());
+    memo_.last_cost = c;
+    memo_.last_valid = true;
+    return c;
+  };
+  if (lock.owns_lock()) {
+    // A direct-mapped table keyed on the full statistics.
+    hash = hash_stats(s);
+    entry = &memo_.entries[hash % memo_.entries.size()];
+    if (entry->valid && entry->hash == hash && same_stats(entry->stats, s)) return remember(entry->cost);
+  }
   std::array<double, kMaxTemplates> op_s;
   double compute = 0.0, host = 0.0, fetch = 0.0, stall = 0.0;
-  const double total = evaluate(s, op_s.data(), nullptr, &compute, &host, &fetch, &stall);
+  const double total =
+      evaluate(s, op_s.data(), nullptr, &compute, &host, &fetch, &stall, entry != nullptr ? &memo_.tokens : nullptr);
   StepCost c;
   c.total = Time::from_seconds(total);
   c.compute = Time::from_seconds(compute);
   c.host_overhead = Time::from_seconds(host);
   c.engram_fetch = Time::from_seconds(fetch);
   c.engram_stall = Time::from_seconds(stall);
+  if (entry != nullptr) {
+    entry->valid = true;
+    entry->hash = hash;
+    entry->stats = s;
+    entry->cost = c;
+    return remember(c);
+  }
   return c;
 }
 
@@ -236,7 +341,10 @@ StepCost RooflineStepModel::step_engram(const BatchShape& batch, std::span<Engra
     eng = large.data();
   }
   double compute = 0.0, host = 0.0, fetch = 0.0, stall = 0.0;
-  const double total = evaluate(s, op_s.data(), eng, &compute, &host, &fetch, &stall);
+  std::unique_lock<std::mutex> lock;
+  if (!memo_.entries.empty()) lock = std::unique_lock<std::mutex>(memo_.mu, std::try_to_lock);
+  const double total =
+      evaluate(s, op_s.data(), eng, &compute, &host, &fetch, &stall, lock.owns_lock() ? &memo_.tokens : nullptr);
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
     const EngramEval& ev = eng[e];
     EngramLayerStep& l = layers[e];

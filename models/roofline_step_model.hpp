@@ -18,9 +18,19 @@
 // step() is the simulator's fast path: one pass over the batch, one evaluation per distinct op
 // template, a few table reads per Engram layer, no allocation. breakdown() evaluates the same
 // templates per layer and adds names and reasons for reports.
+// Memoization (RooflineOptions::step_cache_entries > 0): step() keeps, per model instance, a
+// direct-mapped table of results keyed on the exact batch statistics (every double of BatchStats,
+// compared bit for bit, so a shape with other statistics never reads another's entry), and
+// step() keeps the last batch it saw (compared element for element) with its result, and
+// step()/step_engram() keep the last per-template times of the ops that depend only on token counts
+// (not on contexts), keyed on all token-count statistics. Cached results equal computed ones bit for
+// bit. Thread safety: a model may be shared by threads; the caches sit behind one mutex that calls
+// only try-lock, and a call that finds it taken computes without the caches (never blocks).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,6 +70,8 @@ struct RooflineOptions {
   CollectiveParams collectives = dgx_h100_nccl_defaults();
   HostOverhead host = host_overhead_for("vllm");
   bool prefill_prefetch = true;
+  // Entries of the per-model step() memo (0 turns memoization off; results are the same either way).
+  int step_cache_entries = 256;
 };
 
 struct OpReport {
@@ -143,8 +155,11 @@ class RooflineStepModel final : public StepTimeModel {
   };
   // The shared core of step() and breakdown(): op seconds per template, totals, Engram chain.
   // `engram` may be null (the fast path keeps only the sums).
+  // `token_cache` (may be null, must be held under memo_.mu) supplies and keeps the seconds of
+  // templates that read no attention-geometry statistic.
+  struct TokenCache;
   double evaluate(const BatchStats& s, double* op_seconds, EngramEval* engram, double* compute_s, double* host_s,
-                  double* fetch_s, double* stall_s) const;
+                  double* fetch_s, double* stall_s, TokenCache* token_cache = nullptr) const;
 
   // Everything op_seconds() needs about a template, resolved once (precision fallback, kernel
   // overhead, class), so the per-step loop only evaluates the linear forms and two curves. The
@@ -163,6 +178,46 @@ class RooflineStepModel final : public StepTimeModel {
     bool drafter = false;
     std::size_t twin = static_cast<std::size_t>(-1);
     std::uint16_t flops_group = 0;  // templates with the same class and shape key share one lookup
+    bool geometric = false;         // reads an attention-geometry statistic (contexts, pairs, KV)
+    const EfficiencyCurve* flops_curve = nullptr;
+    const EfficiencyCurve* bw_curve = nullptr;
+    double flops_denom = 0.0;  // peak x FLOP efficiency when the efficiency curve is constant, else 0
+    double bw_denom = 0.0;     // HBM bandwidth x efficiency when it does not depend on the bytes, else 0
+  };
+
+  // The memo's state; copies of a model start with empty caches.
+  struct TokenCache {
+    bool valid = false;
+    double prefill_chunks = 0.0;
+    std::array<double, kTokenSets * kGeometryBase> key{};  // the non-geometry statistics of every set
+    std::vector<double> op_s;                               // per template (geometric ones unused)
+  };
+  struct MemoEntry {
+    bool valid = false;
+    std::uint64_t hash = 0;
+    BatchStats stats;
+    StepCost cost;
+  };
+  struct Memo {
+    std::mutex mu;
+    std::vector<MemoEntry> entries;
+    TokenCache tokens;
+    // The last batch step() saw, element for element, and its result: a repeated shape skips even
+    // the pass over the batch.
+    bool last_valid = false;
+    std::vector<PrefillChunk> last_prefill;
+    std::vector<DecodeSeq> last_decode;
+    StepCost last_cost;
+    Memo() = default;
+    Memo(const Memo& o) : entries(o.entries.size()) {}
+    Memo& operator=(const Memo& o) {
+      if (this != &o) {
+        entries.assign(o.entries.size(), MemoEntry{});
+        tokens = TokenCache{};
+        last_valid = false;
+      }
+      return *this;
+    }
   };
 
   ModelCard card_;
@@ -176,6 +231,7 @@ class RooflineStepModel final : public StepTimeModel {
   std::vector<int> engram_sets_;
   std::vector<FastOp> fast_;
   std::size_t flops_groups_ = 0;
+  mutable Memo memo_;
 };
 
 }  // namespace engramsim

@@ -664,33 +664,87 @@ void WorkModel::flush_saturated(BatchStats& s, int set, const SaturatedSums& a) 
 BatchStats WorkModel::summarize(const BatchShape& batch) const {
   BatchStats s;
   // Decode: sequences whose context saturates every geometry's caps are summed in closed form;
-  // the others (short contexts) go through the exact per-geometry sums.
-  // Two interleaved accumulators halve the floating-point add chains the loop waits on.
+  // the others (short contexts) go through the exact per-geometry sums, in batch order.
+  // The closed-form sums (counts, positions, contexts, positions x context, p (p + 1) / 2) are whole
+  // numbers, so they are accumulated in 64-bit integers: as long as every total stays below 2^53
+  // the floating-point sums they replace were exact too, whatever their order, and the result is
+  // the same bit for bit. Larger totals (never seen in practice) take the floating-point loop.
   SaturatedSums sat[2];
   SaturatedSums draft_sat[2];
   double positions[2] = {0.0, 0.0};
   double n_draft = 0, d_sum = 0;
   const bool spec = has_drafter_;
   const bool block_drafter = card_.spec_decode.kind != SpecDecodeKind::mtp;
-  std::size_t lane = 0;
+  // Contexts are integers: c >= saturation_context_ exactly when c >= ceil(saturation_context_).
+  const std::int64_t sat_from = static_cast<std::int64_t>(std::ceil(saturation_context_));
+  struct IntSums {
+    std::int64_t n = 0, p = 0, pc = 0, pp2 = 0, c = 0;  // pp2 = sum of p (p + 1)
+    void add(std::int64_t context, std::int64_t pos) {
+      n += 1;
+      p += pos;
+      pc += pos * context;
+      pp2 += pos * (pos + 1);
+      c += context;
+    }
+  };
+  IntSums isat, idraft;
+  std::int64_t ipos = 0, in_draft = 0, id_sum = 0;
+  // With contexts and positions below 2^21 every term is below 2^43, so 2^19 sequences cannot
+  // overflow; bigger inputs (or totals of 2^53 and more, checked below) take the floating-point loop.
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  std::int64_t big = 0;
   for (const DecodeSeq& d : batch.decode) {
     if (d.context < 0 || d.positions < 1) throw std::invalid_argument("decode sequence with negative size");
-    const double c = d.context;
-    const double p = d.positions;
-    positions[lane] += p;
-    if (c >= saturation_context_) sat[lane].add(c, p);
-    else accumulate_decode(s, 0, c, p);
-    if (spec && p > 1.0) {
-      n_draft += 1.0;
-      d_sum += p - 1.0;
+    const std::int64_t c = d.context;
+    const std::int64_t p = d.positions;
+    big |= (c | p) >> 21;
+    ipos += p;
+    if (c >= sat_from) isat.add(c, p);
+    else accumulate_decode(s, 0, static_cast<double>(c), static_cast<double>(p));
+    if (spec && p > 1) {
+      in_draft += 1;
+      id_sum += p - 1;
       // The drafter queries after the verified positions: block drafters all drafted positions at
       // once, MTP one per pass.
-      const double dc = c + 1.0;
-      const double dq = block_drafter ? p - 1.0 : 1.0;
-      if (dc >= saturation_context_) draft_sat[lane].add(dc, dq);
-      else accumulate_decode(s, 2, dc, dq);
+      const std::int64_t dc = c + 1;
+      const std::int64_t dq = block_drafter ? p - 1 : 1;
+      if (dc >= sat_from) idraft.add(dc, dq);
+      else accumulate_decode(s, 2, static_cast<double>(dc), static_cast<double>(dq));
     }
-    lane ^= 1;
+  }
+  bool exact = big == 0 && batch.decode.size() < (std::size_t{1} << 19);
+  for (std::int64_t v : {isat.p, isat.pc, isat.pp2, isat.c, idraft.p, idraft.pc, idraft.pp2, idraft.c, ipos, id_sum})
+    if (v >= kExact) exact = false;
+  if (exact) {
+    positions[0] = static_cast<double>(ipos);
+    n_draft = static_cast<double>(in_draft);
+    d_sum = static_cast<double>(id_sum);
+    auto to_double = [](const IntSums& a, SaturatedSums& o) {
+      o.n = static_cast<double>(a.n);
+      o.p = static_cast<double>(a.p);
+      o.pc = static_cast<double>(a.pc);
+      o.pp = static_cast<double>(a.pp2 / 2);
+      o.c = static_cast<double>(a.c);
+    };
+    to_double(isat, sat[0]);
+    to_double(idraft, draft_sat[0]);
+  } else {
+    // The floating-point sums, two interleaved lanes (the original formulation).
+    std::size_t half = 0;
+    for (const DecodeSeq& d : batch.decode) {
+      const double c = d.context;
+      const double p = d.positions;
+      positions[half] += p;
+      if (c >= saturation_context_) sat[half].add(c, p);
+      if (spec && p > 1.0) {
+        n_draft += 1.0;
+        d_sum += p - 1.0;
+        const double dc = c + 1.0;
+        const double dq = block_drafter ? p - 1.0 : 1.0;
+        if (dc >= saturation_context_) draft_sat[half].add(dc, dq);
+      }
+      half ^= 1;
+    }
   }
   s.decode_positions = positions[0] + positions[1];
   sat[0].merge(sat[1]);

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "hardware/hardware_loader.hpp"
@@ -174,6 +177,129 @@ TEST(StepModel, StepEngramReportsWindowsAndRows) {
   }
   std::vector<EngramLayerStep> too_few(1);
   EXPECT_THROW(m.step_engram({prefill, decode}, too_few), std::invalid_argument);
+}
+
+// The step() memo and token cache return what an uncached model computes, bit for bit, and never
+// hand one shape's entry to another (a one-entry table puts every shape in the same slot).
+void expect_same_cost(const StepCost& a, const StepCost& b, const std::string& what) {
+  EXPECT_EQ(a.total.count_ns(), b.total.count_ns()) << what;
+  EXPECT_EQ(a.compute.count_ns(), b.compute.count_ns()) << what;
+  EXPECT_EQ(a.host_overhead.count_ns(), b.host_overhead.count_ns()) << what;
+  EXPECT_EQ(a.engram_fetch.count_ns(), b.engram_fetch.count_ns()) << what;
+  EXPECT_EQ(a.engram_stall.count_ns(), b.engram_stall.count_ns()) << what;
+}
+
+struct OwnedBatch {
+  std::vector<PrefillChunk> prefill;
+  std::vector<DecodeSeq> decode;
+  BatchShape shape() const { return {prefill, decode}; }
+};
+
+// Shapes whose statistics differ (contexts, sizes, prompt chunks, short contexts under the caps),
+// shapes that share all token-count statistics (only contexts differ), and a permutation (the same
+// statistics from a different batch).
+std::vector<OwnedBatch> memo_shapes() {
+  std::vector<OwnedBatch> v;
+  OwnedBatch a;
+  for (int i = 0; i < 64; ++i) a.decode.push_back({4096 + 97 * i, 6});
+  v.push_back(a);
+  OwnedBatch advanced = a;  // one decode step later: same token counts, other contexts
+  for (auto& d : advanced.decode) d.context += d.positions;
+  v.push_back(advanced);
+  OwnedBatch permuted = a;
+  std::reverse(permuted.decode.begin(), permuted.decode.end());
+  v.push_back(permuted);
+  OwnedBatch shorter = a;
+  shorter.decode.resize(63);
+  v.push_back(shorter);
+  OwnedBatch short_ctx;
+  for (int i = 0; i < 64; ++i) short_ctx.decode.push_back({10 + 3 * i, 1 + i % 4});
+  v.push_back(short_ctx);
+  OwnedBatch mixed = a;
+  mixed.prefill = {{2048, 4096}, {1024, 0}};
+  v.push_back(mixed);
+  OwnedBatch mixed2 = mixed;
+  mixed2.prefill[0].cached += 1;
+  v.push_back(mixed2);
+  v.push_back(OwnedBatch{});
+  return v;
+}
+
+TEST(StepModel, MemoizedStepEqualsUncachedBitForBit) {
+  const NodeSpec b300 = load_node("hgx-b300");
+  const NodeSpec h100 = load_node("hgx-h100");
+  struct Case {
+    ModelCard card;
+    const NodeSpec* node;
+    int tp;
+    EngramTier tier;
+  };
+  const std::vector<Case> cases = {{load_model_card("deepseek-v4.1-flash"), &b300, 2, EngramTier::dram},
+                                   {load_model_card("deepseek-v4.1-flash"), &b300, 2, EngramTier::ssd},
+                                   {load_model_card("llama-3.1-8b"), &h100, 1, EngramTier::hbm},
+                                   {engram_toy(), &h100, 1, EngramTier::dram}};
+  const std::vector<OwnedBatch> shapes = memo_shapes();
+  for (const Case& k : cases) {
+    RooflineOptions o;
+    o.layout = ParallelLayout{k.tp, 1, false};
+    o.engram.tier = k.tier;
+    RooflineOptions off = o;
+    off.step_cache_entries = 0;
+    RooflineOptions one = o;
+    one.step_cache_entries = 1;
+    const RooflineStepModel plain(k.card, *k.node, off);
+    const RooflineStepModel cached(k.card, *k.node, o);
+    const RooflineStepModel single(k.card, *k.node, one);
+    std::vector<StepCost> want;
+    for (const auto& b : shapes) want.push_back(plain.step(b.shape()));
+    // Every order twice over: first calls fill the caches, later ones read them.
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        const std::size_t j = round == 1 ? shapes.size() - 1 - i : i;
+        const std::string what = k.card.name + " shape " + std::to_string(j) + " round " + std::to_string(round);
+        expect_same_cost(cached.step(shapes[j].shape()), want[j], what);
+        expect_same_cost(cached.step(shapes[j].shape()), want[j], what + " (repeat)");
+        expect_same_cost(single.step(shapes[j].shape()), want[j], what + " (one entry)");
+        // step_engram shares the token cache.
+        std::vector<EngramLayerStep> got(cached.engram_layer_count()), ref(plain.engram_layer_count());
+        expect_same_cost(cached.step_engram(shapes[j].shape(), got), plain.step_engram(shapes[j].shape(), ref),
+                         what + " (step_engram)");
+        for (std::size_t e = 0; e < got.size(); ++e) EXPECT_EQ(got[e].window.count_ns(), ref[e].window.count_ns()) << what;
+      }
+    }
+    // A copy starts with empty caches and computes the same.
+    const RooflineStepModel copy = cached;
+    for (std::size_t j = 0; j < shapes.size(); ++j) expect_same_cost(copy.step(shapes[j].shape()), want[j], "copy");
+  }
+}
+
+TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
+  RooflineOptions o;
+  o.layout = ParallelLayout{2, 1, false};
+  o.engram.tier = EngramTier::dram;
+  RooflineOptions off = o;
+  off.step_cache_entries = 0;
+  const ModelCard card = load_model_card("deepseek-v4.1-flash");
+  const NodeSpec node = load_node("hgx-b300");
+  const RooflineStepModel plain(card, node, off);
+  const RooflineStepModel shared(card, node, o);
+  const std::vector<OwnedBatch> shapes = memo_shapes();
+  std::vector<StepCost> want;
+  for (const auto& b : shapes) want.push_back(plain.step(b.shape()));
+  std::atomic<int> mismatches{0};
+  auto worker = [&](std::size_t offset) {
+    for (int i = 0; i < 2000; ++i) {
+      const std::size_t j = (offset + static_cast<std::size_t>(i) * 3) % shapes.size();
+      const StepCost c = shared.step(shapes[j].shape());
+      if (c.total != want[j].total || c.compute != want[j].compute || c.engram_stall != want[j].engram_stall)
+        ++mismatches;
+    }
+  };
+  std::thread t1(worker, 0), t2(worker, 1), t3(worker, 5);
+  t1.join();
+  t2.join();
+  t3.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST(StepModel, HostOverheadPerEngine) {
