@@ -489,7 +489,7 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       const double k = lw.top_k;
       const double r = layout_.ep;
       const double n = static_cast<double>(layout_.tp) / layout_.gpus_per_domain;
-      const double g = r / n;  // expert ranks per domain
+      const double per_domain = r / n;  // expert ranks per domain (G)
       // Group-limited routing caps the domains a token reaches at m (groups laid out in order).
       double m = n;
       if (card_.moe->routing_groups > 0) {
@@ -501,9 +501,9 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       // scale-up copies to same-domain experts on other GPUs.
       const double normal_nic = m * (1.0 - 1.0 / n) * -std::expm1(k * std::log1p(-1.0 / m));
       const double distinct_ranks = r * -std::expm1(k * std::log1p(-1.0 / r));
-      const double normal_up = distinct_ranks * (g - 1.0) / g;
+      const double normal_up = distinct_ranks * (per_domain - 1.0) / per_domain;
       const double ll_nic = k * (n - 1.0) / n;
-      const double ll_up = k * (g - 1.0) / r;
+      const double ll_up = k * (per_domain - 1.0) / r;
       for (int pass = 0; pass < 2; ++pass) {
         const double payload = h * (pass == 0 ? 1.0 : 2.0);  // FP8 dispatch, BF16 combine
         for (int kernels = 0; kernels < 2; ++kernels) {
