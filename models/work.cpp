@@ -801,6 +801,7 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
     s.at(0, kLogits) = s.decode_positions + s.prefill_chunks;
     s.at(0, kLogitsRank) = dp ? s.at(0, kLogits) / tp : s.at(0, kLogits);
   }
+  if (dp && layout_.tp > 1 && s.prefill_chunks > 0.0) busiest_rank_prompts(batch, s);
 
   if (spec && n_draft > 0) {
     // Block drafters (DSpark) draft all positions of a sequence in one pass; MTP one per pass.
@@ -815,6 +816,67 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
     flush_saturated(s, 2, draft_sat[0]);
   }
   return s;
+}
+
+void WorkModel::busiest_rank_prompts(const BatchShape& batch, BatchStats& s) const {
+  // Under data-parallel attention a prompt chunk runs whole on one rank, and the expert all-to-all
+  // makes every rank wait for the slowest. Decode sequences spread evenly; chunks go longest first
+  // to the least-loaded rank (the best balance an engine can reach). The attention side of set 0 is
+  // then the busiest rank's: its tokens, logits and prompt attention. Templates scale the geometry
+  // and cached-context slots by 1 / tp, so those hold tp x the rank's prompt part plus the decode part.
+  const int ranks = layout_.tp;
+  // Fixed buffers cover every realistic step (<= 256 chunks, <= 1024 ranks); larger ones allocate.
+  std::array<std::size_t, 256> order_buf;
+  std::array<int, 256> owner_buf;
+  std::array<double, 1024> load_buf;
+  std::vector<std::size_t> order_big;
+  std::vector<int> owner_big;
+  std::vector<double> load_big;
+  std::size_t n = 0;
+  for (const PrefillChunk& ch : batch.prefill) n += ch.tokens > 0 ? 1 : 0;
+  std::size_t* order = order_buf.data();
+  int* owner = owner_buf.data();
+  if (n > order_buf.size()) {
+    order_big.resize(n);
+    owner_big.resize(n);
+    order = order_big.data();
+    owner = owner_big.data();
+  }
+  double* load = load_buf.data();
+  if (static_cast<std::size_t>(ranks) > load_buf.size()) {
+    load_big.resize(static_cast<std::size_t>(ranks));
+    load = load_big.data();
+  }
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < batch.prefill.size(); ++i)
+    if (batch.prefill[i].tokens > 0) order[k++] = i;
+  std::stable_sort(order, order + n, [&](std::size_t a, std::size_t b) {
+    return batch.prefill[a].tokens > batch.prefill[b].tokens;
+  });
+  std::fill_n(load, ranks, s.decode_positions / ranks);
+  for (std::size_t j = 0; j < n; ++j) {
+    const int r = static_cast<int>(std::min_element(load, load + ranks) - load);
+    load[r] += static_cast<double>(batch.prefill[order[j]].tokens);
+    owner[j] = r;
+  }
+  const int busiest = static_cast<int>(std::max_element(load, load + ranks) - load);
+  BatchStats mine;
+  double tokens = 0.0, chunks = 0.0, cached = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (owner[j] != busiest) continue;
+    const PrefillChunk& ch = batch.prefill[order[j]];
+    accumulate_prefill(mine, 0, static_cast<double>(ch.cached), static_cast<double>(ch.tokens));
+    tokens += static_cast<double>(ch.tokens);
+    chunks += 1.0;
+    cached += static_cast<double>(ch.cached);
+  }
+  const double tp = ranks;
+  // Set 1 still holds the decode part of set 0's geometry statistics (summarize copies it first).
+  for (int slot = kGeometryBase; slot < kSlotsPerSet; ++slot) s.at(0, slot) = s.at(1, slot) + tp * mine.at(0, slot);
+  s.at(0, kPrefillCached) = tp * cached;
+  s.at(0, kTokensRank) = s.decode_positions / tp + tokens;
+  s.at(0, kLogitsRank) = s.decode_positions / tp + chunks;
+  s.at(0, kTokensRankNormal) = s.at(0, kTokensRank);
 }
 
 OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {

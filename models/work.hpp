@@ -242,6 +242,8 @@ class WorkModel {
   };
   void flush_saturated(BatchStats& s, int set, const SaturatedSums& sums) const;
   void accumulate_prefill(BatchStats& s, int set, double cached, double tokens) const;
+  // Data-parallel attention with prompt chunks: set 0's attention side becomes the busiest rank's.
+  void busiest_rank_prompts(const BatchShape& batch, BatchStats& s) const;
 
   ModelCard card_;
   WeightInventory weights_;

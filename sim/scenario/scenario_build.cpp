@@ -165,6 +165,12 @@ BuiltScenario build_scenario(ScenarioParams params) {
   rc.scheduler = d.scheduler.policy;
   rc.scheduler.max_num_seqs = static_cast<std::int32_t>(
       std::min<std::int64_t>(INT32_MAX, static_cast<std::int64_t>(rc.scheduler.max_num_seqs) * ranks));
+  // Under data-parallel attention a prompt chunk runs on one rank, within that rank's budget.
+  if (ranks > 1) {
+    const std::int32_t per_rank = rc.scheduler.max_num_batched_tokens;
+    std::int32_t& cap = rc.scheduler.long_prefill_token_threshold;
+    cap = cap > 0 ? std::min(cap, per_rank) : per_rank;
+  }
   rc.scheduler.max_num_batched_tokens = static_cast<std::int32_t>(
       std::min<std::int64_t>(INT32_MAX, static_cast<std::int64_t>(rc.scheduler.max_num_batched_tokens) * ranks));
   rc.router = d.router;

@@ -290,3 +290,34 @@ TEST(Work, RejectsBadLayouts) {
 
 }  // namespace
 }  // namespace engramsim
+
+namespace engramsim {
+namespace {
+
+// Data-parallel attention: a prompt chunk runs whole on one rank and every rank waits for the
+// busiest. Chunks go longest first to the least-loaded rank; the attention side is that rank's.
+TEST(DataParallelRanks, BusiestRankCarriesItsWholePromptChunks) {
+  const ModelCard c = load_model_card("deepseek-v3");
+  const WorkModel m(c, build_weight_inventory(c), ParallelLayout{2, 2, true});
+  // Two decode sequences (one per rank) and chunks of 600, 300 and 200 tokens: rank loads start at 1;
+  // 600 -> rank 0 (601), 300 -> rank 1 (301), 200 -> rank 1 (501). Busiest: rank 0, 601 tokens.
+  const std::vector<DecodeSeq> decode = {{1000, 1}, {1000, 1}};
+  const std::vector<PrefillChunk> prefill = {{300, 0}, {600, 0}, {200, 50}};
+  const BatchStats s = m.summarize(BatchShape{prefill, decode});
+  EXPECT_DOUBLE_EQ(s.at(0, kTokens), 1102.0);  // experts still see every token of the replica
+  EXPECT_DOUBLE_EQ(s.at(0, kTokensRank), 601.0);
+  EXPECT_DOUBLE_EQ(s.at(0, kTokensRankNormal), 601.0);
+  EXPECT_DOUBLE_EQ(s.at(0, kLogitsRank), 2.0);  // one decode position + one chunk
+  // Cached context of the busiest rank's chunks (none), scaled by tp for the 1 / tp templates.
+  EXPECT_DOUBLE_EQ(s.at(0, kPrefillCached), 0.0);
+  // MLA prefill pairs of the 600-token first chunk: 600 x 601 / 2 = 180,300; held as tp x that
+  // plus the decode part (2 queries over 1,001 keys), so a template's 1 / tp gives the rank's share.
+  const int g = 0;
+  EXPECT_DOUBLE_EQ(s.at(0, geometry_slot(g, kPrefillPairs)), 2.0 * 180300.0);
+  // Decode-only steps keep the even split.
+  const BatchStats d = m.summarize(BatchShape{{}, decode});
+  EXPECT_DOUBLE_EQ(d.at(0, kTokensRank), 1.0);
+}
+
+}  // namespace
+}  // namespace engramsim
