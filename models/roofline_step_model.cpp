@@ -223,6 +223,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   double gathers_before = 0.0;  // in-stream HBM gathers of earlier Engram layers
   double gathers_total = 0.0;
   double fetch_sum = 0.0;
+  double host_gather = 0.0;  // staged CPU gathers the engine's host thread runs before the forward
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
     EngramEval local;
     EngramEval& ev = eng != nullptr ? eng[e] : local;
@@ -231,6 +232,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
     // Decode rows and the rows of a prompt's first chunk are known only in this step.
     ev.positions_now = s.decode_positions + (set == 0 ? s.prefill_first_chunk_tokens : 0.0);
     ev.fetch = fetch_[e].cost(ev.positions_all);
+    if (options_.host.engram_lookup_on_host_thread) host_gather += fetch_[e].cpu_gather_seconds(ev.fetch.host_rows);
     double window = 0.0;
     for (const auto& [t, n] : work_.before_engram(e)) window += n * op_s[t];
     ev.window_s = window + gathers_before;
@@ -268,12 +270,12 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   if (options_.host.engram_lookup_on_host_thread) {
     // Synchronous engine: each Engram layer's lookup is prepared on the host thread before the
     // forward (hashes, and the staged CPU gather); one rank's positions under data-parallel attention.
+    host += host_gather;
     for (std::size_t e = 0; e < fetch_.size(); ++e) {
       const double positions = s.at(engram_sets_[e], kTokens) / ranks;
-      if (!(positions > 0.0)) continue;
-      host += options_.host.engram_lookup_per_step.seconds() +
-              positions * options_.host.engram_lookup_per_position.seconds() +
-              fetch_[e].cpu_gather_seconds(fetch_[e].cost(s.at(engram_sets_[e], kTokens)).host_rows);
+      if (positions > 0.0)
+        host += options_.host.engram_lookup_per_step.seconds() +
+                positions * options_.host.engram_lookup_per_position.seconds();
     }
   }
   *compute_s = compute;
