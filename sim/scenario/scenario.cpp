@@ -92,6 +92,14 @@ ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRe
   out.block_size = static_cast<int>(s.integer_or("block_size", out.block_size, 1, 1 << 20));
   out.enable_prefix_caching = s.boolean_or("enable_prefix_caching", out.enable_prefix_caching);
   out.gpu_memory_utilization = s.number_or("gpu_memory_utilization", out.gpu_memory_utilization, 1e-3, 1.0);
+  if (const auto g = s.optional_child("cuda_graph_batch_sizes")) {
+    if (!g->is_sequence()) g->fail("expected a list of batch sizes, e.g. [1, 2, 4, 8]");
+    for (const ConfigNode& e : g->elements()) {
+      const std::int64_t b = e.as_integer();
+      if (b < 1 || b > kMaxInt32) e.fail("a batch size must be between 1 and " + std::to_string(kMaxInt32));
+      out.cuda_graph_batch_sizes.push_back(static_cast<std::int32_t>(b));
+    }
+  }
   s.finish();
   return out;
 }

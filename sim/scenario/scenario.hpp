@@ -51,6 +51,9 @@ struct ScenarioScheduler {
   int block_size = 16;
   bool enable_prefix_caching = false;
   double gpu_memory_utilization = 0.9;
+  // CUDA-graph batch sizes per attention rank that decode-only steps are padded to
+  // (sim/serving/decode_padding.hpp); empty: no padding.
+  std::vector<std::int32_t> cuda_graph_batch_sizes;
 };
 
 struct ScenarioSpecDecode {

@@ -152,12 +152,16 @@ BuiltScenario build_scenario(ScenarioParams params) {
   // Run configuration.
   RunConfig& rc = b.run;
   const auto ranks = b.scheduler_ranks;
+  const DecodePadding padding = make_decode_padding(
+      d.scheduler.cuda_graph_batch_sizes, d.scheduler.policy.max_num_seqs, d.scheduler.policy.max_num_batched_tokens,
+      d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0, ranks);
   for (int i = 0; i < b.replicas; ++i) {
     ReplicaParams r;
     r.name = "replica" + std::to_string(i);
     r.step_model = b.step_model.get();
     r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching};
     r.gpus = d.tp;
+    r.decode_padding = padding;
     r.spec = SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
                               d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
     rc.replicas.push_back(r);

@@ -7,12 +7,13 @@ namespace engramsim::sim {
 
 ContinuousBatchingScheduler::ContinuousBatchingScheduler(const char* name, std::int32_t budget,
                                                          std::int32_t max_num_seqs, bool chunked_prefill,
-                                                         std::int32_t max_chunk)
+                                                         std::int32_t max_chunk, bool guaranteed_admission)
     : name_(name),
       budget_(budget),
       max_num_seqs_(max_num_seqs),
       chunked_(chunked_prefill),
-      max_chunk_(max_chunk > 0 ? max_chunk : INT32_MAX) {}
+      max_chunk_(max_chunk > 0 ? max_chunk : INT32_MAX),
+      guaranteed_(guaranteed_admission) {}
 
 void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   std::int64_t left = budget_;
@@ -68,10 +69,11 @@ void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
     while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_) && left > 0) {
       AdmitResult r;
       if (chunked_) {
-        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), false, false);
+        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), false,
+                                  guaranteed_);
       } else {
         const bool alone = plan.empty();
-        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), true, false);
+        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), true, guaranteed_);
       }
       if (!r.admitted) break;
       st.plan_prefill(plan, running.back(), r.chunk);

@@ -14,6 +14,11 @@
 //     fit ends admission (head-of-line order is kept, as vLLM does).
 // With chunked prefill off, a prefill must fit in the remaining budget whole, except that a prompt
 // longer than the whole budget may run alone in an otherwise empty step.
+//
+// Admission is either optimistic (vLLM: blocks for the first chunk only, growth later, preemption
+// by recompute when the pool runs short) or guaranteed (TensorRT-LLM's GUARANTEED_NO_EVICT capacity
+// policy: a request is admitted only when the pool can hold its whole life, prompt + output + draft
+// lookahead, and those blocks are held from admission on, so a running sequence is never evicted).
 #pragma once
 
 #include "sim/serving/scheduler.hpp"
@@ -23,7 +28,7 @@ namespace engramsim::sim {
 class ContinuousBatchingScheduler final : public Scheduler {
  public:
   ContinuousBatchingScheduler(const char* name, std::int32_t budget, std::int32_t max_num_seqs, bool chunked_prefill,
-                              std::int32_t max_chunk);
+                              std::int32_t max_chunk, bool guaranteed_admission = false);
   const char* name() const override { return name_; }
   void schedule(ReplicaState& state, StepPlan& plan) override;
 
@@ -33,6 +38,7 @@ class ContinuousBatchingScheduler final : public Scheduler {
   std::int32_t max_num_seqs_;
   bool chunked_;
   std::int32_t max_chunk_;
+  bool guaranteed_;
 };
 
 }  // namespace engramsim::sim

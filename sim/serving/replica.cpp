@@ -1,5 +1,6 @@
 #include "sim/serving/replica.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -23,7 +24,8 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       state_(params.kv, params.spec.num_speculative_tokens),
       acceptance_(params.spec),
       spec_rng_(&sim.rng("spec_decode/" + std::to_string(index))),
-      engram_(params.engram_in_run) {
+      engram_(params.engram_in_run),
+      padding_(params.decode_padding) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
 }
@@ -92,6 +94,16 @@ void Replica::start_step() {
   }
   for (const PlannedDecode& d : plan_.decodes) {
     decode_buf_.push_back(DecodeSeq{state_.seq(d.seq).computed, d.positions});
+  }
+  // A decode-only step replays a CUDA graph: dummy one-token sequences fill it to the captured size.
+  // They come after the real ones, so indices into decode_buf_ still follow plan_.decodes.
+  if (padding_.enabled() && prefill_buf_.empty() && !decode_buf_.empty()) {
+    const auto n = static_cast<std::int32_t>(decode_buf_.size());
+    std::int32_t positions = 1;
+    for (const DecodeSeq& d : decode_buf_) positions = std::max(positions, d.positions);
+    const std::int32_t rows = padded_decode_rows(padding_, n);
+    for (std::int32_t i = n; i < rows; ++i) decode_buf_.push_back(DecodeSeq{1, positions});
+    totals_.padding_rows += rows - n;
   }
   const BatchShape shape{prefill_buf_, decode_buf_};
   swap_out_tokens_ = 0.0;

@@ -27,6 +27,7 @@
 #include "core/rng.hpp"
 #include "models/step_model.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/serving/decode_padding.hpp"
 #include "sim/serving/engram_in_run.hpp"
 #include "sim/serving/replica_state.hpp"
 #include "sim/serving/router.hpp"
@@ -44,6 +45,8 @@ struct ReplicaParams {
   SpecDecodeParams spec;
   // In-run Engram tier of this run (not owned); null: the step model's formula stall.
   EngramInRun* engram_in_run = nullptr;
+  // CUDA-graph padding of decode-only steps (decode_padding.hpp); empty: none.
+  DecodePadding decode_padding;
 };
 
 struct ReplicaTotals {
@@ -55,6 +58,7 @@ struct ReplicaTotals {
   std::int64_t decode_positions = 0;
   std::int64_t emitted_tokens = 0;
   std::int64_t preemptions = 0;
+  std::int64_t padding_rows = 0;  // dummy decode rows added by CUDA-graph padding
 };
 
 class Replica final : public EventHandler, public EngramStepListener {
@@ -104,6 +108,7 @@ class Replica final : public EventHandler, public EngramStepListener {
   bool wake_pending_ = false;
   // In-run Engram tier.
   EngramInRun* engram_ = nullptr;
+  DecodePadding padding_;
   std::vector<EngramLayerStep> engram_layers_;
   std::vector<EngramSeqSpan> engram_spans_;
   StepCost pending_cost_;

@@ -36,6 +36,12 @@ void register_builtin_schedulers(SchedulerRegistry& r) {
     return std::make_unique<ContinuousBatchingScheduler>("vllm", p.max_num_batched_tokens, p.max_num_seqs,
                                                          p.enable_chunked_prefill, p.long_prefill_token_threshold);
   });
+  // TensorRT-LLM in-flight batching: the same step shape, admission under GUARANTEED_NO_EVICT.
+  r.add("trtllm", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
+    return std::make_unique<ContinuousBatchingScheduler>("trtllm", p.max_num_batched_tokens, p.max_num_seqs,
+                                                         p.enable_chunked_prefill, p.long_prefill_token_threshold,
+                                                         true);
+  });
   r.add("sarathi", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
     return std::make_unique<ContinuousBatchingScheduler>("sarathi", p.chunk_size, p.max_num_seqs, true, p.chunk_size);
   });

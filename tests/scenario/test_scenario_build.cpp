@@ -51,6 +51,40 @@ TEST(ScenarioBuild, WholeNodeOfTp2ReplicasWithDataParallelAttention) {
   EXPECT_EQ(b.run.seed, 3u);
 }
 
+TEST(ScenarioBuild, CudaGraphSizesBecomeEachReplicasDecodePadding) {
+  std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
+  const std::string from = "max_num_batched_tokens: 4096}";
+  text.replace(text.find(from), from.size(),
+               "max_num_batched_tokens: 4096, policy: trtllm, cuda_graph_batch_sizes: [128, 1, 32, 8]}");
+  const BuiltScenario b = build(text);
+  ASSERT_EQ(b.run.replicas.size(), 1u);
+  const DecodePadding& p = b.run.replicas[0].decode_padding;
+  // Per rank: 128 exceeds max_num_seqs 64 (per GPU, the card's drafter limits 4096 / (1 + draft)
+  // no further), so 64 is captured in its place; both attention ranks pad alike.
+  EXPECT_EQ(p.batch_sizes, (std::vector<std::int32_t>{1, 8, 32, 64}));
+  EXPECT_EQ(p.ranks, 2);
+  EXPECT_EQ(b.run.scheduler.name, "trtllm");
+  // Without the list, no padding.
+  EXPECT_FALSE(build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram}")).run.replicas[0].decode_padding.enabled());
+}
+
+TEST(ScenarioBuild, CudaGraphSizesMustBeAListOfPositiveIntegers) {
+  std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
+  const std::string from = "max_num_batched_tokens: 4096}";
+  text.replace(text.find(from), from.size(), "max_num_batched_tokens: 4096, cuda_graph_batch_sizes: [4, 0]}");
+  try {
+    build(text);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("b.yaml:9:107: deployment.scheduler.cuda_graph_batch_sizes[1]"), std::string::npos) << what;
+    EXPECT_NE(what.find("cuda_graph_batch_sizes"), std::string::npos) << what;
+  }
+  text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
+  text.replace(text.find(from), from.size(), "max_num_batched_tokens: 4096, cuda_graph_batch_sizes: 8}");
+  EXPECT_THROW(build(text), ConfigError);
+}
+
 TEST(ScenarioBuild, PriceAddsAmortisedEngramCapacity) {
   const NodeSpec node = load_node("hgx-b300");
   const BuiltScenario dram = build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram}"));

@@ -133,6 +133,46 @@ TEST(VllmScheduler, ChunkedPrefillOffRunsWholePromptsAndOverlongOnesAlone) {
   EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(150,0)", "P(60,0)", "P(50,0)"}));
 }
 
+TEST(TrtllmScheduler, AdmitsOnlyWhatTheWholeLifeFitsAndNeverPreempts) {
+  // The pool of the vLLM preemption case: 10 blocks of 16 tokens, each request needs 8 over its life.
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 64, 60), make_request(0, 64, 60)}, 10, "trtllm", 1000);
+  const RunResult r = run_simulation(cfg);
+  ASSERT_EQ(r.requests.size(), 2u);
+  EXPECT_EQ(r.summary.preemptions, 0);
+  for (const auto& rec : r.requests) {
+    EXPECT_EQ(rec.status, RequestStatus::finished);
+    EXPECT_EQ(rec.generated_tokens, 60);
+    EXPECT_EQ(rec.preemptions, 0);
+  }
+  // The second request waits for the first to finish: 1 prefill + 59 decodes, then its own prefill.
+  const auto shapes = shapes_of(m);
+  ASSERT_EQ(shapes.size(), 120u);
+  EXPECT_EQ(shapes[0], "P(64,0)");
+  EXPECT_EQ(shapes[59], "D(122,1)");
+  EXPECT_EQ(shapes[60], "P(64,0)");
+  EXPECT_GE(r.requests[1].first_token, r.requests[0].finish);
+}
+
+TEST(TrtllmScheduler, AdmitsTogetherWhenBothLivesFitAndRespectsTheBudget) {
+  // 16 blocks hold both lives (8 + 8): admitted in one step, as vLLM would.
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, {make_request(0, 64, 60), make_request(0, 64, 60)}, 16, "trtllm", 1000);
+  run_simulation(cfg);
+  EXPECT_EQ(shapes_of(m)[0], "P(64,0)P(64,0)");
+  // One block short of both lives: the second waits although its prompt alone would fit now.
+  RecordingStepModel m2(kStep);
+  RunConfig cfg2 = one_replica(m2, {make_request(0, 64, 60), make_request(0, 64, 60)}, 15, "trtllm", 1000);
+  run_simulation(cfg2);
+  EXPECT_EQ(shapes_of(m2)[0], "P(64,0)");
+  // Without chunking a prompt runs whole within the budget, as with vllm.
+  RecordingStepModel m3(kStep);
+  RunConfig cfg3 = one_replica(m3, {make_request(0, 60, 1), make_request(0, 50, 1)}, 100000, "trtllm", 100);
+  cfg3.scheduler.enable_chunked_prefill = false;
+  run_simulation(cfg3);
+  EXPECT_EQ(shapes_of(m3), (std::vector<std::string>{"P(60,0)", "P(50,0)"}));
+}
+
 TEST(SarathiScheduler, FixedChunkIsTheBudget) {
   RecordingStepModel m(kStep);
   RunConfig cfg = one_replica(m, {make_request(0, 200, 1)}, 100000, "sarathi");
