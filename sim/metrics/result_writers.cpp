@@ -84,6 +84,7 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.num("slo_tpot_ms", opt_ms(slo.tpot));
   j.num("slo_e2el_ms", opt_ms(slo.e2el));
   j.integer("preemptions", s.preemptions);
+  j.num("decode_padding_share", s.decode_padding_share);
   j.num("prefix_cache_hit_rate", s.prefix_cache_hit_rate);
   j.num("mean_kv_usage", s.mean_kv_usage);
   j.num("gpu_busy_fraction", s.gpu_busy_fraction);

@@ -117,6 +117,8 @@ Summary summarize(const SummaryInputs& in) {
   s.median_intvty = ratio(1000.0, s.tpot.median);
 
   s.preemptions = in.preemptions;
+  s.decode_padding_share = ratio(static_cast<double>(in.padding_rows),
+                                 static_cast<double>(in.padding_rows + in.decode_positions));
   s.prefix_cache_hit_rate = ratio(static_cast<double>(cached_of_completed), static_cast<double>(prompt_of_completed));
   const FleetTotals& t = m.totals();
   const double replica_ns = duration * 1e9 * in.num_replicas;

@@ -21,6 +21,8 @@
 //   mean_kv_usage          time-weighted used KV fraction over duration and replicas
 //   gpu_busy_fraction      time replicas spent in steps / (duration * replicas)
 //   engram_stall_share     exposed Engram stall time / busy time
+//   decode_padding_share   dummy decode positions of CUDA-graph padding / all decode positions
+//                          stepped (real + dummy); 0 without padding, NaN without decodes
 //   cost_usd               usd_per_gpu_hour * GPUs * duration; tokens_per_dollar (input + output),
 //                          usd_per_m_total_tokens and usd_per_m_output_tokens from it
 // Quantities that are undefined (no completed requests, no price) are NaN and written as null.
@@ -70,6 +72,7 @@ struct Summary {
   double mean_intvty = 0;
   double median_intvty = 0;
   std::int64_t preemptions = 0;
+  double decode_padding_share = 0;  // dummy rows of CUDA-graph padding / all decode rows stepped
   double prefix_cache_hit_rate = 0;
   double mean_kv_usage = 0;
   double gpu_busy_fraction = 0;
@@ -92,6 +95,8 @@ struct SummaryInputs {
   std::int32_t num_replicas = 0;
   std::int32_t num_gpus = 0;
   std::int64_t preemptions = 0;
+  std::int64_t decode_positions = 0;  // real decode rows stepped, all replicas
+  std::int64_t padding_rows = 0;      // dummy rows added by CUDA-graph padding
   SloParams slo;
   std::optional<MoneyRate> price_per_gpu_hour;
   std::uint64_t events = 0;

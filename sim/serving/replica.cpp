@@ -103,7 +103,7 @@ void Replica::start_step() {
     for (const DecodeSeq& d : decode_buf_) positions = std::max(positions, d.positions);
     const std::int32_t rows = padded_decode_rows(padding_, n);
     for (std::int32_t i = n; i < rows; ++i) decode_buf_.push_back(DecodeSeq{1, positions});
-    totals_.padding_rows += rows - n;
+    totals_.padding_rows += static_cast<std::int64_t>(rows - n) * positions;
   }
   const BatchShape shape{prefill_buf_, decode_buf_};
   swap_out_tokens_ = 0.0;

@@ -58,7 +58,7 @@ struct ReplicaTotals {
   std::int64_t decode_positions = 0;
   std::int64_t emitted_tokens = 0;
   std::int64_t preemptions = 0;
-  std::int64_t padding_rows = 0;  // dummy decode rows added by CUDA-graph padding
+  std::int64_t padding_rows = 0;  // dummy decode positions added by CUDA-graph padding
 };
 
 class Replica final : public EventHandler, public EngramStepListener {

@@ -85,14 +85,20 @@ RunResult run_simulation(const RunConfig& cfg) {
 
   // Finalize.
   metrics.finalize(deployment.collect_unfinished());
-  std::int64_t preemptions = 0;
-  for (const auto& r : deployment.replicas()) preemptions += r->totals().preemptions;
+  std::int64_t preemptions = 0, decode_positions = 0, padding_rows = 0;
+  for (const auto& r : deployment.replicas()) {
+    preemptions += r->totals().preemptions;
+    decode_positions += r->totals().decode_positions;
+    padding_rows += r->totals().padding_rows;
+  }
   SummaryInputs in;
   in.metrics = &metrics;
   in.end_time = stats.clock;
   in.num_replicas = static_cast<std::int32_t>(cfg.replicas.size());
   in.num_gpus = deployment.total_gpus();
   in.preemptions = preemptions;
+  in.decode_positions = decode_positions;
+  in.padding_rows = padding_rows;
   in.slo = cfg.slo;
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
   in.events = sim.events_dispatched();

@@ -90,6 +90,7 @@ const std::vector<Row>& rows() {
       {"Engram stall % of busy", 3, [](const sim::Summary& s) { return 100.0 * s.engram_stall_share; }, false},
       {"KV usage mean %", 1, [](const sim::Summary& s) { return 100.0 * s.mean_kv_usage; }, false},
       {"preemptions", 0, [](const sim::Summary& s) { return static_cast<double>(s.preemptions); }, false},
+      {"decode padding %", 1, [](const sim::Summary& s) { return 100.0 * s.decode_padding_share; }, false},
       {"$/GPU-hour", 3, [](const sim::Summary& s) { return s.usd_per_gpu_hour; }, true},
       {"tokens per $ (M)", 3, [](const sim::Summary& s) { return s.tokens_per_dollar / 1e6; }, true},
       {"simulated s", 1, [](const sim::Summary& s) { return s.duration_s; }, false},
