@@ -37,7 +37,8 @@ double wall_now() {
 // ---------------------------------------------------------------------------------------------
 // Step cases
 
-double evaluate_step(const ValidationCase& c, std::string& detail) {
+double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::string& detail,
+                     std::string& calibration) {
   const StepReproduction& r = *c.step;
   ModelCard card = load_model_card(r.model);
   r.precision.apply(card);
@@ -48,6 +49,14 @@ double evaluate_step(const ValidationCase& c, std::string& detail) {
   RooflineOptions o;
   o.layout = ParallelLayout{r.tp, r.ep, r.dp_attention};
   o.host = host_overhead_for(r.engine);
+  if (const CalibrationInput* cal = calibration_for(options, node)) {
+    try {
+      apply_calibration_profile(cal->profile, node, o);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError({cal->path, 0, 0}, "calibration", e.what());
+    }
+    calibration = cal->path;
+  }
   std::unique_ptr<RooflineStepModel> model;
   try {
     model = std::make_unique<RooflineStepModel>(card, node, o);
@@ -115,6 +124,7 @@ struct ServingRun {
   sim::Summary summary;
   int gpus_per_node = 0;
   std::string detail;
+  std::string calibration;
   double wall_s = 0.0;
   std::string error;
 };
@@ -182,7 +192,13 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   sim::ScenarioParams p = sim::parse_scenario(ConfigNode(chosen->root, doc.file, ""));
   if (p.calibration)
     throw ConfigError({r.scenario, 0, 0}, "calibration",
-                      "validation runs use the default efficiencies; remove the scenario's calibration profile");
+                      "validation runs use the default efficiencies or --calibration; remove the scenario's "
+                      "calibration profile");
+  if (const CalibrationInput* cal = calibration_for(options, p.node)) {
+    p.calibration = cal->profile;
+    p.calibration_path = cal->path;
+    out.calibration = cal->path;
+  }
   r.precision.apply(p.card);
   const std::uint64_t waves =
       p.workload.spec.concurrency > 0 && p.workload.spec.max_requests != UINT64_MAX
@@ -305,6 +321,12 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
   return out;
 }
 
+const CalibrationInput* calibration_for(const EvalOptions& options, const NodeSpec& node) {
+  for (const CalibrationInput& c : options.calibrations)
+    if (check_profile_matches(c.profile, node.gpu.name).severity != MatchSeverity::error) return &c;
+  return nullptr;
+}
+
 ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& options) {
   ValidationReport report;
   report.file = set.file;
@@ -363,7 +385,7 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
     if (c->step) {
       const double t0 = wall_now();
       try {
-        r.predicted = evaluate_step(*c, r.detail);
+        r.predicted = evaluate_step(*c, options, r.detail, r.calibration);
         judge(r);
       } catch (const ConfigError&) {
         throw;
@@ -377,6 +399,7 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
       const ServingRun* base =
           c->serving->baseline.empty() ? nullptr : &done[run_index.at(run_key(*c->serving, c->serving->baseline))];
       r.detail = run.detail;
+      r.calibration = run.calibration;
       r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
       if (!run.error.empty() || (base && !base->error.empty())) {
         r.status = CaseStatus::error;

@@ -1,6 +1,6 @@
 // Evaluates a validation set: each supported case is reproduced with the default efficiencies of
-// its GPU (no calibration profile, no per-case knob) and its prediction compared with the published
-// value under the case's tolerance.
+// its GPU (no per-case knob), or with the calibration profile given for that GPU, and its
+// prediction compared with the published value under the case's tolerance.
 //
 //   step cases     build a RooflineStepModel for the case's card (precision overrides applied, the
 //                  drafter removed unless spec_decode), node and layout, and evaluate the exact
@@ -24,10 +24,18 @@
 #include <string>
 #include <vector>
 
+#include "hardware/calibration_profile.hpp"
+#include "hardware/node_spec.hpp"
 #include "sim/scenario/scenario_document.hpp"
 #include "sim/validation/validation_case.hpp"
 
 namespace engramsim::validation {
+
+// A calibration profile given to the evaluation, with the path it was read from.
+struct CalibrationInput {
+  std::string path;
+  CalibrationProfile profile;
+};
 
 struct EvalOptions {
   // planner::apply_override (the simulator library does not link the planner); needed by serving
@@ -35,7 +43,14 @@ struct EvalOptions {
   sim::OverrideFn apply_override;
   int jobs = 1;                   // threads for serving runs
   std::vector<std::string> only;  // case ids to evaluate; empty = all
+  // Measured profiles (engramsim calibrate). A case uses the first one that may be applied to its
+  // node's GPU (check_profile_matches: same GPU, or host sections only); the others keep the
+  // default efficiencies. Tolerances stay those of the default efficiencies.
+  std::vector<CalibrationInput> calibrations;
 };
+
+// The profile of `options` that applies to a case on `node`, or null.
+const CalibrationInput* calibration_for(const EvalOptions& options, const NodeSpec& node);
 
 enum class CaseStatus { pass, fail, unsupported, error };
 const char* to_string(CaseStatus s);
@@ -56,6 +71,7 @@ struct CaseResult {
   std::string gpu;
   std::string model;
   std::string detail;   // what ran: layout, batch or workload, simulated time
+  std::string calibration;  // path of the profile applied; empty: default efficiencies
   std::string message;  // unsupported reason or error
   double wall_s = 0.0;  // host time of the case's own runs
 };

@@ -216,8 +216,8 @@ struct CliRun {
   std::string out;
 };
 
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + " 2>/dev/null";
+CliRun run_cli(const std::string& args, bool with_stderr = false) {
+  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -260,6 +260,14 @@ TEST(CmdValidateSet, ExitCodesAndJson) {
   const std::string bad = write_cases("bad.yaml", step_case("vidur", "    typo: 1\n"));
   EXPECT_EQ(run_cli("validate-set --cases " + bad).rc, 2);
   EXPECT_EQ(run_cli("validate-set --cases " + ok + " --case nosuch").rc, 2);
+
+  // A calibration profile that is missing or malformed: exit 2, naming the file, line and field.
+  EXPECT_EQ(run_cli("validate-set --cases " + ok + " --calibration " + ok + ".absent").rc, 2);
+  const auto prof = std::filesystem::path(ENGRAMSIM_BINARY_DIR) / "tests" / "validation" / "bad-profile.yaml";
+  std::ofstream(prof) << "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n";
+  r = run_cli("validate-set --cases " + ok + " --calibration " + prof.string(), true);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("bad-profile.yaml:4:3: provenance.cpu_model"), std::string::npos) << r.out;
 }
 #endif
 

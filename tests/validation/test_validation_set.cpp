@@ -118,5 +118,68 @@ TEST(ValidationRunner, ResultsDoNotDependOnThreads) {
   }
 }
 
+
+// A GPU-only profile: GEMMs at half the H100's BF16 peak at every M.
+CalibrationProfile half_speed_gemm_profile(const std::string& gpu) {
+  CalibrationProfile p;
+  p.name = "half";
+  p.provenance.host = "h";
+  p.provenance.gpu = gpu;
+  p.provenance.gpu_count = 1;
+  GemmSection g;
+  g.library = "test";
+  for (const std::int64_t m : {16, 128, 1024, 4096, 16384}) {
+    GemmPoint pt;
+    pt.precision = Precision::bf16;
+    pt.m = m;
+    pt.n = 8192;
+    pt.k = 8192;
+    pt.achieved = FlopRate::tflops(989.0 * 0.5);
+    pt.time = Time::from_seconds(2.0 * m * 8192.0 * 8192.0 / pt.achieved.value());
+    g.points.push_back(pt);
+  }
+  p.gemm = g;
+  return p;
+}
+
+TEST(ValidationRunner, ACalibrationProfileAppliesToTheCasesOnItsGpuOnly) {
+  const ValidationSet set = load_validation_set(default_validation_set_path());
+  const std::vector<std::string> ids = {"vidur-h100-llama2-70b-tp1-4096tok-layer-linear",
+                                        "vidur-a100-llama3-8b-tp1-3072tok-layer-linear",
+                                        "trtllm-llama31-8b-h100-tp1-fp8-1k1k"};
+  EvalOptions plain = options(2);
+  plain.only = ids;
+  EvalOptions cal = plain;
+  cal.calibrations.push_back({"h100.yaml", half_speed_gemm_profile("NVIDIA H100 80GB HBM3")});
+  const ValidationReport a = evaluate_set(set, plain);
+  const ValidationReport b = evaluate_set(set, cal);
+  const auto by_id = [](const ValidationReport& r, const std::string& id) -> const CaseResult& {
+    for (const CaseResult& c : r.results)
+      if (c.id == id) return c;
+    throw std::runtime_error("no result " + id);
+  };
+  ASSERT_EQ(a.results.size(), 3u);
+  ASSERT_EQ(b.results.size(), 3u);
+  // H100 step case: calibrated, and half-speed GEMMs make its linear layers slower.
+  EXPECT_EQ(by_id(a, ids[0]).calibration, "");
+  EXPECT_EQ(by_id(b, ids[0]).calibration, "h100.yaml");
+  EXPECT_GT(by_id(b, ids[0]).predicted, by_id(a, ids[0]).predicted * 1.2);
+  // A100 case: another GPU, default efficiencies, same prediction.
+  EXPECT_EQ(by_id(b, ids[1]).calibration, "");
+  EXPECT_EQ(by_id(b, ids[1]).predicted, by_id(a, ids[1]).predicted);
+  // H100 serving case: the profile reaches the simulator's step model too (slower GEMMs, lower
+  // throughput).
+  EXPECT_EQ(by_id(b, ids[2]).calibration, "h100.yaml");
+  EXPECT_LT(by_id(b, ids[2]).predicted, by_id(a, ids[2]).predicted);
+  // A profile of another GPU applies nowhere.
+  EvalOptions other = plain;
+  other.calibrations.push_back({"b200.yaml", half_speed_gemm_profile("NVIDIA B200")});
+  const ValidationReport c = evaluate_set(set, other);
+  for (std::size_t i = 0; i < c.results.size(); ++i) {
+    EXPECT_EQ(c.results[i].calibration, "") << c.results[i].id;
+    EXPECT_EQ(c.results[i].predicted, a.results[i].predicted) << c.results[i].id;
+  }
+}
+
 }  // namespace
 }  // namespace engramsim::validation

@@ -1,6 +1,7 @@
-// `engramsim validate-set [--cases FILE] [--case ID]... [--jobs N] [--verbose] [--json]`: reproduce
-// the published measurements of the validation set (scenarios/validation/cases.yaml by default)
-// with the default efficiencies and print, per case, the published and predicted values, the error,
+// `engramsim validate-set [--cases FILE] [--case ID]... [--calibration FILE]... [--jobs N] [--verbose]
+// [--json]`: reproduce the published measurements of the validation set
+// (scenarios/validation/cases.yaml by default) with the default efficiencies, or a measured profile
+// for the cases on its GPU, and print, per case, the published and predicted values, the error,
 // the tolerance and pass/fail; then the MAPE per metric kind (step-level, serving throughput,
 // serving latency; the Engram penalty also as mean absolute error in percentage points) against
 // the acceptance targets, the coverage (sources, GPUs, model families) and the cases that
@@ -35,6 +36,7 @@ struct ValidateSetArgs {
   std::string cases;
   std::vector<std::string> only;
   int jobs = 0;
+  std::vector<std::string> calibrations;
   bool verbose = false;
   bool json = false;
 };
@@ -105,14 +107,32 @@ std::string join(const std::set<std::string>& s) {
   return out;
 }
 
-void print_text(const val::ValidationSet& set, const val::ValidationReport& report, bool verbose) {
+void print_text(const val::ValidationSet& set, const val::ValidationReport& report, const val::EvalOptions& options,
+                bool verbose) {
   std::cout << "Validation set " << report.file << ": " << report.results.size() << " cases, " << report.evaluated()
-            << " evaluated with default efficiencies (no calibration profile)\n\n";
-  TextTable t({"CASE", "METRIC", "PUBLISHED", "PREDICTED", "ERROR", "TOLERANCE", "RESULT"});
+            << " evaluated";
+  if (options.calibrations.empty()) {
+    std::cout << " with default efficiencies (no calibration profile)\n\n";
+  } else {
+    std::cout << "; calibration profiles:\n";
+    for (const auto& c : options.calibrations) {
+      int used = 0;
+      for (const auto& r : report.results) used += r.calibration == c.path ? 1 : 0;
+      const std::string gpu = c.profile.provenance.gpu.empty() ? "host sections only" : c.profile.provenance.gpu;
+      std::cout << "  " << c.path << " (" << gpu << "): " << used << " case(s)\n";
+    }
+    std::cout << "other cases at default efficiencies; tolerances are those of the default efficiencies\n\n";
+  }
+  const bool cal = !options.calibrations.empty();
+  std::vector<std::string> head{"CASE", "METRIC", "PUBLISHED", "PREDICTED", "ERROR", "TOLERANCE", "RESULT"};
+  if (cal) head.push_back("EFFICIENCIES");
+  TextTable t(head);
   for (const auto& r : report.results) {
     if (r.status == val::CaseStatus::unsupported) continue;
-    t.add_row({r.id, r.metric, value_text(r.published, r.unit), value_text(r.predicted, r.unit), error_text(r),
-               r.tolerance ? r.tolerance->describe() : "-", to_string(r.status)});
+    std::vector<std::string> row{r.id, r.metric, value_text(r.published, r.unit), value_text(r.predicted, r.unit),
+                                 error_text(r), r.tolerance ? r.tolerance->describe() : "-", to_string(r.status)};
+    if (cal) row.push_back(r.calibration.empty() ? "default" : "calibrated");
+    t.add_row(row);
   }
   std::cout << t.render();
   for (const auto& r : report.results)
@@ -172,6 +192,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
                         {"gpu", r.gpu},
                         {"model", r.model},
                         {"detail", r.detail},
+                        {"calibration", r.calibration.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.calibration)},
                         {"message", r.message},
                         {"wall_s", r.wall_s}};
     if (r.tolerance) {
@@ -219,9 +240,10 @@ int run_validate_set(const ValidateSetArgs& a) {
                               const SourceLocation& where) { planner::apply_override(root, key, value, where); };
   options.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.only = a.only;
+  for (const std::string& f : a.calibrations) options.calibrations.push_back({f, load_calibration_profile(f)});
   const val::ValidationReport report = val::evaluate_set(set, options);
   if (a.json) print_json(set, report);
-  else print_text(set, report, a.verbose);
+  else print_text(set, report, options, a.verbose);
   return report.all_within_tolerance() ? exit_code::ok : exit_code::slo_violated;
 }
 
@@ -234,6 +256,9 @@ void add_validate_set_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--cases", a->cases, "Validation set file (default: scenarios/validation/cases.yaml)");
   cmd->add_option("--case", a->only, "Evaluate only this case id (repeatable)")->allow_extra_args(false);
   cmd->add_option("--jobs", a->jobs, "Threads for serving runs (0 = one per hardware thread)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--calibration", a->calibrations,
+                  "Calibration profile (engramsim calibrate) for the cases on its GPU; repeatable, first match wins")
+      ->allow_extra_args(false);
   cmd->add_flag("--verbose", a->verbose, "Also print what ran for each case");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_validate_set(*a); }; });
