@@ -1,5 +1,6 @@
 // A whole serving run: the Azure LLM inference conversation trace (19,366 requests, one hour)
-// through 8 replicas of a 70B-class dense model under vLLM-style continuous batching.
+// through 8 replicas of a 70B-class dense model, under vLLM-style continuous batching (arg 0) or
+// TensorRT-LLM's no-evict admission with decode steps padded to CUDA-graph sizes (arg 1).
 //
 // The step-time model is defined here (analytic roofline of a Llama-3-70B-shaped model on one
 // H200-class GPU: FP8 weights, BF16 GQA KV cache) so the benchmark measures the simulator, not the
@@ -50,17 +51,19 @@ class Analytic70B final : public StepTimeModel {
   static constexpr double kOverhead = 0.5e-3;
 };
 
-RunConfig azure_conv_config(const StepTimeModel& model) {
+RunConfig azure_conv_config(const StepTimeModel& model, bool trtllm) {
   RunConfig cfg;
   for (int i = 0; i < 8; ++i) {
     ReplicaParams rp;
     rp.step_model = &model;
     rp.kv = KvPoolParams{11000, 16, false};  // ~58 GB of BF16 KV per GPU
     rp.gpus = 1;
+    if (trtllm) rp.decode_padding = make_decode_padding({1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512}, 256, 8192, 0, 1);
     cfg.replicas.push_back(rp);
   }
   cfg.scheduler.max_num_batched_tokens = 8192;
   cfg.scheduler.max_num_seqs = 256;
+  cfg.scheduler.name = trtllm ? "trtllm" : "vllm";
   cfg.router = "least_outstanding";
   cfg.price_per_gpu_hour = MoneyRate(2.5);
   cfg.workload.source = [](std::uint64_t) {
@@ -71,7 +74,7 @@ RunConfig azure_conv_config(const StepTimeModel& model) {
 
 void BM_AzureConv8Replicas(benchmark::State& state) {
   const Analytic70B model;
-  const RunConfig cfg = azure_conv_config(model);
+  const RunConfig cfg = azure_conv_config(model, state.range(0) == 1);
   std::uint64_t events = 0, steps = 0;
   double completed = 0, wall = 0, out_tput = 0, p99_ttft = 0;
   for (auto _ : state) {
@@ -91,8 +94,9 @@ void BM_AzureConv8Replicas(benchmark::State& state) {
   state.counters["wall_s"] = wall / n;
   state.counters["output_tok_s"] = out_tput;
   state.counters["p99_ttft_ms"] = p99_ttft;
+  state.SetLabel(cfg.scheduler.name);
 }
-BENCHMARK(BM_AzureConv8Replicas)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AzureConv8Replicas)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
