@@ -130,7 +130,8 @@ echo "== running: $bin ${mode[*]} --only $only --out $out/profile.yaml (limit ${
 timeout --signal=TERM "$limit" "$bin" "${mode[@]}" --only "$only" --out "$out/profile.yaml"
 rc=$?
 case $rc in
-  0) echo "== gpu-check: OK, every correctness check passed; profile in $out/profile.yaml" ;;
+  0) echo "== gpu-check: OK, every correctness check passed; profile in $out/profile.yaml"
+     echo "   on the development machine: engramsim validate-set --calibration <fetched>/profile.yaml" ;;
   124) echo "== gpu-check: stopped at the ${limit}s limit; rerun with a larger --limit or --only fewer sections" ;;
   *) echo "== gpu-check: FAILED (exit $rc); see the messages above" ;;
 esac
