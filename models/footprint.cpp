@@ -70,6 +70,8 @@ void check_options(const ModelCard& c, const NodeSpec& node, const FootprintOpti
   if (ep < 1 || o.tp % ep != 0) bad("ep must be >= 1 and divide tp (" + std::to_string(o.tp) + ")");
   if (!(o.gpu_memory_utilization > 0.0 && o.gpu_memory_utilization <= 1.0))
     bad("gpu_memory_utilization must be in (0, 1]");
+  if (!(o.kv_free_fraction >= 0.0 && o.kv_free_fraction <= 1.0))
+    bad("kv_free_fraction must be in (0, 1], or 0 for the gpu_memory_utilization rule");
   if (o.max_num_batched_tokens < 1) bad("max_num_batched_tokens must be >= 1");
   if (o.max_num_seqs < 1) bad("max_num_seqs must be >= 1");
   if (o.block_size < 1) bad("block_size must be >= 1");
@@ -116,7 +118,8 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
   const WeightInventory inv = build_weight_inventory(c);
   GpuFootprint& g = f.per_gpu;
   g.hbm_capacity = node.gpu.hbm_usable;
-  g.budget = node.gpu.hbm_usable * o.gpu_memory_utilization;
+  const bool free_rule = o.kv_free_fraction > 0.0;
+  g.budget = free_rule ? node.gpu.hbm_usable : node.gpu.hbm_usable * o.gpu_memory_utilization;
 
   // Weights by (kind, precision, sharding as applied, drafter).
   std::map<std::tuple<bool, int, int, int>, Bytes> lines;  // drafter rows after the backbone's
@@ -173,6 +176,7 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
   const KvSize kv = kv_size_per_gpu(c, o.tp, dp);
   g.kv_bytes_per_token = kv.per_token;
   g.kv_pool = g.budget - g.non_kv();
+  if (free_rule && g.kv_pool.value() > 0.0) g.kv_pool = g.kv_pool * o.kv_free_fraction;
   g.kv_window_reserve = kv.per_sequence_fixed * static_cast<double>(o.max_num_seqs);
   const Bytes for_tokens = g.kv_pool - g.kv_window_reserve;
   const double block_bytes = kv.per_token.value() * o.block_size;
@@ -216,7 +220,7 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
     for (const auto& t : terms)
       if (t.b > largest->b) largest = &t;
     char pct[16];
-    std::snprintf(pct, sizeof pct, "%.0f%%", 100.0 * o.gpu_memory_utilization);
+    std::snprintf(pct, sizeof pct, "%.0f%%", free_rule ? 100.0 : 100.0 * o.gpu_memory_utilization);
     std::string msg = "HBM over budget by " + gib(Bytes(0.0) - g.kv_pool) + " per GPU: weights " + gib(g.weights) +
                       " + Engram " + gib(g.engram) + " + activations " + gib(g.activation) + " + reserve " +
                       gib(g.reserved) + " = " + gib(g.non_kv()) + " > budget " + gib(g.budget) + " (" + pct +

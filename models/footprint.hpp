@@ -8,7 +8,8 @@
 //                sampler's logits, Engram staging buffers, and the card's fixed buffers;
 //   reserve      runtime memory outside the model (driver context, library workspaces, CUDA/HIP
 //                graph pools, collective buffers): the documented constants in RuntimeReserve;
-// and what is left of usable HBM x gpu_memory_utilization is the KV pool, from which the
+// and what is left of usable HBM x gpu_memory_utilization is the KV pool (or, under TensorRT-LLM's
+// rule, kv_free_fraction of what usable HBM leaves after the rest), from which the
 // sliding-window buffers of max_num_seqs sequences are set aside and the rest is counted in
 // whole blocks of block_size tokens. Per node it counts pinned host DRAM for the tables (dram tier)
 // and NVMe capacity (ssd tier).
@@ -58,6 +59,10 @@ struct FootprintOptions {
   std::int64_t max_num_seqs = 256;             // resident sequences per scheduler
   std::int64_t max_model_len = 0;              // 0 = the card's max_context
   double gpu_memory_utilization = 0.9;         // fraction of usable HBM the engine may take (vLLM default)
+  // TensorRT-LLM's rule instead (kv_cache_free_gpu_mem_fraction), when > 0: the KV pool is this
+  // fraction of what usable HBM leaves after weights, Engram, activations and the runtime reserve;
+  // gpu_memory_utilization is then not used.
+  double kv_free_fraction = 0.0;
   int block_size = 16;                         // KV tokens per block
   // One pinned copy of the tables per node, shared by all replicas on it (vLLM dp_shared_memory),
   // instead of one copy per replica.
@@ -77,7 +82,7 @@ struct WeightLine {
 
 struct GpuFootprint {
   Bytes hbm_capacity;  // usable HBM of the GPU
-  Bytes budget;        // hbm_capacity x gpu_memory_utilization
+  Bytes budget;        // hbm_capacity x gpu_memory_utilization (the whole capacity under kv_free_fraction)
   Bytes weights;
   Bytes weights_sharded;     // the part that shrinks as tp / ep grow
   Bytes weights_replicated;  // the part every GPU holds whole

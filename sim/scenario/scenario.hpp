@@ -51,6 +51,9 @@ struct ScenarioScheduler {
   int block_size = 16;
   bool enable_prefix_caching = false;
   double gpu_memory_utilization = 0.9;
+  // TensorRT-LLM's KV rule (kv_cache_free_gpu_mem_fraction) when > 0: KV takes this share of the HBM
+  // left after weights, activations and reserve; gpu_memory_utilization is then not used.
+  double kv_cache_free_gpu_mem_fraction = 0.0;
   // CUDA-graph batch sizes per attention rank that decode-only steps are padded to
   // (sim/serving/decode_padding.hpp); empty: no padding.
   std::vector<std::int32_t> cuda_graph_batch_sizes;

@@ -62,6 +62,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   fo.max_num_seqs = d.scheduler.policy.max_num_seqs;
   fo.max_model_len = d.max_model_len;
   fo.gpu_memory_utilization = d.scheduler.gpu_memory_utilization;
+  fo.kv_free_fraction = d.scheduler.kv_cache_free_gpu_mem_fraction;
   fo.block_size = d.scheduler.block_size;
   fo.share_engram_across_replicas = d.engram.share_across_replicas;
   try {
@@ -233,7 +234,8 @@ std::string scenario_json(const BuiltScenario& b) {
         {"block_size", d.scheduler.block_size},
         {"enable_prefix_caching", d.scheduler.enable_prefix_caching},
         {"chunked_prefill", d.scheduler.policy.enable_chunked_prefill},
-        {"gpu_memory_utilization", d.scheduler.gpu_memory_utilization}}},
+        {"gpu_memory_utilization", d.scheduler.gpu_memory_utilization},
+        {"kv_cache_free_gpu_mem_fraction", d.scheduler.kv_cache_free_gpu_mem_fraction}}},
       {"spec_decode",
        {{"enabled", d.spec_decode.enabled},
         {"draft_tokens", d.spec_decode.draft_tokens},

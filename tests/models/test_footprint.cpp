@@ -160,6 +160,28 @@ TEST(Footprint, RejectsBadOptions) {
   EXPECT_THROW(compute_footprint(v41(), n, o), std::invalid_argument);
 }
 
+TEST(FootprintOptions, TensorRtLlmKvRuleTakesAShareOfWhatIsLeft) {
+  const ModelCard c = load_model_card("llama-3.1-8b");
+  const NodeSpec n = load_node("hgx-h200");
+  FootprintOptions o = opts(1);
+  const Footprint vllm = compute_footprint(c, n, o);  // 0.9 x usable, minus the rest
+  o.kv_free_fraction = 0.95;
+  const Footprint trt = compute_footprint(c, n, o);
+  const GpuFootprint& g = trt.per_gpu;
+  // Budget is all of usable HBM; KV = 0.95 x (usable - weights - activations - reserve).
+  EXPECT_DOUBLE_EQ(g.budget.value(), g.hbm_capacity.value());
+  EXPECT_NEAR(g.kv_pool.value(), 0.95 * (g.hbm_capacity - g.non_kv()).value(), 1.0);
+  EXPECT_DOUBLE_EQ(g.non_kv().value(), vllm.per_gpu.non_kv().value());  // only the KV rule differs
+  // vLLM's rule leaves 0.9 x usable - non_kv; this one 0.95 x (usable - non_kv): more whenever
+  // non_kv < 0.5 x usable, as for an 8B model in 140 GiB.
+  ASSERT_LT(g.non_kv().value(), 0.5 * g.hbm_capacity.value());
+  EXPECT_GT(g.kv_tokens, vllm.per_gpu.kv_tokens);
+  o.kv_free_fraction = 1.5;
+  EXPECT_THROW(compute_footprint(c, n, o), std::invalid_argument);
+  o.kv_free_fraction = -0.1;
+  EXPECT_THROW(compute_footprint(c, n, o), std::invalid_argument);
+}
+
 // --- the limits, both sides ----------------------------------------------------------------------
 
 // Usable HBM (GiB) at which the KV pool holds exactly one max_model_len sequence plus the windows.

@@ -69,6 +69,20 @@ TEST(ScenarioConfig, UnknownKeyNamesFileLineColumnAndPath) {
             std::string::npos);
 }
 
+TEST(ScenarioConfig, TensorRtLlmKvFractionExcludesGpuMemoryUtilization) {
+  const ScenarioParams p = parse(minimal("  scheduler: {policy: trtllm, kv_cache_free_gpu_mem_fraction: 0.85}\n"));
+  EXPECT_DOUBLE_EQ(p.deployment.scheduler.kv_cache_free_gpu_mem_fraction, 0.85);
+  EXPECT_EQ(p.deployment.scheduler.policy.name, "trtllm");
+  EXPECT_DOUBLE_EQ(parse(minimal()).deployment.scheduler.kv_cache_free_gpu_mem_fraction, 0.0);  // vLLM's rule
+  const std::string both =
+      error_of(minimal("  scheduler: {gpu_memory_utilization: 0.9, kv_cache_free_gpu_mem_fraction: 0.85}\n"));
+  EXPECT_NE(both.find("t.yaml:7:"), std::string::npos) << both;
+  EXPECT_NE(both.find("deployment.scheduler.kv_cache_free_gpu_mem_fraction"), std::string::npos) << both;
+  EXPECT_NE(both.find("not both"), std::string::npos) << both;
+  EXPECT_NE(error_of(minimal("  scheduler: {kv_cache_free_gpu_mem_fraction: 1.5}\n")).find("kv_cache_free_gpu_mem_fraction"),
+            std::string::npos);
+}
+
 TEST(ScenarioConfig, BareNumberWhereAUnitIsNeededIsAnError) {
   const std::string e = error_of(minimal("", "", "horizon: 600\n"));
   EXPECT_NE(e.find("horizon"), std::string::npos) << e;

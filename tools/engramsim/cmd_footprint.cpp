@@ -33,6 +33,7 @@ struct FootprintArgs {
   std::int64_t max_num_seqs = 256;
   std::int64_t max_model_len = 0;
   double gpu_memory_utilization = 0.9;
+  double kv_free_fraction = 0.0;
   int block_size = 16;
   bool share_engram = false;
   bool json = false;
@@ -90,6 +91,7 @@ nlohmann::json to_json(const FootprintArgs& a, const ModelCard& card, const Node
       {"max_num_seqs", o.max_num_seqs},
       {"max_model_len", f.max_model_len},
       {"gpu_memory_utilization", o.gpu_memory_utilization},
+      {"kv_free_fraction", o.kv_free_fraction},
       {"block_size", o.block_size},
       {"share_engram_across_replicas", a.share_engram},
       {"feasible", f.feasible},
@@ -133,12 +135,17 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
             << f.layout.tp << ", EP" << f.layout.ep << ", " << (f.dp_attention ? "data" : "tensor")
             << "-parallel attention, " << tier_words(f.engram_tier) << "\n";
   std::cout << "max_num_batched_tokens " << o.max_num_batched_tokens << ", max_num_seqs " << o.max_num_seqs
-            << ", max_model_len " << f.max_model_len << ", gpu_memory_utilization " << fixed(o.gpu_memory_utilization, 2)
+            << ", max_model_len " << f.max_model_len
+            << (o.kv_free_fraction > 0.0 ? ", kv_free_fraction " + fixed(o.kv_free_fraction, 2)
+                                         : ", gpu_memory_utilization " + fixed(o.gpu_memory_utilization, 2))
             << ", block_size " << o.block_size << "\n\n";
 
   TextTable t({"PER GPU", "GiB"});
   t.add_row({"HBM usable", gib(g.hbm_capacity)});
-  t.add_row({"budget (" + fixed(100.0 * o.gpu_memory_utilization, 0) + "% of usable)", gib(g.budget)});
+  t.add_row({o.kv_free_fraction > 0.0 ? std::string("budget (all of usable; KV takes ") +
+                                            fixed(100.0 * o.kv_free_fraction, 0) + "% of what is left)"
+                                      : "budget (" + fixed(100.0 * o.gpu_memory_utilization, 0) + "% of usable)",
+             gib(g.budget)});
   t.add_row({"weights", gib(g.weights)});
   t.add_row({"  sharded across tp/ep", gib(g.weights_sharded)});
   t.add_row({"  replicated on every GPU", gib(g.weights_replicated)});
@@ -193,6 +200,7 @@ int run_footprint(const FootprintArgs& a) {
   o.max_num_seqs = a.max_num_seqs;
   o.max_model_len = a.max_model_len;
   o.gpu_memory_utilization = a.gpu_memory_utilization;
+  o.kv_free_fraction = a.kv_free_fraction;
   o.block_size = a.block_size;
   o.share_engram_across_replicas = a.share_engram;
   Footprint f;
@@ -236,6 +244,11 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--gpu-memory-utilization", a->gpu_memory_utilization, "Fraction of usable HBM the engine may take")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
+  cmd->add_option("--kv-free-fraction", a->kv_free_fraction,
+                  "TensorRT-LLM's rule (kv_cache_free_gpu_mem_fraction): KV takes this share of the HBM left after "
+                  "weights, activations and reserve; replaces --gpu-memory-utilization")
+      ->check(CLI::Range(0.01, 1.0))
+      ->excludes(cmd->get_option("--gpu-memory-utilization"));
   cmd->add_option("--block-size", a->block_size, "KV tokens per block")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   cmd->add_flag("--share-engram", a->share_engram, "One pinned host copy of the tables per node, shared by replicas");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
