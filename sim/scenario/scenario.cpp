@@ -92,13 +92,13 @@ ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRe
   out.block_size = static_cast<int>(s.integer_or("block_size", out.block_size, 1, 1 << 20));
   out.enable_prefix_caching = s.boolean_or("enable_prefix_caching", out.enable_prefix_caching);
   out.gpu_memory_utilization = s.number_or("gpu_memory_utilization", out.gpu_memory_utilization, 1e-3, 1.0);
-  if (s.has("kv_cache_free_gpu_mem_fraction")) {
-    if (s.has("gpu_memory_utilization"))
-      s.fail_key("kv_cache_free_gpu_mem_fraction",
-                 "give either gpu_memory_utilization (share of usable HBM, vLLM/SGLang) or "
-                 "kv_cache_free_gpu_mem_fraction (share of what is left after weights, TensorRT-LLM), not both");
-    out.kv_cache_free_gpu_mem_fraction = s.number("kv_cache_free_gpu_mem_fraction", 1e-3, 1.0);
-  }
+  // 0 (or absent): vLLM's rule with gpu_memory_utilization; > 0: TensorRT-LLM's rule, which then
+  // must not be combined with a written gpu_memory_utilization.
+  out.kv_cache_free_gpu_mem_fraction = s.number_or("kv_cache_free_gpu_mem_fraction", 0.0, 0.0, 1.0);
+  if (out.kv_cache_free_gpu_mem_fraction > 0.0 && s.has("gpu_memory_utilization"))
+    s.fail_key("kv_cache_free_gpu_mem_fraction",
+               "give either gpu_memory_utilization (share of usable HBM, vLLM/SGLang) or "
+               "kv_cache_free_gpu_mem_fraction (share of what is left after weights, TensorRT-LLM), not both");
   if (const auto g = s.optional_child("cuda_graph_batch_sizes")) {
     if (!g->is_sequence()) g->fail("expected a list of batch sizes, e.g. [1, 2, 4, 8]");
     for (const ConfigNode& e : g->elements()) {

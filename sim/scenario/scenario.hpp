@@ -52,7 +52,8 @@ struct ScenarioScheduler {
   bool enable_prefix_caching = false;
   double gpu_memory_utilization = 0.9;
   // TensorRT-LLM's KV rule (kv_cache_free_gpu_mem_fraction) when > 0: KV takes this share of the HBM
-  // left after weights, activations and reserve; gpu_memory_utilization is then not used.
+  // left after weights, activations and reserve; gpu_memory_utilization is then not used. 0: not
+  // used (vLLM's rule).
   double kv_cache_free_gpu_mem_fraction = 0.0;
   // CUDA-graph batch sizes per attention rank that decode-only steps are padded to
   // (sim/serving/decode_padding.hpp); empty: no padding.

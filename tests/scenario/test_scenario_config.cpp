@@ -81,6 +81,8 @@ TEST(ScenarioConfig, TensorRtLlmKvFractionExcludesGpuMemoryUtilization) {
   EXPECT_NE(both.find("not both"), std::string::npos) << both;
   EXPECT_NE(error_of(minimal("  scheduler: {kv_cache_free_gpu_mem_fraction: 1.5}\n")).find("kv_cache_free_gpu_mem_fraction"),
             std::string::npos);
+  // 0 states vLLM's rule explicitly and may sit beside gpu_memory_utilization.
+  EXPECT_EQ(error_of(minimal("  scheduler: {gpu_memory_utilization: 0.8, kv_cache_free_gpu_mem_fraction: 0}\n")), "");
 }
 
 TEST(ScenarioConfig, BareNumberWhereAUnitIsNeededIsAnError) {
