@@ -149,6 +149,7 @@ MoeSpec parse_moe(const ConfigNode& m, int num_layers) {
       m.child("routing_groups").fail("must divide num_experts (" + std::to_string(s.num_experts) + ")");
     s.groups_per_token = static_cast<int>(m.integer("groups_per_token", 1, s.routing_groups));
   }
+  if (m.has("popularity_cv")) s.popularity_cv = m.number("popularity_cv", 0.0, 10.0);
   m.finish();
   return s;
 }

@@ -80,6 +80,16 @@ void check_options(const ModelCard& c, const NodeSpec& node, const FootprintOpti
   if (!(o.host_reserved_fraction >= 0.0 && o.host_reserved_fraction < 1.0))
     bad("host_reserved_fraction must be in [0, 1)");
   if (node.gpu_count < 1) bad("node has no GPUs");
+  const ExpertBalance& eb = o.expert_balance;
+  if (eb.redundant_experts < 0) bad("redundant_experts must be >= 0");
+  if (eb.redundant_experts > 0 && eb.placement != ExpertPlacement::eplb)
+    bad("redundant_experts needs expert_placement eplb");
+  if (eb.placement == ExpertPlacement::eplb) {
+    if (!c.moe) bad("expert_placement eplb needs an MoE model");
+    if ((c.moe->num_experts + eb.redundant_experts) % ep != 0)
+      bad("expert_placement eplb: " + std::to_string(c.moe->num_experts) + " experts + " +
+          std::to_string(eb.redundant_experts) + " redundant do not divide evenly over ep " + std::to_string(ep));
+  }
 }
 
 }  // namespace
@@ -111,6 +121,7 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
   const int ep = o.ep > 0 ? o.ep : (dp ? o.tp : 1);
   check_options(c, node, o, ep);
   f.layout = ParallelLayout{o.tp, ep, dp};
+  f.layout.expert_balance = o.expert_balance;
   f.dp_attention = dp;
   f.engram_tier = o.engram_tier;
   f.max_model_len = o.max_model_len > 0 ? o.max_model_len : c.max_context;

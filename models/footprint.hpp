@@ -69,6 +69,8 @@ struct FootprintOptions {
   bool share_engram_across_replicas = false;
   double host_reserved_fraction = 0.1;  // host DRAM kept for the OS, page cache and engine processes
   RuntimeReserve reserve;
+  // Expert placement over the EP ranks; eplb's redundant replicas take HBM on every GPU.
+  ExpertBalance expert_balance;
 };
 
 // Weight bytes on one GPU for one (kind, precision, sharding) combination.

@@ -58,6 +58,9 @@ struct MoeSpec {
   // Laid out one group span per scale-up domain, it caps the domains a token reaches.
   int routing_groups = 0;
   int groups_per_token = 0;
+  // Coefficient of variation of the routed rows per expert in a layer (popularity skew under real
+  // traffic; models/expert_balance.hpp). 0 = not stated: only sampling noise is modelled.
+  double popularity_cv = 0.0;
 };
 
 struct EngramSpec {

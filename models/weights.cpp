@@ -312,7 +312,10 @@ double shard_fraction(const WeightGroup& g, const ParallelLayout& layout, bool r
     case ShardingClass::ep_sharded: {
       const double inner = static_cast<double>(layout.tp / layout.ep);  // GPUs splitting one EP group's experts
       if (g.shard_units <= 0) return 1.0 / tp;
-      const I64 per_group = (g.shard_units + layout.ep - 1) / layout.ep;
+      const I64 redundant = g.kind == WeightKind::routed_experts && layout.expert_balance.placement == ExpertPlacement::eplb
+                                ? layout.expert_balance.redundant_experts
+                                : 0;
+      const I64 per_group = (g.shard_units + redundant + layout.ep - 1) / layout.ep;
       return static_cast<double>(per_group) / static_cast<double>(g.shard_units) / inner;
     }
   }

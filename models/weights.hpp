@@ -39,6 +39,7 @@
 
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
+#include "models/expert_balance.hpp"
 #include "models/model_card.hpp"
 
 namespace engramsim {
@@ -164,6 +165,9 @@ struct ParallelLayout {
   // GPUs of one scale-up domain (0 = the whole replica is one domain). A replica with more GPUs
   // spans several domains; only its expert all-to-all crosses the scale-out NIC.
   int gpus_per_domain = 0;
+  // How routed tokens spread over the EP ranks (models/expert_balance.hpp); eplb's redundant
+  // replicas also take HBM and are read each step.
+  ExpertBalance expert_balance;
 };
 
 // Fraction of a group one GPU of the replica holds (1 = all of it).

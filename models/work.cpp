@@ -103,6 +103,12 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
     throw std::invalid_argument("work model: " + std::to_string(card_.attention.num_heads) +
                                 " attention heads do not split evenly over tp " + std::to_string(layout_.tp));
 
+  // Expert-load imbalance over the EP ranks (models/expert_balance.hpp).
+  if (card_.moe && layout_.ep > 1 && layout_.expert_balance.placement != ExpertPlacement::ideal) {
+    expert_skew_ = hottest_rank_skew(card_.moe->num_experts, layout_.ep, card_.moe->popularity_cv, layout_.expert_balance);
+    expert_noise_z_ = expected_max_standard_normal(layout_.ep);
+  }
+
   // Attention geometries, one per distinct (window, ratio, top-k).
   const AttentionSpec& a = card_.attention;
   for (int l = 0; l < card_.num_layers; ++l) {
@@ -462,7 +468,10 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       const double k = lw.top_k;
       const double ep = replicate_all ? 1.0 : layout_.ep;
       const double inner = replicate_all ? 1.0 : tp / layout_.ep;
-      const double group_experts = std::ceil(experts / ep);
+      const double redundant = !replicate_all && layout_.expert_balance.placement == ExpertPlacement::eplb
+                                   ? layout_.expert_balance.redundant_experts
+                                   : 0.0;
+      const double group_experts = std::ceil((experts + redundant) / ep);
       const double per_expert_el = static_cast<double>(ex->elements) / experts;
       const double inter = per_expert_el / (3.0 * h);
       // Under replication every rank computes every expert for its tokens (no split).
@@ -473,8 +482,9 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       t.precision = compute_precision(ex->precision);
       t.kernels = 4;  // permute, gate-up, activation, down (+ combine inside)
       t.set = set;
-      // Routed tokens come from every rank of the replica (all tokens), except for a per-rank drafter.
-      const std::uint16_t token_slot = replicate_all ? kTokensRank : kTokens;
+      // Routed tokens come from every rank of the replica (all tokens), except for a per-rank drafter;
+      // the layer waits for the busiest EP rank's rows.
+      const std::uint16_t token_slot = replicate_all ? kTokensRank : kMoeHotTokens;
       t.flops = {{token_slot, 2.0 * k * per_expert_el * flops_share}};
       t.bytes = {{kMoeDistinct, group_experts * lw.bytes_per_expert().value() / inner},
                  {token_slot, k / ep * kActBytes * (2.0 * h + 3.0 * inter / inner)}};
@@ -530,7 +540,7 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
         t.collective = CollectiveKind::all_to_all;
         t.collective_ranks = layout_.tp;
         // FP8 dispatch, BF16 combine (DeepEP's formats).
-        t.collective_bytes = {{kTokensRank, k * (ep - 1.0) / ep * h * (pass == 0 ? 1.0 : 2.0)}};
+        t.collective_bytes = {{kMoeCommTokensRank, k * (ep - 1.0) / ep * h * (pass == 0 ? 1.0 : 2.0)}};
         out.push_back(intern(t));
       }
     }
@@ -815,7 +825,31 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
     s.at(2, kDrafterPasses) = passes;
     flush_saturated(s, 2, draft_sat[0]);
   }
+  apply_expert_balance(s);
   return s;
+}
+
+void WorkModel::apply_expert_balance(BatchStats& s) const {
+  // Mean rows per EP rank n = T k / ep; the busiest rank gets hottest_rank_rows(n). kMoeHotTokens is
+  // T scaled by that ratio; the all-to-all of the busiest rank moves max(what it sends, what the
+  // busiest expert rank receives).
+  const double ep = layout_.ep;
+  const bool dp = layout_.dp_attention;
+  for (int set = 0; set < kTokenSets; ++set) {
+    const double tokens = s.at(set, kTokens);
+    double factor = 1.0;
+    if (card_.moe && ep > 1.0 && tokens > 0.0 && expert_noise_z_ > 0.0) {
+      const double k = set == 2 && card_.spec_decode.drafter_top_k > 0 ? card_.spec_decode.drafter_top_k : card_.moe->top_k;
+      const double n = tokens * k / ep;
+      factor = hottest_rank_rows(n, expert_skew_, expert_noise_z_) / n;
+    }
+    s.at(set, kMoeHotTokens) = tokens * factor;
+    const double recv = (dp ? tokens / layout_.tp : tokens) * factor;
+    const double comm = std::max(s.at(set, kTokensRank), recv);
+    s.at(set, kMoeCommTokensRank) = comm;
+    if (s.at(set, kTokensRankNormal) > 0.0) s.at(set, kTokensRankNormal) = comm;
+    if (s.at(set, kTokensRankLowLat) > 0.0) s.at(set, kTokensRankLowLat) = comm;
+  }
 }
 
 void WorkModel::busiest_rank_prompts(const BatchShape& batch, BatchStats& s) const {

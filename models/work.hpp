@@ -78,6 +78,8 @@ enum StatSlot : std::uint16_t {
   kDrafterPasses,      // sequential drafter passes (MTP); 1 for block drafters
   kTokensRankNormal,   // TR when the step holds prompt tokens (normal expert kernels), else 0
   kTokensRankLowLat,   // TR when the step is decode-only (low-latency expert kernels), else 0
+  kMoeHotTokens,       // T scaled to the busiest EP rank's routed rows (models/expert_balance.hpp)
+  kMoeCommTokensRank,  // tokens behind the busiest rank's all-to-all: max(TR sent, busiest EP rank's receive)
   kGeometryBase,       // then, per geometry g: kGeometryBase + kGeomSlots * g + GeomSlot
 };
 enum GeomSlot : std::uint16_t {
@@ -243,11 +245,14 @@ class WorkModel {
   void flush_saturated(BatchStats& s, int set, const SaturatedSums& sums) const;
   void accumulate_prefill(BatchStats& s, int set, double cached, double tokens) const;
   // Data-parallel attention with prompt chunks: set 0's attention side becomes the busiest rank's.
+  void apply_expert_balance(BatchStats& s) const;
   void busiest_rank_prompts(const BatchShape& batch, BatchStats& s) const;
 
   ModelCard card_;
   WeightInventory weights_;
   ParallelLayout layout_;
+  double expert_skew_ = 1.0;     // busiest EP rank's share over the mean from popularity skew
+  double expert_noise_z_ = 0.0;  // expected max of ep standard normals (sampling noise); 0 = ideal
   std::vector<AttentionGeometry> geometries_;
   std::vector<int> layer_geometry_;
   std::vector<OpTemplate> templates_;

@@ -163,6 +163,15 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
   out.attention = attention == "tensor" ? AttentionParallel::tensor
                   : attention == "data" ? AttentionParallel::data
                                         : AttentionParallel::automatic;
+  {
+    const std::string placement = d.one_of_or("expert_placement", placement_names(), "static");
+    out.expert_balance.placement = *placement_from_name(placement);
+    out.expert_balance.redundant_experts = static_cast<int>(d.integer_or("redundant_experts", 0, 0, 1 << 16));
+    if (out.expert_balance.redundant_experts > 0 && out.expert_balance.placement != ExpertPlacement::eplb)
+      d.fail_key("redundant_experts", "redundant expert replicas need expert_placement: eplb");
+    if (out.expert_balance.placement == ExpertPlacement::eplb && !card.moe)
+      d.fail_key("expert_placement", "eplb places routed experts; " + card.name + " has none");
+  }
   out.engine = d.one_of_or("engine", known_engines(), out.engine);
   out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
   if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card);

@@ -72,6 +72,8 @@ struct ScenarioDeployment {
   int tp = 1;
   int ep = 0;        // 0 = automatic (footprint.hpp)
   AttentionParallel attention = AttentionParallel::automatic;
+  // Routed-token spread over the EP ranks (models/expert_balance.hpp): no balancer unless stated.
+  ExpertBalance expert_balance{ExpertPlacement::static_order, 0};
   std::string engine = "vllm";   // host overhead per step (roofline_step_model.hpp)
   std::int64_t max_model_len = 0;  // 0 = the card's max_context
   ScenarioEngram engram;

@@ -57,6 +57,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   fo.tp = d.tp;
   fo.ep = d.ep;
   fo.attention = d.attention;
+  fo.expert_balance = d.expert_balance;
   fo.engram_tier = d.engram.tier.value_or(EngramTier::dram);
   fo.max_num_batched_tokens = d.scheduler.policy.max_num_batched_tokens;
   fo.max_num_seqs = d.scheduler.policy.max_num_seqs;

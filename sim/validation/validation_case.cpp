@@ -75,6 +75,10 @@ StepReproduction parse_step(const ConfigNode& n, const std::string& base_dir) {
   s.tp = static_cast<int>(n.integer_or("tp", 1, 1, 1024));
   s.ep = static_cast<int>(n.integer_or("ep", 1, 1, 1024));
   s.dp_attention = n.one_of_or("attention", {"tensor", "data"}, "tensor") == "data";
+  s.expert_balance.placement = *placement_from_name(n.one_of_or("expert_placement", placement_names(), "static"));
+  s.expert_balance.redundant_experts = static_cast<int>(n.integer_or("redundant_experts", 0, 0, 1 << 16));
+  if (s.expert_balance.redundant_experts > 0 && s.expert_balance.placement != ExpertPlacement::eplb)
+    n.fail_key("redundant_experts", "redundant expert replicas need expert_placement: eplb");
   s.engine = n.str_or("engine", "vllm");
   if (auto p = n.optional_child("precision")) s.precision = parse_precision(*p);
   s.spec_decode = n.boolean_or("spec_decode", false);

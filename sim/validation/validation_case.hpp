@@ -32,6 +32,7 @@
 
 #include "core/error.hpp"
 #include "hardware/gpu_spec.hpp"
+#include "models/expert_balance.hpp"
 #include "models/model_card.hpp"
 #include "sim/scenario/scenario_document.hpp"
 
@@ -72,6 +73,7 @@ struct StepReproduction {
   int tp = 1;
   int ep = 1;
   bool dp_attention = false;
+  ExpertBalance expert_balance{ExpertPlacement::static_order, 0};  // as a scenario's deployment
   std::string engine = "vllm";
   PrecisionOverrides precision;
   bool spec_decode = false;  // off: the card's drafter removed

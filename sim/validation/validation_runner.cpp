@@ -48,6 +48,7 @@ double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::s
 
   RooflineOptions o;
   o.layout = ParallelLayout{r.tp, r.ep, r.dp_attention};
+  o.layout.expert_balance = r.expert_balance;
   o.host = host_overhead_for(r.engine);
   if (const CalibrationInput* cal = calibration_for(options, node)) {
     try {

@@ -34,6 +34,8 @@ struct StepArgs {
   int tp = 1;
   int ep = 1;
   bool dp_attention = false;
+  std::string expert_placement = "static";
+  int redundant_experts = 0;
   std::string engram_tier = "dram";
   int decode_seqs = 0;
   int context = 0;
@@ -142,6 +144,9 @@ int run_step(const StepArgs& a) {
 
   RooflineOptions o;
   o.layout = ParallelLayout{a.tp, a.ep, a.dp_attention};
+  o.layout.expert_balance = {*placement_from_name(a.expert_placement), a.redundant_experts};
+  if (a.redundant_experts > 0 && o.layout.expert_balance.placement != ExpertPlacement::eplb)
+    throw ConfigError({}, "--redundant-experts", "redundant expert replicas need --expert-placement eplb");
   o.engram.tier = *tier;
   o.engram.access.zipf_s = a.zipf;
   o.engram.dedup = !a.no_dedup;
@@ -257,6 +262,10 @@ int run_step(const StepArgs& a) {
   std::cout << "Step: " << card.name << " on " << node.name << " (" << node.gpu.name << "), TP" << a.tp << " EP"
             << a.ep << (a.dp_attention ? " DP-attention" : "") << ", Engram tier " << to_string(*tier)
             << ", engine " << a.engine << "\n";
+  if (card.moe && a.ep > 1)
+    std::cout << "Experts: " << a.expert_placement << " placement"
+              << (a.redundant_experts > 0 ? " with " + std::to_string(a.redundant_experts) + " redundant replicas" : "")
+              << ", popularity CV " << fixed(card.moe->popularity_cv, 2) << "\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << positions << " positions at context " << a.context;
   if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
   std::cout << "\n";
@@ -307,6 +316,11 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->check(CLI::Range(1, 1024));
   cmd->add_option("--ep", a->ep, "Expert-parallel groups (divides --tp)")->check(CLI::Range(1, 1024));
   cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention (each GPU its own sequences)");
+  cmd->add_option("--expert-placement", a->expert_placement,
+                  "Routed experts over the EP ranks: static (no balancer, default), eplb or ideal")
+      ->check(CLI::IsMember({"static", "eplb", "ideal"}));
+  cmd->add_option("--redundant-experts", a->redundant_experts, "Extra expert replicas under --expert-placement eplb")
+      ->check(CLI::Range(0, 65536));
   cmd->add_option("--engram-tier", a->engram_tier, "Where the Engram tables live: hbm, dram or ssd")
       ->check(CLI::IsMember({"hbm", "dram", "ssd"}));
   cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step");

@@ -1,0 +1,58 @@
+#pragma once
+// How routed tokens spread over the expert-parallel ranks, and what the busiest rank receives.
+//
+// Under expert parallelism every MoE layer waits for its busiest rank: the grouped GEMM and the
+// all-to-all receive of that rank set the layer's time. Two effects make that rank busier than the
+// mean (docs/cost-model.md, "Expert-load imbalance"):
+//   - popularity skew: a router sends more tokens to some experts than to others, and which experts
+//     are hot changes per layer and per dataset. Modelled as a log-normal expert popularity with the
+//     card's coefficient of variation (moe.popularity_cv), placed on the ranks by the placement
+//     policy. The expected busiest-rank share over the mean, `skew`, comes from a fixed-seed Monte
+//     Carlo over popularity draws (deterministic, computed once per layout).
+//   - sampling noise: a step routes a finite number of rows, so even balanced ranks differ by about
+//     sqrt(rows). The busiest of P ranks lies about z_P standard deviations above the mean, z_P the
+//     expected maximum of P standard normals.
+// The two combine as rows_hot = n + sqrt((n (skew - 1))^2 + z_P^2 n) for n mean rows per rank: the
+// skew term binds when the placement leaves a hot rank, the noise term when it is balanced.
+//
+// Placement policies (chosen by name in a scenario's deployment.expert_placement):
+//   ideal   every rank gets exactly the mean (no skew, no noise): the bound of a perfect balancer
+//   static  experts in index order, E/P per rank, no balancer (what engines do unless told)
+//   eplb    DeepSeek's EPLB: `redundant_experts` extra replicas go one at a time to the expert with
+//           the most load per replica, then replicas are packed heaviest first onto the least-loaded
+//           rank with a free slot, (E + R) / P slots per rank; the balancer knows the popularity
+//           (the best case: its statistics lag the traffic in practice)
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engramsim {
+
+enum class ExpertPlacement { ideal, static_order, eplb };
+
+struct ExpertBalance {
+  ExpertPlacement placement = ExpertPlacement::ideal;
+  int redundant_experts = 0;  // eplb only: extra expert replicas over the EP group
+  bool operator==(const ExpertBalance&) const = default;
+};
+
+// "ideal", "static", "eplb".
+const char* placement_name(ExpertPlacement p);
+std::optional<ExpertPlacement> placement_from_name(std::string_view name);
+const std::vector<std::string>& placement_names();
+
+// Expected maximum of n independent standard normals (Blom's approximation; 0 for n <= 1).
+double expected_max_standard_normal(int n);
+
+// Expected busiest-rank share of routed rows over the mean share, from popularity skew alone, for
+// `experts` routed experts on `ranks` EP ranks. 1 for ideal placement, one rank or no skew.
+// Throws std::invalid_argument on experts < 1, ranks < 1, negative cv, a negative redundancy, or
+// eplb slots that do not divide evenly over the ranks.
+double hottest_rank_skew(int experts, int ranks, double popularity_cv, const ExpertBalance& balance);
+
+// Rows the busiest rank receives when the mean is `mean_rows` (see the header comment).
+double hottest_rank_rows(double mean_rows, double skew, double z_ranks);
+
+}  // namespace engramsim
