@@ -171,6 +171,20 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
       d.fail_key("redundant_experts", "redundant expert replicas need expert_placement: eplb");
     if (out.expert_balance.placement == ExpertPlacement::eplb && !card.moe)
       d.fail_key("expert_placement", "eplb places routed experts; " + card.name + " has none");
+    if (out.expert_balance.placement == ExpertPlacement::eplb) {
+      // The EP degree as the footprint resolves it (ep 0: tp under data-parallel attention, else 1).
+      FootprintOptions resolve;
+      resolve.tp = out.tp;
+      resolve.attention = out.attention;
+      const int ep = out.ep > 0 ? out.ep : (uses_dp_attention(card, resolve) ? out.tp : 1);
+      const int slots = card.moe->num_experts + out.expert_balance.redundant_experts;
+      if (slots % ep != 0)
+        d.fail_key(d.has("redundant_experts") ? "redundant_experts" : "expert_placement",
+                   "eplb needs the " + std::to_string(card.moe->num_experts) + " experts + " +
+                       std::to_string(out.expert_balance.redundant_experts) +
+                       " redundant replicas to divide evenly over ep " + std::to_string(ep) +
+                       (out.ep > 0 ? "" : " (automatic)"));
+    }
   }
   out.engine = d.one_of_or("engine", known_engines(), out.engine);
   out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);

@@ -134,6 +134,29 @@ TEST(ScenarioConfig, DeploymentShapeIsChecked) {
   EXPECT_NE(error_of(minimal("  attention: sideways\n")).find("deployment.attention"), std::string::npos);
 }
 
+TEST(ScenarioConfig, ExpertPlacementIsCheckedWhereItIsWritten) {
+  const std::string head = "name: t\nmodel: deepseek-v3\nnode: hgx-h200\ndeployment:\n  replicas: 1\n  tp: 8\n";
+  const std::string w = "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
+                        "  output: {distribution: fixed, tokens: 8}\n";
+  // 256 experts + 32 replicas over ep 8 (automatic under data-parallel attention): 36 per rank.
+  const ScenarioParams ok = parse(head + "  expert_placement: eplb\n  redundant_experts: 32\n" + w);
+  EXPECT_EQ(ok.deployment.expert_balance.placement, ExpertPlacement::eplb);
+  EXPECT_EQ(ok.deployment.expert_balance.redundant_experts, 32);
+  EXPECT_EQ(error_of(head + "  expert_placement: balanced\n" + w),
+            "t.yaml:7:21: deployment.expert_placement: expected one of ideal, static, eplb, got \"balanced\"");
+  EXPECT_NE(error_of(head + "  redundant_experts: 8\n" + w).find("t.yaml:7:22: deployment.redundant_experts: "
+                                                                  "redundant expert replicas need expert_placement: eplb"),
+            std::string::npos);
+  // Slots that do not divide over the EP ranks: named at redundant_experts with line and column,
+  // for an explicit ep and for the automatic one.
+  EXPECT_EQ(error_of(head + "  ep: 8\n  expert_placement: eplb\n  redundant_experts: 31\n" + w),
+            "t.yaml:9:22: deployment.redundant_experts: eplb needs the 256 experts + 31 redundant replicas to divide "
+            "evenly over ep 8");
+  EXPECT_NE(error_of(head + "  expert_placement: eplb\n  redundant_experts: 31\n" + w).find("over ep 8 (automatic)"),
+            std::string::npos);
+  EXPECT_NE(error_of(minimal("  expert_placement: eplb\n")).find("llama-3.1-8b has none"), std::string::npos);
+}
+
 TEST(ScenarioConfig, SpecDecodeDefaultsComeFromTheCard) {
   const std::string head = "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n";
   const std::string w = "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
