@@ -143,6 +143,9 @@ Efficiencies default_efficiencies() {
   // CPU threads gathering random rows from DRAM (estimate; calibrate with `engramsim calibrate`).
   e.cpu_gather_by_row_bytes = EfficiencyCurve({{64, 0.1}, {256, 0.25}, {1024, 0.4}, {4096, 0.5}});
   e.kernel_overhead = Time::ns(1500);
+  // Vidur's H100 profiles at one token: the elementwise operators (embedding, both RMSNorms, RoPE,
+  // activation, residual add; TP1 and TP8 rows) take 1-15 us each, median 3 us (docs/cost-model.md).
+  e.kernel_min_duration = Time::ns(3000);
   e.source = "defaults";
   return e;
 }

@@ -68,6 +68,9 @@ struct Efficiencies {
   std::array<OpEfficiency, kOpClassCount> by_class;
   // Fixed cost per kernel: launch gap inside a CUDA graph plus ramp-up/tail of a short kernel.
   Time kernel_overhead = Time::ns(1500);
+  // Shortest time a kernel runs, however little work it has (grid launch, one round of dependent
+  // memory accesses, drain): an op of k kernels takes at least k times this before the gaps.
+  Time kernel_min_duration = Time::ns(0);
   // Host link (PCIe / C2C) read by GPU threads from pinned host memory (UVA zero-copy), as a share of
   // the link's per-direction peak, by row size.
   EfficiencyCurve host_gather_by_row_bytes;

@@ -68,9 +68,12 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
     s.memory = bytes / (hw.hbm_bandwidth() * e.bandwidth.at(key));
   }
   s.overhead = w.kernels * eff.kernel_overhead.seconds();
-  const double roof = std::max(s.compute, s.memory);
-  s.total = roof + s.overhead;
-  if (roof <= 0.0 || s.overhead > roof) s.bound = Bound::overhead;
+  const double work = std::max(s.compute, s.memory);
+  const double floor = w.kernels * eff.kernel_min_duration.seconds();
+  s.total = std::max(work, floor) + s.overhead;
+  // Overhead-bound: the kernels are too small to reach their own minimum duration, or the launch
+  // gaps outweigh the work.
+  if (work <= floor || s.overhead > work) s.bound = Bound::overhead;
   else s.bound = s.compute >= s.memory ? Bound::compute : Bound::memory;
   return s;
 }

@@ -2,9 +2,11 @@
 //
 //   compute  = FLOPs / (peak(precision) * eff_flops(class, flops_key))
 //   memory   = HBM bytes / (hbm_bw * eff_bw(class, bw_key))
-//   time     = max(compute, memory) + kernels * kernel_overhead        (GPU ops)
+//   time     = max(compute, memory, kernels * kernel_min_duration)
+//              + kernels * kernel_overhead                                (GPU ops)
 //   time     = alpha-beta collective time over the scale-up fabric       (collective ops)
-// The bound is whichever term is largest (overhead when the fixed cost exceeds both); an op with no
+// The bound is whichever term is largest (overhead when the kernels are shorter than their minimum
+// duration or the launch gaps exceed the work); an op with no
 // FLOPs and no bytes this step is not launched and costs nothing. A precision
 // the GPU lacks falls back to the next wider one it has (fp4 -> fp8 -> bf16 -> fp16 -> fp32), as
 // GpuSpec documents. Everything is per rank: the work decomposition (work.hpp) has already divided

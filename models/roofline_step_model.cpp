@@ -107,6 +107,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.op_class = tpl.op_class;
     f.peak = rates_.peak_flops(tpl.precision);
     f.overhead_s = tpl.kernels * options_.efficiencies.kernel_overhead.seconds();
+    f.floor_s = tpl.kernels * options_.efficiencies.kernel_min_duration.seconds();
     f.collective = tpl.collective;
     f.ranks = tpl.collective_ranks;
     f.multiplicity = work_.multiplicity(t);
@@ -207,7 +208,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
             }
           }
           if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_curve->at(bytes));
-          sec = std::max(c, m) + f.overhead_s;
+          sec = std::max({c, m, f.floor_s}) + f.overhead_s;
         }
       }
     }

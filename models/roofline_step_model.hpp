@@ -172,6 +172,7 @@ class RooflineStepModel final : public StepTimeModel {
     OpClass op_class = OpClass::gemm;
     double peak = 0.0;
     double overhead_s = 0.0;
+    double floor_s = 0.0;  // kernels x the minimum kernel duration
     CollectiveKind collective = CollectiveKind::none;
     int ranks = 1;
     double multiplicity = 0.0;

@@ -98,14 +98,14 @@ TEST(CliPlan, NoCandidateMeetingTheSloExitsFour) {
 TEST(CliPlan, MinimumInteractivityAloneIsAnSlo) {
   TempDir t;
   const fs::path dir = t / "plan";
-  // TP1 gives ~161 tok/s/user when idle and less as the batch grows: 150 binds at a low rate.
-  const CliResult r = run_cli(plan_args(dir, {"--set", "slo={min_interactivity: 150}"}), t.path());
+  // TP1 gives ~146 tok/s/user when idle and less as the batch grows: 135 binds at a low rate.
+  const CliResult r = run_cli(plan_args(dir, {"--set", "slo={min_interactivity: 135}"}), t.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   const auto first = nlohmann::json::parse(lines_of(read_file(dir / "results.jsonl")).at(0));
   const auto& plan = first.at("result").at("extra").at("plan");
   EXPECT_GT(plan.at("max_rate_per_replica").get<double>(), 1.0);
   EXPECT_LT(plan.at("max_rate_per_replica").get<double>(), 32.0);
-  EXPECT_GE(first.at("result").at("interactivity").get<double>(), 150.0);
+  EXPECT_GE(first.at("result").at("interactivity").get<double>(), 135.0);
   bool named = false;
   for (const auto& p : plan.at("probes"))
     named = named || p.at("why").get<std::string>().find("interactivity") != std::string::npos;

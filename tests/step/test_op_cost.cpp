@@ -23,6 +23,7 @@ Efficiencies flat(double flops_eff, double bw_eff, Time overhead) {
   Efficiencies e = default_efficiencies();
   for (auto& c : e.by_class) c = {EfficiencyCurve(flops_eff), EfficiencyCurve(bw_eff)};
   e.kernel_overhead = overhead;
+  e.kernel_min_duration = Time::ns(0);
   return e;
 }
 
@@ -113,6 +114,25 @@ TEST(OpCost, OverheadBoundTinyOp) {
   const OpCost c = op_cost(w, hw, eff, net);
   EXPECT_EQ(c.bound, Bound::overhead);
   EXPECT_NEAR(c.time.seconds(), 3e-6 + 1e-9, 1e-10);
+}
+
+TEST(OpCost, MinimumKernelDurationFloorsTinyOpsOnly) {
+  // Two kernels of at least 3 us each, then a 1.5 us gap each: a 1 kB op takes 2 x 3 + 2 x 1.5 us.
+  const HardwareRates hw(toy_gpu());
+  Efficiencies eff = flat(1.0, 1.0, Time::ns(1500));
+  eff.kernel_min_duration = Time::us(3);
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.kernels = 2;
+  w.hbm_bytes = Bytes(1e3);
+  const OpCost tiny = op_cost(w, hw, eff, net);
+  EXPECT_EQ(tiny.bound, Bound::overhead);
+  EXPECT_NEAR(tiny.time.seconds(), 6e-6 + 3e-6, 1e-12);
+  // 100 MB at 1 TB/s = 100 us: the floor does not apply, only the gaps add.
+  w.hbm_bytes = Bytes(1e8);
+  const OpCost big = op_cost(w, hw, eff, net);
+  EXPECT_EQ(big.bound, Bound::memory);
+  EXPECT_NEAR(big.time.seconds(), 100e-6 + 3e-6, 1e-12);
 }
 
 TEST(OpCost, EfficiencyKeyedByShape) {
