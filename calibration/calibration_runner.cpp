@@ -17,7 +17,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& groups() {
       {"ssd", {"ssd_random_read", "ssd_mmap", "ssd_sequential"}},
       {"host", {"memcpy", "dram_gather", "ssd_random_read", "ssd_mmap", "ssd_sequential"}},
       {"gpu",
-       {"hbm", "hbm_gather", "host_link", "uva_gather", "staged_gather", "gemm", "attention_decode", "collectives"}},
+       {"hbm", "hbm_gather", "host_link", "uva_gather", "staged_gather", "gemm", "attention_decode", "kernel_launch",
+        "collectives"}},
   };
   return g;
 }

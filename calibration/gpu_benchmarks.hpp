@@ -128,6 +128,18 @@ struct AttentionRun {
 };
 AttentionRun gpu_attention_decode(const GpuBenchConfig& c, const std::vector<AttentionCase>& cases, int kv_heads);
 
+// The fixed cost of a kernel. Two CUDA graphs of `kernels` back-to-back launches on one stream:
+// empty kernels, and kernels that each RMS-normalise one row of `row_floats` floats read from the
+// previous kernel's output (scaled by a weight row), the shape of a norm or activation at batch 1.
+// Each graph launch is timed whole. The chained row is checked against a CPU reference.
+struct KernelLaunchRun {
+  int kernels = 0;
+  std::uint32_t row_floats = 0;
+  std::vector<double> empty_seconds;  // one per timed graph launch
+  std::vector<double> tiny_seconds;
+};
+KernelLaunchRun gpu_kernel_launch(const GpuBenchConfig& c, int kernels, std::uint32_t row_floats);
+
 struct PeerPairResult {
   int src = 0;
   int dst = 0;

@@ -1,5 +1,5 @@
 // GPU benchmarks -> profile sections: hbm, hbm_gather, host_link, uva_gather, staged_gather, gemm,
-// attention_decode, collectives. Each section's medians go into the profile, every timed
+// attention_decode, kernel_launch, collectives. Each section's medians go into the profile, every timed
 // repetition into the samples, and the affine fits (fit.hpp) into its curves.
 #include <algorithm>
 #include <map>
@@ -288,6 +288,23 @@ void run_gpu_benchmarks(const CalibrationOptions& o, CalibrationRun& run, const 
                             Bandwidth(bw), std::clamp(bw / hbm_copy_traffic, 1e-6, 4.0)});
       }
       run.profile.attention_decode = a;
+    });
+  }
+  if (wanted(o, "kernel_launch")) {
+    guarded("kernel_launch", run, [&] {
+      constexpr int kKernels = 200;
+      constexpr std::uint32_t kRowFloats = 4096;  // 16 KiB, about one token's hidden row
+      progress("kernel_launch", "CUDA graphs of " + std::to_string(kKernels) + " empty and tiny kernels");
+      const auto r = gpu_kernel_launch(cfg, kKernels, kRowFloats);
+      for (const double sec : r.empty_seconds)
+        run.samples.add("kernel_launch", "empty", "kernels", kKernels, "seconds", sec);
+      for (const double sec : r.tiny_seconds) run.samples.add("kernel_launch", "tiny", "kernels", kKernels, "seconds", sec);
+      KernelLaunchSection k;
+      k.kernels_per_graph = r.kernels;
+      k.row_size = Bytes(4.0 * r.row_floats);
+      k.empty_kernel = Time::from_seconds(median(r.empty_seconds) / r.kernels);
+      k.tiny_kernel = Time::from_seconds(median(r.tiny_seconds) / r.kernels);
+      run.profile.kernel_launch = k;
     });
   }
   if (wanted(o, "collectives")) {

@@ -24,5 +24,6 @@ HostLinkRun gpu_host_link(const GpuBenchConfig&, const std::vector<std::uint64_t
 GemmRun gpu_gemm(const GpuBenchConfig&, const std::vector<GemmShape>&, const std::vector<Precision>&) { no_cuda(); }
 AttentionRun gpu_attention_decode(const GpuBenchConfig&, const std::vector<AttentionCase>&, int) { no_cuda(); }
 CollectivesRun gpu_collectives(const GpuBenchConfig&, const std::vector<std::uint64_t>&) { no_cuda(); }
+KernelLaunchRun gpu_kernel_launch(const GpuBenchConfig&, int, std::uint32_t) { no_cuda(); }
 
 }  // namespace engramsim::calibration

@@ -49,13 +49,14 @@ const std::vector<std::string>& calibration_section_names() {
   static const std::vector<std::string> names = {
       "memcpy",     "dram_gather", "ssd_random_read", "ssd_mmap",      "ssd_sequential",
       "hbm",        "hbm_gather",  "host_link",       "uva_gather",    "staged_gather",
-      "gemm",       "attention_decode", "collectives"};
+      "gemm",       "attention_decode", "kernel_launch", "collectives"};
   return names;
 }
 
 bool is_gpu_section(const std::string& name) {
   return name == "hbm" || name == "hbm_gather" || name == "host_link" || name == "uva_gather" ||
-         name == "staged_gather" || name == "gemm" || name == "attention_decode" || name == "collectives";
+         name == "staged_gather" || name == "gemm" || name == "attention_decode" || name == "kernel_launch" ||
+         name == "collectives";
 }
 
 bool has_section_data(const CalibrationProfile& p, const std::string& n) {
@@ -71,6 +72,7 @@ bool has_section_data(const CalibrationProfile& p, const std::string& n) {
   if (n == "staged_gather") return p.staged_gather.has_value();
   if (n == "gemm") return p.gemm.has_value();
   if (n == "attention_decode") return p.attention_decode.has_value();
+  if (n == "kernel_launch") return p.kernel_launch.has_value();
   if (n == "collectives") return p.collectives.has_value();
   return false;
 }
@@ -279,6 +281,10 @@ std::string render_calibration_profile(const CalibrationProfile& p) {
         os << "    - {batch: " << q.batch << ", context: " << q.context << ", kv_bytes: " << bytes_str(q.kv_bytes)
            << ", time: " << time_str(q.time) << ", bandwidth: " << bw_str(q.bandwidth)
            << ", efficiency: " << g6(q.efficiency) << "}\n";
+    } else if (name == "kernel_launch" && p.kernel_launch) {
+      const auto& s = *p.kernel_launch;
+      os << "kernel_launch:\n  kernels_per_graph: " << s.kernels_per_graph << "\n  row_size: " << bytes_str(s.row_size)
+         << "\n  empty_kernel: " << time_str(s.empty_kernel) << "\n  tiny_kernel: " << time_str(s.tiny_kernel) << "\n";
     } else if (name == "collectives" && p.collectives) {
       const auto& s = *p.collectives;
       os << "collectives:\n  gpus: " << s.gpus << "\n  all_reduce_algorithm: " << quoted(s.all_reduce_algorithm)
@@ -385,6 +391,7 @@ std::string default_meaning(const std::string& name) {
   if (name == "host_link" || name == "uva_gather" || name == "staged_gather")
     return "host link bandwidth and latency from the presets times the model's default efficiency";
   if (name == "gemm") return "GPU preset peak FLOP rates times the model's default efficiency";
+  if (name == "kernel_launch") return "the model's default launch gap (1.5 us) and minimum kernel duration (3 us)";
   if (name == "collectives") return "scale-up bandwidth from the GPU preset times the model's default efficiency";
   return "model default";
 }
@@ -440,6 +447,10 @@ std::string measured_detail(const CalibrationProfile& p, const std::string& n) {
     const auto& s = *p.attention_decode;
     os << "best " << human(Bandwidth(best_of(s.points, [](const AttentionDecodePoint& q) { return q.bandwidth.value(); })))
        << " over " << s.points.size() << " points";
+  } else if (n == "kernel_launch") {
+    const auto& s = *p.kernel_launch;
+    os << "empty kernel " << to_string(s.empty_kernel) << ", tiny kernel " << to_string(s.tiny_kernel) << " (graphs of "
+       << s.kernels_per_graph << ")";
   } else if (n == "collectives") {
     const auto& s = *p.collectives;
     os << "P2P " << human(s.p2p_fit.beta) << ", all-reduce " << human(s.all_reduce_fit.beta) << " over " << s.gpus << " GPUs";

@@ -207,6 +207,17 @@ struct AttentionDecodeSection {
   std::vector<AttentionDecodePoint> points;
 };
 
+// Fixed cost of a kernel: CUDA graphs of `kernels_per_graph` back-to-back launches, timed whole and
+// divided by the count. `empty_kernel`: kernels that do nothing (the launch gap); `tiny_kernel`:
+// kernels that each RMS-normalise one row of `row_size` bytes read from the previous kernel's output
+// (a kernel with almost no work, as norms and activations are at batch 1).
+struct KernelLaunchSection {
+  int kernels_per_graph = 0;
+  Bytes row_size;
+  Time empty_kernel;  // per kernel
+  Time tiny_kernel;   // per kernel
+};
+
 struct PeerPairPoint {
   int src = 0;
   int dst = 0;
@@ -240,6 +251,7 @@ struct CalibrationProfile {
   std::optional<GpuGatherSection> staged_gather;
   std::optional<GemmSection> gemm;
   std::optional<AttentionDecodeSection> attention_decode;
+  std::optional<KernelLaunchSection> kernel_launch;
   std::optional<CollectivesSection> collectives;
   // Sections that were tried and could not be measured: section name -> reason. A name here has
   // no data above.

@@ -164,6 +164,15 @@ SsdSequentialSection ssd_sequential_section(const ConfigNode& s) {
 
 HbmSection hbm_section(const ConfigNode& s) { return {pos_bytes(s, "buffer_size"), pos_bw(s, "copy_traffic")}; }
 
+KernelLaunchSection kernel_launch_section(const ConfigNode& s) {
+  KernelLaunchSection k;
+  k.kernels_per_graph = static_cast<int>(s.integer("kernels_per_graph", 1, 1 << 20));
+  k.row_size = pos_bytes(s, "row_size");
+  k.empty_kernel = pos_time(s, "empty_kernel");
+  k.tiny_kernel = pos_time(s, "tiny_kernel");
+  return k;
+}
+
 GpuGatherSection gather_section(const ConfigNode& s) {
   GpuGatherSection g;
   g.table_size = pos_bytes(s, "table_size");
@@ -339,6 +348,7 @@ CalibrationProfile parse_calibration_profile_node(const ConfigNode& root) {
   read_section(root, "staged_gather", p.staged_gather, nm, gather_section);
   read_section(root, "gemm", p.gemm, nm, gemm_section);
   read_section(root, "attention_decode", p.attention_decode, nm, attention_section);
+  read_section(root, "kernel_launch", p.kernel_launch, nm, kernel_launch_section);
   read_section(root, "collectives", p.collectives, nm, collectives_section);
   // Unknown sections (typos such as "dram_gathr") are errors, never silently ignored.
   root.finish();

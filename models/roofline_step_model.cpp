@@ -546,6 +546,18 @@ CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const N
     std::snprintf(buf, sizeof buf, "hbm: large-transfer efficiency %.3f of %.2f TB/s", measured, hbm_bw * 1e-12);
     r.applied.push_back(buf);
   }
+  if (p.kernel_launch) {
+    // An empty kernel's share of a graph is the launch gap; what a tiny kernel adds on top is the
+    // minimum duration of a kernel with almost no work.
+    const double gap = p.kernel_launch->empty_kernel.seconds();
+    const double floor = std::max(0.0, p.kernel_launch->tiny_kernel.seconds() - gap);
+    e.kernel_overhead = Time::from_seconds(gap);
+    e.kernel_min_duration = Time::from_seconds(floor);
+    char buf[112];
+    std::snprintf(buf, sizeof buf, "kernel_launch: launch gap %.2f us, minimum kernel duration %.2f us", gap * 1e6,
+                  floor * 1e6);
+    r.applied.push_back(buf);
+  }
   auto gather_curve = [&](const std::optional<GpuGatherSection>& sec, double reference, EfficiencyCurve& target,
                           const char* what) {
     if (!sec || reference <= 0.0) return;

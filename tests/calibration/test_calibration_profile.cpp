@@ -82,6 +82,7 @@ CalibrationProfile full_profile() {
   p.attention_decode = AttentionDecodeSection{
       "GQA decode proxy", 8, 8, 128,
       {{32, 8192, Bytes::gib(1), Time::us(420.0), Bandwidth::gb_per_s(2556.4), 0.59}}};
+  p.kernel_launch = KernelLaunchSection{200, Bytes::kib(16), Time::us(1.9), Time::us(4.6)};
   CollectivesSection c;
   c.gpus = 8;
   c.all_reduce_algorithm = "ring over P2P";
@@ -155,6 +156,8 @@ TEST(CalibrationProfile, RoundTripKeepsEverySection) {
   expect_close(q.gemm->fits[0].rate.value(), 1150e12);
   EXPECT_EQ(q.attention_decode->head_dim, 128);
   expect_close(q.attention_decode->points[0].efficiency, 0.59);
+  EXPECT_EQ(q.kernel_launch->kernels_per_graph, 200);
+  expect_close(q.kernel_launch->tiny_kernel, Time::us(4.6));
   EXPECT_EQ(q.collectives->gpus, 8);
   expect_close(q.collectives->all_reduce_fit.beta.value(), 80e9);
   ASSERT_EQ(q.collectives->p2p_pairs.size(), 2u);

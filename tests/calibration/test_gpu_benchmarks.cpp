@@ -98,6 +98,15 @@ TEST(GpuBenchmarks, AttentionDecodeMatchesTheCpuReference) {
   for (const auto& p : r.points) EXPECT_LT(p.relative_error, 2e-3);
 }
 
+TEST(GpuBenchmarks, KernelLaunchChainMatchesTheCpuReference) {
+  REQUIRE_GPU();
+  const auto r = gpu_kernel_launch(small(), 50, 4096);  // throws GpuCorrectnessError on a mismatch
+  EXPECT_EQ(r.kernels, 50);
+  ASSERT_FALSE(r.empty_seconds.empty());
+  ASSERT_EQ(r.tiny_seconds.size(), r.empty_seconds.size());
+  for (const double s : r.empty_seconds) EXPECT_GT(s, 0.0);
+}
+
 TEST(GpuBenchmarks, CollectivesNeedTwoGpus) {
   REQUIRE_GPU();
   const auto r = gpu_collectives(small(), {64u << 10, 4u << 20});

@@ -70,6 +70,25 @@ TEST(CalibrationApply, ReplacesMeasuredSectionsOnly) {
   EXPECT_NE(r.kept[0].find("no GPU timer"), std::string::npos);
 }
 
+TEST(CalibrationApply, KernelLaunchSetsTheGapAndTheMinimumDuration) {
+  const NodeSpec node = load_node("hgx-h100");
+  CalibrationProfile p;
+  p.name = "launch";
+  p.provenance.gpu = "NVIDIA H100 80GB HBM3";
+  p.kernel_launch = KernelLaunchSection{200, Bytes::kib(16), Time::ns(1800), Time::ns(4300)};
+  RooflineOptions o;
+  const CalibrationReport r = apply_calibration_profile(p, node, o);
+  EXPECT_EQ(o.efficiencies.kernel_overhead, Time::ns(1800));
+  EXPECT_EQ(o.efficiencies.kernel_min_duration, Time::ns(2500));
+  ASSERT_EQ(r.applied.size(), 1u);
+  EXPECT_NE(r.applied[0].find("minimum kernel duration 2.50 us"), std::string::npos) << r.applied[0];
+  // A tiny kernel measured no slower than an empty one leaves no floor, never a negative one.
+  p.kernel_launch->tiny_kernel = Time::ns(1700);
+  RooflineOptions o2;
+  apply_calibration_profile(p, node, o2);
+  EXPECT_EQ(o2.efficiencies.kernel_min_duration, Time::ns(0));
+}
+
 TEST(CalibrationApply, RejectsAnotherGpusProfile) {
   const NodeSpec node = load_node("hgx-b300");
   RooflineOptions o;
