@@ -107,15 +107,18 @@ void write_calibration_run(CalibrationRun& run, const std::string& profile_path)
 
 std::vector<GemmShape> default_gemm_shapes(bool quick) {
   // (n, k) from the catalog's model cards: V4.1-Flash routed expert gate+up (2 x 2304 out of 5120)
-  // and down (5120 out of 2304); Llama-3-70B MLP up (28672 out of 8192) and down, plus its QKV and
-  // output projections in the full sweep.
-  std::vector<std::pair<std::int64_t, std::int64_t>> nk = {{4608, 5120}, {5120, 2304}, {28672, 8192}, {8192, 28672}};
+  // and down (5120 out of 2304); DeepSeek-V3/R1 routed expert gate+up (2 x 2048 out of 7168) and
+  // down (7168 out of 2048); Llama-3-70B MLP up (28672 out of 8192) and down, plus its QKV and
+  // output projections in the full sweep. m = 32 is the rows per expert of a DEP8 decode step at
+  // 128 sequences per GPU (8 of 256 experts per token).
+  std::vector<std::pair<std::int64_t, std::int64_t>> nk = {{4608, 5120}, {5120, 2304}, {4096, 7168},
+                                                           {7168, 2048}, {28672, 8192}, {8192, 28672}};
   if (!quick) {
     nk.push_back({10240, 8192});
     nk.push_back({8192, 8192});
   }
-  const std::vector<std::int64_t> ms =
-      quick ? std::vector<std::int64_t>{1, 128, 2048, 16384} : std::vector<std::int64_t>{1, 16, 64, 256, 1024, 4096, 16384};
+  const std::vector<std::int64_t> ms = quick ? std::vector<std::int64_t>{1, 32, 128, 2048, 16384}
+                                             : std::vector<std::int64_t>{1, 16, 32, 64, 256, 1024, 4096, 16384};
   std::vector<GemmShape> out;
   for (const auto& [n, k] : nk)
     for (const auto m : ms) out.push_back({m, n, k});

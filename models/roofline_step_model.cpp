@@ -516,19 +516,38 @@ CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const N
 
   if (p.gemm && !p.gemm->points.empty()) {
     const HardwareRates hw(gpu);
-    std::map<double, std::vector<double>> by_m;
+    // Every shape sets the dense-GEMM curve; the expert-sized ones (weight matrices under 48 M
+    // elements: the catalog's routed-expert projections) also set the grouped-GEMM curve, keyed by
+    // rows per expert: a GEMM of M rows against one expert's weights is that expert's share of a
+    // grouped GEMM.
+    constexpr double kExpertSizedElements = 48e6;
+    std::map<double, std::vector<double>> by_m, expert_by_m;
     for (const auto& pt : p.gemm->points) {
       const double peak = hw.peak_flops(pt.precision);
-      if (peak > 0.0 && pt.m > 0) by_m[static_cast<double>(pt.m)].push_back(pt.achieved.value() / peak);
+      if (!(peak > 0.0) || pt.m <= 0) continue;
+      const double eff = pt.achieved.value() / peak;
+      by_m[static_cast<double>(pt.m)].push_back(eff);
+      if (static_cast<double>(pt.n) * static_cast<double>(pt.k) < kExpertSizedElements)
+        expert_by_m[static_cast<double>(pt.m)].push_back(eff);
     }
-    std::vector<std::pair<double, double>> pts;
-    for (auto& [m, v] : by_m) {
-      std::sort(v.begin(), v.end());
-      pts.emplace_back(m, v[v.size() / 2]);
-    }
+    const auto medians = [](std::map<double, std::vector<double>>& groups) {
+      std::vector<std::pair<double, double>> pts;
+      for (auto& [m, v] : groups) {
+        std::sort(v.begin(), v.end());
+        pts.emplace_back(m, v[v.size() / 2]);
+      }
+      return pts;
+    };
+    const auto pts = medians(by_m);
     if (!pts.empty()) {
       e.of(OpClass::gemm).flops = curve_from(pts);
       r.applied.push_back("gemm: FLOP efficiency by M, " + range_of(e.of(OpClass::gemm).flops));
+    }
+    const auto expert_pts = medians(expert_by_m);
+    if (!expert_pts.empty()) {
+      e.of(OpClass::grouped_gemm).flops = curve_from(expert_pts);
+      r.applied.push_back("grouped_gemm: FLOP efficiency by rows per expert from the expert-sized GEMMs, " +
+                          range_of(e.of(OpClass::grouped_gemm).flops));
     }
   }
   if (p.hbm && hbm_bw > 0.0) {

@@ -129,7 +129,8 @@ TEST(Runner, DefaultGemmShapesComeFromTheCatalogModels) {
   const auto q = default_gemm_shapes(true);
   const auto f = default_gemm_shapes(false);
   EXPECT_LT(q.size(), f.size());
-  bool v41_down = false, llama_up = false;
+  bool v41_down = false, llama_up = false, dsv3_up_at_32 = false;
+  for (const auto& s : q) dsv3_up_at_32 = dsv3_up_at_32 || (s.n == 4096 && s.k == 7168 && s.m == 32);
   for (const auto& s : f) {
     v41_down = v41_down || (s.n == 5120 && s.k == 2304);
     llama_up = llama_up || (s.n == 28672 && s.k == 8192);
@@ -138,6 +139,7 @@ TEST(Runner, DefaultGemmShapesComeFromTheCatalogModels) {
   }
   EXPECT_TRUE(v41_down);
   EXPECT_TRUE(llama_up);
+  EXPECT_TRUE(dsv3_up_at_32) << "the quick sweep holds DeepSeek-V3's expert gate+up at 32 rows";
 }
 
 }  // namespace

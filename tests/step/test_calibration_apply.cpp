@@ -51,8 +51,13 @@ TEST(CalibrationApply, ReplacesMeasuredSectionsOnly) {
   // UVA gather at 256 B rows: 25.6 / 64 GB/s = 0.4 (a single point: constant).
   EXPECT_NEAR(o.efficiencies.host_gather_by_row_bytes.at(256), 0.4, 1e-9);
   EXPECT_NEAR(o.efficiencies.host_gather_by_row_bytes.at(64), 0.4, 1e-9);
-  // Untouched: grouped GEMM and bulk copies keep their defaults.
-  EXPECT_DOUBLE_EQ(o.efficiencies.of(OpClass::grouped_gemm).flops.at(64), defaults.of(OpClass::grouped_gemm).flops.at(64));
+  // Grouped GEMM: only the expert-sized shape (4096 x 4096, under 48 M elements) counts: 0.1 at
+  // 16 rows, a single point, so constant.
+  EXPECT_NEAR(o.efficiencies.of(OpClass::grouped_gemm).flops.at(16), 0.1, 1e-9);
+  EXPECT_NEAR(o.efficiencies.of(OpClass::grouped_gemm).flops.at(1024), 0.1, 1e-9);
+  // Untouched: prefill attention and bulk copies keep their defaults.
+  EXPECT_DOUBLE_EQ(o.efficiencies.of(OpClass::attention_prefill).flops.at(1024),
+                   defaults.of(OpClass::attention_prefill).flops.at(1024));
   EXPECT_DOUBLE_EQ(o.efficiencies.host_copy_by_bytes.at(1e6), defaults.host_copy_by_bytes.at(1e6));
   // Collectives: the 8-GPU fit is replaced. H100's 900 GB/s is the reference fabric, so it is stored
   // as measured: 12 us + S / 250 GB/s.
@@ -65,7 +70,7 @@ TEST(CalibrationApply, ReplacesMeasuredSectionsOnly) {
   EXPECT_DOUBLE_EQ(o.engram.ssd_iops_per_drive, 900000.0);
   EXPECT_EQ(o.engram.ssd_read_latency, Time::us(80));
   EXPECT_EQ(o.efficiencies.source, "calibration profile test-h100");
-  EXPECT_EQ(r.applied.size(), 5u);  // gemm, uva_gather, all-reduce, point-to-point, ssd
+  EXPECT_EQ(r.applied.size(), 6u);  // gemm, grouped_gemm, uva_gather, all-reduce, point-to-point, ssd
   ASSERT_EQ(r.kept.size(), 1u);
   EXPECT_NE(r.kept[0].find("no GPU timer"), std::string::npos);
 }
