@@ -66,7 +66,7 @@ struct OpEfficiency {
 
 struct Efficiencies {
   std::array<OpEfficiency, kOpClassCount> by_class;
-  // Fixed cost per kernel: launch gap inside a CUDA graph plus ramp-up/tail of a short kernel.
+  // Fixed cost per kernel: the launch gap between kernels inside a CUDA graph.
   Time kernel_overhead = Time::ns(1500);
   // Shortest time a kernel runs, however little work it has (grid launch, one round of dependent
   // memory accesses, drain): an op of k kernels takes at least k times this before the gaps.
