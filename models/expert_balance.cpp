@@ -88,6 +88,13 @@ double eplb_max_over_mean(const std::vector<double>& w, int ranks, int redundant
 
 }  // namespace
 
+std::string expert_slots_problem(int experts, int ranks, const ExpertBalance& balance) {
+  if (balance.placement != ExpertPlacement::eplb || ranks < 1 || (experts + balance.redundant_experts) % ranks == 0)
+    return "";
+  return "eplb needs the " + std::to_string(experts) + " experts + " + std::to_string(balance.redundant_experts) +
+         " redundant replicas to divide evenly over ep " + std::to_string(ranks);
+}
+
 double expected_max_standard_normal(int n) {
   if (n <= 1) return 0.0;
   return normal_quantile((n - 0.375) / (n + 0.25));
@@ -97,10 +104,8 @@ double hottest_rank_skew(int experts, int ranks, double popularity_cv, const Exp
   if (experts < 1 || ranks < 1) throw std::invalid_argument("expert balance: need experts >= 1 and ranks >= 1");
   if (!(popularity_cv >= 0.0)) throw std::invalid_argument("expert balance: popularity_cv must be >= 0");
   if (balance.redundant_experts < 0) throw std::invalid_argument("expert balance: redundant_experts must be >= 0");
-  if (balance.placement == ExpertPlacement::eplb && (experts + balance.redundant_experts) % ranks != 0)
-    throw std::invalid_argument("expert balance: eplb needs experts + redundant_experts (" +
-                                std::to_string(experts + balance.redundant_experts) +
-                                ") to divide evenly over the " + std::to_string(ranks) + " EP ranks");
+  if (const std::string why = expert_slots_problem(experts, ranks, balance); !why.empty())
+    throw std::invalid_argument("expert balance: " + why);
   if (balance.placement == ExpertPlacement::ideal || ranks == 1 || popularity_cv == 0.0) return 1.0;
 
   const double sigma = std::sqrt(std::log1p(popularity_cv * popularity_cv));

@@ -43,6 +43,10 @@ const char* placement_name(ExpertPlacement p);
 std::optional<ExpertPlacement> placement_from_name(std::string_view name);
 const std::vector<std::string>& placement_names();
 
+// Why `balance` cannot place `experts` routed experts on `ranks` EP ranks ("" when it can): eplb
+// needs experts + redundant_experts to divide evenly over the ranks.
+std::string expert_slots_problem(int experts, int ranks, const ExpertBalance& balance);
+
 // Expected maximum of n independent standard normals (Blom's approximation; 0 for n <= 1).
 double expected_max_standard_normal(int n);
 

@@ -86,9 +86,7 @@ void check_options(const ModelCard& c, const NodeSpec& node, const FootprintOpti
     bad("redundant_experts needs expert_placement eplb");
   if (eb.placement == ExpertPlacement::eplb) {
     if (!c.moe) bad("expert_placement eplb needs an MoE model");
-    if ((c.moe->num_experts + eb.redundant_experts) % ep != 0)
-      bad("expert_placement eplb: " + std::to_string(c.moe->num_experts) + " experts + " +
-          std::to_string(eb.redundant_experts) + " redundant do not divide evenly over ep " + std::to_string(ep));
+    if (const std::string why = expert_slots_problem(c.moe->num_experts, ep, eb); !why.empty()) bad(why);
   }
 }
 
@@ -115,10 +113,14 @@ bool uses_dp_attention(const ModelCard& c, const FootprintOptions& o) {
   return false;
 }
 
+int resolved_ep(const ModelCard& c, const FootprintOptions& o) {
+  return o.ep > 0 ? o.ep : (uses_dp_attention(c, o) ? o.tp : 1);
+}
+
 Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const FootprintOptions& o) {
   Footprint f;
   const bool dp = uses_dp_attention(c, o);
-  const int ep = o.ep > 0 ? o.ep : (dp ? o.tp : 1);
+  const int ep = resolved_ep(c, o);
   check_options(c, node, o, ep);
   f.layout = ParallelLayout{o.tp, ep, dp};
   f.layout.expert_balance = o.expert_balance;

@@ -133,5 +133,8 @@ Footprint compute_footprint(const ModelCard& card, const NodeSpec& node, const F
 
 // Whether `options` resolve to data-parallel attention for this card.
 bool uses_dp_attention(const ModelCard& card, const FootprintOptions& options);
+// The expert-parallel degree a layout gets: options.ep, or when 0, tp under data-parallel attention
+// and 1 otherwise.
+int resolved_ep(const ModelCard& card, const FootprintOptions& options);
 
 }  // namespace engramsim

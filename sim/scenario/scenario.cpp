@@ -172,18 +172,14 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
     if (out.expert_balance.placement == ExpertPlacement::eplb && !card.moe)
       d.fail_key("expert_placement", "eplb places routed experts; " + card.name + " has none");
     if (out.expert_balance.placement == ExpertPlacement::eplb) {
-      // The EP degree as the footprint resolves it (ep 0: tp under data-parallel attention, else 1).
       FootprintOptions resolve;
       resolve.tp = out.tp;
+      resolve.ep = out.ep;
       resolve.attention = out.attention;
-      const int ep = out.ep > 0 ? out.ep : (uses_dp_attention(card, resolve) ? out.tp : 1);
-      const int slots = card.moe->num_experts + out.expert_balance.redundant_experts;
-      if (slots % ep != 0)
+      const std::string why = expert_slots_problem(card.moe->num_experts, resolved_ep(card, resolve), out.expert_balance);
+      if (!why.empty())
         d.fail_key(d.has("redundant_experts") ? "redundant_experts" : "expert_placement",
-                   "eplb needs the " + std::to_string(card.moe->num_experts) + " experts + " +
-                       std::to_string(out.expert_balance.redundant_experts) +
-                       " redundant replicas to divide evenly over ep " + std::to_string(ep) +
-                       (out.ep > 0 ? "" : " (automatic)"));
+                   why + (out.ep > 0 ? "" : " (automatic)"));
     }
   }
   out.engine = d.one_of_or("engine", known_engines(), out.engine);
