@@ -4,6 +4,7 @@
 // carries its source. Rates are per GPU; FLOP rates are dense (no 2:4 sparsity).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@ namespace engramsim {
 
 // Numeric formats that weights, activations, KV cache and GEMMs use.
 enum class Precision { fp4, fp8, bf16, fp16, fp32 };
+inline constexpr std::size_t kPrecisionCount = 5;
 
 // "fp4" -> Precision::fp4 etc.; nullopt for an unknown name.
 std::optional<Precision> precision_from_string(const std::string& s);
@@ -36,6 +38,11 @@ struct GpuSpec {
   // Dense peak per precision. A precision absent here is not supported natively (the step model
   // falls back to the next wider supported one).
   std::map<Precision, FlopRate> dense_flops;
+  // Share of the default GEMM efficiency curves (models/efficiency.hpp, derived on Hopper) that this
+  // GPU's shipping GEMM kernels reach at a precision, from public kernel benchmarks. Blackwell's
+  // narrower formats reach a smaller share of their nominal peak than BF16 does. A precision absent
+  // here reaches the curves as they are (1).
+  std::map<Precision, double> gemm_efficiency;
   Bandwidth scale_up_bandwidth;  // NVLink / Infinity Fabric, bidirectional per GPU
   HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
   Bandwidth host_link_bandwidth;  // per direction, peak

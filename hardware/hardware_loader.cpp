@@ -82,6 +82,21 @@ GpuSpec parse_gpu(const ConfigNode& root) {
   check_flops_ordering(flops, g.dense_flops);
   flops.finish();
 
+  if (root.has("gemm_efficiency")) {
+    const ConfigNode ge = root.child("gemm_efficiency");
+    if (!ge.is_map()) ge.fail("expected a map of precision -> share of the default GEMM curves, e.g. fp4: 0.53");
+    for (const std::string& key : ge.keys()) {
+      const ConfigNode c = ge.child(key);
+      const auto p = precision_from_string(key);
+      if (!p) c.fail("unknown precision \"" + key + "\"; expected one of fp4, fp8, bf16, fp16, fp32");
+      if (!g.dense_flops.count(*p)) c.fail("precision " + key + " has no dense_flops rate on this GPU");
+      const double v = c.as_number();
+      if (!(v > 0.0 && v <= 1.0)) c.fail("must be in (0, 1]");
+      g.gemm_efficiency[*p] = v;
+    }
+    ge.finish();
+  }
+
   g.scale_up_bandwidth = positive(root, "scale_up_bandwidth", &ConfigNode::as_bandwidth);
   const std::string link = root.one_of(
       "host_link", {"pcie_gen4_x16", "pcie_gen5_x16", "pcie_gen6_x16", "nvlink_c2c", "infinity_fabric"});

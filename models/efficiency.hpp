@@ -21,11 +21,13 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/units.hpp"
+#include "hardware/gpu_spec.hpp"
 
 namespace engramsim {
 
@@ -81,6 +83,10 @@ struct Efficiencies {
   // DRAM bandwidth divided over its GPUs, by row size (random reads waste part of each cache line
   // burst and depend on CPU threads in flight).
   EfficiencyCurve cpu_gather_by_row_bytes;
+  // Share of the GEMM curves (gemm, grouped_gemm) the GPU reaches at each precision (indexed by
+  // Precision), as a calibration profile measured it; unset precisions use the GPU preset's
+  // gemm_efficiency (hardware/gpu_spec.hpp).
+  std::array<std::optional<double>, kPrecisionCount> gemm_precision_scale{};
   // Where these numbers came from ("defaults" or a calibration profile's name).
   std::string source = "defaults";
 

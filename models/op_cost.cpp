@@ -33,15 +33,25 @@ HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.val
     const auto slot = static_cast<std::size_t>(order[i]);
     effective_[slot] = order[i];
     peak_[slot] = 0.0;
+    gemm_eff_[slot] = 1.0;
     for (std::size_t j = i; j < order.size(); ++j) {
       auto it = gpu.dense_flops.find(order[j]);
       if (it != gpu.dense_flops.end() && it->second.value() > 0.0) {
         peak_[slot] = it->second.value();
         effective_[slot] = order[j];
+        const auto ge = gpu.gemm_efficiency.find(order[j]);
+        gemm_eff_[slot] = ge != gpu.gemm_efficiency.end() ? ge->second : 1.0;
         break;
       }
     }
   }
+}
+
+double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c) {
+  const double peak = hw.peak_flops(p);
+  if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
+  const auto& measured = eff.gemm_precision_scale[static_cast<std::size_t>(hw.effective_precision(p))];
+  return peak * (measured ? *measured : hw.gemm_efficiency(p));
 }
 
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
@@ -60,7 +70,7 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   // An op with no work this step (e.g. prefill attention in a decode-only step) is not launched.
   if (!(f > 0.0) && !(bytes > 0.0)) return s;
   if (f > 0.0) {
-    const double peak = hw.peak_flops(w.precision);
+    const double peak = tensor_peak(hw, eff, w.precision, w.op_class);
     s.compute = peak > 0.0 ? f / (peak * e.flops.at(w.flops_key)) : 0.0;
   }
   if (bytes > 0.0) {

@@ -1,6 +1,7 @@
 // Roofline time of one op on one GPU rank.
 //
 //   compute  = FLOPs / (peak(precision) * eff_flops(class, flops_key))
+//              (GEMM classes: peak(precision) * gemm_scale(precision), see tensor_peak below)
 //   memory   = HBM bytes / (hbm_bw * eff_bw(class, bw_key))
 //   time     = max(compute, memory, kernels * kernel_min_duration)
 //              + kernels * kernel_overhead                                (GPU ops)
@@ -62,13 +63,22 @@ class HardwareRates {
   // FLOP/s at `p`, or at the next wider precision the GPU supports; 0 if none.
   double peak_flops(Precision p) const { return peak_[static_cast<std::size_t>(p)]; }
   Precision effective_precision(Precision p) const { return effective_[static_cast<std::size_t>(p)]; }
+  // The GPU preset's gemm_efficiency at the precision `p` runs in (after the fallback); 1 if unset.
+  double gemm_efficiency(Precision p) const { return gemm_eff_[static_cast<std::size_t>(p)]; }
   double hbm_bandwidth() const { return hbm_bw_; }
 
  private:
-  std::array<double, 5> peak_{};
-  std::array<Precision, 5> effective_{};
+  std::array<double, kPrecisionCount> peak_{};
+  std::array<double, kPrecisionCount> gemm_eff_{};
+  std::array<Precision, kPrecisionCount> effective_{};
   double hbm_bw_ = 0.0;
 };
+
+// The FLOP rate an op of class `c` at precision `p` is charged against, before the class's
+// efficiency curve: the dense peak, and for the GEMM classes (gemm, grouped_gemm) times the share of
+// the curves this GPU's GEMM kernels reach at that precision: a calibration profile's measured share
+// (Efficiencies::gemm_precision_scale) where it has one, else the GPU preset's gemm_efficiency.
+double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c);
 
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {

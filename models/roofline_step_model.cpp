@@ -105,7 +105,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.key_coef = tpl.flops_key.coef;
     f.bw_key = tpl.bw_key;
     f.op_class = tpl.op_class;
-    f.peak = rates_.peak_flops(tpl.precision);
+    f.peak = tensor_peak(rates_, options_.efficiencies, tpl.precision, tpl.op_class);
     f.overhead_s = tpl.kernels * options_.efficiencies.kernel_overhead.seconds();
     f.floor_s = tpl.kernels * options_.efficiencies.kernel_min_duration.seconds();
     f.collective = tpl.collective;
@@ -542,6 +542,22 @@ CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const N
     if (!pts.empty()) {
       e.of(OpClass::gemm).flops = curve_from(pts);
       r.applied.push_back("gemm: FLOP efficiency by M, " + range_of(e.of(OpClass::gemm).flops));
+      // Each measured precision's share of that curve (median over its points) replaces the GPU
+      // preset's gemm_efficiency for it; precisions the sweep did not run keep the preset's.
+      std::map<Precision, std::vector<double>> share;
+      for (const auto& pt : p.gemm->points) {
+        const double peak = hw.peak_flops(pt.precision);
+        const double curve = e.of(OpClass::gemm).flops.at(static_cast<double>(pt.m));
+        if (!(peak > 0.0) || pt.m <= 0 || !(curve > 0.0)) continue;
+        share[hw.effective_precision(pt.precision)].push_back(pt.achieved.value() / peak / curve);
+      }
+      for (auto& [prec, v] : share) {
+        std::sort(v.begin(), v.end());
+        e.gemm_precision_scale[static_cast<std::size_t>(prec)] = v[v.size() / 2];
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "gemm: %s reaches %.3f of that curve", to_string(prec), v[v.size() / 2]);
+        r.applied.push_back(buf);
+      }
     }
     const auto expert_pts = medians(expert_by_m);
     if (!expert_pts.empty()) {

@@ -286,6 +286,39 @@ TEST_F(HardwareLoaderTest, FlopRatesCheckedPerPrecision) {
   EXPECT_NO_THROW(load_gpu(write_gpu(lines)));
 }
 
+TEST_F(HardwareLoaderTest, GemmEfficiencyIsOptionalAndChecked) {
+  // Absent: every precision reaches the default curves as they are.
+  EXPECT_TRUE(load_gpu(write_gpu(good_gpu_lines())).gemm_efficiency.empty());
+  const auto with = [&](const std::string& entry) {
+    auto lines = good_gpu_lines();
+    lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, "gemm_efficiency:");
+    lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, entry);
+    return lines;
+  };
+  auto lines = with("  fp8: 0.73");
+  const GpuSpec g = load_gpu(write_gpu(lines));
+  EXPECT_DOUBLE_EQ(g.gemm_efficiency.at(Precision::fp8), 0.73);
+  EXPECT_FALSE(g.gemm_efficiency.count(Precision::bf16));
+
+  lines = with("  fp8: 1.5");
+  std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8: 1.5"), "gemm_efficiency.fp8",
+                 "must be in (0, 1]");
+  lines = with("  fp8: 0");
+  path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8: 0"), "gemm_efficiency.fp8",
+                 "must be in (0, 1]");
+  // A precision the GPU has no rate for, and a name that is no precision.
+  lines = with("  fp4: 0.5");
+  path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp4: 0.5"), "gemm_efficiency.fp4",
+                 "no dense_flops rate");
+  lines = with("  int8: 0.5");
+  path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "int8: 0.5"), "gemm_efficiency.int8",
+                 "unknown precision");
+}
+
 TEST_F(HardwareLoaderTest, BadEnumsNameTheChoices) {
   auto lines = good_gpu_lines();
   replace_line(lines, "host_link:", "host_link: pcie");

@@ -70,9 +70,38 @@ TEST(CalibrationApply, ReplacesMeasuredSectionsOnly) {
   EXPECT_DOUBLE_EQ(o.engram.ssd_iops_per_drive, 900000.0);
   EXPECT_EQ(o.engram.ssd_read_latency, Time::us(80));
   EXPECT_EQ(o.efficiencies.source, "calibration profile test-h100");
-  EXPECT_EQ(r.applied.size(), 6u);  // gemm, grouped_gemm, uva_gather, all-reduce, point-to-point, ssd
+  // BF16's share of that curve: 0.1/0.2, 0.2/0.2 at M 16 and 0.7/0.7 at M 1024, median 1.
+  ASSERT_TRUE(o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(Precision::bf16)].has_value());
+  EXPECT_NEAR(*o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(Precision::bf16)], 1.0, 1e-9);
+  EXPECT_FALSE(o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(Precision::fp8)].has_value());
+  // gemm, its bf16 share, grouped_gemm, uva_gather, all-reduce, point-to-point, ssd
+  EXPECT_EQ(r.applied.size(), 7u);
   ASSERT_EQ(r.kept.size(), 1u);
   EXPECT_NE(r.kept[0].find("no GPU timer"), std::string::npos);
+}
+
+TEST(CalibrationApply, GemmSharePerMeasuredPrecisionReplacesThePresets) {
+  // B200: the preset says BF16 0.83, FP8 0.73, FP4 0.53 of the curves. A profile that measured BF16
+  // at 0.6 and FP8 at 0.3 of peak at M 1024 sets the curve to their median and each precision's
+  // share of it; FP4, not measured, keeps the preset's share.
+  const NodeSpec node = load_node("hgx-b200");
+  CalibrationProfile p;
+  p.name = "b200";
+  p.provenance.gpu = "NVIDIA B200";
+  GemmSection g;
+  g.points.push_back({Precision::bf16, 1024, 8192, 8192, Time::us(100), FlopRate::tflops(0.6 * 2250)});
+  g.points.push_back({Precision::fp8, 1024, 8192, 8192, Time::us(100), FlopRate::tflops(0.3 * 4500)});
+  p.gemm = g;
+  RooflineOptions o;
+  apply_calibration_profile(p, node, o);
+  const double curve = o.efficiencies.of(OpClass::gemm).flops.at(1024);
+  EXPECT_NEAR(curve, 0.6, 1e-9);  // the upper middle of {0.3, 0.6}
+  const HardwareRates hw(node.gpu);
+  EXPECT_NEAR(tensor_peak(hw, o.efficiencies, Precision::bf16, OpClass::gemm) * curve, 0.6 * 2250e12, 1e3);
+  EXPECT_NEAR(tensor_peak(hw, o.efficiencies, Precision::fp8, OpClass::gemm) * curve, 0.3 * 4500e12, 1e3);
+  EXPECT_NEAR(tensor_peak(hw, o.efficiencies, Precision::fp4, OpClass::grouped_gemm), 0.53 * 9000e12, 1e3);
+  // Attention and other classes run at the nominal peak.
+  EXPECT_NEAR(tensor_peak(hw, o.efficiencies, Precision::fp8, OpClass::attention_prefill), 4500e12, 1e3);
 }
 
 TEST(CalibrationApply, KernelLaunchSetsTheGapAndTheMinimumDuration) {
