@@ -70,9 +70,14 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// The DeepSeek-V3 block-scaled FP8 tables (vLLM pull request 13932) are held apart, below.
+bool block_scaled(const Row& r) { return r.table.rfind("dsv3-fp8block", 0) == 0; }
+
 TEST(GroupedGemmEfficiency, DefaultsFollowPublishedFusedMoeKernels) {
-  const std::vector<Row> rows = kernel_rows();
-  ASSERT_EQ(rows.size(), 46u) << "models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
+  std::vector<Row> rows = kernel_rows();
+  ASSERT_EQ(rows.size(), 94u) << "models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
+  rows.erase(std::remove_if(rows.begin(), rows.end(), block_scaled), rows.end());
+  ASSERT_EQ(rows.size(), 46u);
   const Efficiencies eff = default_efficiencies();
   const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(400));
   // Three regimes by tokens in the batch: small (M < 16, a few experts, launch- and tail-bound),
@@ -108,6 +113,38 @@ TEST(GroupedGemmEfficiency, DefaultsFollowPublishedFusedMoeKernels) {
   // slower.
   for (const auto& [table, errs] : prefill)
     for (double e : errs) EXPECT_LT(e, 0.05) << table;
+}
+
+TEST(GroupedGemmEfficiency, BlockScaledFp8KernelsAtDeepSeekShapesAreSlowerThanTheModel) {
+  // vLLM's fused MoE with DeepSeek-V3's experts (256, top-8, hidden 7168, 128x128-block FP8) on
+  // H100, DeepGEMM's contiguous grouped kernel and the Triton kernel, TP1 to TP8, 128 to 2048
+  // tokens (4 to 64 rows per expert). These public kernels read the expert weights at 0.11-0.53 of
+  // HBM bandwidth where the default grouped-GEMM curve reaches 0.8: the model is faster than every
+  // row, by 1.5x to 5.6x (full-size experts, TP1, as under expert parallelism: 1.5x to 2.1x with
+  // DeepGEMM). This pins that known gap (docs/validation.md, the TensorRT-LLM MoE cases):
+  // a change to the grouped-GEMM defaults shows up here.
+  std::vector<Row> rows = kernel_rows();
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const Row& r) { return !block_scaled(r); }), rows.end());
+  ASSERT_EQ(rows.size(), 48u);
+  const Efficiencies eff = default_efficiencies();
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(400));
+  std::map<std::string, std::vector<double>> ratio;  // measured / model
+  for (const Row& r : rows) {
+    const OpSeconds s = price(r, eff, net);
+    const double weights = r.experts * 3.0 * r.inter * r.hidden;  // FP8, every expert touched
+    const double measured_s = r.us * 1e-6;
+    std::printf("%-26s %5.0f rows/expert %4.0f  %8.1f us  model %8.1f us  x%.2f  weights at %.2f of HBM\n",
+                r.table.c_str(), r.m, r.m * r.topk / r.experts, r.us, s.total * 1e6, measured_s / s.total,
+                weights / measured_s / 3.35e12);
+    ratio[r.table].push_back(measured_s / s.total);
+  }
+  for (const auto& [table, v] : ratio) {
+    std::printf("%-26s measured / model: median x%.2f\n", table.c_str(), median(v));
+    for (double x : v) {
+      EXPECT_GT(x, 1.1) << table;
+      EXPECT_LT(x, 6.0) << table;
+    }
+  }
 }
 
 }  // namespace
