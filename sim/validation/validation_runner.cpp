@@ -322,6 +322,29 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
   return out;
 }
 
+std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field) {
+  std::map<std::string, GroupSummary> by;
+  for (const auto& r : results) {
+    if (r.status != CaseStatus::pass && r.status != CaseStatus::fail) continue;
+    if (r.kind != MetricKind::step && r.kind != MetricKind::serving_throughput && r.kind != MetricKind::latency)
+      continue;
+    GroupSummary& g = by[r.*field];
+    g.group = r.*field;
+    ++g.cases;
+    g.mape += std::abs(r.rel_error);
+    if (g.worst_id.empty() || std::abs(r.rel_error) > std::abs(g.worst_rel)) {
+      g.worst_id = r.id;
+      g.worst_rel = r.rel_error;
+    }
+  }
+  std::vector<GroupSummary> out;
+  for (auto& [name, g] : by) {
+    g.mape /= g.cases;
+    out.push_back(g);
+  }
+  return out;
+}
+
 const CalibrationInput* calibration_for(const EvalOptions& options, const NodeSpec& node) {
   for (const CalibrationInput& c : options.calibrations)
     if (check_profile_matches(c.profile, node.gpu.name).severity != MatchSeverity::error) return &c;

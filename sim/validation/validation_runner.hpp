@@ -84,6 +84,16 @@ struct KindSummary {
   double mean_abs_error = 0;  // metric units (percentage points for the penalty)
 };
 
+// MAPE of one group of cases (a source, a GPU) over the metric kinds whose error is relative
+// (step-level, serving throughput, serving latency), with the case furthest off.
+struct GroupSummary {
+  std::string group;
+  int cases = 0;
+  double mape = 0.0;       // mean |relative error|, as a fraction
+  std::string worst_id;    // the case with the largest |relative error|
+  double worst_rel = 0.0;  // its signed relative error
+};
+
 struct ValidationReport {
   std::string file;
   std::vector<CaseResult> results;  // in file order
@@ -97,5 +107,9 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
 
 // Per-kind MAPE over evaluated results (used by evaluate_set; exposed for tests).
 std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results);
+
+// Per-group MAPE over the evaluated step-level, serving-throughput and latency results, grouped by
+// a field of the result (e.g. &CaseResult::source, &CaseResult::gpu); groups in name order.
+std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field);
 
 }  // namespace engramsim::validation

@@ -210,6 +210,38 @@ TEST(KindSummary, MapeAndMeanAbsoluteErrorPerKind) {
   EXPECT_DOUBLE_EQ(k[1].mean_abs_error, 1.54);
 }
 
+TEST(ValidationSummary, GroupsBySourceAndGpuOverRelativeErrorKinds) {
+  std::vector<CaseResult> r(5);
+  const auto set = [&](std::size_t i, const char* id, const char* source, const char* gpu, MetricKind kind,
+                       CaseStatus status, double rel) {
+    r[i].id = id;
+    r[i].source = source;
+    r[i].gpu = gpu;
+    r[i].kind = kind;
+    r[i].status = status;
+    r[i].rel_error = rel;
+  };
+  set(0, "a", "s1", "h100", MetricKind::step, CaseStatus::pass, 0.05);
+  set(1, "b", "s1", "b200", MetricKind::serving_throughput, CaseStatus::fail, -0.25);
+  set(2, "c", "s2", "b200", MetricKind::latency, CaseStatus::pass, 0.10);
+  set(3, "d", "s2", "b200", MetricKind::engram_penalty, CaseStatus::pass, 0.90);  // percentage points: left out
+  set(4, "e", "s3", "h100", MetricKind::step, CaseStatus::unsupported, 0.0);       // not evaluated
+  const auto by_source = summarize_by(r, &CaseResult::source);
+  ASSERT_EQ(by_source.size(), 2u);
+  EXPECT_EQ(by_source[0].group, "s1");
+  EXPECT_EQ(by_source[0].cases, 2);
+  EXPECT_DOUBLE_EQ(by_source[0].mape, 0.15);
+  EXPECT_EQ(by_source[0].worst_id, "b");
+  EXPECT_DOUBLE_EQ(by_source[0].worst_rel, -0.25);
+  EXPECT_EQ(by_source[1].cases, 1);
+  const auto by_gpu = summarize_by(r, &CaseResult::gpu);
+  ASSERT_EQ(by_gpu.size(), 2u);
+  EXPECT_EQ(by_gpu[0].group, "b200");
+  EXPECT_DOUBLE_EQ(by_gpu[0].mape, 0.175);
+  EXPECT_EQ(by_gpu[1].group, "h100");
+  EXPECT_EQ(by_gpu[1].cases, 1);
+}
+
 #ifdef ENGRAMSIM_CLI
 struct CliRun {
   int rc = -1;

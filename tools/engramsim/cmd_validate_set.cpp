@@ -155,6 +155,18 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
   }
   std::cout << k.render();
 
+  // Where the error sits: the relative-error kinds by source and by GPU.
+  for (const auto& [title, field] : {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu}}) {
+    const auto groups = val::summarize_by(report.results, field);
+    if (groups.empty()) continue;
+    TextTable g({title, "CASES", "MAPE", "FURTHEST CASE", "ITS ERROR"});
+    for (const auto& s : groups)
+      g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), s.worst_id, fmt("%+.1f%%", 100 * s.worst_rel)});
+    std::cout << "\nStep-level, serving-throughput and latency cases by " << (std::string(title) == "GPU" ? "GPU" : "source")
+              << ":\n"
+              << g.render();
+  }
+
   const Coverage cov = coverage_of(set, report);
   std::cout << "\nCoverage of evaluated cases: " << cov.step << " step-level, " << cov.serving << " serving-level; "
             << cov.sources.size() << " sources (" << join(cov.sources) << "); " << cov.gpus.size() << " GPUs ("
@@ -216,10 +228,18 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
                      {"mape_target", number_or_null(target)},
                      {"target_met", std::isfinite(target) ? nlohmann::json(s.mape <= target) : nlohmann::json(nullptr)}});
   }
+  const auto groups_json = [&](std::string val::CaseResult::*field) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& g : val::summarize_by(report.results, field))
+      a.push_back({{"group", g.group}, {"cases", g.cases}, {"mape", g.mape}, {"worst_id", g.worst_id}, {"worst_rel_error", g.worst_rel}});
+    return a;
+  };
   const Coverage cov = coverage_of(set, report);
   nlohmann::json out = {{"file", report.file},
                         {"cases", cases},
                         {"kinds", kinds},
+                        {"by_source", groups_json(&val::CaseResult::source)},
+                        {"by_gpu", groups_json(&val::CaseResult::gpu)},
                         {"coverage",
                          {{"step_cases", cov.step},
                           {"serving_cases", cov.serving},
