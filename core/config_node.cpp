@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/unit_parse.hpp"
@@ -19,11 +20,35 @@ std::string kind_name(const YAML::Node& n) {
   }
 }
 
+// YAML maps may not repeat a key, but the parser keeps both entries and a lookup finds only the
+// first, so a repeated key would silently lose a value: refuse it where it stands.
+void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const std::string& path) {
+  if (n.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& kv : n) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+      const std::string here = path.empty() ? key : path + "." + key;
+      if (kv.first.IsScalar()) {
+        const YAML::Mark m = kv.first.Mark();
+        const auto [it, fresh] = seen.emplace(key, m);
+        if (!fresh)
+          throw ConfigError({file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, here,
+                            "duplicate key (first given on line " + std::to_string(it->second.line + 1) + ")");
+      }
+      refuse_duplicate_keys(kv.second, file, here);
+    }
+  } else if (n.IsSequence()) {
+    std::size_t i = 0;
+    for (const auto& item : n) refuse_duplicate_keys(item, file, path + "[" + std::to_string(i++) + "]");
+  }
+}
+
 }  // namespace
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   try {
     YAML::Node n = YAML::Load(text);
+    refuse_duplicate_keys(n, name, "");
     return ConfigNode(n, name, "");
   } catch (const YAML::Exception& e) {
     throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},

@@ -13,6 +13,19 @@ std::string error_of(const std::function<void()>& f) {
   }
   return "";
 }
+TEST(ConfigNode, RefusesARepeatedKeyWhereItStands) {
+  // A repeated key would silently lose one of its values.
+  const std::string e = error_of([] { ConfigNode::load_string("a: 1\nb:\n  x: 1\n  y: 2\n  x: 3\n", "dup.yaml"); });
+  EXPECT_NE(e.find("dup.yaml:5:3"), std::string::npos) << e;
+  EXPECT_NE(e.find("b.x"), std::string::npos) << e;
+  EXPECT_NE(e.find("duplicate key (first given on line 3)"), std::string::npos) << e;
+  // Inside a list of maps, and in flow style.
+  const std::string f = error_of([] { ConfigNode::load_string("l:\n  - {p: 1, p: 2}\n", "flow.yaml"); });
+  EXPECT_NE(f.find("l[0].p"), std::string::npos) << f;
+  // The same key in different maps is fine.
+  EXPECT_NO_THROW(ConfigNode::load_string("a: {x: 1}\nb: {x: 2}\nl: [{x: 1}, {x: 2}]\n", "ok.yaml"));
+}
+
 }  // namespace
 
 TEST(ConfigNode, ReadsTypedFieldsAndRejectsUnknownKeys) {

@@ -4,7 +4,7 @@
 // The kind comes from the folder the file sits in (models/cards, hardware/gpus, hardware/nodes,
 // hardware/calibrations), else from its top-level keys: `workload` -> scenario, `schema:
 // engramsim-calibration/...` -> calibration profile, `gpu_count` -> node, `hbm_capacity` -> GPU,
-// `num_layers` -> model card. A scenario is checked variant by variant (every `compare:` entry
+// `num_layers` -> model card, `cases` -> validation set (scenarios/validation/cases.yaml). A scenario is checked variant by variant (every `compare:` entry
 // applied, as `engramsim run` would), including the card, node, calibration profile and trace it
 // names; whether the deployment fits is `engramsim run`'s (or `footprint`'s) question, not this one.
 // Exit 0 when every file loads, 2 when any does not.
@@ -24,12 +24,13 @@
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_document.hpp"
+#include "sim/validation/validation_case.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
 namespace {
 
-enum class Kind { card, gpu, node, calibration, scenario, unknown };
+enum class Kind { card, gpu, node, calibration, scenario, validation_set, unknown };
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -38,6 +39,7 @@ const char* kind_name(Kind k) {
     case Kind::node: return "node preset";
     case Kind::calibration: return "calibration profile";
     case Kind::scenario: return "scenario";
+    case Kind::validation_set: return "validation set";
     case Kind::unknown: return "unknown kind";
   }
   return "?";
@@ -71,6 +73,7 @@ Kind kind_by_content(const std::string& path) {
   if (r["gpu_count"]) return Kind::node;
   if (r["hbm_capacity"]) return Kind::gpu;
   if (r["num_layers"]) return Kind::card;
+  if (r["cases"]) return Kind::validation_set;
   return Kind::unknown;
 }
 
@@ -91,11 +94,15 @@ std::string check(const std::string& path, Kind kind) {
       if (variants.size() > 1) return std::to_string(variants.size()) + " variants";
       return "";
     }
+    case Kind::validation_set: {
+      const auto set = validation::load_validation_set(path);
+      return std::to_string(set.cases.size()) + " cases";
+    }
     case Kind::unknown: break;
   }
   throw ConfigError({path, 0, 0}, "",
                     "cannot tell what kind of file this is (not under models/cards or hardware/{gpus,nodes,calibrations}, "
-                    "and no workload, schema, gpu_count, hbm_capacity or num_layers key)");
+                    "and no workload, schema, gpu_count, hbm_capacity, num_layers or cases key)");
 }
 
 int run_validate(const std::vector<std::string>& files) {
