@@ -67,6 +67,23 @@ TEST(CmdStep, JsonSchemaAndTotals) {
   EXPECT_NEAR(op_time, j.at("compute_s").get<double>(), 1e-6);
 }
 
+TEST(CmdStep, ShowsTheGemmSharePerPrecision) {
+  if (!cli_built()) GTEST_SKIP() << "engramsim not built";
+  // B200's preset prices GEMMs at a share of the default curves per precision; Hopper's at the curves.
+  const CliRun b200 = run_cli("step --model llama-3.1-70b --node hgx-b200 --tp 1 --decode-seqs 64 --context 1024");
+  ASSERT_EQ(b200.rc, 0) << b200.out;
+  EXPECT_NE(b200.out.find("GEMM share of the default efficiency curves: fp4 0.53 (GPU preset), fp8 0.73 (GPU preset)"),
+            std::string::npos)
+      << b200.out;
+  const CliRun h200 = run_cli("step --model llama-3.1-70b --node hgx-h200 --tp 2 --decode-seqs 64 --context 1024");
+  ASSERT_EQ(h200.rc, 0) << h200.out;
+  EXPECT_EQ(h200.out.find("GEMM share"), std::string::npos) << h200.out;
+  const CliRun json =
+      run_cli("step --model llama-3.1-70b --node hgx-b200 --tp 1 --decode-seqs 64 --context 1024 --json");
+  ASSERT_EQ(json.rc, 0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(json.out).at("gemm_share").at("fp4").get<double>(), 0.53);
+}
+
 TEST(CmdStep, BadInputExitsTwo) {
   if (!cli_built()) GTEST_SKIP() << "engramsim not built";
   EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --decode-seqs 1 --context 10").rc, 2);

@@ -22,6 +22,7 @@
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/op_cost.hpp"
 #include "models/roofline_step_model.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
@@ -164,6 +165,16 @@ int run_step(const StepArgs& a) {
       throw ConfigError({a.calibration, 0, 0}, "calibration", e.what());
     }
   }
+  // The share of the default GEMM curves each of the GPU's precisions is priced at (tensor_peak):
+  // the calibration profile's measured one, else the GPU preset's; second = measured.
+  std::map<Precision, std::pair<double, bool>> gemm_shares;
+  {
+    const HardwareRates hw(node.gpu);
+    for (const auto& [p, rate] : node.gpu.dense_flops) {
+      const auto& measured = o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(p)];
+      gemm_shares[p] = {measured ? *measured : hw.gemm_efficiency(p), measured.has_value()};
+    }
+  }
   // Layouts the model cannot take (ep not dividing tp, heads not splitting) are bad input.
   std::unique_ptr<RooflineStepModel> built;
   try {
@@ -212,10 +223,13 @@ int run_step(const StepArgs& a) {
                         {"stall_s", e.stall.seconds()},
                         {"bound", e.fetch.bound},
                         {"reason", e.reason}});
+    nlohmann::json gemm_share = nlohmann::json::object();
+    for (const auto& [p, share] : gemm_shares) gemm_share[to_string(p)] = share.first;
     nlohmann::json out = {
         {"model", card.name},
         {"node", node.name},
         {"gpu", node.gpu.name},
+        {"gemm_share", gemm_share},
         {"tp", a.tp},
         {"ep", a.ep},
         {"dp_attention", a.dp_attention},
@@ -266,6 +280,14 @@ int run_step(const StepArgs& a) {
     std::cout << "Experts: " << a.expert_placement << " placement"
               << (a.redundant_experts > 0 ? " with " + std::to_string(a.redundant_experts) + " redundant replicas" : "")
               << ", popularity CV " << fixed(card.moe->popularity_cv, 2) << "\n";
+  {
+    std::string shares;
+    for (const auto& [p, share] : gemm_shares)
+      if (share.first != 1.0 || share.second)
+        shares += (shares.empty() ? "" : ", ") + std::string(to_string(p)) + " " + fixed(share.first, 2) +
+                  (share.second ? " (measured)" : " (GPU preset)");
+    if (!shares.empty()) std::cout << "GEMM share of the default efficiency curves: " << shares << "\n";
+  }
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << positions << " positions at context " << a.context;
   if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
   std::cout << "\n";
