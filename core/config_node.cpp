@@ -21,8 +21,18 @@ std::string kind_name(const YAML::Node& n) {
 }
 
 // YAML maps may not repeat a key, but the parser keeps both entries and a lookup finds only the
-// first, so a repeated key would silently lose a value: refuse it where it stands.
-void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const std::string& path) {
+// first, so a repeated key would silently lose a value: refuse it where it stands. Aliases share
+// nodes, so a walk can meet the same node many times (an alias bomb expands exponentially): the
+// walk stops with an error past kMaxWalkedNodes nodes, far above any configuration file.
+constexpr std::size_t kMaxWalkedNodes = 1000000;
+
+void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const std::string& path,
+                           std::size_t& walked) {
+  if (++walked > kMaxWalkedNodes) {
+    const YAML::Mark m = n.Mark();
+    throw ConfigError({file, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1}, path,
+                      "more than " + std::to_string(kMaxWalkedNodes) + " nodes once aliases are expanded");
+  }
   if (n.IsMap()) {
     std::map<std::string, YAML::Mark> seen;
     for (const auto& kv : n) {
@@ -35,11 +45,11 @@ void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const s
           throw ConfigError({file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, here,
                             "duplicate key (first given on line " + std::to_string(it->second.line + 1) + ")");
       }
-      refuse_duplicate_keys(kv.second, file, here);
+      refuse_duplicate_keys(kv.second, file, here, walked);
     }
   } else if (n.IsSequence()) {
     std::size_t i = 0;
-    for (const auto& item : n) refuse_duplicate_keys(item, file, path + "[" + std::to_string(i++) + "]");
+    for (const auto& item : n) refuse_duplicate_keys(item, file, path + "[" + std::to_string(i++) + "]", walked);
   }
 }
 
@@ -48,7 +58,8 @@ void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const s
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   try {
     YAML::Node n = YAML::Load(text);
-    refuse_duplicate_keys(n, name, "");
+    std::size_t walked = 0;
+    refuse_duplicate_keys(n, name, "", walked);
     return ConfigNode(n, name, "");
   } catch (const YAML::Exception& e) {
     throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},

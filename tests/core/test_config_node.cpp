@@ -22,6 +22,15 @@ TEST(ConfigNode, RefusesARepeatedKeyWhereItStands) {
   // Inside a list of maps, and in flow style.
   const std::string f = error_of([] { ConfigNode::load_string("l:\n  - {p: 1, p: 2}\n", "flow.yaml"); });
   EXPECT_NE(f.find("l[0].p"), std::string::npos) << f;
+  // An alias bomb (each level lists the previous one ten times) is refused, not walked for ever.
+  std::string bomb = "a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) bomb += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  const std::string b = error_of([&] { ConfigNode::load_string(bomb, "bomb.yaml"); });
+  EXPECT_NE(b.find("nodes once aliases are expanded"), std::string::npos) << b;
   // The same key in different maps is fine.
   EXPECT_NO_THROW(ConfigNode::load_string("a: {x: 1}\nb: {x: 2}\nl: [{x: 1}, {x: 2}]\n", "ok.yaml"));
 }
