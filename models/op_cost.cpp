@@ -47,11 +47,15 @@ HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.val
   }
 }
 
+double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p) {
+  const auto& measured = eff.gemm_precision_scale[static_cast<std::size_t>(hw.effective_precision(p))];
+  return measured ? *measured : hw.gemm_efficiency(p);
+}
+
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c) {
   const double peak = hw.peak_flops(p);
   if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
-  const auto& measured = eff.gemm_precision_scale[static_cast<std::size_t>(hw.effective_precision(p))];
-  return peak * (measured ? *measured : hw.gemm_efficiency(p));
+  return peak * gemm_share(hw, eff, p);
 }
 
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,

@@ -79,6 +79,8 @@ class HardwareRates {
 // the curves this GPU's GEMM kernels reach at that precision: a calibration profile's measured share
 // (Efficiencies::gemm_precision_scale) where it has one, else the GPU preset's gemm_efficiency.
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c);
+// The share of the GEMM curves that tensor_peak applies at precision `p` (after the fallback).
+double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p);
 
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {

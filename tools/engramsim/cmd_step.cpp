@@ -170,10 +170,9 @@ int run_step(const StepArgs& a) {
   std::map<Precision, std::pair<double, bool>> gemm_shares;
   {
     const HardwareRates hw(node.gpu);
-    for (const auto& [p, rate] : node.gpu.dense_flops) {
-      const auto& measured = o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(p)];
-      gemm_shares[p] = {measured ? *measured : hw.gemm_efficiency(p), measured.has_value()};
-    }
+    for (const auto& [p, rate] : node.gpu.dense_flops)
+      gemm_shares[p] = {gemm_share(hw, o.efficiencies, p),
+                        o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(p)].has_value()};
   }
   // Layouts the model cannot take (ep not dividing tp, heads not splitting) are bad input.
   std::unique_ptr<RooflineStepModel> built;
