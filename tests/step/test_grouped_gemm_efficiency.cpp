@@ -171,8 +171,8 @@ TEST(GroupedGemmEfficiency, BlackwellTensorRtLlmMoeAtDeepSeekEp8Shard) {
   // top-8, so one local row per token on average: experts 32, top-k 1 in the table) on B300,
   // FlashInfer's TensorRT-LLM kernels in BF16, MXFP8 and NVFP4, 1 to 16,384 tokens. The measured
   // times include routing, finalize and activation quantization, which the model charges to
-  // moe.router and the neighbouring elementwise ops, so the model sits a few microseconds short
-  // of every row by construction. Three regimes, pinned so that a change to the grouped-GEMM
+  // moe.router and the neighbouring elementwise ops, so the model is expected to fall a few
+  // microseconds short of each row. Three regimes, pinned so that a change to the grouped-GEMM
   // defaults shows up here (docs/validation.md, the TensorRT-LLM MoE cases):
   // - decode batches, 16 to 512 tokens (bound by reading the local experts' weights): BF16 within
   //   10 % of the model, MXFP8 and NVFP4 2-40 % slower (the fixed routing and quantization
