@@ -78,7 +78,7 @@ struct FleetCostInputs {
   MoneyPerByte dram_price;
   Bytes extra_ssd_per_node;           // NVMe capacity added for Engram
   MoneyPerByte ssd_price;
-  Time amortization_life = Time::from_seconds(4.0 * 365.0 * 24.0 * 3600.0);
+  Time amortization_life = Time::from_seconds(4.0 * 8766.0 * 3600.0);  // 4 years of 8,766 h, as the node presets
 };
 
 struct FleetPlan {

@@ -11,8 +11,8 @@
 //     (its §6.4); nano-vLLM runs one synchronous host thread, so the lookup's host work (N-gram
 //     hashes, the CPU gather into pinned staging) sits between sampling and the next forward. The
 //     model charges it as host time (HostOverhead::engram_lookup_on_host_thread, docs/cost-model.md)
-//     and the copy hides behind block 0. Outcome of this step replay: 1.82 % and 1.33 %, within the
-//     +-1.5 point target (-0.10 and -1.45 points; the serving run gives 1.79 % and 1.31 %). The published 8B penalty is larger than the 4B one although both arms
+//     and the copy hides behind block 0. Outcome of this step replay: 1.77 % and 1.31 %, within the
+//     +-1.5 point target (-0.15 and -1.47 points; the serving run gives 1.75 % and 1.30 %). The published 8B penalty is larger than the 4B one although both arms
 //     carry the same Engram layer; no mechanism here grows with the backbone, so the 8B gap is the
 //     larger one (docs/cost-model.md, "Known limits").
 //  2. DeepSeek-V4.1-Flash on hgx-b300 TP2, 64 decode sequences at 8k context: the stall is zero with
