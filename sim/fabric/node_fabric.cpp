@@ -55,11 +55,15 @@ NodeFabric build_node_fabric(const NodeFabricParams& p) {
     nf.dram.push_back(t.add_resource("dram." + std::to_string(s), p.host_dram_bandwidth / p.cpu_sockets,
                                      p.host_dram_latency, ResourceKind::dram));
 
+  // The link a GPU group shares on its way to host memory: the PCIe switch's uplink, or the CPU's
+  // C2C port when the node states one.
+  const bool switched = p.host_attach == HostAttach::pcie_switch;
+  const bool shared_group_link = switched || p.switch_uplink_bandwidth.value() > 0.0;
   std::vector<FabricTopology::LinkEnds> uplink;
-  if (p.host_attach == HostAttach::pcie_switch)
+  if (shared_group_link)
     for (std::size_t g = 0; g < gpu_groups.size(); ++g)
-      uplink.push_back(t.add_link("switch" + std::to_string(g) + ".uplink", p.switch_uplink_bandwidth,
-                                  p.switch_uplink_latency, Duplex::full));
+      uplink.push_back(t.add_link((switched ? "switch" : "cpu") + std::to_string(g) + (switched ? ".uplink" : ".c2c"),
+                                  p.switch_uplink_bandwidth, p.switch_uplink_latency, Duplex::full));
   std::vector<FabricTopology::LinkEnds> gpu_link;
   for (int g = 0; g < p.gpu_count; ++g)
     gpu_link.push_back(t.add_link("gpu" + std::to_string(g) + ".link", p.gpu_link_bandwidth,
@@ -68,7 +72,7 @@ NodeFabric build_node_fabric(const NodeFabricParams& p) {
   // Host-side hops from the root complex down to GPU g (excluding DRAM), in path order.
   const auto down_to_gpu = [&](int g) {
     std::vector<ResourceId> hops;
-    if (p.host_attach == HostAttach::pcie_switch)
+    if (shared_group_link)
       hops.push_back(uplink[static_cast<std::size_t>(gpu_group[static_cast<std::size_t>(g)])].forward);
     hops.push_back(gpu_link[static_cast<std::size_t>(g)].forward);
     return hops;
@@ -83,7 +87,7 @@ NodeFabric build_node_fabric(const NodeFabricParams& p) {
     for (const ResourceId r : down_to_gpu(g)) down.push_back(r);
     nf.dram_to_gpu.push_back(t.add_route("dram->gpu" + std::to_string(g), down));
     std::vector<ResourceId> up{gpu_link[static_cast<std::size_t>(g)].backward};
-    if (p.host_attach == HostAttach::pcie_switch)
+    if (shared_group_link)
       up.push_back(uplink[static_cast<std::size_t>(gpu_group[static_cast<std::size_t>(g)])].backward);
     up.push_back(dram);
     nf.gpu_to_dram.push_back(t.add_route("gpu" + std::to_string(g) + "->dram", up));

@@ -5,8 +5,10 @@
 //   dram.S            one per CPU socket: host_dram_bandwidth / cpu_sockets, reads and writes share
 //   gpuG.link         full duplex, per GPU: the GPU's PCIe x16 link to its switch (pcie_switch) or
 //                     its NVLink-C2C link to its CPU (c2c)
-//   switchK.uplink    full duplex, per GPU group (pcie_switch only): the switch's uplink to the
-//                     root complex, shared by the GPUs behind it
+//   switchK.uplink    full duplex, per GPU group (pcie_switch): the switch's uplink to the root
+//                     complex, shared by the GPUs behind it
+//   cpuK.c2c          full duplex, per GPU group (c2c, when switch_uplink_bandwidth > 0): the CPU's
+//                     NVLink-C2C port, shared by the GPUs attached to that CPU
 //   nvmeD.bw/.iops    per drive (see FabricTopology::add_nvme)
 //   drivesK.uplink    full duplex, per drive group, when drives have their own switches
 //                     (drive_attach own_switch) and drive_group_uplink_bandwidth > 0
@@ -37,7 +39,7 @@ namespace engramsim::fabric {
 
 enum class HostAttach : std::uint8_t {
   pcie_switch,  // GPUs behind PCIe switches with a shared uplink to the root complex (HGX)
-  c2c,          // each GPU on its own NVLink-C2C link to a Grace CPU (GB200/GB300)
+  c2c,          // GPUs on NVLink-C2C links to a Grace CPU (GB200/GB300); the CPU's C2C port may be shared
 };
 
 enum class DriveAttach : std::uint8_t {
@@ -53,7 +55,9 @@ struct NodeFabricParams {
   std::vector<std::vector<int>> gpu_groups;
   Bandwidth gpu_link_bandwidth;       // per direction (PCIe x16 or C2C)
   Time gpu_link_latency;
-  Bandwidth switch_uplink_bandwidth;  // per direction, per group (pcie_switch only)
+  // Per direction, per group: the switch uplink (pcie_switch) or the CPU's C2C port (c2c; zero there
+  // means each GPU's own link is the only limit).
+  Bandwidth switch_uplink_bandwidth;
   Time switch_uplink_latency;
   int cpu_sockets = 1;
   Bandwidth host_dram_bandwidth;      // aggregate over sockets

@@ -25,6 +25,8 @@ fabric::NodeFabricParams node_fabric_params(const NodeSpec& node) {
     p.gpu_link_latency = Time::ns(node.host_link_latency.count_ns() / 2);
     p.switch_uplink_latency = node.host_link_latency - p.gpu_link_latency;
   } else {
+    // C2C: the preset's switch_uplink_bandwidth is the CPU's C2C port its GPUs share (zero: none).
+    p.switch_uplink_bandwidth = t.switch_uplink_bandwidth;
     p.gpu_link_latency = node.host_link_latency;
   }
 

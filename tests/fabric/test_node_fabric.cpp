@@ -83,6 +83,29 @@ TEST(NodeFabric, C2cNodesHaveOneLinkPerGpuAndDramPerSocket) {
   EXPECT_EQ(nf.gpu_to_gpu[2][2], kNoRoute);
 }
 
+// A Grace CPU whose C2C port is stated (GB200/GB300 presets: 450 GB/s per direction per Grace) is
+// shared by its two GPUs: both fetching at once get 225 GB/s each although each GPU's own link
+// carries 450; the other Grace's GPUs are not affected.
+TEST(NodeFabric, GpusOfOneGraceShareItsC2cPortWhenTheNodeStatesOne) {
+  NodeFabricParams p;
+  p.gpu_count = 4;
+  p.host_attach = HostAttach::c2c;
+  p.gpu_groups = {{0, 1}, {2, 3}};
+  p.cpu_sockets = 2;
+  p.gpu_link_bandwidth = Bandwidth::gb_per_s(450);
+  p.switch_uplink_bandwidth = Bandwidth::gb_per_s(450);
+  p.host_dram_bandwidth = Bandwidth::gb_per_s(2000);
+  const NodeFabric nf = build_node_fabric(p);
+  EXPECT_EQ(hop_names(nf.topology, nf.dram_to_gpu[2]), (std::vector<std::string>{"dram.1", "cpu1.c2c.fwd", "gpu2.link.fwd"}));
+  EXPECT_EQ(hop_names(nf.topology, nf.gpu_to_dram[1]), (std::vector<std::string>{"gpu1.link.bwd", "cpu0.c2c.bwd", "dram.0"}));
+  NativeFabric f(nf.topology);
+  const auto fin = run_as_engine(f, {flow(nf.dram_to_gpu[0], Bytes(450e6)), flow(nf.dram_to_gpu[1], Bytes(450e6)),
+                                     flow(nf.dram_to_gpu[2], Bytes(450e6))});
+  EXPECT_EQ(fin[0], Time::ms(2));  // 450 MB at 225 GB/s: the port is shared
+  EXPECT_EQ(fin[1], Time::ms(2));
+  EXPECT_EQ(fin[2], Time::ms(1));  // alone on the other Grace's port
+}
+
 TEST(NodeFabric, GroupsMustPartitionTheGpus) {
   NodeFabricParams p = four_gpus_two_switches();
   p.gpu_groups = {{0, 1}, {1, 2, 3}};

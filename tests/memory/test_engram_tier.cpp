@@ -464,6 +464,10 @@ TEST(EngramTier, EveryNodePresetBuildsAFabric) {
   EXPECT_EQ(hgx.gpu_groups.size(), 4u);
   const fabric::NodeFabricParams gb = node_fabric_params(load_node("gb200-nvl72"));
   EXPECT_EQ(gb.host_attach, fabric::HostAttach::c2c);
+  // The preset's per-Grace C2C port (shared by its 2 GPUs) reaches the fabric, as in the formula.
+  EXPECT_EQ(gb.switch_uplink_bandwidth.value(), 450e9);
+  const fabric::NodeFabric gb_fabric = fabric::build_node_fabric(gb);
+  EXPECT_EQ(gb_fabric.topology.route(gb_fabric.dram_to_gpu[0]).hops.size(), 3u);  // DRAM, C2C port, GPU link
   EXPECT_EQ(gb.drive_attach, fabric::DriveAttach::own_switch);
 }
 
