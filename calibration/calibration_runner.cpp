@@ -1,5 +1,7 @@
 #include "calibration/calibration_runner.hpp"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <sstream>
 
@@ -57,8 +59,12 @@ std::set<std::string> resolve_benchmark_list(const std::string& csv) {
 
 std::string benchmark_list_help() {
   std::string s;
-  for (const auto& [g, members] : groups()) s += (s.empty() ? "" : ", ") + g;
-  for (const auto& n : calibration_section_names()) s += ", " + n;
+  // Groups first, then the sections; a section that shares its group's name is listed once.
+  std::vector<std::string> names;
+  for (const auto& [g, members] : groups()) names.push_back(g);
+  for (const auto& n : calibration_section_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
 

@@ -6,12 +6,15 @@ namespace engramsim {
 namespace {
 std::string render(const SourceLocation& w, const std::string& field, const std::string& msg) {
   std::ostringstream os;
-  os << (w.file.empty() ? std::string("<input>") : w.file);
-  if (w.line > 0) {
-    os << ':' << w.line;
-    if (w.column > 0) os << ':' << w.column;
+  // No file (a command-line option, an in-memory structure): the field alone says where.
+  if (!w.file.empty() || field.empty()) {
+    os << (w.file.empty() ? std::string("<input>") : w.file);
+    if (w.line > 0) {
+      os << ':' << w.line;
+      if (w.column > 0) os << ':' << w.column;
+    }
+    os << ": ";
   }
-  os << ": ";
   if (!field.empty()) os << field << ": ";
   os << msg;
   return os.str();

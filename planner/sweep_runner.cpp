@@ -308,7 +308,7 @@ SweepRunSummary run_local(const std::vector<SweepPoint>& points, const EvaluateF
 
 SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn& evaluate, const SweepRunOptions& o) {
   const MpiSession& mpi = *o.mpi;
-  if (o.shard.count > 1) throw ConfigError({"--shard", 0, 0}, "--shard", "cannot be combined with an MPI launch");
+  if (o.shard.count > 1) throw ConfigError({"--shard", 0, 0}, "shard", "cannot be combined with an MPI launch");
   const double t0 = now_seconds();
   SweepRunSummary s;
   s.total_points = points.size();
@@ -406,7 +406,7 @@ SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn&
 ShardSpec ShardSpec::parse(const std::string& text) {
   const auto slash = text.find('/');
   auto bad = [&]() -> ShardSpec {
-    throw ConfigError({"--shard", 0, 0}, "--shard", "expected i/N with 0 <= i < N, got \"" + text + "\"");
+    throw ConfigError({"--shard", 0, 0}, "shard", "expected i/N with 0 <= i < N, got \"" + text + "\"");
   };
   if (slash == std::string::npos) return bad();
   try {

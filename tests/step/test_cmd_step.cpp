@@ -86,9 +86,36 @@ TEST(CmdStep, ShowsTheGemmSharePerPrecision) {
 
 TEST(CmdStep, BadInputExitsTwo) {
   if (!cli_built()) GTEST_SKIP() << "engramsim not built";
-  EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --decode-seqs 1 --context 10").rc, 2);
+  // Tensor-parallel attention cannot split 64 heads over 3 ranks.
+  EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --attention tensor --decode-seqs 1 --context 10").rc, 2);
   EXPECT_EQ(run_cli("step --model no-such-model --node hgx-b300 --decode-seqs 1 --context 10").rc, 2);
   EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --context 10").rc, 2);  // no batch
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8").rc, 2);  // no --context
+  // A tier on a card without Engram is bad input, as in a scenario.
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --engram-tier ssd --decode-seqs 8 --context 10").rc, 2);
+  EXPECT_EQ(run_cli("footprint --model llama-3.1-8b --node hgx-h100 --tp 1 --engram-tier ssd").rc, 2);
+  EXPECT_EQ(run_cli("no-such-command").rc, 2);
+}
+
+// step resolves the layout by footprint's rule (data-parallel attention and EP = TP for an MoE card
+// whose KV cannot be split over heads), names the Engram tier it priced, and --engram-tier none
+// drops the module.
+TEST(CmdStep, LayoutAndEngramTierFollowFootprint) {
+  if (!cli_built()) GTEST_SKIP() << "engramsim not built";
+  const CliRun v41 = run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --decode-seqs 8 --context 100");
+  ASSERT_EQ(v41.rc, 0);
+  EXPECT_NE(v41.out.find("TP2 EP2 DP-attention, Engram tier dram"), std::string::npos) << v41.out;
+  const CliRun fp = run_cli("footprint --model deepseek-v4.1-flash --node hgx-b300 --tp 2");
+  EXPECT_NE(fp.out.find("TP2, EP2, data-parallel attention"), std::string::npos) << fp.out;
+  const CliRun llama = run_cli("step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8 --context 100");
+  ASSERT_EQ(llama.rc, 0);
+  EXPECT_NE(llama.out.find("TP1 EP1, Engram tier none"), std::string::npos) << llama.out;
+  const CliRun none =
+      run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --engram-tier none --decode-seqs 8 --context 100 --json");
+  ASSERT_EQ(none.rc, 0);
+  const nlohmann::json j = nlohmann::json::parse(none.out);
+  EXPECT_EQ(j.at("engram").at("tier"), "none");
+  EXPECT_TRUE(j.at("engram").at("layers").empty());
 }
 #endif
 

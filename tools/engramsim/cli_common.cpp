@@ -25,6 +25,22 @@ int run_guarded(const std::function<int()>& body) {
   }
 }
 
+std::optional<EngramTier> resolve_engram_tier(const std::string& flag, ModelCard& card) {
+  if (flag.empty()) return card.engram ? std::optional<EngramTier>(EngramTier::dram) : std::nullopt;
+  if (flag == "none") {
+    card.engram.reset();
+    return std::nullopt;
+  }
+  const auto tier = engram_tier_from_string(flag);
+  if (!tier) throw ConfigError({}, "--engram-tier", "expected hbm, dram, ssd or none, got '" + flag + "'");
+  if (!card.engram)
+    throw ConfigError({}, "--engram-tier",
+                      "the model card '" + card.name + "' has no Engram module (leave the flag out or give none)");
+  return tier;
+}
+
+std::string engram_tier_label(const std::optional<EngramTier>& tier) { return tier ? to_string(*tier) : "none"; }
+
 TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
 
 void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }

@@ -8,7 +8,11 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
+
+#include "models/engram_tier.hpp"
+#include "models/model_card.hpp"
 
 namespace engramsim::cli {
 
@@ -18,6 +22,13 @@ void register_commands(CLI::App& app, CommandAction& action);
 
 // Runs `body`, translating exceptions into exit codes with a one-line message on stderr.
 int run_guarded(const std::function<int()>& body);
+
+// `--engram-tier` of step and footprint, with a scenario's rule: empty means the card's default
+// (dram for a card with Engram tables, none without); "none" removes the card's Engram module (the
+// baseline arm of a comparison); a tier on a card without Engram is bad input. Returns the tier to
+// price, nullopt for none.
+std::optional<EngramTier> resolve_engram_tier(const std::string& flag, ModelCard& card);
+std::string engram_tier_label(const std::optional<EngramTier>& tier);  // "hbm" ... or "none"
 
 // Left-aligned text table with right-aligned numeric columns, for human output.
 class TextTable {

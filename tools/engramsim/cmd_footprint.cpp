@@ -28,7 +28,7 @@ struct FootprintArgs {
   int tp = 1;
   int ep = 0;
   std::string attention = "auto";
-  std::string engram_tier = "dram";
+  std::string engram_tier;  // empty: the card's default (resolve_engram_tier)
   std::int64_t max_batched_tokens = 8192;
   std::int64_t max_num_seqs = 256;
   std::int64_t max_model_len = 0;
@@ -59,8 +59,15 @@ std::string with_commas(std::int64_t v) {
 
 std::int64_t whole(Bytes b) { return static_cast<std::int64_t>(std::llround(b.value())); }
 
-const char* tier_words(EngramTier t) {
-  switch (t) {
+// The tier the footprint priced: none when the card carries no Engram module (or --engram-tier none
+// removed it).
+std::optional<EngramTier> priced_tier(const ModelCard& card, const Footprint& f) {
+  return card.engram ? std::optional<EngramTier>(f.engram_tier) : std::nullopt;
+}
+
+const char* tier_words(const std::optional<EngramTier>& tier) {
+  if (!tier) return "no Engram";
+  switch (*tier) {
     case EngramTier::hbm: return "Engram tables in HBM";
     case EngramTier::dram: return "Engram tables in host DRAM";
     case EngramTier::ssd: return "Engram tables on NVMe SSD";
@@ -86,7 +93,7 @@ nlohmann::json to_json(const FootprintArgs& a, const ModelCard& card, const Node
       {"tp", f.layout.tp},
       {"ep", f.layout.ep},
       {"attention", f.dp_attention ? "data" : "tensor"},
-      {"engram_tier", to_string(f.engram_tier)},
+      {"engram_tier", engram_tier_label(priced_tier(card, f))},
       {"max_num_batched_tokens", o.max_num_batched_tokens},
       {"max_num_seqs", o.max_num_seqs},
       {"max_model_len", f.max_model_len},
@@ -133,7 +140,7 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
   const NodeFootprint& n = f.per_node;
   std::cout << card.name << " on " << node.name << " (" << node.gpu_count << " x " << node.gpu.name << "): TP"
             << f.layout.tp << ", EP" << f.layout.ep << ", " << (f.dp_attention ? "data" : "tensor")
-            << "-parallel attention, " << tier_words(f.engram_tier) << "\n";
+            << "-parallel attention, " << tier_words(priced_tier(card, f)) << "\n";
   std::cout << "max_num_batched_tokens " << o.max_num_batched_tokens << ", max_num_seqs " << o.max_num_seqs
             << ", max_model_len " << f.max_model_len
             << (o.kv_free_fraction > 0.0 ? ", kv_free_fraction " + fixed(o.kv_free_fraction, 2)
@@ -187,15 +194,16 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
 }
 
 int run_footprint(const FootprintArgs& a) {
-  const ModelCard card = load_model_card(a.model);
+  ModelCard card = load_model_card(a.model);
   const NodeSpec node = load_node(a.node);
+  const std::optional<EngramTier> tier = resolve_engram_tier(a.engram_tier, card);
   FootprintOptions o;
   o.tp = a.tp;
   o.ep = a.ep;
   o.attention = a.attention == "tensor" ? AttentionParallel::tensor
                 : a.attention == "data" ? AttentionParallel::data
                                         : AttentionParallel::automatic;
-  o.engram_tier = *engram_tier_from_string(a.engram_tier);
+  o.engram_tier = tier.value_or(EngramTier::dram);  // priced only when the card keeps its Engram module
   o.max_num_batched_tokens = a.max_batched_tokens;
   o.max_num_seqs = a.max_num_seqs;
   o.max_model_len = a.max_model_len;
@@ -229,9 +237,10 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--attention", a->attention, "Attention parallelism: auto, tensor or data")
       ->check(CLI::IsMember({"auto", "tensor", "data"}))
       ->capture_default_str();
-  cmd->add_option("--engram-tier", a->engram_tier, "Where the Engram tables live: hbm, dram or ssd")
-      ->check(CLI::IsMember({"hbm", "dram", "ssd"}))
-      ->capture_default_str();
+  cmd->add_option("--engram-tier", a->engram_tier,
+                  "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
+                  "Engram tables, none without)")
+      ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
   cmd->add_option("--max-batched-tokens", a->max_batched_tokens, "Tokens per scheduler step")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
       ->capture_default_str();

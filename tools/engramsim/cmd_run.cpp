@@ -225,6 +225,12 @@ int run_scenario_command(const RunArgs& a) {
       v.built->run.trace.path = trace_path_for(a.trace_out, session.compare ? v.name : std::string());
       v.built->run.trace.window = window;
     }
+    // The trace's folder is made before the run, as --out makes its own, so a missing folder neither
+    // fails after the whole simulation nor loses its results.
+    const std::filesystem::path folder = std::filesystem::path(a.trace_out).parent_path();
+    std::error_code ec;
+    if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+    if (ec) throw std::runtime_error("--trace-out: cannot create folder " + folder.string() + ": " + ec.message());
   }
 
   if (!session.compare && session.any_infeasible()) {

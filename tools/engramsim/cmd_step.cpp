@@ -22,6 +22,7 @@
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/footprint.hpp"
 #include "models/op_cost.hpp"
 #include "models/roofline_step_model.hpp"
 #include "tools/engramsim/cli_common.hpp"
@@ -33,11 +34,12 @@ struct StepArgs {
   std::string model;
   std::string node;
   int tp = 1;
-  int ep = 1;
-  bool dp_attention = false;
+  int ep = 0;                    // 0: automatic, as footprint and a scenario's deployment
+  std::string attention = "auto";
+  bool dp_attention = false;     // shorthand for --attention data
   std::string expert_placement = "static";
   int redundant_experts = 0;
-  std::string engram_tier = "dram";
+  std::string engram_tier;  // empty: the card's default (resolve_engram_tier)
   int decode_seqs = 0;
   int context = 0;
   int prefill_tokens = 0;
@@ -120,8 +122,7 @@ std::vector<OpRow> aggregate(const StepBreakdown& b) {
 int run_step(const StepArgs& a) {
   ModelCard card = load_model_card(a.model);
   const NodeSpec node = load_node(a.node);
-  const auto tier = engram_tier_from_string(a.engram_tier);
-  if (!tier) throw ConfigError({}, "--engram-tier", "expected hbm, dram or ssd, got '" + a.engram_tier + "'");
+  const std::optional<EngramTier> tier = resolve_engram_tier(a.engram_tier, card);
   if (a.decode_seqs < 0 || a.context < 0 || a.prefill_tokens < 0 || a.prefill_cached < 0)
     throw ConfigError({}, "batch", "sizes must be >= 0");
   if (a.decode_seqs == 0 && a.prefill_tokens == 0)
@@ -143,12 +144,26 @@ int run_step(const StepArgs& a) {
   }
   const int positions = spec ? 1 + card.spec_decode.draft_tokens : 1;
 
+  // The layout, resolved by the same rule as footprint and a scenario's deployment (attention auto:
+  // data-parallel for an MoE card whose KV cannot be split over heads; ep 0: tp under data-parallel
+  // attention, else 1).
+  if (a.dp_attention && a.attention == "tensor")
+    throw ConfigError({}, "--dp-attention", "contradicts --attention tensor");
+  FootprintOptions layout_rule;
+  layout_rule.tp = a.tp;
+  layout_rule.ep = a.ep;
+  layout_rule.attention = a.dp_attention || a.attention == "data" ? AttentionParallel::data
+                          : a.attention == "tensor"              ? AttentionParallel::tensor
+                                                                 : AttentionParallel::automatic;
+  const bool dp_attention = uses_dp_attention(card, layout_rule);
+  const int ep = resolved_ep(card, layout_rule);
+
   RooflineOptions o;
-  o.layout = ParallelLayout{a.tp, a.ep, a.dp_attention};
+  o.layout = ParallelLayout{a.tp, ep, dp_attention};
   o.layout.expert_balance = {*placement_from_name(a.expert_placement), a.redundant_experts};
   if (a.redundant_experts > 0 && o.layout.expert_balance.placement != ExpertPlacement::eplb)
     throw ConfigError({}, "--redundant-experts", "redundant expert replicas need --expert-placement eplb");
-  o.engram.tier = *tier;
+  o.engram.tier = tier.value_or(EngramTier::dram);  // priced only when the card keeps its Engram module
   o.engram.access.zipf_s = a.zipf;
   o.engram.dedup = !a.no_dedup;
   o.engram.dram_path = a.dram_path == "staged" ? DramPath::staged : DramPath::zero_copy;
@@ -230,8 +245,8 @@ int run_step(const StepArgs& a) {
         {"gpu", node.gpu.name},
         {"gemm_share", gemm_share},
         {"tp", a.tp},
-        {"ep", a.ep},
-        {"dp_attention", a.dp_attention},
+        {"ep", ep},
+        {"dp_attention", dp_attention},
         {"engine", a.engine},
         {"batch",
          {{"decode_seqs", a.decode_seqs},
@@ -253,7 +268,7 @@ int run_step(const StepArgs& a) {
         {"calibration_kept", calibration.kept},
         {"collectives_source", o.collectives.source},
         {"ops", ops},
-        {"engram", {{"tier", to_string(*tier)}, {"layers", layers}}},
+        {"engram", {{"tier", engram_tier_label(tier)}, {"layers", layers}}},
     };
     if (a.per_layer) {
       nlohmann::json per = nlohmann::json::array();
@@ -273,9 +288,9 @@ int run_step(const StepArgs& a) {
   }
 
   std::cout << "Step: " << card.name << " on " << node.name << " (" << node.gpu.name << "), TP" << a.tp << " EP"
-            << a.ep << (a.dp_attention ? " DP-attention" : "") << ", Engram tier " << to_string(*tier)
+            << ep << (dp_attention ? " DP-attention" : "") << ", Engram tier " << engram_tier_label(tier)
             << ", engine " << a.engine << "\n";
-  if (card.moe && a.ep > 1)
+  if (card.moe && ep > 1)
     std::cout << "Experts: " << a.expert_placement << " placement"
               << (a.redundant_experts > 0 ? " with " + std::to_string(a.redundant_experts) + " redundant replicas" : "")
               << ", popularity CV " << fixed(card.moe->popularity_cv, 2) << "\n";
@@ -335,17 +350,25 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
   cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--ep", a->ep, "Expert-parallel groups (divides --tp)")->check(CLI::Range(1, 1024));
-  cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention (each GPU its own sequences)");
+  cmd->add_option("--ep", a->ep, "Expert-parallel groups, dividing --tp (0 = automatic, as footprint)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--attention", a->attention, "Attention parallelism: auto, tensor or data (as footprint)")
+      ->check(CLI::IsMember({"auto", "tensor", "data"}))
+      ->capture_default_str();
+  cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention: shorthand for --attention data");
   cmd->add_option("--expert-placement", a->expert_placement,
                   "Routed experts over the EP ranks: static (no balancer, default), eplb or ideal")
       ->check(CLI::IsMember({"static", "eplb", "ideal"}));
   cmd->add_option("--redundant-experts", a->redundant_experts, "Extra expert replicas under --expert-placement eplb")
       ->check(CLI::Range(0, 65536));
-  cmd->add_option("--engram-tier", a->engram_tier, "Where the Engram tables live: hbm, dram or ssd")
-      ->check(CLI::IsMember({"hbm", "dram", "ssd"}));
-  cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step");
-  cmd->add_option("--context", a->context, "KV tokens per decode sequence");
+  cmd->add_option("--engram-tier", a->engram_tier,
+                  "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
+                  "Engram tables, none without)")
+      ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
+  CLI::Option* seqs = cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step");
+  CLI::Option* context = cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
+  seqs->needs(context);
   cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
   cmd->add_option("--spec-accept", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");

@@ -1,5 +1,6 @@
 // engramsim: calibrate, simulate and size LLM serving deployments with Engram memory tiers.
 #include <iostream>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -11,6 +12,25 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   engramsim::cli::CommandAction action;
   engramsim::cli::register_commands(app, action);
+  // A first word that is not an option must name a command: say so, with the list, rather than
+  // CLI11's generic "a subcommand is required". `help` is read as --help.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    if (word == "help") {
+      std::cout << app.help();
+      return engramsim::exit_code::ok;
+    }
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == word;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "error: unknown command '" << word << "' (commands: " << names << ")\n";
+      return engramsim::exit_code::bad_input;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -20,7 +40,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line on stderr, as every other error (docs/cli.md), naming where --help is.
+    std::string where = "engramsim";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    std::cerr << "error: " << e.what() << " (see '" << where << " --help')\n";
     return engramsim::exit_code::bad_input;
   }
   if (!action) return engramsim::exit_code::bad_input;
