@@ -13,9 +13,21 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace engramsim {
+
+// A duration the nanosecond clock cannot hold (beyond about +-292 years, or not a number): always
+// the result of an input no real system has (a bandwidth of bytes per second, a billion-token
+// context). The CLI reports it as bad input.
+class TimeOutOfRange : public std::range_error {
+ public:
+  explicit TimeOutOfRange(double seconds)
+      : std::range_error("a duration of " + std::to_string(seconds) +
+                         " s is beyond the simulator's clock (+-292 years): an input value (a rate, a size, a "
+                         "token count) is far outside what real hardware or workloads reach") {}
+};
 
 class Time {
  public:
@@ -23,8 +35,10 @@ class Time {
   static constexpr Time ns(std::int64_t v) { return Time(v); }
   static constexpr Time us(double v) { return from_seconds(v * 1e-6); }
   static constexpr Time ms(double v) { return from_seconds(v * 1e-3); }
-  // Rounds to the nearest nanosecond.
+  // Rounds to the nearest nanosecond; throws TimeOutOfRange beyond the int64 clock (or on NaN)
+  // instead of wrapping to a negative or meaningless time.
   static constexpr Time from_seconds(double s) {
+    if (!(s > -9.2e9 && s < 9.2e9)) throw TimeOutOfRange(s);
     return Time(static_cast<std::int64_t>(s * 1e9 + (s >= 0 ? 0.5 : -0.5)));
   }
   static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }

@@ -22,6 +22,19 @@ auto positive(const ConfigNode& map, const std::string& key, Getter get) {
   return v;
 }
 
+// Reads `key` with `get` and rejects values outside [lo, hi]: bounds far wider than any real part
+// (for instance 10 GB/s to 1 PB/s of HBM bandwidth), so what they catch is a unit slip ("3.35kB/s"
+// for "3.35TB/s"), which would otherwise turn into hours-long steps or free work.
+template <class Getter>
+auto plausible(const ConfigNode& map, const std::string& key, Getter get, double lo, double hi, const char* range) {
+  const ConfigNode c = map.child(key);
+  const auto v = (c.*get)();
+  if (!(v.value() > 0.0)) c.fail("must be greater than zero");
+  if (!(v.value() >= lo && v.value() <= hi))
+    c.fail(std::string("outside the plausible range ") + range + " (check the unit)");
+  return v;
+}
+
 Time positive_time(const ConfigNode& map, const std::string& key) {
   const ConfigNode c = map.child(key);
   const Time t = c.as_time();
@@ -63,22 +76,26 @@ GpuSpec parse_gpu(const ConfigNode& root) {
   g.name = non_empty(root, "name");
   g.description = non_empty(root, "description");
   g.vendor = root.one_of("vendor", {"nvidia", "amd"});
-  g.hbm_capacity = positive(root, "hbm_capacity", &ConfigNode::as_bytes);
-  g.hbm_usable = positive(root, "hbm_usable", &ConfigNode::as_bytes);
+  g.hbm_capacity = plausible(root, "hbm_capacity", &ConfigNode::as_bytes, 0x1p30, 0x1p50, "1 GiB to 1 PiB");
+  g.hbm_usable = plausible(root, "hbm_usable", &ConfigNode::as_bytes, 0x1p30, 0x1p50, "1 GiB to 1 PiB");
   if (g.hbm_usable > g.hbm_capacity) {
     root.child("hbm_usable").fail("exceeds hbm_capacity (" + to_string(g.hbm_usable) + " > " +
                                   to_string(g.hbm_capacity) + ")");
   }
-  g.hbm_bandwidth = positive(root, "hbm_bandwidth", &ConfigNode::as_bandwidth);
+  g.hbm_bandwidth = plausible(root, "hbm_bandwidth", &ConfigNode::as_bandwidth, 1e10, 1e15, "10 GB/s to 1 PB/s");
 
   const ConfigNode flops = root.child("dense_flops");
   if (!flops.is_map()) flops.fail("expected a map of precision -> FLOP rate, e.g. bf16: \"2.25PFLOPS\"");
   for (const std::string& key : flops.keys()) {
     const auto p = precision_from_string(key);
     if (!p) flops.child(key).fail("unknown precision \"" + key + "\"; expected one of fp4, fp8, bf16, fp16, fp32");
-    g.dense_flops[*p] = positive(flops, key, &ConfigNode::as_flop_rate);
+    g.dense_flops[*p] = plausible(flops, key, &ConfigNode::as_flop_rate, 1e12, 1e19, "1 TFLOPS to 10 EFLOPS");
   }
   if (g.dense_flops.empty()) flops.fail("must list at least one precision");
+  // Work in a precision the GPU does not list runs on the next wider one it does; BF16 (which FP32
+  // work also runs at) ends that chain, so without it some work would cost no compute time.
+  if (!g.dense_flops.count(Precision::bf16))
+    flops.fail("must include bf16: narrower precisions without a rate, and FP32 work, run at it");
   check_flops_ordering(flops, g.dense_flops);
   flops.finish();
 
@@ -97,11 +114,11 @@ GpuSpec parse_gpu(const ConfigNode& root) {
     ge.finish();
   }
 
-  g.scale_up_bandwidth = positive(root, "scale_up_bandwidth", &ConfigNode::as_bandwidth);
+  g.scale_up_bandwidth = plausible(root, "scale_up_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e15, "1 GB/s to 1 PB/s");
   const std::string link = root.one_of(
       "host_link", {"pcie_gen4_x16", "pcie_gen5_x16", "pcie_gen6_x16", "nvlink_c2c", "infinity_fabric"});
   g.host_link = *host_link_kind_from_string(link);
-  g.host_link_bandwidth = positive(root, "host_link_bandwidth", &ConfigNode::as_bandwidth);
+  g.host_link_bandwidth = plausible(root, "host_link_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e14, "1 GB/s to 100 TB/s");
   g.power_kw = positive_number(root, "power_kw");
   root.finish();
   return g;
@@ -170,15 +187,15 @@ NodeSpec parse_node(const ConfigNode& root) {
               std::to_string(n.gpu_count) + ")");
   }
   if (root.has("scale_out_bandwidth"))
-    n.scale_out_bandwidth = positive(root, "scale_out_bandwidth", &ConfigNode::as_bandwidth);
-  n.host_dram_capacity = positive(root, "host_dram_capacity", &ConfigNode::as_bytes);
-  n.host_dram_bandwidth = positive(root, "host_dram_bandwidth", &ConfigNode::as_bandwidth);
+    n.scale_out_bandwidth = plausible(root, "scale_out_bandwidth", &ConfigNode::as_bandwidth, 1e8, 1e14, "100 MB/s to 100 TB/s");
+  n.host_dram_capacity = plausible(root, "host_dram_capacity", &ConfigNode::as_bytes, 0x1p30, 0x1p50, "1 GiB to 1 PiB");
+  n.host_dram_bandwidth = plausible(root, "host_dram_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e15, "1 GB/s to 1 PB/s");
   n.host_link_latency = positive_time(root, "host_link_latency");
 
   const ConfigNode nvme = root.child("nvme");
   n.nvme.count = static_cast<int>(nvme.integer("count", 1, 4096));
-  n.nvme.capacity_per_drive = positive(nvme, "capacity_per_drive", &ConfigNode::as_bytes);
-  n.nvme.seq_read_per_drive = positive(nvme, "seq_read_per_drive", &ConfigNode::as_bandwidth);
+  n.nvme.capacity_per_drive = plausible(nvme, "capacity_per_drive", &ConfigNode::as_bytes, 1e9, 1e15, "1 GB to 1 PB");
+  n.nvme.seq_read_per_drive = plausible(nvme, "seq_read_per_drive", &ConfigNode::as_bandwidth, 1e7, 1e12, "10 MB/s to 1 TB/s");
   n.nvme.random_read_iops_4k_per_drive = positive_number(nvme, "random_read_iops_4k_per_drive");
   n.nvme.read_latency = positive_time(nvme, "read_latency");
   nvme.finish();
@@ -186,7 +203,7 @@ NodeSpec parse_node(const ConfigNode& root) {
   const ConfigNode topo = root.child("topology");
   n.topology.cpu_sockets = static_cast<int>(topo.integer("cpu_sockets", 1, 64));
   n.topology.gpu_groups = parse_groups(topo, "gpu_groups", n.gpu_count, "GPU", "gpu_count");
-  n.topology.switch_uplink_bandwidth = positive(topo, "switch_uplink_bandwidth", &ConfigNode::as_bandwidth);
+  n.topology.switch_uplink_bandwidth = plausible(topo, "switch_uplink_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e14, "1 GB/s to 100 TB/s");
   n.topology.drive_groups = parse_groups(topo, "drive_groups", n.nvme.count, "drive", "nvme.count");
   topo.finish();
 

@@ -75,6 +75,9 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   if (!(f > 0.0) && !(bytes > 0.0)) return s;
   if (f > 0.0) {
     const double peak = tensor_peak(hw, eff, w.precision, w.op_class);
+    if (f > 0.0 && !(peak > 0.0))
+      throw std::invalid_argument(std::string("the GPU lists no dense_flops rate for ") + to_string(w.precision) +
+                                  " or any wider precision (a preset must list bf16)");
     s.compute = peak > 0.0 ? f / (peak * e.flops.at(w.flops_key)) : 0.0;
   }
   if (bytes > 0.0) {

@@ -11,6 +11,13 @@ TimeSeries::TimeSeries(Time interval, std::int32_t replicas) : interval_(interva
 }
 
 TimeSeriesBin& TimeSeries::bin_at(std::int64_t index) {
+  // A bound on memory (about 100 bytes per bin): a long run at a short interval is refused with
+  // the fix named, instead of exhausting memory.
+  constexpr std::int64_t kMaxBins = 2'000'000;
+  if (index >= kMaxBins)
+    throw ConfigError({}, "metrics.timeseries_interval",
+                      "the run outlasts " + std::to_string(kMaxBins) + " intervals of " +
+                          std::to_string(interval_.seconds()) + " s; give a longer timeseries_interval");
   if (static_cast<std::size_t>(index) >= bins_.size()) bins_.resize(static_cast<std::size_t>(index) + 1);
   return bins_[static_cast<std::size_t>(index)];
 }

@@ -292,7 +292,9 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   p.horizon = root.time_or("horizon", Time::max());
   if (p.horizon <= Time::zero()) root.fail_key("horizon", "must be > 0");
   p.timeseries_interval = root.time_or("timeseries_interval", p.timeseries_interval);
-  if (p.timeseries_interval <= Time::zero()) root.fail_key("timeseries_interval", "must be > 0");
+  // A bin shorter than a few scheduler steps says nothing a finer one would not, and a run of hours
+  // would need millions of them.
+  if (p.timeseries_interval < Time::ms(10)) root.fail_key("timeseries_interval", "must be at least 10ms");
   // Passed through: `compare:` is expanded by scenario_document.hpp, `sweep:` by engramsim sweep.
   root.ignore("compare");
   root.ignore("sweep");

@@ -13,6 +13,16 @@ TEST(Time, IntegerNanosecondsAndRounding) {
   EXPECT_EQ((Time::ms(1) + Time::us(1)).count_ns(), 1001000);
 }
 
+// A duration beyond the int64 nanosecond clock (about 292 years) or NaN throws instead of wrapping
+// to a negative time: a bandwidth of 1 B/s for a 100 GB read must not come out as a short step.
+TEST(Time, OutOfRangeDurationsThrow) {
+  EXPECT_THROW(Time::from_seconds(1e10), TimeOutOfRange);
+  EXPECT_THROW(Time::from_seconds(-1e10), TimeOutOfRange);
+  EXPECT_THROW(Time::from_seconds(std::nan("")), TimeOutOfRange);
+  EXPECT_THROW(Bytes(1e11) / Bandwidth(1.0), TimeOutOfRange);
+  EXPECT_EQ(Time::from_seconds(9.1e9).count_ns(), static_cast<std::int64_t>(9.1e18));
+}
+
 TEST(Units, CrossUnitOperators) {
   // 1 GB over 100 GB/s = 10 ms.
   EXPECT_EQ((Bytes::gb(1) / Bandwidth::gb_per_s(100)).count_ns(), 10'000'000);

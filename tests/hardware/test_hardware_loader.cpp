@@ -286,6 +286,32 @@ TEST_F(HardwareLoaderTest, FlopRatesCheckedPerPrecision) {
   EXPECT_NO_THROW(load_gpu(write_gpu(lines)));
 }
 
+// Unit slips that would otherwise become hours-long steps or free work are refused where they are
+// written: a bandwidth in kB/s for TB/s, a node's DRAM in MB, a preset without a BF16 rate.
+TEST_F(HardwareLoaderTest, ImplausibleValuesAndMissingBf16AreRefused) {
+  auto lines = good_gpu_lines();
+  replace_line(lines, "hbm_bandwidth:", "hbm_bandwidth: \"3.35kB/s\"");
+  std::string path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_bandwidth:"), "hbm_bandwidth",
+                 "outside the plausible range 10 GB/s to 1 PB/s");
+  lines = good_gpu_lines();
+  replace_line(lines, "fp8:", "  fp8: \"4.5GFLOPS\"");
+  path = write_gpu(lines);
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8:"), "dense_flops.fp8",
+                 "plausible range");
+  lines = good_gpu_lines();
+  lines.erase(lines.begin() + line_of(lines, "bf16:") - 1);
+  path = write_gpu(lines);
+  // A map is located at its first entry.
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8:"), "dense_flops",
+                 "must include bf16");
+  auto node = good_node_lines();
+  replace_line(node, "host_dram_capacity:", "host_dram_capacity: \"2MB\"");
+  path = write_node(node);
+  expect_located(error_of([&] { load_node(path); }), path, line_of(node, "host_dram_capacity:"),
+                 "host_dram_capacity", "plausible range");
+}
+
 TEST_F(HardwareLoaderTest, GemmEfficiencyIsOptionalAndChecked) {
   // Absent: every precision reaches the default curves as they are.
   EXPECT_TRUE(load_gpu(write_gpu(good_gpu_lines())).gemm_efficiency.empty());

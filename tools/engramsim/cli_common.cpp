@@ -19,6 +19,9 @@ int run_guarded(const std::function<int()>& body) {
   } catch (const UnitParseError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::bad_input;
+  } catch (const TimeOutOfRange& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_code::bad_input;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::failure;

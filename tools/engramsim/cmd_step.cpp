@@ -44,7 +44,7 @@ struct StepArgs {
   int context = 0;
   int prefill_tokens = 0;
   int prefill_cached = 0;
-  double spec_accept = 0.0;  // 0 = the card's acceptance length
+  double spec_accept = -1.0;  // -1 = the card's acceptance length
   int draft_tokens = -1;     // -1 = the card's
   bool no_spec = false;
   std::string engine = "vllm";
@@ -127,6 +127,14 @@ int run_step(const StepArgs& a) {
     throw ConfigError({}, "batch", "sizes must be >= 0");
   if (a.decode_seqs == 0 && a.prefill_tokens == 0)
     throw ConfigError({}, "batch", "give --decode-seqs and/or --prefill-tokens");
+  if (a.decode_seqs > 0 && a.context >= card.max_context)
+    throw ConfigError({}, "--context", std::to_string(a.context) + " KV tokens reach the card's max_context of " +
+                                           std::to_string(card.max_context));
+  if (a.prefill_cached + static_cast<std::int64_t>(a.prefill_tokens) > card.max_context)
+    throw ConfigError({}, "--prefill-tokens", "cached context plus the chunk exceed the card's max_context of " +
+                                                  std::to_string(card.max_context));
+  if (a.active_gpus > node.gpu_count)
+    throw ConfigError({}, "--active-gpus", "the node has " + std::to_string(node.gpu_count) + " GPUs");
 
   if (a.no_spec) card.spec_decode = SpecDecodeSpec{};
   if (a.draft_tokens >= 0 && card.spec_decode.kind != SpecDecodeKind::none) {
@@ -135,7 +143,8 @@ int run_step(const StepArgs& a) {
   }
   const bool spec = card.spec_decode.kind != SpecDecodeKind::none && card.spec_decode.draft_tokens > 0;
   double accept = spec ? card.spec_decode.acceptance_length : 1.0;
-  if (a.spec_accept > 0.0) {
+  if (a.spec_accept != -1.0) {
+    if (!(a.spec_accept >= 1.0)) throw ConfigError({}, "--spec-accept", "must be >= 1 (tokens emitted per verify step)");
     if (!spec && a.spec_accept != 1.0)
       throw ConfigError({}, "--spec-accept", "the model runs without speculative decoding (acceptance must be 1)");
     if (spec && a.spec_accept > 1.0 + card.spec_decode.draft_tokens)
@@ -167,8 +176,15 @@ int run_step(const StepArgs& a) {
   o.engram.access.zipf_s = a.zipf;
   o.engram.dedup = !a.no_dedup;
   o.engram.dram_path = a.dram_path == "staged" ? DramPath::staged : DramPath::zero_copy;
-  o.engram.dram_cache = parse_bytes(a.dram_cache);
-  o.engram.hbm_hot_cache = parse_bytes(a.hbm_hot);
+  const auto size_flag = [](const std::string& flag, const std::string& text) {
+    try {
+      return parse_bytes(text);
+    } catch (const UnitParseError& e) {
+      throw ConfigError({}, flag, e.what());
+    }
+  };
+  o.engram.dram_cache = size_flag("--dram-cache", a.dram_cache);
+  o.engram.hbm_hot_cache = size_flag("--hbm-hot", a.hbm_hot);
   o.engram.ssd_queue_depth = a.ssd_queue_depth;
   o.engram.active_gpus = a.active_gpus;
   o.host = host_overhead_for(a.engine);
@@ -366,13 +382,15 @@ void add_step_command(CLI::App& app, CommandAction& action) {
                   "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
                   "Engram tables, none without)")
       ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
-  CLI::Option* seqs = cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step");
+  CLI::Option* seqs =
+      cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step")->check(CLI::Range(0, 1000000));
   CLI::Option* context = cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
   seqs->needs(context);
   cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
   cmd->add_option("--spec-accept", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
-  cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)");
+  cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)")
+      ->check(CLI::Range(0, 64));
   cmd->add_flag("--no-spec", a->no_spec, "Run without speculative decoding");
   cmd->add_option("--engine", a->engine, "Serving engine for the host overhead")
       ->check(CLI::IsMember(known_engines()));
