@@ -145,6 +145,45 @@ void run_session(ScenarioSession& s, int jobs) {
   if (error) std::rethrow_exception(error);
 }
 
+std::vector<std::string> session_input_files(const ScenarioSession& s) {
+  std::vector<std::string> files{s.file};
+  for (const auto& v : s.variants) {
+    if (!v.built) continue;
+    const ScenarioParams& p = v.built->params;
+    for (const std::string& f : {p.model_path, p.node_path, p.calibration_path, p.workload.trace_path})
+      if (!f.empty()) files.push_back(f);
+  }
+  return files;
+}
+
+std::vector<std::string> session_output_files(const ScenarioSession& s, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& v : s.variants) {
+    if (!v.built) continue;
+    const fs::path sub = s.compare ? fs::path(dir) / v.name : fs::path(dir);
+    for (const char* f : {"requests.csv", "summary.json", "timeseries.csv", "scenario.json"}) out.push_back((sub / f).string());
+  }
+  if (s.compare) out.push_back((fs::path(dir) / "compare.json").string());
+  return out;
+}
+
+void check_outputs_spare_inputs(const ScenarioSession& s, const std::vector<std::string>& outputs,
+                                const std::string& flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string& in : session_input_files(s)) {
+    const fs::path input = fs::weakly_canonical(in, ec);
+    if (ec) continue;
+    for (const std::string& out : outputs) {
+      const fs::path output = fs::weakly_canonical(out, ec);
+      if (!ec && output == input)
+        throw ConfigError({flag, 0, 0}, "",
+                          "would overwrite the input file " + in + "; write the results elsewhere");
+    }
+  }
+}
+
 void write_session_outputs(const ScenarioSession& s, const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -49,6 +49,15 @@ ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOption
 void run_session(ScenarioSession& session, int jobs = 1);
 void write_session_outputs(const ScenarioSession& session, const std::string& dir);
 
+// The files a session reads (scenario, model card, node, calibration profile, trace), resolved.
+std::vector<std::string> session_input_files(const ScenarioSession& session);
+// Throws ConfigError (located at `flag`) when writing `outputs` would replace one of the session's
+// input files; run before the simulation so nothing is lost and no run time is wasted.
+void check_outputs_spare_inputs(const ScenarioSession& session, const std::vector<std::string>& outputs,
+                                const std::string& flag);
+// The files write_session_outputs(session, dir) writes.
+std::vector<std::string> session_output_files(const ScenarioSession& session, const std::string& dir);
+
 // The headline numbers of a run, in the order reports show them (name, value; NaN when undefined).
 std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s);
 

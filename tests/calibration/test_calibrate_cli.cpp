@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "hardware/calibration_profile.hpp"
@@ -86,6 +87,16 @@ TEST(CalibrateCli, BadInputExitsWithTwo) {
   r = run_cli("--only gemm --gemm-shapes 1x2" + out, dir);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("p.yaml")));
+  // --out onto a file that is not a profile, or onto a folder, is refused before measuring.
+  {
+    std::ofstream(dir.file("scenario.yaml")) << "name: keep\n";
+  }
+  r = run_cli("--only memcpy --out '" + dir.file("scenario.yaml") + "'", dir);
+  EXPECT_EQ(r.code, 2) << r.output;
+  std::ifstream kept(dir.file("scenario.yaml"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "name: keep\n");
+  r = run_cli("--only memcpy --out '" + dir.path() + "'", dir);
+  EXPECT_EQ(r.code, 2) << r.output;
 }
 
 }  // namespace

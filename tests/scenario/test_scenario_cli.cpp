@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
-#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <cstdio>
 #include <string>
 #include <sys/wait.h>
 
@@ -131,6 +133,30 @@ TEST_F(RunCli, OutWritesTheRunFilesAndSloCheckExitsFour) {
   for (const char* f : {"summary.json", "requests.csv", "timeseries.csv", "scenario.json"})
     EXPECT_TRUE(std::filesystem::exists(dir_.file("out") + "/" + f)) << f;
   EXPECT_EQ(run_cli("run " + path + " --check-slo").rc, 4);
+}
+
+// An output path that is one of the run's inputs is refused before the run, and the input is left
+// as it was: --trace-out onto the scenario, --out into the folder of a replayed requests.csv trace.
+// The trace's folder is made when missing.
+TEST_F(RunCli, OutputsNeverReplaceInputs) {
+  const std::string text = scenario();
+  const std::string file = put("victim.yaml", text);
+  const CliRun r = run_cli("run " + file + " --trace-out " + file);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("would overwrite the input file"), std::string::npos) << r.out;
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+
+  std::filesystem::create_directories(dir_.file("runs"));
+  const std::string trace = put("runs/requests.csv", "arrival_s,input_tokens,output_tokens\n0.0,64,4\n0.5,64,4\n");
+  const std::string replay = put("runs/replay.yaml", scenario("", "  kind: trace\n  trace: {path: requests.csv}\n"));
+  const CliRun clash = run_cli("run " + replay + " --out " + dir_.file("runs"));
+  EXPECT_EQ(clash.rc, 2) << clash.out;
+  EXPECT_NE(clash.out.find(trace), std::string::npos) << clash.out;
+
+  const CliRun fresh = run_cli("run " + file + " --trace-out " + dir_.file("new/folder/trace.json"));
+  EXPECT_EQ(fresh.rc, 0) << fresh.out;
+  EXPECT_TRUE(std::filesystem::exists(dir_.file("new/folder/trace.json"))) << fresh.out;
 }
 
 TEST_F(RunCli, GoldenWriteThenCheck) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -209,6 +210,16 @@ int run_calibrate(const CalibrateArgs& a) {
   const fs::path out(a.out);
   const fs::path out_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(out_dir)) bad("--out", "folder \"" + out_dir.string() + "\" does not exist");
+  // Checked before measuring: --out may replace an earlier profile, never a folder or another file.
+  if (fs::is_directory(out)) bad("--out", "\"" + a.out + "\" is a folder; give the profile's file name");
+  if (fs::exists(out)) {
+    std::ifstream existing(out);
+    std::string line;
+    bool profile = false;
+    for (int i = 0; i < 20 && std::getline(existing, line); ++i)
+      profile = profile || line.rfind("schema: engramsim-calibration/", 0) == 0;
+    if (!profile) bad("--out", "\"" + a.out + "\" exists and is not a calibration profile; it is left as it is");
+  }
 
   std::optional<NodeSpec> node;
   std::optional<GpuSpec> gpu;

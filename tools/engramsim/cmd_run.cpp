@@ -225,6 +225,10 @@ int run_scenario_command(const RunArgs& a) {
       v.built->run.trace.path = trace_path_for(a.trace_out, session.compare ? v.name : std::string());
       v.built->run.trace.window = window;
     }
+    std::vector<std::string> traces;
+    for (const auto& v : session.variants)
+      if (v.built) traces.push_back(v.built->run.trace.path);
+    sim::check_outputs_spare_inputs(session, traces, "--trace-out");
     // The trace's folder is made before the run, as --out makes its own, so a missing folder neither
     // fails after the whole simulation nor loses its results.
     const std::filesystem::path folder = std::filesystem::path(a.trace_out).parent_path();
@@ -232,6 +236,8 @@ int run_scenario_command(const RunArgs& a) {
     if (!folder.empty()) std::filesystem::create_directories(folder, ec);
     if (ec) throw std::runtime_error("--trace-out: cannot create folder " + folder.string() + ": " + ec.message());
   }
+
+  if (!a.out.empty()) sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
 
   if (!session.compare && session.any_infeasible()) {
     std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
