@@ -68,6 +68,9 @@ void check_options(const ModelCard& c, const NodeSpec& node, const FootprintOpti
   auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
   if (o.tp < 1) bad("tp must be >= 1");
   if (ep < 1 || o.tp % ep != 0) bad("ep must be >= 1 and divide tp (" + std::to_string(o.tp) + ")");
+  if (!uses_dp_attention(c, o) && c.attention.num_heads % o.tp != 0)
+    bad(std::to_string(c.attention.num_heads) + " attention heads do not split evenly over tp " + std::to_string(o.tp) +
+        " (tensor-parallel attention)");
   if (!(o.gpu_memory_utilization > 0.0 && o.gpu_memory_utilization <= 1.0))
     bad("gpu_memory_utilization must be in (0, 1]");
   if (!(o.kv_free_fraction >= 0.0 && o.kv_free_fraction <= 1.0))
