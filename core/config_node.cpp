@@ -1,9 +1,11 @@
 #include "core/config_node.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "core/unit_parse.hpp"
 
@@ -57,7 +59,14 @@ void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const s
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   try {
-    YAML::Node n = YAML::Load(text);
+    // One document per file: text after a second `---` (or after `...`) would otherwise be dropped.
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      const YAML::Mark m = docs[1].Mark();
+      throw ConfigError({name, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, "",
+                        "a second YAML document starts here; a file holds one");
+    }
+    YAML::Node n = docs.empty() ? YAML::Node() : docs.front();
     std::size_t walked = 0;
     refuse_duplicate_keys(n, name, "", walked);
     return ConfigNode(n, name, "");
@@ -67,13 +76,20 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
   }
 }
 
-ConfigNode ConfigNode::load_file(const std::string& path) {
+std::string ConfigNode::read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError({path, 0, 0}, "", "is a folder, not a file");
+  if (!std::filesystem::exists(path, ec)) throw ConfigError({path, 0, 0}, "", "no such file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError({path, 0, 0}, "", "cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw ConfigError({path, 0, 0}, "", "cannot read file");
-  ConfigNode n = load_string(ss.str(), path);
+  return ss.str();
+}
+
+ConfigNode ConfigNode::load_file(const std::string& path) {
+  ConfigNode n = load_string(read_file(path), path);
   if (!n.node_.IsDefined() || n.node_.IsNull()) throw ConfigError({path, 1, 1}, "", "file is empty");
   return n;
 }

@@ -30,8 +30,12 @@ namespace engramsim {
 
 class ConfigNode {
  public:
-  // Loads and parses a YAML file. Missing file and YAML syntax errors throw ConfigError.
+  // Loads and parses a YAML file. A missing file, a folder, an unreadable file, YAML syntax errors
+  // and a second YAML document in the file throw ConfigError.
   static ConfigNode load_file(const std::string& path);
+  // The whole text of an input file; ConfigError naming the path when it does not exist, is a
+  // folder or cannot be read.
+  static std::string read_file(const std::string& path);
   // Parses YAML text; `name` stands in for the file name in messages.
   static ConfigNode load_string(const std::string& text, const std::string& name);
   // Wraps an existing node (e.g. one produced by overrides).

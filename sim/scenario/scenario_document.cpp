@@ -85,11 +85,7 @@ void strip(YAML::Node& root) {
 }  // namespace
 
 ScenarioDocument read_scenario_document(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ConfigError({path, 0, 0}, "", "cannot read the scenario file");
-  std::ostringstream os;
-  os << f.rdbuf();
-  return {path, os.str()};
+  return {path, ConfigNode::read_file(path)};
 }
 
 std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets,

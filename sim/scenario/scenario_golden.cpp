@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/config_node.hpp"
 #include "core/error.hpp"
 
 namespace engramsim::sim {
@@ -96,11 +97,10 @@ Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgume
 }
 
 Golden read_golden(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) bad(path, "", "cannot read the golden file");
+  const std::string text = ConfigNode::read_file(path);  // missing, folder, unreadable: located errors
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(f);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     bad(path, "", std::string("invalid JSON: ") + e.what());
   }

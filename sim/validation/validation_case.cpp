@@ -394,11 +394,7 @@ ValidationSet validation_set_from_yaml(const std::string& text, const std::strin
 }
 
 ValidationSet load_validation_set(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path, 0, 0}, "", "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return validation_set_from_yaml(ss.str(), path, fs::path(path).parent_path().string());
+  return validation_set_from_yaml(ConfigNode::read_file(path), path, fs::path(path).parent_path().string());
 }
 
 std::string default_validation_set_path() {

@@ -66,7 +66,12 @@ TEST(ConfigNode, WrongTypesAndBadYaml) {
   EXPECT_NE(error_of([&] { root.boolean("b"); }).find("expected true or false"), std::string::npos);
   EXPECT_NE(error_of([&] { root.integer("c"); }).find("expected an integer"), std::string::npos);
   EXPECT_NE(error_of([] { ConfigNode::load_string("a: [1, 2\n", "bad.yaml"); }).find("bad.yaml:"), std::string::npos);
-  EXPECT_NE(error_of([] { ConfigNode::load_file("/nonexistent/x.yaml"); }).find("cannot open file"), std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_file("/nonexistent/x.yaml"); }).find("no such file"), std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_file("/tmp"); }).find("/tmp: is a folder, not a file"), std::string::npos);
+  // A second document (after --- or ...) is refused where it starts, not silently dropped.
+  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n---\nb: 2\n", "two.yaml"); }).find("two.yaml:3:1: a second YAML document"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n...\nb: [\n", "end.yaml"); }).find("end.yaml:"), std::string::npos);
 }
 
 TEST(ConfigNode, OptionalDefaultsOnlyWhenAbsent) {

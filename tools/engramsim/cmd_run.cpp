@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -238,6 +239,11 @@ int run_scenario_command(const RunArgs& a) {
   }
 
   if (!a.out.empty()) sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
+  // The golden to compare with is read before the run, so a bad path costs no simulation.
+  std::optional<sim::Golden> golden;
+  if (!a.check_golden.empty()) golden = sim::read_golden(a.check_golden);
+  if (!a.write_golden.empty() && std::filesystem::is_directory(a.write_golden))
+    throw ConfigError({"--write-golden", 0, 0}, "", a.write_golden + " is a folder; give the golden's file name");
 
   if (!session.compare && session.any_infeasible()) {
     std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
@@ -265,7 +271,7 @@ int run_scenario_command(const RunArgs& a) {
     std::cerr << "wrote golden " << a.write_golden << "\n";
   }
   if (!a.check_golden.empty()) {
-    const auto diffs = sim::compare_with_golden(sim::read_golden(a.check_golden),
+    const auto diffs = sim::compare_with_golden(*golden,
                                                 sim::golden_from_session(session, options.set, ""));
     for (const auto& d : diffs) std::cerr << "golden: " << d << "\n";
     if (!diffs.empty()) rc = exit_code::slo_violated;

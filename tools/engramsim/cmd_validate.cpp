@@ -59,12 +59,8 @@ Kind kind_by_folder(const std::string& path) {
 
 // By top-level keys; an unreadable or non-map file stays unknown (the error says why).
 Kind kind_by_content(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception&) {
-    return Kind::unknown;
-  }
+  // Syntax errors, folders and missing files are reported where they are (ConfigError, located).
+  const YAML::Node root = ConfigNode::load_file(path).raw();
   if (!root.IsMap()) return Kind::unknown;
   const YAML::Node& r = root;
   if (r["workload"]) return Kind::scenario;
