@@ -164,6 +164,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
     r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching};
     r.gpus = d.tp;
     r.decode_padding = padding;
+    r.max_model_len = b.footprint.max_model_len;
     r.spec = SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
                               d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
     rc.replicas.push_back(r);

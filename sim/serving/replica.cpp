@@ -19,6 +19,7 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       name_(params.name.empty() ? "replica" + std::to_string(index) : params.name),
       model_(params.step_model),
       gpus_(params.gpus),
+      max_model_len_(params.max_model_len),
       scheduler_(std::move(scheduler)),
       observers_(observers),
       state_(params.kv, params.spec.num_speculative_tokens),
@@ -45,7 +46,8 @@ ReplicaLoad Replica::load() const {
 }
 
 void Replica::submit(Request&& request) {
-  if (!state_.fits_ever(request)) {
+  const bool too_long = max_model_len_ > 0 && std::int64_t{request.prompt_tokens} + request.output_tokens > max_model_len_;
+  if (too_long || !state_.fits_ever(request)) {
     Sequence s;
     s.request = std::move(request);
     const RequestRecord rec = make_record(s, RequestStatus::rejected);

@@ -47,6 +47,9 @@ struct ReplicaParams {
   EngramInRun* engram_in_run = nullptr;
   // CUDA-graph padding of decode-only steps (decode_padding.hpp); empty: none.
   DecodePadding decode_padding;
+  // > 0: a request whose prompt plus output exceeds it is rejected on arrival, as an OpenAI-compatible
+  // server refuses a prompt + max_tokens beyond the engine's max_model_len; 0: no limit.
+  std::int64_t max_model_len = 0;
 };
 
 struct ReplicaTotals {
@@ -95,6 +98,7 @@ class Replica final : public EventHandler, public EngramStepListener {
   std::string name_;
   const StepTimeModel* model_;
   std::int32_t gpus_;
+  std::int64_t max_model_len_;
   std::unique_ptr<Scheduler> scheduler_;
   const std::vector<ServingObserver*>& observers_;
   ReplicaState state_;

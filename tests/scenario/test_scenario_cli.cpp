@@ -159,6 +159,21 @@ TEST_F(RunCli, OutputsNeverReplaceInputs) {
   EXPECT_TRUE(std::filesystem::exists(dir_.file("new/folder/trace.json"))) << fresh.out;
 }
 
+// A request whose prompt plus output exceeds max_model_len is refused on arrival (as an
+// OpenAI-compatible server refuses it) and counted; the table shows the count.
+TEST_F(RunCli, RequestsBeyondMaxModelLenAreRejected) {
+  const CliRun j = run_cli("run --json " + put("mml.yaml", scenario("  max_model_len: 260\n")));
+  ASSERT_EQ(j.rc, 0) << j.out;
+  const auto summary = nlohmann::json::parse(j.out);
+  EXPECT_EQ(summary.at("rejected").get<int>(), 8);  // 256 + 8 > 260
+  EXPECT_EQ(summary.at("completed").get<int>(), 0);
+  const CliRun fits = run_cli("run --json " + put("mml2.yaml", scenario("  max_model_len: 264\n")));
+  ASSERT_EQ(fits.rc, 0) << fits.out;
+  EXPECT_EQ(nlohmann::json::parse(fits.out).at("completed").get<int>(), 8);
+  const CliRun table = run_cli("run " + dir_.file("mml.yaml"));
+  EXPECT_NE(table.out.find("requests rejected"), std::string::npos) << table.out;
+}
+
 TEST_F(RunCli, GoldenWriteThenCheck) {
   const std::string path = put("g.yaml", scenario());
   const std::string golden = dir_.file("g.json");

@@ -164,7 +164,13 @@ void print_table(const sim::ScenarioSession& s) {
   for (const auto* v : ran)
     done.push_back(std::to_string(v->result->summary.completed) + "/" + std::to_string(v->result->summary.num_requests));
   done.resize(header.size());
+  bool any_rejected = false;
+  for (const auto* v : ran) any_rejected = any_rejected || v->result->summary.rejected > 0;
+  std::vector<std::string> rejected = {"requests rejected"};  // longer than max_model_len or the KV pool
+  for (const auto* v : ran) rejected.push_back(std::to_string(v->result->summary.rejected));
+  rejected.resize(header.size());
   t.add_row(done);
+  if (any_rejected) t.add_row(rejected);
   for (const Row& r : rows()) {
     std::vector<std::string> line = {r.label};
     for (const auto* v : ran) line.push_back(fixed(r.get(v->result->summary), r.digits));
