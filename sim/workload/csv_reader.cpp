@@ -110,6 +110,10 @@ void CsvReader::split(std::string_view line) {
   fields_.clear();
   const std::string_view uq(unquoted_);
   for (const Piece& p : pieces_) fields_.push_back(p.quoted ? uq.substr(p.off, p.len) : line.substr(p.off, p.len));
+  // More fields than the header names: a shifted or merged row, whose values would be read from the
+  // wrong columns. (Short rows fail when a missing column is read.)
+  if (!header_.empty() && fields_.size() > header_.size())
+    reader_.fail("row has " + std::to_string(fields_.size()) + " fields, the header " + std::to_string(header_.size()));
 }
 
 std::string_view CsvReader::field(int column) const {

@@ -70,7 +70,7 @@ bool MooncakeTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes)
   } while (blank(line));
   row.line = reader_.line_number();
   const json j = parse_line(reader_, line);
-  row.t_ns = static_cast<std::int64_t>(std::llround(number_field(reader_, j, "timestamp") * 1e6));
+  row.t_ns = to_ns(number_field(reader_, j, "timestamp"), 1e6);
   row.input = integer_field(reader_, j, "input_length");
   row.output = integer_field(reader_, j, "output_length");
   hash_field(reader_, j, hashes);
@@ -89,7 +89,7 @@ bool BailianTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) 
   const json j = parse_line(reader_, line);
   const std::int64_t chat = integer_field(reader_, j, "chat_id");
   const std::int64_t parent = integer_field(reader_, j, "parent_chat_id");
-  row.t_ns = static_cast<std::int64_t>(std::llround(number_field(reader_, j, "timestamp") * 1e9));
+  row.t_ns = to_ns(number_field(reader_, j, "timestamp"), 1e9);
   row.input = integer_field(reader_, j, "input_length");
   row.output = integer_field(reader_, j, "output_length");
   hash_field(reader_, j, hashes);

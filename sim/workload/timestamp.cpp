@@ -35,7 +35,12 @@ bool parse_timestamp_ns(std::string_view s, std::int64_t& out) {
       !digits(s, 14, 2, mm) || s[16] != ':' || !digits(s, 17, 2, ss)) {
     return false;
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60) return false;
+  // A real calendar date (no 31 February) between 1900 and 2200, where nanoseconds since 1970 fit
+  // in int64; no leap second (60), which a trace's clock would not write.
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (year < 1900 || year > 2200 || month < 1 || month > 12 || hh > 23 || mm > 59 || ss > 59) return false;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day < 1 || day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return false;
   std::size_t pos = 19;
   std::int64_t frac_ns = 0;
   if (pos < s.size() && s[pos] == '.') {

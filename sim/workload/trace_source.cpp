@@ -6,7 +6,11 @@
 
 namespace engramsim::sim {
 
-std::int64_t seconds_to_ns(double seconds) { return static_cast<std::int64_t>(std::llround(seconds * 1e9)); }
+std::int64_t to_ns(double value, double ns_per_unit) {
+  const double ns = value * ns_per_unit;
+  if (!(ns > -9.2e18 && ns < 9.2e18)) return kTimestampOutOfRange;
+  return static_cast<std::int64_t>(std::llround(ns));
+}
 
 TraceSource::TraceSource(std::string path, std::string format, std::int32_t hash_block_tokens,
                          const TraceOptions& options)
@@ -28,6 +32,7 @@ bool TraceSource::next(Request& out) {
       return false;
     }
     last_line_ = row.line;
+    if (row.t_ns == kTimestampOutOfRange) fail_at(row.line, "timestamp out of range (beyond about 292 years in ns)");
     if (row.t_ns < 0) fail_at(row.line, "negative timestamp");
     if (started_ && row.t_ns < prev_ns_) {
       fail_at(row.line, "timestamp decreases (" + std::to_string(static_cast<double>(row.t_ns - first_ns_) * 1e-9) +

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,12 @@ class TraceSource : public RequestSource {
   int last_line_ = 0;
 };
 
-// Seconds (as a trace writes them) to integer nanoseconds, rounded to nearest.
-std::int64_t seconds_to_ns(double seconds);
+// A timestamp beyond the nanosecond clock (about 292 years) or not a number; TraceSource reports it.
+inline constexpr std::int64_t kTimestampOutOfRange = std::numeric_limits<std::int64_t>::min();
+
+// A trace's time value in units of `ns_per_unit` nanoseconds (1e9 for seconds, 1e6 for
+// milliseconds) to integer nanoseconds, rounded to nearest; kTimestampOutOfRange when it does not fit.
+std::int64_t to_ns(double value, double ns_per_unit);
+inline std::int64_t seconds_to_ns(double seconds) { return to_ns(seconds, 1e9); }
 
 }  // namespace engramsim::sim

@@ -93,6 +93,12 @@ TEST(Timestamp, ParsesBothAzureGenerations) {
   EXPECT_FALSE(parse_timestamp_ns("yesterday", x));
   EXPECT_FALSE(parse_timestamp_ns("2023-11-16 18:15:46.", x));
   EXPECT_FALSE(parse_timestamp_ns("2023-11-16 18:15:46+0", x));
+  // Dates that do not exist, leap seconds and years whose nanoseconds overflow are not timestamps.
+  EXPECT_FALSE(parse_timestamp_ns("2023-02-31 18:15:46", x));
+  EXPECT_FALSE(parse_timestamp_ns("2023-02-29 00:00:00", x));
+  EXPECT_TRUE(parse_timestamp_ns("2024-02-29 00:00:00", x));
+  EXPECT_FALSE(parse_timestamp_ns("2023-11-16 18:15:60", x));
+  EXPECT_FALSE(parse_timestamp_ns("9999-12-31 23:59:59", x));
 }
 
 TEST(TraceReaders, AzureConversationTrace) {
@@ -215,6 +221,10 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
                      2, "missing field");
   expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical", 2,
                      "negative timestamp");
+  expect_trace_error(write_file("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical", 2,
+                     "timestamp out of range");
+  expect_trace_error(write_file("long_row.csv", "arrival_s,input_tokens,output_tokens\n0,10,5\n1,10,5,7,8\n"),
+                     "canonical", 3, "row has 5 fields, the header 3");
   expect_trace_error(
       write_file("decreasing.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n2,10,5\n1.5,10,5\n"),
       "vidur", 4, "timestamp decreases");
