@@ -48,9 +48,10 @@ PlanSettings parse_plan_settings(const ConfigNode& n) {
   if (by_requests) p.target.requests_per_s = t.number("requests_per_s", 1e-9, 1e12);
   else p.target.tokens_per_s = t.number("tokens_per_s", 1e-9, 1e15);
   t.finish();
-  p.probe_requests = n.integer_or("probe_requests", p.probe_requests, 1, 100000000);
+  p.probe_requests = n.integer_or("probe_requests", p.probe_requests, 1, 1000000);
   p.min_probe_span = n.time_or("min_probe_span", p.min_probe_span);
-  if (p.min_probe_span < Time::zero()) n.fail_key("min_probe_span", "must be >= 0");
+  if (p.min_probe_span < Time::zero() || p.min_probe_span > Time::ms(3600e3))
+    n.fail_key("min_probe_span", "must be in [0, 1h]");
   if (const auto s = n.optional_child("search")) {
     p.search.lo = s->number_or("lo_per_s", p.search.lo, 1e-9, 1e9);
     p.search.hi = s->number_or("hi_per_s", std::max(p.search.hi, 2.0 * p.search.lo), 1e-9, 1e9);

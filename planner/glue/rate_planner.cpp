@@ -134,6 +134,7 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
     const double offered = rate_per_replica * replicas;
     std::uint64_t want = static_cast<std::uint64_t>(settings_.probe_requests) * static_cast<std::uint64_t>(replicas);
     want = std::max<std::uint64_t>(want, static_cast<std::uint64_t>(std::ceil(offered * min_span_s)));
+    want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(sim::kMaxRequestsPerRun));  // a run's limit
     // A trace's num_requests chooses the part of the trace to replay, so it caps the probe; an open
     // loop's count is only the length of a plain run, and the probe sets its own.
     const std::uint64_t ask = trace && user_cap > 0 ? std::min(want, user_cap) : want;

@@ -124,7 +124,10 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
     out.kind = WorkloadKind::closed_loop;
     const auto clients = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxClients));
     // InferenceX sends num_prompts = 10 x concurrency.
-    const std::int64_t n = w.integer_or("num_requests", 10LL * clients, 1);
+    const std::int64_t n = w.integer_or("num_requests", 10LL * clients, 1, kMaxRequestsPerRun);
+    if (n > kMaxRequestsPerRun)
+      w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
+                                    " a run may send; give num_requests");
     std::string lengths_text;
     const LengthFactory lengths = parse_lengths(w, lengths_text);
     w.finish();
@@ -147,10 +150,13 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
     const double rate = a.number("rate_per_s", 1e-12, 1e12);
     const double cv = process == "gamma" ? a.number("cv", 1e-6, 1e6) : 1.0;
     a.finish();
-    const std::int64_t n = w.integer_or("num_requests", 0, 0);
+    const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
     const Time duration = w.time_or("duration", Time::max());
     if (n == 0 && duration == Time::max()) w.fail("an open-loop workload needs num_requests and/or duration");
     if (duration <= Time::zero()) w.fail_key("duration", "must be > 0");
+    if (n == 0 && rate * duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
+      w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
+                                 " requests, the most a run may send; shorten it or give num_requests");
     std::string lengths_text;
     const LengthFactory lengths = parse_lengths(w, lengths_text);
     w.finish();
@@ -189,7 +195,7 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
   tp.time_scale = t.number_or("time_scale", 1.0, 1e-12, 1e12);
   tp.rate_scale = t.number_or("rate_scale", 1.0, 1e-12, 1e12);
   t.finish();
-  const std::int64_t n = w.integer_or("num_requests", 0, 0);
+  const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
   const auto clients = static_cast<std::int32_t>(w.integer_or("concurrency", 0, 0, kMaxClients));
   w.finish();
   // An unrecognisable file fails now, at the edge, not inside a run.
