@@ -38,6 +38,9 @@ struct CalibrationOptions {
   std::string command_line;            // for provenance
 };
 
+// The scratch file the SSD benchmarks write (--ssd-size, else 256 MiB quick / 2 GiB full).
+std::uint64_t ssd_scratch_bytes(const CalibrationOptions& options);
+
 // Resolves a comma-separated --only list: group names ("dram", "ssd", "memcpy", "gpu", "host")
 // and section names ("ssd_mmap", "gemm", ...). Throws ConfigError naming --only for an unknown
 // name. An empty string means every section.

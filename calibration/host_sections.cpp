@@ -66,6 +66,9 @@ void run_dram_gather(const CalibrationOptions& o, CalibrationRun& run, const Pro
   DramGatherOptions d;
   if (o.dram_table_size) {
     d.table_bytes = *o.dram_table_size;
+    if (ram > 0 && d.table_bytes > ram / 2)
+      throw ConfigError({"command line", 0, 0}, "--dram-table-size",
+                        "at most half of this machine's " + std::to_string(ram / MiB) + " MiB of memory");
   } else {
     d.table_bytes = o.quick ? std::max<std::uint64_t>(256 * MiB, 4 * llc) : std::max<std::uint64_t>(2 * GiB, 16 * llc);
     if (ram > 0) d.table_bytes = std::min<std::uint64_t>(d.table_bytes, ram / 4);
@@ -104,7 +107,7 @@ void run_dram_gather(const CalibrationOptions& o, CalibrationRun& run, const Pro
 void run_ssd(const CalibrationOptions& o, CalibrationRun& run, const Progress& progress) {
   SsdOptions so;
   so.path = o.ssd_path;
-  so.scratch_bytes = o.ssd_size.value_or(o.quick ? 256 * MiB : 2 * GiB);
+  so.scratch_bytes = ssd_scratch_bytes(o);
   if (o.quick) {
     so.queue_depths = {1, 4, 16, 64, 256};
     so.seconds_per_depth = 0.25;
@@ -183,6 +186,8 @@ void guarded(const char* section, CalibrationRun& run, F body) {
 }
 
 }  // namespace
+
+std::uint64_t ssd_scratch_bytes(const CalibrationOptions& o) { return o.ssd_size.value_or(o.quick ? 256 * MiB : 2 * GiB); }
 
 void run_host_benchmarks(const CalibrationOptions& o, CalibrationRun& run, const Progress& progress) {
   if (wanted(o, "memcpy")) guarded("memcpy", run, [&] { run_memcpy(o, run, progress); });

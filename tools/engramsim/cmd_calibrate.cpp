@@ -30,6 +30,7 @@ namespace {
 struct CalibrateArgs {
   bool quick = false;
   std::string only;
+  bool only_given = false;
   std::string ssd_path;
   std::string ssd_size;
   std::string dram_table_size;
@@ -54,6 +55,7 @@ std::uint64_t size_option(const std::string& field, const std::string& text) {
   try {
     const double b = parse_bytes(text).value();
     if (!(b >= 1.0)) bad(field, "must be a positive size");
+    if (b > 0x1p50) bad(field, "at most 1PiB");
     return static_cast<std::uint64_t>(b);
   } catch (const UnitParseError& e) {
     bad(field, e.what());
@@ -190,6 +192,7 @@ void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>
 int run_calibrate(const CalibrateArgs& a) {
   calibration::CalibrationOptions o;
   o.quick = a.quick;
+  if (a.only_given && a.only.empty()) bad("--only", "names no benchmark (leave the flag out to run them all)");
   o.sections = calibration::resolve_benchmark_list(a.only);
   o.ssd_path = a.ssd_path;
   if (!a.ssd_size.empty()) o.ssd_size = size_option("--ssd-size", a.ssd_size);
@@ -207,6 +210,16 @@ int run_calibrate(const CalibrateArgs& a) {
   o.command_line = a.command_line;
 
   namespace fs = std::filesystem;
+  // The SSD scratch file must fit where it goes, with 1 GiB to spare (checked before any benchmark).
+  const bool ssd = o.sections.count("ssd_random_read") || o.sections.count("ssd_mmap") || o.sections.count("ssd_sequential");
+  if (ssd && (a.ssd_path.empty() || fs::is_directory(a.ssd_path))) {
+    std::error_code ec;
+    const fs::space_info space = fs::space(a.ssd_path.empty() ? fs::temp_directory_path(ec) : fs::path(a.ssd_path), ec);
+    const std::uint64_t need = calibration::ssd_scratch_bytes(o);
+    if (!ec && space.available < need + (std::uint64_t{1} << 30))
+      bad("--ssd-size", "the " + std::to_string(need >> 20) + " MiB scratch file does not fit: " +
+                            std::to_string(space.available >> 20) + " MiB free there (1 GiB kept spare)");
+  }
   const fs::path out(a.out);
   const fs::path out_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(out_dir)) bad("--out", "folder \"" + out_dir.string() + "\" does not exist");
@@ -304,6 +317,7 @@ void add_calibrate_command(CLI::App& app, CommandAction& action) {
         for (const auto& r : opt->results()) line += " " + r;
     }
     a->command_line = line;
+    a->only_given = cmd->get_option("--only")->count() > 0;
     action = [a] { return run_calibrate(*a); };
   });
 }
