@@ -9,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/error.hpp"
+
 namespace engramsim::planner {
 namespace fs = std::filesystem;
 namespace {
@@ -173,7 +175,7 @@ std::optional<ReportContext> read_context(const fs::path& dir) {
   try {
     return ReportContext::from_json(nlohmann::json::parse(in));
   } catch (const std::exception& e) {
-    throw std::runtime_error(p.string() + ": not a report context (" + e.what() + ")");
+    throw ConfigError({p.string(), 0, 0}, "", std::string("not a report context (") + e.what() + ")");
   }
 }
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/error.hpp"
+
 namespace engramsim::planner {
 namespace fs = std::filesystem;
 namespace {
@@ -123,8 +125,8 @@ ReadResults read_results_file(const fs::path& file) {
         out.torn_tail = true;
         break;
       }
-      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) + ": not a result line (" + e.what() +
-                               "); only the last line of a results file may be damaged");
+      throw ConfigError({file.string(), static_cast<int>(line_no), 0}, "",
+                        std::string("not a result line (") + e.what() + "); only the last line of a results file may be damaged");
     }
     pos = nl + 1;
     out.valid_bytes = pos;
@@ -246,7 +248,7 @@ std::optional<SweepManifest> read_manifest(const fs::path& dir) {
   try {
     return SweepManifest::from_json(nlohmann::json::parse(in));
   } catch (const std::exception& e) {
-    throw std::runtime_error(p.string() + ": not a sweep manifest (" + e.what() + ")");
+    throw ConfigError({p.string(), 0, 0}, "", std::string("not a sweep manifest (") + e.what() + ")");
   }
 }
 

@@ -215,13 +215,14 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
   const auto existing = read_manifest(o.out_dir);
   const bool has_lines = fs::exists(run.path) && fs::file_size(run.path) > 0;
   if (has_lines && !o.resume) {
-    throw std::runtime_error(run.path.string() + " already holds results; pass --resume to continue that sweep, "
-                             "or choose another output folder");
+    throw ConfigError({"--out", 0, 0}, "", run.path.string() + " already holds results; pass --resume to continue that sweep, "
+                                           "or choose another output folder");
   }
   if (o.resume && existing && !(*existing == mine)) {
-    throw std::runtime_error((o.out_dir / "sweep.json").string() +
-                             " describes a different sweep (points, axes or scenario fingerprint differ); "
-                             "resume needs the same scenario and sweep");
+    throw ConfigError({"--resume", 0, 0}, "",
+                      (o.out_dir / "sweep.json").string() +
+                          " describes a different sweep (points, axes or scenario fingerprint differ); "
+                          "resume needs the same scenario and sweep");
   }
   if (!existing || !(*existing == mine)) write_manifest(o.out_dir, mine);
 
@@ -231,12 +232,12 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
     const ReadResults r = read_results_file(run.path);
     for (const auto& l : r.lines) {
       if (l.index >= points.size() || points[l.index].id != l.id) {
-        throw std::runtime_error(run.path.string() + ": point " + std::to_string(l.index) + " (id " + l.id +
-                                 ") is not in this sweep; the file belongs to a different sweep");
+        throw ConfigError({run.path.string(), 0, 0}, "",
+                          "point " + std::to_string(l.index) + " (id " + l.id +
+                              ") is not in this sweep; the file belongs to a different sweep");
       }
       if (!shard.owns(l.index)) {
-        throw std::runtime_error(run.path.string() + ": point " + std::to_string(l.index) +
-                                 " belongs to another shard");
+        throw ConfigError({run.path.string(), 0, 0}, "", "point " + std::to_string(l.index) + " belongs to another shard");
       }
       if (run.finished[l.index] == '0') ++run.already_done;
       run.finished[l.index] = '1';
@@ -437,9 +438,10 @@ SweepRunSummary run_sweep(const std::vector<SweepPoint>& points, const EvaluateF
 MergeReport merge_shard_results(const fs::path& dir, int shard_count) {
   if (shard_count < 1) throw std::invalid_argument("merge_shard_results: shard count must be >= 1");
   const auto manifest = read_manifest(dir);
-  if (!manifest) throw std::runtime_error((dir / "sweep.json").string() + " is missing; not a sweep output folder");
+  if (!manifest) throw ConfigError({(dir / "sweep.json").string(), 0, 0}, "", "missing; not a sweep output folder");
   const auto files = find_shard_files(dir, shard_count);
-  if (files.empty()) throw std::runtime_error("no results.shard-*-of-" + std::to_string(shard_count) + ".jsonl in " + dir.string());
+  if (files.empty())
+    throw ConfigError({dir.string(), 0, 0}, "", "no results.shard-*-of-" + std::to_string(shard_count) + ".jsonl here");
   return merge_result_files(files, results_path(dir), manifest->total_points);
 }
 
