@@ -503,6 +503,14 @@ CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const N
                                             RooflineOptions& o) {
   CalibrationReport r;
   const GpuSpec& gpu = node.gpu;
+  // Host sections describe the machine they were measured on, whatever node is modelled: say which.
+  bool host_sections = false;
+  for (const auto& name : calibration_section_names())
+    if (!is_gpu_section(name) && has_section_data(p, name)) host_sections = true;
+  if (host_sections)
+    r.notes.push_back("host sections measured on " + (p.provenance.host.empty() ? std::string("an unnamed host") : p.provenance.host) +
+                        " (" + std::to_string(p.provenance.cpu_threads) + " CPU threads) stand in for " + node.name +
+                        "'s host DRAM and NVMe figures");
   bool gpu_sections = false;
   for (const auto& name : calibration_section_names())
     if (is_gpu_section(name) && has_section_data(p, name)) gpu_sections = true;

@@ -122,6 +122,7 @@ struct StepBreakdown {
 struct CalibrationReport {
   std::vector<std::string> applied;  // "gemm: 12 points, eff 0.41..0.78 by M"
   std::vector<std::string> kept;     // sections left at defaults, with why
+  std::vector<std::string> notes;    // where the measurements come from, when it matters
 };
 CalibrationReport apply_calibration_profile(const CalibrationProfile& profile, const NodeSpec& node,
                                             RooflineOptions& options);

@@ -308,12 +308,17 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   const auto& bp = *plan_of.at(best.name);
   std::string note = "Fleet recommendation: " + best.name + ", " + std::to_string(best.plan.nodes) + " node" +
                      (best.plan.nodes == 1 ? "" : "s") + " (" + std::to_string(best.plan.gpus) + " GPUs, " +
-                     std::to_string(best.plan.replicas) + " replicas of " +
+                     std::to_string(best.plan.replicas) + (best.plan.replicas == 1 ? " replica of " : " replicas of ") +
                      std::to_string(bp.at("gpus_per_replica").get<int>()) + " GPUs) serve " + target_text + " within the SLO at " +
                      fmt(best.plan.cost_per_hour.value(), "%.2f") + " $/hour (" + baseline_tier + " prices), " +
                      fmt(best.plan.usd_per_million_tokens, "%.3g") + " $ per million tokens; one replica sustains up to " +
                      fmt(best.plan.max_rate_per_replica, "%.4g") + " req/s, so the fleet runs at " +
                      fmt(100.0 * best.plan.utilization, "%.0f") + " % of its capacity.";
+  // Whole nodes are bought: GPUs left over after the last replica are paid for and idle.
+  const int idle_gpus = best.plan.gpus - best.plan.replicas * bp.at("gpus_per_replica").get<int>();
+  if (idle_gpus > 0)
+    note += " " + std::to_string(idle_gpus) + " of its " + std::to_string(best.plan.gpus) +
+            " GPUs hold no replica (whole nodes are bought); the price counts them.";
   if (out.ranking.size() > 1) {
     const RankedPlan& second = out.ranking[1];
     note += " Next: " + second.name + " at " + fmt(second.plan.cost_per_hour.value(), "%.2f") + " $/hour (" +

@@ -137,6 +137,7 @@ void print_header(const sim::ScenarioSession& s) {
       for (const auto& sec : b.calibration_sections)
         std::cout << indent << "  " << sec.name << ": " << to_string(sec.state)
                   << (sec.detail.empty() ? std::string() : " (" + sec.detail + ")") << "\n";
+      for (const auto& line : b.calibration_applied.notes) std::cout << indent << "  note: " << line << "\n";
       for (const auto& line : b.calibration_applied.applied) std::cout << indent << "  applied: " << line << "\n";
     } else if (!b.params.calibration && !calibration_shown) {
       calibration_shown = true;
@@ -193,7 +194,7 @@ bool report_slo(const sim::ScenarioSession& s, bool print) {
       const bool ok = sim::slo_target_met(t, v.result->summary);
       all = all && ok;
       line += " " + t.key + " " + fixed(sim::slo_statistic_ms(t, v.result->summary), 2) + "ms" + (ok ? "<=" : ">") +
-              fixed(t.limit.millis(), 2) + (ok ? " ok;" : " MISSED;");
+              fixed(t.limit.millis(), 2) + "ms" + (ok ? " ok;" : " MISSED;");
     }
     if (slo.min_interactivity > 0) {
       const double iv = v.result->summary.median_intvty;
@@ -259,7 +260,15 @@ int run_scenario_command(const RunArgs& a) {
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   sim::run_session(session, jobs);
 
-  if (!a.out.empty()) sim::write_session_outputs(session, a.out);
+  if (!a.out.empty()) {
+    sim::write_session_outputs(session, a.out);
+    std::cerr << "wrote " << a.out << (session.compare ? "/<variant>" : "")
+              << "/{requests.csv, summary.json, timeseries.csv, scenario.json}" << (session.compare ? " and compare.json" : "")
+              << "\n";
+  }
+  if (!a.trace_out.empty())
+    for (const auto& v : session.variants)
+      if (v.built && v.result) std::cerr << "wrote trace " << v.built->run.trace.path << "\n";
   if (a.json) {
     std::cout << sim::session_json(session);
   } else {

@@ -321,6 +321,7 @@ int run_step(const StepArgs& a) {
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << positions << " positions at context " << a.context;
   if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
   std::cout << "\n";
+  for (const auto& line : calibration.notes) std::cout << "Calibration note: " << line << "\n";
   for (const auto& line : calibration.applied) std::cout << "Calibration: " << line << "\n";
   for (const auto& line : calibration.kept) std::cout << "Calibration default kept: " << line << "\n";
   std::cout << "\nOps per rank (summed over layers):\n";
