@@ -34,7 +34,7 @@ if [[ "${1:-}" == "--prepare" ]]; then
   cmake -S "$repo/calibration/standalone" -B "$prep" -DENGRAMSIM_EIGEN_DIR="$deps/eigen3" >/dev/null
   cmake --build "$prep" -j "$(nproc)"
   cp "$prep/engramsim-gpu-calibrate" "$deps/engramsim-gpu-calibrate"
-  echo "gpu-check: .deps/ ready ($(du -sh "$deps" | cut -f1)); carry it: run(command='tools/gpu-check.sh \$OUT', carry=['.deps'])"
+  echo "gpu-check: .deps/ ready ($(du -sh "$deps" | cut -f1)); copy the tree with .deps/ to the GPU machine and run tools/gpu-check.sh OUTDIR there"
   exit 0
 fi
 
