@@ -97,6 +97,18 @@ TEST(CmdStep, BadInputExitsTwo) {
   EXPECT_EQ(run_cli("no-such-command").rc, 2);
 }
 
+// list names the catalog and the shipped scenarios (by the path to run them with).
+TEST(CmdList, CatalogAndScenarios) {
+  if (!cli_built()) GTEST_SKIP() << "engramsim not built";
+  const CliRun models = run_cli("list models");
+  ASSERT_EQ(models.rc, 0);
+  EXPECT_NE(models.out.find("deepseek-v4.1-flash"), std::string::npos) << models.out;
+  const CliRun scenarios = run_cli("list scenarios");
+  ASSERT_EQ(scenarios.rc, 0);
+  EXPECT_NE(scenarios.out.find("scenarios/default.yaml"), std::string::npos) << scenarios.out;
+  EXPECT_EQ(run_cli("list bogus").rc, 2);
+}
+
 // step resolves the layout by footprint's rule (data-parallel attention and EP = TP for an MoE card
 // whose KV cannot be split over heads), names the Engram tier it priced, and --engram-tier none
 // drops the module.

@@ -1,7 +1,10 @@
-// `engramsim list models|gpus|nodes`: the catalog entries of one kind, name and description, as an
-// aligned table. An unknown kind is a command-line error (exit 2, from CLI11's validator).
+// `engramsim list models|gpus|nodes|scenarios`: the catalog entries of one kind, name and
+// description, as an aligned table (scenarios by the path to run them with). An unknown kind is a
+// command-line error (exit 2, from CLI11's validator); a missing data folder is exit 1.
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.hpp"
@@ -15,18 +18,24 @@ namespace {
 std::string catalog_folder(const std::string& kind) {
   if (kind == "models") return "models/cards";
   if (kind == "gpus") return "hardware/gpus";
+  if (kind == "scenarios") return "scenarios";
   return "hardware/nodes";
 }
 
 int run_list(const std::string& kind) {
   const std::string folder = catalog_folder(kind);
+  const std::filesystem::path dir = std::filesystem::path(data_root()) / folder;
+  if (!std::filesystem::is_directory(dir))
+    throw std::runtime_error("no data folder " + dir.string() + " (is ENGRAMSIM_DATA_ROOT right?)");
   const std::vector<CatalogEntry> entries = list_catalog(folder);
   if (entries.empty()) {
-    std::cout << "no " << kind << " in " << data_root() << "/" << folder << "\n";
+    std::cout << "no " << kind << " in " << dir.string() << "\n";
     return exit_code::ok;
   }
-  TextTable table({"NAME", "DESCRIPTION"});
-  for (const CatalogEntry& e : entries) table.add_row({e.name, e.description});
+  const bool scenarios = kind == "scenarios";
+  TextTable table({scenarios ? "FILE" : "NAME", "DESCRIPTION"});
+  for (const CatalogEntry& e : entries)
+    table.add_row({scenarios ? folder + "/" + std::filesystem::path(e.path).filename().string() : e.name, e.description});
   std::cout << table.render();
   return exit_code::ok;
 }
@@ -34,11 +43,12 @@ int run_list(const std::string& kind) {
 }  // namespace
 
 void add_list_command(CLI::App& app, CommandAction& action) {
-  CLI::App* cmd = app.add_subcommand("list", "List catalog entries (models, gpus or nodes) with descriptions");
+  CLI::App* cmd =
+      app.add_subcommand("list", "List catalog entries (models, gpus, nodes) or shipped scenarios with descriptions");
   auto kind = std::make_shared<std::string>();
-  cmd->add_option("kind", *kind, "What to list: models, gpus or nodes")
+  cmd->add_option("kind", *kind, "What to list: models, gpus, nodes or scenarios")
       ->required()
-      ->check(CLI::IsMember({"models", "gpus", "nodes"}));
+      ->check(CLI::IsMember({"models", "gpus", "nodes", "scenarios"}));
   cmd->callback([&action, kind] { action = [kind] { return run_list(*kind); }; });
 }
 

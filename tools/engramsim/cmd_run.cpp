@@ -101,7 +101,8 @@ const std::vector<Row>& rows() {
 
 std::string label_of(const sim::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
 
-void print_header(const sim::ScenarioSession& s) {
+// `cli_sets`: the command line's --set arguments, which take precedence over a variant's own set.
+void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgument>& cli_sets) {
   std::cout << "Scenario " << s.name;
   if (!s.description.empty()) std::cout << ": " << s.description;
   std::cout << "\n";
@@ -110,7 +111,11 @@ void print_header(const sim::ScenarioSession& s) {
     std::cout << "\n" << (s.compare ? "[" + v.name + "] " : std::string());
     if (!v.set.empty()) {
       std::cout << "set";
-      for (const auto& [k, val] : v.set) std::cout << " " << k << "=" << val;
+      for (const auto& [k, val] : v.set) {
+        std::cout << " " << k << "=" << val;
+        for (const auto& c : cli_sets)
+          if (c.key == k) std::cout << " (overridden: --set " << c.key << "=" << c.value << ")";
+      }
       std::cout << "\n" << (s.compare ? std::string(v.name.size() + 3, ' ') : std::string());
     }
     if (!v.built) {
@@ -272,7 +277,7 @@ int run_scenario_command(const RunArgs& a) {
   if (a.json) {
     std::cout << sim::session_json(session);
   } else {
-    print_header(session);
+    print_header(session, options.set);
     print_table(session);
     std::cout << "\n";
   }
