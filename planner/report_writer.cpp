@@ -314,17 +314,18 @@ std::vector<Table> report_tables(const ReportData& d) {
     }
     ts.push_back(std::move(t));
   }
+  // yfmt: tokens per dollar run to tens of millions, written whole as in the other tables.
   auto frontier_table = [&](const std::string& name, const std::string& title, const std::string& ycol,
-                            const std::vector<CurvePoint>& pts) {
+                            const std::vector<CurvePoint>& pts, const char* yfmt = "%.6g") {
     Table t{name, title, {"interactivity (tok/s/user)", ycol, "configuration", d.context.curve_axis, "index"}, {}};
     for (const auto& p : pareto_frontier(pts))
-      t.rows.push_back({fmt(p.x), fmt(p.y), p.config, fmt(p.concurrency), std::to_string(p.index)});
+      t.rows.push_back({fmt(p.x), fmt(p.y, yfmt), p.config, fmt(p.concurrency), std::to_string(p.index)});
     return t;
   };
   ts.push_back(frontier_table("frontier_throughput", "Pareto frontier: throughput per GPU", "throughput (tok/s/GPU)",
                               throughput_points(d)));
   ts.push_back(frontier_table("frontier_tokens_per_dollar", "Pareto frontier: tokens per dollar", "tokens per dollar",
-                              tokens_per_dollar_points(d)));
+                              tokens_per_dollar_points(d), "%.0f"));
   if (d.context.target_interactivity) {
     Table t{"comparison",
             "Configurations at " + fmt(*d.context.target_interactivity) + " tok/s/user (Steffen interpolation)",
