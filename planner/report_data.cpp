@@ -35,9 +35,9 @@ std::optional<double> read_opt(const nlohmann::json& j, const char* key) {
   return it->get<double>();
 }
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
+std::string fmt(double v, const char* f = "%.4g") {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
 
@@ -260,7 +260,7 @@ Recommendation recommend(const ReportData& d) {
       r.interactivity = x;
       r.text = "At " + fmt(x) + " tok/s/user, " + r.config + " serves the most tokens per dollar: " +
                fmt(r.tokens_per_dollar / 1e6) + "M tokens/$";
-      if (cmp.front().throughput_per_gpu) r.text += " (" + fmt(*cmp.front().throughput_per_gpu) + " tok/s/GPU)";
+      if (cmp.front().throughput_per_gpu) r.text += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
       if (cmp.size() > 1 && cmp[1].tokens_per_dollar && *cmp[1].tokens_per_dollar > 0.0) {
         r.text += ", " + fmt(r.tokens_per_dollar / *cmp[1].tokens_per_dollar) + "x the next best, " + cmp[1].config;
       }
