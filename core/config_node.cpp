@@ -183,7 +183,17 @@ std::string ConfigNode::as_str() const {
   return node_.Scalar();
 }
 
+// A number written as a number: a quoted scalar ("512") or one tagged as another type (!!str 1) is
+// a string in YAML, and reading it as a number would hide a slip.
+void ConfigNode::require_plain_number(const char* what) const {
+  const std::string& tag = node_.Tag();
+  if (tag == "!") fail(std::string("expected ") + what + ", got the quoted string \"" + node_.Scalar() + "\"");
+  if (!tag.empty() && tag != "?" && tag != "tag:yaml.org,2002:int" && tag != "tag:yaml.org,2002:float")
+    fail(std::string("expected ") + what + ", got a value tagged " + tag);
+}
+
 double ConfigNode::as_number() const {
+  require_plain_number("a number");
   const std::string s = as_str();
   double v = 0.0;
   try {
@@ -198,6 +208,8 @@ double ConfigNode::as_number() const {
 }
 
 std::int64_t ConfigNode::as_integer() const {
+  require_plain_number("an integer");
+  if (node_.Tag() == "tag:yaml.org,2002:float") fail("expected an integer, got a value tagged !!float");
   const std::string s = as_str();
   try {
     std::size_t used = 0;

@@ -45,6 +45,8 @@ class ConfigNode {
   const std::string& path() const { return path_; }
   SourceLocation location() const;
   const YAML::Node& raw() const { return node_; }
+  // Fails unless the scalar is written as a number (not quoted, not tagged as another type).
+  void require_plain_number(const char* what) const;
 
   bool is_map() const { return node_.IsMap(); }
   bool is_sequence() const { return node_.IsSequence(); }

@@ -74,6 +74,18 @@ TEST(ConfigNode, WrongTypesAndBadYaml) {
   EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n...\nb: [\n", "end.yaml"); }).find("end.yaml:"), std::string::npos);
 }
 
+// A number must be written as one: a quoted "512" or a !!str / !!float tag on an integer is refused.
+TEST(ConfigNode, NumbersMustBeWrittenAsNumbers) {
+  auto root = ConfigNode::load_string("a: \"512\"\nb: !!str 1\nc: !!float 1\nd: 512\ne: 0.5\n", "n.yaml");
+  EXPECT_NE(error_of([&] { root.integer("a"); }).find("got the quoted string \"512\""), std::string::npos);
+  EXPECT_NE(error_of([&] { root.number("a"); }).find("quoted string"), std::string::npos);
+  EXPECT_NE(error_of([&] { root.integer("b"); }).find("tagged"), std::string::npos);
+  EXPECT_NE(error_of([&] { root.integer("c"); }).find("!!float"), std::string::npos);
+  EXPECT_DOUBLE_EQ(root.number("c"), 1.0);
+  EXPECT_EQ(root.integer("d"), 512);
+  EXPECT_DOUBLE_EQ(root.number("e"), 0.5);
+}
+
 TEST(ConfigNode, OptionalDefaultsOnlyWhenAbsent) {
   auto root = ConfigNode::load_string("u: 0.5\n", "f.yaml");
   EXPECT_DOUBLE_EQ(root.number_or("u", 0.9, 0, 1), 0.5);
