@@ -267,11 +267,15 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
     root.ignore("calibration");
     p.calibration_path = options.calibration;
     if (!std::filesystem::is_regular_file(p.calibration_path))
-      throw ConfigError({"--calibration", 0, 0}, "calibration", "file not found: " + p.calibration_path);
+      throw ConfigError({"--calibration", 0, 0}, "",
+                        p.calibration_path + (std::filesystem::is_directory(p.calibration_path) ? ": is a folder, not a file"
+                                                                                                : ": no such file"));
   } else if (root.has("calibration")) {
     p.calibration_path = resolve_data_path(root, root.str("calibration"));
     if (!std::filesystem::is_regular_file(p.calibration_path))
-      root.fail_key("calibration", "file not found: " + p.calibration_path);
+      root.fail_key("calibration", (std::filesystem::is_directory(p.calibration_path) ? "is a folder, not a file: "
+                                                                                      : "file not found: ") +
+                                       p.calibration_path);
   }
   if (!p.calibration_path.empty()) {
     p.calibration = load_calibration_profile(p.calibration_path);

@@ -111,6 +111,7 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
         c.baseline = e.str("baseline");
         c.baseline_at = e.child("baseline").location();
       }
+      if (!e.has("set")) e.finish();  // a misspelt `set` is reported as the unknown key it is
       const ConfigNode set = e.child("set");
       if (!set.is_map()) set.fail("expected a map of key.path: value");
       c.keys = set.keys();

@@ -109,7 +109,8 @@ int run_validate(const std::vector<std::string>& files) {
     std::string note;
     std::string error;
     try {
-      if (!std::filesystem::is_regular_file(path)) throw ConfigError({path, 0, 0}, "", "no such file");
+      if (!std::filesystem::is_regular_file(path))
+        throw ConfigError({path, 0, 0}, "", std::filesystem::is_directory(path) ? "is a folder, not a file" : "no such file");
       note = check(path, kind);
     } catch (const ConfigError& e) {
       error = e.what();
@@ -122,7 +123,9 @@ int run_validate(const std::vector<std::string>& files) {
       std::cout << "OK " << path << " (" << kind_name(kind) << (note.empty() ? "" : ", " + note) << ")\n";
     } else {
       ++failed;
-      std::cerr << "error: " << path << " (" << kind_name(kind) << "): " << error << "\n";
+      // Located messages already start with the path; say it once.
+      if (error.rfind(path, 0) == 0) std::cerr << "error: " << error << " (" << kind_name(kind) << ")\n";
+      else std::cerr << "error: " << path << " (" << kind_name(kind) << "): " << error << "\n";
     }
   }
   return failed == 0 ? exit_code::ok : exit_code::bad_input;
