@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,7 +87,18 @@ std::string check(const std::string& path, Kind kind) {
           doc, {}, [](YAML::Node& root, const std::string& key, const YAML::Node& value, const SourceLocation& where) {
             planner::apply_override(root, key, value, where);
           });
-      for (const auto& v : variants) sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
+      std::set<std::string> traces_read;
+      for (const auto& v : variants) {
+        const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
+        // A replayed trace is read to its end (or the workload's request cap), so a bad row anywhere
+        // is found here rather than in the middle of a run.
+        if (p.workload.kind == sim::WorkloadKind::trace && traces_read.insert(p.workload.trace_path).second) {
+          const auto source = p.workload.spec.source(p.seed);
+          sim::Request r;
+          for (std::uint64_t n = 0; n < p.workload.spec.max_requests && source->next(r); ++n) {
+          }
+        }
+      }
       if (variants.size() > 1) return std::to_string(variants.size()) + " variants";
       return "";
     }
