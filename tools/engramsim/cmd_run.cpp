@@ -320,9 +320,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
   cmd->add_option("--write-golden", a->write_golden, "Write a golden summary of this run (scenarios/golden/NAME.json)");
   cmd->add_option("--check-golden", a->check_golden, "Compare this run with a golden summary; exit 4 outside tolerance");
-  cmd->add_option("--trace-out", a->trace_out,
-                  "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
-  cmd->add_option("--trace-window", a->trace_window, "Simulated time the trace covers (default 10s)");
+  CLI::Option* trace_out = cmd->add_option(
+      "--trace-out", a->trace_out, "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
+  cmd->add_option("--trace-window", a->trace_window, "Simulated time the trace covers (default 10s)")->needs(trace_out);
   cmd->callback([&action, a] { action = [a] { return run_scenario_command(*a); }; });
 }
 

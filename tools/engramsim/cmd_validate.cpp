@@ -80,7 +80,14 @@ std::string check(const std::string& path, Kind kind) {
     case Kind::card: load_model_card(path); return "";
     case Kind::gpu: load_gpu(path); return "";
     case Kind::node: load_node(path); return "";
-    case Kind::calibration: load_calibration_profile(path); return "";
+    case Kind::calibration: {
+      // The raw samples it names must be the ones it was fitted from (their recorded hash).
+      const CalibrationProfile p = load_calibration_profile(path);
+      if (!p.provenance.samples_file.empty())
+        if (const std::string why = verify_samples_file(p, path); !why.empty())
+          throw ConfigError({path, 0, 0}, "provenance.samples_hash", why);
+      return "";
+    }
     case Kind::scenario: {
       const sim::ScenarioDocument doc = sim::read_scenario_document(path);
       const auto variants = sim::expand_scenario(
