@@ -58,6 +58,18 @@ bool TraceSource::next(Request& out) {
       first_ns_ = row.t_ns;
     }
     prev_ns_ = row.t_ns;
+    // Block hashes cover the prompt in blocks of hash_block_tokens_: one per full block, or one per
+    // started block (Mooncake's trace hashes the last, partial block too).
+    if (!out.prefix_hashes.empty() && hash_block_tokens_ > 0) {
+      const std::int64_t full = row.input / hash_block_tokens_;
+      const std::int64_t started = (row.input + hash_block_tokens_ - 1) / hash_block_tokens_;
+      const auto n = static_cast<std::int64_t>(out.prefix_hashes.size());
+      if (n != full && n != started)
+        fail_at(row.line, "hash_ids: " + std::to_string(n) + " block hashes for " + std::to_string(row.input) +
+                              " input tokens, where blocks of " + std::to_string(hash_block_tokens_) + " tokens give " +
+                              (full == started ? std::to_string(full) : std::to_string(full) + " or " + std::to_string(started)) +
+                              " (trace.hash_block_tokens sets another block size)");
+    }
     out.id = delivered_++;
     out.arrival = Time::ns(options_.rebase ? row.t_ns - first_ns_ : row.t_ns);
     out.prompt_tokens = static_cast<std::int32_t>(row.input);

@@ -190,8 +190,8 @@ TEST(TraceReaders, BurstGptBailianAndCanonical) {
 
   const std::string canon = write_file("canon.csv",
                                        "arrival_s,input_tokens,output_tokens,session,hash_ids\n"
-                                       "1.0,100,5,3,\"[7, 8]\"\n"
-                                       "1.5,200,6,0,9;10;11\n"
+                                       "1.0,1000,5,3,\"[7, 8]\"\n"
+                                       "1.5,1100,6,0,9;10;11\n"
                                        "2.0,300,7,,\n");
   TraceOptions keep;
   keep.rebase = false;
@@ -221,6 +221,9 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
                      2, "missing field");
   expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical", 2,
                      "negative timestamp");
+  expect_trace_error(write_file("bad_hashes.jsonl", "{\"timestamp\": 0, \"input_length\": 60000, \"output_length\": 1, "
+                                                   "\"hash_ids\": [1]}\n"),
+                     "mooncake", 1, "1 block hashes for 60000 input tokens");
   expect_trace_error(write_file("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical", 2,
                      "timestamp out of range");
   expect_trace_error(write_file("long_row.csv", "arrival_s,input_tokens,output_tokens\n0,10,5\n1,10,5,7,8\n"),
@@ -278,7 +281,7 @@ TEST(TraceReaders, CorruptAndTruncatedGzip) {
 TEST(TraceReaders, LinesLongerThanTheReadBuffer) {
   std::string hashes;
   for (int i = 0; i < 60000; ++i) hashes += (i ? ", " : "") + std::to_string(i);  // ~400 KB line
-  const std::string p = write_file("long.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, "
+  const std::string p = write_file("long.jsonl", "{\"timestamp\": 0, \"input_length\": 30720000, \"output_length\": 1, "
                                                  "\"hash_ids\": [" + hashes + "]}\n"
                                                  "{\"timestamp\": 1, \"input_length\": 6, \"output_length\": 2}");
   auto s = open_trace(p, "mooncake");
