@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "hardware/node_spec.hpp"
 
@@ -89,10 +90,14 @@ PlannerScenario load_planner_scenario(const std::string& path, const std::vector
     const auto [key, value] = parse_set_argument(arg);
     apply_override(doc, key, value);
   }
+  std::optional<SourceLocation> curve_axis_at;  // where the file names a curve axis, if it does
   if (root.has("sweep")) {
     const ConfigNode sweep = root.child("sweep");
     if (!sweep.is_map()) sweep.fail("expected a map with axes (and optional report, plan)");
-    if (const auto r = sweep.optional_child("report")) out.report = parse_report_settings(*r);
+    if (const auto r = sweep.optional_child("report")) {
+      out.report = parse_report_settings(*r);
+      if (r->has("curve_axis")) curve_axis_at = r->child("curve_axis").location();
+    }
     if (const auto p = sweep.optional_child("plan")) out.plan = parse_plan_settings(*p);
     YAML::Node s = doc["sweep"];
     s.remove("report");
@@ -100,6 +105,13 @@ PlannerScenario load_planner_scenario(const std::string& path, const std::vector
   }
   if (out.report.title.empty()) out.report.title = "engramsim sizing report";
   out.sweep = prepare_sweep(root);
+  // A curve axis the file names must be one of the swept keys (the default may be absent: a plan
+  // sweeps configurations, not concurrency).
+  if (curve_axis_at) {
+    const std::vector<std::string> keys = out.sweep.spec.keys();
+    if (std::find(keys.begin(), keys.end(), out.report.curve_axis) == keys.end())
+      throw ConfigError(*curve_axis_at, "sweep.report.curve_axis", "'" + out.report.curve_axis + "' is not a swept key");
+  }
   return out;
 }
 

@@ -40,6 +40,15 @@ TEST(PlannerScenario, AppliesSetsThenTakesOutReportAndPlan) {
   ASSERT_TRUE(plain.report.target_interactivity.has_value());
   EXPECT_DOUBLE_EQ(*plain.report.target_interactivity, 200.0);
   EXPECT_EQ(plain.sweep.points.size(), 6u);
+
+  // A curve axis the file names must be swept.
+  TempDir dir;
+  std::string text = cli_testing::read_file(data_file("tiny_sweep.yaml"));
+  text.replace(text.find("  report:\n"), 10, "  report:\n    curve_axis: workload.concurrency\n");
+  write_file(dir.path() / "axis.yaml", text);
+  EXPECT_NO_THROW(load_planner_scenario((dir.path() / "axis.yaml").string(), {}));
+  EXPECT_THROW(load_planner_scenario((dir.path() / "axis.yaml").string(), {"sweep.report.curve_axis=deployment.bogus"}),
+               ConfigError);
 }
 
 TEST(PlannerScenario, StrictPlanAndReportBlocks) {
