@@ -46,7 +46,15 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     try {
       params = parse(scenario_for_point(base_, p));
     } catch (const ConfigError& e) {
-      throw ConfigError(e.where(), e.field(),
+      // A value the schema refuses is located at the sweep entry that gave it (its value in the
+      // axis list), not at the top of the copy the point was parsed from.
+      SourceLocation where = e.where();
+      for (const auto& a : p.assignments) {
+        const YAML::Mark m = a.value.Mark();
+        const bool same_key = e.field() == a.key || e.field().rfind(a.key + ".", 0) == 0;
+        if (same_key && !m.is_null()) where = {file_, m.line + 1, m.column + 1};
+      }
+      throw ConfigError(where, e.field(),
                         e.message() + " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")");
     }
     if (in.model_names.empty()) {
