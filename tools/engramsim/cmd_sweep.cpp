@@ -32,6 +32,10 @@ int sweep_command(const SweepCliArgs& a) {
   const bool writer = !mpi || mpi->rank() == 0;
 
   const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
+  if (writer && sc.sweep.spec.dimensions.empty())
+    std::cerr << "note: " << a.scenario << " has no sweep: block; its base is the one point evaluated"
+              << (static_cast<const YAML::Node&>(sc.sweep.base)["compare"] ? " (compare: variants run with engramsim run)" : "")
+              << "\n";
   const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   planner::SweepRunOptions o =
