@@ -66,13 +66,19 @@ TEST(NodeFabric, DrivesOnGpuSwitchesShareTheUplinkAndReachLocalGpusBelowIt) {
   EXPECT_THROW(build_node_fabric(p), std::invalid_argument);
 }
 
-TEST(NodeFabric, C2cNodesHaveOneLinkPerGpuAndDramPerSocket) {
+// Two Grace CPUs with two GPUs each, every GPU on its own 450 GB/s C2C link (a GB200 tray).
+NodeFabricParams two_grace_tray() {
   NodeFabricParams p;
   p.gpu_count = 4;
   p.host_attach = HostAttach::c2c;
   p.gpu_groups = {{0, 1}, {2, 3}};
   p.cpu_sockets = 2;
   p.gpu_link_bandwidth = Bandwidth::gb_per_s(450);
+  return p;
+}
+
+TEST(NodeFabric, C2cNodesHaveOneLinkPerGpuAndDramPerSocket) {
+  NodeFabricParams p = two_grace_tray();
   p.host_dram_bandwidth = Bandwidth::gb_per_s(1000);
   p.nvlink_bandwidth = Bandwidth::gb_per_s(900);
   const NodeFabric nf = build_node_fabric(p);
@@ -87,12 +93,7 @@ TEST(NodeFabric, C2cNodesHaveOneLinkPerGpuAndDramPerSocket) {
 // shared by its two GPUs: both fetching at once get 225 GB/s each although each GPU's own link
 // carries 450; the other Grace's GPUs are not affected.
 TEST(NodeFabric, GpusOfOneGraceShareItsC2cPortWhenTheNodeStatesOne) {
-  NodeFabricParams p;
-  p.gpu_count = 4;
-  p.host_attach = HostAttach::c2c;
-  p.gpu_groups = {{0, 1}, {2, 3}};
-  p.cpu_sockets = 2;
-  p.gpu_link_bandwidth = Bandwidth::gb_per_s(450);
+  NodeFabricParams p = two_grace_tray();
   p.switch_uplink_bandwidth = Bandwidth::gb_per_s(450);
   p.host_dram_bandwidth = Bandwidth::gb_per_s(2000);
   const NodeFabric nf = build_node_fabric(p);

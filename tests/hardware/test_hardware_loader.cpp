@@ -289,19 +289,20 @@ TEST_F(HardwareLoaderTest, FlopRatesCheckedPerPrecision) {
 // Unit slips that would otherwise become hours-long steps or free work are refused where they are
 // written: a bandwidth in kB/s for TB/s, a node's DRAM in MB, a preset without a BF16 rate.
 TEST_F(HardwareLoaderTest, ImplausibleValuesAndMissingBf16AreRefused) {
-  auto lines = good_gpu_lines();
-  replace_line(lines, "hbm_bandwidth:", "hbm_bandwidth: \"3.35kB/s\"");
-  std::string path = write_gpu(lines);
-  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_bandwidth:"), "hbm_bandwidth",
+  // The good preset with the line starting `prefix` replaced; the error is located on that line.
+  const auto gpu_line_fails = [&](const std::string& prefix, const std::string& with, const std::string& field,
+                                  const std::string& fragment) {
+    auto lines = good_gpu_lines();
+    replace_line(lines, prefix, with);
+    const std::string path = write_gpu(lines);
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, prefix), field, fragment);
+  };
+  gpu_line_fails("hbm_bandwidth:", "hbm_bandwidth: \"3.35kB/s\"", "hbm_bandwidth",
                  "outside the plausible range 10 GB/s to 1 PB/s");
-  lines = good_gpu_lines();
-  replace_line(lines, "fp8:", "  fp8: \"4.5GFLOPS\"");
-  path = write_gpu(lines);
-  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8:"), "dense_flops.fp8",
-                 "plausible range");
-  lines = good_gpu_lines();
+  gpu_line_fails("fp8:", "  fp8: \"4.5GFLOPS\"", "dense_flops.fp8", "plausible range");
+  auto lines = good_gpu_lines();
   lines.erase(lines.begin() + line_of(lines, "bf16:") - 1);
-  path = write_gpu(lines);
+  std::string path = write_gpu(lines);
   // A map is located at its first entry.
   expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8:"), "dense_flops",
                  "must include bf16");

@@ -44,6 +44,19 @@ std::optional<EngramTier> resolve_engram_tier(const std::string& flag, ModelCard
 
 std::string engram_tier_label(const std::optional<EngramTier>& tier) { return tier ? to_string(*tier) : "none"; }
 
+void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::string& engram_tier) {
+  cmd->add_option("--ep", ep, "Expert-parallel groups, dividing --tp (0 = automatic)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--attention", attention, "Attention parallelism: auto, tensor or data")
+      ->check(CLI::IsMember({"auto", "tensor", "data"}))
+      ->capture_default_str();
+  cmd->add_option("--engram-tier", engram_tier,
+                  "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
+                  "Engram tables, none without)")
+      ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
+}
+
 TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
 
 void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }

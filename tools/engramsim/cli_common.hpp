@@ -30,6 +30,10 @@ int run_guarded(const std::function<int()>& body);
 std::optional<EngramTier> resolve_engram_tier(const std::string& flag, ModelCard& card);
 std::string engram_tier_label(const std::optional<EngramTier>& tier);  // "hbm" ... or "none"
 
+// The layout and tier options step and footprint share: --ep (0 = automatic), --attention
+// auto|tensor|data and --engram-tier hbm|dram|ssd|none (resolved with resolve_engram_tier).
+void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::string& engram_tier);
+
 // Left-aligned text table with right-aligned numeric columns, for human output.
 class TextTable {
  public:

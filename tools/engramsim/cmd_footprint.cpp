@@ -231,16 +231,7 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--model", a->model, "Model card name or path (models/cards)")->required();
   cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
   cmd->add_option("--tp", a->tp, "GPUs per replica (tensor-parallel size)")->required()->check(CLI::Range(1, 4096));
-  cmd->add_option("--ep", a->ep, "Expert-parallel groups, dividing tp (0 = automatic)")
-      ->check(CLI::Range(0, 4096))
-      ->capture_default_str();
-  cmd->add_option("--attention", a->attention, "Attention parallelism: auto, tensor or data")
-      ->check(CLI::IsMember({"auto", "tensor", "data"}))
-      ->capture_default_str();
-  cmd->add_option("--engram-tier", a->engram_tier,
-                  "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
-                  "Engram tables, none without)")
-      ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
+  add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
   cmd->add_option("--max-batched-tokens", a->max_batched_tokens, "Tokens per scheduler step")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
       ->capture_default_str();

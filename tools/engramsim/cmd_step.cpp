@@ -367,22 +367,13 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
   cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--ep", a->ep, "Expert-parallel groups, dividing --tp (0 = automatic, as footprint)")
-      ->check(CLI::Range(0, 1024))
-      ->capture_default_str();
-  cmd->add_option("--attention", a->attention, "Attention parallelism: auto, tensor or data (as footprint)")
-      ->check(CLI::IsMember({"auto", "tensor", "data"}))
-      ->capture_default_str();
+  add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
   cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention: shorthand for --attention data");
   cmd->add_option("--expert-placement", a->expert_placement,
                   "Routed experts over the EP ranks: static (no balancer, default), eplb or ideal")
       ->check(CLI::IsMember({"static", "eplb", "ideal"}));
   cmd->add_option("--redundant-experts", a->redundant_experts, "Extra expert replicas under --expert-placement eplb")
       ->check(CLI::Range(0, 65536));
-  cmd->add_option("--engram-tier", a->engram_tier,
-                  "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
-                  "Engram tables, none without)")
-      ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
   CLI::Option* seqs =
       cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step")->check(CLI::Range(0, 1000000));
   CLI::Option* context = cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
