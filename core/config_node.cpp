@@ -60,9 +60,11 @@ void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const s
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   try {
     // One document per file: text after a second `---` (or after `...`) would otherwise be dropped.
+    // An empty document (a bare trailing `---`) holds nothing to drop.
     std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      const YAML::Mark m = docs[1].Mark();
+    for (std::size_t i = 1; i < docs.size(); ++i) {
+      if (docs[i].IsNull()) continue;
+      const YAML::Mark m = docs[i].Mark();
       throw ConfigError({name, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, "",
                         "a second YAML document starts here; a file holds one");
     }

@@ -132,7 +132,7 @@ Time parse_time(std::string_view text) {
   else if (unit == "h") seconds_per_unit = 3600.0;
   else unknown_unit(text, unit, ex);
   const double s = v * seconds_per_unit;
-  if (s > 9.2e9) throw UnitParseError(std::string("expected ") + ex + ", got a time too large to represent");
+  if (!(s < 9.2e9 && s > -9.2e9)) throw UnitParseError(std::string("expected ") + ex + ", got a time too large to represent");
   return Time::from_seconds(s);
 }
 

@@ -45,6 +45,14 @@ HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.val
       }
     }
   }
+  // FP16 without a rate of its own runs at BF16's (the tensor cores of these parts run both at one
+  // rate), not at FP32's, which the presets do not list.
+  const auto fp16 = static_cast<std::size_t>(Precision::fp16), bf16 = static_cast<std::size_t>(Precision::bf16);
+  if (!gpu.dense_flops.count(Precision::fp16) && peak_[bf16] > 0.0) {
+    peak_[fp16] = peak_[bf16];
+    effective_[fp16] = effective_[bf16];
+    gemm_eff_[fp16] = gemm_eff_[bf16];
+  }
 }
 
 double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p) {

@@ -106,6 +106,10 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.bw_key = tpl.bw_key;
     f.op_class = tpl.op_class;
     f.peak = tensor_peak(rates_, options_.efficiencies, tpl.precision, tpl.op_class);
+    // Work with FLOPs on a GPU with no rate for its precision (nor a wider one) would cost nothing.
+    if (!tpl.flops.empty() && !(f.peak > 0.0) && tpl.collective == CollectiveKind::none)
+      throw std::invalid_argument("GPU " + node_.gpu.name + " lists no dense_flops rate for " + to_string(tpl.precision) +
+                                  " or a wider precision (op " + tpl.name + ")");
     f.overhead_s = tpl.kernels * options_.efficiencies.kernel_overhead.seconds();
     f.floor_s = tpl.kernels * options_.efficiencies.kernel_min_duration.seconds();
     f.collective = tpl.collective;

@@ -10,24 +10,53 @@ TimeSeries::TimeSeries(Time interval, std::int32_t replicas) : interval_(interva
   if (interval <= Time::zero()) throw ConfigError({}, "metrics.timeseries_interval", "must be positive");
 }
 
+namespace {
+void add_into(TimeSeriesBin& to, const TimeSeriesBin& b) {
+  to.arrivals += b.arrivals;
+  to.finished += b.finished;
+  to.steps += b.steps;
+  to.prefill_tokens += b.prefill_tokens;
+  to.decode_positions += b.decode_positions;
+  to.busy_ns += b.busy_ns;
+  to.stall_ns += b.stall_ns;
+  to.kv_block_ns += b.kv_block_ns;
+  to.engram_lookups += b.engram_lookups;
+  to.engram_hbm_hits += b.engram_hbm_hits;
+  to.engram_host_bytes += b.engram_host_bytes;
+  to.engram_ssd_pages += b.engram_ssd_pages;
+  to.engram_cache_lookups += b.engram_cache_lookups;
+  to.engram_cache_hits += b.engram_cache_hits;
+}
+}  // namespace
+
+// Every field is a sum over the bin, so two bins merge by adding them.
+void TimeSeries::cover(Time t) {
+  while (t.count_ns() / interval_.count_ns() >= kMaxBins) {
+    std::vector<TimeSeriesBin> merged((bins_.size() + 1) / 2);
+    for (std::size_t i = 0; i < bins_.size(); ++i) add_into(merged[i / 2], bins_[i]);
+    bins_.swap(merged);
+    interval_ = interval_ * 2;
+  }
+}
+
 TimeSeriesBin& TimeSeries::bin_at(std::int64_t index) {
-  // A bound on memory (about 100 bytes per bin): a long run at a short interval is refused with
-  // the fix named, instead of exhausting memory.
-  constexpr std::int64_t kMaxBins = 2'000'000;
-  if (index >= kMaxBins)
-    throw ConfigError({}, "metrics.timeseries_interval",
-                      "the run outlasts " + std::to_string(kMaxBins) + " intervals of " +
-                          std::to_string(interval_.seconds()) + " s; give a longer timeseries_interval");
   if (static_cast<std::size_t>(index) >= bins_.size()) bins_.resize(static_cast<std::size_t>(index) + 1);
   return bins_[static_cast<std::size_t>(index)];
 }
 
-void TimeSeries::add_arrival(Time t) { ++bin_at(t.count_ns() / interval_.count_ns()).arrivals; }
+void TimeSeries::add_arrival(Time t) {
+  cover(t);
+  ++bin_at(t.count_ns() / interval_.count_ns()).arrivals;
+}
 
-void TimeSeries::add_finish(Time t) { ++bin_at(t.count_ns() / interval_.count_ns()).finished; }
+void TimeSeries::add_finish(Time t) {
+  cover(t);
+  ++bin_at(t.count_ns() / interval_.count_ns()).finished;
+}
 
 void TimeSeries::add_step(Time start, Time duration, Time stall, double kv_usage, std::int64_t prefill_tokens,
                           std::int64_t decode_positions) {
+  cover(start + duration);
   const std::int64_t w = interval_.count_ns();
   const std::int64_t s = start.count_ns();
   const std::int64_t e = s + duration.count_ns();
@@ -50,6 +79,7 @@ void TimeSeries::add_step(Time start, Time duration, Time stall, double kv_usage
 void TimeSeries::add_engram(Time start, double lookups, double hbm_hits, double host_bytes, double ssd_pages,
                             double cache_lookups, double cache_hits) {
   has_engram_ = true;
+  cover(start);
   TimeSeriesBin& b = bin_at(start.count_ns() / interval_.count_ns());
   b.engram_lookups += lookups;
   b.engram_hbm_hits += hbm_hits;

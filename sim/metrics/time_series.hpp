@@ -1,4 +1,6 @@
-// Fleet-wide metrics over time in fixed bins of `interval`: arrivals, completions, steps, busy
+// Fleet-wide metrics over time in fixed bins of `interval` (a run that would need more than
+// kMaxBins of them doubles the interval, merging bin pairs, as often as needed; interval() is the
+// one used): arrivals, completions, steps, busy
 // time, KV usage and Engram stall. A step's busy time, stall and KV-occupancy time are spread over
 // the bins it overlaps in proportion to the overlap; its token counts go to the bin it starts in.
 // Derived per bin (TimeSeriesBin accessors):
@@ -39,6 +41,7 @@ struct TimeSeriesBin {
 
 class TimeSeries {
  public:
+  static constexpr std::int64_t kMaxBins = 2'000'000;  // about 100 bytes each
   TimeSeries(Time interval, std::int32_t replicas);
   void add_arrival(Time t);
   void add_finish(Time t);
@@ -60,6 +63,8 @@ class TimeSeries {
 
  private:
   TimeSeriesBin& bin_at(std::int64_t index);
+  // Coarsens the bins until time `t` falls within kMaxBins of them.
+  void cover(Time t);
   Time interval_;
   std::int32_t replicas_;
   std::vector<TimeSeriesBin> bins_;

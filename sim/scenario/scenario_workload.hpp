@@ -41,8 +41,9 @@ struct ScenarioWorkload {
   std::string description;  // one line, for reports
 };
 
-// The most requests one run may send (a run keeps a record per request, about 200 bytes each):
-// larger counts, and open loops whose rate x duration expect more, are refused at the key.
+// The most requests a run may be asked for (a run keeps a record per request, about 200 bytes
+// each): larger num_requests, and open loops whose rate x duration expect more, are refused at the
+// key. A trace replays what its file holds.
 inline constexpr std::int64_t kMaxRequestsPerRun = 10'000'000;
 
 ScenarioWorkload parse_scenario_workload(const ConfigNode& node);

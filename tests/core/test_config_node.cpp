@@ -71,7 +71,9 @@ TEST(ConfigNode, WrongTypesAndBadYaml) {
   // A second document (after --- or ...) is refused where it starts, not silently dropped.
   EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n---\nb: 2\n", "two.yaml"); }).find("two.yaml:3:1: a second YAML document"),
             std::string::npos);
-  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n...\nb: [\n", "end.yaml"); }).find("end.yaml:"), std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n...\nb: 2\n", "end.yaml"); }).find("end.yaml:3:1: a second YAML document"),
+            std::string::npos);
+  EXPECT_EQ(ConfigNode::load_string("a: 1\n---\n", "bare.yaml").integer("a"), 1);  // an empty trailing document
 }
 
 // A number must be written as one: a quoted "512" or a !!str / !!float tag on an integer is refused.

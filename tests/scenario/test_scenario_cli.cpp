@@ -210,14 +210,19 @@ TEST_F(RunCli, ValidateDetectsKindsAndFailsOnBadFiles) {
   // Kind from the keys outside the catalog folders; one bad file fails the command.
   std::string gpu = engramsim::testing::read_file(root + "/hardware/gpus/h100-sxm.yaml");
   gpu.replace(gpu.find("hbm_bandwidth: \"3.35TB/s\""), 25, "hbm_bandwidth: 3350");
-  const CliRun mixed = run_cli("validate " + put("gpu.yaml", gpu) + " " + put("bad.yaml", scenario("  tpp: 2\n")) + " " +
-                               put("what.yaml", "a: 1\n"));
+  const CliRun mixed = run_cli("validate " + put("gpu.yaml", gpu) + " " + put("broken.yaml", "a: [1\n") + " " +
+                               put("bad.yaml", scenario("  tpp: 2\n")) + " " + put("what.yaml", "a: 1\n"));
   EXPECT_EQ(mixed.rc, 2) << mixed.out;
   EXPECT_NE(mixed.out.find("gpu.yaml:8:16: hbm_bandwidth"), std::string::npos) << mixed.out;
   EXPECT_NE(mixed.out.find("(GPU preset)"), std::string::npos) << mixed.out;
-  EXPECT_NE(mixed.out.find("deployment.tpp"), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("deployment.tpp"), std::string::npos) << mixed.out;  // checked after a broken file
+  EXPECT_NE(mixed.out.find("broken.yaml:2:1: invalid YAML"), std::string::npos) << mixed.out;
   EXPECT_NE(mixed.out.find("what.yaml: cannot tell what kind of file this is"), std::string::npos) << mixed.out;
   EXPECT_NE(mixed.out.find("(unknown kind)"), std::string::npos) << mixed.out;
+  // A first word that is no command says so, with the list.
+  const CliRun unknown = run_cli("no-such-command");
+  EXPECT_EQ(unknown.rc, 2);
+  EXPECT_NE(unknown.out.find("unknown command 'no-such-command' (commands: calibrate"), std::string::npos) << unknown.out;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "sim/metrics/metrics_collector.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/metrics/summary.hpp"
+#include "sim/metrics/time_series.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -139,3 +140,32 @@ TEST(ResultWriters, FixedDeterministicFormatting) {
   EXPECT_EQ(j.front(), '{');
   EXPECT_EQ(j.substr(j.size() - 2), "}\n");
 }
+
+namespace {
+
+// A run longer than kMaxBins intervals doubles the interval, merging bin pairs: totals are kept and
+// the bins stay bounded.
+TEST(TimeSeries, LongRunsCoarsenTheIntervalInsteadOfGrowingWithoutBound) {
+  TimeSeries ts(Time::ms(10), 1);
+  ts.add_arrival(Time::ms(5));
+  ts.add_step(Time::ms(0), Time::ms(20), Time::zero(), 0.5, 100, 0);
+  const Time late = Time::ms(10) * (TimeSeries::kMaxBins * 3);  // 3 x kMaxBins intervals of 10 ms
+  ts.add_finish(late);
+  EXPECT_EQ(ts.interval(), Time::ms(40));  // doubled twice
+  EXPECT_LE(static_cast<std::int64_t>(ts.bins().size()), TimeSeries::kMaxBins);
+  std::int64_t arrivals = 0, finished = 0, prefill = 0;
+  double busy = 0.0;
+  for (const auto& b : ts.bins()) {
+    arrivals += b.arrivals;
+    finished += b.finished;
+    prefill += b.prefill_tokens;
+    busy += b.busy_ns;
+  }
+  EXPECT_EQ(arrivals, 1);
+  EXPECT_EQ(finished, 1);
+  EXPECT_EQ(prefill, 100);
+  EXPECT_DOUBLE_EQ(busy, 20e6);
+  EXPECT_DOUBLE_EQ(ts.utilization(0), 0.5);  // 20 ms busy in the first 40 ms bin
+}
+
+}  // namespace

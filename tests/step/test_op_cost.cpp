@@ -65,8 +65,11 @@ TEST(HardwareRates, FallsBackToNextWiderPrecision) {
   // No fp4 on this GPU: runs at the fp8 rate.
   EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp4), 200e12);
   EXPECT_EQ(hw.effective_precision(Precision::fp4), Precision::fp8);
-  // No fp16 / fp32: fp16 falls to nothing wider than fp32, which is absent too.
-  EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp16), 0.0);
+  // No fp16 rate: fp16 runs at bf16's (the tensor cores run both at one rate), not for free.
+  EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp16), 100e12);
+  EXPECT_EQ(hw.effective_precision(Precision::fp16), Precision::bf16);
+  // No fp32 rate and nothing wider: none (the loaders require bf16, which FP32 work runs at).
+  EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp32), 0.0);
 }
 
 TEST(OpCost, MemoryBoundGemm) {

@@ -34,8 +34,12 @@ int run_list(const std::string& kind) {
   }
   const bool scenarios = kind == "scenarios";
   TextTable table({scenarios ? "FILE" : "NAME", "DESCRIPTION"});
+  // Scenarios by the path that runs them from here: relative when here is the data root.
+  std::error_code ec;
+  const bool at_root = std::filesystem::equivalent(std::filesystem::current_path(ec), data_root(), ec);
   for (const CatalogEntry& e : entries)
-    table.add_row({scenarios ? folder + "/" + std::filesystem::path(e.path).filename().string() : e.name, e.description});
+    table.add_row({scenarios ? (at_root ? folder + "/" + std::filesystem::path(e.path).filename().string() : e.path) : e.name,
+                   e.description});
   std::cout << table.render();
   return exit_code::ok;
 }

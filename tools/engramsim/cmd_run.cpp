@@ -242,20 +242,28 @@ int run_scenario_command(const RunArgs& a) {
     for (const auto& v : session.variants)
       if (v.built) traces.push_back(v.built->run.trace.path);
     sim::check_outputs_spare_inputs(session, traces, "--trace-out");
-    // The trace's folder is made before the run, as --out makes its own, so a missing folder neither
-    // fails after the whole simulation nor loses its results.
+    for (const std::string& t : traces)
+      if (std::filesystem::is_directory(t)) throw ConfigError({"--trace-out", 0, 0}, "", t + " is a folder; give a file name");
+  }
+
+  // Every output path is checked before the run, so a bad one neither wastes the simulation nor
+  // loses its results.
+  if (!a.out.empty()) {
+    if (std::filesystem::exists(a.out) && !std::filesystem::is_directory(a.out))
+      throw ConfigError({"--out", 0, 0}, "", a.out + " is a file; --out names a folder");
+    sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
+  }
+  std::optional<sim::Golden> golden;
+  if (!a.check_golden.empty()) golden = sim::read_golden(a.check_golden);
+  if (!a.write_golden.empty() && std::filesystem::is_directory(a.write_golden))
+    throw ConfigError({"--write-golden", 0, 0}, "", a.write_golden + " is a folder; give the golden's file name");
+  // The trace's folder is made last among the checks, as --out makes its own at the end.
+  if (!a.trace_out.empty()) {
     const std::filesystem::path folder = std::filesystem::path(a.trace_out).parent_path();
     std::error_code ec;
     if (!folder.empty()) std::filesystem::create_directories(folder, ec);
     if (ec) throw std::runtime_error("--trace-out: cannot create folder " + folder.string() + ": " + ec.message());
   }
-
-  if (!a.out.empty()) sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
-  // The golden to compare with is read before the run, so a bad path costs no simulation.
-  std::optional<sim::Golden> golden;
-  if (!a.check_golden.empty()) golden = sim::read_golden(a.check_golden);
-  if (!a.write_golden.empty() && std::filesystem::is_directory(a.write_golden))
-    throw ConfigError({"--write-golden", 0, 0}, "", a.write_golden + " is a folder; give the golden's file name");
 
   if (!session.compare && session.any_infeasible()) {
     std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";

@@ -124,12 +124,12 @@ int run_validate(const std::vector<std::string>& files) {
   int failed = 0;
   for (const std::string& path : files) {
     Kind kind = kind_by_folder(path);
-    if (kind == Kind::unknown) kind = kind_by_content(path);
     std::string note;
     std::string error;
-    try {
+    try {  // every file is checked, whatever an earlier one did
       if (!std::filesystem::is_regular_file(path))
         throw ConfigError({path, 0, 0}, "", std::filesystem::is_directory(path) ? "is a folder, not a file" : "no such file");
+      if (kind == Kind::unknown) kind = kind_by_content(path);
       note = check(path, kind);
     } catch (const ConfigError& e) {
       error = e.what();
