@@ -78,10 +78,15 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
   }
 }
 
-std::string ConfigNode::read_file(const std::string& path) {
+std::string ConfigNode::file_problem(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError({path, 0, 0}, "", "is a folder, not a file");
-  if (!std::filesystem::exists(path, ec)) throw ConfigError({path, 0, 0}, "", "no such file");
+  if (std::filesystem::is_directory(path, ec)) return "is a folder, not a file";
+  if (!std::filesystem::exists(path, ec)) return "no such file";
+  return "";
+}
+
+std::string ConfigNode::read_file(const std::string& path) {
+  if (const std::string why = file_problem(path); !why.empty()) throw ConfigError({path, 0, 0}, "", why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError({path, 0, 0}, "", "cannot open file");
   std::stringstream ss;

@@ -36,6 +36,9 @@ class ConfigNode {
   // The whole text of an input file; ConfigError naming the path when it does not exist, is a
   // folder or cannot be read.
   static std::string read_file(const std::string& path);
+  // Why `path` cannot be read as an input file ("no such file", "is a folder, not a file"); empty
+  // when it is a regular file.
+  static std::string file_problem(const std::string& path);
   // Parses YAML text; `name` stands in for the file name in messages.
   static ConfigNode load_string(const std::string& text, const std::string& name);
   // Wraps an existing node (e.g. one produced by overrides).

@@ -26,32 +26,36 @@ const char* to_string(CollectiveKind k) {
 }
 
 HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.value()) {
-  // Narrow to wide: a missing precision runs on the next wider one the GPU has.
-  constexpr std::array<Precision, 5> order = {Precision::fp4, Precision::fp8, Precision::bf16, Precision::fp16,
-                                              Precision::fp32};
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const auto slot = static_cast<std::size_t>(order[i]);
-    effective_[slot] = order[i];
+  // A missing precision runs on the first rate the GPU lists along its chain: narrow to wide, and
+  // FP16 at BF16's rate before FP32's (the tensor cores of these parts run FP16 and BF16 alike).
+  struct Chain {
+    Precision p;
+    std::array<Precision, 4> then;
+    std::size_t n;
+  };
+  constexpr std::array<Chain, 5> chains = {{
+      {Precision::fp4, {Precision::fp8, Precision::bf16, Precision::fp16, Precision::fp32}, 4},
+      {Precision::fp8, {Precision::bf16, Precision::fp16, Precision::fp32}, 3},
+      {Precision::bf16, {Precision::fp16, Precision::fp32}, 2},
+      {Precision::fp16, {Precision::bf16, Precision::fp32}, 2},
+      {Precision::fp32, {}, 0},
+  }};
+  for (const Chain& c : chains) {
+    const auto slot = static_cast<std::size_t>(c.p);
+    effective_[slot] = c.p;
     peak_[slot] = 0.0;
     gemm_eff_[slot] = 1.0;
-    for (std::size_t j = i; j < order.size(); ++j) {
-      auto it = gpu.dense_flops.find(order[j]);
+    for (std::size_t j = 0; j <= c.n; ++j) {
+      const Precision q = j == 0 ? c.p : c.then[j - 1];
+      auto it = gpu.dense_flops.find(q);
       if (it != gpu.dense_flops.end() && it->second.value() > 0.0) {
         peak_[slot] = it->second.value();
-        effective_[slot] = order[j];
-        const auto ge = gpu.gemm_efficiency.find(order[j]);
+        effective_[slot] = q;
+        const auto ge = gpu.gemm_efficiency.find(q);
         gemm_eff_[slot] = ge != gpu.gemm_efficiency.end() ? ge->second : 1.0;
         break;
       }
     }
-  }
-  // FP16 without a rate of its own runs at BF16's (the tensor cores of these parts run both at one
-  // rate), not at FP32's, which the presets do not list.
-  const auto fp16 = static_cast<std::size_t>(Precision::fp16), bf16 = static_cast<std::size_t>(Precision::bf16);
-  if (!gpu.dense_flops.count(Precision::fp16) && peak_[bf16] > 0.0) {
-    peak_[fp16] = peak_[bf16];
-    effective_[fp16] = effective_[bf16];
-    gemm_eff_[fp16] = gemm_eff_[bf16];
   }
 }
 

@@ -266,16 +266,12 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   if (!options.calibration.empty()) {
     root.ignore("calibration");
     p.calibration_path = options.calibration;
-    if (!std::filesystem::is_regular_file(p.calibration_path))
-      throw ConfigError({"--calibration", 0, 0}, "",
-                        p.calibration_path + (std::filesystem::is_directory(p.calibration_path) ? ": is a folder, not a file"
-                                                                                                : ": no such file"));
+    if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
+      throw ConfigError({"--calibration", 0, 0}, "", p.calibration_path + ": " + why);
   } else if (root.has("calibration")) {
     p.calibration_path = resolve_data_path(root, root.str("calibration"));
-    if (!std::filesystem::is_regular_file(p.calibration_path))
-      root.fail_key("calibration", (std::filesystem::is_directory(p.calibration_path) ? "is a folder, not a file: "
-                                                                                      : "file not found: ") +
-                                       p.calibration_path);
+    if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
+      root.fail_key("calibration", p.calibration_path + ": " + why);
   }
   if (!p.calibration_path.empty()) {
     p.calibration = load_calibration_profile(p.calibration_path);

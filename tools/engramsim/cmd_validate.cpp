@@ -127,8 +127,7 @@ int run_validate(const std::vector<std::string>& files) {
     std::string note;
     std::string error;
     try {  // every file is checked, whatever an earlier one did
-      if (!std::filesystem::is_regular_file(path))
-        throw ConfigError({path, 0, 0}, "", std::filesystem::is_directory(path) ? "is a folder, not a file" : "no such file");
+      if (const std::string why = ConfigNode::file_problem(path); !why.empty()) throw ConfigError({path, 0, 0}, "", why);
       if (kind == Kind::unknown) kind = kind_by_content(path);
       note = check(path, kind);
     } catch (const ConfigError& e) {
