@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <utility>
 
@@ -32,11 +33,45 @@ std::string fmt(double v, const char* spec = "%.4g") {
 
 }  // namespace
 
-ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, std::size_t cdf_samples)
-    : file_(std::move(file)), base_(std::move(base)), cdf_samples_(cdf_samples) {}
+std::vector<CalibrationOverride> load_calibration_overrides(const std::vector<std::string>& paths) {
+  std::vector<CalibrationOverride> out;
+  for (const std::string& path : paths) {
+    if (const std::string why = ConfigNode::file_problem(path); !why.empty())
+      throw ConfigError({"--calibration", 0, 0}, "", path + ": " + why);
+    for (const auto& o : out)
+      if (std::filesystem::equivalent(o.path, path))
+        throw ConfigError({"--calibration", 0, 0}, "", path + ": given twice");
+    out.push_back({path, load_calibration_profile(path), samples_hash_of(ConfigNode::read_file(path))});
+  }
+  return out;
+}
+
+std::string calibration_key(const std::vector<CalibrationOverride>& overrides) {
+  std::string s;
+  for (const auto& o : overrides) s += (s.empty() ? " calibration=" : ",") + o.content_hash;
+  return s;
+}
+
+ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, std::vector<CalibrationOverride> calibrations,
+                                     std::size_t cdf_samples)
+    : file_(std::move(file)), base_(std::move(base)), calibrations_(std::move(calibrations)), cdf_samples_(cdf_samples) {}
 
 sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
-  return sim::parse_scenario(ConfigNode(scenario, file_, ""));
+  sim::ScenarioParams params = sim::parse_scenario(ConfigNode(scenario, file_, ""));
+  const CalibrationOverride* chosen = nullptr;
+  for (const auto& c : calibrations_) {
+    if (check_profile_matches(c.profile, params.node.gpu.name).severity == MatchSeverity::error) continue;
+    if (chosen != nullptr)
+      throw ConfigError({"--calibration", 0, 0}, "",
+                        chosen->path + " and " + c.path + " both apply to GPU " + params.node.gpu.name +
+                            " (node " + params.node.name + "): give one profile per GPU");
+    chosen = &c;
+  }
+  if (chosen != nullptr) {
+    params.calibration_path = chosen->path;
+    params.calibration = chosen->profile;
+  }
+  return params;
 }
 
 SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) const {
@@ -70,6 +105,14 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
       in.workload_kinds.push_back(params.workload.kind);
   }
+  for (const auto& c : calibrations_)
+    if (std::find(in.calibration_paths.begin(), in.calibration_paths.end(), c.path) == in.calibration_paths.end()) {
+      std::string gpus;
+      for (const auto& g : in.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
+      throw ConfigError({"--calibration", 0, 0}, "",
+                        c.path + " applies to no point of the sweep: it was measured on " + c.profile.provenance.gpu +
+                            ", the points run on " + gpus);
+    }
   return in;
 }
 

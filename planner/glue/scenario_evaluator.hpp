@@ -12,6 +12,10 @@
 //     PointMetrics (docs/planning.md §7) plus run details under `extra`.
 // Everything a result holds is a function of the point (the simulator is deterministic for a seed),
 // never of timing or threads, so results.jsonl is the same for any --jobs, shard split or MPI run.
+// Calibration profiles given on the command line (`--calibration`, repeatable) are applied per
+// point: the one profile whose GPU matches the point's (check_profile_matches: ok or warning)
+// replaces the file's own `calibration:`; points on other GPUs keep the file's or none. Two
+// profiles that both match one point's GPU, or a profile that matches no point, are bad input.
 // Thread-safe: evaluate() may be called from many threads at once (the base is only read).
 #pragma once
 
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/calibration_profile.hpp"
 #include "planner/glue/planner_scenario.hpp"
 #include "planner/point_metrics.hpp"
 #include "planner/report_data.hpp"
@@ -44,18 +49,37 @@ struct SweepInputs {
   std::vector<sim::WorkloadKind> workload_kinds;
 };
 
+// A profile named on the command line, loaded once.
+struct CalibrationOverride {
+  std::string path;  // as given
+  CalibrationProfile profile;
+  std::string content_hash;  // of the file's bytes: part of the results fingerprint
+};
+
+// Loads each file (ConfigError, located, on a bad profile or a missing file; a file given twice
+// is refused).
+std::vector<CalibrationOverride> load_calibration_overrides(const std::vector<std::string>& paths);
+
+// The fingerprint text of the overrides ("" without any), so --resume refuses results computed
+// with other profiles.
+std::string calibration_key(const std::vector<CalibrationOverride>& overrides);
+
 class ScenarioEvaluator {
  public:
   // `file`: the scenario file as given; `base`: the scenario without its `sweep:` block.
-  ScenarioEvaluator(std::string file, YAML::Node base, std::size_t cdf_samples = 101);
+  ScenarioEvaluator(std::string file, YAML::Node base, std::vector<CalibrationOverride> calibrations = {},
+                    std::size_t cdf_samples = 101);
 
   const std::string& file() const { return file_; }
   const YAML::Node& base() const { return base_; }
   std::size_t cdf_samples() const { return cdf_samples_; }
+  const std::vector<CalibrationOverride>& calibrations() const { return calibrations_; }
 
-  // Parses a scenario tree as if it were the file (ConfigError on bad input).
+  // Parses a scenario tree as if it were the file (ConfigError on bad input), then applies the
+  // command line's profile for the point's GPU, if one matches.
   sim::ScenarioParams parse(const YAML::Node& scenario) const;
-  // Parses every point; a point that does not parse is a ConfigError naming the point.
+  // Parses every point; a point that does not parse is a ConfigError naming the point. A
+  // command-line profile that no point's GPU matches is a ConfigError too.
   SweepInputs validate(const std::vector<SweepPoint>& points) const;
 
   // Infeasible (pruned, with the footprint's reason) or ok with to_json(point_metrics(...)).
@@ -64,6 +88,7 @@ class ScenarioEvaluator {
  private:
   std::string file_;
   YAML::Node base_;
+  std::vector<CalibrationOverride> calibrations_;
   std::size_t cdf_samples_;
 };
 

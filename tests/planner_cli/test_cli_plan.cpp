@@ -112,6 +112,24 @@ TEST(CliPlan, MinimumInteractivityAloneIsAnSlo) {
   EXPECT_TRUE(named) << "a failing probe says the interactivity bound failed";
 }
 
+TEST(CliPlan, CalibrationProfileChangesTheCapacityOfItsGpu) {
+  TempDir t;
+  const fs::path slow = t / "h100-slow.yaml";  // a quarter of the preset's 3.35 TB/s
+  write_file(slow, "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n"
+                   "  cpu_threads: 2\n  gpu: \"NVIDIA H100 80GB HBM3\"\n  date: \"2026-11-20T10:11:12Z\"\n"
+                   "  engramsim_version: \"0.1.0\"\nhbm:\n  buffer_size: 1GiB\n  copy_traffic: 0.85TB/s\n");
+  const CliResult base = run_cli(plan_args(t / "base", {"--set", "sweep.axes.0.values=[1]"}), t.path());
+  ASSERT_EQ(base.code, 0) << describe(base);
+  const CliResult cal = run_cli(plan_args(t / "cal", {"--set", "sweep.axes.0.values=[1]", "--calibration", slow.string()}), t.path());
+  ASSERT_EQ(cal.code, 0) << describe(cal);
+  const auto rate = [](const fs::path& dir) {
+    const auto j = nlohmann::json::parse(lines_of(read_file(dir / "results.jsonl")).at(0));
+    return j.at("result").at("extra").at("plan").at("max_rate_per_replica").get<double>();
+  };
+  EXPECT_LT(rate(t / "cal"), 0.8 * rate(t / "base"));
+  EXPECT_NE(read_file(t / "cal" / "report.md").find(slow.string()), std::string::npos);
+}
+
 TEST(CliPlan, InputThePlanCannotUseExitsTwo) {
   TempDir t;
   const fs::path dir = t / "plan";
@@ -124,6 +142,7 @@ TEST(CliPlan, InputThePlanCannotUseExitsTwo) {
       {plan_args(dir, {"--set", "sweep.plan.target={requests_per_s: 1, tokens_per_s: 5}"}), "exactly one"},
       {plan_args(dir, {"--set", "slo={ttft: 1s}"}), "plan needs an SLO"},
       {plan_args(dir, {"--set", "sweep.plan.search.lo_per_s=-1"}), "lo_per_s"},
+      {plan_args(dir, {"--calibration", (t / "absent.yaml").string()}), "absent.yaml"},
   };
   for (const auto& [args, needle] : cases) {
     const CliResult r = run_cli(args, t.path());

@@ -174,6 +174,55 @@ TEST(CliSweep, ResumeAfterSigkillMatchesAnUninterruptedRun) {
   EXPECT_EQ(read_file(dir / "results.jsonl"), expected);
 }
 
+// A measured profile minimal enough for a test: HBM copy traffic on one GPU.
+std::string gpu_profile(const std::string& gpu, const std::string& copy_traffic) {
+  return "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
+         "  gpu: \"" + gpu + "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+         "hbm:\n  buffer_size: 1GiB\n  copy_traffic: " + copy_traffic + "\n";
+}
+
+double output_tput(const fs::path& results, std::size_t index) {
+  return nlohmann::json::parse(lines_of(read_file(results))[index]).at("result").at("output_throughput_per_gpu").get<double>();
+}
+
+TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
+  TempDir t;
+  const fs::path slow = t / "b300-slow.yaml";
+  write_file(slow, gpu_profile("NVIDIA B300", "2TB/s"));  // well below the preset's 8 TB/s
+  const CliResult base = run_cli(sweep_args(t / "base", "2"), t.path());
+  ASSERT_EQ(base.code, 0) << describe(base);
+  const CliResult cal = run_cli(sweep_args(t / "cal", "2", {"--calibration", slow.string()}), t.path());
+  ASSERT_EQ(cal.code, 0) << describe(cal);
+  // Point 0 (B300 TP4, HBM tier) decodes slower with a quarter of the HBM bandwidth.
+  EXPECT_LT(output_tput(t / "cal" / "results.jsonl", 0), 0.8 * output_tput(t / "base" / "results.jsonl", 0));
+  const auto ctx = nlohmann::json::parse(read_file(t / "cal" / "context.json"));
+  EXPECT_EQ(ctx.at("calibration_profile"), slow.string());
+  EXPECT_NE(read_file(t / "cal" / "report.md").find(slow.string()), std::string::npos);
+
+  // Resuming with another profile is refused: it would mix results of two calibrations.
+  const fs::path other = t / "b300-other.yaml";
+  write_file(other, gpu_profile("NVIDIA B300", "3TB/s"));
+  const std::string before = read_file(t / "cal" / "results.jsonl");
+  const CliResult mixed = run_cli(sweep_args(t / "cal", "2", {"--resume", "--calibration", other.string()}), t.path());
+  EXPECT_NE(mixed.code, 0) << describe(mixed);
+  EXPECT_EQ(read_file(t / "cal" / "results.jsonl"), before);
+
+  // A profile no point can use, or two for one GPU: bad input, nothing written.
+  const fs::path h200 = t / "h200.yaml";
+  write_file(h200, gpu_profile("NVIDIA H200", "4TB/s"));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {sweep_args(t / "x", "1", {"--calibration", h200.string()}), "applies to no point of the sweep"},
+      {sweep_args(t / "x", "1", {"--calibration", slow.string(), "--calibration", other.string()}), "both apply to GPU"},
+      {sweep_args(t / "x", "1", {"--calibration", (t / "absent.yaml").string()}), "absent.yaml"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const CliResult r = run_cli(args, t.path());
+    EXPECT_EQ(r.code, 2) << describe(r);
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+    EXPECT_FALSE(fs::exists(t / "x")) << r.err;
+  }
+}
+
 TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
   TempDir t;
   const fs::path dir = t / "out";

@@ -39,12 +39,12 @@ int plan_command(const SweepCliArgs& a) {
   if (!sc.plan)
     throw ConfigError({sc.file, 0, 0}, "sweep.plan",
                       "engramsim plan needs a sweep.plan block with the target load (docs/planning.md)");
-  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
+  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, planner::load_calibration_overrides(a.calibrations));
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   const planner::RatePlanner rate_planner(evaluator, *sc.plan);
   rate_planner.validate(sc.sweep.points);
   planner::SweepRunOptions o =
-      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key()));
+      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + planner::calibration_key(evaluator.calibrations())));
 
   const planner::SweepRunSummary s =
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);

@@ -7,6 +7,7 @@
 //   --resume        continue an interrupted run (finished points are kept, a torn line is cut)
 //   --shard i/N     run one Slurm-array slice into results.shard-i-of-N.jsonl (then `engramsim merge`)
 //   --set k=v       override a scenario key first (also sweep keys: --set sweep.axes.0.values=[hbm])
+//   --calibration F a measured profile for the points on its GPU (repeatable, one per GPU)
 //   --progress M    auto | bar | lines | none
 // Under `mpirun -np K` the ranks split the points and rank 0 writes. Exit codes: 0 ok (infeasible
 // points are results, not failures); 1 some points failed with an error (see their lines) or I/O;
@@ -36,10 +37,11 @@ int sweep_command(const SweepCliArgs& a) {
     std::cerr << "note: " << a.scenario << " has no sweep: block; its base is the one point evaluated"
               << (static_cast<const YAML::Node&>(sc.sweep.base)["compare"] ? " (compare: variants run with engramsim run)" : "")
               << "\n";
-  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
+  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, planner::load_calibration_overrides(a.calibrations));
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   planner::SweepRunOptions o =
-      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples())));
+      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                                                    planner::calibration_key(evaluator.calibrations())));
 
   const planner::SweepRunSummary s =
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);

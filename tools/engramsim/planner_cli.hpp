@@ -27,6 +27,7 @@ struct SweepCliArgs {
   bool resume = false;
   std::string shard;
   std::vector<std::string> set;
+  std::vector<std::string> calibrations;
   std::string progress = "auto";
 };
 
@@ -37,6 +38,9 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_flag("--resume", a.resume, "Keep the finished points of an interrupted run and do the rest");
   cmd->add_option("--shard", a.shard, "Run only the points with index % N == i (i/N), into results.shard-i-of-N.jsonl");
   cmd->add_option("--set", a.set, "Override a scenario key before expanding: key.path=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--calibration", a.calibrations,
+                  "Calibration profile applied to the points on its GPU, replacing the scenario's (repeatable: one per GPU)")
       ->allow_extra_args(false);
   cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
