@@ -48,8 +48,9 @@ void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::str
   cmd->add_option("--ep", ep, "Expert-parallel groups, dividing --tp (0 = automatic)")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
-  cmd->add_option("--attention", attention, "Attention parallelism: auto, tensor or data")
-      ->check(CLI::IsMember({"auto", "tensor", "data"}))
+  // The values of the scenario key deployment.attention ("auto" is accepted for "automatic").
+  cmd->add_option("--attention", attention, "Attention parallelism: automatic, tensor or data")
+      ->check(CLI::IsMember({"automatic", "auto", "tensor", "data"}))
       ->capture_default_str();
   cmd->add_option("--engram-tier", engram_tier,
                   "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "

@@ -35,7 +35,7 @@ struct StepArgs {
   std::string node;
   int tp = 1;
   int ep = 0;                    // 0: automatic, as footprint and a scenario's deployment
-  std::string attention = "auto";
+  std::string attention = "automatic";
   bool dp_attention = false;     // shorthand for --attention data
   std::string expert_placement = "static";
   int redundant_experts = 0;
@@ -144,11 +144,11 @@ int run_step(const StepArgs& a) {
   const bool spec = card.spec_decode.kind != SpecDecodeKind::none && card.spec_decode.draft_tokens > 0;
   double accept = spec ? card.spec_decode.acceptance_length : 1.0;
   if (a.spec_accept != -1.0) {
-    if (!(a.spec_accept >= 1.0)) throw ConfigError({}, "--spec-accept", "must be >= 1 (tokens emitted per verify step)");
+    if (!(a.spec_accept >= 1.0)) throw ConfigError({}, "--acceptance-length", "must be >= 1 (tokens emitted per verify step)");
     if (!spec && a.spec_accept != 1.0)
-      throw ConfigError({}, "--spec-accept", "the model runs without speculative decoding (acceptance must be 1)");
+      throw ConfigError({}, "--acceptance-length", "the model runs without speculative decoding (acceptance must be 1)");
     if (spec && a.spec_accept > 1.0 + card.spec_decode.draft_tokens)
-      throw ConfigError({}, "--spec-accept", "acceptance cannot exceed 1 + draft tokens");
+      throw ConfigError({}, "--acceptance-length", "acceptance cannot exceed 1 + draft tokens");
     accept = a.spec_accept;
   }
   const int positions = spec ? 1 + card.spec_decode.draft_tokens : 1;
@@ -184,7 +184,7 @@ int run_step(const StepArgs& a) {
     }
   };
   o.engram.dram_cache = size_flag("--dram-cache", a.dram_cache);
-  o.engram.hbm_hot_cache = size_flag("--hbm-hot", a.hbm_hot);
+  o.engram.hbm_hot_cache = size_flag("--hbm-cache", a.hbm_hot);
   o.engram.ssd_queue_depth = a.ssd_queue_depth;
   o.engram.active_gpus = a.active_gpus;
   o.host = host_overhead_for(a.engine);
@@ -380,7 +380,7 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   seqs->needs(context);
   cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
-  cmd->add_option("--spec-accept", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
+  cmd->add_option("--acceptance-length,--spec-accept", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
   cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)")
       ->check(CLI::Range(0, 64));
   cmd->add_flag("--no-spec", a->no_spec, "Run without speculative decoding");
@@ -388,8 +388,8 @@ void add_step_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember(known_engines()));
   cmd->add_option("--zipf", a->zipf, "Zipf exponent of Engram row popularity (0 = uniform)")->check(CLI::Range(0.0, 4.0));
   cmd->add_option("--dram-cache", a->dram_cache, "DRAM row cache per replica in front of the ssd tier (e.g. 64GiB)");
-  cmd->add_option("--hbm-hot", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");
-  cmd->add_option("--dram-path", a->dram_path, "How DRAM rows reach the GPU: zero_copy or staged")
+  cmd->add_option("--hbm-cache,--hbm-hot", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");
+  cmd->add_option("--fetch,--dram-path", a->dram_path, "How DRAM rows reach the GPU: zero_copy or staged")
       ->check(CLI::IsMember({"zero_copy", "staged"}));
   cmd->add_option("--ssd-queue-depth", a->ssd_queue_depth, "Outstanding 4 KiB reads per NVMe drive")
       ->check(CLI::Range(1, 65536));
