@@ -14,6 +14,9 @@ AzureTraceSource::AzureTraceSource(const std::string& path, const TraceOptions& 
 bool AzureTraceSource::read_row(Row& row, std::vector<std::uint64_t>&) {
   if (!csv_.next_row()) return false;
   row.line = csv_.line_number();
+  row.time = csv_.ref(c_time_);
+  row.input_at = csv_.ref(c_in_);
+  row.output_at = csv_.ref(c_out_);
   const std::string_view ts = csv_.field(c_time_);
   if (!parse_timestamp_ns(ts, row.t_ns)) csv_.fail_field(c_time_, "not a timestamp: '" + std::string(ts) + "'");
   row.input = csv_.integer(c_in_);

@@ -5,7 +5,8 @@
 // The session of a request is the chat_id of its conversation's first turn (+1, so that 0 keeps
 // meaning "none"), found by following parent_chat_id. The chat -> session table is capped at
 // `kSessionTableCap` entries, oldest dropped first, so memory stays bounded on long traces; a turn
-// whose parent was dropped starts a new session named after the parent.
+// whose parent was dropped starts a new session named after the parent. A chat_id seen again
+// (within that table) is bad input, as are negative ids and a turn that names itself as parent.
 #pragma once
 
 #include <deque>
@@ -25,8 +26,12 @@ class BailianTraceSource final : public TraceSource {
   bool read_row(Row& row, std::vector<std::uint64_t>& hashes) override;
 
  private:
+  struct Chat {
+    std::uint64_t session = 0;
+    int line = 0;  // where the chat_id was first seen
+  };
   LineReader reader_;
-  std::unordered_map<std::int64_t, std::uint64_t> session_of_chat_;
+  std::unordered_map<std::int64_t, Chat> session_of_chat_;
   std::deque<std::int64_t> table_order_;
 };
 

@@ -1,6 +1,6 @@
 // BurstGPT traces (HPMLL/BurstGPT): CSV with Timestamp (seconds from the start), Model,
-// Request tokens, Response tokens, Total tokens, Log Type. Only the time and the two token counts
-// are used. Failed calls appear with 0 response tokens: set TraceOptions::skip_zero_output to drop
+// Request tokens, Response tokens, Total tokens, Log Type. The time and the two token counts are
+// used; Total tokens, when present, must be their sum. Failed calls appear with 0 response tokens: set TraceOptions::skip_zero_output to drop
 // them (otherwise they are an error, as in every format).
 #pragma once
 
@@ -18,7 +18,7 @@ class BurstGptTraceSource final : public TraceSource {
 
  private:
   CsvReader csv_;
-  int c_time_, c_in_, c_out_;
+  int c_time_, c_in_, c_out_, c_total_;
 };
 
 }  // namespace engramsim::sim

@@ -14,6 +14,9 @@ CanonicalTraceSource::CanonicalTraceSource(const std::string& path, const TraceO
 bool CanonicalTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) {
   if (!csv_.next_row()) return false;
   row.line = csv_.line_number();
+  row.time = csv_.ref(c_time_);
+  row.input_at = csv_.ref(c_in_);
+  row.output_at = csv_.ref(c_out_);
   row.t_ns = seconds_to_ns(csv_.number(c_time_));
   row.input = csv_.integer(c_in_);
   row.output = csv_.integer(c_out_);
@@ -23,6 +26,7 @@ bool CanonicalTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes
     row.session = static_cast<std::uint64_t>(s);
   }
   if (c_hashes_ >= 0) {
+    row.hashes_at = csv_.ref(c_hashes_);
     std::string_view f = csv_.field(c_hashes_);
     if (!f.empty() && f.front() == '[') f.remove_prefix(1);
     if (!f.empty() && f.back() == ']') f.remove_suffix(1);

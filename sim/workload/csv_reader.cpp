@@ -77,11 +77,12 @@ void CsvReader::split(std::string_view line) {
   for (;;) {
     std::size_t j = i;
     while (j < n && (line[j] == ' ' || line[j] == '\t')) ++j;
+    const std::size_t start = j;
     if (j < n && line[j] == '"') {
       const std::size_t off = unquoted_.size();
       ++j;
       for (;;) {
-        if (j >= n) reader_.fail("unterminated quoted field");
+        if (j >= n) reader_.fail_field({"", static_cast<int>(start) + 1}, "unterminated quoted field");
         if (line[j] == '"') {
           if (j + 1 < n && line[j + 1] == '"') {
             unquoted_.push_back('"');
@@ -94,41 +95,46 @@ void CsvReader::split(std::string_view line) {
         unquoted_.push_back(line[j++]);
       }
       while (j < n && line[j] != ',') ++j;
-      pieces_.push_back(Piece{off, unquoted_.size() - off, true});
+      pieces_.push_back(Piece{off, unquoted_.size() - off, true, start});
     } else {
       while (j < n && line[j] != ',') ++j;
-      pieces_.push_back(Piece{i, j - i, false});
+      pieces_.push_back(Piece{i, j - i, false, start});
     }
     i = j;
     if (i >= n) break;
     ++i;  // the comma
     if (i == n) {
-      pieces_.push_back(Piece{n, 0, false});
+      pieces_.push_back(Piece{n, 0, false, n});
       break;
     }
   }
+  line_length_ = n;
   fields_.clear();
   const std::string_view uq(unquoted_);
   for (const Piece& p : pieces_) fields_.push_back(p.quoted ? uq.substr(p.off, p.len) : line.substr(p.off, p.len));
   // More fields than the header names: a shifted or merged row, whose values would be read from the
   // wrong columns. (Short rows fail when a missing column is read.)
   if (!header_.empty() && fields_.size() > header_.size())
-    reader_.fail("row has " + std::to_string(fields_.size()) + " fields, the header " + std::to_string(header_.size()));
+    reader_.fail_field({"", static_cast<int>(pieces_[header_.size()].start) + 1},
+                       "row has " + std::to_string(fields_.size()) + " fields, the header " + std::to_string(header_.size()));
+}
+
+FieldRef CsvReader::ref(int column) const {
+  const auto c = static_cast<std::size_t>(column);
+  const std::string_view name = column >= 0 && c < header_.size() ? std::string_view(header_[c]) : std::string_view("?");
+  // A missing field is placed just past the end of the row.
+  const std::size_t start = column >= 0 && c < pieces_.size() ? pieces_[c].start : line_length_;
+  return {name, static_cast<int>(start) + 1};
 }
 
 std::string_view CsvReader::field(int column) const {
-  if (column < 0 || static_cast<std::size_t>(column) >= fields_.size()) {
-    const std::string name = column >= 0 && static_cast<std::size_t>(column) < header_.size() ? header_[column] : "?";
-    reader_.fail("column '" + name + "': missing field (row has " + std::to_string(fields_.size()) + " fields, header " +
-                 std::to_string(header_.size()) + ")");
-  }
+  if (column < 0 || static_cast<std::size_t>(column) >= fields_.size())
+    reader_.fail_field(ref(column), "missing field (row has " + std::to_string(fields_.size()) + " fields, header " +
+                                        std::to_string(header_.size()) + ")");
   return trim(fields_[static_cast<std::size_t>(column)]);
 }
 
-void CsvReader::fail_field(int column, const std::string& message) const {
-  const std::string name = column >= 0 && static_cast<std::size_t>(column) < header_.size() ? header_[column] : "?";
-  reader_.fail("column '" + name + "': " + message);
-}
+void CsvReader::fail_field(int column, const std::string& message) const { reader_.fail_field(ref(column), message); }
 
 std::int64_t CsvReader::integer(int column) const {
   const std::string_view f = field(column);

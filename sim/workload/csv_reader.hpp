@@ -29,6 +29,8 @@ class CsvReader {
   int line_number() const { return reader_.line_number(); }
 
   std::string_view field(int column) const;
+  // The column's header name and where its value starts in the current row.
+  FieldRef ref(int column) const;
   std::int64_t integer(int column) const;  // accepts "12" and "12.0"
   double number(int column) const;         // finite
   [[noreturn]] void fail(const std::string& message) const { reader_.fail(message); }
@@ -45,7 +47,9 @@ class CsvReader {
     std::size_t off = 0;
     std::size_t len = 0;
     bool quoted = false;  // offset into unquoted_ rather than into the line
+    std::size_t start = 0;  // where the field's text begins in the line (0-based)
   };
+  std::size_t line_length_ = 0;
   std::vector<Piece> pieces_;
   std::string unquoted_;  // quoted fields with "" turned into "
 

@@ -28,6 +28,10 @@ void LineReader::fail_at(int line, const std::string& message) const {
   throw ConfigError({path_, line, 0}, "", message);
 }
 
+void LineReader::fail_field(const FieldRef& field, const std::string& message) const {
+  throw ConfigError({path_, line_no_, field.column}, std::string(field.name), message);
+}
+
 bool LineReader::fill() {
   if (eof_) return false;
   const int n = gzread(as_gz(gz_), buf_.data(), static_cast<unsigned>(buf_.size()));

@@ -11,6 +11,13 @@
 
 namespace engramsim::sim {
 
+// Where one value of a row sits: its field (column or key) name and the 1-based character column of
+// the value in the line (0 when not known). Names point at a reader's header or at literals.
+struct FieldRef {
+  std::string_view name;
+  int column = 0;
+};
+
 class LineReader {
  public:
   explicit LineReader(std::string path);
@@ -24,6 +31,8 @@ class LineReader {
   const std::string& path() const { return path_; }
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void fail_at(int line, const std::string& message) const;
+  // file:line:column: field: message, on the current line.
+  [[noreturn]] void fail_field(const FieldRef& field, const std::string& message) const;
 
  private:
   bool fill();

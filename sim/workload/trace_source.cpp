@@ -21,6 +21,10 @@ TraceSource::TraceSource(std::string path, std::string format, std::int32_t hash
 
 void TraceSource::fail_at(int line, const std::string& message) const { throw ConfigError({path_, line, 0}, "", message); }
 
+void TraceSource::fail_field(const Row& row, const FieldRef& field, const std::string& message) const {
+  throw ConfigError({path_, row.line, field.column}, std::string(field.name), message);
+}
+
 std::string TraceSource::describe() const { return format_ + " trace " + path_; }
 
 bool TraceSource::next(Request& out) {
@@ -32,15 +36,16 @@ bool TraceSource::next(Request& out) {
       return false;
     }
     last_line_ = row.line;
-    if (row.t_ns == kTimestampOutOfRange) fail_at(row.line, "timestamp out of range (beyond about 292 years in ns)");
-    if (row.t_ns < 0) fail_at(row.line, "negative timestamp");
+    if (row.t_ns == kTimestampOutOfRange) fail_field(row, row.time, "timestamp out of range (beyond about 292 years in ns)");
+    if (row.t_ns < 0) fail_field(row, row.time, "negative timestamp");
     if (started_ && row.t_ns < prev_ns_) {
-      fail_at(row.line, "timestamp decreases (" + std::to_string(static_cast<double>(row.t_ns - first_ns_) * 1e-9) +
+      fail_field(row, row.time, "timestamp decreases (" + std::to_string(static_cast<double>(row.t_ns - first_ns_) * 1e-9) +
                             " s after the first request, previous row " +
                             std::to_string(static_cast<double>(prev_ns_ - first_ns_) * 1e-9) + " s)");
     }
-    if (row.input < 1) fail_at(row.line, "input tokens must be >= 1, got " + std::to_string(row.input));
-    if (row.input > INT32_MAX || row.output > INT32_MAX) fail_at(row.line, "token count too large");
+    if (row.input < 1) fail_field(row, row.input_at, "input tokens must be >= 1, got " + std::to_string(row.input));
+    if (row.input > INT32_MAX) fail_field(row, row.input_at, "token count too large");
+    if (row.output > INT32_MAX) fail_field(row, row.output_at, "token count too large");
     if (row.output < 1) {
       if (row.output == 0 && options_.skip_zero_output) {
         ++skipped_;
@@ -51,7 +56,7 @@ bool TraceSource::next(Request& out) {
         prev_ns_ = row.t_ns;
         continue;
       }
-      fail_at(row.line, "output tokens must be >= 1, got " + std::to_string(row.output));
+      fail_field(row, row.output_at, "output tokens must be >= 1, got " + std::to_string(row.output));
     }
     if (!started_) {
       started_ = true;
@@ -65,7 +70,7 @@ bool TraceSource::next(Request& out) {
       const std::int64_t started = (row.input + hash_block_tokens_ - 1) / hash_block_tokens_;
       const auto n = static_cast<std::int64_t>(out.prefix_hashes.size());
       if (n != full && n != started)
-        fail_at(row.line, "hash_ids: " + std::to_string(n) + " block hashes for " + std::to_string(row.input) +
+        fail_field(row, row.hashes_at, std::to_string(n) + " block hashes for " + std::to_string(row.input) +
                               " input tokens, where blocks of " + std::to_string(hash_block_tokens_) + " tokens give " +
                               (full == started ? std::to_string(full) : std::to_string(full) + " or " + std::to_string(started)) +
                               " (trace.hash_block_tokens sets another block size)");

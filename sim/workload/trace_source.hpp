@@ -1,7 +1,8 @@
 // Common behaviour of every trace reader: the checks and the time base.
 //
 // A format reader only turns its rows into (timestamp ns, input tokens, output tokens, session,
-// prefix hashes). This base then enforces, naming file:line on failure (ConfigError):
+// prefix hashes), and says where each value sits (field name and column). This base then
+// enforces, naming file:line:column and the field on failure (ConfigError):
 //   - timestamps are >= 0 and never decrease (traces are replayed as a stream, never sorted);
 //   - input tokens >= 1, output tokens >= 1 (rows with 0 output may be skipped instead when
 //     TraceOptions::skip_zero_output is set: BurstGPT logs failed calls that way);
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/workload/line_reader.hpp"
 #include "sim/workload/request_source.hpp"
 
 namespace engramsim::sim {
@@ -30,18 +32,22 @@ class TraceSource : public RequestSource {
   std::string describe() const override;
   std::uint64_t rows_skipped() const { return skipped_; }
 
- protected:
+  // One row as a format reader delivers it.
   struct Row {
     std::int64_t t_ns = 0;  // in the trace's own clock
     std::int64_t input = 0;
     std::int64_t output = 0;
     std::uint64_t session = 0;
     int line = 0;
+    FieldRef time, input_at, output_at, hashes_at;  // where the values are (for error messages)
   };
+
+ protected:
   TraceSource(std::string path, std::string format, std::int32_t hash_block_tokens, const TraceOptions& options);
   // Reads the next row (filling `hashes`, cleared by the caller); false at end of file.
   virtual bool read_row(Row& row, std::vector<std::uint64_t>& hashes) = 0;
   [[noreturn]] void fail_at(int line, const std::string& message) const;
+  [[noreturn]] void fail_field(const Row& row, const FieldRef& field, const std::string& message) const;
   const std::string& path() const { return path_; }
 
  private:

@@ -12,6 +12,9 @@ VidurTraceSource::VidurTraceSource(const std::string& path, const TraceOptions& 
 bool VidurTraceSource::read_row(Row& row, std::vector<std::uint64_t>&) {
   if (!csv_.next_row()) return false;
   row.line = csv_.line_number();
+  row.time = csv_.ref(c_time_);
+  row.input_at = csv_.ref(c_in_);
+  row.output_at = csv_.ref(c_out_);
   row.t_ns = seconds_to_ns(csv_.number(c_time_));
   row.input = csv_.integer(c_in_);
   row.output = csv_.integer(c_out_);

@@ -64,14 +64,16 @@ Stats read_all(RequestSource& s) {
 }
 
 // Expects a ConfigError whose text starts with "<file>:<line>:" and contains `what`.
-void expect_trace_error(const std::string& path, const std::string& format, int line, const std::string& what) {
+// `where` is "line" or "line:col: field" as the message starts after the path.
+void expect_trace_error(const std::string& path, const std::string& format, const std::string& where,
+                        const std::string& what) {
   try {
     auto src = open_trace(path, format);
     read_all(*src);
     ADD_FAILURE() << "no error for " << path;
   } catch (const ConfigError& e) {
     const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind(path + ":" + std::to_string(line) + ":", 0), 0u) << msg;
+    EXPECT_EQ(msg.rfind(path + ":" + where + ":", 0), 0u) << msg;
     EXPECT_NE(msg.find(what), std::string::npos) << msg;
   }
 }
@@ -166,7 +168,7 @@ TEST(TraceReaders, BurstGptBailianAndCanonical) {
   const Stats bs = read_all(*b);
   EXPECT_EQ(bs.n, 2u);
   EXPECT_EQ(bs.last, Time::from_seconds(41));
-  expect_trace_error(burst, "burstgpt", 3, "output tokens must be >= 1");
+  expect_trace_error(burst, "burstgpt", "3:15: Response tokens", "output tokens must be >= 1");
 
   const std::string bailian = write_file(
       "bailian.jsonl",
@@ -210,39 +212,62 @@ TEST(TraceReaders, BurstGptBailianAndCanonical) {
 }
 
 TEST(TraceReaders, BadTracesNameFileAndLine) {
-  expect_trace_error(write_file("empty.csv", ""), "vidur", 1, "empty trace");
-  expect_trace_error(write_file("header_only.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"), "vidur", 1,
+  // Problems of the file: file:line.
+  expect_trace_error(write_file("empty.csv", ""), "vidur", "1", "empty trace");
+  expect_trace_error(write_file("header_only.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"), "vidur", "1",
                      "no requests");
-  expect_trace_error(write_file("missing_col.csv", "arrived_at,num_prefill_tokens\n0,1\n"), "vidur", 1,
+  expect_trace_error(write_file("missing_col.csv", "arrived_at,num_prefill_tokens\n0,1\n"), "vidur", "1",
                      "missing column 'num_decode_tokens'");
+  // Problems of a value: file:line:column: field.
   expect_trace_error(write_file("nonnum.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,abc,5\n"),
-                     "vidur", 3, "not an integer: 'abc'");
+                     "vidur", "3:3: num_prefill_tokens", "not an integer: 'abc'");
   expect_trace_error(write_file("short_row.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10\n"), "vidur",
-                     2, "missing field");
-  expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical", 2,
-                     "negative timestamp");
+                     "2:5: num_decode_tokens", "missing field");
+  expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical",
+                     "2:1: arrival_s", "negative timestamp");
   expect_trace_error(write_file("bad_hashes.jsonl", "{\"timestamp\": 0, \"input_length\": 60000, \"output_length\": 1, "
                                                    "\"hash_ids\": [1]}\n"),
-                     "mooncake", 1, "1 block hashes for 60000 input tokens");
-  expect_trace_error(write_file("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical", 2,
-                     "timestamp out of range");
+                     "mooncake", "1:73: hash_ids", "1 block hashes for 60000 input tokens");
+  expect_trace_error(write_file("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical",
+                     "2:1: arrival_s", "timestamp out of range");
   expect_trace_error(write_file("long_row.csv", "arrival_s,input_tokens,output_tokens\n0,10,5\n1,10,5,7,8\n"),
-                     "canonical", 3, "row has 5 fields, the header 3");
+                     "canonical", "3:8", "row has 5 fields, the header 3");
   expect_trace_error(
       write_file("decreasing.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n2,10,5\n1.5,10,5\n"),
-      "vidur", 4, "timestamp decreases");
+      "vidur", "4:1: arrived_at", "timestamp decreases");
   expect_trace_error(write_file("zero_out.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10,0\n"),
-                     "vidur", 3, "output tokens must be >= 1");
-  expect_trace_error(write_file("zero_in.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,0,5\n"), "vidur",
-                     2, "input tokens must be >= 1");
+                     "vidur", "3:6: num_decode_tokens", "output tokens must be >= 1");
+  expect_trace_error(write_file("zero_in.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0, 0,5\n"), "vidur",
+                     "2:4: num_prefill_tokens", "input tokens must be >= 1");
   expect_trace_error(write_file("bad_time.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 25:00:00,1,1\n"),
-                     "azure", 2, "not a timestamp");
+                     "azure", "2:1: TIMESTAMP", "not a timestamp");
+  expect_trace_error(write_file("quote.csv", "arrival_s,input_tokens,output_tokens\n0,\"10,5\n"), "canonical", "2:3",
+                     "unterminated quoted field");
   expect_trace_error(write_file("bad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{oops\n"),
-                     "mooncake", 2, "invalid JSON");
-  expect_trace_error(write_file("missing.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"), "mooncake", 1,
-                     "missing field 'output_length'");
+                     "mooncake", "2:2", "invalid JSON");
+  expect_trace_error(write_file("missing.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"), "mooncake",
+                     "1:1: output_length", "missing field");
   expect_trace_error(write_file("str.jsonl", "{\"timestamp\": \"0\", \"input_length\": 5, \"output_length\": 1}\n"),
-                     "mooncake", 1, "not a number");
+                     "mooncake", "1:15: timestamp", "not a number");
+  // BurstGPT: the log's total must be the sum of its two counts.
+  expect_trace_error(write_file("burst_total.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                                   "5,ChatGPT,472,18,490,Conversation log\n"
+                                                   "6,ChatGPT,472,18,491,Conversation log\n"),
+                     "burstgpt", "3:18: Total tokens", "is not Request tokens + Response tokens (472 + 18)");
+  // Bailian: ids and the conversation structure.
+  const std::string turn0 = "{\"chat_id\": 7, \"parent_chat_id\": -1, \"timestamp\": 0.5, \"input_length\": 20, "
+                            "\"output_length\": 4, \"type\": \"text\", \"turn\": 1}\n";
+  expect_trace_error(write_file("bl_dup.jsonl", turn0 + turn0), "bailian", "2:13: chat_id",
+                     "7 already names the request of line 1");
+  expect_trace_error(write_file("bl_self.jsonl", "{\"chat_id\": 3, \"parent_chat_id\": 3, \"timestamp\": 0, "
+                                                "\"input_length\": 1, \"output_length\": 1}\n"),
+                     "bailian", "1:34: parent_chat_id", "cannot follow itself");
+  expect_trace_error(write_file("bl_neg.jsonl", "{\"chat_id\": -4, \"parent_chat_id\": 2, \"timestamp\": 0, "
+                                               "\"input_length\": 1, \"output_length\": 1}\n"),
+                     "bailian", "1:13: chat_id", "must be >= 0");
+  expect_trace_error(write_file("bl_parent.jsonl", "{\"chat_id\": 4, \"parent_chat_id\": -2, \"timestamp\": 0, "
+                                                  "\"input_length\": 1, \"output_length\": 1}\n"),
+                     "bailian", "1:34: parent_chat_id", "must be -1");
   EXPECT_THROW(open_trace(scratch("does_not_exist.csv"), "vidur"), ConfigError);
   EXPECT_THROW(open_trace(write_file("x.csv", "a,b,c\n1,2,3\n"), "auto"), ConfigError);
   EXPECT_THROW(open_trace(write_file("y.csv", "a\n"), "nonsense"), ConfigError);
