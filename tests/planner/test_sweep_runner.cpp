@@ -275,15 +275,23 @@ TEST(SweepRunner, ShardsMergeIntoTheSingleRunFile) {
 TEST(SweepRunner, SecondWriterOnTheSameFileIsRefused) {
   TempDir t;
   std::atomic<bool> release{false};
+  std::atomic<bool> evaluating{false};  // the first run holds the lock once it evaluates a point
+  std::string first_error;
   std::thread first([&] {
-    run_sweep(small_sweep(),
-              [&](const SweepPoint& p) {
-                while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                return evaluate_small(p);
-              },
-              quiet(t.path()));
+    try {
+      run_sweep(small_sweep(),
+                [&](const SweepPoint& p) {
+                  evaluating = true;
+                  while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  return evaluate_small(p);
+                },
+                quiet(t.path()));
+    } catch (const std::exception& e) {
+      first_error = e.what();
+      evaluating = true;
+    }
   });
-  while (!fs::exists(results_path(t.path()))) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!evaluating.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   auto o = quiet(t.path());
   o.resume = true;
   try {
@@ -294,6 +302,7 @@ TEST(SweepRunner, SecondWriterOnTheSameFileIsRefused) {
   }
   release = true;
   first.join();
+  EXPECT_EQ(first_error, "");
   EXPECT_EQ(count_lines(read_file(results_path(t.path()))), 36u);
 }
 
