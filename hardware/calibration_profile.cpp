@@ -18,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/error.hpp"
 #include "core/rng.hpp"
 
 namespace engramsim {
@@ -527,13 +528,16 @@ bool subset(const std::vector<std::string>& a, const std::vector<std::string>& b
   return true;
 }
 
+bool has_gpu_sections(const CalibrationProfile& p) {
+  for (const auto& n : calibration_section_names())
+    if (is_gpu_section(n) && has_section_data(p, n)) return true;
+  return false;
+}
+
 }  // namespace
 
 ProfileMatch check_profile_matches(const CalibrationProfile& p, const std::string& gpu_name) {
-  bool any_gpu = false;
-  for (const auto& n : calibration_section_names())
-    if (is_gpu_section(n) && has_section_data(p, n)) any_gpu = true;
-  if (!any_gpu) return {MatchSeverity::ok, "profile has no GPU sections; its host sections apply to any GPU"};
+  if (!has_gpu_sections(p)) return {MatchSeverity::ok, "profile has no GPU sections; its host sections apply to any GPU"};
   if (p.provenance.gpu.empty())
     return {MatchSeverity::error, "profile has GPU sections but provenance.gpu is empty: cannot tell which GPU they describe"};
   const auto have = significant_tokens(p.provenance.gpu);
@@ -544,6 +548,33 @@ ProfileMatch check_profile_matches(const CalibrationProfile& p, const std::strin
   if (have.front() == want.front() && (subset(have, want) || subset(want, have)))
     return {MatchSeverity::warning, what + ": same chip, different variant; GPU sections may be off"};
   return {MatchSeverity::error, what + ": different GPU; its GPU sections would describe another chip"};
+}
+
+const CalibrationCandidate* choose_calibration(const std::vector<CalibrationCandidate>& candidates,
+                                               const std::string& gpu_name) {
+  // Rank 0: measured on this GPU; 1: on a variant of its chip; 2: host sections only; 3: does not apply.
+  std::vector<int> rank(candidates.size(), 3);
+  int best = 3;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const ProfileMatch m = check_profile_matches(candidates[i].profile, gpu_name);
+    if (m.severity == MatchSeverity::error) continue;
+    rank[i] = !has_gpu_sections(candidates[i].profile) ? 2 : m.severity == MatchSeverity::ok ? 0 : 1;
+    best = std::min(best, rank[i]);
+  }
+  if (best == 3) return nullptr;
+  const CalibrationCandidate* chosen = nullptr;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (rank[i] != best) continue;
+    if (chosen != nullptr) {
+      const char* why = best == 0 ? "both measured on it" : best == 1 ? "both measured on a variant of its chip"
+                                                                       : "both hold host sections only";
+      throw ConfigError({"--calibration", 0, 0}, "",
+                        chosen->path + " and " + candidates[i].path + " both apply to GPU " + gpu_name + " (" + why +
+                            "): give one profile per GPU");
+    }
+    chosen = &candidates[i];
+  }
+  return chosen;
 }
 
 }  // namespace engramsim

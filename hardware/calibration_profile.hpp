@@ -306,4 +306,16 @@ struct ProfileMatch {
 };
 ProfileMatch check_profile_matches(const CalibrationProfile& p, const std::string& gpu_name);
 
+// A profile named on a command line (--calibration), loaded.
+struct CalibrationCandidate {
+  std::string path;
+  CalibrationProfile profile;
+};
+// Which candidate applies to a GPU, by rank: one whose GPU sections were measured on that GPU
+// (check_profile_matches ok), then one measured on a variant of its chip (warning), then one with
+// host sections only. Null when none applies. Two candidates of the best rank found are ambiguous:
+// ConfigError (field "--calibration") naming both.
+const CalibrationCandidate* choose_calibration(const std::vector<CalibrationCandidate>& candidates,
+                                               const std::string& gpu_name);
+
 }  // namespace engramsim

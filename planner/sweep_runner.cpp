@@ -221,7 +221,7 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
   if (o.resume && existing && !(*existing == mine)) {
     throw ConfigError({"--resume", 0, 0}, "",
                       (o.out_dir / "sweep.json").string() +
-                          " describes a different sweep (points, axes or scenario fingerprint differ); "
+                          " describes a different sweep (its points, axes, scenario, evaluation settings or calibration profiles differ); "
                           "resume needs the same scenario and sweep");
   }
   if (!existing || !(*existing == mine)) write_manifest(o.out_dir, mine);

@@ -33,45 +33,31 @@ std::string fmt(double v, const char* spec = "%.4g") {
 
 }  // namespace
 
-std::vector<CalibrationOverride> load_calibration_overrides(const std::vector<std::string>& paths) {
-  std::vector<CalibrationOverride> out;
+CalibrationOverrides load_calibration_overrides(const std::vector<std::string>& paths) {
+  CalibrationOverrides out;
+  std::vector<std::string> hashes;
   for (const std::string& path : paths) {
     if (const std::string why = ConfigNode::file_problem(path); !why.empty())
       throw ConfigError({"--calibration", 0, 0}, "", path + ": " + why);
-    for (const auto& o : out)
+    for (const auto& o : out.profiles)
       if (std::filesystem::equivalent(o.path, path))
         throw ConfigError({"--calibration", 0, 0}, "", path + ": given twice");
-    out.push_back({path, load_calibration_profile(path), samples_hash_of(ConfigNode::read_file(path))});
+    out.profiles.push_back({path, load_calibration_profile(path)});
+    hashes.push_back(samples_hash_of(ConfigNode::read_file(path)));
   }
+  std::sort(hashes.begin(), hashes.end());
+  for (const auto& h : hashes) out.fingerprint += (out.fingerprint.empty() ? " calibration=" : ",") + h;
   return out;
 }
 
-std::string calibration_key(const std::vector<CalibrationOverride>& overrides) {
-  std::string s;
-  for (const auto& o : overrides) s += (s.empty() ? " calibration=" : ",") + o.content_hash;
-  return s;
-}
-
-ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, std::vector<CalibrationOverride> calibrations,
+ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, CalibrationOverrides calibrations,
                                      std::size_t cdf_samples)
     : file_(std::move(file)), base_(std::move(base)), calibrations_(std::move(calibrations)), cdf_samples_(cdf_samples) {}
 
 sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
-  sim::ScenarioParams params = sim::parse_scenario(ConfigNode(scenario, file_, ""));
-  const CalibrationOverride* chosen = nullptr;
-  for (const auto& c : calibrations_) {
-    if (check_profile_matches(c.profile, params.node.gpu.name).severity == MatchSeverity::error) continue;
-    if (chosen != nullptr)
-      throw ConfigError({"--calibration", 0, 0}, "",
-                        chosen->path + " and " + c.path + " both apply to GPU " + params.node.gpu.name +
-                            " (node " + params.node.name + "): give one profile per GPU");
-    chosen = &c;
-  }
-  if (chosen != nullptr) {
-    params.calibration_path = chosen->path;
-    params.calibration = chosen->profile;
-  }
-  return params;
+  sim::ScenarioParseOptions options;
+  options.calibrations_by_gpu = &calibrations_.profiles;
+  return sim::parse_scenario(ConfigNode(scenario, file_, ""), options);
 }
 
 SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) const {
@@ -105,13 +91,14 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
       in.workload_kinds.push_back(params.workload.kind);
   }
-  for (const auto& c : calibrations_)
+  for (const auto& c : calibrations_.profiles)
     if (std::find(in.calibration_paths.begin(), in.calibration_paths.end(), c.path) == in.calibration_paths.end()) {
       std::string gpus;
       for (const auto& g : in.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
       throw ConfigError({"--calibration", 0, 0}, "",
-                        c.path + " applies to no point of the sweep: it was measured on " + c.profile.provenance.gpu +
-                            ", the points run on " + gpus);
+                        c.path + " applies to no point of the sweep (" +
+                            check_profile_matches(c.profile, in.gpu_names.empty() ? "" : in.gpu_names.front()).message +
+                            "; the points run on " + gpus + ")");
     }
   return in;
 }

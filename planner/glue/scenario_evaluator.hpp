@@ -13,9 +13,9 @@
 // Everything a result holds is a function of the point (the simulator is deterministic for a seed),
 // never of timing or threads, so results.jsonl is the same for any --jobs, shard split or MPI run.
 // Calibration profiles given on the command line (`--calibration`, repeatable) are applied per
-// point: the one profile whose GPU matches the point's (check_profile_matches: ok or warning)
-// replaces the file's own `calibration:`; points on other GPUs keep the file's or none. Two
-// profiles that both match one point's GPU, or a profile that matches no point, are bad input.
+// point: the one choose_calibration picks for the point's GPU replaces the file's own
+// `calibration:`; points on GPUs none applies to keep the file's or none. Two profiles of the same
+// rank for one GPU, or a profile no point uses, are bad input.
 // Thread-safe: evaluate() may be called from many threads at once (the base is only read).
 #pragma once
 
@@ -49,34 +49,31 @@ struct SweepInputs {
   std::vector<sim::WorkloadKind> workload_kinds;
 };
 
-// A profile named on the command line, loaded once.
-struct CalibrationOverride {
-  std::string path;  // as given
-  CalibrationProfile profile;
-  std::string content_hash;  // of the file's bytes: part of the results fingerprint
+// The profiles named on the command line, loaded once.
+struct CalibrationOverrides {
+  std::vector<CalibrationCandidate> profiles;
+  // " calibration=<hash>,<hash>": the files' content hashes in sorted order ("" without any), part
+  // of the results fingerprint so that --resume refuses results computed with other profiles.
+  std::string fingerprint;
 };
 
 // Loads each file (ConfigError, located, on a bad profile or a missing file; a file given twice
 // is refused).
-std::vector<CalibrationOverride> load_calibration_overrides(const std::vector<std::string>& paths);
-
-// The fingerprint text of the overrides ("" without any), so --resume refuses results computed
-// with other profiles.
-std::string calibration_key(const std::vector<CalibrationOverride>& overrides);
+CalibrationOverrides load_calibration_overrides(const std::vector<std::string>& paths);
 
 class ScenarioEvaluator {
  public:
   // `file`: the scenario file as given; `base`: the scenario without its `sweep:` block.
-  ScenarioEvaluator(std::string file, YAML::Node base, std::vector<CalibrationOverride> calibrations = {},
+  ScenarioEvaluator(std::string file, YAML::Node base, CalibrationOverrides calibrations = {},
                     std::size_t cdf_samples = 101);
 
   const std::string& file() const { return file_; }
   const YAML::Node& base() const { return base_; }
   std::size_t cdf_samples() const { return cdf_samples_; }
-  const std::vector<CalibrationOverride>& calibrations() const { return calibrations_; }
+  const CalibrationOverrides& calibrations() const { return calibrations_; }
 
-  // Parses a scenario tree as if it were the file (ConfigError on bad input), then applies the
-  // command line's profile for the point's GPU, if one matches.
+  // Parses a scenario tree as if it were the file (ConfigError on bad input), with the command
+  // line's profiles.
   sim::ScenarioParams parse(const YAML::Node& scenario) const;
   // Parses every point; a point that does not parse is a ConfigError naming the point. A
   // command-line profile that no point's GPU matches is a ConfigError too.
@@ -88,7 +85,7 @@ class ScenarioEvaluator {
  private:
   std::string file_;
   YAML::Node base_;
-  std::vector<CalibrationOverride> calibrations_;
+  CalibrationOverrides calibrations_;
   std::size_t cdf_samples_;
 };
 

@@ -263,7 +263,13 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   p.card = load_model_card(p.model_path);
   p.node = load_node(p.node_path);
 
-  if (!options.calibration.empty()) {
+  const CalibrationCandidate* by_gpu =
+      options.calibrations_by_gpu != nullptr ? choose_calibration(*options.calibrations_by_gpu, p.node.gpu.name) : nullptr;
+  if (by_gpu != nullptr) {
+    root.ignore("calibration");
+    p.calibration_path = by_gpu->path;
+    p.calibration = by_gpu->profile;
+  } else if (!options.calibration.empty()) {
     root.ignore("calibration");
     p.calibration_path = options.calibration;
     if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
@@ -273,7 +279,7 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
     if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
       root.fail_key("calibration", p.calibration_path + ": " + why);
   }
-  if (!p.calibration_path.empty()) {
+  if (!p.calibration_path.empty() && !p.calibration) {
     p.calibration = load_calibration_profile(p.calibration_path);
     const ProfileMatch match = check_profile_matches(*p.calibration, p.node.gpu.name);
     if (match.severity == MatchSeverity::error) {

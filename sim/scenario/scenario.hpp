@@ -119,6 +119,10 @@ struct ScenarioParams {
 struct ScenarioParseOptions {
   // Replaces the file's `calibration:` (the CLI's --calibration); relative to the working directory.
   std::string calibration;
+  // Profiles chosen per GPU (sweep and plan --calibration): the one choose_calibration picks for the
+  // node's GPU replaces the file's `calibration:`, which is then not read; with none picked the
+  // file's applies. Not combined with `calibration`.
+  const std::vector<CalibrationCandidate>* calibrations_by_gpu = nullptr;
   // Policies to choose from; the built-in ones when null.
   const SchedulerRegistry* schedulers = nullptr;
   const RouterRegistry* routers = nullptr;

@@ -50,7 +50,7 @@ double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::s
   o.layout = ParallelLayout{r.tp, r.ep, r.dp_attention};
   o.layout.expert_balance = r.expert_balance;
   o.host = host_overhead_for(r.engine);
-  if (const CalibrationInput* cal = calibration_for(options, node)) {
+  if (const CalibrationCandidate* cal = calibration_for(options, node)) {
     try {
       apply_calibration_profile(cal->profile, node, o);
     } catch (const std::invalid_argument& e) {
@@ -195,7 +195,7 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
     throw ConfigError({r.scenario, 0, 0}, "calibration",
                       "validation runs use the default efficiencies or --calibration; remove the scenario's "
                       "calibration profile");
-  if (const CalibrationInput* cal = calibration_for(options, p.node)) {
+  if (const CalibrationCandidate* cal = calibration_for(options, p.node)) {
     p.calibration = cal->profile;
     p.calibration_path = cal->path;
     out.calibration = cal->path;
@@ -345,10 +345,8 @@ std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, s
   return out;
 }
 
-const CalibrationInput* calibration_for(const EvalOptions& options, const NodeSpec& node) {
-  for (const CalibrationInput& c : options.calibrations)
-    if (check_profile_matches(c.profile, node.gpu.name).severity != MatchSeverity::error) return &c;
-  return nullptr;
+const CalibrationCandidate* calibration_for(const EvalOptions& options, const NodeSpec& node) {
+  return choose_calibration(options.calibrations, node.gpu.name);
 }
 
 ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& options) {

@@ -32,25 +32,20 @@
 namespace engramsim::validation {
 
 // A calibration profile given to the evaluation, with the path it was read from.
-struct CalibrationInput {
-  std::string path;
-  CalibrationProfile profile;
-};
-
 struct EvalOptions {
   // planner::apply_override (the simulator library does not link the planner); needed by serving
   // cases whose scenario has a compare list or whose reproduction sets keys.
   sim::OverrideFn apply_override;
   int jobs = 1;                   // threads for serving runs
   std::vector<std::string> only;  // case ids to evaluate; empty = all
-  // Measured profiles (engramsim calibrate). A case uses the first one that may be applied to its
-  // node's GPU (check_profile_matches: same GPU, or host sections only); the others keep the
-  // default efficiencies. Tolerances stay those of the default efficiencies.
-  std::vector<CalibrationInput> calibrations;
+  // Measured profiles (engramsim calibrate). A case uses the one choose_calibration picks for its
+  // node's GPU (measured on it, else on a variant of its chip, else host sections only); cases on
+  // other GPUs keep the default efficiencies. Tolerances stay those of the default efficiencies.
+  std::vector<CalibrationCandidate> calibrations;
 };
 
 // The profile of `options` that applies to a case on `node`, or null.
-const CalibrationInput* calibration_for(const EvalOptions& options, const NodeSpec& node);
+const CalibrationCandidate* calibration_for(const EvalOptions& options, const NodeSpec& node);
 
 enum class CaseStatus { pass, fail, unsupported, error };
 const char* to_string(CaseStatus s);

@@ -311,6 +311,30 @@ TEST(CalibrationProfile, GpuMatchRule) {
   EXPECT_NE(m.message.find("provenance.gpu"), std::string::npos);
 }
 
+TEST(CalibrationProfile, ChoosingAmongProfilesPrefersTheGpusOwn) {
+  CalibrationProfile host_only;
+  host_only.memcpy = MemcpySection{Bytes::mib(64), {{1, Bandwidth::gb_per_s(10)}}};
+  CalibrationProfile nvl = full_profile();
+  nvl.provenance.gpu = "NVIDIA H200 NVL";
+  const std::vector<CalibrationCandidate> c = {{"host.yaml", host_only}, {"nvl.yaml", nvl}, {"h200.yaml", full_profile()}};
+  EXPECT_EQ(choose_calibration(c, "h200-sxm")->path, "h200.yaml");        // measured on it
+  EXPECT_EQ(choose_calibration({c[0], c[1]}, "h200-sxm")->path, "nvl.yaml");  // a variant of its chip
+  EXPECT_EQ(choose_calibration(c, "b300")->path, "host.yaml");            // host sections only
+  EXPECT_EQ(choose_calibration({c[1], c[2]}, "b300"), nullptr);
+  EXPECT_EQ(choose_calibration({}, "b300"), nullptr);
+  // Two of the best rank: ambiguous, whatever their order.
+  const std::vector<CalibrationCandidate> two = {{"a.yaml", full_profile()}, {"host.yaml", host_only}, {"b.yaml", full_profile()}};
+  try {
+    choose_calibration(two, "h200-sxm");
+    ADD_FAILURE() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("a.yaml and b.yaml both apply to GPU h200-sxm (both measured on it)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(choose_calibration({c[0], c[0]}, "b300"), ConfigError);
+}
+
 TEST(CalibrationProfile, AtomicWriteReplacesAndLeavesNoTemporaries) {
   testing::TempDir dir;
   const std::string path = dir.file("p.yaml");

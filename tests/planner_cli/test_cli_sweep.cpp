@@ -207,6 +207,19 @@ TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
   EXPECT_NE(mixed.code, 0) << describe(mixed);
   EXPECT_EQ(read_file(t / "cal" / "results.jsonl"), before);
 
+  // A host-only profile beside the B300 one: the B300 points take their GPU's own, the others the
+  // host profile; the order of the flags does not change the fingerprint.
+  const fs::path host = t / "host.yaml";
+  write_file(host, "schema: engramsim-calibration/1\nname: h\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
+                   "  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+                   "memcpy:\n  buffer_size: 64MiB\n  points:\n    - {threads: 1, traffic: 10GB/s}\n");
+  const CliResult both = run_cli(sweep_args(t / "both", "2", {"--calibration", host.string(), "--calibration", slow.string()}), t.path());
+  ASSERT_EQ(both.code, 0) << describe(both);
+  EXPECT_DOUBLE_EQ(output_tput(t / "both" / "results.jsonl", 0), output_tput(t / "cal" / "results.jsonl", 0));
+  const CliResult reordered =
+      run_cli(sweep_args(t / "both", "2", {"--resume", "--calibration", slow.string(), "--calibration", host.string()}), t.path());
+  EXPECT_EQ(reordered.code, 0) << describe(reordered);
+
   // A profile no point can use, or two for one GPU: bad input, nothing written.
   const fs::path h200 = t / "h200.yaml";
   write_file(h200, gpu_profile("NVIDIA H200", "4TB/s"));

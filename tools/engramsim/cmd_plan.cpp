@@ -44,7 +44,7 @@ int plan_command(const SweepCliArgs& a) {
   const planner::RatePlanner rate_planner(evaluator, *sc.plan);
   rate_planner.validate(sc.sweep.points);
   planner::SweepRunOptions o =
-      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + planner::calibration_key(evaluator.calibrations())));
+      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint));
 
   const planner::SweepRunSummary s =
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);

@@ -41,7 +41,7 @@ int sweep_command(const SweepCliArgs& a) {
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   planner::SweepRunOptions o =
       sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                                                    planner::calibration_key(evaluator.calibrations())));
+                                                                    evaluator.calibrations().fingerprint));
 
   const planner::SweepRunSummary s =
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
