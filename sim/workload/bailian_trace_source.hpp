@@ -24,6 +24,7 @@ class BailianTraceSource final : public TraceSource {
 
  protected:
   bool read_row(Row& row, std::vector<std::uint64_t>& hashes) override;
+  int value_column(std::string_view field) const override;
 
  private:
   struct Chat {
@@ -31,6 +32,7 @@ class BailianTraceSource final : public TraceSource {
     int line = 0;  // where the chat_id was first seen
   };
   LineReader reader_;
+  std::string_view line_;  // the row last read (valid until the next read)
   std::unordered_map<std::int64_t, Chat> session_of_chat_;
   std::deque<std::int64_t> table_order_;
 };

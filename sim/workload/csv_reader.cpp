@@ -82,7 +82,12 @@ void CsvReader::split(std::string_view line) {
       const std::size_t off = unquoted_.size();
       ++j;
       for (;;) {
-        if (j >= n) reader_.fail_field({"", static_cast<int>(start) + 1}, "unterminated quoted field");
+        if (j >= n) {
+          const std::size_t c = pieces_.size();
+          reader_.fail_field({c < header_.size() ? std::string_view(header_[c]) : std::string_view(""),
+                              static_cast<int>(start) + 1},
+                             "unterminated quoted field");
+        }
         if (line[j] == '"') {
           if (j + 1 < n && line[j + 1] == '"') {
             unquoted_.push_back('"');

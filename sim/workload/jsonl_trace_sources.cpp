@@ -1,7 +1,9 @@
 // The two JSON-lines trace formats share their field handling.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "sim/workload/bailian_trace_source.hpp"
@@ -14,22 +16,48 @@ using nlohmann::json;
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
 
-// One parsed line and where its keys' values sit (found by their quoted key name: the first
-// occurrence, which is the key itself in the flat objects these traces hold).
+// Where the value of a top-level key starts in a one-line JSON object (1-based), or 0 when the
+// key is absent. Keys are told from string values by the colon that follows them at depth 1.
+int json_value_column(std::string_view line, std::string_view key) {
+  const std::size_t n = line.size();
+  int depth = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = line[i];
+    if (c == '"') {
+      std::size_t j = i + 1;
+      while (j < n && line[j] != '"') j += line[j] == '\\' ? 2 : 1;
+      if (j >= n) return 0;
+      if (depth == 1) {
+        std::size_t k = j + 1;
+        while (k < n && (line[k] == ' ' || line[k] == '\t')) ++k;
+        if (k < n && line[k] == ':' && line.substr(i + 1, j - i - 1) == key) {
+          ++k;
+          while (k < n && (line[k] == ' ' || line[k] == '\t')) ++k;
+          return static_cast<int>(k) + 1;
+        }
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    ++i;
+  }
+  return 0;
+}
+
+// One parsed line; a failing value is located by json_value_column (a missing key at the object's
+// start).
 struct JsonRow {
   const LineReader& reader;
   std::string_view line;
   json j;
 
-  FieldRef at(const char* key) const {
-    const std::string quoted = std::string("\"") + key + "\"";
-    std::size_t p = line.find(quoted);
-    if (p == std::string_view::npos) return {key, 1};  // missing: the object's start
-    p += quoted.size();
-    while (p < line.size() && (line[p] == ' ' || line[p] == '\t' || line[p] == ':')) ++p;
-    return {key, static_cast<int>(p) + 1};
+  [[noreturn]] void fail(const char* key, const std::string& message) const {
+    const int column = json_value_column(line, key);
+    reader.fail_field({key, column > 0 ? column : 1}, message);
   }
-  [[noreturn]] void fail(const char* key, const std::string& message) const { reader.fail_field(at(key), message); }
 
   const json& member(const char* key) const {
     const auto it = j.find(key);
@@ -45,6 +73,8 @@ struct JsonRow {
   }
   std::int64_t integer(const char* key) const {
     const json& v = member(key);
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      fail(key, "too large");
     if (v.is_number_integer()) return v.get<std::int64_t>();
     if (v.is_number_float()) {
       const double d = v.get<double>();
@@ -58,15 +88,23 @@ struct JsonRow {
     if (!it->is_array()) fail("hash_ids", "not an array");
     out.reserve(it->size());
     for (const json& h : *it) {
-      if (!h.is_number_integer() || h.get<std::int64_t>() < 0) fail("hash_ids", "not a non-negative integer");
+      if (!h.is_number_unsigned()) fail("hash_ids", "not a non-negative integer");  // 64-bit hashes welcome
       out.push_back(h.get<std::uint64_t>());
     }
   }
 };
 
+// nlohmann's parse error without its own "[json.exception...] parse error at line 1, column N: "
+// prefix (the caller gives the file's line and column).
+std::string parse_error_text(const json::parse_error& e) {
+  const std::string what = e.what();
+  const std::size_t col = what.find(", column ");
+  const std::size_t colon = col == std::string::npos ? std::string::npos : what.find(": ", col);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
 // The next non-blank line as a JSON object; false at end of file.
-bool next_object(LineReader& reader, std::optional<JsonRow>& row) {
-  std::string_view line;
+bool next_object(LineReader& reader, std::string_view& line, std::optional<JsonRow>& row) {
   do {
     if (!reader.next(line)) return false;
   } while (blank(line));
@@ -76,16 +114,17 @@ bool next_object(LineReader& reader, std::optional<JsonRow>& row) {
     row.emplace(JsonRow{reader, line, std::move(j)});
     return true;
   } catch (const json::parse_error& e) {
-    reader.fail_field({"", static_cast<int>(e.byte)}, std::string("invalid JSON: ") + e.what());
+    reader.fail_field({"", static_cast<int>(std::max<std::size_t>(e.byte, 1))}, "invalid JSON: " + parse_error_text(e));
   }
 }
 
-void locate(const JsonRow& r, TraceSource::Row& row, const char* time_key) {
+// The fields the base checks; their columns are found only when one fails (value_column).
+void name_fields(const JsonRow& r, TraceSource::Row& row, const char* time_key) {
   row.line = r.reader.line_number();
-  row.time = r.at(time_key);
-  row.input_at = r.at("input_length");
-  row.output_at = r.at("output_length");
-  row.hashes_at = r.at("hash_ids");
+  row.time = {time_key, 0};
+  row.input_at = {"input_length", 0};
+  row.output_at = {"output_length", 0};
+  row.hashes_at = {"hash_ids", 0};
 }
 
 }  // namespace
@@ -95,8 +134,8 @@ MooncakeTraceSource::MooncakeTraceSource(const std::string& path, const TraceOpt
 
 bool MooncakeTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) {
   std::optional<JsonRow> r;
-  if (!next_object(reader_, r)) return false;
-  locate(*r, row, "timestamp");
+  if (!next_object(reader_, line_, r)) return false;
+  name_fields(*r, row, "timestamp");
   row.t_ns = to_ns(r->number("timestamp"), 1e6);
   row.input = r->integer("input_length");
   row.output = r->integer("output_length");
@@ -104,13 +143,17 @@ bool MooncakeTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes)
   return true;
 }
 
+int MooncakeTraceSource::value_column(std::string_view field) const { return json_value_column(line_, field); }
+
 BailianTraceSource::BailianTraceSource(const std::string& path, const TraceOptions& options)
     : TraceSource(path, "bailian", 16, options), reader_(path) {}
 
+int BailianTraceSource::value_column(std::string_view field) const { return json_value_column(line_, field); }
+
 bool BailianTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) {
   std::optional<JsonRow> r;
-  if (!next_object(reader_, r)) return false;
-  locate(*r, row, "timestamp");
+  if (!next_object(reader_, line_, r)) return false;
+  name_fields(*r, row, "timestamp");
   const std::int64_t chat = r->integer("chat_id");
   const std::int64_t parent = r->integer("parent_chat_id");
   row.t_ns = to_ns(r->number("timestamp"), 1e9);

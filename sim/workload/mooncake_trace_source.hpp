@@ -14,9 +14,11 @@ class MooncakeTraceSource final : public TraceSource {
 
  protected:
   bool read_row(Row& row, std::vector<std::uint64_t>& hashes) override;
+  int value_column(std::string_view field) const override;
 
  private:
   LineReader reader_;
+  std::string_view line_;  // the row last read (valid until the next read)
 };
 
 }  // namespace engramsim::sim

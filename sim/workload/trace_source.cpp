@@ -22,7 +22,8 @@ TraceSource::TraceSource(std::string path, std::string format, std::int32_t hash
 void TraceSource::fail_at(int line, const std::string& message) const { throw ConfigError({path_, line, 0}, "", message); }
 
 void TraceSource::fail_field(const Row& row, const FieldRef& field, const std::string& message) const {
-  throw ConfigError({path_, row.line, field.column}, std::string(field.name), message);
+  throw ConfigError({path_, row.line, field.column > 0 ? field.column : value_column(field.name)}, std::string(field.name),
+                    message);
 }
 
 std::string TraceSource::describe() const { return format_ + " trace " + path_; }

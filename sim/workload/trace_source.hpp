@@ -47,7 +47,11 @@ class TraceSource : public RequestSource {
   // Reads the next row (filling `hashes`, cleared by the caller); false at end of file.
   virtual bool read_row(Row& row, std::vector<std::uint64_t>& hashes) = 0;
   [[noreturn]] void fail_at(int line, const std::string& message) const;
+  // file:line:column: field: message. A field whose column is 0 is located by value_column().
   [[noreturn]] void fail_field(const Row& row, const FieldRef& field, const std::string& message) const;
+  // Where `field`'s value starts in the row last read, for readers that locate values only when one
+  // fails (JSON lines); 0 = unknown.
+  virtual int value_column(std::string_view /*field*/) const { return 0; }
   const std::string& path() const { return path_; }
 
  private:

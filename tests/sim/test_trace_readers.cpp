@@ -249,6 +249,14 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
                      "1:1: output_length", "missing field");
   expect_trace_error(write_file("str.jsonl", "{\"timestamp\": \"0\", \"input_length\": 5, \"output_length\": 1}\n"),
                      "mooncake", "1:15: timestamp", "not a number");
+  // A key's name inside a string value is not the key; the message carries the file's position only.
+  expect_trace_error(write_file("decoy.jsonl", "{\"note\": \"input_length\", \"timestamp\": 0, \"input_length\": 0, "
+                                               "\"output_length\": 1}\n"),
+                     "mooncake", "1:58: input_length", "input tokens must be >= 1");
+  expect_trace_error(write_file("bad2.jsonl", "{\"timestamp\": 0, \"input_length\": }\n"), "mooncake", "1:34",
+                     "invalid JSON: syntax error");
+  expect_trace_error(write_file("csv_quote.csv", "arrival_s,input_tokens,output_tokens\n0,10,\"5\n"), "canonical",
+                     "2:6: output_tokens", "unterminated quoted field");
   // BurstGPT: the log's total must be the sum of its two counts.
   expect_trace_error(write_file("burst_total.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
                                                    "5,ChatGPT,472,18,490,Conversation log\n"
@@ -268,9 +276,23 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
   expect_trace_error(write_file("bl_parent.jsonl", "{\"chat_id\": 4, \"parent_chat_id\": -2, \"timestamp\": 0, "
                                                   "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:34: parent_chat_id", "must be -1");
+  expect_trace_error(write_file("bl_huge.jsonl", "{\"chat_id\": 18446744073709551615, \"parent_chat_id\": -1, "
+                                                "\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n"),
+                     "bailian", "1:13: chat_id", "too large");
   EXPECT_THROW(open_trace(scratch("does_not_exist.csv"), "vidur"), ConfigError);
   EXPECT_THROW(open_trace(write_file("x.csv", "a,b,c\n1,2,3\n"), "auto"), ConfigError);
   EXPECT_THROW(open_trace(write_file("y.csv", "a\n"), "nonsense"), ConfigError);
+}
+
+TEST(TraceReaders, SixtyFourBitHashIdsAreKept) {
+  auto s = open_trace(write_file("u64.jsonl", "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
+                                              "\"hash_ids\": [18446744073709551615, 9223372036854775808]}\n"),
+                      "mooncake");
+  Request r;
+  ASSERT_TRUE(s->next(r));
+  ASSERT_EQ(r.prefix_hashes.size(), 2u);
+  EXPECT_EQ(r.prefix_hashes[0], 18446744073709551615ull);
+  EXPECT_EQ(r.prefix_hashes[1], 9223372036854775808ull);
 }
 
 TEST(TraceReaders, CorruptAndTruncatedGzip) {
