@@ -62,6 +62,7 @@ sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
 
 SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) const {
   SweepInputs in;
+  std::vector<std::string> traces_read;
   for (const auto& p : points) {
     sim::ScenarioParams params;
     try {
@@ -88,6 +89,12 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     add_unique(in.node_paths, params.node_path);
     add_unique(in.gpu_names, params.node.gpu.name);
     add_unique(in.calibration_paths, params.calibration_path);
+    // A replayed trace is read through once, so a bad row is bad input before anything is written.
+    if (params.workload.kind == sim::WorkloadKind::trace &&
+        std::find(traces_read.begin(), traces_read.end(), params.workload.trace_path) == traces_read.end()) {
+      sim::read_trace_through(params);
+      traces_read.push_back(params.workload.trace_path);
+    }
     if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
       in.workload_kinds.push_back(params.workload.kind);
   }

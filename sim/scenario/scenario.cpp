@@ -316,6 +316,14 @@ double slo_statistic_ms(const SloTarget& t, const Summary& s) {
   return l.mean;
 }
 
+void read_trace_through(const ScenarioParams& p) {
+  if (p.workload.kind != WorkloadKind::trace) return;
+  const auto source = p.workload.spec.source(p.seed);
+  Request r;
+  for (std::uint64_t n = 0; n < p.workload.spec.max_requests && source->next(r); ++n) {
+  }
+}
+
 bool slo_target_met(const SloTarget& t, const Summary& s) {
   const double v = slo_statistic_ms(t, s);
   return std::isfinite(v) && v <= t.limit.millis();

@@ -74,7 +74,7 @@ std::shared_ptr<const LengthMarginal> parse_marginal(const ConfigNode& n) {
 
 std::string existing_file(const ConfigNode& parent, const std::string& key) {
   const std::string path = resolve_data_path(parent, parent.str(key));
-  if (!std::filesystem::is_regular_file(path)) parent.fail_key(key, "file not found: " + path);
+  if (const std::string why = ConfigNode::file_problem(path); !why.empty()) parent.fail_key(key, path + ": " + why);
   return path;
 }
 

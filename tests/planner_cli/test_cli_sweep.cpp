@@ -241,12 +241,17 @@ TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
   const fs::path dir = t / "out";
   const std::string typo_report = (t / "typo.yaml").string();
   write_file(typo_report, read_file(data_file("tiny_sweep.yaml")) + "    titel: x\n");
+  const fs::path bad_trace = t / "bad.csv";  // its third row is damaged
+  write_file(bad_trace, "arrival_s,input_tokens,output_tokens\n0,10,5\n1,1x,5\n");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"sweep", (t / "missing.yaml").string(), "--out", dir.string()}, "missing.yaml"},
       {sweep_args(dir, "1", {"--set", "sweep.axes.1.key=workload.concurency"}), "concurency"},
       {sweep_args(dir, "1", {"--set", "sweep.axes.1.values=[2, 0]"}), "sweep point 1"},
       {sweep_args(dir, "1", {"--set", "deployment.tpp=2"}), "tpp"},
       {sweep_args(dir, "1", {"--shard", "3/2"}), "--shard"},
+      {sweep_args(dir, "1", {"--set", "workload={kind: trace, trace: {path: " + bad_trace.string() + "}}", "--set",
+                             "sweep.axes=[{key: seed, values: [1, 2]}]"}),
+       "bad.csv:3:3: input_tokens: not an integer"},
       {{"sweep", typo_report, "--out", dir.string()}, "titel"},
       {{"sweep", data_file("tiny_sweep.yaml")}, "--out"},
       {{"report", (t / "nothing").string()}, "not a folder"},

@@ -84,7 +84,7 @@ TEST_F(RunCli, BadScenarioFilesExitTwoNamingTheField) {
   const CliRun trace = run_cli("run " + put("t.yaml", scenario("", "  kind: trace\n  trace: {path: missing.csv}\n")));
   EXPECT_EQ(trace.rc, 2) << trace.out;
   EXPECT_NE(trace.out.find("workload.trace.path"), std::string::npos) << trace.out;
-  EXPECT_NE(trace.out.find("file not found"), std::string::npos) << trace.out;
+  EXPECT_NE(trace.out.find("no such file"), std::string::npos) << trace.out;
 
   const CliRun policy = run_cli("run " + put("p.yaml", scenario("  scheduler: {policy: fifo}\n")));
   EXPECT_EQ(policy.rc, 2) << policy.out;

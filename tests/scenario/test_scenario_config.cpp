@@ -114,7 +114,10 @@ TEST(ScenarioConfig, UnknownNamesListWhatExists) {
 TEST(ScenarioConfig, MissingTraceFileIsAnErrorAtItsKey) {
   const std::string e = error_of(minimal("", "  kind: trace\n  trace: {path: traces/no-such-trace.csv}\n"));
   EXPECT_NE(e.find("workload.trace.path"), std::string::npos) << e;
-  EXPECT_NE(e.find("file not found"), std::string::npos) << e;
+  EXPECT_NE(e.find("no such file"), std::string::npos) << e;
+  // A folder is named as one.
+  const std::string f = error_of(minimal("", "  kind: trace\n  trace: {path: scenarios/traces}\n"));
+  EXPECT_NE(f.find("is a folder, not a file"), std::string::npos) << f;
   // The shipped trace resolves under the data root.
   const ScenarioParams p =
       parse(minimal("", "  kind: trace\n  trace: {path: scenarios/traces/AzureLLMInferenceTrace_conv.csv}\n"));

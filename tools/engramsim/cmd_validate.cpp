@@ -99,12 +99,8 @@ std::string check(const std::string& path, Kind kind) {
         const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
         // A replayed trace is read to its end (or the workload's request cap), so a bad row anywhere
         // is found here rather than in the middle of a run.
-        if (p.workload.kind == sim::WorkloadKind::trace && traces_read.insert(p.workload.trace_path).second) {
-          const auto source = p.workload.spec.source(p.seed);
-          sim::Request r;
-          for (std::uint64_t n = 0; n < p.workload.spec.max_requests && source->next(r); ++n) {
-          }
-        }
+        if (p.workload.kind == sim::WorkloadKind::trace && traces_read.insert(p.workload.trace_path).second)
+          sim::read_trace_through(p);
       }
       if (variants.size() > 1) return std::to_string(variants.size()) + " variants";
       return "";
