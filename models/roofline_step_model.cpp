@@ -685,6 +685,17 @@ CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const N
                   qd1->latency.p50.micros(), qd1->queue_depth);
     r.applied.push_back(buf);
   }
+  // Measured for reference, not inputs: say so, so that "measured" is never read as "used".
+  if (p.memcpy)
+    r.notes.push_back("memcpy: measured, not an input (a reference for the host figures; the staged path is priced "
+                      "from dram_gather and host_link)");
+  if (p.staged_gather)
+    r.notes.push_back("staged_gather: measured, not an input (the staged path end to end, a check on dram_gather and "
+                      "host_link, which price it)");
+  if (p.ssd_mmap)
+    r.notes.push_back("ssd_mmap: measured, not an input (the SSD tier is modelled as direct 4 KiB reads: ssd_random_read)");
+  if (p.ssd_sequential)
+    r.notes.push_back("ssd_sequential: measured, not an input (the SSD tier reads rows at random: ssd_random_read)");
   for (const auto& [name, reason] : p.not_measured) r.kept.push_back(name + ": not measured (" + reason + ")");
   if (!r.applied.empty()) e.source = "calibration profile " + p.name;
   return r;
