@@ -284,7 +284,7 @@ void add_validate_set_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--case", a->only, "Evaluate only this case id (repeatable)")->allow_extra_args(false);
   cmd->add_option("--jobs", a->jobs, "Threads for serving runs (0 = one per hardware thread)")->check(CLI::Range(0, 1024));
   cmd->add_option("--calibration", a->calibrations,
-                  "Calibration profile (engramsim calibrate) for the cases on its GPU; repeatable, first match wins")
+                  "Calibration profile (engramsim calibrate) for the cases on its GPU (repeatable: one per GPU, as sweep chooses)")
       ->allow_extra_args(false);
   cmd->add_flag("--verbose", a->verbose, "Also print what ran for each case");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
