@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "core/paths.hpp"
@@ -18,6 +19,26 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// Where the deepest existing node along a dotted field path ("deployment.scheduler.block_size")
+// sits in a scenario file's tree.
+std::optional<YAML::Mark> mark_in_file(const YAML::Node& root, const std::string& field) {
+  std::optional<YAML::Mark> found;
+  YAML::Node at = root;
+  std::size_t start = 0;
+  while (start <= field.size() && !field.empty()) {
+    const std::size_t dot = field.find('.', start);
+    const std::string key = field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at.IsMap()) break;
+    const YAML::Node next = static_cast<const YAML::Node&>(at)[key];
+    if (!next.IsDefined()) break;
+    if (!next.Mark().is_null()) found = next.Mark();
+    at = next;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return found;
 }
 
 Percentiles percentiles(const sim::LatencySummary& l) { return {l.median, l.p90, l.p99}; }
@@ -70,11 +91,24 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     } catch (const ConfigError& e) {
       // A value the schema refuses is located at the sweep entry that gave it (its value in the
       // axis list), not at the top of the copy the point was parsed from.
+      // Any other value is located where the file holds it.
       SourceLocation where = e.where();
+      bool swept = false;
       for (const auto& a : p.assignments) {
         const YAML::Mark m = a.value.Mark();
         const bool same_key = e.field() == a.key || e.field().rfind(a.key + ".", 0) == 0;
-        if (same_key && !m.is_null()) where = {file_, m.line + 1, m.column + 1};
+        if (same_key && !m.is_null()) {
+          where = {file_, m.line + 1, m.column + 1};
+          swept = true;
+        }
+      }
+      if (!swept && where.file == file_) {
+        // The point's tree is a copy without positions: read them from the file (only on failure).
+        try {
+          const ConfigNode file = ConfigNode::load_file(file_);
+          if (const auto m = mark_in_file(file.raw(), e.field())) where = {file_, m->line + 1, m->column + 1};
+        } catch (const ConfigError&) {
+        }
       }
       throw ConfigError(where, e.field(),
                         e.message() + " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")");

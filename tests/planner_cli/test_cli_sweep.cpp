@@ -241,6 +241,10 @@ TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
   const fs::path dir = t / "out";
   const std::string typo_report = (t / "typo.yaml").string();
   write_file(typo_report, read_file(data_file("tiny_sweep.yaml")) + "    titel: x\n");
+  std::string zero_block = read_file(data_file("tiny_sweep.yaml"));
+  zero_block.replace(zero_block.find("block_size: 64"), 14, "block_size: 0");
+  const std::string bad_base = (t / "zero_block.yaml").string();
+  write_file(bad_base, zero_block);
   const fs::path bad_trace = t / "bad.csv";  // its third row is damaged
   write_file(bad_trace, "arrival_s,input_tokens,output_tokens\n0,10,5\n1,1x,5\n");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -253,6 +257,8 @@ TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
                              "sweep.axes=[{key: seed, values: [1, 2]}]"}),
        "bad.csv:3:3: input_tokens: not an integer"},
       {{"sweep", typo_report, "--out", dir.string()}, "titel"},
+      // A bad value that is not swept is located where the file holds it.
+      {{"sweep", bad_base, "--out", dir.string()}, "zero_block.yaml:20:17: deployment.scheduler.block_size"},
       {{"sweep", data_file("tiny_sweep.yaml")}, "--out"},
       {{"report", (t / "nothing").string()}, "not a folder"},
       {{"merge", t.path().string(), "--shards", "2"}, "sweep.json"},
