@@ -53,22 +53,6 @@ std::string fmt_ms(double s) {
 
 }  // namespace
 
-// Exposed host time per step (estimates; see docs/cost-model.md, "Host overhead"). vLLM V1 and
-// SGLang overlap most scheduling with the GPU (async scheduling, CUDA graphs), TensorRT-LLM runs
-// its scheduler in C++, nano-vllm prepares inputs and post-processes in Python synchronously.
-HostOverhead host_overhead_for(const std::string& engine) {
-  if (engine == "vllm") return {engine, Time::us(250), Time::ns(500)};
-  if (engine == "sglang") return {engine, Time::us(200), Time::ns(400)};
-  if (engine == "trtllm") return {engine, Time::us(100), Time::ns(200)};
-  if (engine == "nano-vllm") return {engine, Time::us(1000), Time::ns(4000), true, Time::us(175), Time::ns(25)};
-  throw std::invalid_argument("unknown engine '" + engine + "' (known: vllm, sglang, trtllm, nano-vllm)");
-}
-
-const std::vector<std::string>& known_engines() {
-  static const std::vector<std::string> names = {"vllm", "sglang", "trtllm", "nano-vllm"};
-  return names;
-}
-
 namespace {
 // The layout with its scale-up domain size taken from the node; a replica larger than one domain
 // must be expert-parallel with data-parallel attention on a node with a scale-out NIC.

@@ -47,7 +47,8 @@
 
 namespace engramsim {
 
-// Host time per step the GPU waits for (documented per engine in docs/cost-model.md).
+// Host time per step the GPU waits for: an engine preset (models/engines/, models/engine_loader.hpp;
+// the basis of each figure in docs/cost-model.md). Default-constructed: no host time.
 struct HostOverhead {
   std::string engine;
   Time per_step;
@@ -59,16 +60,13 @@ struct HostOverhead {
   Time engram_lookup_per_step;      // per Engram layer: host calls of the lookup (hash, index, copy launch)
   Time engram_lookup_per_position;  // per position per Engram layer: the N-gram hashes
 };
-// "vllm", "sglang", "trtllm", "nano-vllm"; throws std::invalid_argument for others.
-HostOverhead host_overhead_for(const std::string& engine);
-const std::vector<std::string>& known_engines();
 
 struct RooflineOptions {
   ParallelLayout layout;
   EngramFetchParams engram;
   Efficiencies efficiencies = default_efficiencies();
   CollectiveParams collectives = dgx_h100_nccl_defaults();
-  HostOverhead host = host_overhead_for("vllm");
+  HostOverhead host;  // none unless an engine preset is given (load_engine)
   bool prefill_prefetch = true;
   // Entries of the per-model step() memo (0 turns memoization off; results are the same either way).
   int step_cache_entries = 256;

@@ -9,6 +9,7 @@
 #include "core/paths.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/workload/workload_config.hpp"
@@ -182,7 +183,11 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
                    why + (out.ep > 0 ? "" : " (automatic)"));
     }
   }
-  out.engine = d.one_of_or("engine", known_engines(), out.engine);
+  // A catalog name or a preset file beside the scenario (models/engine_loader.hpp).
+  out.engine_path = d.has("engine") ? resolve_entry(d, "engine", "models/engines", "engine preset")
+                                    : resolve_catalog_path("models/engines", out.engine);
+  out.host = load_engine(out.engine_path);
+  out.engine = out.host.engine;
   out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
   if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card);
   else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card);

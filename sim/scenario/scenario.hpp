@@ -29,6 +29,7 @@
 #include "models/engram_fetch.hpp"
 #include "models/footprint.hpp"
 #include "models/model_card.hpp"
+#include "models/roofline_step_model.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/scenario/scenario_in_run.hpp"
 #include "sim/scenario/scenario_workload.hpp"
@@ -74,7 +75,9 @@ struct ScenarioDeployment {
   AttentionParallel attention = AttentionParallel::automatic;
   // Routed-token spread over the EP ranks (models/expert_balance.hpp): no balancer unless stated.
   ExpertBalance expert_balance{ExpertPlacement::static_order, 0};
-  std::string engine = "vllm";   // host overhead per step (roofline_step_model.hpp)
+  std::string engine = "vllm";   // the engine preset's name (models/engines/, engine_loader.hpp)
+  std::string engine_path;       // the preset file, resolved
+  HostOverhead host;             // its host overhead per step
   std::int64_t max_model_len = 0;  // 0 = the card's max_context
   ScenarioEngram engram;
   ScenarioScheduler scheduler;

@@ -131,7 +131,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   ro.engram = d.engram.fetch;
   ro.engram.tier = fo.engram_tier;
   if (ro.engram.active_gpus == 0) ro.engram.active_gpus = b.active_gpus_per_node;
-  ro.host = host_overhead_for(d.engine);
+  ro.host = d.host;
   ro.prefill_prefetch = d.engram.prefill_prefetch;
   if (params.calibration) {
     try {

@@ -12,6 +12,7 @@
 #include "core/config_node.hpp"
 #include "core/paths.hpp"
 #include "core/unit_parse.hpp"
+#include "models/engine_loader.hpp"
 
 namespace engramsim::validation {
 namespace {
@@ -80,6 +81,11 @@ StepReproduction parse_step(const ConfigNode& n, const std::string& base_dir) {
   if (s.expert_balance.redundant_experts > 0 && s.expert_balance.placement != ExpertPlacement::eplb)
     n.fail_key("redundant_experts", "redundant expert replicas need expert_placement: eplb");
   s.engine = n.str_or("engine", "vllm");
+  try {
+    load_engine(s.engine);
+  } catch (const ConfigError& e) {
+    n.fail_key("engine", e.what());
+  }
   if (auto p = n.optional_child("precision")) s.precision = parse_precision(*p);
   s.spec_decode = n.boolean_or("spec_decode", false);
   if (auto d = n.optional_child("decode")) {

@@ -13,6 +13,7 @@
 
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_build.hpp"
@@ -49,7 +50,7 @@ double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::s
   RooflineOptions o;
   o.layout = ParallelLayout{r.tp, r.ep, r.dp_attention};
   o.layout.expert_balance = r.expert_balance;
-  o.host = host_overhead_for(r.engine);
+  o.host = load_engine(r.engine);
   if (const CalibrationCandidate* cal = calibration_for(options, node)) {
     try {
       apply_calibration_profile(cal->profile, node, o);

@@ -108,7 +108,31 @@ TEST(ScenarioConfig, UnknownNamesListWhatExists) {
   const std::string card = error_of(text);
   EXPECT_NE(card.find("t.yaml:2:8: model"), std::string::npos) << card;
   EXPECT_NE(card.find("llama-3.1-70b"), std::string::npos) << card;
-  EXPECT_NE(error_of(minimal("  engine: tgi\n")).find("deployment.engine"), std::string::npos);
+  const std::string engine = error_of(minimal("  engine: tgi\n"));
+  EXPECT_NE(engine.find("t.yaml:7:11: deployment.engine"), std::string::npos) << engine;
+  EXPECT_NE(engine.find("known: nano-vllm, sglang, trtllm, vllm"), std::string::npos) << engine;
+}
+
+// An engine is a preset file: a catalog name, or a user's own file beside the scenario.
+TEST(ScenarioConfig, EnginePresetByNameOrFile) {
+  EXPECT_EQ(parse(minimal("  engine: sglang\n")).deployment.host.per_step, Time::us(200));
+  testing::ScratchDir dir;
+  testing::write_file(dir.file("my-engine.yaml"), "name: my-engine\nper_step: 40us\nper_sequence: 100ns\n");
+  const std::string scenario = dir.file("s.yaml");
+  testing::write_file(scenario, minimal("  engine: my-engine.yaml\n"));
+  const ScenarioParams p = parse_scenario(ConfigNode::load_file(scenario));
+  EXPECT_EQ(p.deployment.engine, "my-engine");
+  EXPECT_EQ(p.deployment.host.per_step, Time::us(40));
+  EXPECT_EQ(p.deployment.host.per_sequence, Time::ns(100));
+  // A bad value in the preset is located in the preset.
+  testing::write_file(dir.file("bad-engine.yaml"), "name: bad\nper_step: 40\nper_sequence: 100ns\n");
+  testing::write_file(scenario, minimal("  engine: bad-engine.yaml\n"));
+  try {
+    parse_scenario(ConfigNode::load_file(scenario));
+    ADD_FAILURE() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad-engine.yaml:2:11: per_step"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ScenarioConfig, MissingTraceFileIsAnErrorAtItsKey) {

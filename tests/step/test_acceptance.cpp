@@ -27,6 +27,7 @@
 #include "core/rng.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 
 namespace engramsim {
@@ -125,7 +126,7 @@ TEST(Acceptance, EngramPaperOffloadPenalty) {
     o.engram.tier = EngramTier::dram;
     o.engram.active_gpus = 1;  // the paper ran one GPU: its PCIe switch uplink is not shared
     o.engram.dram_path = DramPath::staged;  // host gather into pinned staging, then the copy
-    o.host = host_overhead_for("nano-vllm");
+    o.host = load_engine("nano-vllm");
     const RooflineStepModel engram_model(with, node, o);
     const RooflineStepModel base_model(without, node, o);
     const Replay e = replay(engram_model, w);

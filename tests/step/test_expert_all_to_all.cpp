@@ -8,6 +8,7 @@
 
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 
 namespace engramsim {
@@ -16,7 +17,7 @@ namespace {
 RooflineStepModel v3_ep32() {
   RooflineOptions o;
   o.layout = {32, 32, true};
-  o.host = host_overhead_for("sglang");
+  o.host = load_engine("sglang");
   return RooflineStepModel(load_model_card("deepseek-v3"), load_node("hgx-h800"), o);
 }
 

@@ -8,8 +8,10 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 
 namespace engramsim {
@@ -52,6 +54,7 @@ TEST(StepModel, TotalsAreComputePlusStallsPlusHost) {
   for (EngramTier tier : {EngramTier::hbm, EngramTier::dram, EngramTier::ssd}) {
     RooflineOptions o;
     o.engram.tier = tier;
+    o.host = load_engine("vllm");
     const RooflineStepModel m(engram_toy(), node, o);
     std::vector<DecodeSeq> decode(200, DecodeSeq{3000, 1});
     const StepBreakdown b = m.breakdown({{}, decode});
@@ -302,10 +305,38 @@ TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
-TEST(StepModel, HostOverheadPerEngine) {
-  EXPECT_EQ(host_overhead_for("vllm").per_step, Time::us(250));
-  EXPECT_EQ(host_overhead_for("nano-vllm").per_sequence, Time::us(4));
-  EXPECT_THROW(host_overhead_for("tgi"), std::invalid_argument);
+TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
+  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm"}));
+  EXPECT_EQ(load_engine("vllm").per_step, Time::us(250));
+  const HostOverhead nano = load_engine("nano-vllm");
+  EXPECT_EQ(nano.per_sequence, Time::us(4));
+  EXPECT_TRUE(nano.engram_lookup_on_host_thread);
+  EXPECT_EQ(nano.engram_lookup_per_position, Time::ns(25));
+  try {
+    load_engine("tgi");
+    ADD_FAILURE() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, trtllm, vllm"), std::string::npos) << e.what();
+  }
+  const auto error_of = [](const std::string& text) {
+    try {
+      engine_from_yaml(text, "e.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("name: x\nper_step: 10us\nper_sequence: 1ns\n"), "");
+  EXPECT_NE(error_of("name: x\nper_step: 10\nper_sequence: 1ns\n").find("e.yaml:2:11: per_step"), std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_sequence: 1ns\n").find("per_step"), std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 2s\nper_sequence: 1ns\n").find("must be in [0, 1s]"), std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_lookup_per_step: 1us\n")
+                .find("e.yaml:4:25: engram_lookup_per_step: applies only with"),
+            std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_lookup_on_host_thread: true\n")
+                .find("engram_lookup_per_step"),
+            std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nper_stepp: 1us\n").find("per_stepp"), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `engramsim list models|gpus|nodes|scenarios`: the catalog entries of one kind, name and
+// `engramsim list models|gpus|nodes|engines|scenarios`: the catalog entries of one kind, name and
 // description, as an aligned table (scenarios by the path to run them with). An unknown kind is a
 // command-line error (exit 2, from CLI11's validator); a missing data folder is exit 1.
 #include <filesystem>
@@ -17,6 +17,7 @@ namespace {
 
 std::string catalog_folder(const std::string& kind) {
   if (kind == "models") return "models/cards";
+  if (kind == "engines") return "models/engines";
   if (kind == "gpus") return "hardware/gpus";
   if (kind == "scenarios") return "scenarios";
   return "hardware/nodes";
@@ -48,11 +49,11 @@ int run_list(const std::string& kind) {
 
 void add_list_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd =
-      app.add_subcommand("list", "List catalog entries (models, gpus, nodes) or shipped scenarios with descriptions");
+      app.add_subcommand("list", "List catalog entries (models, gpus, nodes, engines) or shipped scenarios with descriptions");
   auto kind = std::make_shared<std::string>();
-  cmd->add_option("kind", *kind, "What to list: models, gpus, nodes or scenarios")
+  cmd->add_option("kind", *kind, "What to list: models, gpus, nodes, engines or scenarios")
       ->required()
-      ->check(CLI::IsMember({"models", "gpus", "nodes", "scenarios"}));
+      ->check(CLI::IsMember({"models", "gpus", "nodes", "engines", "scenarios"}));
   cmd->callback([&action, kind] { action = [kind] { return run_list(*kind); }; });
 }
 

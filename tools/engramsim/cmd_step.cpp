@@ -22,6 +22,7 @@
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/footprint.hpp"
 #include "models/op_cost.hpp"
 #include "models/roofline_step_model.hpp"
@@ -187,7 +188,7 @@ int run_step(const StepArgs& a) {
   o.engram.hbm_hot_cache = size_flag("--hbm-cache", a.hbm_hot);
   o.engram.ssd_queue_depth = a.ssd_queue_depth;
   o.engram.active_gpus = a.active_gpus;
-  o.host = host_overhead_for(a.engine);
+  o.host = load_engine(a.engine);
   CalibrationReport calibration;
   if (!a.calibration.empty()) {
     try {
@@ -384,8 +385,7 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)")
       ->check(CLI::Range(0, 64));
   cmd->add_flag("--no-spec", a->no_spec, "Run without speculative decoding");
-  cmd->add_option("--engine", a->engine, "Serving engine for the host overhead")
-      ->check(CLI::IsMember(known_engines()));
+  cmd->add_option("--engine", a->engine, "Serving-engine preset for the host overhead: a name (engramsim list engines) or a file");
   cmd->add_option("--zipf", a->zipf, "Zipf exponent of Engram row popularity (0 = uniform)")->check(CLI::Range(0.0, 4.0));
   cmd->add_option("--dram-cache", a->dram_cache, "DRAM row cache per replica in front of the ssd tier (e.g. 64GiB)");
   cmd->add_option("--hbm-cache,--hbm-hot", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");

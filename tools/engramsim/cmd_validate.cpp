@@ -22,6 +22,7 @@
 #include "hardware/calibration_profile.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_document.hpp"
@@ -31,13 +32,14 @@
 namespace engramsim::cli {
 namespace {
 
-enum class Kind { card, gpu, node, calibration, scenario, validation_set, unknown };
+enum class Kind { card, gpu, node, engine, calibration, scenario, validation_set, unknown };
 
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::card: return "model card";
     case Kind::gpu: return "GPU preset";
     case Kind::node: return "node preset";
+    case Kind::engine: return "engine preset";
     case Kind::calibration: return "calibration profile";
     case Kind::scenario: return "scenario";
     case Kind::validation_set: return "validation set";
@@ -52,6 +54,7 @@ Kind kind_by_folder(const std::string& path) {
   const std::string leaf = dir.filename().string();
   const std::string up = dir.parent_path().filename().string();
   if (up == "models" && leaf == "cards") return Kind::card;
+  if (up == "models" && leaf == "engines") return Kind::engine;
   if (up == "hardware" && leaf == "gpus") return Kind::gpu;
   if (up == "hardware" && leaf == "nodes") return Kind::node;
   if (up == "hardware" && leaf == "calibrations") return Kind::calibration;
@@ -70,6 +73,7 @@ Kind kind_by_content(const std::string& path) {
   if (r["gpu_count"]) return Kind::node;
   if (r["hbm_capacity"]) return Kind::gpu;
   if (r["num_layers"]) return Kind::card;
+  if (r["per_step"]) return Kind::engine;
   if (r["cases"]) return Kind::validation_set;
   return Kind::unknown;
 }
@@ -78,6 +82,7 @@ Kind kind_by_content(const std::string& path) {
 std::string check(const std::string& path, Kind kind) {
   switch (kind) {
     case Kind::card: load_model_card(path); return "";
+    case Kind::engine: load_engine(path); return "";
     case Kind::gpu: load_gpu(path); return "";
     case Kind::node: load_node(path); return "";
     case Kind::calibration: {
@@ -112,8 +117,8 @@ std::string check(const std::string& path, Kind kind) {
     case Kind::unknown: break;
   }
   throw ConfigError({path, 0, 0}, "",
-                    "cannot tell what kind of file this is (not under models/cards or hardware/{gpus,nodes,calibrations}, "
-                    "and no workload, schema, gpu_count, hbm_capacity, num_layers or cases key)");
+                    "cannot tell what kind of file this is (not under models/{cards,engines} or hardware/{gpus,nodes,calibrations}, "
+                    "and no workload, schema, gpu_count, hbm_capacity, num_layers, per_step or cases key)");
 }
 
 int run_validate(const std::vector<std::string>& files) {

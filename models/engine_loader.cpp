@@ -1,0 +1,63 @@
+#include "models/engine_loader.hpp"
+
+#include "core/config_node.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "hardware/hardware_loader.hpp"
+
+namespace engramsim {
+namespace {
+
+constexpr const char* kFolder = "models/engines";
+
+Time bounded_time(const ConfigNode& n, const std::string& key) {
+  const Time t = n.time(key);
+  if (t < Time::zero() || t > Time::from_seconds(1.0)) n.fail_key(key, "must be in [0, 1s]");
+  return t;
+}
+
+HostOverhead parse_engine(const ConfigNode& n) {
+  if (!n.is_map()) n.fail("an engine preset must be a map");
+  HostOverhead h;
+  h.engine = n.str("name");
+  if (h.engine.empty()) n.fail_key("name", "must not be empty");
+  n.str_or("description", "");
+  h.per_step = bounded_time(n, "per_step");
+  h.per_sequence = bounded_time(n, "per_sequence");
+  h.engram_lookup_on_host_thread = n.boolean_or("engram_lookup_on_host_thread", false);
+  if (h.engram_lookup_on_host_thread) {
+    h.engram_lookup_per_step = bounded_time(n, "engram_lookup_per_step");
+    h.engram_lookup_per_position = bounded_time(n, "engram_lookup_per_position");
+  } else {
+    for (const char* key : {"engram_lookup_per_step", "engram_lookup_per_position"})
+      if (n.has(key)) n.fail_key(key, "applies only with engram_lookup_on_host_thread: true");
+  }
+  n.finish();
+  return h;
+}
+
+}  // namespace
+
+HostOverhead load_engine(const std::string& name_or_path) {
+  const std::string path = resolve_catalog_path(kFolder, name_or_path);
+  if (const std::string why = ConfigNode::file_problem(path); !why.empty()) {
+    std::string known;
+    for (const auto& name : known_engines()) known += (known.empty() ? "" : ", ") + name;
+    throw ConfigError({path, 0, 0}, "", "no engine preset '" + name_or_path + "' (" + why + "; known: " + known + ")");
+  }
+  return parse_engine(ConfigNode::load_file(path));
+}
+
+HostOverhead engine_from_yaml(const std::string& text, const std::string& file_name) {
+  const ConfigNode root = ConfigNode::load_string(text, file_name);
+  if (!root.raw().IsDefined() || root.raw().IsNull()) throw ConfigError({file_name, 1, 1}, "", "file is empty");
+  return parse_engine(root);
+}
+
+std::vector<std::string> known_engines() {
+  std::vector<std::string> names;
+  for (const CatalogEntry& e : list_catalog(kFolder)) names.push_back(e.name);
+  return names;
+}
+
+}  // namespace engramsim
