@@ -25,7 +25,8 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
 // sits in a scenario file's tree.
 std::optional<YAML::Mark> mark_in_file(const YAML::Node& root, const std::string& field) {
   std::optional<YAML::Mark> found;
-  YAML::Node at = root;
+  YAML::Node at;
+  at.reset(root);
   std::size_t start = 0;
   while (start <= field.size() && !field.empty()) {
     const std::size_t dot = field.find('.', start);
@@ -34,11 +35,28 @@ std::optional<YAML::Mark> mark_in_file(const YAML::Node& root, const std::string
     const YAML::Node next = static_cast<const YAML::Node&>(at)[key];
     if (!next.IsDefined()) break;
     if (!next.Mark().is_null()) found = next.Mark();
-    at = next;
+    at.reset(next);
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
   return found;
+}
+
+// The node at a dotted field path, or an undefined node.
+YAML::Node node_at(const YAML::Node& root, const std::string& field) {
+  YAML::Node at;
+  at.reset(root);  // rebinds; assignment would write through into the tree
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = field.find('.', start);
+    const std::string key = field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    const YAML::Node next = static_cast<const YAML::Node&>(at)[key];
+    if (!next.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+    at.reset(next);
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
 }
 
 Percentiles percentiles(const sim::LatencySummary& l) { return {l.median, l.p90, l.p99}; }
@@ -86,8 +104,9 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
   std::vector<std::string> traces_read;
   for (const auto& p : points) {
     sim::ScenarioParams params;
+    const YAML::Node tree = scenario_for_point(base_, p);
     try {
-      params = parse(scenario_for_point(base_, p));
+      params = parse(tree);
     } catch (const ConfigError& e) {
       // A value the schema refuses is located at the sweep entry that gave it (its value in the
       // axis list), not at the top of the copy the point was parsed from.
@@ -104,9 +123,15 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
       }
       if (!swept && where.file == file_) {
         // The point's tree is a copy without positions: read them from the file (only on failure).
+        // A value the command line's --set replaced is not the file's: name --set, as run does.
         try {
           const ConfigNode file = ConfigNode::load_file(file_);
-          if (const auto m = mark_in_file(file.raw(), e.field())) where = {file_, m->line + 1, m->column + 1};
+          const YAML::Node in_file = node_at(file.raw(), e.field());
+          const YAML::Node in_point = node_at(tree, e.field());
+          if (in_file.IsDefined() && in_point.IsDefined() && YAML::Dump(in_file) != YAML::Dump(in_point))
+            where = {"--set", 0, 0};
+          else if (const auto m = mark_in_file(file.raw(), e.field()))
+            where = {file_, m->line + 1, m->column + 1};
         } catch (const ConfigError&) {
         }
       }
@@ -123,11 +148,17 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     add_unique(in.node_paths, params.node_path);
     add_unique(in.gpu_names, params.node.gpu.name);
     add_unique(in.calibration_paths, params.calibration_path);
-    // A replayed trace is read through once, so a bad row is bad input before anything is written.
-    if (params.workload.kind == sim::WorkloadKind::trace &&
-        std::find(traces_read.begin(), traces_read.end(), params.workload.trace_path) == traces_read.end()) {
-      sim::read_trace_through(params);
-      traces_read.push_back(params.workload.trace_path);
+    // A replayed trace is read through once per distinct workload section (its window, scales,
+    // options and request cap decide which rows a run reads), so a bad row is bad input before
+    // anything is written.
+    if (params.workload.kind == sim::WorkloadKind::trace) {
+      YAML::Emitter workload_text;
+      workload_text << static_cast<const YAML::Node&>(tree)["workload"];
+      const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();
+      if (std::find(traces_read.begin(), traces_read.end(), key) == traces_read.end()) {
+        sim::read_trace_through(params);
+        traces_read.push_back(key);
+      }
     }
     if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
       in.workload_kinds.push_back(params.workload.kind);
@@ -136,10 +167,17 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     if (std::find(in.calibration_paths.begin(), in.calibration_paths.end(), c.path) == in.calibration_paths.end()) {
       std::string gpus;
       for (const auto& g : in.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
-      throw ConfigError({"--calibration", 0, 0}, "",
-                        c.path + " applies to no point of the sweep (" +
-                            check_profile_matches(c.profile, in.gpu_names.empty() ? "" : in.gpu_names.front()).message +
-                            "; the points run on " + gpus + ")");
+      // It fits a GPU of the sweep but another profile ranks higher there, or it fits none.
+      std::string why;
+      for (const auto& g : in.gpu_names)
+        if (why.empty() && check_profile_matches(c.profile, g).severity != MatchSeverity::error)
+          why = "on " + g + " it is outranked by " + choose_calibration(calibrations_.profiles, g)->path +
+                " (one measured on the GPU comes before a variant's, which comes before host sections only; "
+                "profiles are not merged)";
+      if (why.empty())
+        why = check_profile_matches(c.profile, in.gpu_names.empty() ? "" : in.gpu_names.front()).message +
+              "; the points run on " + gpus;
+      throw ConfigError({"--calibration", 0, 0}, "", c.path + " applies to no point of the sweep: " + why);
     }
   return in;
 }

@@ -226,6 +226,8 @@ std::string scenario_json(const BuiltScenario& b) {
       {"attention", b.footprint.dp_attention ? "data" : "tensor"},
       {"engram_tier", b.engram_label()},
       {"engine", d.engine},
+      {"engine_preset", d.engine_path},
+      {"host_overhead_us", {{"per_step", d.host.per_step.seconds() * 1e6}, {"per_sequence", d.host.per_sequence.seconds() * 1e6}}},
       {"replicas", b.replicas},
       {"gpus", b.replicas * b.gpus_per_replica},
       {"scheduler",

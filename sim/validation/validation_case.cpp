@@ -80,12 +80,15 @@ StepReproduction parse_step(const ConfigNode& n, const std::string& base_dir) {
   s.expert_balance.redundant_experts = static_cast<int>(n.integer_or("redundant_experts", 0, 0, 1 << 16));
   if (s.expert_balance.redundant_experts > 0 && s.expert_balance.placement != ExpertPlacement::eplb)
     n.fail_key("redundant_experts", "redundant expert replicas need expert_placement: eplb");
-  s.engine = n.str_or("engine", "vllm");
-  try {
-    load_engine(s.engine);
-  } catch (const ConfigError& e) {
-    n.fail_key("engine", e.what());
+  // An engine preset: a catalog name, or a file relative to the cases file. A missing one is an
+  // error here; a bad one is located in the preset.
+  s.engine = resolve_ref(n.str_or("engine", "vllm"), base_dir);
+  if (const std::string why = ConfigNode::file_problem(resolve_catalog_path("models/engines", s.engine)); !why.empty()) {
+    std::string known;
+    for (const auto& name : known_engines()) known += (known.empty() ? "" : ", ") + name;
+    n.fail_key("engine", "no engine preset '" + s.engine + "' (" + why + "; known: " + known + ")");
   }
+  load_engine(s.engine);
   if (auto p = n.optional_child("precision")) s.precision = parse_precision(*p);
   s.spec_decode = n.boolean_or("spec_decode", false);
   if (auto d = n.optional_child("decode")) {

@@ -10,17 +10,14 @@
 #include "sim/workload/mooncake_trace_source.hpp"
 
 namespace engramsim::sim {
-namespace {
-
-using nlohmann::json;
-
-bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
 
 // Where the value of a top-level key starts in a one-line JSON object (1-based), or 0 when the
-// key is absent. Keys are told from string values by the colon that follows them at depth 1.
+// key is absent or written with escapes. Keys are told from string values by the colon that follows
+// them at depth 1; of a repeated key the last counts, as for the parser.
 int json_value_column(std::string_view line, std::string_view key) {
   const std::size_t n = line.size();
   int depth = 0;
+  int found = 0;
   std::size_t i = 0;
   while (i < n) {
     const char c = line[i];
@@ -34,7 +31,7 @@ int json_value_column(std::string_view line, std::string_view key) {
         if (k < n && line[k] == ':' && line.substr(i + 1, j - i - 1) == key) {
           ++k;
           while (k < n && (line[k] == ' ' || line[k] == '\t')) ++k;
-          return static_cast<int>(k) + 1;
+          found = static_cast<int>(k) + 1;
         }
       }
       i = j + 1;
@@ -44,8 +41,14 @@ int json_value_column(std::string_view line, std::string_view key) {
     if (c == '}' || c == ']') --depth;
     ++i;
   }
-  return 0;
+  return found;
 }
+
+namespace {
+
+using nlohmann::json;
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
 
 // One parsed line; a failing value is located by json_value_column (a missing key at the object's
 // start).
@@ -143,12 +146,13 @@ bool MooncakeTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes)
   return true;
 }
 
-int MooncakeTraceSource::value_column(std::string_view field) const { return json_value_column(line_, field); }
+// Unlocatable (an escaped key): the row's first column.
+int MooncakeTraceSource::value_column(std::string_view field) const { return std::max(1, json_value_column(line_, field)); }
 
 BailianTraceSource::BailianTraceSource(const std::string& path, const TraceOptions& options)
     : TraceSource(path, "bailian", 16, options), reader_(path) {}
 
-int BailianTraceSource::value_column(std::string_view field) const { return json_value_column(line_, field); }
+int BailianTraceSource::value_column(std::string_view field) const { return std::max(1, json_value_column(line_, field)); }
 
 bool BailianTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) {
   std::optional<JsonRow> r;

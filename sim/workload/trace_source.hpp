@@ -73,6 +73,10 @@ inline constexpr std::int64_t kTimestampOutOfRange = std::numeric_limits<std::in
 // A trace's time value in units of `ns_per_unit` nanoseconds (1e9 for seconds, 1e6 for
 // milliseconds) to integer nanoseconds, rounded to nearest; kTimestampOutOfRange when it does not fit.
 std::int64_t to_ns(double value, double ns_per_unit);
+
+// Where the value of top-level key `key` starts in a one-line JSON object (1-based; the last of a
+// repeated key), or 0 when absent or written with escapes (jsonl_trace_sources.cpp).
+int json_value_column(std::string_view line, std::string_view key);
 inline std::int64_t seconds_to_ns(double seconds) { return to_ns(seconds, 1e9); }
 
 }  // namespace engramsim::sim

@@ -16,6 +16,7 @@
 
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 
 namespace engramsim {
@@ -25,6 +26,7 @@ RooflineStepModel make_model(const char* card, const char* node, int tp, EngramT
   RooflineOptions o;
   o.layout = ParallelLayout{tp, 1, false};
   o.engram.tier = tier;
+  o.host = load_engine("vllm");
   if (!cache) o.step_cache_entries = 0;
   return RooflineStepModel(load_model_card(card), load_node(node), o);
 }
@@ -161,6 +163,7 @@ void BM_V41Construct(benchmark::State& state) {
   RooflineOptions o;
   o.layout = ParallelLayout{2, 1, false};
   o.engram.tier = EngramTier::ssd;
+  o.host = load_engine("vllm");
   o.engram.access.zipf_s = 1.0;
   o.engram.dram_cache = Bytes::gib(64);
   for (auto _ : state) {

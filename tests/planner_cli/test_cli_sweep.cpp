@@ -225,6 +225,10 @@ TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
   write_file(h200, gpu_profile("NVIDIA H200", "4TB/s"));
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {sweep_args(t / "x", "1", {"--calibration", h200.string()}), "applies to no point of the sweep"},
+      {sweep_args(t / "x", "1",
+                  {"--set", "sweep.axes=[{key: workload.concurrency, values: [2]}]", "--calibration", host.string(),
+                   "--calibration", slow.string()}),
+       "host.yaml applies to no point of the sweep: on b300 it is outranked by"},
       {sweep_args(t / "x", "1", {"--calibration", slow.string(), "--calibration", other.string()}), "both apply to GPU"},
       {sweep_args(t / "x", "1", {"--calibration", (t / "absent.yaml").string()}), "absent.yaml"},
   };
@@ -245,17 +249,18 @@ TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
   zero_block.replace(zero_block.find("block_size: 64"), 14, "block_size: 0");
   const std::string bad_base = (t / "zero_block.yaml").string();
   write_file(bad_base, zero_block);
-  const fs::path bad_trace = t / "bad.csv";  // its third row is damaged
-  write_file(bad_trace, "arrival_s,input_tokens,output_tokens\n0,10,5\n1,1x,5\n");
+  const fs::path bad_trace = t / "bad.csv";  // its sixth line is damaged; only the second point reaches it
+  write_file(bad_trace, "arrival_s,input_tokens,output_tokens\n0,10,5\n1,10,5\n2,10,5\n3,10,5\n4,1x,5\n");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"sweep", (t / "missing.yaml").string(), "--out", dir.string()}, "missing.yaml"},
       {sweep_args(dir, "1", {"--set", "sweep.axes.1.key=workload.concurency"}), "concurency"},
       {sweep_args(dir, "1", {"--set", "sweep.axes.1.values=[2, 0]"}), "sweep point 1"},
       {sweep_args(dir, "1", {"--set", "deployment.tpp=2"}), "tpp"},
+      {sweep_args(dir, "1", {"--set", "deployment.scheduler.block_size=0"}), "--set: deployment.scheduler.block_size"},
       {sweep_args(dir, "1", {"--shard", "3/2"}), "--shard"},
-      {sweep_args(dir, "1", {"--set", "workload={kind: trace, trace: {path: " + bad_trace.string() + "}}", "--set",
-                             "sweep.axes=[{key: seed, values: [1, 2]}]"}),
-       "bad.csv:3:3: input_tokens: not an integer"},
+      {sweep_args(dir, "1", {"--set", "workload={kind: trace, trace: {path: " + bad_trace.string() + "}, num_requests: 2}",
+                             "--set", "sweep.axes=[{key: workload.num_requests, values: [2, 10]}]"}),
+       "bad.csv:6:3: input_tokens: not an integer"},
       {{"sweep", typo_report, "--out", dir.string()}, "titel"},
       // A bad value that is not swept is located where the file holds it.
       {{"sweep", bad_base, "--out", dir.string()}, "zero_block.yaml:20:17: deployment.scheduler.block_size"},

@@ -284,6 +284,20 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
   EXPECT_THROW(open_trace(write_file("y.csv", "a\n"), "nonsense"), ConfigError);
 }
 
+TEST(TraceReaders, JsonValueColumnFindsTopLevelKeysOnly) {
+  EXPECT_EQ(json_value_column(R"({"a": 1, "b": 2})", "b"), 15);
+  EXPECT_EQ(json_value_column(R"({"a":1,"b":2})", "b"), 12);
+  // Not a string value that repeats the key, nor a key inside a nested object or array.
+  EXPECT_EQ(json_value_column(R"({"note": "b", "x": {"b": 1}, "y": [{"b": 2}], "b": 3})", "b"), 52);
+  EXPECT_EQ(json_value_column(R"({"x": {"b": 1}})", "b"), 0);
+  // Escaped quotes and braces inside strings do not confuse it.
+  EXPECT_EQ(json_value_column(R"({"s": "q\"}{", "b": 4})", "b"), 21);
+  // The last of a repeated key, as the parser takes it; an escaped key is not found.
+  EXPECT_EQ(json_value_column(R"({"b": 1, "b": 2})", "b"), 15);
+  EXPECT_EQ(json_value_column(R"({"\u0062": 1})", "b"), 0);
+  EXPECT_EQ(json_value_column(R"({"a": 1})", "b"), 0);
+}
+
 TEST(TraceReaders, SixtyFourBitHashIdsAreKept) {
   auto s = open_trace(write_file("u64.jsonl", "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
                                               "\"hash_ids\": [18446744073709551615, 9223372036854775808]}\n"),

@@ -152,6 +152,7 @@ class V41Tiers : public ::testing::Test {
     RooflineOptions o;
     o.layout = ParallelLayout{2, 1, false};
     o.engram.tier = tier;
+    o.host = load_engine("vllm");
     const RooflineStepModel m(card, node, o);
     std::vector<DecodeSeq> decode(64, DecodeSeq{8192, 1 + card.spec_decode.draft_tokens});
     return m.breakdown({{}, decode});

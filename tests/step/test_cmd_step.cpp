@@ -6,9 +6,11 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -107,6 +109,32 @@ TEST(CmdList, CatalogAndScenarios) {
   ASSERT_EQ(scenarios.rc, 0);
   EXPECT_NE(scenarios.out.find("scenarios/default.yaml"), std::string::npos) << scenarios.out;
   EXPECT_EQ(run_cli("list bogus").rc, 2);
+  const CliRun engines = run_cli("list engines");
+  ASSERT_EQ(engines.rc, 0);
+  EXPECT_NE(engines.out.find("trtllm"), std::string::npos) << engines.out;
+}
+
+// --engine takes a catalog name or a preset file; `validate` checks presets.
+TEST(CmdStep, EnginePresetByNameOrFile) {
+  if (!cli_built()) GTEST_SKIP() << "engramsim not built";
+  const auto dir = std::filesystem::temp_directory_path() / ("engramsim-engine-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "mine.yaml").string(), bad = (dir / "bad.yaml").string();
+  { std::ofstream(good) << "name: mine\nper_step: 40us\nper_sequence: 100ns\n"; }
+  { std::ofstream(bad) << "name: bad\nper_step: 40\nper_sequence: 100ns\n"; }
+  const std::string base = "step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8 --context 100 --json --engine ";
+  const CliRun mine = run_cli(base + good);
+  ASSERT_EQ(mine.rc, 0) << mine.out;
+  const nlohmann::json j = nlohmann::json::parse(mine.out);
+  EXPECT_EQ(j.at("engine"), "mine");
+  EXPECT_DOUBLE_EQ(j.at("host_overhead_us").at("per_step").get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(run_cli(base + "sglang").out).at("host_overhead_us").at("per_step").get<double>(),
+                   200.0);
+  EXPECT_EQ(run_cli(base + bad).rc, 2);
+  EXPECT_EQ(run_cli(base + "tgi").rc, 2);
+  EXPECT_EQ(run_cli("validate " + good).rc, 0);
+  EXPECT_EQ(run_cli("validate " + bad).rc, 2);
+  std::filesystem::remove_all(dir);
 }
 
 // step resolves the layout by footprint's rule (data-parallel attention and EP = TP for an MoE card

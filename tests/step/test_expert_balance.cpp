@@ -15,6 +15,7 @@
 
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "models/engine_loader.hpp"
 #include "models/expert_balance.hpp"
 #include "models/roofline_step_model.hpp"
 
@@ -94,6 +95,7 @@ TEST(ExpertBalance, StepModelChargesTheBusiestRank) {
     RooflineOptions o;
     o.layout = ParallelLayout{8, 8, true};
     o.layout.expert_balance = b;
+    o.host = load_engine("vllm");
     const RooflineStepModel m(card, node, o);
     const std::vector<DecodeSeq> decode(4096, DecodeSeq{2048, 1});
     const StepBreakdown br = m.breakdown(BatchShape{{}, decode});

@@ -90,6 +90,35 @@ TEST(ValidationLoader, StrictSchema) {
   expect_error(c, "tp_size");
 }
 
+// A case's engine is a preset: a catalog name, or a file relative to the cases file.
+TEST(ValidationLoader, EnginePresetsResolveBesideTheCasesFile) {
+  const auto dir = std::filesystem::path(ENGRAMSIM_BINARY_DIR) / "tests" / "validation" / "engines";
+  std::filesystem::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "good.yaml") << "name: good\nper_step: 10us\nper_sequence: 1ns\n";
+  std::ofstream(dir / "sub" / "bad.yaml") << "name: bad\nper_step: 10\nper_sequence: 1ns\n";
+  const auto with_engine = [](const std::string& engine) {
+    std::string c = step_case("a");
+    c.replace(c.find("layer: 0}"), 9, "layer: 0, engine: " + engine + "}");
+    return "schema_version: 1\ncases:\n" + c;
+  };
+  const ValidationSet ok = validation_set_from_yaml(with_engine("sub/good.yaml"), "cases.yaml", dir.string());
+  EXPECT_EQ(ok.cases.at(0).step->engine, (dir / "sub" / "good.yaml").string());
+  EXPECT_NO_THROW(validation_set_from_yaml(with_engine("trtllm"), "cases.yaml", dir.string()));
+  try {
+    validation_set_from_yaml(with_engine("tgi"), "cases.yaml", dir.string());
+    ADD_FAILURE() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cases.yaml:12:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("engine: no engine preset 'tgi'"), std::string::npos) << e.what();
+  }
+  try {
+    validation_set_from_yaml(with_engine("sub/bad.yaml"), "cases.yaml", dir.string());
+    ADD_FAILURE() << "expected an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:2:11: per_step"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ValidationLoader, MetricMustBeComputableAtItsLevel) {
   std::string c = step_case("a");
   c.replace(c.find("layer_linear_ops_time_s"), 23, "mean_tpot_ms");

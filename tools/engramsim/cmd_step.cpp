@@ -264,7 +264,8 @@ int run_step(const StepArgs& a) {
         {"tp", a.tp},
         {"ep", ep},
         {"dp_attention", dp_attention},
-        {"engine", a.engine},
+        {"engine", o.host.engine},
+        {"host_overhead_us", {{"per_step", o.host.per_step.seconds() * 1e6}, {"per_sequence", o.host.per_sequence.seconds() * 1e6}}},
         {"batch",
          {{"decode_seqs", a.decode_seqs},
           {"context", a.context},
@@ -306,7 +307,8 @@ int run_step(const StepArgs& a) {
 
   std::cout << "Step: " << card.name << " on " << node.name << " (" << node.gpu.name << "), TP" << a.tp << " EP"
             << ep << (dp_attention ? " DP-attention" : "") << ", Engram tier " << engram_tier_label(tier)
-            << ", engine " << a.engine << "\n";
+            << ", engine " << o.host.engine << " (host " << o.host.per_step.seconds() * 1e6 << " us per step + "
+            << o.host.per_sequence.seconds() * 1e6 << " us per sequence)\n";
   if (card.moe && ep > 1)
     std::cout << "Experts: " << a.expert_placement << " placement"
               << (a.redundant_experts > 0 ? " with " + std::to_string(a.redundant_experts) + " redundant replicas" : "")

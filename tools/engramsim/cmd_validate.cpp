@@ -1,10 +1,11 @@
 // `engramsim validate FILE...`: loads each file with the strict loader of its kind and prints
 // `OK path (kind)`, or `error: path (kind): file:line:col: field: message` on stderr.
 //
-// The kind comes from the folder the file sits in (models/cards, hardware/gpus, hardware/nodes,
-// hardware/calibrations), else from its top-level keys: `workload` -> scenario, `schema:
-// engramsim-calibration/...` -> calibration profile, `gpu_count` -> node, `hbm_capacity` -> GPU,
-// `num_layers` -> model card, `cases` -> validation set (scenarios/validation/cases.yaml). A scenario is checked variant by variant (every `compare:` entry
+// The kind comes from the folder the file sits in (models/cards, models/engines, hardware/gpus,
+// hardware/nodes, hardware/calibrations), else from its top-level keys: `workload` -> scenario,
+// `schema: engramsim-calibration/...` -> calibration profile, `gpu_count` -> node, `hbm_capacity` ->
+// GPU, `num_layers` -> model card, `per_step` -> engine preset, `cases` -> validation set
+// (scenarios/validation/cases.yaml). A scenario is checked variant by variant (every `compare:` entry
 // applied, as `engramsim run` would), including the card, node, calibration profile and trace it
 // names; whether the deployment fits is `engramsim run`'s (or `footprint`'s) question, not this one.
 // Exit 0 when every file loads, 2 when any does not.
@@ -102,10 +103,13 @@ std::string check(const std::string& path, Kind kind) {
       std::set<std::string> traces_read;
       for (const auto& v : variants) {
         const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
-        // A replayed trace is read to its end (or the workload's request cap), so a bad row anywhere
-        // is found here rather than in the middle of a run.
-        if (p.workload.kind == sim::WorkloadKind::trace && traces_read.insert(p.workload.trace_path).second)
-          sim::read_trace_through(p);
+        // A replayed trace is read to its end (or the workload's request cap), once per distinct
+        // workload section, so a bad row anywhere is found here rather than in the middle of a run.
+        if (p.workload.kind == sim::WorkloadKind::trace) {
+          YAML::Emitter workload_text;
+          workload_text << static_cast<const YAML::Node&>(v.root)["workload"];
+          if (traces_read.insert(p.workload.trace_path + "\n" + workload_text.c_str()).second) sim::read_trace_through(p);
+        }
       }
       if (variants.size() > 1) return std::to_string(variants.size()) + " variants";
       return "";
@@ -154,7 +158,7 @@ int run_validate(const std::vector<std::string>& files) {
 
 void add_validate_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand(
-      "validate", "Check model cards, GPU/node presets, calibration profiles and scenarios with the strict loaders");
+      "validate", "Check model cards, GPU/node and engine presets, calibration profiles, scenarios and validation sets with the strict loaders");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("files", *files, "Files to check (kind from the folder, else from the keys)")->required();
   cmd->callback([&action, files] { action = [files] { return run_validate(*files); }; });
