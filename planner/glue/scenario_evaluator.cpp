@@ -148,6 +148,10 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     add_unique(in.node_paths, params.node_path);
     add_unique(in.gpu_names, params.node.gpu.name);
     add_unique(in.calibration_paths, params.calibration_path);
+    if (std::find(in.engine_paths.begin(), in.engine_paths.end(), params.deployment.engine_path) == in.engine_paths.end()) {
+      in.engine_paths.push_back(params.deployment.engine_path);
+      in.engine_names.push_back(params.deployment.engine);
+    }
     // A replayed trace is read through once per distinct workload section (its window, scales,
     // options and request cap decide which rows a run reads), so a bad row is bad input before
     // anything is written.
@@ -313,6 +317,10 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
     const auto figs = tagged_figures(in.node_paths[i], in.node_names[i],
                                      {"host_dram", "host_link_latency", "topology.switch_uplink_bandwidth", "nvme.",
                                       "prices."});
+    a.insert(a.end(), figs.begin(), figs.end());
+  }
+  for (std::size_t i = 0; i < in.engine_paths.size(); ++i) {
+    const auto figs = tagged_figures(in.engine_paths[i], in.engine_names[i], {"per_step", "per_sequence", "engram_lookup"});
     a.insert(a.end(), figs.begin(), figs.end());
   }
   const RuntimeReserve r;

@@ -44,6 +44,8 @@ struct SweepInputs {
   std::vector<std::string> node_paths;
   std::vector<std::string> gpu_names;
   std::vector<std::string> calibration_paths;
+  std::vector<std::string> engine_names;
+  std::vector<std::string> engine_paths;
   std::string price_tier;  // of the first point
   sim::ScenarioSlo slo;    // of the first point
   std::vector<sim::WorkloadKind> workload_kinds;
