@@ -74,7 +74,7 @@ struct StepReproduction {
   int ep = 1;
   bool dp_attention = false;
   ExpertBalance expert_balance{ExpertPlacement::static_order, 0};  // as a scenario's deployment
-  std::string engine = "vllm";
+  std::string engine = "vllm";  // an engine preset: catalog name, or a file resolved beside the cases file
   PrecisionOverrides precision;
   bool spec_decode = false;  // off: the card's drafter removed
   int decode_seqs = 0;       // per replica
