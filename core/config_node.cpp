@@ -1,5 +1,7 @@
 #include "core/config_node.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -55,20 +57,64 @@ void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const s
   }
 }
 
+// The documents of a stream as parser events: where each starts and where its first value is.
+// yaml-cpp 0.7's LoadAll never returns on a token that cannot start a value (a stray ',' where a
+// node should be): the parser reports an empty document at that token again and again without
+// consuming it, allocating a node each time until memory runs out. Walking the documents here
+// lets a document that starts where the previous one did be reported as the error it is.
+class DocumentScan final : public YAML::EventHandler {
+ public:
+  struct Document {
+    YAML::Mark start;
+    YAML::Mark first_value;
+    bool has_value = false;
+  };
+  std::vector<Document> documents;
+
+  void OnDocumentStart(const YAML::Mark& m) override { documents.push_back({m, m, false}); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { value(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { value(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    value(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    value(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void value(const YAML::Mark& m) {
+    if (documents.empty() || documents.back().has_value) return;
+    documents.back().first_value = m;
+    documents.back().has_value = true;
+  }
+};
+
+SourceLocation located(const std::string& name, const YAML::Mark& m) {
+  return {name, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1};
+}
+
 }  // namespace
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
   try {
     // One document per file: text after a second `---` (or after `...`) would otherwise be dropped.
     // An empty document (a bare trailing `---`) holds nothing to drop.
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    for (std::size_t i = 1; i < docs.size(); ++i) {
-      if (docs[i].IsNull()) continue;
-      const YAML::Mark m = docs[i].Mark();
-      throw ConfigError({name, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, "",
-                        "a second YAML document starts here; a file holds one");
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentScan scan;
+    while (parser.HandleNextDocument(scan)) {
+      const auto& docs = scan.documents;
+      if (docs.size() < 2) continue;
+      const auto& doc = docs.back();
+      if (doc.start.pos == docs[docs.size() - 2].start.pos)
+        throw ConfigError(located(name, doc.start), "", "invalid YAML: a value cannot start here (a stray ',' or flow character)");
+      if (doc.has_value) throw ConfigError(located(name, doc.first_value), "", "a second YAML document starts here; a file holds one");
     }
-    YAML::Node n = docs.empty() ? YAML::Node() : docs.front();
+    YAML::Node n = YAML::Load(text);  // the first document
     std::size_t walked = 0;
     refuse_duplicate_keys(n, name, "", walked);
     return ConfigNode(n, name, "");

@@ -118,6 +118,10 @@ bool next_object(LineReader& reader, std::string_view& line, std::optional<JsonR
     return true;
   } catch (const json::parse_error& e) {
     reader.fail_field({"", static_cast<int>(std::max<std::size_t>(e.byte, 1))}, "invalid JSON: " + parse_error_text(e));
+  } catch (const json::exception& e) {  // a number beyond double's range (out_of_range.406)
+    const std::string what = e.what();
+    const std::size_t end = what.find("] ");
+    reader.fail_field({"", 1}, "invalid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
   }
 }
 

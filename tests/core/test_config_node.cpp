@@ -74,6 +74,14 @@ TEST(ConfigNode, WrongTypesAndBadYaml) {
   EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n...\nb: 2\n", "end.yaml"); }).find("end.yaml:3:1: a second YAML document"),
             std::string::npos);
   EXPECT_EQ(ConfigNode::load_string("a: 1\n---\n", "bare.yaml").integer("a"), 1);  // an empty trailing document
+  // A stray ',' where a value should start: an error at it (the YAML library's own document loop
+  // would repeat an empty document there until memory runs out).
+  EXPECT_NE(error_of([] { ConfigNode::load_string(",b: 2\n", "comma.yaml"); }).find("comma.yaml:1:1: invalid YAML"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_string("# note\n  , a\n", "c2.yaml"); }).find("c2.yaml:2:3: invalid YAML"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n---\n,\n", "c3.yaml"); }).find("c3.yaml:3:1: invalid YAML"),
+            std::string::npos);
 }
 
 // A number must be written as one: a quoted "512" or a !!str / !!float tag on an integer is refused.
