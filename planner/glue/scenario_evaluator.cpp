@@ -111,24 +111,28 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
       // A value the schema refuses is located at the sweep entry that gave it (its value in the
       // axis list), not at the top of the copy the point was parsed from.
       // Any other value is located where the file holds it.
+      // A section the error names as a whole (`workload`) is located at a swept key inside it.
       SourceLocation where = e.where();
       bool swept = false;
-      for (const auto& a : p.assignments) {
-        const YAML::Mark m = a.value.Mark();
-        const bool same_key = e.field() == a.key || e.field().rfind(a.key + ".", 0) == 0;
-        if (same_key && !m.is_null()) {
-          where = {file_, m.line + 1, m.column + 1};
-          swept = true;
+      for (int pass = 0; pass < 2 && !swept; ++pass)
+        for (const auto& a : p.assignments) {
+          const YAML::Mark m = a.value.Mark();
+          const bool same_key = pass == 0 ? e.field() == a.key || e.field().rfind(a.key + ".", 0) == 0
+                                          : !e.field().empty() && a.key.rfind(e.field() + ".", 0) == 0;
+          if (same_key && !m.is_null()) {
+            where = {file_, m.line + 1, m.column + 1};
+            swept = true;
+          }
         }
-      }
       if (!swept && where.file == file_) {
         // The point's tree is a copy without positions: read them from the file (only on failure).
-        // A value the command line's --set replaced is not the file's: name --set, as run does.
+        // A value the command line's --set replaced (the base differs from the file) is named
+        // --set, as run does.
         try {
           const ConfigNode file = ConfigNode::load_file(file_);
           const YAML::Node in_file = node_at(file.raw(), e.field());
-          const YAML::Node in_point = node_at(tree, e.field());
-          if (in_file.IsDefined() && in_point.IsDefined() && YAML::Dump(in_file) != YAML::Dump(in_point))
+          const YAML::Node in_base = node_at(base_, e.field());
+          if (in_file.IsDefined() && in_base.IsDefined() && YAML::Dump(in_file) != YAML::Dump(in_base))
             where = {"--set", 0, 0};
           else if (const auto m = mark_in_file(file.raw(), e.field()))
             where = {file_, m->line + 1, m->column + 1};

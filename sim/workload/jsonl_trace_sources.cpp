@@ -121,7 +121,14 @@ bool next_object(LineReader& reader, std::string_view& line, std::optional<JsonR
   } catch (const json::exception& e) {  // a number beyond double's range (out_of_range.406)
     const std::string what = e.what();
     const std::size_t end = what.find("] ");
-    reader.fail_field({"", 1}, "invalid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
+    // "number overflow parsing '1e999'": located at that number when the line holds it.
+    int column = 1;
+    const std::size_t q1 = what.find('\'');
+    const std::size_t q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    if (q2 != std::string::npos && q2 > q1 + 1)
+      if (const std::size_t at = line.find(what.substr(q1 + 1, q2 - q1 - 1)); at != std::string_view::npos)
+        column = static_cast<int>(at) + 1;
+    reader.fail_field({"", column}, "invalid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
   }
 }
 

@@ -124,6 +124,26 @@ void read_all(const std::string& path, const std::string& format) {
   }
 }
 
+// The inputs the longer fuzz runs found, kept as fixed cases: a stray ',' where a YAML value should
+// start (the YAML library's document loop allocated until the process was killed) and a JSON number
+// beyond double's range (it escaped as a non-input error).
+TEST(FuzzLoaders, InputsLongerRunsFound) {
+  testing::ScratchDir dir;
+  const auto refused = [&](const std::string& name, const std::string& text, const std::function<void(const std::string&)>& load) {
+    const std::string path = dir.file(name);
+    testing::write_file(path, text);
+    EXPECT_THROW(load(path), ConfigError) << name;
+  };
+  for (const std::string& text : {std::string(",\n"), std::string("# c\n,ame: x\n"), std::string("name: x\n---\n, y\n")}) {
+    refused("engine.yaml", text, [](const std::string& p) { load_engine(p); });
+    refused("gpu.yaml", text, [](const std::string& p) { load_gpu(p); });
+    refused("card.yaml", text, [](const std::string& p) { load_model_card(p); });
+    refused("scenario.yaml", text, [](const std::string& p) { parse_scenario(ConfigNode::load_file(p)); });
+  }
+  refused("overflow.jsonl", "{\"timestamp\": 1e999, \"input_length\": 5, \"output_length\": 1}\n",
+          [](const std::string& p) { read_all(p, "mooncake"); });
+}
+
 TEST(FuzzLoaders, CatalogFilesAndProfiles) {
   fuzz("card.yaml", source("models/cards/llama-3.1-8b.yaml"), [](const std::string& p) { load_model_card(p); }, 1);
   fuzz("mla-card.yaml", source("models/cards/deepseek-v4.1-flash.yaml"), [](const std::string& p) { load_model_card(p); }, 2);

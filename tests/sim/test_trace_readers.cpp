@@ -255,6 +255,8 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
                      "mooncake", "1:58: input_length", "input tokens must be >= 1");
   expect_trace_error(write_file("bad2.jsonl", "{\"timestamp\": 0, \"input_length\": }\n"), "mooncake", "1:34",
                      "invalid JSON: syntax error");
+  expect_trace_error(write_file("overflow.jsonl", "{\"timestamp\": 0, \"input_length\": 1e999, \"output_length\": 1}\n"),
+                     "mooncake", "1:34", "invalid JSON: number overflow");
   expect_trace_error(write_file("csv_quote.csv", "arrival_s,input_tokens,output_tokens\n0,10,\"5\n"), "canonical",
                      "2:6: output_tokens", "unterminated quoted field");
   // BurstGPT: the log's total must be the sum of its two counts.
