@@ -20,6 +20,7 @@
 #include "models/engine_loader.hpp"
 #include "scenario_test_util.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/validation/validation_case.hpp"
 #include "sim/workload/trace_format.hpp"
 
 namespace engramsim::sim {
@@ -152,6 +153,15 @@ TEST(FuzzLoaders, CatalogFilesAndProfiles) {
   fuzz("engine.yaml", source("models/engines/nano-vllm.yaml"), [](const std::string& p) { load_engine(p); }, 5);
   fuzz("profile.yaml", source("hardware/calibrations/dev-vm-epyc-2c.yaml"),
        [](const std::string& p) { parse_calibration_profile(testing::read_file(p), p); }, 6);
+}
+
+TEST(FuzzLoaders, ValidationCases) {
+  // The first cases of the shipped set, each with its reproduction (the loader resolves scenario
+  // files beside the set, so the copy sits where the set does).
+  const std::string set = source("scenarios/validation/cases.yaml");
+  const std::size_t third = set.find("\n  - id:", set.find("\n  - id:", set.find("\n  - id:") + 1) + 1);
+  fuzz("cases.yaml", set.substr(0, third) + "\n",
+       [](const std::string& p) { validation::load_validation_set(p); }, 16);
 }
 
 TEST(FuzzLoaders, Scenarios) {
