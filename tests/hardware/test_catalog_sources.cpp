@@ -1,6 +1,6 @@
-// Audit of the catalog files (hardware/gpus, hardware/nodes, models/cards): every line that holds a
-// number must end with a comment carrying a source tag, [S] (a source states it), [D] (derived by
-// arithmetic) or [E] (an estimate, with its reason). Combined tags such as [D/E] count.
+// Audit of the catalog files (hardware/gpus, hardware/nodes, models/cards, models/engines): every line
+// that holds a number must end with a comment carrying a source tag, [S] (a source states it),
+// [D] (derived by arithmetic) or [E] (an estimate, with its reason). Combined tags such as [D/E] count.
 //
 // The check is textual on purpose: it sees the file as a reviewer does, comments included, which
 // a YAML parser would throw away. "A number" is a scalar that is a number with an optional
@@ -164,7 +164,7 @@ TEST(CatalogSources, EveryNumberInTheCatalogCarriesATaggedSource) {
   const fs::path root(ENGRAMSIM_SOURCE_ROOT);
   std::size_t files = 0;
   std::vector<std::string> bad;
-  for (const char* folder : {"hardware/gpus", "hardware/nodes", "models/cards"}) {
+  for (const char* folder : {"hardware/gpus", "hardware/nodes", "models/cards", "models/engines"}) {
     const fs::path dir = root / folder;
     if (!fs::is_directory(dir)) continue;  // a catalog another part has not written yet
     for (const auto& entry : fs::directory_iterator(dir)) {
@@ -174,15 +174,15 @@ TEST(CatalogSources, EveryNumberInTheCatalogCarriesATaggedSource) {
       bad.insert(bad.end(), found.begin(), found.end());
     }
   }
-  EXPECT_GE(files, 20u) << "the hardware catalog alone has 10 GPUs and 10 nodes";
+  EXPECT_GE(files, 24u) << "the hardware catalog alone has 10 GPUs and 10 nodes; the engines 4 presets";
   std::string report;
   for (const auto& b : bad) report += b + "\n";
   EXPECT_TRUE(bad.empty()) << "lines with numbers but no [S]/[D]/[E] source comment:\n" << report;
 }
 
-TEST(CatalogSources, HardwareFilesHaveADescription) {
+TEST(CatalogSources, HardwareAndEngineFilesHaveADescription) {
   const fs::path root(ENGRAMSIM_SOURCE_ROOT);
-  for (const char* folder : {"hardware/gpus", "hardware/nodes"}) {
+  for (const char* folder : {"hardware/gpus", "hardware/nodes", "models/engines"}) {
     for (const auto& entry : fs::directory_iterator(root / folder)) {
       if (entry.path().extension() != ".yaml") continue;
       const std::string text = read_file(entry.path());
