@@ -95,9 +95,10 @@ TEST(CliSweep, ShardsMergeIntoTheSingleProcessFile) {
   const CliResult s0 = run_cli(sweep_args(dir, "1", {"--shard", "0/2"}), t.path());
   ASSERT_EQ(s0.code, 0) << describe(s0);
   EXPECT_TRUE(fs::is_regular_file(dir / "results.shard-0-of-2.jsonl"));
-  // Half the points are missing until the other shard has run: merge says which, exit 1.
+  // Half the points are missing until the other shard has run: merge says which on one line, exit 4.
   const CliResult early = run_cli({"merge", dir.string(), "--shards", "2"}, t.path());
-  EXPECT_EQ(early.code, 1) << describe(early);
+  EXPECT_EQ(early.code, 4) << describe(early);
+  EXPECT_EQ(std::count(early.err.begin(), early.err.end(), '\n'), 1) << early.err;
   EXPECT_NE(early.err.find("3 points are still missing: 1 3 5"), std::string::npos) << early.err;
   const CliResult s1 = run_cli(sweep_args(dir, "1", {"--shard", "1/2"}), t.path());
   ASSERT_EQ(s1.code, 0) << describe(s1);

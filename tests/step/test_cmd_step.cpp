@@ -90,11 +90,13 @@ TEST(CmdStep, BadInputExitsTwo) {
   if (!cli_built()) GTEST_SKIP() << "engramsim not built";
   // Tensor-parallel attention cannot split 64 heads over 3 ranks.
   EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --attention tensor --decode-seqs 1 --context 10").rc, 2);
-  EXPECT_EQ(run_cli("step --model no-such-model --node hgx-b300 --decode-seqs 1 --context 10").rc, 2);
-  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --context 10").rc, 2);  // no batch
-  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8").rc, 2);  // no --context
+  EXPECT_EQ(run_cli("step --model no-such-model --node hgx-b300 --tp 1 --decode-seqs 1 --context 10").rc, 2);
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --context 10").rc, 2);  // no batch
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8").rc, 2);  // no --context
+  // No --tp: the layout is stated, never assumed (footprint too).
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8 --context 10").rc, 2);
   // A tier on a card without Engram is bad input, as in a scenario.
-  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --engram-tier ssd --decode-seqs 8 --context 10").rc, 2);
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --engram-tier ssd --decode-seqs 8 --context 10").rc, 2);
   EXPECT_EQ(run_cli("footprint --model llama-3.1-8b --node hgx-h100 --tp 1 --engram-tier ssd").rc, 2);
   EXPECT_EQ(run_cli("no-such-command").rc, 2);
 }
@@ -122,7 +124,7 @@ TEST(CmdStep, EnginePresetByNameOrFile) {
   const std::string good = (dir / "mine.yaml").string(), bad = (dir / "bad.yaml").string();
   { std::ofstream(good) << "name: mine\nper_step: 40us\nper_sequence: 100ns\n"; }
   { std::ofstream(bad) << "name: bad\nper_step: 40\nper_sequence: 100ns\n"; }
-  const std::string base = "step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8 --context 100 --json --engine ";
+  const std::string base = "step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8 --context 100 --json --engine ";
   const CliRun mine = run_cli(base + good);
   ASSERT_EQ(mine.rc, 0) << mine.out;
   const nlohmann::json j = nlohmann::json::parse(mine.out);
@@ -147,7 +149,7 @@ TEST(CmdStep, LayoutAndEngramTierFollowFootprint) {
   EXPECT_NE(v41.out.find("TP2 EP2 DP-attention, Engram tier dram"), std::string::npos) << v41.out;
   const CliRun fp = run_cli("footprint --model deepseek-v4.1-flash --node hgx-b300 --tp 2");
   EXPECT_NE(fp.out.find("TP2, EP2, data-parallel attention"), std::string::npos) << fp.out;
-  const CliRun llama = run_cli("step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8 --context 100");
+  const CliRun llama = run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8 --context 100");
   ASSERT_EQ(llama.rc, 0);
   EXPECT_NE(llama.out.find("TP1 EP1, Engram tier none"), std::string::npos) << llama.out;
   const CliRun none =

@@ -369,7 +369,7 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<StepArgs>();
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
-  cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->required()->check(CLI::Range(1, 1024));
   add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
   cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention: shorthand for --attention data");
   cmd->add_option("--expert-placement", a->expert_placement,
