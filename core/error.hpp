@@ -34,7 +34,7 @@ inline constexpr int ok = 0;
 inline constexpr int failure = 1;         // an internal or I/O failure
 inline constexpr int bad_input = 2;       // bad input: config, trace, profile or command line
 inline constexpr int infeasible = 3;      // the deployment does not fit (footprint)
-inline constexpr int slo_violated = 4;    // a check failed: an SLO, a validation tolerance, a complete merge
+inline constexpr int check_failed = 4;    // a check failed: an SLO, a golden, a validation tolerance, a complete merge
 }  // namespace exit_code
 
 }  // namespace engramsim

@@ -45,7 +45,7 @@ int merge_command(const MergeArgs& a) {
       std::cerr << " " << i;
     }
     std::cerr << " (rerun their shards with --resume, then merge again)\n";
-    return exit_code::slo_violated;  // a check: the merge is not complete
+    return exit_code::check_failed;  // the merge is not complete
   }
   planner::write_report(planner::load_results(a.dir), a.dir);
   std::cout << "report: " << (fs::path(a.dir) / "report.html").string() << "\n";

@@ -100,7 +100,7 @@ int plan_command(const SweepCliArgs& a) {
   }
   if (fleet.ranking.empty()) {
     std::cerr << "no candidate meets the SLO at any probed rate\n";
-    return exit_code::slo_violated;
+    return exit_code::check_failed;
   }
   return exit_code::ok;
 }

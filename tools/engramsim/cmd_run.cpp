@@ -302,9 +302,9 @@ int run_scenario_command(const RunArgs& a) {
     const auto diffs = sim::compare_with_golden(*golden,
                                                 sim::golden_from_session(session, options.set, ""));
     for (const auto& d : diffs) std::cerr << "golden: " << d << "\n";
-    if (!diffs.empty()) rc = exit_code::slo_violated;
+    if (!diffs.empty()) rc = exit_code::check_failed;
   }
-  if (a.check_slo && !slo_ok) rc = exit_code::slo_violated;
+  if (a.check_slo && !slo_ok) rc = exit_code::check_failed;
   if (session.any_infeasible()) {
     for (const auto& v : session.variants)
       if (!v.built) std::cerr << "error: variant " << v.name << " does not fit: " << v.infeasible << "\n";

@@ -271,7 +271,7 @@ int run_validate_set(const ValidateSetArgs& a) {
   const val::ValidationReport report = val::evaluate_set(set, options);
   if (a.json) print_json(set, report);
   else print_text(set, report, options, a.verbose);
-  return report.all_within_tolerance() ? exit_code::ok : exit_code::slo_violated;
+  return report.all_within_tolerance() ? exit_code::ok : exit_code::check_failed;
 }
 
 }  // namespace
