@@ -12,6 +12,7 @@
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -148,7 +149,7 @@ void write_golden(const Golden& g, const std::string& path) {
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   std::ofstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error("cannot write " + path);
-  f << out.dump(2) << "\n";
+  f << json_text(out) << "\n";
   if (!f) throw std::runtime_error("cannot write " + path);
 }
 
