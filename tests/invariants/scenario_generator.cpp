@@ -216,7 +216,7 @@ GeneratedCase generate_case(std::uint64_t seed, const std::string& dir) {
     c.has_horizon = true;
     y << "horizon: " << d.pick<std::string>({"50ms", "500ms", "3s"}) << "\n";
   }
-  if (d.chance(0.4)) c.kv_block_cap = d.pick<std::int64_t>({8, 24, 64, 200, 1000});
+  if (d.chance(0.5)) c.kv_block_cap = d.pick<std::int64_t>({24, 64, 200, 500, 1500});
   c.yaml = y.str();
   c.scenario_path = dir + "/scenario.yaml";
   std::ofstream f(c.scenario_path, std::ios::binary);

@@ -94,5 +94,30 @@ TEST(RunInvariants, RandomValidScenariosKeepEveryInvariant) {
   }
 }
 
+// The checks can fail: a sequence whose ledger does not add up, and events out of time order.
+TEST(RunInvariants, TheProbeReportsABrokenLedgerAndTimeGoingBack) {
+  sim::RunConfig cfg;
+  InvariantProbe probe(cfg, RooflineBound{});
+  sim::Sequence s;
+  s.request.prompt_tokens = 10;
+  s.request.output_tokens = 2;
+  s.generated = 2;
+  s.computed = 11;
+  s.prefill_tokens_total = 10;
+  s.decode_tokens_total = 1;
+  s.prefill_samples = 1;
+  probe.on_sequence_done(0, s);
+  EXPECT_TRUE(probe.violations().empty());
+  s.decode_tokens_total = 2;  // one more token decoded than emitted
+  probe.on_sequence_done(0, s);
+  EXPECT_EQ(probe.violations().size(), 2u);
+  sim::Event e;
+  e.key.time = Time::ns(5);
+  probe.on_dispatch(e);
+  e.key.time = Time::ns(4);
+  probe.on_dispatch(e);
+  EXPECT_EQ(probe.violations().size(), 3u);
+}
+
 }  // namespace
 }  // namespace engramsim::testing
