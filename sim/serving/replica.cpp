@@ -206,13 +206,18 @@ void Replica::complete_step() {
   for (const PlannedPrefill& p : plan_.prefills) {
     Sequence& s = state_.seq(p.seq);
     s.computed += p.tokens;
-    if (!s.prefilling()) emit(p.seq, 1);
+    s.prefill_tokens_total += p.tokens;
+    if (!s.prefilling()) {
+      ++s.prefill_samples;
+      emit(p.seq, 1);
+    }
   }
   for (const PlannedDecode& d : plan_.decodes) {
     Sequence& s = state_.seq(d.seq);
     std::int32_t n = acceptance_.draft_tokens() > 0 ? acceptance_.sample(d.positions, *spec_rng_) : 1;
     if (n > s.remaining_output()) n = s.remaining_output();
     s.computed += n;
+    s.decode_tokens_total += n;
     emit(d.seq, n);
   }
   state_.compact_running();
@@ -234,6 +239,7 @@ void Replica::emit(std::uint32_t slot, std::int32_t tokens) {
   if (s.generated >= s.request.output_tokens) {
     const RequestRecord rec = make_record(s, RequestStatus::finished);
     state_.finish(slot);
+    for (ServingObserver* o : observers_) o->on_sequence_done(index_, s);
     for (ServingObserver* o : observers_) o->on_request_done(rec);
   }
 }

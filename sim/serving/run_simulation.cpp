@@ -55,6 +55,10 @@ RunResult run_simulation(const RunConfig& cfg) {
     observers.push_back(trace.get());
     if (engram) engram->service().set_trace(trace.get());
   }
+  if (cfg.probe != nullptr) {
+    observers.push_back(cfg.probe);
+    sim.add_observer(*cfg.probe);
+  }
   Deployment deployment(sim, replicas, cfg.scheduler, *schedulers, routers->create(cfg.router), observers);
   std::unique_ptr<RequestSource> source = cfg.workload.source(cfg.seed);
   if (!source) throw ConfigError({}, "workload", "the source factory returned nothing");
@@ -81,7 +85,9 @@ RunResult run_simulation(const RunConfig& cfg) {
   }
 
   // Run.
+  if (cfg.probe != nullptr) cfg.probe->on_run_start(sim, deployment);
   const RunStats stats = sim.run(cfg.horizon, cfg.max_events);
+  if (cfg.probe != nullptr) cfg.probe->on_run_end(sim, deployment, stats);
 
   // Finalize.
   metrics.finalize(deployment.collect_unfinished());

@@ -23,6 +23,7 @@
 #include "sim/metrics/time_series.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/router_registry.hpp"
+#include "sim/serving/run_probe.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 #include "sim/workload/request_source.hpp"
 
@@ -56,6 +57,8 @@ struct RunConfig {
   std::optional<EngramTierParams> engram_tier;
   // Chrome trace of the start of the run (sim/metrics/chrome_trace.hpp); empty path: none.
   ChromeTraceOptions trace;
+  // Read-only observer of the run (run_probe.hpp), not owned; null: none. Never changes results.
+  RunProbe* probe = nullptr;
 };
 
 struct RunResult {

@@ -10,6 +10,7 @@
 #include "models/step_model.hpp"
 #include "sim/memory/engram_step_types.hpp"
 #include "sim/serving/request.hpp"
+#include "sim/serving/sequence.hpp"
 
 namespace engramsim::sim {
 
@@ -59,6 +60,9 @@ class ServingObserver {
   virtual void on_step(const StepRecord& /*step*/) {}
   virtual void on_token_gap(Time /*gap*/) {}
   virtual void on_request_done(const RequestRecord& /*record*/) {}
+  // A finished sequence as it leaves its replica (blocks released, ledger final), just before its
+  // on_request_done; read-only, for conservation checks.
+  virtual void on_sequence_done(std::uint32_t /*replica*/, const Sequence& /*sequence*/) {}
 };
 
 }  // namespace engramsim::sim
