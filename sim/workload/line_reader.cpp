@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -30,6 +31,11 @@ void LineReader::fail_at(int line, const std::string& message) const {
 
 void LineReader::fail_field(const FieldRef& field, const std::string& message) const {
   throw ConfigError({path_, line_no_, field.column}, std::string(field.name), message);
+}
+
+void LineReader::check_length(std::size_t bytes) const {
+  if (max_line_ > 0 && bytes > max_line_)
+    fail_at(line_no_ + 1, "line longer than " + std::to_string(max_line_) + " bytes");
 }
 
 bool LineReader::fill() {
@@ -61,6 +67,7 @@ bool LineReader::next(std::string_view& line) {
     if (nl != nullptr) {
       const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
       if (!have_carry) {
+        check_length(len);
         line = std::string_view(start, len);
         begin_ += len + 1;
         ++line_no_;
@@ -73,9 +80,11 @@ bool LineReader::next(std::string_view& line) {
       break;
     }
     carry_.append(start, end_ - begin_);
+    check_length(carry_.size());
     have_carry = true;
     begin_ = end_;
   }
+  check_length(carry_.size());
   ++line_no_;
   line = carry_;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

@@ -1,7 +1,7 @@
 // Reads a text file line by line, plain or gzip-compressed (detected from the content, not the
 // name), through zlib with a large buffer. Tracks 1-based line numbers for error messages.
 // A missing file, a read error or a corrupt / truncated gzip stream throws ConfigError with
-// file:line. Lines lose their trailing "\n" / "\r\n"; a UTF-8 byte-order mark on line 1 is dropped.
+// file:line; so does a line over the optional length limit. Lines lose their trailing "\n" / "\r\n"; a UTF-8 byte-order mark on line 1 is dropped.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,9 @@ class LineReader {
   // The next line (valid until the next call); false at end of file.
   bool next(std::string_view& line);
   int line_number() const { return line_no_; }
+  // Lines longer than this many bytes (without the newline) throw ConfigError naming the line;
+  // 0 = no limit (the default).
+  void set_max_line_bytes(std::size_t max_bytes) { max_line_ = max_bytes; }
   const std::string& path() const { return path_; }
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void fail_at(int line, const std::string& message) const;
@@ -36,6 +39,7 @@ class LineReader {
 
  private:
   bool fill();
+  void check_length(std::size_t bytes) const;
 
   std::string path_;
   void* gz_ = nullptr;  // gzFile
@@ -45,6 +49,7 @@ class LineReader {
   bool eof_ = false;
   std::string carry_;
   int line_no_ = 0;
+  std::size_t max_line_ = 0;
 };
 
 }  // namespace engramsim::sim
