@@ -114,3 +114,17 @@ TEST(AgentxGenerator, RejectsBadParams) {
   p.max_model_len = 4096;
   EXPECT_THROW(make_agentx_generator(p), ConfigError);
 }
+
+// The shipped corpus is what its documented command writes (scenarios/traces/README.md).
+TEST(AgentxGenerator, ShippedCorpusIsTheSeed42Output) {
+  AgentxGeneratorParams p;
+  p.sessions = 6;
+  auto expect = make_agentx_generator(p);
+  auto got = open_agentx_trace(std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz");
+  AgenticSession a, b;
+  while (expect->next(a)) {
+    ASSERT_TRUE(got->next(b));
+    EXPECT_TRUE(same_session(a, b)) << a.id;
+  }
+  EXPECT_FALSE(got->next(b));
+}
