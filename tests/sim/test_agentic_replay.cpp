@@ -75,7 +75,7 @@ AgenticReplayParams quiet(double duration_s) {
 const FixedStepModel kModel(Time::from_seconds(0.001));
 
 TEST(AgenticReplay, StartPointPrimesTheTurnBeforeAndSkipsEarlierTurns) {
-  auto p = quiet(1.0);
+  auto p = quiet(10.0);
   p.start_ratio_min = p.start_ratio_max = 0.5;  // M = 4 -> k = 2: prime main 1, then 2, 3
   auto s = session("a", {call(0, 0.1, 16, 2), call(1, 0.1, 32, 2), call(2, 0.1, 48, 2), call(3, 0.1, 64, 2)});
   const RunResult r = run_simulation(replay_config(kModel, {s}, p));
@@ -83,7 +83,7 @@ TEST(AgenticReplay, StartPointPrimesTheTurnBeforeAndSkipsEarlierTurns) {
   EXPECT_EQ(r.requests[0].prompt_tokens, 32);
   EXPECT_EQ(r.requests[1].prompt_tokens, 48);
   EXPECT_EQ(r.requests[2].prompt_tokens, 64);
-  // The primed prefix hits: call 2 finds call 1's two blocks (a full hit stops one block short).
+  // The primed prefix hits: call 2 (three blocks) finds call 1's two.
   EXPECT_EQ(r.requests[1].cached_prompt_tokens, 32);
 }
 
@@ -132,8 +132,7 @@ TEST(AgenticReplay, SubagentGroupsOverlapAndTheNextMainCallWaits) {
                          group("B", {call(3, 1, 16, 1, 70)}), call(10, 1, 16, 1), call(11, 1, 16, 1)});
   auto p = quiet(100.0);
   p.start_ratio_min = p.start_ratio_max = 0.0;
-  // M = 3 -> k = 1: prime main0, skip nothing (the groups lie after main0 and before main1)...
-  // so start at the tree's beginning instead: one main call before the groups is the prime.
+  // M = 3 -> k = 1: prime main0; the groups between main0 and main1 are skipped.
   const RunResult r = run_simulation(replay_config(kModel, {s}, p));
   ASSERT_GE(r.requests.size(), 5u);
   const auto& main0 = r.requests[0];
