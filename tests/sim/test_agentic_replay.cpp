@@ -5,6 +5,9 @@
 
 #include <cmath>
 
+#include <sstream>
+
+#include "sim/metrics/result_writers.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim_test_support.hpp"
 
@@ -218,6 +221,15 @@ TEST(AgenticReplay, SameSeedSameRunOtherSeedOtherStarts) {
     EXPECT_EQ(a.requests[i].prompt_tokens, b.requests[i].prompt_tokens);
     EXPECT_EQ(a.requests[i].cached_prompt_tokens, b.requests[i].cached_prompt_tokens);
   }
+  // Byte-identical output files.
+  std::ostringstream sa, sb, qa, qb;
+  write_summary_json(a.summary, cfg.slo, sa);
+  write_summary_json(b.summary, cfg.slo, sb);
+  write_requests_csv(a.requests, qa);
+  write_requests_csv(b.requests, qb);
+  EXPECT_EQ(sa.str(), sb.str());
+  EXPECT_EQ(qa.str(), qb.str());
+  EXPECT_NE(sa.str().find("p90_e2e_norm_intvty"), std::string::npos);
   auto other = cfg;
   other.seed = 7;
   const RunResult c = run_simulation(other);
