@@ -34,6 +34,7 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
 ReplicaTotals Replica::totals() const {
   ReplicaTotals t = totals_;
   t.preemptions = state_.preemptions();
+  t.kv_evictions = static_cast<std::int64_t>(state_.kv().evictions());
   return t;
 }
 
@@ -259,6 +260,9 @@ RequestRecord Replica::make_record(const Sequence& s, RequestStatus status) cons
   r.generated_tokens = s.generated;
   r.cached_prompt_tokens = s.cached_prompt_tokens;
   r.preemptions = s.preemptions;
+  r.recomputed_tokens = s.discarded_tokens;
+  r.reusable_prompt_tokens = s.request.reusable_prompt_tokens;
+  r.measured = s.request.measured;
   return r;
 }
 

@@ -35,6 +35,9 @@ struct RequestRecord {
   std::int32_t generated_tokens = 0;  // emitted
   std::int32_t cached_prompt_tokens = 0;
   std::int32_t preemptions = 0;
+  std::int64_t recomputed_tokens = 0;        // KV tokens thrown away by preemptions, computed again
+  std::int32_t reusable_prompt_tokens = -1;  // Request::reusable_prompt_tokens
+  bool measured = true;                      // Request::measured
 };
 
 struct StepRecord {
