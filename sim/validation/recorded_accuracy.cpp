@@ -21,6 +21,22 @@ std::string percent(double fraction) {
   return buf;
 }
 
+std::map<std::string, RecordedGroup> parse_groups(const ConfigNode& root, const char* key) {
+  std::map<std::string, RecordedGroup> out;
+  const auto n = root.optional_child(key);
+  if (!n) return out;
+  if (!n->is_map()) n->fail("expected a map of name: {cases, mape_percent}");
+  for (const std::string& name : n->keys()) {
+    const ConfigNode g = n->child(name);
+    RecordedGroup r;
+    r.cases = static_cast<int>(g.integer("cases", 1, 1'000'000));
+    r.mape = g.number("mape_percent", 0.0, 1e6) / 100.0;
+    g.finish();
+    out[name] = r;
+  }
+  return out;
+}
+
 RecordedAccuracy parse_recorded(const ConfigNode& root) {
   RecordedAccuracy r;
   r.file = root.file();
@@ -39,6 +55,8 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
   r.known_misses = root.has("known_misses") ? root.strings("known_misses") : std::vector<std::string>{};
   if (std::set<std::string>(r.known_misses.begin(), r.known_misses.end()).size() != r.known_misses.size())
     root.fail_key("known_misses", "a case is listed twice");
+  r.by_gpu = parse_groups(root, "by_gpu");
+  r.by_engine = parse_groups(root, "by_engine");
   root.finish();
   return r;
 }
@@ -60,7 +78,36 @@ void check_cases(const ValidationReport& report, const std::set<std::string>& re
     out.problems.push_back(id + ": recorded as a known miss but no longer one; remove it from the record");
 }
 
+void check_groups(const std::vector<GroupSummary>& run, const std::map<std::string, RecordedGroup>& recorded,
+                  const char* what, RatchetResult& out) {
+  std::set<std::string> seen;
+  for (const GroupSummary& g : run) {
+    if (g.group.empty()) continue;  // a case without a GPU or engine name is not quoted anywhere
+    seen.insert(g.group);
+    const auto it = recorded.find(g.group);
+    const std::string name = std::string(what) + " " + g.group;
+    if (it == recorded.end()) {
+      out.problems.push_back(name + ": not recorded (" + std::to_string(g.cases) + " cases, MAPE " + percent(g.mape) + ")");
+    } else if (it->second.cases != g.cases) {
+      out.problems.push_back(name + ": " + std::to_string(g.cases) + " cases, recorded " +
+                             std::to_string(it->second.cases) + "; record the set as it is");
+    } else if (g.mape > it->second.mape + 1e-5) {
+      out.problems.push_back(name + ": MAPE " + percent(g.mape) + " is above the recorded " + percent(it->second.mape));
+    }
+  }
+  for (const auto& [group, r] : recorded)
+    if (seen.count(group) == 0) out.problems.push_back(std::string(what) + " " + group + ": recorded but no case ran");
+}
+
 }  // namespace
+
+std::optional<std::string> validation_accuracy_for(const std::map<std::string, RecordedGroup>& groups,
+                                                   const std::string& name) {
+  const auto it = groups.find(name);
+  if (it == groups.end()) return std::nullopt;
+  return "MAPE " + percent(it->second.mape) + " over " + std::to_string(it->second.cases) + " validation case" +
+         (it->second.cases == 1 ? "" : "s");
+}
 
 const char* kind_key(MetricKind k) {
   switch (k) {
@@ -86,6 +133,8 @@ std::string default_recorded_accuracy_path() {
 RatchetResult check_ratchet(const ValidationReport& report, const RecordedAccuracy& recorded) {
   RatchetResult out;
   check_cases(report, std::set<std::string>(recorded.known_misses.begin(), recorded.known_misses.end()), out);
+  check_groups(summarize_by(report.results, &CaseResult::gpu), recorded.by_gpu, "GPU", out);
+  check_groups(summarize_by(report.results, &CaseResult::engine), recorded.by_engine, "engine", out);
   for (const KindSummary& k : report.kinds) {
     const auto it = recorded.mape.find(k.kind);
     if (it == recorded.mape.end()) continue;

@@ -125,6 +125,7 @@ double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::s
 struct ServingRun {
   sim::Summary summary;
   int gpus_per_node = 0;
+  std::string engine;
   std::string detail;
   std::string calibration;
   double wall_s = 0.0;
@@ -202,6 +203,7 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
     out.calibration = cal->path;
   }
   r.precision.apply(p.card);
+  out.engine = p.deployment.engine;
   const std::uint64_t waves =
       p.workload.spec.concurrency > 0 && p.workload.spec.max_requests != UINT64_MAX
           ? std::max<std::uint64_t>(1, p.workload.spec.max_requests / static_cast<std::uint64_t>(p.workload.spec.concurrency))
@@ -441,6 +443,7 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
       const double t0 = wall_now();
       try {
         r.predicted = evaluate_step(*c, options, r.detail, r.calibration);
+        r.engine = load_engine(c->step->engine).engine;
         judge(r);
       } catch (const ConfigError&) {
         throw;
@@ -455,6 +458,7 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
           c->serving->baseline.empty() ? nullptr : &done[run_index.at(run_key(*c->serving, c->serving->baseline))];
       r.detail = run.detail;
       r.calibration = run.calibration;
+      r.engine = run.engine;
       r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
       if (!run.error.empty() || (base && !base->error.empty())) {
         r.status = CaseStatus::error;

@@ -69,6 +69,7 @@ struct CaseResult {
   std::string source;
   std::string gpu;
   std::string model;
+  std::string engine;   // the engine preset the reproduction ran (its name); empty unless evaluated
   std::string detail;   // what ran: layout, batch or workload, simulated time
   std::string calibration;  // path of the profile applied; empty: default efficiencies
   std::string message;  // unsupported reason or error
@@ -116,7 +117,8 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
 std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results);
 
 // Per-group MAPE over the evaluated step-level, serving-throughput and latency results, grouped by
-// a field of the result (e.g. &CaseResult::source, &CaseResult::gpu); groups in name order.
+// a field of the result (e.g. &CaseResult::source, &CaseResult::gpu, &CaseResult::engine); groups
+// in name order.
 std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field);
 
 }  // namespace engramsim::validation

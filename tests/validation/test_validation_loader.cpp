@@ -379,6 +379,24 @@ TEST(RecordedAccuracy, RatchetOnlyLetsAccuracyImprove) {
   EXPECT_EQ(better.notes.size(), 1u);
 }
 
+TEST(RecordedAccuracy, GpuAndEngineGroupsAreHeldAndQuoted) {
+  RecordedAccuracy rec;
+  rec.mape = {{MetricKind::step, 1.0}};
+  rec.by_gpu = {{"h100", RecordedGroup{2, 0.10}}};
+  const auto on = [](const char* id, const char* gpu, double rel) {
+    CaseResult r = result(id, MetricKind::step, CaseStatus::pass, rel);
+    r.gpu = gpu;
+    return r;
+  };
+  EXPECT_TRUE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", -0.15)}), rec).passed());
+  EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", -0.16)}), rec).passed());  // above
+  EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05)}), rec).passed());                         // one case fewer
+  EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", 0.0), on("c", "b200", 0.0)}), rec)
+                   .passed());  // b200 not recorded
+  EXPECT_EQ(validation_accuracy_for(rec.by_gpu, "h100"), std::optional<std::string>("MAPE 10.0 % over 2 validation cases"));
+  EXPECT_FALSE(validation_accuracy_for(rec.by_gpu, "mi300x").has_value());
+}
+
 #ifdef ENGRAMSIM_CLI
 struct CliRun {
   int rc = -1;

@@ -181,14 +181,15 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
   std::cout << k.render();
 
   // Where the error sits: the relative-error kinds by source and by GPU.
-  for (const auto& [title, field] : {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu}}) {
+  for (const auto& [title, field] : {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu},
+                                     std::pair{"ENGINE", &val::CaseResult::engine}}) {
     const auto groups = val::summarize_by(report.results, field);
     if (groups.empty()) continue;
     TextTable g({title, "CASES", "MAPE", "FURTHEST CASE", "ITS ERROR"});
     for (const auto& s : groups)
       g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), s.worst_id, fmt("%+.1f%%", 100 * s.worst_rel)});
-    std::cout << "\nStep-level, serving-throughput and latency cases by " << (std::string(title) == "GPU" ? "GPU" : "source")
-              << ":\n"
+    const std::string by = std::string(title) == "GPU" ? "GPU" : std::string(title) == "ENGINE" ? "engine" : "source";
+    std::cout << "\nStep-level, serving-throughput and latency cases by " << by << ":\n"
               << g.render();
   }
 
@@ -225,6 +226,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
                         {"source", r.source},
                         {"gpu", r.gpu},
                         {"model", r.model},
+                        {"engine", r.engine},
                         {"detail", r.detail},
                         {"known_miss", r.known_miss.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.known_miss)},
                         {"calibration", r.calibration.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.calibration)},
@@ -265,6 +267,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
                         {"kinds", kinds},
                         {"by_source", groups_json(&val::CaseResult::source)},
                         {"by_gpu", groups_json(&val::CaseResult::gpu)},
+                        {"by_engine", groups_json(&val::CaseResult::engine)},
                         {"coverage",
                          {{"step_cases", cov.step},
                           {"serving_cases", cov.serving},
