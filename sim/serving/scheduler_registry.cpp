@@ -31,6 +31,10 @@ std::vector<std::string> SchedulerRegistry::names() const {
   return out;
 }
 
+std::int32_t step_token_budget(const SchedulerParams& p) {
+  return p.name == "sarathi" ? p.chunk_size : p.max_num_batched_tokens;
+}
+
 void register_builtin_schedulers(SchedulerRegistry& r) {
   r.add("vllm", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
     return std::make_unique<ContinuousBatchingScheduler>("vllm", p.max_num_batched_tokens, p.max_num_seqs,
