@@ -184,6 +184,22 @@ void check_suggested_tolerance(const ConfigNode& n) {
   n.finish();
 }
 
+// An evaluated case's tolerance (its kind's unless it states a narrower one) and known-miss reason.
+void parse_gate(const ConfigNode& n, ValidationCase& c) {
+  c.tolerance = kind_tolerance(c.kind);
+  if (auto t = n.optional_child("tolerance")) c.tolerance = narrower_tolerance(*t, c.kind);
+  c.known_miss = n.str_or("known_miss", "");
+  if (n.has("known_miss") && c.known_miss.size() < 20)
+    n.fail_key("known_miss", "say in a sentence what puts the case outside its tolerance");
+}
+
+void parse_unsupported(const ConfigNode& n, ValidationCase& c) {
+  c.unsupported = n.str("unsupported");
+  if (c.unsupported.empty()) n.fail_key("unsupported", "say why the case cannot be reproduced");
+  if (n.has("tolerance")) n.fail_key("tolerance", "an unsupported case has no tolerance");
+  if (n.has("known_miss")) n.fail_key("known_miss", "an unsupported case is not evaluated, so cannot miss");
+}
+
 ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   ValidationCase c;
   c.where = n.location();
@@ -234,10 +250,7 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   const bool has_unsupported = n.has("unsupported");
   if (has_reproduce == has_unsupported) n.fail("give exactly one of reproduce and unsupported");
   if (has_unsupported) {
-    c.unsupported = n.str("unsupported");
-    if (c.unsupported.empty()) n.fail_key("unsupported", "say why the case cannot be reproduced");
-    if (n.has("tolerance")) n.fail_key("tolerance", "an unsupported case has no tolerance");
-    if (n.has("known_miss")) n.fail_key("known_miss", "an unsupported case is not evaluated, so cannot miss");
+    parse_unsupported(n, c);
   } else {
     const ConfigNode r = n.child("reproduce");
     int kinds = 0;
@@ -262,11 +275,7 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
     const auto kind = metric_kind(c.metric, c.level);
     if (!kind) n.fail_key("metric", "the evaluator cannot compute " + c.metric + " at level " + to_string(c.level));
     c.kind = *kind;
-    c.tolerance = kind_tolerance(c.kind);
-    if (auto t = n.optional_child("tolerance")) c.tolerance = narrower_tolerance(*t, c.kind);
-    c.known_miss = n.str_or("known_miss", "");
-    if (n.has("known_miss") && c.known_miss.size() < 20)
-      n.fail_key("known_miss", "say in a sentence what puts the case outside its tolerance");
+    parse_gate(n, c);
   }
   n.finish();
   return c;

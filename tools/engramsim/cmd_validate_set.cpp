@@ -101,6 +101,16 @@ std::string join(const std::set<std::string>& s) {
   return out;
 }
 
+void print_unsupported(const val::ValidationReport& report) {
+  bool header = false;
+  for (const auto& r : report.results) {
+    if (r.status != val::CaseStatus::unsupported) continue;
+    if (!header) std::cout << "\nUnsupported (not evaluated):\n";
+    header = true;
+    std::cout << "  " << r.id << ": " << r.message << "\n";
+  }
+}
+
 // Known misses with their reasons, then the gate: what, if anything, makes the run exit 4.
 void print_verdict(const val::ValidationReport& report) {
   bool header = false;
@@ -198,13 +208,7 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
             << cov.sources.size() << " sources (" << join(cov.sources) << "); " << cov.gpus.size() << " GPUs ("
             << join(cov.gpus) << "); " << cov.families.size() << " model families (" << join(cov.families) << ")\n";
 
-  bool header = false;
-  for (const auto& r : report.results) {
-    if (r.status != val::CaseStatus::unsupported) continue;
-    if (!header) std::cout << "\nUnsupported (not evaluated):\n";
-    header = true;
-    std::cout << "  " << r.id << ": " << r.message << "\n";
-  }
+  print_unsupported(report);
   print_verdict(report);
 }
 
