@@ -70,6 +70,7 @@ struct CaseResult {
   std::string gpu;
   std::string model;
   std::string engine;   // the engine preset the reproduction ran (its name); empty unless evaluated
+                        // and for operator-level step cases, which involve no engine
   std::string detail;   // what ran: layout, batch or workload, simulated time
   std::string calibration;  // path of the profile applied; empty: default efficiencies
   std::string message;  // unsupported reason or error
@@ -118,7 +119,7 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
 
 // Per-group MAPE over the evaluated step-level, serving-throughput and latency results, grouped by
 // a field of the result (e.g. &CaseResult::source, &CaseResult::gpu, &CaseResult::engine); groups
-// in name order.
+// in name order; results whose field is empty are left out.
 std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field);
 
 }  // namespace engramsim::validation
