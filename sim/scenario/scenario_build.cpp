@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/json_text.hpp"
+#include "sim/serving/scheduler_registry.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -61,7 +62,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   fo.attention = d.attention;
   fo.expert_balance = d.expert_balance;
   fo.engram_tier = d.engram.tier.value_or(EngramTier::dram);
-  fo.max_num_batched_tokens = d.scheduler.policy.max_num_batched_tokens;
+  fo.max_num_batched_tokens = step_token_budget(d.scheduler.policy);
   fo.max_num_seqs = d.scheduler.policy.max_num_seqs;
   fo.max_model_len = d.max_model_len;
   fo.gpu_memory_utilization = d.scheduler.gpu_memory_utilization;

@@ -30,6 +30,7 @@
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario_golden.hpp"
 #include "sim/scenario/scenario_session.hpp"
+#include "sim/serving/scheduler_registry.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
@@ -126,7 +127,7 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
     std::cout << b.card.name << ": " << b.deployment_line() << "\n";
     const std::string indent = s.compare ? std::string(v.name.size() + 3, ' ') : std::string();
     std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " (" << b.run.scheduler.max_num_seqs
-              << " seqs, " << b.run.scheduler.max_num_batched_tokens << " tokens per step per replica"
+              << " seqs, " << sim::step_token_budget(b.run.scheduler) << " tokens per step per replica"
               << (b.scheduler_ranks > 1 ? ", " + std::to_string(b.scheduler_ranks) + " attention ranks" : std::string())
               << "), engine " << b.params.deployment.engine;
     if (b.params.deployment.spec_decode.enabled)
