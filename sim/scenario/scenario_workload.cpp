@@ -175,7 +175,9 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
   if (has_trace) {
     const std::string path = existing_file(w, "trace");
     try {
-      open_agentx_trace(path)->describe();  // a file that is no corpus fails now, not inside a run
+      // A file that is no corpus (or an empty one) fails now, not inside a run: its first session is read.
+      AgenticSession first;
+      if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
     } catch (const ConfigError& e) {
       if (e.where().file.empty()) w.fail_key("trace", path + ": " + e.message());
       throw;

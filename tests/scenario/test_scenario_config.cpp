@@ -355,9 +355,12 @@ TEST(ScenarioWorkloadConfig, AgentxTakesTheReplayDefaults) {
   EXPECT_TRUE(p.workload.spec.agentic->sessions(p.seed)->next(first));
   read_trace_through(p);  // the whole corpus is valid
 
-  const ScenarioParams g = parse(minimal("", "  kind: agentx\n  generate: {seed: 7, sessions: 2}\n  concurrency: 1\n"
+  // A generated corpus needs a long context: V4.1-Flash's 1M here (parsing builds nothing).
+  std::string generated = minimal("", "  kind: agentx\n  generate: {seed: 7, sessions: 2}\n  concurrency: 1\n"
                                              "  duration: 10min\n  warmup_requests: 0\n  grace: 0s\n"
-                                             "  start_ratio: {min: 0.5, max: 0.5}\n"));
+                                             "  start_ratio: {min: 0.5, max: 0.5}\n");
+  generated.replace(generated.find("llama-3.1-8b"), 12, "deepseek-v4.1-flash");
+  const ScenarioParams g = parse(generated);
   EXPECT_TRUE(g.workload.trace_path.empty());
   EXPECT_EQ(g.workload.spec.agentic->replay.duration, Time::from_seconds(600.0));
   EXPECT_EQ(g.workload.spec.agentic->replay.warmup_requests, 0);
@@ -381,17 +384,17 @@ TEST(ScenarioWorkloadConfig, AgentxBadValuesNameFileLineColumnAndField) {
       {"", trace + "  concurrency: 5000\n", "t.yaml:10:16: workload.concurrency"},
       {"", trace + "  concurrency: 4\n  duration: 600\n", "t.yaml:11:13: workload.duration"},
       {"", trace + "  concurrency: 4\n  duration: 0s\n", "t.yaml:11:13: workload.duration: must be > 0"},
-      {"", trace + "  concurrency: 4\n  duration: 30d\n", "t.yaml:11:13: workload.duration: must be at most 7 days"},
-      {"", trace + "  concurrency: 4\n  grace: -1s\n", "t.yaml:11:10: workload.grace: must be >= 0"},
+      {"", trace + "  concurrency: 4\n  duration: 800000s\n", "t.yaml:11:13: workload.duration: must be at most 7 days"},
+      {"", trace + "  concurrency: 4\n  grace: -1s\n", "t.yaml:11:10: workload.grace: expected a time"},
       {"", trace + "  concurrency: 4\n  warmup_requests: -1\n", "t.yaml:11:20: workload.warmup_requests"},
       {"", trace + "  concurrency: 4\n  tree_idle_cap: 5\n", "t.yaml:11:18: workload.tree_idle_cap"},
-      {"", trace + "  concurrency: 4\n  system_idle_cap: -2s\n", "t.yaml:11:20: workload.system_idle_cap: must be >= 0"},
-      {"", trace + "  concurrency: 4\n  start_ratio: {min: 0.8, max: 0.5}\n", "t.yaml:11:31: workload.start_ratio.max: must be >= min"},
-      {"", trace + "  concurrency: 4\n  start_ratio: {min: 1.5}\n", "t.yaml:11:23: workload.start_ratio.min"},
+      {"", trace + "  concurrency: 4\n  system_idle_cap: -2s\n", "t.yaml:11:20: workload.system_idle_cap: expected a time"},
+      {"", trace + "  concurrency: 4\n  start_ratio: {min: 0.8, max: 0.5}\n", "t.yaml:11:32: workload.start_ratio.max: must be >= min"},
+      {"", trace + "  concurrency: 4\n  start_ratio: {min: 1.5}\n", "t.yaml:11:22: workload.start_ratio.min: value 1.5 out of range [0, 1]"},
       {"", trace + "  concurrency: 4\n  lanes: 4\n", "t.yaml:11:3: workload.lanes"},
       {"", trace + "  concurrency: 4\n  num_requests: 4\n", "t.yaml:11:3: workload.num_requests"},
       {"", "  kind: agentx\n  generate: {seed: 1, sesions: 3}\n  concurrency: 4\n", "t.yaml:9:23: workload.generate.sesions"},
-      {"", "  kind: agentx\n  generate: {sessions: 0}\n  concurrency: 4\n", "t.yaml:9:25: workload.generate.sessions"},
+      {"", "  kind: agentx\n  generate: {sessions: 0}\n  concurrency: 4\n", "t.yaml:9:24: workload.generate.sessions: value 0 out of range"},
       {"  max_model_len: 4096\n", "  kind: agentx\n  generate: {sessions: 2}\n  concurrency: 4\n",
        "workload.generate: the deployment's max_model_len 4096 is too small"},
   };
