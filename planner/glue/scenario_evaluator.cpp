@@ -160,7 +160,7 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     // A replayed trace is read through once per distinct workload section (its window, scales,
     // options and request cap decide which rows a run reads), so a bad row is bad input before
     // anything is written.
-    if (params.workload.kind == sim::WorkloadKind::trace) {
+    if (!params.workload.trace_path.empty()) {
       YAML::Emitter workload_text;
       workload_text << static_cast<const YAML::Node&>(tree)["workload"];
       const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();

@@ -273,6 +273,17 @@ std::string scenario_json(const BuiltScenario& b) {
       {"slo", slo},
       {"calibration", calibration},
   };
+  if (p.workload.spec.agentic) {
+    const AgenticReplayParams& a = p.workload.spec.agentic->replay;
+    out["agentic"] = {{"corpus", p.workload.trace_path.empty() ? json(nullptr) : json(p.workload.trace_path)},
+                      {"concurrency", a.lanes},
+                      {"duration_s", a.duration.seconds()},
+                      {"warmup_requests", a.warmup_requests},
+                      {"grace_s", a.grace.seconds()},
+                      {"tree_idle_cap_s", a.tree_idle_cap.seconds()},
+                      {"system_idle_cap_s", a.system_idle_cap.seconds()},
+                      {"start_ratio", {a.start_ratio_min, a.start_ratio_max}}};
+  }
   if (d.engram.in_run.enabled) {
     const ScenarioInRun& ir = d.engram.in_run;
     out["engram_in_run"] = {{"access", ir.access_model},
