@@ -10,8 +10,10 @@
 
 namespace engramsim {
 
-inline std::string json_text(const nlohmann::json& value, int indent = 2) {
-  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+// Any nlohmann JSON type (json or ordered_json: the key order of an ordered one is kept).
+template <typename Json>
+std::string json_text(const Json& value, int indent = 2) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace engramsim

@@ -174,7 +174,10 @@ Summary summarize(const SummaryInputs& in) {
                                  static_cast<double>(in.padding_rows + in.decode_positions));
   s.prefix_cache_hit_rate = ratio(static_cast<double>(cached_of_completed), static_cast<double>(prompt_of_completed));
   const FleetTotals& t = m.totals();
-  const double replica_ns = duration * 1e9 * in.num_replicas;
+  // Fleet totals (busy time, KV block-time) accumulate over the whole run, warm-up included, so a
+  // windowed run divides them by the whole run's span, not by the measured one.
+  const double fleet_s = in.windowed ? in.end_time.seconds() : duration;
+  const double replica_ns = fleet_s * 1e9 * in.num_replicas;
   s.mean_kv_usage = ratio(t.kv_block_ns, replica_ns);
   s.gpu_busy_fraction = ratio(static_cast<double>(t.busy.count_ns()), replica_ns);
   s.engram_stall_s = t.engram_stall.seconds();

@@ -239,6 +239,24 @@ TEST(AgenticReplay, SameSeedSameRunOtherSeedOtherStarts) {
   EXPECT_TRUE(differs);
 }
 
+// Busy time and KV block-time accumulate over the whole run, warm-up included: a windowed run's
+// fractions divide by the whole run, so a busy replica reads at most 1 however short the window.
+TEST(AgenticReplay, FleetFractionsStayWithinOneWhenWarmupIsLong) {
+  std::vector<AgenticEntry> e;
+  for (int i = 0; i < 400; ++i) e.push_back(call(0.0, 0.0, 16 * (i % 50 + 1), 200));
+  auto p = quiet(0.2);
+  p.lanes = 4;
+  p.warmup_requests = 40;
+  p.grace = Time::from_seconds(100.0);
+  const RunResult r = run_simulation(replay_config(kModel, {session("busy", e)}, p));
+  ASSERT_GT(r.summary.num_requests, 0);
+  EXPECT_GT(r.summary.excluded_requests, 0);
+  EXPECT_LE(r.summary.gpu_busy_fraction, 1.0 + 1e-9);
+  // Steps take 1 ms: the run's busy time over the measured span alone would read above 1.
+  EXPECT_GT(static_cast<double>(r.summary.steps) * 0.001, r.summary.duration_s);
+  EXPECT_LE(r.summary.mean_kv_usage, 1.0 + 1e-9);
+}
+
 // Metrics on hand-built records: two GPUs, ten measured requests with E2E / output = 1..10 ms.
 TEST(AgenticMetrics, HandComputedThroughputSplitAndE2eInteractivity) {
   MetricsCollector m(Time::from_seconds(1.0), 1);
