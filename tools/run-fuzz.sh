@@ -54,11 +54,16 @@ seed() {
   return 0
 }
 
+# last_number LABEL LOG: the number after the last "LABEL" in a libFuzzer log ("" when none).
+last_number() {
+  { grep -oE "$1[[:space:]]+[0-9]+" "$2" || true; } | tail -1 | awk '{print $NF}'
+}
+
 # run_one NAME MAX_LEN: one libFuzzer run, then its summary line.
 run_one() {
   local name=$1 max=$2 extra=()
   local art=$OUT/artifacts/$name/ log=$OUT/logs/$name.log
-  mkdir -p "$art" "$OUT/logs"
+  mkdir -p "$art" "$OUT/logs" "$OUT/corpus/$name"
   for d in tests/fuzz/regressions/$name tests/fuzz/seeds/$name; do [ -d "$d" ] && extra+=("$d"); done
   set +e
   ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
@@ -68,10 +73,10 @@ run_one() {
   local rc=$?
   set -e
   local runs cov ft rss found
-  runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | awk '{print $2}' | tail -1)
-  rss=$(grep -oE 'stat::peak_rss_mb: [0-9]+' "$log" | awk '{print $2}' | tail -1)
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}')
-  ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | awk '{print $2}')
+  runs=$(last_number 'stat::number_of_executed_units:' "$log")
+  rss=$(last_number 'stat::peak_rss_mb:' "$log")
+  cov=$(last_number 'cov:' "$log")
+  ft=$(last_number 'ft:' "$log")
   found=$(find "$art" -type f | sort | tr '\n' ' ')
   printf '%-20s runs=%s cov=%s ft=%s corpus=%s peak_rss_mb=%s rc=%s %s\n' "$name" "${runs:-?}" "${cov:-?}" \
     "${ft:-?}" "$(find "$OUT/corpus/$name" -type f | wc -l)" "${rss:-?}" "$rc" \
