@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/config_input.hpp"
 #include "core/unit_parse.hpp"
 
 namespace engramsim {
@@ -24,36 +25,85 @@ std::string kind_name(const YAML::Node& n) {
   }
 }
 
-// YAML maps may not repeat a key, but the parser keeps both entries and a lookup finds only the
-// first, so a repeated key would silently lose a value: refuse it where it stands. Aliases share
-// nodes, so a walk can meet the same node many times (an alias bomb expands exponentially): the
-// walk stops with an error past kMaxWalkedNodes nodes, far above any configuration file.
+// What every configuration tree must be, checked once where it is parsed so that no reader meets
+// anything else: map keys are plain scalars (a list or map as a key, `{[a]: 1}`, has no key path
+// and makes yaml-cpp's key conversions throw), no map repeats a key (the parser keeps both entries
+// and a lookup finds only the first, so a value would be lost silently), and every scalar is valid
+// UTF-8 (text ends up in JSON and HTML, which cannot carry stray bytes). Aliases share nodes, so a
+// walk can meet the same node many times (an alias bomb expands exponentially): the walk stops with
+// an error past kMaxWalkedNodes nodes, far above any configuration file.
 constexpr std::size_t kMaxWalkedNodes = 1000000;
 
-void refuse_duplicate_keys(const YAML::Node& n, const std::string& file, const std::string& path,
-                           std::size_t& walked) {
-  if (++walked > kMaxWalkedNodes) {
-    const YAML::Mark m = n.Mark();
-    throw ConfigError({file, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1}, path,
-                      "more than " + std::to_string(kMaxWalkedNodes) + " nodes once aliases are expanded");
-  }
-  if (n.IsMap()) {
-    std::map<std::string, YAML::Mark> seen;
-    for (const auto& kv : n) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
-      const std::string here = path.empty() ? key : path + "." + key;
-      if (kv.first.IsScalar()) {
-        const YAML::Mark m = kv.first.Mark();
-        const auto [it, fresh] = seen.emplace(key, m);
-        if (!fresh)
-          throw ConfigError({file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, here,
-                            "duplicate key (first given on line " + std::to_string(it->second.line + 1) + ")");
-      }
-      refuse_duplicate_keys(kv.second, file, here, walked);
+SourceLocation located_at(const std::string& file, const YAML::Mark& m) {
+  return {file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1};
+}
+
+// Byte offset of the first invalid UTF-8 sequence in `s`, or npos (overlongs, surrogates and code
+// points above U+10FFFF are invalid, as RFC 3629 says).
+std::size_t invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    std::uint32_t cp = len == 1 ? b : len == 2 ? (b & 0x1Fu) : len == 3 ? (b & 0x0Fu) : (b & 0x07u);
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c >> 6) != 0x2) return i;
+      cp = (cp << 6) | (c & 0x3Fu);
     }
+    const std::uint32_t min_cp = len == 1 ? 0 : len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+void check_scalar_text(const YAML::Node& n, const std::string& file, const std::string& path) {
+  const std::size_t bad = invalid_utf8_at(n.Scalar());
+  if (bad == std::string_view::npos) return;
+  throw ConfigError(located_at(file, n.Mark()), path,
+                    "not valid UTF-8 (byte " + std::to_string(bad + 1) + " of the value)");
+}
+
+// A checked tree holds only scalar keys; a node built another way is refused the same way here.
+std::string key_text(const YAML::Node& key, const std::string& file, const std::string& path) {
+  if (!key.IsScalar())
+    throw ConfigError(located_at(file, key.Mark()), path, "a map key must be a plain name, got " + kind_name(key) + " as a key");
+  return key.Scalar();
+}
+
+void check_map(const YAML::Node& n, const std::string& file, const std::string& path, std::size_t& walked);
+
+void check_tree(const YAML::Node& n, const std::string& file, const std::string& path, std::size_t& walked) {
+  if (++walked > kMaxWalkedNodes)
+    throw ConfigError(located_at(file, n.Mark()), path,
+                      "more than " + std::to_string(kMaxWalkedNodes) + " nodes once aliases are expanded");
+  if (n.IsMap()) {
+    check_map(n, file, path, walked);
   } else if (n.IsSequence()) {
     std::size_t i = 0;
-    for (const auto& item : n) refuse_duplicate_keys(item, file, path + "[" + std::to_string(i++) + "]", walked);
+    for (const auto& item : n) check_tree(item, file, path + "[" + std::to_string(i++) + "]", walked);
+  } else if (n.IsScalar()) {
+    check_scalar_text(n, file, path);
+  }
+}
+
+void check_map(const YAML::Node& n, const std::string& file, const std::string& path, std::size_t& walked) {
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& kv : n) {
+    const YAML::Mark m = kv.first.Mark();
+    if (!kv.first.IsScalar())
+      throw ConfigError(located_at(file, m), path,
+                        "a map key must be a plain name, got " + kind_name(kv.first) + " as a key");
+    const std::string& key = kv.first.Scalar();
+    const std::string here = path.empty() ? key : path + "." + key;
+    check_scalar_text(kv.first, file, here);
+    const auto [it, fresh] = seen.emplace(key, m);
+    if (!fresh)
+      throw ConfigError(located_at(file, m), here,
+                        "duplicate key (first given on line " + std::to_string(it->second.line + 1) + ")");
+    check_tree(kv.second, file, here, walked);
   }
 }
 
@@ -93,10 +143,6 @@ class DocumentScan final : public YAML::EventHandler {
   }
 };
 
-SourceLocation located(const std::string& name, const YAML::Mark& m) {
-  return {name, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1};
-}
-
 }  // namespace
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
@@ -111,17 +157,36 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
       if (docs.size() < 2) continue;
       const auto& doc = docs.back();
       if (doc.start.pos == docs[docs.size() - 2].start.pos)
-        throw ConfigError(located(name, doc.start), "", "invalid YAML: a value cannot start here (a stray ',' or flow character)");
-      if (doc.has_value) throw ConfigError(located(name, doc.first_value), "", "a second YAML document starts here; a file holds one");
+        throw ConfigError(located_at(name, doc.start), "", "invalid YAML: a value cannot start here (a stray ',' or flow character)");
+      if (doc.has_value) throw ConfigError(located_at(name, doc.first_value), "", "a second YAML document starts here; a file holds one");
     }
     YAML::Node n = YAML::Load(text);  // the first document
     std::size_t walked = 0;
-    refuse_duplicate_keys(n, name, "", walked);
+    check_tree(n, name, "", walked);
     return ConfigNode(n, name, "");
   } catch (const YAML::Exception& e) {
     throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
                       "", "invalid YAML: " + e.msg);
   }
+}
+
+YAML::Node parse_config_value(const std::string& text, const std::string& source, const std::string& field) {
+  // An empty right-hand side means an empty string, not null: `--set name=` is rarely a request for null.
+  if (text.empty()) return YAML::Node(std::string());
+  YAML::Node value;
+  try {
+    value = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError({source, 0, 0}, field, "value \"" + text + "\" is not valid YAML: " + e.msg);
+  }
+  try {
+    std::size_t walked = 0;
+    check_tree(value, source, field, walked);
+  } catch (const ConfigError& e) {
+    // Positions inside a one-line value mean nothing on a command line: name the field alone.
+    throw ConfigError({source, 0, 0}, e.field(), "value \"" + text + "\": " + e.message());
+  }
+  return value;
 }
 
 std::string ConfigNode::file_problem(const std::string& path) {
@@ -131,14 +196,21 @@ std::string ConfigNode::file_problem(const std::string& path) {
   return "";
 }
 
-std::string ConfigNode::read_file(const std::string& path) {
-  if (const std::string why = file_problem(path); !why.empty()) throw ConfigError({path, 0, 0}, "", why);
+std::string ConfigNode::read_file(const std::string& path) { return read_input_file(path); }
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  if (const std::string why = ConfigNode::file_problem(path); !why.empty()) throw ConfigError({path, 0, 0}, "", why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError({path, 0, 0}, "", "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw ConfigError({path, 0, 0}, "", "larger than " + std::to_string(max_bytes >> 20) + " MiB, the limit for this input");
+  }
   if (in.bad()) throw ConfigError({path, 0, 0}, "", "cannot read file");
-  return ss.str();
+  return text;
 }
 
 ConfigNode ConfigNode::load_file(const std::string& path) {
@@ -199,7 +271,7 @@ std::vector<std::string> ConfigNode::keys() const {
   require_map();
   std::vector<std::string> out;
   for (const auto& kv : node_) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_text(kv.first, file_, path_);
     read_keys_->insert(k);
     out.push_back(k);
   }
@@ -222,7 +294,7 @@ void ConfigNode::ignore(const std::string& key) const { read_keys_->insert(key);
 void ConfigNode::finish() const {
   require_map();
   for (const auto& kv : node_) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_text(kv.first, file_, path_);
     if (read_keys_->count(k) == 0) {
       const YAML::Mark m = kv.first.Mark();
       throw ConfigError({file_, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, child_path(k),

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/config_input.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 
@@ -362,16 +363,22 @@ std::string samples_hash_of(const std::string& bytes) {
   return buf;
 }
 
+// A samples file above this is refused rather than read (a device that never ends, a wrong path):
+// a full calibration writes a few MiB.
+constexpr std::size_t kMaxSamplesFileBytes = std::size_t{256} << 20;  // 256 MiB
+
 std::string verify_samples_file(const CalibrationProfile& p, const std::string& profile_path) {
   namespace fs = std::filesystem;
   if (p.provenance.samples_file.empty()) return "the profile names no samples file";
   fs::path f(p.provenance.samples_file);
   if (f.is_relative()) f = fs::path(profile_path).parent_path() / f;
-  std::ifstream in(f, std::ios::binary);
-  if (!in) return "cannot open samples file " + f.string();
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string h = samples_hash_of(ss.str());
+  std::string bytes;
+  try {
+    bytes = read_input_file(f.string(), kMaxSamplesFileBytes);
+  } catch (const ConfigError& e) {
+    return "samples file " + f.string() + ": " + e.message();
+  }
+  const std::string h = samples_hash_of(bytes);
   if (h != p.provenance.samples_hash)
     return "samples file " + f.string() + " has hash " + h + ", the profile records " + p.provenance.samples_hash;
   return "";

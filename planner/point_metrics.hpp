@@ -6,7 +6,9 @@
 // (reference/engram-and-hardware-facts.md §3.2):
 //   throughput_per_gpu        total (input + output) tokens/s divided by the GPUs of one replica
 //   output_throughput_per_gpu generated tokens/s per GPU
-//   interactivity             tok/s/user = 1000 / median TPOT in ms
+//   interactivity             tok/s/user = 1000 / median TPOT in ms; for an agentic replay the
+//                             dashboard's P90 E2E-normalised interactivity, 1 / P90(E2E s / output
+//                             tokens) (docs/agentic.md "Metrics")
 //   cost_per_gpu_hour_usd     all-in $/GPU-hour: the GPU price tier plus amortised Engram DRAM/SSD
 //                             capacity per GPU; tokens per dollar divide by this
 // Latencies are milliseconds. Fields absent from a JSON result read back as NaN (numbers) or empty.

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;
@@ -24,7 +25,7 @@ std::string last_component(const std::string& key) {
 
 std::string value_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return json_text(v, -1);
 }
 
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
@@ -165,7 +166,7 @@ ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines
 
 void write_context(const fs::path& dir, const ReportContext& context) {
   fs::create_directories(dir);
-  write_file_atomically(dir / "context.json", context.to_json().dump(2) + "\n");
+  write_file_atomically(dir / "context.json", json_text(context.to_json()) + "\n");
 }
 
 std::optional<ReportContext> read_context(const fs::path& dir) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/json_text.hpp"
 #include "core/paths.hpp"
 #include "planner/svg_chart.hpp"
 
@@ -524,7 +525,7 @@ std::vector<fs::path> write_report(const ReportData& d, const fs::path& dir) {
     for (char& ch : stem)
       if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_')) ch = '_';
     put(dir / "tables" / (stem + ".csv"), table_to_csv(t));
-    put(dir / "tables" / (stem + ".json"), table_to_json(t).dump(2) + "\n");
+    put(dir / "tables" / (stem + ".json"), json_text(table_to_json(t)) + "\n");
   }
   return written;
 }

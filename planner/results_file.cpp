@@ -11,7 +11,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/config_input.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "planner/sweep_spec.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;
@@ -69,7 +72,7 @@ nlohmann::json ResultLine::to_json() const {
 
 std::string ResultLine::to_line() const {
   // Invalid UTF-8 in a message (e.g. from a path) must not make the line unwritable.
-  return to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(to_json(), -1);
 }
 
 ResultLine ResultLine::from_json(const nlohmann::json& j) {
@@ -98,14 +101,9 @@ ResultLine ResultLine::from_json(const nlohmann::json& j) {
 
 ReadResults read_results_file(const fs::path& file) {
   ReadResults out;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    if (!fs::exists(file)) return out;
-    io_error("cannot open", file);
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return out;
+  const std::string text = read_input_file(file.string(), kMaxResultsFileBytes);
   std::size_t pos = 0;
   std::size_t line_no = 0;
   while (pos < text.size()) {
@@ -120,6 +118,7 @@ ReadResults read_results_file(const fs::path& file) {
     const std::string line = text.substr(pos, nl - pos);
     try {
       out.lines.push_back(ResultLine::from_json(nlohmann::json::parse(line)));
+      out.lines.back().from = {file.string(), static_cast<int>(line_no), 1};
     } catch (const std::exception& e) {
       if (last) {
         out.torn_tail = true;
@@ -141,8 +140,11 @@ std::vector<ResultLine> canonicalize(std::vector<ResultLine> lines) {
   for (auto& l : lines) {
     if (!out.empty() && out.back().index == l.index) {
       if (out.back().to_line() != l.to_line()) {
-        throw std::runtime_error("two different results for point " + std::to_string(l.index) + " (id " + l.id +
-                                 "); the inputs come from different sweeps or a non-deterministic evaluator");
+        const SourceLocation& first = out.back().from;
+        throw ConfigError(l.from, "index",
+                          "a second, different result for point " + std::to_string(l.index) + " (id " + l.id +
+                              "; the first is at " + first.file + ":" + std::to_string(first.line) +
+                              "); the inputs come from different sweeps or a non-deterministic evaluator");
       }
       continue;
     }
@@ -236,6 +238,9 @@ nlohmann::json SweepManifest::to_json() const {
 SweepManifest SweepManifest::from_json(const nlohmann::json& j) {
   SweepManifest m;
   m.total_points = j.at("total_points").get<std::size_t>();
+  if (m.total_points > kMaxSweepPoints)
+    throw std::runtime_error("total_points " + std::to_string(m.total_points) + " is above the limit of " +
+                             std::to_string(kMaxSweepPoints) + " points a sweep may have");
   m.axes = j.at("axes").get<std::vector<std::string>>();
   m.fingerprint = j.value("fingerprint", "");
   return m;
@@ -253,7 +258,7 @@ std::optional<SweepManifest> read_manifest(const fs::path& dir) {
 }
 
 void write_manifest(const fs::path& dir, const SweepManifest& m) {
-  write_file_atomically(dir / "sweep.json", m.to_json().dump(2) + "\n");
+  write_file_atomically(dir / "sweep.json", json_text(m.to_json()) + "\n");
 }
 
 }  // namespace engramsim::planner

@@ -26,6 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+
 namespace engramsim::planner {
 
 enum class PointStatus { ok, infeasible, error };
@@ -39,6 +41,7 @@ struct ResultLine {
   nlohmann::json result;  // status ok
   std::string reason;     // status infeasible: why (pruned points are never run)
   std::string error;      // status error: the exception message
+  SourceLocation from;    // the file and line it was read from (not written; empty when computed)
 
   nlohmann::json to_json() const;
   std::string to_line() const;  // no trailing newline
@@ -51,6 +54,9 @@ struct ReadResults {
   std::size_t valid_bytes = 0;        // length of the prefix made of complete, valid lines
   bool torn_tail = false;             // a partial or unparsable last line was ignored
 };
+
+// The largest results file read back (a sweep at its point limit writes well under this).
+inline constexpr std::size_t kMaxResultsFileBytes = std::size_t{1} << 30;  // 1 GiB
 
 // Reads a results file. A missing file reads as empty. Only the last line may be torn (it is
 // ignored and reported); a bad line before it means the file is not one of ours and throws.

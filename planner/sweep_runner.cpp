@@ -88,8 +88,8 @@ ResultLine evaluate_one(const SweepPoint& p, const EvaluateFn& evaluate, const P
   ResultLine line;
   line.index = p.index;
   line.id = p.id;
-  line.assignments = p.assignments_json();
   try {
+    line.assignments = p.assignments_json();
     std::optional<std::string> pruned;
     if (prune) pruned = prune(p);
     if (pruned) {

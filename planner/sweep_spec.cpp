@@ -5,13 +5,13 @@
 #include <limits>
 #include <set>
 
+#include "core/config_input.hpp"
 #include "core/rng.hpp"
 
 namespace engramsim::planner {
 namespace {
 
 // Refuse sweeps that cannot finish in any reasonable time rather than allocate billions of points.
-constexpr std::size_t kMaxPoints = 10'000'000;
 // Ranges are generated, so bound them the same way per axis.
 constexpr std::size_t kMaxRangeValues = 100'000;
 
@@ -176,7 +176,8 @@ SweepSpec SweepSpec::parse(const ConfigNode& sweep) {
   sweep.finish();
   std::size_t n = 1;
   for (const auto& d : spec.dimensions) {
-    if (d.size() > kMaxPoints / n) sweep.fail("sweep expands to more than 10000000 points");
+    if (d.size() > kMaxSweepPoints / n)
+      sweep.fail("sweep expands to more than " + std::to_string(kMaxSweepPoints) + " points, the limit for one sweep");
     n *= d.size();
   }
   return spec;
@@ -224,7 +225,9 @@ nlohmann::json yaml_to_json(const YAML::Node& value) {
   }
   if (value.IsMap()) {
     nlohmann::json obj = nlohmann::json::object();
-    for (const auto& kv : value) obj[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+    // Checked trees hold only scalar keys; any other key is written as its YAML text, never thrown.
+    for (const auto& kv : value)
+      obj[kv.first.IsScalar() ? kv.first.Scalar() : canonical_text(kv.first)] = yaml_to_json(kv.second);
     return obj;
   }
   const std::string& s = value.Scalar();
@@ -309,15 +312,7 @@ void apply_override(YAML::Node& root, const std::string& path, const YAML::Node&
 }
 
 void apply_override(YAML::Node& root, const std::string& path, const std::string& value_text) {
-  YAML::Node value;
-  try {
-    value = YAML::Load(value_text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError({"--set", 0, 0}, path, "value \"" + value_text + "\" is not valid YAML: " + e.msg);
-  }
-  // An empty right-hand side means an empty string, not null: `--set name=` is rarely a request for null.
-  if (value_text.empty()) value = YAML::Node(std::string());
-  apply_override(root, path, value, {"--set", 0, 0});
+  apply_override(root, path, parse_config_value(value_text, "--set", path), {"--set", 0, 0});
 }
 
 std::pair<std::string, std::string> parse_set_argument(const std::string& arg) {

@@ -28,6 +28,10 @@
 
 namespace engramsim::planner {
 
+// The most points one sweep may expand to. Every point is a simulation and the expanded list is held
+// in memory (a few hundred bytes a point), so the bound keeps both a run and its expansion finite.
+inline constexpr std::size_t kMaxSweepPoints = 100'000;
+
 struct SweepAxis {
   std::string key;                 // dotted path into the scenario
   std::vector<YAML::Node> values;  // at least one

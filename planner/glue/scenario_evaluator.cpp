@@ -206,15 +206,18 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   const sim::Summary& s = r.summary;
   PointMetrics m;
   m.gpus = b.gpus_per_replica;
+  const bool agentic = b.run.workload.agentic.has_value();
   const bool closed = b.run.workload.concurrency > 0;
-  m.concurrency = closed ? static_cast<double>(b.run.workload.concurrency)
+  m.concurrency = agentic  ? static_cast<double>(b.run.workload.agentic->replay.lanes)
+                  : closed ? static_cast<double>(b.run.workload.concurrency)
                          : (std::isfinite(s.request_throughput) && std::isfinite(s.e2el.mean)
                                 ? s.request_throughput * s.e2el.mean / 1000.0
                                 : kNaN);
   m.request_rate = s.request_throughput;
   m.throughput_per_gpu = s.tput_per_gpu;
   m.output_throughput_per_gpu = s.output_tput_per_gpu;
-  m.interactivity = s.median_intvty;
+  // Agentic runs: the dashboard's P90 E2E-normalised interactivity (docs/agentic.md "Metrics").
+  m.interactivity = agentic ? s.p90_e2e_norm_intvty : s.median_intvty;
   m.ttft_ms = percentiles(s.ttft);
   m.tpot_ms = percentiles(s.tpot);
   m.e2e_ms = percentiles(s.e2el);

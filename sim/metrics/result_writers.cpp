@@ -99,6 +99,24 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.num("usd_per_m_output_tokens", s.usd_per_m_output_tokens);
   j.integer("steps", static_cast<std::int64_t>(s.steps));
   j.integer("events", static_cast<std::int64_t>(s.events));
+  if (s.windowed) {
+    // Agentic replay (docs/agentic.md "Metrics"); absent from other runs so their files stay as they were.
+    j.integer("excluded_requests", s.excluded_requests);
+    j.integer("cached_input_tokens", s.cached_input_tokens);
+    j.integer("uncached_input_tokens", s.uncached_input_tokens);
+    j.num("cached_input_tput_per_gpu", s.cached_input_tput_per_gpu);
+    j.num("uncached_input_tput_per_gpu", s.uncached_input_tput_per_gpu);
+    j.num("p90_e2e_norm_intvty", s.p90_e2e_norm_intvty);
+    j.num("median_e2e_norm_intvty", s.median_e2e_norm_intvty);
+    j.num("p90_itl_intvty", s.p90_itl_intvty);
+    j.num("ideal_prefix_hit_rate", s.ideal_prefix_hit_rate);
+    j.integer("recomputed_prefix_tokens", s.recomputed_prefix_tokens);
+    j.integer("recomputed_tokens", s.recomputed_tokens);
+    j.integer("kv_evictions", s.kv_evictions);
+    j.integer("num_sessions", s.num_sessions);
+    j.num("session_hit_rate_p10", s.session_hit_rate_p10);
+    j.num("session_hit_rate_median", s.session_hit_rate_median);
+  }
   j.close();
 }
 

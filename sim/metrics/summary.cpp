@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace engramsim::sim {
 namespace {
@@ -39,13 +40,53 @@ LatencySummary summarize_latencies(std::vector<double> v) {
   return s;
 }
 
+namespace {
+
+void summarize_agentic(Summary& s, std::vector<double> e2e_per_token,
+                       const std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>& sessions,
+                       std::int64_t reusable, std::int64_t prompt_with_reusable, std::int64_t kv_evictions) {
+  const double gpus_s = static_cast<double>(s.num_gpus) * s.duration_s;
+  s.cached_input_tokens = 0;
+  for (const auto& [id, cp] : sessions) s.cached_input_tokens += cp.first;
+  s.uncached_input_tokens = s.total_input_tokens - s.cached_input_tokens;
+  s.cached_input_tput_per_gpu = ratio(static_cast<double>(s.cached_input_tokens), gpus_s);
+  s.uncached_input_tput_per_gpu = ratio(static_cast<double>(s.uncached_input_tokens), gpus_s);
+  if (e2e_per_token.empty()) {
+    s.p90_e2e_norm_intvty = s.median_e2e_norm_intvty = kNaN;
+  } else {
+    std::sort(e2e_per_token.begin(), e2e_per_token.end());
+    s.p90_e2e_norm_intvty = ratio(1.0, percentile_sorted(e2e_per_token, 90));
+    s.median_e2e_norm_intvty = ratio(1.0, percentile_sorted(e2e_per_token, 50));
+  }
+  s.p90_itl_intvty = ratio(1000.0, s.itl.p90);
+  s.ideal_prefix_hit_rate = ratio(static_cast<double>(reusable), static_cast<double>(prompt_with_reusable));
+  s.kv_evictions = kv_evictions;
+  std::vector<double> rates;
+  for (const auto& [id, cp] : sessions)
+    if (cp.second > 0) rates.push_back(static_cast<double>(cp.first) / static_cast<double>(cp.second));
+  s.num_sessions = static_cast<std::int64_t>(rates.size());
+  std::sort(rates.begin(), rates.end());
+  s.session_hit_rate_p10 = rates.empty() ? kNaN : percentile_sorted(rates, 10);
+  s.session_hit_rate_median = rates.empty() ? kNaN : percentile_sorted(rates, 50);
+}
+
+}  // namespace
+
 Summary summarize(const SummaryInputs& in) {
   const MetricsCollector& m = *in.metrics;
   Summary s;
   std::vector<double> ttft, tpot, e2el, queue;
-  Time first_arrival = Time::max();
+  std::vector<double> e2e_per_token;
+  Time first_arrival = Time::max(), last_finish = Time::zero();
   std::int64_t prompt_of_completed = 0, cached_of_completed = 0, good = 0;
+  std::int64_t reusable = 0, prompt_with_reusable = 0;
+  std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> sessions;  // cached, prompt
+  s.windowed = in.windowed;
   for (const RequestRecord& r : m.records()) {
+    if (in.windowed && !r.measured) {
+      ++s.excluded_requests;
+      continue;
+    }
     ++s.num_requests;
     first_arrival = std::min(first_arrival, r.arrival);
     s.generated_tokens += r.generated_tokens;
@@ -63,10 +104,21 @@ Summary summarize(const SummaryInputs& in) {
     s.total_output_tokens += r.generated_tokens;
     prompt_of_completed += r.prompt_tokens;
     cached_of_completed += r.cached_prompt_tokens;
+    s.recomputed_tokens += r.recomputed_tokens;
+    if (r.reusable_prompt_tokens >= 0) {
+      reusable += r.reusable_prompt_tokens;
+      prompt_with_reusable += r.prompt_tokens;
+      s.recomputed_prefix_tokens += std::max(0, r.reusable_prompt_tokens - r.cached_prompt_tokens);
+    }
+    auto& sess = sessions[r.session];
+    sess.first += r.cached_prompt_tokens;
+    sess.second += r.prompt_tokens;
+    last_finish = std::max(last_finish, r.finish);
     const Time t_ttft = r.first_token - r.arrival;
     const Time t_e2el = r.finish - r.arrival;
     ttft.push_back(ms(t_ttft));
     e2el.push_back(ms(t_e2el));
+    e2e_per_token.push_back(t_e2el.seconds() / static_cast<double>(std::max(1, r.generated_tokens)));
     std::optional<double> t_tpot_ms;
     if (r.generated_tokens > 1) {
       t_tpot_ms = ms(r.finish - r.first_token) / static_cast<double>(r.generated_tokens - 1);
@@ -79,7 +131,8 @@ Summary summarize(const SummaryInputs& in) {
     if (ok) ++good;
   }
 
-  const double duration = first_arrival == Time::max() ? 0.0 : (in.end_time - first_arrival).seconds();
+  const Time end = in.windowed ? last_finish : in.end_time;
+  const double duration = first_arrival == Time::max() || end < first_arrival ? 0.0 : (end - first_arrival).seconds();
   s.duration_s = duration;
   const double in_tok = static_cast<double>(s.total_input_tokens);
   const double out_tok = static_cast<double>(s.total_output_tokens);
@@ -141,6 +194,7 @@ Summary summarize(const SummaryInputs& in) {
   }
   s.steps = t.steps;
   s.events = in.events;
+  summarize_agentic(s, std::move(e2e_per_token), sessions, reusable, prompt_with_reusable, in.kv_evictions);
   return s;
 }
 

@@ -25,6 +25,25 @@
 //                          stepped (real + dummy); 0 without padding, NaN without decodes
 //   cost_usd               usd_per_gpu_hour * GPUs * duration; tokens_per_dollar (input + output),
 //                          usd_per_m_total_tokens and usd_per_m_output_tokens from it
+// Windowed runs (the agentic replay, SummaryInputs::windowed): only requests with
+// RequestRecord::measured count anywhere in the summary (`excluded_requests` counts the others), and
+// duration is the last finish minus the first arrival of the measured requests (the dashboard's
+// total_tput_tps denominator). Agentic quantities (computed for every run, written for windowed ones):
+//   cached_input_tokens    prompt tokens of completed requests served from the prefix cache;
+//   uncached_input_tokens  the rest of their prompt tokens (prefill actually computed);
+//   cached_input_tput_per_gpu, uncached_input_tput_per_gpu  those / duration / GPUs (their sum with
+//                          output_tput_per_gpu is tput_per_gpu: cached input counts);
+//   p90_e2e_norm_intvty    1 / P90 over completed requests of (E2E seconds / output tokens), the
+//                          dashboard's "P90 E2E-normalised interactivity" (tokens/s/user);
+//                          median_e2e_norm_intvty with the median;
+//   p90_itl_intvty         1000 / P90 ITL (ms): the 1/ITL view at the same percentile;
+//   ideal_prefix_hit_rate  reusable prompt tokens (what an unbounded cache would hold) / prompt
+//                          tokens, completed requests with a known reusable count;
+//   recomputed_prefix_tokens  reusable tokens that missed (evicted before reuse), summed;
+//   recomputed_tokens      KV tokens dropped by preemption and computed again;
+//   kv_evictions           cached prefix blocks evicted, whole run, all replicas;
+//   session_hit_rate_p10, session_hit_rate_median  over sessions (completed requests grouped by
+//                          session), each session's cached / prompt tokens; num_sessions.
 // Quantities that are undefined (no completed requests, no price) are NaN and written as null.
 #pragma once
 
@@ -87,6 +106,23 @@ struct Summary {
   double usd_per_m_output_tokens = 0;
   std::uint64_t steps = 0;
   std::uint64_t events = 0;
+  // Agentic quantities (definitions above).
+  bool windowed = false;
+  std::int64_t excluded_requests = 0;
+  std::int64_t cached_input_tokens = 0;
+  std::int64_t uncached_input_tokens = 0;
+  double cached_input_tput_per_gpu = 0;
+  double uncached_input_tput_per_gpu = 0;
+  double p90_e2e_norm_intvty = 0;
+  double median_e2e_norm_intvty = 0;
+  double p90_itl_intvty = 0;
+  double ideal_prefix_hit_rate = 0;
+  std::int64_t recomputed_prefix_tokens = 0;
+  std::int64_t recomputed_tokens = 0;
+  std::int64_t kv_evictions = 0;
+  std::int64_t num_sessions = 0;
+  double session_hit_rate_p10 = 0;
+  double session_hit_rate_median = 0;
 };
 
 struct SummaryInputs {
@@ -100,6 +136,8 @@ struct SummaryInputs {
   SloParams slo;
   std::optional<MoneyRate> price_per_gpu_hour;
   std::uint64_t events = 0;
+  bool windowed = false;          // count only RequestRecord::measured requests
+  std::int64_t kv_evictions = 0;  // all replicas
 };
 
 Summary summarize(const SummaryInputs& in);

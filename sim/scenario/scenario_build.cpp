@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_text.hpp"
+
 namespace engramsim::sim {
 namespace {
 
@@ -280,7 +282,7 @@ std::string scenario_json(const BuiltScenario& b) {
                             {"placement", ir.spread ? "spread" : "packed"},
                             {"kv_offload", ir.kv_offload}};
   }
-  return out.dump(2) + "\n";
+  return json_text(out) + "\n";
 }
 
 }  // namespace engramsim::sim

@@ -1,9 +1,12 @@
 #include "sim/scenario/scenario_document.hpp"
 
 #include <fstream>
+#include <optional>
+#include <tuple>
 #include <set>
 #include <sstream>
 
+#include "core/config_input.hpp"
 #include "core/config_node.hpp"
 
 namespace engramsim::sim {
@@ -14,14 +17,7 @@ YAML::Node parse_text(const ScenarioDocument& doc) {
   return ConfigNode::load_string(doc.text, doc.file).raw();
 }
 
-YAML::Node parse_set_value(const SetArgument& s) {
-  if (s.value.empty()) return YAML::Node(std::string());  // `--set name=` means an empty string
-  try {
-    return YAML::Load(s.value);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError({"--set", 0, 0}, s.key, "value \"" + s.value + "\" is not valid YAML: " + e.msg);
-  }
-}
+YAML::Node parse_set_value(const SetArgument& s) { return parse_config_value(s.value, "--set", s.key); }
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> parts;
@@ -64,6 +60,64 @@ bool safe_name(const std::string& s) {
   return true;
 }
 
+// The text one variant parses: the file with the lines of every other compare entry blanked, so
+// that each variant parses the base and its own entry only (time and memory linear in the number
+// of variants, not quadratic), every kept line keeping its number for error messages. The variant
+// is then `compare[0]` of its tree. A layout where entries do not own whole lines (flow style)
+// gives no plan, and each variant parses the whole file instead.
+struct CompareLines {
+  int key = -1;                // line of `compare:`
+  int end = -1;                // first line after the block (-1: end of file)
+  std::vector<int> entries;    // first line of each entry
+};
+
+std::optional<CompareLines> compare_lines(const YAML::Node& full) {
+  CompareLines c;
+  for (const auto& kv : full) {
+    const int line = kv.first.Mark().line;
+    if (kv.first.Scalar() == "compare") c.key = line;
+    else if (c.key >= 0 && line > c.key && (c.end < 0 || line < c.end)) c.end = line;
+  }
+  const YAML::Node list = full["compare"];
+  if (c.key < 0 || !list.IsSequence()) return std::nullopt;
+  for (const auto& e : list) {
+    const int line = e.Mark().line;
+    if (line <= c.key || (!c.entries.empty() && line <= c.entries.back()) || (c.end >= 0 && line >= c.end))
+      return std::nullopt;
+    c.entries.push_back(line);
+  }
+  return c;
+}
+
+std::string variant_text(const std::string& text, const CompareLines& c, std::size_t i) {
+  const int keep_from = c.entries[i];
+  const int keep_to = i + 1 < c.entries.size() ? c.entries[i + 1] : c.end;
+  std::string out;
+  out.reserve(text.size());
+  int line = 0;
+  for (char ch : text) {
+    const bool in_block = line > c.key && (c.end < 0 || line < c.end);
+    const bool kept = line >= keep_from && (keep_to < 0 || line < keep_to);
+    if (ch == '\n' || !in_block || kept) out.push_back(ch);
+    if (ch == '\n') ++line;
+  }
+  return out;
+}
+
+// The variant's tree and the index of its entry in that tree's compare list.
+std::pair<YAML::Node, std::size_t> parse_variant(const ScenarioDocument& doc, const std::optional<CompareLines>& c,
+                                                 std::size_t i) {
+  if (c) {
+    try {
+      YAML::Node one = parse_text({doc.file, variant_text(doc.text, *c, i)});
+      if (one["compare"].IsSequence() && one["compare"].size() == 1) return {one, 0};
+    } catch (const ConfigError&) {
+      // an anchor defined in another entry, for example: fall back to the whole file
+    }
+  }
+  return {parse_text(doc), i};
+}
+
 struct CompareEntry {
   std::string name;
   std::string description;
@@ -100,6 +154,8 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
   if (const auto list = root.optional_child("compare")) {
     const auto elements = list->elements();
     if (elements.empty()) list->fail("compare needs at least one variant");
+    if (elements.size() > kMaxCompareVariants)
+      list->fail("more than " + std::to_string(kMaxCompareVariants) + " variants, the limit for one compare list");
     std::set<std::string> seen;
     for (const ConfigNode& e : elements) {
       CompareEntry c;
@@ -138,14 +194,16 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
     out.push_back(std::move(v));
     return out;
   }
+  const std::optional<CompareLines> lines = compare_lines(probe);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     ScenarioVariant v;
     v.name = entries[i].name;
     v.description = entries[i].description;
     v.baseline = entries[i].baseline;
-    v.root = parse_text(doc);
+    std::size_t at = 0;
+    std::tie(v.root, at) = parse_variant(doc, lines, i);
     apply_cli_sets(v.root, sets, apply);
-    const YAML::Node set = v.root["compare"][i]["set"];
+    const YAML::Node set = v.root["compare"][at]["set"];
     for (const std::string& key : entries[i].keys) {
       const YAML::Node value = set[key];
       const YAML::Mark m = value.Mark();

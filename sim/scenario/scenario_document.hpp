@@ -13,8 +13,11 @@
 // (planner/sweep_spec.hpp); the simulator library does not link the planner, so the caller passes
 // its override function in.
 //
-// Every variant is parsed from a fresh parse of the file text: yaml-cpp's Clone drops source
-// positions, and errors must keep pointing at file:line:col. An override value taken from the file
+// Every variant is parsed from a fresh parse of text: yaml-cpp's Clone drops source positions, and
+// errors must keep pointing at file:line:col. A variant parses the file with the lines of the other
+// compare entries blanked (line numbers unchanged), so N variants cost N parses of the base, not N
+// parses of the whole file; a compare list written in flow style parses the whole file per variant.
+// A list holds at most kMaxCompareVariants entries. An override value taken from the file
 // (a variant's `set:` entry) is bound uncloned after the override function has checked its path, so
 // an error in it names its own line; a --set value names the scenario file (yaml-cpp cannot mark a
 // node with a second file name) and its field path.
@@ -22,6 +25,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <utility>
@@ -30,6 +34,8 @@
 #include "core/error.hpp"
 
 namespace engramsim::sim {
+
+inline constexpr std::size_t kMaxCompareVariants = 10'000;
 
 struct ScenarioDocument {
   std::string file;  // as given

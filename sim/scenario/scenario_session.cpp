@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/json_text.hpp"
 #include "sim/metrics/result_writers.hpp"
 
 namespace engramsim::sim {
@@ -195,7 +196,7 @@ void write_session_outputs(const ScenarioSession& s, const std::string& dir) {
     write_run_outputs(*v.result, v.built->params.slo.per_request, sub.string());
     write_text(sub / "scenario.json", scenario_json(*v.built));
   }
-  if (s.compare) write_text(fs::path(dir) / "compare.json", compare_json(s, false).dump(2) + "\n");
+  if (s.compare) write_text(fs::path(dir) / "compare.json", json_text(compare_json(s, false)) + "\n");
 }
 
 std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s) {
@@ -223,7 +224,7 @@ std::string session_json(const ScenarioSession& s) {
     if (!v.result) return "null\n";
     return summary_text(*v.result, v.built->params.slo.per_request);
   }
-  return compare_json(s, true).dump(2) + "\n";
+  return json_text(compare_json(s, true)) + "\n";
 }
 
 }  // namespace engramsim::sim

@@ -59,6 +59,14 @@ class KvBlockManager {
 
   std::uint64_t evictions() const { return evictions_; }
 
+  // The four block states by count (read-only, for invariant checks); they sum to num_blocks().
+  std::int64_t free_uncached_blocks() const { return free_uncached_; }
+  std::int64_t private_blocks() const { return private_used_; }
+  std::int64_t cached_in_use_blocks() const { return cached_used_; }
+  std::int64_t cached_free_blocks() const { return cached_free_; }
+  // References held on a cached block (0: cached-free).
+  std::int32_t refcount(EntryId e) const { return entries_[e].refcount; }
+
  private:
   static constexpr EntryId kNone = UINT32_MAX;
   struct Entry {

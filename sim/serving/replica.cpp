@@ -34,6 +34,7 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
 ReplicaTotals Replica::totals() const {
   ReplicaTotals t = totals_;
   t.preemptions = state_.preemptions();
+  t.kv_evictions = static_cast<std::int64_t>(state_.kv().evictions());
   return t;
 }
 
@@ -206,13 +207,18 @@ void Replica::complete_step() {
   for (const PlannedPrefill& p : plan_.prefills) {
     Sequence& s = state_.seq(p.seq);
     s.computed += p.tokens;
-    if (!s.prefilling()) emit(p.seq, 1);
+    s.prefill_tokens_total += p.tokens;
+    if (!s.prefilling()) {
+      ++s.prefill_samples;
+      emit(p.seq, 1);
+    }
   }
   for (const PlannedDecode& d : plan_.decodes) {
     Sequence& s = state_.seq(d.seq);
     std::int32_t n = acceptance_.draft_tokens() > 0 ? acceptance_.sample(d.positions, *spec_rng_) : 1;
     if (n > s.remaining_output()) n = s.remaining_output();
     s.computed += n;
+    s.decode_tokens_total += n;
     emit(d.seq, n);
   }
   state_.compact_running();
@@ -234,6 +240,7 @@ void Replica::emit(std::uint32_t slot, std::int32_t tokens) {
   if (s.generated >= s.request.output_tokens) {
     const RequestRecord rec = make_record(s, RequestStatus::finished);
     state_.finish(slot);
+    for (ServingObserver* o : observers_) o->on_sequence_done(index_, s);
     for (ServingObserver* o : observers_) o->on_request_done(rec);
   }
 }
@@ -253,6 +260,9 @@ RequestRecord Replica::make_record(const Sequence& s, RequestStatus status) cons
   r.generated_tokens = s.generated;
   r.cached_prompt_tokens = s.cached_prompt_tokens;
   r.preemptions = s.preemptions;
+  r.recomputed_tokens = s.discarded_tokens;
+  r.reusable_prompt_tokens = s.request.reusable_prompt_tokens;
+  r.measured = s.request.measured;
   return r;
 }
 

@@ -62,6 +62,7 @@ struct ReplicaTotals {
   std::int64_t emitted_tokens = 0;
   std::int64_t preemptions = 0;
   std::int64_t padding_rows = 0;  // dummy decode positions added by CUDA-graph padding
+  std::int64_t kv_evictions = 0;  // cached prefix blocks evicted from the KV pool
 };
 
 class Replica final : public EventHandler, public EngramStepListener {

@@ -117,6 +117,7 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   s.computed = hit_tokens;
   s.next_register_block = hits;
   if (!s.ever_admitted) s.cached_prompt_tokens = hit_tokens;
+  s.hit_tokens_total += hit_tokens;
   s.ever_admitted = true;
   s.state = SeqState::running;
   s.admit_order = ++admissions_;

@@ -6,7 +6,10 @@
 // [i*hash_block_tokens, (i+1)*hash_block_tokens) *and everything before them* (the hashes are
 // chained), so equal hashes at equal positions mean an equal prefix. Empty = no prefix information
 // (never a cache hit). `session` groups the turns of one conversation (0 = none) for session-affine
-// routing.
+// routing. `measured` is false for requests a windowed workload (the agentic replay) excludes from
+// the summary (warm-up, outside the measured window); `reusable_prompt_tokens` is the prompt prefix
+// an unbounded prefix cache would hold for it (-1 = not known), so recomputed prefixes can be told
+// apart from first-time prefill.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,8 @@ struct Request {
   std::uint64_t session = 0;
   std::int32_t hash_block_tokens = 0;  // tokens per prefix hash (0 when prefix_hashes is empty)
   std::vector<std::uint64_t> prefix_hashes;
+  bool measured = true;
+  std::int32_t reusable_prompt_tokens = -1;
 };
 
 }  // namespace engramsim::sim

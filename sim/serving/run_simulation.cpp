@@ -10,6 +10,7 @@
 #include "sim/metrics/result_writers.hpp"
 #include "sim/serving/deployment.hpp"
 #include "sim/serving/engram_in_run.hpp"
+#include "sim/workload/agentic_replay_driver.hpp"
 #include "sim/workload/closed_loop_driver.hpp"
 #include "sim/workload/open_loop_driver.hpp"
 #include "sim/workload/transformed_source.hpp"
@@ -18,7 +19,8 @@ namespace engramsim::sim {
 
 RunResult run_simulation(const RunConfig& cfg) {
   const auto wall_start = std::chrono::steady_clock::now();
-  if (!cfg.workload.source) throw ConfigError({}, "workload", "no request source");
+  const bool agentic = cfg.workload.agentic.has_value();
+  if (!agentic && !cfg.workload.source) throw ConfigError({}, "workload", "no request source");
 
   SchedulerRegistry builtin_schedulers;
   RouterRegistry builtin_routers;
@@ -55,15 +57,32 @@ RunResult run_simulation(const RunConfig& cfg) {
     observers.push_back(trace.get());
     if (engram) engram->service().set_trace(trace.get());
   }
+  if (cfg.probe != nullptr) {
+    observers.push_back(cfg.probe);
+    sim.add_observer(*cfg.probe);
+  }
   Deployment deployment(sim, replicas, cfg.scheduler, *schedulers, routers->create(cfg.router), observers);
-  std::unique_ptr<RequestSource> source = cfg.workload.source(cfg.seed);
-  if (!source) throw ConfigError({}, "workload", "the source factory returned nothing");
-  std::string workload = source->describe();
+  std::unique_ptr<RequestSource> source;
+  std::string workload;
+  if (!agentic) {
+    source = cfg.workload.source(cfg.seed);
+    if (!source) throw ConfigError({}, "workload", "the source factory returned nothing");
+    workload = source->describe();
+  }
 
   // Wire.
   std::unique_ptr<ClosedLoopDriver> closed;
   std::unique_ptr<OpenLoopDriver> open;
-  if (cfg.workload.concurrency > 0) {
+  std::unique_ptr<AgenticReplayDriver> replay;
+  if (agentic) {
+    const AgenticWorkloadSpec& a = *cfg.workload.agentic;
+    const std::uint64_t seed = cfg.seed;
+    auto sessions = a.sessions;
+    replay = std::make_unique<AgenticReplayDriver>(sim, [sessions, seed] { return sessions(seed); }, deployment, a.replay);
+    deployment.add_observer(*replay);
+    replay->start();
+    workload = "agentic replay, " + std::to_string(a.replay.lanes) + " lanes";
+  } else if (cfg.workload.concurrency > 0) {
     closed = std::make_unique<ClosedLoopDriver>(sim, *source, deployment, cfg.workload.concurrency,
                                                 cfg.workload.max_requests);
     deployment.add_observer(*closed);
@@ -81,13 +100,16 @@ RunResult run_simulation(const RunConfig& cfg) {
   }
 
   // Run.
+  if (cfg.probe != nullptr) cfg.probe->on_run_start(sim, deployment);
   const RunStats stats = sim.run(cfg.horizon, cfg.max_events);
+  if (cfg.probe != nullptr) cfg.probe->on_run_end(sim, deployment, stats);
 
   // Finalize.
   metrics.finalize(deployment.collect_unfinished());
-  std::int64_t preemptions = 0, decode_positions = 0, padding_rows = 0;
+  std::int64_t preemptions = 0, decode_positions = 0, padding_rows = 0, kv_evictions = 0;
   for (const auto& r : deployment.replicas()) {
     preemptions += r->totals().preemptions;
+    kv_evictions += r->totals().kv_evictions;
     decode_positions += r->totals().decode_positions;
     padding_rows += r->totals().padding_rows;
   }
@@ -102,6 +124,8 @@ RunResult run_simulation(const RunConfig& cfg) {
   in.slo = cfg.slo;
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
   in.events = sim.events_dispatched();
+  in.windowed = agentic;
+  in.kv_evictions = kv_evictions;
 
   RunResult result;
   result.summary = summarize(in);
@@ -111,6 +135,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   result.events = sim.events_dispatched();
   result.workload = workload;
   if (engram) result.engram_tier = engram->service().report();
+  if (replay) result.agentic = replay->stats();
   if (!cfg.output_dir.empty()) write_run_outputs(result, cfg.slo, cfg.output_dir);
   if (trace) write_chrome_trace(*trace, cfg.trace.path);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

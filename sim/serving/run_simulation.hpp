@@ -23,12 +23,24 @@
 #include "sim/metrics/time_series.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/router_registry.hpp"
+#include "sim/serving/run_probe.hpp"
 #include "sim/serving/scheduler_registry.hpp"
+#include "sim/workload/agentic_replay_driver.hpp"
 #include "sim/workload/request_source.hpp"
 
 namespace engramsim::sim {
 
+// The agentic replay (sim/workload/agentic_replay_driver.hpp): session trees in lanes. The summary
+// then counts only the measured window's requests.
+struct AgenticWorkloadSpec {
+  // Opens the corpus from its start; receives the run seed so generated corpora follow it.
+  std::function<std::unique_ptr<AgenticSessionSource>(std::uint64_t seed)> sessions;
+  AgenticReplayParams replay;
+};
+
 struct WorkloadSpec {
+  // Set: the agentic replay drives the run and `source`, `concurrency`, `max_requests` are unused.
+  std::optional<AgenticWorkloadSpec> agentic;
   // Builds the request stream; receives the run seed so generated workloads follow it.
   std::function<std::unique_ptr<RequestSource>(std::uint64_t seed)> source;
   std::int32_t concurrency = 0;  // > 0: closed loop with this many clients; 0: open loop
@@ -56,6 +68,8 @@ struct RunConfig {
   std::optional<EngramTierParams> engram_tier;
   // Chrome trace of the start of the run (sim/metrics/chrome_trace.hpp); empty path: none.
   ChromeTraceOptions trace;
+  // Read-only observer of the run (run_probe.hpp), not owned; null: none. Never changes results.
+  RunProbe* probe = nullptr;
 };
 
 struct RunResult {
@@ -67,6 +81,7 @@ struct RunResult {
   double wall_seconds = 0.0;  // host time of the run (not part of any output file)
   std::string workload;       // the source's description
   std::optional<EngramTierReport> engram_tier;  // with the in-run Engram tier
+  std::optional<AgenticReplayStats> agentic;     // with the agentic replay
 };
 
 RunResult run_simulation(const RunConfig& config);

@@ -10,6 +10,7 @@
 #include "models/step_model.hpp"
 #include "sim/memory/engram_step_types.hpp"
 #include "sim/serving/request.hpp"
+#include "sim/serving/sequence.hpp"
 
 namespace engramsim::sim {
 
@@ -34,6 +35,9 @@ struct RequestRecord {
   std::int32_t generated_tokens = 0;  // emitted
   std::int32_t cached_prompt_tokens = 0;
   std::int32_t preemptions = 0;
+  std::int64_t recomputed_tokens = 0;        // KV tokens thrown away by preemptions, computed again
+  std::int32_t reusable_prompt_tokens = -1;  // Request::reusable_prompt_tokens
+  bool measured = true;                      // Request::measured
 };
 
 struct StepRecord {
@@ -59,6 +63,9 @@ class ServingObserver {
   virtual void on_step(const StepRecord& /*step*/) {}
   virtual void on_token_gap(Time /*gap*/) {}
   virtual void on_request_done(const RequestRecord& /*record*/) {}
+  // A finished sequence as it leaves its replica (blocks released, ledger final), just before its
+  // on_request_done; read-only, for conservation checks.
+  virtual void on_sequence_done(std::uint32_t /*replica*/, const Sequence& /*sequence*/) {}
 };
 
 }  // namespace engramsim::sim

@@ -12,7 +12,8 @@ constexpr std::size_t kBufSize = 1 << 18;
 gzFile as_gz(void* p) { return static_cast<gzFile>(p); }
 }  // namespace
 
-LineReader::LineReader(std::string path) : path_(std::move(path)), buf_(kBufSize) {
+LineReader::LineReader(std::string path, std::size_t max_line_bytes)
+    : path_(std::move(path)), buf_(kBufSize), max_line_bytes_(max_line_bytes) {
   gz_ = gzopen(path_.c_str(), "rb");
   if (gz_ == nullptr) throw ConfigError({path_, 0, 0}, "", std::string("cannot open trace: ") + std::strerror(errno));
   gzbuffer(as_gz(gz_), kBufSize);
@@ -30,6 +31,12 @@ void LineReader::fail_at(int line, const std::string& message) const {
 
 void LineReader::fail_field(const FieldRef& field, const std::string& message) const {
   throw ConfigError({path_, line_no_, field.column}, std::string(field.name), message);
+}
+
+void LineReader::fail_long_line() const {
+  const bool mib = max_line_bytes_ % (std::size_t{1} << 20) == 0;
+  const std::string limit = mib ? std::to_string(max_line_bytes_ >> 20) + " MiB" : std::to_string(max_line_bytes_) + " bytes";
+  fail_at(line_no_ + 1, "line longer than " + limit + ", the limit for one line of this format (no newline?)");
 }
 
 bool LineReader::fill() {
@@ -61,6 +68,7 @@ bool LineReader::next(std::string_view& line) {
     if (nl != nullptr) {
       const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
       if (!have_carry) {
+        if (len > max_line_bytes_) fail_long_line();
         line = std::string_view(start, len);
         begin_ += len + 1;
         ++line_no_;
@@ -68,10 +76,12 @@ bool LineReader::next(std::string_view& line) {
         if (line_no_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
         return true;
       }
+      if (carry_.size() + len > max_line_bytes_) fail_long_line();
       carry_.append(start, len);
       begin_ += len + 1;
       break;
     }
+    if (carry_.size() + (end_ - begin_) > max_line_bytes_) fail_long_line();
     carry_.append(start, end_ - begin_);
     have_carry = true;
     begin_ = end_;

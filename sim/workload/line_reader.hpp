@@ -2,6 +2,8 @@
 // name), through zlib with a large buffer. Tracks 1-based line numbers for error messages.
 // A missing file, a read error or a corrupt / truncated gzip stream throws ConfigError with
 // file:line. Lines lose their trailing "\n" / "\r\n"; a UTF-8 byte-order mark on line 1 is dropped.
+// A line longer than the reader's bound is an error at that line (a file with no newline, such as
+// /dev/zero or a damaged stream, would otherwise grow one line until memory runs out).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,11 @@ struct FieldRef {
 
 class LineReader {
  public:
-  explicit LineReader(std::string path);
+  // Longest line a row-per-line trace needs: a Mooncake or Bailian row with tens of thousands of
+  // prefix hashes is under 1 MiB.
+  static constexpr std::size_t kDefaultMaxLineBytes = std::size_t{16} << 20;  // 16 MiB
+
+  explicit LineReader(std::string path, std::size_t max_line_bytes = kDefaultMaxLineBytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -36,6 +42,7 @@ class LineReader {
 
  private:
   bool fill();
+  [[noreturn]] void fail_long_line() const;
 
   std::string path_;
   void* gz_ = nullptr;  // gzFile
@@ -44,6 +51,7 @@ class LineReader {
   std::size_t end_ = 0;
   bool eof_ = false;
   std::string carry_;
+  std::size_t max_line_bytes_;
   int line_no_ = 0;
 };
 

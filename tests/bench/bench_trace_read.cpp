@@ -1,6 +1,6 @@
 // Trace loading rate: every row of a shipped trace read through open_trace (parse, checks, block
 // hashes), in rows/s and bytes/s of the file as stored. The Azure CSV, the Mooncake JSON lines
-// (gzip) and the Vidur CSV (Splitwise conversation arrivals) are the files under scenarios/traces/; Bailian and BurstGPT rows are
+// (gzip), the synthetic AgentX session trees (gzip) and the Vidur CSV (Splitwise conversation arrivals) are the files under scenarios/traces/; Bailian and BurstGPT rows are
 // written once per run in their published layouts, since no such file ships.
 #include <benchmark/benchmark.h>
 
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "sim/workload/agentx_trace_reader.hpp"
 #include "sim/workload/trace_format.hpp"
 
 using namespace engramsim;
@@ -69,6 +70,22 @@ void read_trace(benchmark::State& state, const std::string& path, const char* fo
                           static_cast<std::int64_t>(std::filesystem::file_size(path)));
 }
 
+// Session trees of the shipped synthetic AgentX corpus; items are calls (main and subagent).
+void BM_ReadAgentxJsonlGz(benchmark::State& state) {
+  const std::string path = shipped("agentx-synthetic-seed42.jsonl.gz");
+  std::int64_t calls = 0;
+  for (auto _ : state) {
+    auto src = open_agentx_trace(path);
+    AgenticSession s;
+    while (src->next(s))
+      for (const AgenticEntry& e : s.entries)
+        calls += std::holds_alternative<AgenticCall>(e) ? 1 : static_cast<std::int64_t>(std::get<AgenticSubagent>(e).calls.size());
+  }
+  state.SetItemsProcessed(calls);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(std::filesystem::file_size(path)));
+}
+
 void BM_ReadAzureCsv(benchmark::State& s) { read_trace(s, shipped("AzureLLMInferenceTrace_conv.csv"), "azure"); }
 void BM_ReadMooncakeJsonlGz(benchmark::State& s) { read_trace(s, shipped("conversation_trace.jsonl.gz"), "mooncake"); }
 void BM_ReadVidurCsv(benchmark::State& s) { read_trace(s, shipped("splitwise_conv.csv"), "vidur"); }
@@ -82,5 +99,6 @@ BENCHMARK(BM_ReadMooncakeJsonlGz)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadVidurCsv)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadBailianJsonl)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadBurstGptCsv)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadAgentxJsonlGz)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

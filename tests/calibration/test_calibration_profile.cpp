@@ -365,6 +365,11 @@ TEST(CalibrationProfile, SamplesHashIsCheckedAgainstTheFile) {
   EXPECT_EQ(verify_samples_file(q, dir.file("p.yaml")), "");
   write_text_file_atomically(dir.file("p.samples.csv"), csv + "memcpy,threads=1,bytes,1,seconds,3\n");
   EXPECT_NE(verify_samples_file(q, dir.file("p.yaml")).find("has hash"), std::string::npos);
+  // A samples file that never ends is refused at its bound, not read until memory runs out.
+  CalibrationProfile z = q;
+  z.provenance.samples_file = "/dev/zero";
+  const std::string why = verify_samples_file(z, dir.file("p.yaml"));
+  EXPECT_NE(why.find("samples file /dev/zero: larger than 256 MiB"), std::string::npos) << why;
 }
 
 TEST(CalibrationProfile, CheckedInProfilesLoadAndMatchTheirSamples) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "core/config_input.hpp"
 #include "core/config_node.hpp"
 
 using namespace engramsim;
@@ -33,6 +34,35 @@ TEST(ConfigNode, RefusesARepeatedKeyWhereItStands) {
   EXPECT_NE(b.find("nodes once aliases are expanded"), std::string::npos) << b;
   // The same key in different maps is fine.
   EXPECT_NO_THROW(ConfigNode::load_string("a: {x: 1}\nb: {x: 2}\nl: [{x: 1}, {x: 2}]\n", "ok.yaml"));
+}
+
+TEST(ConfigNode, RefusesKeysThatAreNotNamesWhereTheyStand) {
+  // A list or a map as a key has no key path; yaml-cpp's key conversions used to throw its own
+  // exception from every loader.
+  const std::string e = error_of([] { ConfigNode::load_string("a: 1\nb: {[x]: 1}\n", "k.yaml"); });
+  EXPECT_NE(e.find("k.yaml:2:5: b: a map key must be a plain name, got a list as a key"), std::string::npos) << e;
+  const std::string f = error_of([] { ConfigNode::load_string("compare:\n  - {name: a, set: {{p: 1}: 2}}\n", "m.yaml"); });
+  EXPECT_NE(f.find("m.yaml:2:21: compare[0].set: a map key must be a plain name, got a map"), std::string::npos) << f;
+  const std::string g = error_of([] { parse_config_value("{[a]: 1}", "--set", "sweep.report.title"); });
+  EXPECT_NE(g.find("--set: sweep.report.title"), std::string::npos) << g;
+  EXPECT_NE(g.find("a map key must be a plain name"), std::string::npos) << g;
+}
+
+TEST(ConfigNode, RefusesTextThatIsNotUtf8WhereItStands) {
+  const std::string e = error_of([] { ConfigNode::load_string("a: 1\ntitle: \"x \xff y\"\n", "u.yaml"); });
+  EXPECT_NE(e.find("u.yaml:2:8: title: not valid UTF-8 (byte 3 of the value)"), std::string::npos) << e;
+  const std::string k = error_of([] { ConfigNode::load_string("a\xc3: 1\n", "key.yaml"); });
+  EXPECT_NE(k.find("key.yaml:1:1"), std::string::npos) << k;
+  // Overlong forms, surrogates and truncated sequences are invalid; real multi-byte text is fine.
+  for (const char* bad : {"v: \"\xc0\xaf\"\n", "v: \"\xed\xa0\x80\"\n", "v: \"\xe2\x82\"\n", "v: \"\xf4\x90\x80\x80\"\n"})
+    EXPECT_NE(error_of([&] { ConfigNode::load_string(bad, "b.yaml"); }).find("not valid UTF-8"), std::string::npos) << bad;
+  EXPECT_NO_THROW(ConfigNode::load_string("v: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\n", "ok.yaml"));
+}
+
+TEST(ConfigNode, ReadFileStopsAtItsBound) {
+  // /dev/zero never ends: the read stops at the bound instead of growing until memory runs out.
+  const std::string e = error_of([] { read_input_file("/dev/zero", std::size_t{1} << 20); });
+  EXPECT_NE(e.find("/dev/zero: larger than 1 MiB"), std::string::npos) << e;
 }
 
 }  // namespace

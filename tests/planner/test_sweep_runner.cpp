@@ -200,6 +200,31 @@ TEST(ResultsFile, CanonicalizeRejectsConflictingDuplicates) {
   c.result = {{"v", 2}};
   EXPECT_EQ(canonicalize({a, b}).size(), 1u);
   EXPECT_THROW(canonicalize({a, c}), std::runtime_error);
+  // Read from files, the conflict names where each of the two lines is.
+  TempDir t;
+  write_file(t / "a.jsonl", a.to_line() + "\n");
+  write_file(t / "c.jsonl", a.to_line() + "\n" + c.to_line() + "\n");
+  try {
+    merge_result_files({t / "a.jsonl", t / "c.jsonl"}, t / "out.jsonl", std::nullopt);
+    ADD_FAILURE() << "conflicting results merged";
+  } catch (const ConfigError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find((t / "c.jsonl").string() + ":2:1: index: a second, different result for point 1"), std::string::npos) << w;
+    EXPECT_NE(w.find("the first is at " + (t / "a.jsonl").string() + ":1"), std::string::npos) << w;
+  }
+  EXPECT_FALSE(fs::exists(t / "out.jsonl"));
+}
+
+TEST(ResultsFile, ManifestPointCountIsBounded) {
+  TempDir t;
+  write_file(t / "sweep.json", "{\"total_points\": 1e14, \"axes\": [\"a\"]}\n");
+  try {
+    read_manifest(t.path());
+    ADD_FAILURE() << "a manifest of 1e14 points was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("total_points 100000000000000 is above the limit of 100000 points"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(SweepRunner, SigkillMidwayThenResumeEqualsUninterruptedRun) {

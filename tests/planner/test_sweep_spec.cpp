@@ -116,6 +116,20 @@ TEST(SweepSpec, NoSweepBlockIsOnePoint) {
   EXPECT_EQ(pts[0].label(), "");
 }
 
+// The largest sweep allowed expands (it used to exhaust memory long before its limit), one point
+// more is refused where the sweep is declared.
+TEST(SweepSpec, ExpandsAtItsPointLimitAndRefusesOneDimensionMore) {
+  const std::string axes = "{key: w.c, range: {from: 1, to: 1000, step: 1}}, {key: w.r, range: {from: 1, to: 100, step: 1}}";
+  const auto spec = spec_of("w: {c: 1, r: 1, s: 1}\nsweep: {axes: [" + axes + "]}\n");
+  ASSERT_EQ(spec.point_count(), kMaxSweepPoints);
+  const auto pts = expand_sweep(spec);
+  ASSERT_EQ(pts.size(), kMaxSweepPoints);
+  EXPECT_EQ(pts.back().label(), "w.c=1000 w.r=100");
+  const std::string e = config_error(
+      [&] { spec_of("w: {c: 1, r: 1, s: 1}\nsweep: {axes: [" + axes + ", {key: w.s, values: [1, 2]}]}\n"); });
+  EXPECT_NE(e.find("s.yaml:2:8: sweep: sweep expands to more than 100000 points"), std::string::npos) << e;
+}
+
 TEST(SweepSpec, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: a, values: []}]}\n"); }).find("values is empty"),
             std::string::npos);

@@ -277,5 +277,43 @@ TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
   }
 }
 
+// Inputs that coverage-guided fuzzing found crashing or exhausting memory: each is now a located
+// error, exit 2, with nothing written (issue: sweep aborted on a worker thread, a non-scalar map
+// key leaked a yaml-cpp exception, a non-UTF-8 title ended the sweep without a report, merge
+// allocated for a total_points of 1e14).
+TEST(CliSweep, FuzzFindingsAreLocatedErrors) {
+  TempDir t;
+  const fs::path dir = t / "out";
+  const std::string tiny = read_file(data_file("tiny_sweep.yaml"));
+  const std::string non_scalar_value = (t / "nonscalar-value.yaml").string();
+  write_file(non_scalar_value, read_file(source_file("scenarios/default.yaml")) +
+                                   "sweep: {axes: [{key: compare, values: [{[a]: 1}]}]}\n");
+  const std::string non_scalar_set = (t / "nonscalar-set.yaml").string();
+  std::string with_compare = tiny.substr(0, tiny.find("sweep:"));
+  write_file(non_scalar_set, with_compare + "compare: [{name: a, set: {[x]: 1}}]\n");
+  std::string bad_title = tiny;
+  bad_title.replace(bad_title.find("\"tiny sweep\""), 12, "\"tiny \xff sweep\"");
+  const std::string non_utf8 = (t / "non-utf8.yaml").string();
+  write_file(non_utf8, bad_title);
+  const fs::path merge_dir = t / "merge";
+  fs::create_directories(merge_dir);
+  write_file(merge_dir / "sweep.json", "{\"total_points\": 1e14, \"axes\": [\"a\"]}\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"sweep", non_scalar_value, "--out", dir.string(), "--progress", "none"},
+       "nonscalar-value.yaml:"},
+      {{"run", non_scalar_set, "--out", dir.string()}, "nonscalar-set.yaml:34:"},
+      {{"validate", non_scalar_set}, "a map key must be a plain name"},
+      {{"sweep", non_utf8, "--out", dir.string(), "--progress", "none"}, "non-utf8.yaml:42:12: sweep.report.title"},
+      {sweep_args(dir, "1", {"--set", "sweep.report.title={[a]: 1}"}), "--set: sweep.report.title"},
+      {{"merge", merge_dir.string(), "--shards", "2"}, "total_points"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const CliResult r = run_cli(args, t.path());
+    EXPECT_EQ(r.code, 2) << describe(r);
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+    EXPECT_FALSE(fs::exists(dir)) << "bad input left an output folder behind: " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace engramsim::planner::cli_testing

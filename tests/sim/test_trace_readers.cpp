@@ -357,6 +357,31 @@ TEST(TraceReaders, LinesLongerThanTheReadBuffer) {
   EXPECT_FALSE(s->next(r));
 }
 
+// A file with no newline (a device, a damaged stream) is refused at the line bound rather than read
+// into one line until memory runs out, for every format and for format detection.
+TEST(TraceReaders, EndlessLinesStopAtTheLineBound) {
+  for (const std::string format : {"auto", "canonical", "azure", "mooncake", "vidur", "burstgpt", "bailian"}) {
+    try {
+      Request r;
+      auto s = open_trace("/dev/zero", format);
+      s->next(r);
+      ADD_FAILURE() << format << ": /dev/zero read without an error";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("/dev/zero:1: line longer than 16 MiB"), std::string::npos) << e.what();
+    }
+  }
+  // 2.1 MB of gzip holding one 24 MiB line, as the fuzzer found it.
+  const std::string p = write_gz("endless.jsonl.gz", "{\"timestamp\": 0, \"hash_ids\": [" + std::string(24 << 20, '1'));
+  try {
+    auto s = open_trace(p, "mooncake");
+    Request r;
+    s->next(r);
+    ADD_FAILURE() << "an endless gzip line read without an error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("endless.jsonl.gz:1: line longer than 16 MiB"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TransformedSource, WindowScaleAndLimit) {
   const std::string p = write_file("win.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"
                                               "0,1,1\n10,2,1\n20,3,1\n30,4,1\n40,5,1\n");

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/footprint.hpp"
@@ -218,7 +219,7 @@ int run_footprint(const FootprintArgs& a) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::bad_input;
   }
-  if (a.json) std::cout << to_json(a, card, node, o, f).dump(2) << "\n";
+  if (a.json) std::cout << json_text(to_json(a, card, node, o, f)) << "\n";
   else print_human(card, node, o, f);
   return f.feasible ? exit_code::ok : exit_code::infeasible;
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
@@ -301,7 +302,7 @@ int run_step(const StepArgs& a) {
                        {"collective_bytes", op.work.collective_bytes.value()}});
       out["ops_per_layer"] = per;
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out) << "\n";
     return exit_code::ok;
   }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "models/card_loader.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/validation/validation_case.hpp"
@@ -256,7 +257,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
                         {"evaluated", report.evaluated()},
                         {"failed", report.failed()},
                         {"all_within_tolerance", report.all_within_tolerance()}};
-  std::cout << out.dump(2) << "\n";
+  std::cout << json_text(out) << "\n";
 }
 
 int run_validate_set(const ValidateSetArgs& a) {
