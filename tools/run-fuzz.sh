@@ -65,6 +65,7 @@ run_one() {
   local art=$OUT/artifacts/$name/ log=$OUT/logs/$name.log
   mkdir -p "$art" "$OUT/logs" "$OUT/corpus/$name"
   for d in tests/fuzz/regressions/$name tests/fuzz/seeds/$name; do [ -d "$d" ] && extra+=("$d"); done
+  touch "$OUT/logs/$name.start"  # artifacts older than this come from earlier runs
   set +e
   ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     ENGRAMSIM_DATA_ROOT=$PWD "$BUILD/bin/fuzz_$name" -max_len="$max" -rss_limit_mb="$RSS_MB" -timeout="$TIMEOUT" \
@@ -77,7 +78,7 @@ run_one() {
   rss=$(last_number 'stat::peak_rss_mb:' "$log")
   cov=$(last_number 'cov:' "$log")
   ft=$(last_number 'ft:' "$log")
-  found=$(find "$art" -type f | sort | tr '\n' ' ')
+  found=$(find "$art" -type f -newer "$OUT/logs/$name.start" | sort | tr '\n' ' ')
   printf '%-20s runs=%s cov=%s ft=%s corpus=%s peak_rss_mb=%s rc=%s %s\n' "$name" "${runs:-?}" "${cov:-?}" \
     "${ft:-?}" "$(find "$OUT/corpus/$name" -type f | wc -l)" "${rss:-?}" "$rc" \
     "$([ -z "$found" ] && [ "$rc" = 0 ] && echo ok || echo "FINDING ${found:-see $log}")"
