@@ -85,6 +85,10 @@ void RatePlanner::validate(const std::vector<SweepPoint>& points) const {
   for (const auto& p : points) {
     const sim::ScenarioParams params = evaluator_.parse(scenario_for_point(evaluator_.base(), p));
     const std::string where = " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")";
+    if (params.workload.kind == sim::WorkloadKind::agentx)
+      throw ConfigError({evaluator_.file(), 0, 0}, "workload",
+                        "plan drives the workload at a request rate; an agentx replay is driven by its lanes "
+                        "(sweep workload.concurrency with engramsim sweep instead)" + where);
     if (params.workload.kind == sim::WorkloadKind::closed_loop || params.workload.spec.concurrency > 0)
       throw ConfigError({evaluator_.file(), 0, 0}, "workload",
                         "plan drives the workload at a request rate: use kind open_loop or trace (without "

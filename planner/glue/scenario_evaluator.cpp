@@ -11,6 +11,7 @@
 #include "core/paths.hpp"
 #include "core/rng.hpp"
 #include "planner/glue/provenance.hpp"
+#include "sim/validation/recorded_accuracy.hpp"
 
 namespace engramsim::planner {
 namespace {
@@ -159,7 +160,7 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     // A replayed trace is read through once per distinct workload section (its window, scales,
     // options and request cap decide which rows a run reads), so a bad row is bad input before
     // anything is written.
-    if (params.workload.kind == sim::WorkloadKind::trace) {
+    if (!params.workload.trace_path.empty()) {
       YAML::Emitter workload_text;
       workload_text << static_cast<const YAML::Node&>(tree)["workload"];
       const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();
@@ -284,6 +285,40 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   return m;
 }
 
+namespace {
+
+// What the validation set says of the GPUs and engines a sweep runs, from the record the accuracy
+// ratchet keeps (scenarios/validation/recorded-accuracy.yaml): one line per GPU and per engine in
+// the assumptions, and a note naming those no validation case covers.
+void add_validation_accuracy(const SweepInputs& in, ReportContext& c) {
+  const std::string source = "scenarios/validation/recorded-accuracy.yaml (engramsim validate-set)";
+  validation::RecordedAccuracy rec;
+  try {
+    rec = validation::load_recorded_accuracy(validation::default_recorded_accuracy_path());
+  } catch (const std::exception& e) {
+    c.notes.push_back(std::string("The validation record could not be read (") + e.what() +
+                      "): no configuration's accuracy is stated.");
+    return;
+  }
+  std::string unvalidated;
+  const auto add = [&](const char* what, const std::map<std::string, validation::RecordedGroup>& groups,
+                       const std::string& name) {
+    const auto acc = validation::validation_accuracy_for(groups, name);
+    c.assumptions.push_back({std::string("validation accuracy, ") + what + " " + name,
+                             acc ? *acc : "no validation case: predictions unchecked against measurements", source,
+                             acc ? "derived" : "assumed"});
+    if (!acc) unvalidated += (unvalidated.empty() ? "" : ", ") + std::string(what) + " " + name;
+  };
+  for (const auto& g : in.gpu_names) add("GPU", rec.by_gpu, g);
+  for (const auto& e : in.engine_names) add("engine", rec.by_engine, e);
+  if (!unvalidated.empty())
+    c.notes.push_back("No case of the validation set runs on " + unvalidated +
+                      ": the predictions for configurations using them have no published measurement behind them "
+                      "(docs/validation.md).");
+}
+
+}  // namespace
+
 ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& in) {
   ReportContext c;
   c.title = sc.report.title;
@@ -338,6 +373,7 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
                "models/footprint.hpp RuntimeReserve; docs/footprint.md", "assumed"});
   a.push_back({"Engram capacity cost", "host DRAM and NVMe capital / amortization life, per GPU",
                "sim/scenario/scenario_build.hpp (price)", "derived"});
+  add_validation_accuracy(in, c);
   return c;
 }
 

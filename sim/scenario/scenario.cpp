@@ -298,7 +298,10 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   p.deployment = parse_deployment(root.child("deployment"), p.card, p.node, *schedulers, *routers);
   const auto& engram_tier = p.deployment.engram.tier;
   parse_in_run_sections(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);
-  p.workload = parse_scenario_workload(root.child("workload"));
+  // A generated AgentX corpus compacts its contexts at the deployment's max_model_len.
+  const std::int64_t card_len = p.card.max_context > 0 ? p.card.max_context : kDefaultAgentxModelLen;
+  const std::int64_t model_len = p.deployment.max_model_len > 0 ? p.deployment.max_model_len : card_len;
+  p.workload = parse_scenario_workload(root.child("workload"), model_len);
   if (const auto s = root.optional_child("slo")) p.slo = parse_slo_section(*s);
   p.horizon = root.time_or("horizon", Time::max());
   if (p.horizon <= Time::zero()) root.fail_key("horizon", "must be > 0");
@@ -322,6 +325,14 @@ double slo_statistic_ms(const SloTarget& t, const Summary& s) {
 }
 
 void read_trace_through(const ScenarioParams& p) {
+  if (p.workload.kind == WorkloadKind::agentx) {
+    if (p.workload.trace_path.empty()) return;  // a generated corpus
+    const auto sessions = p.workload.spec.agentic->sessions(p.seed);
+    AgenticSession s;
+    while (sessions->next(s)) {
+    }
+    return;
+  }
   if (p.workload.kind != WorkloadKind::trace) return;
   const auto source = p.workload.spec.source(p.seed);
   Request r;

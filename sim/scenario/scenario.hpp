@@ -133,8 +133,9 @@ struct ScenarioParseOptions {
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options = {});
 
-// Reads a replayed trace (workload kind trace) to its end or the workload's request cap, so that a
-// bad row anywhere is a ConfigError before a run starts; nothing for generated workloads.
+// Reads a replayed trace (workload kind trace) to its end or the workload's request cap, and an
+// AgentX corpus file (kind agentx with `trace:`) to its end, so that a bad row anywhere is a
+// ConfigError before a run starts; nothing for generated workloads.
 void read_trace_through(const ScenarioParams& p);
 
 // Whether an SLO target holds for a summary (NaN statistics fail).

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/json_text.hpp"
+#include "sim/serving/scheduler_registry.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -61,7 +62,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   fo.attention = d.attention;
   fo.expert_balance = d.expert_balance;
   fo.engram_tier = d.engram.tier.value_or(EngramTier::dram);
-  fo.max_num_batched_tokens = d.scheduler.policy.max_num_batched_tokens;
+  fo.max_num_batched_tokens = step_token_budget(d.scheduler.policy);
   fo.max_num_seqs = d.scheduler.policy.max_num_seqs;
   fo.max_model_len = d.max_model_len;
   fo.gpu_memory_utilization = d.scheduler.gpu_memory_utilization;
@@ -272,6 +273,17 @@ std::string scenario_json(const BuiltScenario& b) {
       {"slo", slo},
       {"calibration", calibration},
   };
+  if (p.workload.spec.agentic) {
+    const AgenticReplayParams& a = p.workload.spec.agentic->replay;
+    out["agentic"] = {{"corpus", p.workload.trace_path.empty() ? json(nullptr) : json(p.workload.trace_path)},
+                      {"concurrency", a.lanes},
+                      {"duration_s", a.duration.seconds()},
+                      {"warmup_requests", a.warmup_requests},
+                      {"grace_s", a.grace.seconds()},
+                      {"tree_idle_cap_s", a.tree_idle_cap.seconds()},
+                      {"system_idle_cap_s", a.system_idle_cap.seconds()},
+                      {"start_ratio", {a.start_ratio_min, a.start_ratio_max}}};
+  }
   if (d.engram.in_run.enabled) {
     const ScenarioInRun& ir = d.engram.in_run;
     out["engram_in_run"] = {{"access", ir.access_model},

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "sim/workload/agentx_generator.hpp"
+#include "sim/workload/agentx_trace_reader.hpp"
 #include "sim/workload/synthetic_source.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
@@ -17,6 +19,7 @@ const char* to_string(WorkloadKind k) {
     case WorkloadKind::closed_loop: return "closed_loop";
     case WorkloadKind::open_loop: return "open_loop";
     case WorkloadKind::trace: return "trace";
+    case WorkloadKind::agentx: return "agentx";
   }
   return "?";
 }
@@ -113,12 +116,97 @@ std::uint64_t requests_or_unbounded(std::int64_t n) {
   return n > 0 ? static_cast<std::uint64_t>(n) : UINT64_MAX;
 }
 
+// The most live session trees an agentx workload may ask for: each lane holds a whole tree (a
+// generated main agent averages some 4 MB of hash ids), and InferenceX sweeps 1..128.
+constexpr std::int64_t kMaxAgentxLanes = 4096;
+// The longest measured window or grace (a week): longer asks for more records than a run may keep.
+constexpr double kMaxAgentxSeconds = 7 * 24 * 3600.0;
+
+Time bounded_time(const ConfigNode& w, const std::string& key, Time dflt, bool zero_ok) {
+  const Time t = w.time_or(key, dflt);
+  if (zero_ok ? t < Time::zero() : t <= Time::zero()) w.fail_key(key, zero_ok ? "must be >= 0" : "must be > 0");
+  if (t > Time::from_seconds(kMaxAgentxSeconds)) w.fail_key(key, "must be at most 7 days (604800 s)");
+  return t;
+}
+
+// `generate: {seed, sessions}`: the synthetic corpus, its context the deployment's max_model_len.
+AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t model_len) {
+  const ConfigNode g = w.child("generate");
+  AgentxGeneratorParams gp;
+  gp.seed = static_cast<std::uint64_t>(g.integer_or("seed", 42, 0));
+  gp.sessions = static_cast<std::int32_t>(g.integer_or("sessions", 393, 1, 1'000'000));
+  g.finish();
+  gp.max_model_len = static_cast<std::int32_t>(std::min<std::int64_t>(model_len, kMaxTokens));
+  try {
+    make_agentx_generator(gp);  // out-of-range params fail now, at the key
+  } catch (const ConfigError& e) {
+    g.fail("the deployment's max_model_len " + std::to_string(model_len) + " is too small for a generated corpus (" +
+           e.field() + " " + e.message() + ")");
+  }
+  return gp;
+}
+
+AgenticReplayParams parse_agentx_replay(const ConfigNode& w) {
+  AgenticReplayParams p;
+  p.lanes = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxAgentxLanes));
+  p.duration = bounded_time(w, "duration", p.duration, false);
+  p.warmup_requests = static_cast<std::int32_t>(w.integer_or("warmup_requests", p.warmup_requests, 0, 1'000'000));
+  p.grace = bounded_time(w, "grace", p.grace, true);
+  p.tree_idle_cap = bounded_time(w, "tree_idle_cap", p.tree_idle_cap, true);
+  p.system_idle_cap = bounded_time(w, "system_idle_cap", p.system_idle_cap, true);
+  if (const auto r = w.optional_child("start_ratio")) {
+    p.start_ratio_min = r->number_or("min", p.start_ratio_min, 0.0, 1.0);
+    p.start_ratio_max = r->number_or("max", p.start_ratio_max, 0.0, 1.0);
+    if (p.start_ratio_max < p.start_ratio_min)
+      r->fail_key("max", "must be >= min (" + std::to_string(p.start_ratio_min) + ")");
+    r->finish();
+  }
+  return p;
+}
+
+// `kind: agentx`: the agentic replay of a corpus file or a generated corpus.
+ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
+  ScenarioWorkload out;
+  out.kind = WorkloadKind::agentx;
+  const bool has_trace = w.has("trace"), has_generate = w.has("generate");
+  if (has_trace == has_generate)
+    w.fail("an agentx workload needs exactly one of trace (a corpus file) or generate: {seed, sessions}");
+  AgenticWorkloadSpec a;
+  if (has_trace) {
+    const std::string path = existing_file(w, "trace");
+    try {
+      // A file that is no corpus (or an empty one) fails now, not inside a run: its first session is read.
+      AgenticSession first;
+      if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
+    } catch (const ConfigError& e) {
+      if (e.where().file.empty()) w.fail_key("trace", path + ": " + e.message());
+      throw;
+    }
+    a.sessions = [path](std::uint64_t) { return open_agentx_trace(path); };
+    out.trace_path = path;
+    out.description = "agentx replay of " + std::filesystem::path(path).filename().string();
+  } else {
+    const AgentxGeneratorParams gp = parse_agentx_generate(w, model_len);
+    a.sessions = [gp](std::uint64_t) { return make_agentx_generator(gp); };
+    out.description = "agentx replay of " + std::to_string(gp.sessions) + " generated sessions (seed " +
+                      std::to_string(gp.seed) + ")";
+  }
+  a.replay = parse_agentx_replay(w);
+  w.finish();
+  const AgenticReplayParams& p = a.replay;
+  out.spec.agentic = a;
+  out.description += ", " + std::to_string(p.lanes) + " lanes, " + seconds_text(p.duration) + " measured after at most " +
+                     seconds_text(p.grace) + " of warm-up";
+  return out;
+}
+
 }  // namespace
 
-ScenarioWorkload parse_scenario_workload(const ConfigNode& w) {
+ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model_len) {
   ScenarioWorkload out;
-  const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace"});
+  const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace", "agentx"});
   constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
+  if (kind == "agentx") return parse_agentx(w, model_len);
 
   if (kind == "closed_loop") {
     out.kind = WorkloadKind::closed_loop;

@@ -1,5 +1,5 @@
 // The `workload:` section of a scenario file -> a validated WorkloadSpec (sim/serving/run_simulation.hpp)
-// plus a description of it. Three kinds:
+// plus a description of it. Four kinds:
 //
 //   closed_loop  `concurrency` clients, each sending its next request the instant the previous one
 //                leaves (InferenceX / `vllm bench serve --max-concurrency`); num_requests defaults to
@@ -8,6 +8,11 @@
 //                num_requests and/or `duration`. Lengths as for closed_loop.
 //   trace        replay `trace: {path, format, time_scale, rate_scale, window, ...}`; num_requests
 //                caps the replay; an optional `concurrency` replays the trace's lengths in closed loop.
+//   agentx       the agentic replay (sim/workload/agentic_replay_driver.hpp, docs/agentic.md): exactly
+//                one of `trace: FILE` (an AgentX corpus) or `generate: {seed, sessions}` (the synthetic
+//                generator, its context the deployment's max_model_len); `concurrency` lanes (live
+//                session trees), duration (3600 s), warmup_requests (10 per lane), grace (1800 s),
+//                tree_idle_cap (300 s), system_idle_cap (10 s), start_ratio: {min: 0.25, max: 0.75}.
 //
 // Lengths: either `input:` and `output:`, each one of
 //   {distribution: fixed, tokens: N}
@@ -30,14 +35,14 @@
 
 namespace engramsim::sim {
 
-enum class WorkloadKind { closed_loop, open_loop, trace };
+enum class WorkloadKind { closed_loop, open_loop, trace, agentx };
 const char* to_string(WorkloadKind k);
 
 struct ScenarioWorkload {
   WorkloadKind kind = WorkloadKind::closed_loop;
   WorkloadSpec spec;        // source factory, concurrency, request cap
   std::uint64_t num_requests = 0;  // 0 = unbounded (a trace replayed whole, or an open loop by duration)
-  std::string trace_path;   // resolved (trace kind)
+  std::string trace_path;   // resolved (trace kind; agentx kind with `trace:`)
   std::string description;  // one line, for reports
 };
 
@@ -46,7 +51,10 @@ struct ScenarioWorkload {
 // key. A trace replays what its file holds.
 inline constexpr std::int64_t kMaxRequestsPerRun = 10'000'000;
 
-ScenarioWorkload parse_scenario_workload(const ConfigNode& node);
+// `model_len`: the context of a generated AgentX corpus (the deployment's max_model_len); unused by
+// the other kinds.
+inline constexpr std::int64_t kDefaultAgentxModelLen = 1048576;
+ScenarioWorkload parse_scenario_workload(const ConfigNode& node, std::int64_t model_len = kDefaultAgentxModelLen);
 
 // Input and output lengths drawn independently (input first, from the same stream).
 class LengthMarginal {

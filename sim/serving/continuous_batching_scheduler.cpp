@@ -2,18 +2,33 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 namespace engramsim::sim {
 
+KvPolicy vllm_v1_kv_policy() { return {}; }
+
+// Vidur's Sarathi replica scheduler: whole-prompt reservation, watermark_blocks_fraction 0.01
+// (its default), victims from the tail of a running list kept in arrival order.
+KvPolicy sarathi_kv_policy() {
+  return {AdmissionReserve::whole_prompt, 0.01, VictimOrder::latest_arrival, true};
+}
+
+KvPolicy guaranteed_no_evict_kv_policy() {
+  KvPolicy p;
+  p.reserve = AdmissionReserve::whole_life;
+  return p;
+}
+
 ContinuousBatchingScheduler::ContinuousBatchingScheduler(const char* name, std::int32_t budget,
                                                          std::int32_t max_num_seqs, bool chunked_prefill,
-                                                         std::int32_t max_chunk, bool guaranteed_admission)
+                                                         std::int32_t max_chunk, KvPolicy policy)
     : name_(name),
       budget_(budget),
       max_num_seqs_(max_num_seqs),
       chunked_(chunked_prefill),
       max_chunk_(max_chunk > 0 ? max_chunk : INT32_MAX),
-      guaranteed_(guaranteed_admission) {}
+      policy_(policy) {}
 
 void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   std::int64_t left = budget_;
@@ -28,7 +43,7 @@ void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
     const auto positions = static_cast<std::int32_t>(std::min<std::int64_t>(st.decode_positions(s), left));
     bool fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
     while (!fits) {
-      const std::uint32_t victim = st.preemption_victim();
+      const std::uint32_t victim = st.preemption_victim(policy_.victim);
       if (victim == UINT32_MAX) break;
       st.preempt(victim);
       preempted = true;
@@ -50,7 +65,7 @@ void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
     if (!chunked_ && want < s.prefill_target - s.computed) continue;
     std::int32_t chunk = st.fit_chunk(slot, want);
     while (chunk == 0) {
-      const std::uint32_t victim = st.preemption_victim();
+      const std::uint32_t victim = st.preemption_victim(policy_.victim);
       if (victim == UINT32_MAX || victim == slot) break;
       st.preempt(victim);
       preempted = true;
@@ -63,17 +78,20 @@ void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   }
 
   // 3. Admissions from the waiting queue, unless this step had to preempt (vLLM v1 does the same:
-  //    admitting right after evicting would only thrash).
-  if (!preempted) {
+  //    admitting right after evicting would only thrash; Sarathi's watermark gates it instead).
+  if (!preempted || policy_.admit_after_preemption) {
+    const auto watermark = static_cast<std::int64_t>(
+        std::floor(policy_.watermark_fraction * static_cast<double>(st.kv().num_blocks())));
     st.compact_running();
     while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_) && left > 0) {
       AdmitResult r;
       if (chunked_) {
         r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), false,
-                                  guaranteed_);
+                                  policy_.reserve, watermark);
       } else {
         const bool alone = plan.empty();
-        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), true, guaranteed_);
+        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), true, policy_.reserve,
+                                  watermark);
       }
       if (!r.admitted) break;
       st.plan_prefill(plan, running.back(), r.chunk);

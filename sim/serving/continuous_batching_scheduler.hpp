@@ -9,26 +9,45 @@
 //  2. unfinished prefills of running sequences, oldest first, each chunk at most the remaining
 //     budget and the per-sequence cap; a chunk shrinks to the KV that is free, and when nothing is
 //     free a later-admitted unplaced sequence is preempted;
-//  3. if nothing was preempted this step, new or preempted sequences from the head of the waiting
+//  3. if nothing was preempted this step (or the policy admits after preemption), new or preempted sequences from the head of the waiting
 //     queue (FCFS, prefix-cache hits first), each with a first chunk; the first one that does not
 //     fit ends admission (head-of-line order is kept, as vLLM does).
 // With chunked prefill off, a prefill must fit in the remaining budget whole, except that a prompt
 // longer than the whole budget may run alone in an otherwise empty step.
 //
-// Admission is either optimistic (vLLM: blocks for the first chunk only, growth later, preemption
-// by recompute when the pool runs short) or guaranteed (TensorRT-LLM's GUARANTEED_NO_EVICT capacity
-// policy: a request is admitted only when the pool can hold its whole life, prompt + output + draft
-// lookahead, and those blocks are held from admission on, so a running sequence is never evicted).
+// How KV is committed and reclaimed is a KvPolicy (docs/simulator.md, "Preemption"):
+//  - vLLM v1 (`vllm`): blocks for the first chunk only at admission, growth later, the latest-
+//    admitted sequence evicted by recompute when the pool runs short, no admission in a step that
+//    evicted, no watermark;
+//  - Sarathi-Serve as Vidur models it (`sarathi`): the whole remaining prefill reserved at
+//    admission with 1 % of the pool's blocks kept free, the latest-arrived sequence evicted,
+//    admission continuing after an eviction (the watermark gates it);
+//  - TensorRT-LLM GUARANTEED_NO_EVICT (`trtllm`): admitted only when the pool can hold the whole
+//    life, prompt + output + draft lookahead, held from admission on, so nothing is evicted.
+// Evicted sequences go back to the front of the waiting queue and recompute their KV.
 #pragma once
 
+#include "sim/serving/replica_state.hpp"
 #include "sim/serving/scheduler.hpp"
 
 namespace engramsim::sim {
 
+struct KvPolicy {
+  AdmissionReserve reserve = AdmissionReserve::first_chunk;
+  double watermark_fraction = 0.0;  // share of the pool's blocks that admission leaves free
+  VictimOrder victim = VictimOrder::latest_admitted;
+  bool admit_after_preemption = false;
+};
+
+// The policies of the engines above.
+KvPolicy vllm_v1_kv_policy();
+KvPolicy sarathi_kv_policy();
+KvPolicy guaranteed_no_evict_kv_policy();
+
 class ContinuousBatchingScheduler final : public Scheduler {
  public:
   ContinuousBatchingScheduler(const char* name, std::int32_t budget, std::int32_t max_num_seqs, bool chunked_prefill,
-                              std::int32_t max_chunk, bool guaranteed_admission = false);
+                              std::int32_t max_chunk, KvPolicy policy = vllm_v1_kv_policy());
   const char* name() const override { return name_; }
   void schedule(ReplicaState& state, StepPlan& plan) override;
 
@@ -38,7 +57,7 @@ class ContinuousBatchingScheduler final : public Scheduler {
   std::int32_t max_num_seqs_;
   bool chunked_;
   std::int32_t max_chunk_;
-  bool guaranteed_;
+  KvPolicy policy_;
 };
 
 }  // namespace engramsim::sim

@@ -60,7 +60,22 @@ std::uint64_t ReplicaState::block_hash(const Request& r, std::int32_t block) con
   return mix64(mix64(h + 0x9e3779b97f4a7c15ULL) ^ (static_cast<std::uint64_t>(block) + 1));
 }
 
-AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole, bool reserve_full) {
+namespace {
+
+// Tokens of KV to allocate at admission for `reserve`, given what the first chunk alone needs.
+std::int64_t reserved_tokens(AdmissionReserve reserve, std::int64_t chunk_tokens, const Sequence& s,
+                             std::int32_t draft_tokens) {
+  if (reserve == AdmissionReserve::whole_prompt) return std::max<std::int64_t>(chunk_tokens, s.prefill_target);
+  if (reserve == AdmissionReserve::whole_life)
+    return std::max<std::int64_t>(
+        chunk_tokens, static_cast<std::int64_t>(s.request.prompt_tokens) + s.request.output_tokens + draft_tokens);
+  return chunk_tokens;
+}
+
+}  // namespace
+
+AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole, AdmissionReserve reserve,
+                                             std::int64_t watermark_blocks) {
   AdmitResult res;
   if (waiting_.empty()) return res;
   const std::uint32_t slot = waiting_.front();
@@ -76,12 +91,9 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   {
     const std::int64_t h_tokens = static_cast<std::int64_t>(max_hit) * bs;
     const std::int64_t chunk_min = std::min<std::int64_t>(s.prefill_target - h_tokens, max_chunk);
-    std::int64_t reserve_min = h_tokens + std::max<std::int64_t>(chunk_min, 1);
-    if (reserve_full) {
-      reserve_min = std::max<std::int64_t>(
-          reserve_min, static_cast<std::int64_t>(s.request.prompt_tokens) + s.request.output_tokens + draft_tokens_);
-    }
-    if (kv_.free_blocks() < kv_.blocks_for_tokens(reserve_min) - max_hit) return res;
+    const std::int64_t reserve_min =
+        reserved_tokens(reserve, h_tokens + std::max<std::int64_t>(chunk_min, 1), s, draft_tokens_);
+    if (kv_.free_blocks() - watermark_blocks < kv_.blocks_for_tokens(reserve_min) - max_hit) return res;
   }
   if (max_hit > 0) {
     for (std::int32_t j = 0; j < max_hit; ++j) {
@@ -97,15 +109,12 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   const std::int32_t chunk = std::min(remaining, max_chunk);
   if (chunk <= 0) return res;
 
-  std::int64_t reserve_tokens = static_cast<std::int64_t>(hit_tokens) + chunk;
-  if (reserve_full) {
-    reserve_tokens = std::max<std::int64_t>(
-        reserve_tokens, static_cast<std::int64_t>(s.request.prompt_tokens) + s.request.output_tokens + draft_tokens_);
-  }
+  const std::int64_t reserve_tokens =
+      reserved_tokens(reserve, static_cast<std::int64_t>(hit_tokens) + chunk, s, draft_tokens_);
   const std::int64_t new_blocks = kv_.blocks_for_tokens(reserve_tokens) - hits;
   std::int64_t hits_now_free = 0;
   for (const auto e : hit_buf_) hits_now_free += kv_.is_free(e) ? 1 : 0;
-  if (kv_.free_blocks() - hits_now_free < new_blocks) return res;
+  if (kv_.free_blocks() - hits_now_free - watermark_blocks < new_blocks) return res;
 
   // Take the hits first so the allocation below cannot evict them.
   for (const auto e : hit_buf_) {
@@ -181,12 +190,25 @@ void ReplicaState::preempt(std::uint32_t slot) {
   --num_running_;
 }
 
-std::uint32_t ReplicaState::preemption_victim() const {
-  for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
-    const Sequence& s = slots_[*it];
-    if (s.state == SeqState::running && s.planned_step != step_id_) return *it;
+std::uint32_t ReplicaState::preemption_victim(VictimOrder order) const {
+  if (order == VictimOrder::latest_admitted) {
+    for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
+      const Sequence& s = slots_[*it];
+      if (s.state == SeqState::running && s.planned_step != step_id_) return *it;
+    }
+    return UINT32_MAX;
   }
-  return UINT32_MAX;
+  std::uint32_t victim = UINT32_MAX;
+  for (const std::uint32_t slot : running_) {
+    const Sequence& s = slots_[slot];
+    if (s.state != SeqState::running || s.planned_step == step_id_) continue;
+    // Request ids follow arrival order, so they break ties between equal arrival times.
+    const auto later = [](const Request& a, const Request& b) {
+      return a.arrival != b.arrival ? b.arrival < a.arrival : a.id > b.id;
+    };
+    if (victim == UINT32_MAX || later(s.request, slots_[victim].request)) victim = slot;
+  }
+  return victim;
 }
 
 void ReplicaState::finish(std::uint32_t slot) {

@@ -19,6 +19,18 @@
 
 namespace engramsim::sim {
 
+// KV allocated when a request is admitted: its first prefill chunk (vLLM v1: blocks follow the
+// scheduled tokens), its whole remaining prefill (Sarathi-Serve and vLLM v0, as Vidur models them),
+// or its whole life, prompt + output + draft lookahead (TensorRT-LLM GUARANTEED_NO_EVICT, static
+// batching).
+enum class AdmissionReserve { first_chunk, whole_prompt, whole_life };
+
+// Which running sequence a KV shortage evicts: the latest (re)admitted one, the tail of vLLM v1's
+// running list, or the one whose request arrived last (Vidur's Sarathi scheduler keeps its running
+// list in arrival order and evicts from the tail, so a re-admitted old request is not the next
+// victim).
+enum class VictimOrder { latest_admitted, latest_arrival };
+
 struct AdmitResult {
   bool admitted = false;
   std::int32_t chunk = 0;          // prefill tokens scheduled for this step
@@ -58,9 +70,11 @@ class ReplicaState {
 
   // Tries to move the head of `waiting` to the back of `running` with a first prefill chunk of at
   // most `max_chunk` tokens after prefix-cache hits. `whole` requires the chunk to cover the whole
-  // remaining prefill. `reserve_full` holds blocks for the sequence's whole life (static batching).
-  // On failure nothing changes.
-  AdmitResult admit_waiting_head(std::int32_t max_chunk, bool whole, bool reserve_full);
+  // remaining prefill. `reserve` says how much KV is allocated at admission (the first chunk, the
+  // whole remaining prefill, or the sequence's whole life); `watermark_blocks` must stay free after
+  // that allocation. On failure nothing changes.
+  AdmitResult admit_waiting_head(std::int32_t max_chunk, bool whole, AdmissionReserve reserve,
+                                 std::int64_t watermark_blocks = 0);
 
   // Ensures blocks for `tokens` tokens of KV; false (nothing changed) when the pool is short.
   bool grow(std::uint32_t slot, std::int64_t tokens);
@@ -70,8 +84,9 @@ class ReplicaState {
   // Preemption by recompute: frees all blocks, resets progress and puts the sequence at the front of
   // the waiting queue. The caller removes it from `running` (compact_running()).
   void preempt(std::uint32_t slot);
-  // The latest-admitted running sequence not placed in the current step, or UINT32_MAX.
-  std::uint32_t preemption_victim() const;
+  // The running sequence not placed in the current step that is latest admitted (or, by
+  // `VictimOrder::latest_arrival`, whose request arrived last), or UINT32_MAX.
+  std::uint32_t preemption_victim(VictimOrder order = VictimOrder::latest_admitted) const;
   // Frees the blocks of a sequence that has finished; its slot is reused after compact_running().
   void finish(std::uint32_t slot);
   // Drops entries of `running` whose sequence is no longer running and recycles finished slots.

@@ -4,7 +4,8 @@
 // request, and returns the replica index. Routers may keep state (round-robin position, session
 // table) but must be deterministic: ties always go to the lowest index.
 //
-// Built-in names (router_registry): round_robin, least_outstanding, least_kv, session_affinity.
+// Built-in names (router_registry): round_robin, least_outstanding, least_kv, session_affinity,
+// sticky_session.
 #pragma once
 
 #include <cstdint>

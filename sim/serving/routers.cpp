@@ -45,4 +45,11 @@ void SessionAffinityRouter::on_finished(std::uint64_t session, std::size_t) {
   if (--it->second.outstanding <= 0) sessions_.erase(it);
 }
 
+std::size_t StickySessionRouter::route(const Request& request, std::span<const ReplicaLoad> loads) {
+  if (request.session == 0) return least_outstanding_index(loads);
+  auto [it, inserted] = replica_of_.try_emplace(request.session);
+  if (inserted || it->second >= loads.size()) it->second = least_outstanding_index(loads);
+  return it->second;
+}
+
 }  // namespace engramsim::sim

@@ -6,6 +6,10 @@
 //                      least_outstanding at the session's first request; requests without a session
 //                      go to least_outstanding. The table holds one entry per live session and drops
 //                      it when the session has nothing outstanding.
+//   sticky_session     like session_affinity, but a session stays on its replica for the whole run,
+//                      also between turns when it has nothing outstanding (agentic replay: a tree's
+//                      next call comes after a gap, and its prefix is cached where it ran). The
+//                      table holds one entry (16 bytes) per session ever routed.
 #pragma once
 
 #include <unordered_map>
@@ -47,6 +51,15 @@ class SessionAffinityRouter final : public Router {
     std::int64_t outstanding = 0;
   };
   std::unordered_map<std::uint64_t, Binding> sessions_;
+};
+
+class StickySessionRouter final : public Router {
+ public:
+  const char* name() const override { return "sticky_session"; }
+  std::size_t route(const Request& request, std::span<const ReplicaLoad> loads) override;
+
+ private:
+  std::unordered_map<std::uint64_t, std::size_t> replica_of_;  // session -> replica
 };
 
 std::size_t least_outstanding_index(std::span<const ReplicaLoad> loads);

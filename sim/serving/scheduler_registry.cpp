@@ -31,6 +31,10 @@ std::vector<std::string> SchedulerRegistry::names() const {
   return out;
 }
 
+std::int32_t step_token_budget(const SchedulerParams& p) {
+  return p.name == "sarathi" ? p.chunk_size : p.max_num_batched_tokens;
+}
+
 void register_builtin_schedulers(SchedulerRegistry& r) {
   r.add("vllm", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
     return std::make_unique<ContinuousBatchingScheduler>("vllm", p.max_num_batched_tokens, p.max_num_seqs,
@@ -40,10 +44,11 @@ void register_builtin_schedulers(SchedulerRegistry& r) {
   r.add("trtllm", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
     return std::make_unique<ContinuousBatchingScheduler>("trtllm", p.max_num_batched_tokens, p.max_num_seqs,
                                                          p.enable_chunked_prefill, p.long_prefill_token_threshold,
-                                                         true);
+                                                         guaranteed_no_evict_kv_policy());
   });
   r.add("sarathi", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
-    return std::make_unique<ContinuousBatchingScheduler>("sarathi", p.chunk_size, p.max_num_seqs, true, p.chunk_size);
+    return std::make_unique<ContinuousBatchingScheduler>("sarathi", p.chunk_size, p.max_num_seqs, true, p.chunk_size,
+                                                         sarathi_kv_policy());
   });
   r.add("prefill_first", [](const SchedulerParams& p) -> std::unique_ptr<Scheduler> {
     return std::make_unique<PrefillFirstScheduler>(p.max_num_batched_tokens, p.max_num_seqs);

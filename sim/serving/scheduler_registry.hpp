@@ -3,7 +3,8 @@
 //
 // Built-in names:
 //   vllm           continuous batching, chunked prefill, decode-first, budget max_num_batched_tokens
-//   sarathi        the same mechanism with the budget fixed to chunk_size (Sarathi-Serve)
+//   sarathi        the same mechanism with the budget fixed to chunk_size, under Sarathi-Serve's
+//                  KV policy (whole-prompt reservation, watermark, latest-arrival victim)
 //   prefill_first  whole prefills before decodes (vLLM v0 without chunked prefill)
 //   static         request-level batches, KV reserved up front
 #pragma once
@@ -31,5 +32,9 @@ class SchedulerRegistry {
 };
 
 void register_builtin_schedulers(SchedulerRegistry& registry);
+
+// The most tokens one step of the policy can hold: chunk_size for sarathi (its budget, which
+// Sarathi-Serve also sizes its activation memory by), max_num_batched_tokens otherwise.
+std::int32_t step_token_budget(const SchedulerParams& params);
 
 }  // namespace engramsim::sim

@@ -164,6 +164,17 @@ Tolerance parse_tolerance(const ConfigNode& n) {
   return t;
 }
 
+// A case's own tolerance: the same type as its kind's and no wider, so no case is held to less
+// than its kind is.
+Tolerance narrower_tolerance(const ConfigNode& n, MetricKind kind) {
+  const Tolerance t = parse_tolerance(n);
+  const Tolerance k = kind_tolerance(kind);
+  if (t.type != k.type || t.value > k.value)
+    n.fail("a case's tolerance may only be narrower than its metric kind's (" + std::string(to_string(kind)) + ": " +
+           k.describe() + "); a case outside it is a known_miss with its reason");
+  return t;
+}
+
 // Only the published suggestion's shape is checked; the gate is `tolerance`.
 void check_suggested_tolerance(const ConfigNode& n) {
   for (const std::string& k : n.keys()) {
@@ -171,6 +182,22 @@ void check_suggested_tolerance(const ConfigNode& n) {
     n.number(k, 0.0, 1e300);
   }
   n.finish();
+}
+
+// An evaluated case's tolerance (its kind's unless it states a narrower one) and known-miss reason.
+void parse_gate(const ConfigNode& n, ValidationCase& c) {
+  c.tolerance = kind_tolerance(c.kind);
+  if (auto t = n.optional_child("tolerance")) c.tolerance = narrower_tolerance(*t, c.kind);
+  c.known_miss = n.str_or("known_miss", "");
+  if (n.has("known_miss") && c.known_miss.size() < 20)
+    n.fail_key("known_miss", "say in a sentence what puts the case outside its tolerance");
+}
+
+void parse_unsupported(const ConfigNode& n, ValidationCase& c) {
+  c.unsupported = n.str("unsupported");
+  if (c.unsupported.empty()) n.fail_key("unsupported", "say why the case cannot be reproduced");
+  if (n.has("tolerance")) n.fail_key("tolerance", "an unsupported case has no tolerance");
+  if (n.has("known_miss")) n.fail_key("known_miss", "an unsupported case is not evaluated, so cannot miss");
 }
 
 ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
@@ -223,9 +250,7 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   const bool has_unsupported = n.has("unsupported");
   if (has_reproduce == has_unsupported) n.fail("give exactly one of reproduce and unsupported");
   if (has_unsupported) {
-    c.unsupported = n.str("unsupported");
-    if (c.unsupported.empty()) n.fail_key("unsupported", "say why the case cannot be reproduced");
-    if (n.has("tolerance")) n.fail_key("tolerance", "an unsupported case has no tolerance");
+    parse_unsupported(n, c);
   } else {
     const ConfigNode r = n.child("reproduce");
     int kinds = 0;
@@ -250,9 +275,7 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
     const auto kind = metric_kind(c.metric, c.level);
     if (!kind) n.fail_key("metric", "the evaluator cannot compute " + c.metric + " at level " + to_string(c.level));
     c.kind = *kind;
-    c.tolerance = parse_tolerance(n.child("tolerance"));
-    if (c.kind == MetricKind::engram_penalty && c.tolerance->type != ToleranceType::abs_pp)
-      n.fail_key("tolerance", "a penalty in percent takes abs_pp");
+    parse_gate(n, c);
   }
   n.finish();
   return c;
@@ -280,6 +303,23 @@ const char* to_string(Pool p) {
     case Pool::decode: return "decode";
   }
   return "?";
+}
+
+Tolerance kind_tolerance(MetricKind k) {
+  switch (k) {
+    case MetricKind::step: return {ToleranceType::rel, 0.10, "step-level cases: +/-10 %"};
+    case MetricKind::serving_throughput: return {ToleranceType::rel, 0.20, "serving throughput: +/-20 %"};
+    case MetricKind::latency: return {ToleranceType::rel, 0.15, "serving latency: +/-15 %"};
+    case MetricKind::engram_penalty: return {ToleranceType::abs_pp, 1.5, "Engram offload penalty: +/-1.5 pp"};
+    case MetricKind::ratio: return {ToleranceType::abs, 0.05, "ratio of two runs: +/-0.05"};
+  }
+  return {};
+}
+
+double mape_target(MetricKind k) {
+  if (k == MetricKind::step) return 0.10;
+  if (k == MetricKind::serving_throughput || k == MetricKind::latency) return 0.15;
+  return std::nan("");
 }
 
 bool Tolerance::holds(double predicted, double published) const {

@@ -3,6 +3,8 @@
 // add up), the report context and its provenance, and fleet sizing from finished plan results.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cmath>
 #include <numeric>
 
@@ -219,6 +221,24 @@ TEST_F(TinySweep, ReportContextCarriesSloAndProvenance) {
   EXPECT_TRUE(hbm);
   EXPECT_TRUE(price);
   EXPECT_TRUE(row_bytes);
+}
+
+// The report states the validation accuracy of every GPU and engine the sweep runs, from the
+// recorded validation set, and flags the ones no case covers (B300 has only a ratio case).
+TEST_F(TinySweep, ReportContextStatesValidationAccuracyPerGpuAndEngine) {
+  const ReportContext c = make_report_context(sc_, ev_.validate(sc_.sweep.points));
+  std::map<std::string, std::string> acc;
+  for (const auto& a : c.assumptions)
+    if (a.figure.rfind("validation accuracy, ", 0) == 0) acc[a.figure] = a.value;
+  ASSERT_EQ(acc.count("validation accuracy, GPU h100-sxm"), 1u);
+  EXPECT_EQ(acc["validation accuracy, GPU h100-sxm"].rfind("MAPE ", 0), 0u) << acc["validation accuracy, GPU h100-sxm"];
+  ASSERT_EQ(acc.count("validation accuracy, engine vllm"), 1u);
+  EXPECT_EQ(acc["validation accuracy, engine vllm"].rfind("MAPE ", 0), 0u);
+  ASSERT_EQ(acc.count("validation accuracy, GPU b300"), 1u);
+  EXPECT_EQ(acc["validation accuracy, GPU b300"].rfind("no validation case", 0), 0u);
+  bool flagged = false;
+  for (const auto& n : c.notes) flagged = flagged || n.find("No case of the validation set runs on GPU b300") != std::string::npos;
+  EXPECT_TRUE(flagged);
 }
 
 // A finished plan result line, as RatePlanner::evaluate writes it.

@@ -123,6 +123,22 @@ TEST(ScenarioBuild, HbmHotCacheComesOutOfTheKvPool) {
   EXPECT_THROW(build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram, hbm_cache: 1000GiB}")), InfeasibleScenario);
 }
 
+// Sarathi's step holds at most chunk_size tokens, so its activations (and with them the KV pool)
+// are sized by chunk_size, not by a max_num_batched_tokens it never uses.
+TEST(ScenarioBuild, SarathiSizesActivationsByItsChunk) {
+  const auto with = [](const std::string& scheduler) {
+    std::string t = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
+    const std::string from = "{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 4096}";
+    t.replace(t.find(from), from.size(), scheduler);
+    return build(t);
+  };
+  const BuiltScenario sarathi = with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 8192, policy: sarathi, chunk_size: 512}");
+  const BuiltScenario vllm = with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 512}");
+  const BuiltScenario big = with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 8192}");
+  EXPECT_EQ(sarathi.kv_blocks_per_replica, vllm.kv_blocks_per_replica);
+  EXPECT_GT(sarathi.kv_blocks_per_replica, big.kv_blocks_per_replica);
+}
+
 TEST(ScenarioBuild, DramRowCachesMustFitInHostMemoryAndArePaidFor) {
   const BuiltScenario ssd = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd}"));
   const BuiltScenario cached = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, dram_cache: 64GiB}"));

@@ -90,8 +90,37 @@ TEST_F(RunCli, BadScenarioFilesExitTwoNamingTheField) {
   EXPECT_EQ(policy.rc, 2) << policy.out;
   EXPECT_NE(policy.out.find("deployment.scheduler.policy"), std::string::npos) << policy.out;
 
+  const std::string corpus = source_root() + "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz";
+  const CliRun lanes = run_cli("run " + put("a.yaml", scenario("", "  kind: agentx\n  trace: " + corpus + "\n  concurrency: 0\n")));
+  EXPECT_EQ(lanes.rc, 2) << lanes.out;
+  EXPECT_NE(lanes.out.find("a.yaml:10:16: workload.concurrency"), std::string::npos) << lanes.out;
+
   const CliRun none = run_cli("run " + dir_.file("absent.yaml"));
   EXPECT_EQ(none.rc, 2) << none.out;
+}
+
+// The agentx kind through run (with --set on its keys), validate and scenario.json.
+TEST_F(RunCli, AgentxWorkloadRunsValidatesAndTakesSet) {
+  const std::string path =
+      put("ax.yaml", scenario("  scheduler: {enable_prefix_caching: true}\n  router: sticky_session\n",
+                              "  kind: agentx\n  trace: " + source_root() +
+                                  "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz\n  concurrency: 4\n"
+                              "  duration: 60s\n  grace: 0s\n  warmup_requests: 0\n"));
+  const CliRun v = run_cli("validate " + path);
+  EXPECT_EQ(v.rc, 0) << v.out;
+  const CliRun r = run_cli("run " + path + " --set workload.concurrency=2 --out " + dir_.file("ax-out"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("2 lanes"), std::string::npos) << r.out;
+  const auto sj = nlohmann::json::parse(engramsim::testing::read_file(dir_.file("ax-out") + "/scenario.json"));
+  EXPECT_EQ(sj.at("agentic").at("concurrency").get<int>(), 2);
+  EXPECT_NEAR(sj.at("agentic").at("duration_s").get<double>(), 60.0, 1e-9);
+  EXPECT_EQ(sj.at("router").get<std::string>(), "sticky_session");
+  const auto summary = nlohmann::json::parse(engramsim::testing::read_file(dir_.file("ax-out") + "/summary.json"));
+  EXPECT_GT(summary.at("completed").get<int>(), 0);
+  EXPECT_TRUE(summary.contains("p90_e2e_norm_intvty"));
+  const CliRun bad = run_cli("run " + path + " --set workload.grace=700000s");
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("workload.grace: must be at most 7 days"), std::string::npos) << bad.out;
 }
 
 TEST_F(RunCli, SetOnAPathThatDoesNotExistExitsTwo) {

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/config_node.hpp"
 #include "scenario_test_util.hpp"
@@ -331,6 +332,79 @@ TEST(ScenarioWorkloadConfig, EmpiricalLengthsComeFromTheFile) {
     ++n;
   }
   EXPECT_EQ(n, 50);
+}
+
+const std::string kAgentxCorpus = "scenarios/traces/agentx-synthetic-seed42.jsonl.gz";
+
+TEST(ScenarioWorkloadConfig, AgentxTakesTheReplayDefaults) {
+  const ScenarioParams p = parse(minimal("", "  kind: agentx\n  trace: " + kAgentxCorpus + "\n  concurrency: 3\n"));
+  EXPECT_EQ(p.workload.kind, WorkloadKind::agentx);
+  EXPECT_STREQ(to_string(p.workload.kind), "agentx");
+  ASSERT_TRUE(p.workload.spec.agentic.has_value());
+  const AgenticReplayParams& a = p.workload.spec.agentic->replay;
+  EXPECT_EQ(a.lanes, 3);
+  EXPECT_EQ(a.duration, Time::from_seconds(3600.0));
+  EXPECT_EQ(a.warmup_requests, 10);
+  EXPECT_EQ(a.grace, Time::from_seconds(1800.0));
+  EXPECT_EQ(a.tree_idle_cap, Time::from_seconds(300.0));
+  EXPECT_EQ(a.system_idle_cap, Time::from_seconds(10.0));
+  EXPECT_DOUBLE_EQ(a.start_ratio_min, 0.25);
+  EXPECT_DOUBLE_EQ(a.start_ratio_max, 0.75);
+  EXPECT_NE(p.workload.trace_path.find("agentx-synthetic-seed42.jsonl.gz"), std::string::npos);
+  AgenticSession first;
+  EXPECT_TRUE(p.workload.spec.agentic->sessions(p.seed)->next(first));
+  read_trace_through(p);  // the whole corpus is valid
+
+  // A generated corpus needs a long context: V4.1-Flash's 1M here (parsing builds nothing).
+  std::string generated = minimal("", "  kind: agentx\n  generate: {seed: 7, sessions: 2}\n  concurrency: 1\n"
+                                             "  duration: 10min\n  warmup_requests: 0\n  grace: 0s\n"
+                                             "  start_ratio: {min: 0.5, max: 0.5}\n");
+  generated.replace(generated.find("llama-3.1-8b"), 12, "deepseek-v4.1-flash");
+  const ScenarioParams g = parse(generated);
+  EXPECT_TRUE(g.workload.trace_path.empty());
+  EXPECT_EQ(g.workload.spec.agentic->replay.duration, Time::from_seconds(600.0));
+  EXPECT_EQ(g.workload.spec.agentic->replay.warmup_requests, 0);
+  EXPECT_DOUBLE_EQ(g.workload.spec.agentic->replay.start_ratio_min, 0.5);
+  EXPECT_NE(g.workload.description.find("2 generated sessions (seed 7)"), std::string::npos) << g.workload.description;
+}
+
+// Each bad agentx workload fails at its key: "t.yaml:line:col: field: message" (the workload's
+// keys start on line 8, indented by 2).
+TEST(ScenarioWorkloadConfig, AgentxBadValuesNameFileLineColumnAndField) {
+  const std::string trace = "  kind: agentx\n  trace: " + kAgentxCorpus + "\n";
+  struct Row {
+    std::string deployment, workload, expected;
+  };
+  const std::vector<Row> rows = {
+      {"", "  kind: agentx\n  concurrency: 4\n", "t.yaml:8:3: workload: an agentx workload needs exactly one of trace"},
+      {"", trace + "  generate: {seed: 1}\n  concurrency: 4\n", "t.yaml:8:3: workload: an agentx workload needs exactly one"},
+      {"", "  kind: agentx\n  trace: traces/no-such-corpus.jsonl\n  concurrency: 4\n", "t.yaml:9:10: workload.trace: "},
+      {"", trace, "t.yaml:8:3: workload.concurrency"},
+      {"", trace + "  concurrency: 0\n", "t.yaml:10:16: workload.concurrency"},
+      {"", trace + "  concurrency: 5000\n", "t.yaml:10:16: workload.concurrency"},
+      {"", trace + "  concurrency: 4\n  duration: 600\n", "t.yaml:11:13: workload.duration"},
+      {"", trace + "  concurrency: 4\n  duration: 0s\n", "t.yaml:11:13: workload.duration: must be > 0"},
+      {"", trace + "  concurrency: 4\n  duration: 800000s\n", "t.yaml:11:13: workload.duration: must be at most 7 days"},
+      {"", trace + "  concurrency: 4\n  grace: -1s\n", "t.yaml:11:10: workload.grace: expected a time"},
+      {"", trace + "  concurrency: 4\n  warmup_requests: -1\n", "t.yaml:11:20: workload.warmup_requests"},
+      {"", trace + "  concurrency: 4\n  tree_idle_cap: 5\n", "t.yaml:11:18: workload.tree_idle_cap"},
+      {"", trace + "  concurrency: 4\n  system_idle_cap: -2s\n", "t.yaml:11:20: workload.system_idle_cap: expected a time"},
+      {"", trace + "  concurrency: 4\n  start_ratio: {min: 0.8, max: 0.5}\n", "t.yaml:11:32: workload.start_ratio.max: must be >= min"},
+      {"", trace + "  concurrency: 4\n  start_ratio: {min: 1.5}\n", "t.yaml:11:22: workload.start_ratio.min: value 1.5 out of range [0, 1]"},
+      {"", trace + "  concurrency: 4\n  lanes: 4\n", "t.yaml:11:3: workload.lanes"},
+      {"", trace + "  concurrency: 4\n  num_requests: 4\n", "t.yaml:11:3: workload.num_requests"},
+      {"", "  kind: agentx\n  generate: {seed: 1, sesions: 3}\n  concurrency: 4\n", "t.yaml:9:23: workload.generate.sesions"},
+      {"", "  kind: agentx\n  generate: {sessions: 0}\n  concurrency: 4\n", "t.yaml:9:24: workload.generate.sessions: value 0 out of range"},
+      {"  max_model_len: 4096\n", "  kind: agentx\n  generate: {sessions: 2}\n  concurrency: 4\n",
+       "workload.generate: the deployment's max_model_len 4096 is too small"},
+  };
+  for (const Row& r : rows) {
+    const std::string e = error_of(minimal(r.deployment, r.workload));
+    EXPECT_NE(e.find(r.expected), std::string::npos) << "expected '" << r.expected << "' for\n" << r.workload << "got: " << e;
+  }
+  // A file that is no AgentX corpus fails while parsing, naming the file.
+  const std::string csv = error_of(minimal("", "  kind: agentx\n  trace: scenarios/traces/splitwise_conv.csv\n  concurrency: 4\n"));
+  EXPECT_NE(csv.find("splitwise_conv.csv"), std::string::npos) << csv;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Hand-built scheduler cases: every step's batch is checked against what the policy must produce.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "sim_test_support.hpp"
 
 using namespace engramsim;
@@ -179,6 +181,54 @@ TEST(SarathiScheduler, FixedChunkIsTheBudget) {
   cfg.scheduler.chunk_size = 64;
   run_simulation(cfg);
   EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(64,0)", "P(64,64)", "P(64,128)", "P(8,192)"}));
+}
+
+// A KV-short burst: 48 requests of 160-400-token prompts and 40-160-token outputs, arriving
+// 10 ms apart, on a pool of 120 blocks of 16 tokens (about 5 average lives).
+std::vector<Request> kv_short_burst() {
+  std::vector<Request> out;
+  for (int i = 0; i < 48; ++i) out.push_back(make_request(0.01 * i, 160 + (i * 37) % 241, 40 + (i * 53) % 121));
+  return out;
+}
+
+TEST(SarathiScheduler, ReservesTheWholePromptWithAWatermarkAndRestartsFarLessWhenKvRunsShort) {
+  // Before: the Sarathi budget under vLLM v1's KV policy (first chunk only, no watermark).
+  RecordingStepModel before_model(kStep);
+  RunConfig before = one_replica(before_model, kv_short_burst(), 120, "vllm", 64);
+  before.scheduler.long_prefill_token_threshold = 64;
+  const RunResult b = run_simulation(before);
+  // After: Sarathi's own policy (whole prompt reserved, 1 % watermark, latest arrival evicted).
+  RecordingStepModel after_model(kStep);
+  RunConfig after = one_replica(after_model, kv_short_burst(), 120, "sarathi");
+  after.scheduler.chunk_size = 64;
+  const RunResult a = run_simulation(after);
+  for (const RunResult* r : {&b, &a}) {
+    ASSERT_EQ(r->requests.size(), 48u);
+    for (const auto& rec : r->requests) EXPECT_EQ(rec.status, RequestStatus::finished);
+  }
+  std::printf("[ RESTARTS ] first-chunk policy %lld, sarathi policy %lld\n",
+              static_cast<long long>(b.summary.preemptions), static_cast<long long>(a.summary.preemptions));
+  EXPECT_GT(b.summary.preemptions, 0);
+  EXPECT_LT(a.summary.preemptions * 2, b.summary.preemptions);
+}
+
+TEST(SarathiScheduler, AdmitsOnlyWhenTheWholePromptFitsAboveTheWatermark) {
+  // 100 blocks, watermark 1. The first request holds 96 blocks for its prompt and grows to 97 as it
+  // decodes; the second needs 3 for its 48-token prompt: 3 are free but one is the watermark, so it
+  // waits for the first to finish. Under vLLM v1's policy (no watermark) it runs alongside.
+  const std::vector<Request> reqs{make_request(0, 64 * 24, 5), make_request(0, 48, 1)};
+  RecordingStepModel m(kStep);
+  RunConfig cfg = one_replica(m, reqs, 100, "sarathi");
+  cfg.scheduler.chunk_size = 64;
+  const RunResult a = run_simulation(cfg);
+  ASSERT_EQ(a.requests.size(), 2u);
+  EXPECT_GE(a.requests[1].first_token, a.requests[0].finish);
+  RecordingStepModel m2(kStep);
+  RunConfig v1 = one_replica(m2, reqs, 100, "vllm", 64);
+  v1.scheduler.long_prefill_token_threshold = 64;
+  const RunResult b = run_simulation(v1);
+  ASSERT_EQ(b.requests.size(), 2u);
+  EXPECT_LT(b.requests[1].first_token, b.requests[0].finish);
 }
 
 TEST(PrefillFirstScheduler, NewPromptsStallRunningDecodes) {

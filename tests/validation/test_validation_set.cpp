@@ -1,8 +1,9 @@
-// The accuracy gate: every supported case of the shipped validation set
-// (scenarios/validation/cases.yaml) is reproduced with the default efficiencies and must stay within
-// the tolerance the file states for it; the set must cover the breadth the issue asks for.
-// Tolerances are set from what the model achieves plus a small margin (docs/validation.md), so a
-// change to the step model, the footprint or the simulator that moves a prediction shows up here.
+// The accuracy ratchet: every supported case of the shipped validation set
+// (scenarios/validation/cases.yaml) is reproduced with the default efficiencies and held to its
+// metric kind's tolerance; the cases outside it must be the recorded known misses, and no kind's
+// MAPE may rise above the value in scenarios/validation/recorded-accuracy.yaml, so a change to the
+// step model, the footprint or the simulator can move accuracy only up. The set must also cover
+// the breadth the issue asks for.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "models/card_loader.hpp"
 #include "planner/sweep_spec.hpp"
+#include "sim/validation/recorded_accuracy.hpp"
 #include "sim/validation/validation_case.hpp"
 #include "sim/validation/validation_runner.hpp"
 
@@ -53,20 +55,33 @@ class ShippedSet : public ::testing::Test {
 ValidationSet* ShippedSet::set_ = nullptr;
 ValidationReport* ShippedSet::report_ = nullptr;
 
-TEST_F(ShippedSet, EverySupportedCaseWithinItsTolerance) {
-  for (const CaseResult& r : report_->results) {
-    if (r.status == CaseStatus::unsupported) continue;
-    ASSERT_TRUE(r.tolerance.has_value()) << r.id;
-    EXPECT_EQ(r.status, CaseStatus::pass)
-        << r.id << ": " << r.metric << " published " << r.published << ", predicted " << r.predicted << " ("
-        << (r.tolerance->type == ToleranceType::rel ? std::to_string(100.0 * r.rel_error) + " %"
-                                                    : std::to_string(r.abs_error))
-        << "), tolerance " << r.tolerance->describe() << (r.message.empty() ? "" : "; " + r.message);
-  }
+// The ratchet: every case within its kind's tolerance or a recorded known miss, no MAPE above the
+// value recorded in scenarios/validation/recorded-accuracy.yaml, and the known-miss list no longer
+// than recorded. The MAPE targets themselves are `validate-set`'s exit code, not this test's:
+// while a target is missed the test still holds the line already reached.
+TEST_F(ShippedSet, AccuracyOnlyRatchetsUp) {
+  const RecordedAccuracy recorded = load_recorded_accuracy(default_recorded_accuracy_path());
+  const RatchetResult ratchet = check_ratchet(*report_, recorded);
+  for (const std::string& p : ratchet.problems) ADD_FAILURE() << p;
+  for (const std::string& n : ratchet.notes) std::printf("[ NOTE     ] %s\n", n.c_str());
+  for (const CaseResult& r : report_->results)
+    if (r.status == CaseStatus::fail)
+      std::printf("[ MISS     ] %s: %+.1f %% against %s\n", r.id.c_str(), 100.0 * r.rel_error, r.tolerance->describe().c_str());
   for (const KindSummary& k : report_->kinds) {
-    std::printf("[ MAPE     ] %-24s %2d cases  %6.1f %%  mean |error| %.3g\n", to_string(k.kind), k.cases, 100.0 * k.mape,
-                k.mean_abs_error);
+    std::printf("[ MAPE     ] %-24s %2d cases  %6.1f %%  mean |error| %.3g  known misses %d\n", to_string(k.kind), k.cases,
+                100.0 * k.mape, k.mean_abs_error, k.known_misses);
     RecordProperty(std::string("mape_") + to_string(k.kind), std::to_string(k.mape));
+  }
+}
+
+// Every known miss names its cause, and no case of the shipped set widens its kind's tolerance
+// (the loader refuses that; this pins the set's own use).
+TEST_F(ShippedSet, KnownMissesSayWhy) {
+  for (const ValidationCase& c : set_->cases) {
+    if (!c.supported()) continue;
+    ASSERT_TRUE(c.tolerance.has_value()) << c.id;
+    EXPECT_LE(c.tolerance->value, kind_tolerance(c.kind).value) << c.id;
+    if (!c.known_miss.empty()) EXPECT_GE(c.known_miss.size(), 40u) << c.id << ": a cause, not a label";
   }
 }
 
@@ -85,7 +100,7 @@ TEST_F(ShippedSet, CoversTheBreadthTheIssueAsks) {
   bool step = false, serving = false;
   int evaluated = 0;
   for (const CaseResult& r : report_->results) {
-    if (r.status != CaseStatus::pass && r.status != CaseStatus::fail) continue;
+    if (r.status == CaseStatus::unsupported || r.status == CaseStatus::error) continue;
     ++evaluated;
     sources.insert(r.source);
     generations.insert(gpu_generation(r.gpu));

@@ -68,7 +68,7 @@ int plan_command(const SweepCliArgs& a) {
 
   const auto lines = planner::read_results_file(planner::results_path(a.out)).lines;
   const planner::FleetPlanResult fleet = planner::plan_fleet(lines, *sc.plan, inputs.price_tier, sc.sweep.spec.keys());
-  ctx.notes = fleet.notes;
+  ctx.notes.insert(ctx.notes.end(), fleet.notes.begin(), fleet.notes.end());
   ctx.extra_tables = fleet.tables;
   const planner::PlanSettings& ps = *sc.plan;
   ctx.assumptions.push_back({"target load",
@@ -93,6 +93,8 @@ int plan_command(const SweepCliArgs& a) {
     std::cout << tt.render();
   }
   for (const auto& n : fleet.notes) std::cout << "\n" << n << "\n";
+  std::cout << "\n";
+  print_validation_accuracy(ctx, std::cout);
   std::cout << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
   if (errors > 0) {
     std::cerr << "error: " << errors << " candidates failed; their lines in results.jsonl carry the message\n";

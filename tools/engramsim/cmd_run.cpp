@@ -30,6 +30,7 @@
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario_golden.hpp"
 #include "sim/scenario/scenario_session.hpp"
+#include "sim/serving/scheduler_registry.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
@@ -99,6 +100,17 @@ const std::vector<Row>& rows() {
   return r;
 }
 
+// Added below the others when a variant is an agentic replay (docs/agentic.md "Metrics").
+const std::vector<Row>& agentic_rows() {
+  static const std::vector<Row> r = {
+      {"P90 E2E-norm intvty tok/s/user", 1, [](const sim::Summary& s) { return s.p90_e2e_norm_intvty; }, true},
+      {"prefix cache hit %", 1, [](const sim::Summary& s) { return 100.0 * s.prefix_cache_hit_rate; }, false},
+      {"ideal prefix hit %", 1, [](const sim::Summary& s) { return 100.0 * s.ideal_prefix_hit_rate; }, false},
+      {"warm-up/unmeasured requests", 0, [](const sim::Summary& s) { return static_cast<double>(s.excluded_requests); }, false},
+  };
+  return r;
+}
+
 std::string label_of(const sim::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
 
 // `cli_sets`: the command line's --set arguments, which take precedence over a variant's own set.
@@ -126,7 +138,7 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
     std::cout << b.card.name << ": " << b.deployment_line() << "\n";
     const std::string indent = s.compare ? std::string(v.name.size() + 3, ' ') : std::string();
     std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " (" << b.run.scheduler.max_num_seqs
-              << " seqs, " << b.run.scheduler.max_num_batched_tokens << " tokens per step per replica"
+              << " seqs, " << sim::step_token_budget(b.run.scheduler) << " tokens per step per replica"
               << (b.scheduler_ranks > 1 ? ", " + std::to_string(b.scheduler_ranks) + " attention ranks" : std::string())
               << "), engine " << b.params.deployment.engine;
     if (b.params.deployment.spec_decode.enabled)
@@ -177,12 +189,17 @@ void print_table(const sim::ScenarioSession& s) {
   rejected.resize(header.size());
   t.add_row(done);
   if (any_rejected) t.add_row(rejected);
-  for (const Row& r : rows()) {
-    std::vector<std::string> line = {r.label};
-    for (const auto* v : ran) line.push_back(fixed(r.get(v->result->summary), r.digits));
-    for (const auto& [v, base] : ratios)
-      line.push_back(r.ratio ? ratio_text(r.get(v->result->summary), r.get(base->result->summary)) : "");
-    t.add_row(line);
+  bool any_windowed = false;
+  for (const auto* v : ran) any_windowed = any_windowed || v->result->summary.windowed;
+  for (const auto* list : {&rows(), &agentic_rows()}) {
+    if (list == &agentic_rows() && !any_windowed) continue;
+    for (const Row& r : *list) {
+      std::vector<std::string> line = {r.label};
+      for (const auto* v : ran) line.push_back(fixed(r.get(v->result->summary), r.digits));
+      for (const auto& [v, base] : ratios)
+        line.push_back(r.ratio ? ratio_text(r.get(v->result->summary), r.get(base->result->summary)) : "");
+      t.add_row(line);
+    }
   }
   std::cout << "\n" << t.render();
 }

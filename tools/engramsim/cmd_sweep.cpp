@@ -47,7 +47,8 @@ int sweep_command(const SweepCliArgs& a) {
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
 
-  planner::write_context(a.out, planner::make_report_context(sc, inputs));
+  const planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  planner::write_context(a.out, ctx);
   print_sweep_summary(s, std::cout);
   if (o.shard.count > 1) {
     std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done: " << s.results_file.string()
@@ -66,8 +67,9 @@ int sweep_command(const SweepCliArgs& a) {
     infeasible += p.status == planner::PointStatus::infeasible;
     errors += p.status == planner::PointStatus::error;
   }
-  std::cout << ok << " ok, " << infeasible << " infeasible (pruned), " << errors << " errors\n"
-            << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
+  std::cout << ok << " ok, " << infeasible << " infeasible (pruned), " << errors << " errors\n";
+  print_validation_accuracy(ctx, std::cout);
+  std::cout << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
   const planner::Recommendation rec = planner::recommend(data);
   std::cout << rec.text << "\n";
   if (errors > 0) {

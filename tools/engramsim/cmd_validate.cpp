@@ -105,7 +105,7 @@ std::string check(const std::string& path, Kind kind) {
         const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
         // A replayed trace is read to its end (or the workload's request cap), once per distinct
         // workload section, so a bad row anywhere is found here rather than in the middle of a run.
-        if (p.workload.kind == sim::WorkloadKind::trace) {
+        if (!p.workload.trace_path.empty()) {
           YAML::Emitter workload_text;
           workload_text << static_cast<const YAML::Node&>(v.root)["workload"];
           if (traces_read.insert(p.workload.trace_path + "\n" + workload_text.c_str()).second) sim::read_trace_through(p);

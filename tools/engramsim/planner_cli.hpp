@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "planner/mpi_session.hpp"
+#include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
 
 namespace engramsim::cli {
@@ -30,6 +31,16 @@ struct SweepCliArgs {
   std::vector<std::string> calibrations;
   std::string progress = "auto";
 };
+
+// The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
+// make_report_context adds to the assumptions) and the note on those no case covers.
+inline void print_validation_accuracy(const planner::ReportContext& ctx, std::ostream& out) {
+  for (const auto& a : ctx.assumptions)
+    if (a.figure.rfind("validation accuracy", 0) == 0) out << a.figure << ": " << a.value << "\n";
+  for (const auto& n : ctx.notes)
+    if (n.rfind("No case of the validation set", 0) == 0 || n.rfind("The validation record", 0) == 0)
+      out << n << "\n";
+}
 
 inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_option("scenario", a.scenario, "Scenario YAML file with a sweep: block")->required();

@@ -1,0 +1,152 @@
+#include "sim/validation/recorded_accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "core/config_node.hpp"
+#include "core/paths.hpp"
+
+namespace engramsim::validation {
+namespace {
+
+constexpr MetricKind kKinds[] = {MetricKind::step, MetricKind::serving_throughput, MetricKind::latency,
+                                 MetricKind::engram_penalty, MetricKind::ratio};
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * fraction);
+  return buf;
+}
+
+std::map<std::string, RecordedGroup> parse_groups(const ConfigNode& root, const char* key) {
+  std::map<std::string, RecordedGroup> out;
+  const auto n = root.optional_child(key);
+  if (!n) return out;
+  if (!n->is_map()) n->fail("expected a map of name: {cases, mape_percent}");
+  for (const std::string& name : n->keys()) {
+    const ConfigNode g = n->child(name);
+    RecordedGroup r;
+    r.cases = static_cast<int>(g.integer("cases", 1, 1'000'000));
+    r.mape = g.number("mape_percent", 0.0, 1e6) / 100.0;
+    g.finish();
+    out[name] = r;
+  }
+  return out;
+}
+
+RecordedAccuracy parse_recorded(const ConfigNode& root) {
+  RecordedAccuracy r;
+  r.file = root.file();
+  if (root.integer("schema_version", 1, 1) != 1) root.fail_key("schema_version", "expected 1");
+  const ConfigNode m = root.child("mape_percent");
+  if (!m.is_map()) m.fail("expected a map of metric kind: percent");
+  for (const std::string& key : m.keys()) {
+    const auto* k = std::find_if(std::begin(kKinds), std::end(kKinds), [&](MetricKind x) { return key == kind_key(x); });
+    if (k == std::end(kKinds)) m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio)");
+    r.mape[*k] = m.number(key, 0.0, 1e6) / 100.0;
+  }
+  m.finish();
+  for (const MetricKind k : kKinds)
+    if (std::isfinite(mape_target(k)) && r.mape.count(k) == 0)
+      m.fail(std::string("record the MAPE of ") + kind_key(k) + ", which has a target");
+  r.known_misses = root.has("known_misses") ? root.strings("known_misses") : std::vector<std::string>{};
+  if (std::set<std::string>(r.known_misses.begin(), r.known_misses.end()).size() != r.known_misses.size())
+    root.fail_key("known_misses", "a case is listed twice");
+  r.by_gpu = parse_groups(root, "by_gpu");
+  r.by_engine = parse_groups(root, "by_engine");
+  root.finish();
+  return r;
+}
+
+void check_cases(const ValidationReport& report, const std::set<std::string>& recorded, RatchetResult& out) {
+  std::set<std::string> missing = recorded;
+  for (const CaseResult& r : report.results) {
+    if (r.status == CaseStatus::fail)
+      out.problems.push_back(r.id + ": outside its tolerance and not a known miss");
+    if (r.status == CaseStatus::error) out.problems.push_back(r.id + ": the reproduction failed: " + r.message);
+    if (r.status == CaseStatus::pass && !r.known_miss.empty())
+      out.problems.push_back(r.id + ": within tolerance now; remove its known_miss from the cases file");
+    if (r.status != CaseStatus::known_miss) continue;
+    missing.erase(r.id);
+    if (recorded.count(r.id) == 0)
+      out.problems.push_back(r.id + ": a new known miss; the list may not grow (fix the prediction instead)");
+  }
+  for (const std::string& id : missing)
+    out.problems.push_back(id + ": recorded as a known miss but no longer one; remove it from the record");
+}
+
+void check_groups(const std::vector<GroupSummary>& run, const std::map<std::string, RecordedGroup>& recorded,
+                  const char* what, RatchetResult& out) {
+  std::set<std::string> seen;
+  for (const GroupSummary& g : run) {
+    if (g.group.empty()) continue;  // a case without a GPU or engine name is not quoted anywhere
+    seen.insert(g.group);
+    const auto it = recorded.find(g.group);
+    const std::string name = std::string(what) + " " + g.group;
+    if (it == recorded.end()) {
+      out.problems.push_back(name + ": not recorded (" + std::to_string(g.cases) + " cases, MAPE " + percent(g.mape) + ")");
+    } else if (it->second.cases != g.cases) {
+      out.problems.push_back(name + ": " + std::to_string(g.cases) + " cases, recorded " +
+                             std::to_string(it->second.cases) + "; record the set as it is");
+    } else if (g.mape > it->second.mape + 1e-5) {
+      out.problems.push_back(name + ": MAPE " + percent(g.mape) + " is above the recorded " + percent(it->second.mape));
+    }
+  }
+  for (const auto& [group, r] : recorded)
+    if (seen.count(group) == 0) out.problems.push_back(std::string(what) + " " + group + ": recorded but no case ran");
+}
+
+}  // namespace
+
+std::optional<std::string> validation_accuracy_for(const std::map<std::string, RecordedGroup>& groups,
+                                                   const std::string& name) {
+  const auto it = groups.find(name);
+  if (it == groups.end()) return std::nullopt;
+  return "MAPE " + percent(it->second.mape) + " over " + std::to_string(it->second.cases) + " validation case" +
+         (it->second.cases == 1 ? "" : "s");
+}
+
+const char* kind_key(MetricKind k) {
+  switch (k) {
+    case MetricKind::step: return "step";
+    case MetricKind::serving_throughput: return "serving_throughput";
+    case MetricKind::latency: return "latency";
+    case MetricKind::engram_penalty: return "engram_penalty";
+    case MetricKind::ratio: return "ratio";
+  }
+  return "?";
+}
+
+RecordedAccuracy recorded_accuracy_from_yaml(const std::string& text, const std::string& file_name) {
+  return parse_recorded(ConfigNode::load_string(text, file_name));
+}
+
+RecordedAccuracy load_recorded_accuracy(const std::string& path) { return parse_recorded(ConfigNode::load_file(path)); }
+
+std::string default_recorded_accuracy_path() {
+  return (std::filesystem::path(data_root()) / "scenarios" / "validation" / "recorded-accuracy.yaml").string();
+}
+
+RatchetResult check_ratchet(const ValidationReport& report, const RecordedAccuracy& recorded) {
+  RatchetResult out;
+  check_cases(report, std::set<std::string>(recorded.known_misses.begin(), recorded.known_misses.end()), out);
+  check_groups(summarize_by(report.results, &CaseResult::gpu), recorded.by_gpu, "GPU", out);
+  check_groups(summarize_by(report.results, &CaseResult::engine), recorded.by_engine, "engine", out);
+  for (const KindSummary& k : report.kinds) {
+    const auto it = recorded.mape.find(k.kind);
+    if (it == recorded.mape.end()) continue;
+    // Recorded values carry one decimal of a percent; a thousandth of a point covers rounding.
+    if (k.mape > it->second + 1e-5)
+      out.problems.push_back(std::string(kind_key(k.kind)) + ": MAPE " + percent(k.mape) + " is above the recorded " +
+                             percent(it->second));
+    else if (k.mape < it->second - 0.005)
+      out.notes.push_back(std::string(kind_key(k.kind)) + ": MAPE " + percent(k.mape) + ", below the recorded " +
+                          percent(it->second) + "; lower the record");
+  }
+  return out;
+}
+
+}  // namespace engramsim::validation

@@ -1,0 +1,68 @@
+// The accuracy the validation set has reached, as recorded in the repository
+// (scenarios/validation/recorded-accuracy.yaml), and the ratchet that holds every later run to it:
+// no metric kind's MAPE may rise above its recorded value and the list of known misses may not
+// grow. When the model improves, the file is lowered (MAPE) or shortened (known misses) in the
+// same change, so accuracy can only move one way.
+//
+// File format (strict; unknown keys are ConfigErrors naming file:line:col):
+//   schema_version: 1
+//   mape_percent: {step: 7.8, serving_throughput: 36.3, latency: 8.7}   # ceilings, in percent
+//   known_misses: [case id, ...]                                        # cases outside tolerance
+//   by_gpu:    {h200-sxm: {cases: 12, mape_percent: 26.9}, ...}  # step, throughput and latency cases
+//   by_engine: {trtllm: {cases: 13, mape_percent: 40.1}, ...}    # likewise, by the engine preset run
+// Kind keys are kind_key() names. Every kind with a MAPE target (mape_target) must be recorded.
+// The groups are what planning reports quote for the GPU and engine of each configuration
+// (validation_accuracy_for); the ratchet holds them like the kinds.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/validation/validation_case.hpp"
+#include "sim/validation/validation_runner.hpp"
+
+namespace engramsim::validation {
+
+// "step", "serving_throughput", "latency", "engram_penalty", "ratio".
+const char* kind_key(MetricKind k);
+
+// One group of cases (a GPU, an engine) as recorded.
+struct RecordedGroup {
+  int cases = 0;
+  double mape = 0.0;  // ceiling, as a fraction
+};
+
+struct RecordedAccuracy {
+  std::string file;
+  std::map<MetricKind, double> mape;     // ceilings, as fractions
+  std::vector<std::string> known_misses;  // case ids, in file order
+  std::map<std::string, RecordedGroup> by_gpu;
+  std::map<std::string, RecordedGroup> by_engine;
+};
+
+// "MAPE 26.9 % over 12 validation cases" for a recorded group, or nullopt when no case of the
+// validation set ran on that GPU / engine.
+std::optional<std::string> validation_accuracy_for(const std::map<std::string, RecordedGroup>& groups,
+                                                   const std::string& name);
+
+RecordedAccuracy recorded_accuracy_from_yaml(const std::string& text, const std::string& file_name);
+RecordedAccuracy load_recorded_accuracy(const std::string& path);
+// <data root>/scenarios/validation/recorded-accuracy.yaml
+std::string default_recorded_accuracy_path();
+
+struct RatchetResult {
+  std::vector<std::string> problems;  // each one a reason the ratchet fails
+  std::vector<std::string> notes;     // improvements that could be recorded (not failures)
+  bool passed() const { return problems.empty(); }
+};
+
+// Holds a report of the whole set to the record: a case outside tolerance that is not a known
+// miss, a failed run, a MAPE above its ceiling, a known miss not recorded, a recorded miss that is
+// no longer one (record the improvement), a known miss now within tolerance, and a GPU or engine
+// group that is missing from the record, has another case count or a MAPE above its ceiling are
+// problems; a MAPE more than half a point below its ceiling is a note.
+RatchetResult check_ratchet(const ValidationReport& report, const RecordedAccuracy& recorded);
+
+}  // namespace engramsim::validation
