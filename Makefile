@@ -6,7 +6,11 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 ENGRAMSIM  := $(BUILD)/bin/engramsim
 
-.PHONY: all deps build run test test-fast test-asan bench clean
+FUZZ_BUILD ?= build-fuzz
+# 18 targets, 2 at a time: about 10 minutes in all (docs/fuzzing.md).
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps build run test test-fast test-asan bench fuzz clean
 
 all: build
 
@@ -38,5 +42,10 @@ test-asan: deps
 bench: build
 	@tools/run-benchmarks.sh $(BUILD)
 
+# Every libFuzzer target of tests/fuzz for FUZZ_SECONDS each (clang build in FUZZ_BUILD); summary in
+# $(FUZZ_BUILD)/fuzz/summary.txt. Needs clang and libFuzzer (tools/run-fuzz.sh says which package).
+fuzz: deps
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) tools/run-fuzz.sh
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

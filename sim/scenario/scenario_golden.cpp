@@ -190,8 +190,11 @@ std::vector<std::string> compare_with_golden(const Golden& expected, const Golde
                                                            : "does not fit (" + a.infeasible + "), golden: fits"));
       continue;
     }
-    for (const auto& [key, want] : e.metrics) {
-      const auto it = std::find_if(a.metrics.begin(), a.metrics.end(), [&](const auto& m) { return m.first == key; });
+    for (const auto& metric : e.metrics) {
+      // A named reference, not a structured binding: C++20 lets lambdas capture bindings, clang 14 does not.
+      const std::string& key = metric.first;
+      const double want = metric.second;
+      const auto it = std::find_if(a.metrics.begin(), a.metrics.end(), [&key](const auto& m) { return m.first == key; });
       if (it == a.metrics.end()) {
         out.push_back(label + ": " + key + " missing from the run");
         continue;
