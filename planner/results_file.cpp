@@ -193,7 +193,7 @@ MergeReport merge_result_files(const std::vector<fs::path>& inputs, const fs::pa
                                std::optional<std::size_t> expected_points) {
   std::vector<ResultLine> all;
   for (const auto& in : inputs) {
-    if (!fs::exists(in)) throw std::runtime_error("no such results file: " + in.string());
+    if (!fs::exists(in)) throw ConfigError({in.string(), 0, 0}, "", "no such results file");
     auto r = read_results_file(in);
     for (auto& l : r.lines) all.push_back(std::move(l));
   }
@@ -207,8 +207,9 @@ MergeReport merge_result_files(const std::vector<fs::path>& inputs, const fs::pa
       if (k >= lines.size() || lines[k].index != i) rep.missing.push_back(i);
     }
     if (!lines.empty() && lines.back().index >= *expected_points) {
-      throw std::runtime_error("result for point " + std::to_string(lines.back().index) + " but the sweep has only " +
-                               std::to_string(*expected_points) + " points");
+      throw ConfigError(lines.back().from, "index",
+                        "result for point " + std::to_string(lines.back().index) + " but the sweep has only " +
+                            std::to_string(*expected_points) + " points (a results file of another sweep?)");
     }
   }
   write_canonical_file(output, lines);

@@ -144,6 +144,13 @@ ScenarioDocument read_scenario_document(const std::string& path) {
 
 std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets,
                                              const OverrideFn& apply) {
+  // The command line sets keys of the scenario, not of its variants: a variant's entry is read back
+  // from each variant's own parse, where a replaced entry would have lost its keys.
+  for (const auto& s : sets)
+    if (s.key == "compare" || s.key.rfind("compare.", 0) == 0)
+      throw ConfigError({"--set", 0, 0}, s.key,
+                        "the compare list cannot be changed from the command line; --set the scenario key itself "
+                        "(it applies to every variant) or edit the variant in the file");
   // A probe parse: checks the command line's keys against the base and reads the compare list.
   YAML::Node probe = parse_text(doc);
   apply_cli_sets(probe, sets, apply);
@@ -206,6 +213,7 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
     const YAML::Node set = v.root["compare"][at]["set"];
     for (const std::string& key : entries[i].keys) {
       const YAML::Node value = set[key];
+      if (!value.IsDefined()) throw ConfigError({doc.file, 0, 0}, "compare[" + std::to_string(i) + "].set." + key, "lost while expanding the variant");
       const YAML::Mark m = value.Mark();
       apply(v.root, key, value, {doc.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
       bind_uncloned(v.root, key, value);

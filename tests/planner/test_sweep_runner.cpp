@@ -215,6 +215,22 @@ TEST(ResultsFile, CanonicalizeRejectsConflictingDuplicates) {
   EXPECT_FALSE(fs::exists(t / "out.jsonl"));
 }
 
+TEST(ResultsFile, MergeLocatesAPointBeyondTheSweep) {
+  TempDir t;
+  ResultLine a;
+  a.index = 5;
+  a.id = "x";
+  write_file(t / "a.jsonl", a.to_line() + "\n");
+  try {
+    merge_result_files({t / "a.jsonl"}, t / "out.jsonl", std::size_t{1});
+    ADD_FAILURE() << "a point beyond the sweep merged";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find((t / "a.jsonl").string() + ":1:1: index: result for point 5 but the sweep has only 1 points"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(t / "out.jsonl"));
+}
+
 TEST(ResultsFile, ManifestPointCountIsBounded) {
   TempDir t;
   write_file(t / "sweep.json", "{\"total_points\": 1e14, \"axes\": [\"a\"]}\n");
