@@ -90,6 +90,43 @@ TEST(StepModel, WindowIsComputeBeforeTheLayer) {
   EXPECT_NEAR(b.engram[1].window.seconds(), before3, 2e-9);
 }
 
+TEST(StepModel, PageCacheRoundTripIsExposedAtEachLayer) {
+  // vllm's ssd path: the round trip runs inside the forward at the layer, so each layer's stall is
+  // its whole fetch, whatever the window; the overlapped variant hides it behind the window.
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  o.engram.tier = EngramTier::ssd;
+  o.engram.page_cache = Bytes::gib(1024);  // the whole table: no faults
+  o.host = load_engine("vllm");
+  const RooflineStepModel m(engram_toy(), node, o);
+  std::vector<DecodeSeq> decode(64, DecodeSeq{1000, 1});
+  const StepBreakdown b = m.breakdown({{}, decode});
+  for (const auto& l : b.engram) {
+    EXPECT_EQ(l.stall, l.fetch.total);
+    EXPECT_STREQ(l.fetch.bound, "host_round_trip");
+    EXPECT_NEAR(l.fetch.ssd_pages, 0.0, 1e-6);
+  }
+  o.host.engram_host_gather_overlap = true;
+  const StepBreakdown hidden = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  EXPECT_LT(hidden.cost.engram_stall, b.cost.engram_stall);
+}
+
+TEST(StepModel, SideStreamShareIsChargedOnTheDramPath) {
+  // With a window longer than the gather, the exposed time is share x fetch (0 without a share).
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  o.engram.tier = EngramTier::dram;
+  const std::vector<DecodeSeq> decode(64, DecodeSeq{1000, 1});
+  const StepBreakdown none = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  o.host.engram_side_stream_sm_share = 0.5;
+  const StepBreakdown half = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  ASSERT_EQ(half.engram.size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e) {
+    const double f = half.engram[e].fetch.total.seconds();
+    EXPECT_NEAR(half.engram[e].stall.seconds(), std::max(none.engram[e].stall.seconds(), 0.5 * f), 3e-9);
+  }
+}
+
 TEST(StepModel, StallChainRecomputedByHand) {
   // SSD without a cache: fetches are long. The chain: C1 = f1, A1 = W1, s1 = max(0, C1 - A1);
   // C2 = f1 + f2, A2 = W2 + s1, s2 = max(0, C2 - A2).
