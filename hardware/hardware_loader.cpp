@@ -191,6 +191,12 @@ NodeSpec parse_node(const ConfigNode& root) {
   n.host_dram_capacity = plausible(root, "host_dram_capacity", &ConfigNode::as_bytes, 0x1p30, 0x1p50, "1 GiB to 1 PiB");
   n.host_dram_bandwidth = plausible(root, "host_dram_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e15, "1 GB/s to 1 PB/s");
   n.host_link_latency = positive_time(root, "host_link_latency");
+  if (root.has("host_read_request"))
+    n.host_read_request = plausible(root, "host_read_request", &ConfigNode::as_bytes, 16.0, 4096.0, "16 B to 4 KiB");
+  if (root.has("host_max_outstanding_reads"))
+    n.host_max_outstanding_reads = static_cast<int>(root.integer("host_max_outstanding_reads", 1, 65536));
+  if ((n.host_read_request.value() > 0.0) != (n.host_max_outstanding_reads > 0))
+    root.fail("host_read_request and host_max_outstanding_reads go together");
 
   const ConfigNode nvme = root.child("nvme");
   n.nvme.count = static_cast<int>(nvme.integer("count", 1, 4096));

@@ -54,6 +54,10 @@ struct NodeSpec {
   Bytes host_dram_capacity;
   Bandwidth host_dram_bandwidth;  // aggregate, all sockets
   Time host_link_latency;         // one small read over the host link (PCIe / C2C round trip)
+  // Small reads of pinned host memory by a GPU kernel (UVA): the read request size and how many
+  // non-posted reads one GPU keeps in flight. 0 = not stated (no Little's-law bound).
+  Bytes host_read_request;
+  int host_max_outstanding_reads = 0;
   HostTopology topology;
   NvmeSpec nvme;
   PriceTiers gpu_hour;

@@ -16,6 +16,26 @@ Time bounded_time(const ConfigNode& n, const std::string& key) {
   return t;
 }
 
+// The Engram read paths (docs/memory-tiers.md): the side-stream share of the dram path, and the
+// ssd path with the page_cache terms it requires.
+void parse_engram_paths(const ConfigNode& n, HostOverhead& h) {
+  h.engram_side_stream_sm_share = n.number_or("engram_side_stream_sm_share", 0.0, 0.0, 0.95);
+  const std::string path = n.one_of_or("engram_ssd_path", {"direct", "page_cache"}, "direct");
+  const char* keys[] = {"engram_host_round_trip", "engram_host_dedup_per_id", "engram_page_fault_concurrency",
+                        "engram_piecewise_per_step", "engram_host_gather_overlap"};
+  if (path == "direct") {
+    for (const char* key : keys)
+      if (n.has(key)) n.fail_key(key, "applies only with engram_ssd_path: page_cache");
+    return;
+  }
+  h.engram_ssd_path = SsdPath::page_cache;
+  h.engram_host_round_trip = bounded_time(n, "engram_host_round_trip");
+  h.engram_host_dedup_per_id = bounded_time(n, "engram_host_dedup_per_id");
+  h.engram_page_fault_concurrency = static_cast<int>(n.integer("engram_page_fault_concurrency", 1, 4096));
+  h.engram_piecewise_per_step = bounded_time(n, "engram_piecewise_per_step");
+  h.engram_host_gather_overlap = n.boolean_or("engram_host_gather_overlap", false);
+}
+
 HostOverhead parse_engine(const ConfigNode& n) {
   if (!n.is_map()) n.fail("an engine preset must be a map");
   HostOverhead h;
@@ -32,6 +52,7 @@ HostOverhead parse_engine(const ConfigNode& n) {
     for (const char* key : {"engram_lookup_per_step", "engram_lookup_per_position"})
       if (n.has(key)) n.fail_key(key, "applies only with engram_lookup_on_host_thread: true");
   }
+  parse_engram_paths(n, h);
   n.finish();
   return h;
 }

@@ -8,6 +8,13 @@
 //   engram_lookup_on_host_thread: false   # optional; true: the lookup is prepared before the forward
 //   engram_lookup_per_step: 175us         # required when true: per Engram layer and step
 //   engram_lookup_per_position: 25ns      # required when true: per position per Engram layer
+//   engram_side_stream_sm_share: 0.5      # optional, [0, 0.95]: SMs the dram-tier UVA gather holds
+//   engram_ssd_path: page_cache           # optional, direct (default) | page_cache; page_cache requires:
+//   engram_host_round_trip: 100us         #   fixed host calls per Engram layer and step
+//   engram_host_dedup_per_id: 20ns        #   host dedup per row id
+//   engram_page_fault_concurrency: 8      #   page faults in flight per rank
+//   engram_piecewise_per_step: 1ms        #   PIECEWISE CUDA graphs' launches per step
+//   engram_host_gather_overlap: false     #   optional: the round trip overlaps the layers before
 //
 // A name without '/' and without ".yaml" resolves to <data root>/models/engines/NAME.yaml; anything
 // else is a path, so a user's own engine is a file. Times need units; each is in [0, 1 s]. Unknown

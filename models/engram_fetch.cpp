@@ -5,12 +5,22 @@
 #include <limits>
 #include <stdexcept>
 
+#include "models/engram_host_path.hpp"
+
 namespace engramsim {
 
 const char* to_string(DramPath p) {
   switch (p) {
     case DramPath::zero_copy: return "zero_copy";
     case DramPath::staged: return "staged";
+  }
+  return "?";
+}
+
+const char* to_string(SsdPath p) {
+  switch (p) {
+    case SsdPath::direct: return "direct";
+    case SsdPath::page_cache: return "page_cache";
   }
   return "?";
 }
@@ -162,6 +172,15 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   lru_k_ = params.tier == EngramTier::ssd
                ? std::min(params.dram_cache.value() / tp / row_bytes_ / subtables_, popularity_.rows())
                : 0.0;
+  if (params.tier == EngramTier::ssd && params.ssd_path == SsdPath::page_cache) {
+    // The page cache serves both layers' files; each gets the share of its table's bytes.
+    double all_rows = 0.0;
+    for (auto r : spec.table_rows) all_rows += static_cast<double>(r);
+    const double page = params.ssd_page.value();
+    const double cached = params.page_cache.value() * (table_rows / all_rows) / tp / page;
+    const double table_pages = std::max(1.0, table_rows * row_bytes_ / tp / page);
+    lru_k_ = std::min(page_cache_equivalent_rows(cached, table_pages, page / row_bytes_) / subtables_, popularity_.rows());
+  }
   hot_mass_ = popularity_.top_mass(hot_k_);
   cache_hit_ = lru_k_ > 0.0 ? popularity_.lru_hit_ratio(hot_k_, lru_k_) : 0.0;
 
@@ -204,6 +223,14 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   ssd_seq_pages_per_s_ = node.nvme.seq_read_per_drive.value() * ssd_drives_share_ / page;
   ssd_total_pages_ = std::max(1.0, table_rows * row_bytes_ / tp / page);
   pages_per_row_ = 1.0 + (row_bytes_ - 1.0) / page;
+  if (node.host_max_outstanding_reads > 0 && node.host_read_request.value() > 0.0) {
+    uva_requests_per_row_ = requests_per_row(spec.row_bytes, node.host_read_request);
+    uva_outstanding_ = node.host_max_outstanding_reads;
+  }
+  // Faults in flight: the engine's threads, at most the array's queue slots and its IOPS x latency.
+  fault_concurrency_ = std::max(1.0, std::min({static_cast<double>(std::max(1, params.page_fault_concurrency)),
+                                               params.ssd_queue_depth * ssd_drives_share_,
+                                               std::max(1.0, ssd_iops_ * ssd_latency_s_)}));
   if (params.tier == EngramTier::ssd && (ssd_iops_ <= 0.0 || ssd_latency_s_ <= 0.0))
     throw std::invalid_argument("engram fetch: the ssd tier needs NVMe drives with IOPS and latency");
 }
@@ -223,7 +250,12 @@ EngramFetchModel::Fractions EngramFetchModel::fractions(double positions) const 
 double EngramFetchModel::host_seconds(double host_rows, bool staged) const {
   if (host_rows <= 0.0) return 0.0;
   const double bytes = host_rows * row_bytes_;
-  if (!staged) return link_latency_s_ + bytes / (link_bw_ * uva_eff_);
+  if (!staged) {
+    const double stream = bytes / (link_bw_ * uva_eff_);
+    const double reads =
+        little_read_time(host_rows * uva_requests_per_row_, Time::from_seconds(link_latency_s_), uva_outstanding_).seconds();
+    return link_latency_s_ + std::max(stream, reads);
+  }
   const double t_cpu = cpu_bw_ > 0.0 && !params_.gather_before_forward ? bytes / cpu_bw_ : 0.0;
   const double t_copy = bytes / (link_bw_ * copy_eff_.at(bytes));
   return link_latency_s_ + std::max(t_cpu, t_copy);
@@ -281,6 +313,7 @@ EngramFetchCost EngramFetchModel::cost(double positions) const {
         params_.dedup ? f.missing_cache * c.lookups : c.lookups * (1.0 - hot_mass_) * (1.0 - cache_hit_);
     const double raw_pages = ssd_rows * pages_per_row_;
     c.ssd_pages = params_.dedup ? ssd_total_pages_ * -std::expm1(-raw_pages / ssd_total_pages_) : raw_pages;
+    if (params_.ssd_path == SsdPath::page_cache) return page_cache_cost(c);
     ssd_s = ssd_seconds(c.ssd_pages, &ssd_bound);
     host_s = host_seconds(c.host_rows, /*staged=*/true);
   }
@@ -299,8 +332,35 @@ EngramFetchCost EngramFetchModel::cost(double positions) const {
     const bool cpu = (params_.tier == EngramTier::ssd || params_.dram_path == DramPath::staged) && cpu_bw_ > 0.0 &&
                      !params_.gather_before_forward &&
                      bytes / cpu_bw_ > bytes / (link_bw_ * copy_eff_.at(bytes));
-    c.bound = link_latency_s_ > 0.5 * host_s ? "latency" : (cpu ? "cpu_gather" : "host_link");
+    const bool reads = params_.tier == EngramTier::dram && params_.dram_path == DramPath::zero_copy &&
+                       uva_outstanding_ > 0 &&
+                       c.host_rows * uva_requests_per_row_ * link_latency_s_ / uva_outstanding_ > bytes / (link_bw_ * uva_eff_);
+    c.bound = link_latency_s_ > 0.5 * host_s ? "latency" : (cpu ? "cpu_gather" : (reads ? "host_reads" : "host_link"));
   }
+  return c;
+}
+
+// The page_cache path: one host round trip (models/engram_host_path.hpp), the faults inside its gather.
+EngramFetchCost EngramFetchModel::page_cache_cost(EngramFetchCost c) const {
+  HostRoundTrip r;
+  r.ids = c.lookups;
+  r.rows = c.host_rows;
+  r.faults = c.ssd_pages;
+  r.row_bytes = Bytes(row_bytes_);
+  r.link_latency = Time::from_seconds(link_latency_s_);
+  r.link = Bandwidth(link_bw_);
+  r.cpu_gather = Bandwidth(cpu_bw_);
+  r.copy_efficiency = copy_eff_.at(c.host_rows * row_bytes_);
+  r.dedup_per_id = params_.host_dedup_per_id;
+  r.fault_latency = Time::from_seconds(ssd_latency_s_);
+  r.fault_concurrency = fault_concurrency_;
+  r.kernel = Time::from_seconds(kernel_overhead_s_);
+  r.fixed = params_.host_round_trip_fixed;
+  const HostRoundTripCost rt = host_round_trip(r);
+  c.ssd_time = rt.faults;
+  c.host_time = Time::from_seconds(rt.total.seconds() - rt.faults.seconds());
+  c.total = rt.total;
+  c.bound = rt.faults > c.host_time ? "page_faults" : "host_round_trip";
   return c;
 }
 

@@ -56,6 +56,12 @@ struct AccessDistribution {
 enum class DramPath { zero_copy, staged };
 const char* to_string(DramPath p);
 
+// How an engine reads the ssd tier: direct (O_DIRECT / native AIO page reads into the engine's own
+// staging, optionally behind a DRAM row cache) or page_cache (memory-mapped shard files read through
+// the OS page cache, one host round trip per step and Engram layer: models/engram_host_path.hpp).
+enum class SsdPath { direct, page_cache };
+const char* to_string(SsdPath p);
+
 struct EngramFetchParams {
   EngramTier tier = EngramTier::dram;
   AccessDistribution access;
@@ -77,6 +83,12 @@ struct EngramFetchParams {
   // (synchronous engines, HostOverhead::engram_lookup_on_host_thread): the fetch chain then holds
   // only the link latency and the copy; host_thread_gather_seconds() is charged as host time.
   bool gather_before_forward = false;
+  // ssd tier read path (the engine preset's engram_ssd_path) and its page_cache terms.
+  SsdPath ssd_path = SsdPath::direct;
+  Bytes page_cache;                 // node page cache for one copy of the tables (all layers)
+  Time host_round_trip_fixed;       // per Engram layer and step: host calls of the round trip
+  Time host_dedup_per_id;           // host dedup of the row ids, per id
+  int page_fault_concurrency = 1;   // page faults in flight per rank
 };
 
 // Bins of one sub-table's row popularity, with the expectations the fetch model needs.
@@ -125,7 +137,7 @@ struct EngramFetchCost {
   Time ssd_time;
   Time host_time;
   Time total;
-  const char* bound = "none";  // the largest part: hbm, host_link, cpu_gather, ssd_iops, ssd_queue, ssd_bw, latency
+  const char* bound = "none";  // the largest part: hbm, host_link, host_reads, cpu_gather, ssd_iops, ssd_queue, ssd_bw, latency, host_round_trip, page_faults
 };
 
 class EngramFetchModel {
@@ -192,6 +204,10 @@ class EngramFetchModel {
   double ssd_drives_share_ = 0.0;
   double ssd_total_pages_ = 0.0;
   double pages_per_row_ = 1.0;
+  double uva_requests_per_row_ = 0.0;  // PCIe read requests per row (0: no small-read bound)
+  int uva_outstanding_ = 0;
+  double fault_concurrency_ = 1.0;
+  EngramFetchCost page_cache_cost(EngramFetchCost c) const;
 };
 
 }  // namespace engramsim

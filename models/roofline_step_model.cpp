@@ -131,6 +131,10 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     for (std::size_t e = 0; e < card_.engram->layers.size(); ++e) {
       EngramFetchParams fp = options_.engram;
       fp.gather_before_forward = options_.host.engram_lookup_on_host_thread;
+      fp.ssd_path = options_.host.engram_ssd_path;
+      fp.host_round_trip_fixed = options_.host.engram_host_round_trip;
+      fp.host_dedup_per_id = options_.host.engram_host_dedup_per_id;
+      fp.page_fault_concurrency = options_.host.engram_page_fault_concurrency;
       fetch_.emplace_back(*card_.engram, static_cast<int>(e), options_.layout.tp, node_, options_.efficiencies, fp);
       engram_layers_.push_back(card_.engram->layers[e]);
       engram_sets_.push_back(work_.layer_set(card_.engram->layers[e]));
@@ -213,6 +217,11 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   double gathers_total = 0.0;
   double fetch_sum = 0.0;
   double host_gather = 0.0;  // staged CPU gathers the engine's host thread runs before the forward
+  const bool page_cache = options_.engram.tier == EngramTier::ssd && options_.host.engram_ssd_path == SsdPath::page_cache;
+  const bool inline_round_trip = page_cache && !options_.host.engram_host_gather_overlap;
+  const double side_share = options_.engram.tier == EngramTier::dram && options_.engram.dram_path == DramPath::zero_copy
+                                ? options_.host.engram_side_stream_sm_share
+                                : 0.0;
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
     EngramEval local;
     EngramEval& ev = eng != nullptr ? eng[e] : local;
@@ -246,6 +255,13 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
     ev.completion_s = chain_all;
     double stall = ahead ? std::max({0.0, chain_now - ev.arrival_s, chain_all - (ev.arrival_s + ev.prefetch_s)})
                          : std::max(0.0, chain_all - ev.arrival_s);
+    // The side-stream gather takes its SM share from the layers it overlaps (models/engram_host_path.hpp).
+    if (side_share > 0.0) stall = std::max(stall, side_share * all_s);
+    // vLLM's mmap path runs the round trip inside the forward at the layer: nothing hides it.
+    if (inline_round_trip) {
+      stall = all_s;
+      ev.completion_s = ev.arrival_s + all_s;
+    }
     ev.stall_s = stall;
     stalls += stall;
     fetch_sum += all_s;
@@ -256,6 +272,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   const double ranks = work_.layout().dp_attention ? static_cast<double>(work_.layout().tp) : 1.0;
   const double seqs = (s.decode_seqs + s.prefill_chunks) / ranks;
   double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
+  if (page_cache) host += options_.host.engram_piecewise_per_step.seconds();
   if (options_.host.engram_lookup_on_host_thread) {
     // Synchronous engine: each Engram layer's lookup is prepared on the host thread before the
     // forward (hashes, and the staged CPU gather); one rank's positions under data-parallel attention.

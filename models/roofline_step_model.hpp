@@ -59,6 +59,15 @@ struct HostOverhead {
   bool engram_lookup_on_host_thread = false;
   Time engram_lookup_per_step;      // per Engram layer: host calls of the lookup (hash, index, copy launch)
   Time engram_lookup_per_position;  // per position per Engram layer: the N-gram hashes
+  // dram tier, zero_copy: share of the SMs the side-stream gather holds while it runs (0: none).
+  double engram_side_stream_sm_share = 0.0;
+  // ssd tier: how the engine reads the tables, and the page_cache path's host terms.
+  SsdPath engram_ssd_path = SsdPath::direct;
+  bool engram_host_gather_overlap = false;  // page_cache: the round trip overlaps the layers before
+  Time engram_host_round_trip;              // page_cache: fixed host calls per Engram layer and step
+  Time engram_host_dedup_per_id;            // page_cache: host dedup per row id
+  int engram_page_fault_concurrency = 1;    // page_cache: faults in flight per rank
+  Time engram_piecewise_per_step;           // page_cache: PIECEWISE CUDA graphs' launches per step
 };
 
 struct RooflineOptions {

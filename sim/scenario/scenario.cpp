@@ -44,7 +44,7 @@ std::string choose(const ConfigNode& n, const std::string& key, const Registry& 
   return n.one_of_or(key, registry.names(), dflt);
 }
 
-ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card) {
+ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, HostOverhead& host) {
   ScenarioEngram out;
   const std::string tier = e.one_of_or("tier", {"hbm", "dram", "ssd", "none"}, card.engram ? "dram" : "none");
   if (tier != "none") {
@@ -75,6 +75,20 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card) {
   out.prefill_prefetch = e.boolean_or("prefill_prefetch", true);
   out.share_across_replicas = e.boolean_or("share_across_replicas", false);
   parse_engram_in_run(e, out.in_run);
+  // The engine's ssd read path (models/engines/*.yaml engram_ssd_path), which a scenario may override.
+  if (e.has("ssd_path")) {
+    const bool pc = e.one_of("ssd_path", {"direct", "page_cache"}) == "page_cache";
+    if (pc && host.engram_ssd_path != SsdPath::page_cache)
+      e.fail_key("ssd_path", "engine preset '" + host.engine + "' has no page_cache terms (engram_ssd_path: page_cache)");
+    host.engram_ssd_path = pc ? SsdPath::page_cache : SsdPath::direct;
+  }
+  if (out.tier == EngramTier::ssd && host.engram_ssd_path == SsdPath::page_cache) {
+    if (out.fetch.dram_cache.value() > 0.0)
+      e.fail_key("dram_cache", "engine '" + host.engine + "' reads SSD through the OS page cache, sized from host RAM; "
+                 "a DRAM row cache needs ssd_path: direct");
+    if (out.in_run.enabled)
+      e.fail_key("in_run", "the in-run tier models direct reads; set ssd_path: direct");
+  }
   e.finish();
   return out;
 }
@@ -189,8 +203,8 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
   out.host = load_engine(out.engine_path);
   out.engine = out.host.engine;
   out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
-  if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card);
-  else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card);
+  if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card, out.host);
+  else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card, out.host);
   if (const auto s = d.optional_child("scheduler")) out.scheduler = parse_scheduler_section(*s, schedulers);
   else out.scheduler.policy.name = "vllm";
   out.spec_decode = parse_spec_decode(d.optional_child("spec_decode"), card);

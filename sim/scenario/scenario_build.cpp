@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario_build.hpp"
 
+#include "models/engram_host_path.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -125,6 +127,18 @@ BuiltScenario build_scenario(ScenarioParams params) {
                   nf.host_dram_available.gib());
     throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
   }
+  // Host memory by use; the page cache holds what the pinned pools and the reserve leave. The in-run
+  // KV offload has no sized pool (it is 0 here).
+  {
+    auto& h = b.host_memory;
+    h.capacity = nf.host_dram_capacity;
+    h.reserve = nf.host_dram_capacity - nf.host_dram_available;
+    h.pinned_engram = nf.host_dram_engram;
+    h.row_caches = b.dram_cache_per_node;
+    h.page_cache_capacity = page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload});
+    if (d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache)
+      h.page_cache_used = Bytes(std::min(h.page_cache_capacity.value(), nf.ssd_engram.value()));
+  }
   b.kv_blocks_per_replica = replica_kv_tokens / d.scheduler.block_size;
   if (b.kv_blocks_per_replica < 1) throw InfeasibleScenario("the KV pool holds no block");
 
@@ -135,6 +149,8 @@ BuiltScenario build_scenario(ScenarioParams params) {
   ro.engram.tier = fo.engram_tier;
   if (ro.engram.active_gpus == 0) ro.engram.active_gpus = b.active_gpus_per_node;
   ro.host = d.host;
+  // Replicas on a node map the same shard files: one page cache serves one copy of the tables.
+  ro.engram.page_cache = b.host_memory.page_cache_used;
   ro.prefill_prefetch = d.engram.prefill_prefetch;
   if (params.calibration) {
     try {
@@ -264,6 +280,16 @@ std::string scenario_json(const BuiltScenario& b) {
       {"hbm_hot_cache_per_gpu_gib", b.hbm_cache_per_gpu.gib()},
       {"dram_row_cache_per_node_gib", b.dram_cache_per_node.gib()},
       {"ssd_engram_per_node_gib", b.footprint.per_node.ssd_engram.gib()},
+      {"engram_ssd_path", to_string(d.host.engram_ssd_path)},
+      {"host_memory_per_node_gib",
+       {{"capacity", b.host_memory.capacity.gib()},
+        {"reserve", b.host_memory.reserve.gib()},
+        {"pinned_engram", b.host_memory.pinned_engram.gib()},
+        {"dram_row_caches", b.host_memory.row_caches.gib()},
+        {"kv_offload", b.host_memory.kv_offload.gib()},
+        {"page_cache_capacity", b.host_memory.page_cache_capacity.gib()},
+        {"page_cache_used", b.host_memory.page_cache_used.gib()},
+        {"rest", b.host_memory.rest().gib()}}},
       {"usd_per_gpu_hour",
        {{"gpu", json_number(b.price.gpu_hour.value())},
         {"engram_capacity", json_number(b.price.engram_capacity.value())},

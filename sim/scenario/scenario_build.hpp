@@ -27,6 +27,8 @@
 // fine; the model lives on the heap).
 #pragma once
 
+#include <algorithm>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -63,6 +65,16 @@ struct BuiltScenario {
   std::int64_t kv_blocks_per_replica = 0;  // after the HBM hot-row cache's share
   Bytes hbm_cache_per_gpu;    // Engram hot rows in HBM (dram/ssd tiers), taken from the KV pool
   Bytes dram_cache_per_node;  // Engram DRAM row caches of the node's replicas (ssd tier)
+  // Host DRAM of one node by use (docs/memory-tiers.md "Host memory per node").
+  struct HostMemory {
+    Bytes capacity, reserve, pinned_engram, row_caches, kv_offload;
+    Bytes page_cache_capacity;  // what the OS page cache may hold (ssd tier, page_cache path)
+    Bytes page_cache_used;      // Engram table pages resident there (at most the table files)
+    Bytes rest() const {
+      return Bytes(std::max(0.0, capacity.value() - reserve.value() - pinned_engram.value() - row_caches.value() -
+                                     kv_offload.value() - page_cache_used.value()));
+    }
+  } host_memory;
   std::int32_t scheduler_ranks = 1;  // engine schedulers per replica (tp under data-parallel attention)
   std::shared_ptr<const RooflineStepModel> step_model;
   CalibrationReport calibration_applied;          // empty without a profile

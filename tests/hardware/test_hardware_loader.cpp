@@ -223,6 +223,19 @@ TEST_F(HardwareLoaderTest, ScaleOutBandwidthIsOptionalAndPositive) {
                  "scale_out_bandwidth", "unknown unit");
 }
 
+TEST_F(HardwareLoaderTest, HostReadFieldsAreOptionalAndGoTogether) {
+  auto lines = good_node_lines();
+  EXPECT_EQ(load_node(write_node(lines)).host_max_outstanding_reads, 0);
+  replace_line(lines, "host_link_latency:", "host_link_latency: \"1.5us\"\nhost_read_request: \"128B\"\nhost_max_outstanding_reads: 768");
+  const NodeSpec n = load_node(write_node(lines));
+  EXPECT_DOUBLE_EQ(n.host_read_request.value(), 128.0);
+  EXPECT_EQ(n.host_max_outstanding_reads, 768);
+  lines = good_node_lines();
+  replace_line(lines, "host_link_latency:", "host_link_latency: \"1.5us\"\nhost_read_request: \"128B\"");
+  const std::string path = write_node(lines);
+  EXPECT_NE(error_of([&] { load_node(path); }).find("go together"), std::string::npos);
+}
+
 TEST_F(HardwareLoaderTest, NegativeAndZeroSizes) {
   auto lines = good_gpu_lines();
   replace_line(lines, "hbm_usable:", "hbm_usable: \"-1GiB\"");

@@ -34,7 +34,7 @@ fabric: {placement: spread}
 deployment:
   replicas: 2
   tp: 2
-  engram: {tier: ssd, in_run: true, access: {model: uniform}, dram_cache: {policy: lru, capacity: 1GiB}}
+  engram: {tier: ssd, ssd_path: direct, in_run: true, access: {model: uniform}, dram_cache: {policy: lru, capacity: 1GiB}}
 workload:
   kind: closed_loop
   concurrency: 8

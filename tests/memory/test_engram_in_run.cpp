@@ -298,7 +298,7 @@ std::string scenario_error(const std::string& text) {
 
 TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
   const auto p = sim::parse_scenario(ConfigNode::load_string(
-      v41_scenario("    tier: ssd\n    in_run: true\n    access: {model: zipf, exponent: 1.1}\n"
+      v41_scenario("    tier: ssd\n    ssd_path: direct\n    in_run: true\n    access: {model: zipf, exponent: 1.1}\n"
                    "    hbm_cache: {policy: static, capacity: 2GiB}\n    dram_cache: {policy: lfu, capacity: 8GiB}\n"
                    "    sample_rows_per_step: 64\n",
                    "fabric: {backend: native, placement: spread}\nkv_offload: {enabled: true}\n"),
@@ -352,7 +352,7 @@ TEST(EngramInRunScenario, V41RunsWithTheStepModelWindows) {
   // The real step model: fetches at layer 1 (window: the embedding and layer 0) and layer 14.
   for (const char* tier : {"dram", "ssd"}) {
     const auto p = sim::parse_scenario(
-        ConfigNode::load_string(v41_scenario(std::string("    tier: ") + tier + "\n    in_run: true\n"), "t.yaml"));
+        ConfigNode::load_string(v41_scenario(std::string("    tier: ") + tier + "\n    ssd_path: direct\n    in_run: true\n"), "t.yaml"));
     const sim::BuiltScenario b = sim::build_scenario(p);
     const RunResult r = run_simulation(b.run);
     EXPECT_EQ(r.summary.completed, 32) << tier;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/config_node.hpp"
+#include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "scenario_test_util.hpp"
@@ -141,10 +142,44 @@ TEST(ScenarioBuild, SarathiSizesActivationsByItsChunk) {
 
 TEST(ScenarioBuild, DramRowCachesMustFitInHostMemoryAndArePaidFor) {
   const BuiltScenario ssd = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd}"));
-  const BuiltScenario cached = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, dram_cache: 64GiB}"));
+  const BuiltScenario cached = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, ssd_path: direct, dram_cache: 64GiB}"));
   EXPECT_DOUBLE_EQ(cached.dram_cache_per_node.value(), Bytes::gib(256).value());  // 4 replicas
   EXPECT_GT(cached.price.engram_capacity.value(), ssd.price.engram_capacity.value());
-  EXPECT_THROW(build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, dram_cache: 1TiB}")), InfeasibleScenario);
+  EXPECT_THROW(build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, ssd_path: direct, dram_cache: 1TiB}")), InfeasibleScenario);
+}
+
+TEST(ScenarioBuild, HostMemoryPerNodeAndThePageCache) {
+  // vllm reads SSD through the page cache: HGX B300 2 TB (1862.6 GiB), 10 % reserve, nothing pinned,
+  // so the page cache may hold 1676.4 GiB and holds the 188.8 GiB of table files.
+  const BuiltScenario ssd = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd}"));
+  const auto& h = ssd.host_memory;
+  EXPECT_NEAR(h.reserve.value(), 0.1 * h.capacity.value(), 1.0);
+  EXPECT_EQ(h.pinned_engram.value(), 0.0);
+  EXPECT_NEAR(h.page_cache_capacity.value(), 0.9 * h.capacity.value(), 1.0);
+  EXPECT_NEAR(h.page_cache_used.value(), ssd.footprint.per_node.ssd_engram.value(), 1.0);
+  EXPECT_NEAR(h.rest().value(), h.capacity.value() - h.reserve.value() - h.page_cache_used.value(), 1.0);
+  EXPECT_NE(scenario_json(ssd).find("\"page_cache_used\""), std::string::npos);
+  // The dram tier pins the tables; the page cache holds no Engram pages.
+  const BuiltScenario dram = build(v41("  nodes: 1\n  tp: 2\n", "{tier: dram}"));
+  EXPECT_GT(dram.host_memory.pinned_engram.value(), 0.0);
+  EXPECT_EQ(dram.host_memory.page_cache_used.value(), 0.0);
+  EXPECT_NEAR(dram.host_memory.page_cache_capacity.value(),
+              (dram.host_memory.capacity - dram.host_memory.reserve - dram.host_memory.pinned_engram).value(), 1.0);
+}
+
+TEST(ScenarioBuild, PageCachePathRejectsRowCachesAndInRunWhereWritten) {
+  for (const char* engram : {"{tier: ssd, dram_cache: 64GiB}", "{tier: ssd, in_run: true}"}) {
+    try {
+      build(v41("  nodes: 1\n  tp: 2\n", engram));
+      ADD_FAILURE() << engram;
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("b.yaml:"), std::string::npos) << what;
+      EXPECT_NE(what.find("deployment.engram."), std::string::npos) << what;
+    }
+  }
+  // An engine without page_cache terms cannot be switched to it.
+  EXPECT_THROW(build(v41("  nodes: 1\n  tp: 2\n  engine: sglang\n", "{tier: ssd, ssd_path: page_cache}")), ConfigError);
 }
 
 TEST(ScenarioBuild, TierNoneAndSpecOffChangeTheEffectiveCard) {

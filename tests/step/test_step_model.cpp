@@ -60,8 +60,9 @@ TEST(StepModel, TotalsAreComputePlusStallsPlusHost) {
     const StepBreakdown b = m.breakdown({{}, decode});
     // Compute = sum of the per-layer ops (the hbm tier's gathers appear as ops).
     EXPECT_NEAR(b.cost.compute.seconds(), sum_ops(b), 1e-8) << to_string(tier);
-    // Host: 250 us + 200 sequences x 0.5 us = 350 us (vllm).
-    EXPECT_EQ(b.cost.host_overhead, Time::us(350));
+    // Host: 250 us + 200 sequences x 0.5 us = 350 us (vllm), + 1 ms of PIECEWISE graph launches on
+    // vllm's ssd (page_cache) path.
+    EXPECT_EQ(b.cost.host_overhead, Time::us(tier == EngramTier::ssd ? 1350 : 350)) << to_string(tier);
     EXPECT_NEAR(b.cost.total.seconds(),
                 b.cost.compute.seconds() + b.cost.engram_stall.seconds() + b.cost.host_overhead.seconds(), 3e-9);
     // The fast path returns the same numbers as the breakdown.
@@ -87,6 +88,43 @@ TEST(StepModel, WindowIsComputeBeforeTheLayer) {
   ASSERT_EQ(b.engram.size(), 2u);
   EXPECT_NEAR(b.engram[0].window.seconds(), before1, 2e-9);
   EXPECT_NEAR(b.engram[1].window.seconds(), before3, 2e-9);
+}
+
+TEST(StepModel, PageCacheRoundTripIsExposedAtEachLayer) {
+  // vllm's ssd path: the round trip runs inside the forward at the layer, so each layer's stall is
+  // its whole fetch, whatever the window; the overlapped variant hides it behind the window.
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  o.engram.tier = EngramTier::ssd;
+  o.engram.page_cache = Bytes::gib(1024);  // the whole table: no faults
+  o.host = load_engine("vllm");
+  const RooflineStepModel m(engram_toy(), node, o);
+  std::vector<DecodeSeq> decode(64, DecodeSeq{1000, 1});
+  const StepBreakdown b = m.breakdown({{}, decode});
+  for (const auto& l : b.engram) {
+    EXPECT_EQ(l.stall, l.fetch.total);
+    EXPECT_STREQ(l.fetch.bound, "host_round_trip");
+    EXPECT_NEAR(l.fetch.ssd_pages, 0.0, 1e-6);
+  }
+  o.host.engram_host_gather_overlap = true;
+  const StepBreakdown hidden = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  EXPECT_LT(hidden.cost.engram_stall, b.cost.engram_stall);
+}
+
+TEST(StepModel, SideStreamShareIsChargedOnTheDramPath) {
+  // With a window longer than the gather, the exposed time is share x fetch (0 without a share).
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  o.engram.tier = EngramTier::dram;
+  const std::vector<DecodeSeq> decode(64, DecodeSeq{1000, 1});
+  const StepBreakdown none = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  o.host.engram_side_stream_sm_share = 0.5;
+  const StepBreakdown half = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  ASSERT_EQ(half.engram.size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e) {
+    const double f = half.engram[e].fetch.total.seconds();
+    EXPECT_NEAR(half.engram[e].stall.seconds(), std::max(none.engram[e].stall.seconds(), 0.5 * f), 3e-9);
+  }
 }
 
 TEST(StepModel, StallChainRecomputedByHand) {
