@@ -176,8 +176,12 @@ std::string engram_section(Draw& d, const CardChoice& card) {
   e << "  engram:\n    tier: " << tier << "\n";
   if (tier == "none") return e.str();
   if (d.chance(0.5)) e << "    access: {model: zipf, exponent: " << d.pick<double>({0.8, 1.0, 1.2}) << "}\n";
-  if (tier == "ssd" && d.chance(0.5)) e << "    dram_cache: 16GiB\n";
-  if ((tier == "dram" || tier == "ssd") && d.chance(0.25)) e << "    in_run: true\n";
+  // Same draws in the same order as before; a row cache or the in-run tier needs the direct SSD path.
+  const bool row_cache = tier == "ssd" && d.chance(0.5);
+  const bool in_run = (tier == "dram" || tier == "ssd") && d.chance(0.25);
+  if (row_cache) e << "    dram_cache: 16GiB\n";
+  if (in_run) e << "    in_run: true\n";
+  if (tier == "ssd" && (row_cache || in_run)) e << "    ssd_path: direct\n";
   return e.str();
 }
 
