@@ -231,6 +231,17 @@ bool report_slo(const sim::ScenarioSession& s, bool print) {
   return all;
 }
 
+// Names what write_session_outputs wrote: the run files of each variant that ran (none for a
+// variant that does not fit) and, for a comparison, compare.json.
+void print_written_outputs(const sim::ScenarioSession& s, const std::string& out) {
+  for (const auto& v : s.variants) {
+    if (!v.built || !v.result) continue;
+    const std::filesystem::path folder = s.compare ? std::filesystem::path(out) / v.name : std::filesystem::path(out);
+    std::cerr << "wrote " << folder.string() << "/{requests.csv, summary.json, timeseries.csv, scenario.json}\n";
+  }
+  if (s.compare) std::cerr << "wrote " << (std::filesystem::path(out) / "compare.json").string() << "\n";
+}
+
 int run_scenario_command(const RunArgs& a) {
   sim::SessionOptions options;
   for (const auto& arg : a.set) {
@@ -266,8 +277,7 @@ int run_scenario_command(const RunArgs& a) {
   // Every output path is checked before the run, so a bad one neither wastes the simulation nor
   // loses its results.
   if (!a.out.empty()) {
-    if (std::filesystem::exists(a.out) && !std::filesystem::is_directory(a.out))
-      throw ConfigError({"--out", 0, 0}, "", a.out + " is a file; --out names a folder");
+    check_output_folder(a.out);
     sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
   }
   std::optional<sim::Golden> golden;
@@ -292,9 +302,7 @@ int run_scenario_command(const RunArgs& a) {
 
   if (!a.out.empty()) {
     sim::write_session_outputs(session, a.out);
-    std::cerr << "wrote " << a.out << (session.compare ? "/<variant>" : "")
-              << "/{requests.csv, summary.json, timeseries.csv, scenario.json}" << (session.compare ? " and compare.json" : "")
-              << "\n";
+    print_written_outputs(session, a.out);
   }
   if (!a.trace_out.empty())
     for (const auto& v : session.variants)
@@ -341,7 +349,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_flag("--json", a->json, "Print the summary JSON instead of tables");
   cmd->add_option("--calibration", a->calibration, "Calibration profile replacing the scenario's");
   cmd->add_option("--jobs", a->jobs, "Threads for compare variants (0 = one per hardware thread)")
-      ->check(CLI::Range(0, 1024));
+      ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
   cmd->add_option("--write-golden", a->write_golden, "Write a golden summary of this run (scenarios/golden/NAME.json)");
   cmd->add_option("--check-golden", a->check_golden, "Compare this run with a golden summary; exit 4 outside tolerance");
