@@ -185,4 +185,26 @@ TEST(CliHabit, RunListsOnlyTheFilesItWrote) {
   EXPECT_FALSE(fs::exists(dir / "out" / "a" / "requests.csv"));
 }
 
+// A measured profile minimal enough for a test: HBM copy traffic on one GPU.
+std::string gpu_profile(const std::string& gpu) {
+  return "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
+         "  gpu: \"" + gpu + "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+         "hbm:\n  buffer_size: 1GiB\n  copy_traffic: 2TB/s\n";
+}
+
+TEST(CliHabit, RunTakesSeveralCalibrationsAndChoosesByGpu) {
+  TempDir dir;
+  write_file(dir / "b300.yaml", gpu_profile("NVIDIA B300"));
+  write_file(dir / "other.yaml", gpu_profile("AMD Instinct MI300X"));
+  const std::string text = "name: cal\nmodel: llama-3.1-8b\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 1\n" + kWorkload;
+  write_file(dir / "cal.yaml", text);
+  for (const auto& order : {std::vector<std::string>{"other.yaml", "b300.yaml"}, std::vector<std::string>{"b300.yaml", "other.yaml"}}) {
+    const CliResult r = run_cli({"run", (dir / "cal.yaml").string(), "--calibration", (dir / order[0]).string(),
+                                 "--calibration", (dir / order[1]).string()},
+                                dir.path());
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_NE(r.out.find("calibration " + (dir / "b300.yaml").string() + ":"), std::string::npos) << describe(r);
+  }
+}
+
 }  // namespace

@@ -6,7 +6,7 @@
 //   --out DIR             write summary.json, requests.csv, timeseries.csv, scenario.json (per-variant
 //                         subfolders and compare.json when comparing)
 //   --json                print the summary JSON instead of tables
-//   --calibration FILE    apply this profile instead of the scenario's
+//   --calibration FILE    apply this profile instead of the scenario's (repeatable: one per GPU)
 //   --jobs N              run variants in N threads (results do not depend on it)
 //   --check-slo           exit 4 when a run misses an `slo:` target
 //   --write-golden FILE / --check-golden FILE   keep / compare a golden summary (scenario_golden.hpp)
@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "core/unit_parse.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario_golden.hpp"
 #include "sim/scenario/scenario_session.hpp"
@@ -41,7 +42,7 @@ struct RunArgs {
   std::vector<std::string> set;
   std::string out;
   bool json = false;
-  std::string calibration;
+  std::vector<std::string> calibrations;
   int jobs = 0;
   bool check_slo = false;
   std::string write_golden;
@@ -248,7 +249,9 @@ int run_scenario_command(const RunArgs& a) {
     const auto [key, value] = planner::parse_set_argument(arg);
     options.set.push_back({key, value});
   }
-  options.calibration = a.calibration;
+  // One profile replaces the scenario's; several are chosen per GPU, as sweep and plan choose.
+  if (a.calibrations.size() == 1) options.calibration = a.calibrations.front();
+  if (a.calibrations.size() > 1) options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
   const sim::OverrideFn apply = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
                                    const SourceLocation& where) { planner::apply_override(root, key, value, where); };
   const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
@@ -347,7 +350,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--set", a->set, "Override a scenario key: key.path=value (repeatable)")->allow_extra_args(false);
   cmd->add_option("--out", a->out, "Write summary.json, requests.csv, timeseries.csv and scenario.json here");
   cmd->add_flag("--json", a->json, "Print the summary JSON instead of tables");
-  cmd->add_option("--calibration", a->calibration, "Calibration profile replacing the scenario's");
+  cmd->add_option("--calibration", a->calibrations,
+                  "Calibration profile replacing the scenario's (repeatable: one per GPU, chosen as sweep chooses)")
+      ->allow_extra_args(false);
   cmd->add_option("--jobs", a->jobs, "Threads for compare variants (0 = one per hardware thread)")
       ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
