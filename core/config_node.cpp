@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -223,7 +225,8 @@ ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)),
       file_(std::move(file)),
       path_(std::move(path)),
-      read_keys_(std::make_shared<std::set<std::string>>()) {}
+      read_keys_(std::make_shared<std::set<std::string>>()),
+      absent_keys_(std::make_shared<std::set<std::string>>()) {}
 
 SourceLocation ConfigNode::location() const {
   const YAML::Mark m = node_.Mark();
@@ -231,9 +234,13 @@ SourceLocation ConfigNode::location() const {
   return {file_, m.line + 1, m.column + 1};
 }
 
-void ConfigNode::fail(const std::string& message) const { throw ConfigError(location(), path_, message); }
+void ConfigNode::fail(const std::string& message) const {
+  reject_close_typo();
+  throw ConfigError(location(), path_, message);
+}
 
 void ConfigNode::fail_key(const std::string& key, const std::string& message) const {
+  reject_close_typo();
   if (has(key)) child(key).fail(message);
   throw ConfigError(location(), child_path(key), message);
 }
@@ -248,14 +255,22 @@ void ConfigNode::require_map() const {
 
 bool ConfigNode::has(const std::string& key) const {
   if (!node_.IsMap()) return false;
-  return static_cast<bool>(node_[key]);
+  const bool present = static_cast<bool>(node_[key]);
+  if (!present) note_absent(key);
+  return present;
 }
+
+void ConfigNode::note_absent(const std::string& key) const { absent_keys_->insert(key); }
 
 ConfigNode ConfigNode::child(const std::string& key) const {
   require_map();
   read_keys_->insert(key);
   YAML::Node c = node_[key];
-  if (!c) throw ConfigError(location(), child_path(key), "missing required field");
+  if (!c) {
+    note_absent(key);
+    reject_close_typo();
+    throw ConfigError(location(), child_path(key), "missing required field");
+  }
   return ConfigNode(c, file_, child_path(key));
 }
 
@@ -263,7 +278,10 @@ std::optional<ConfigNode> ConfigNode::optional_child(const std::string& key) con
   require_map();
   read_keys_->insert(key);
   YAML::Node c = node_[key];
-  if (!c) return std::nullopt;
+  if (!c) {
+    note_absent(key);
+    return std::nullopt;
+  }
   return ConfigNode(c, file_, child_path(key));
 }
 
@@ -295,12 +313,64 @@ void ConfigNode::finish() const {
   require_map();
   for (const auto& kv : node_) {
     const std::string k = key_text(kv.first, file_, path_);
-    if (read_keys_->count(k) == 0) {
-      const YAML::Mark m = kv.first.Mark();
-      throw ConfigError({file_, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1}, child_path(k),
-                        "unknown field");
+    if (read_keys_->count(k) == 0) fail_unknown(kv.first, k);
+  }
+}
+
+void ConfigNode::fail_unknown(const YAML::Node& key_node, const std::string& key) const {
+  std::set<std::string> known = *read_keys_;
+  known.insert(absent_keys_->begin(), absent_keys_->end());
+  const std::string near = closest_key(key, known);
+  throw ConfigError(located_at(file_, key_node.Mark()), child_path(key),
+                    near.empty() ? "unknown field" : "unknown field; did you mean '" + near + "'?");
+}
+
+void ConfigNode::reject_close_typo() const {
+  if (!node_.IsMap() || absent_keys_->empty()) return;
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) continue;
+    const std::string& k = kv.first.Scalar();
+    if (read_keys_->count(k) == 0 && !closest_key(k, *absent_keys_).empty()) fail_unknown(kv.first, k);
+  }
+}
+
+namespace {
+
+// Levenshtein distance (insert, delete, substitute one character each count 1).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
     }
   }
+  return row[b.size()];
+}
+
+// One slip in a short key (tp/tpp), two in a longer one; never more than half the key.
+bool close_enough_for_typo(const std::string& typed, const std::string& known, std::size_t distance) {
+  const std::size_t reach = std::min(known.size(), typed.size()) <= 4 ? 1 : 2;
+  return distance > 0 && distance <= reach && 2 * distance <= known.size();
+}
+
+}  // namespace
+
+std::string ConfigNode::closest_key(const std::string& key, const std::set<std::string>& known) {
+  std::string best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const std::string& k : known) {
+    const std::size_t d = edit_distance(key, k);
+    if (close_enough_for_typo(key, k, d) && d < best_distance) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 std::string ConfigNode::as_str() const {

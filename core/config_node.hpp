@@ -3,7 +3,10 @@
 // A ConfigNode is a view on one YAML node plus the file it came from and its dotted field path
 // ("deployment.scheduler.max_num_seqs"). Every accessor either returns a validated value or throws
 // ConfigError naming file:line:col and the field. Maps remember which keys were read; finish()
-// rejects any key that no one asked for (typos are errors, never silently ignored).
+// rejects any key that no one asked for (typos are errors, never silently ignored). A key that is
+// close (a small edit distance) to one the reader asked for is reported as a likely typo with
+// "did you mean"; such a typo is reported at its own line before any error that the absence of the
+// intended key causes (a missing field, a default that does not fit).
 //
 // Usage pattern for a loader:
 //   ConfigNode root = ConfigNode::load_file(path);
@@ -116,14 +119,23 @@ class ConfigNode {
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void fail_key(const std::string& key, const std::string& message) const;
 
+  // The known key closest to `key` within a typo's reach (see close_enough_for_typo), or empty.
+  static std::string closest_key(const std::string& key, const std::set<std::string>& known);
+
  private:
   std::string child_path(const std::string& key) const;
   void require_map() const;
+  // Throws "unknown field; did you mean" for the first unread key of this map that is close to a
+  // key the reader asked for and did not find; returns when there is none.
+  void reject_close_typo() const;
+  [[noreturn]] void fail_unknown(const YAML::Node& key_node, const std::string& key) const;
+  void note_absent(const std::string& key) const;
 
   YAML::Node node_;
   std::string file_;
   std::string path_;
   std::shared_ptr<std::set<std::string>> read_keys_;
+  std::shared_ptr<std::set<std::string>> absent_keys_;  // asked for, not in the map
 };
 
 }  // namespace engramsim

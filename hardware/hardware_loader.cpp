@@ -1,6 +1,7 @@
 #include "hardware/hardware_loader.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -71,6 +72,27 @@ void check_flops_ordering(const ConfigNode& flops, const std::map<Precision, Flo
   }
 }
 
+// A size in GiB with its decimal reading beside it ("131.3 GiB = 141.0 GB").
+std::string binary_and_decimal(Bytes b) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " = %.1f GB", b.value() / 1e9);
+  return to_string(b) + buf;
+}
+
+// hbm_usable above hbm_capacity. Decimal units are read as written (1 GB = 1e9 bytes): a capacity
+// written in GB or TB below a usable size is most often a vendor's "GB" that means GiB, so the
+// capacity's own line is blamed; otherwise the usable size's.
+void check_usable_fits(const ConfigNode& root, const GpuSpec& g) {
+  if (!(g.hbm_usable > g.hbm_capacity)) return;
+  const std::string sizes = " (" + binary_and_decimal(g.hbm_usable) + " > " + binary_and_decimal(g.hbm_capacity) + ")";
+  const ConfigNode capacity = root.child("hbm_capacity");
+  const std::string text = capacity.as_str();
+  if (text.find("iB") == std::string::npos)
+    capacity.fail("is less than hbm_usable" + sizes + ": \"" + text +
+                  "\" is decimal (1 GB = 1e9 bytes); write GiB for a binary size");
+  root.child("hbm_usable").fail("exceeds hbm_capacity" + sizes);
+}
+
 GpuSpec parse_gpu(const ConfigNode& root) {
   GpuSpec g;
   g.name = non_empty(root, "name");
@@ -78,10 +100,7 @@ GpuSpec parse_gpu(const ConfigNode& root) {
   g.vendor = root.one_of("vendor", {"nvidia", "amd"});
   g.hbm_capacity = plausible(root, "hbm_capacity", &ConfigNode::as_bytes, 0x1p30, 0x1p50, "1 GiB to 1 PiB");
   g.hbm_usable = plausible(root, "hbm_usable", &ConfigNode::as_bytes, 0x1p30, 0x1p50, "1 GiB to 1 PiB");
-  if (g.hbm_usable > g.hbm_capacity) {
-    root.child("hbm_usable").fail("exceeds hbm_capacity (" + to_string(g.hbm_usable) + " > " +
-                                  to_string(g.hbm_capacity) + ")");
-  }
+  check_usable_fits(root, g);
   g.hbm_bandwidth = plausible(root, "hbm_bandwidth", &ConfigNode::as_bandwidth, 1e10, 1e15, "10 GB/s to 1 PB/s");
 
   const ConfigNode flops = root.child("dense_flops");

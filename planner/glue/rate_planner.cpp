@@ -265,7 +265,7 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
                                     : std::string());
   if (candidates.empty() || !(out.target_rate > 0.0)) {
     out.notes.push_back("Fleet plan: no candidate meets the SLO at any probed rate, so no fleet serves " + target_text +
-                        ". See the infeasible points below for the reasons.");
+                        ". The report lists the infeasible points with their reasons.");
     out.tables.push_back(std::move(search));
     return out;
   }
@@ -330,9 +330,10 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   }
   note += out.sensitivity.winner_stable
               ? " The winner is the same for every price tier and load factor in the sensitivity table."
-              : " The winner changes with price tier or load: see the sensitivity table.";
-  note += " (The line above ranks points per GPU at each candidate's own maximum rate; this plan rounds to whole "
-          "nodes at the target load.)";
+              : " The winner changes with price tier or load: see the sensitivity table of the report.";
+  // The CLI prints this note without the report's point-based recommendation: name it, not its place.
+  note += " (The report's recommendation ranks points per GPU at each candidate's own maximum rate; this plan "
+          "rounds to whole nodes at the target load.)";
   out.notes.push_back(note);
   out.tables.push_back(std::move(fleet));
   out.tables.push_back(std::move(sens));

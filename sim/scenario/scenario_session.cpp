@@ -85,6 +85,7 @@ ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOption
   s.compare = !(variants.size() == 1 && variants.front().name.empty());
   ScenarioParseOptions po;
   po.calibration = options.calibration;
+  if (!options.calibrations_by_gpu.empty()) po.calibrations_by_gpu = &options.calibrations_by_gpu;
   for (auto& v : variants) {
     VariantOutcome o;
     o.name = v.name;

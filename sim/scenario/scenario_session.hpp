@@ -43,6 +43,9 @@ struct ScenarioSession {
 struct SessionOptions {
   std::vector<SetArgument> set;  // --set key.path=value, in order
   std::string calibration;       // --calibration FILE (replaces the scenario's)
+  // Several --calibration files: each variant takes the one choose_calibration picks for its GPU
+  // (sweep's rule), the scenario's own where none is picked. Not combined with `calibration`.
+  std::vector<CalibrationCandidate> calibrations_by_gpu;
 };
 
 ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options, const OverrideFn& apply);

@@ -134,3 +134,31 @@ TEST(ConfigNode, OptionalDefaultsOnlyWhenAbsent) {
   auto bad = ConfigNode::load_string("u: 1.5\n", "f.yaml");
   EXPECT_THROW(bad.number_or("u", 0.9, 0, 1), ConfigError);
 }
+
+TEST(ConfigNode, ATypoIsReportedAtItsKeyBeforeTheMissingFieldItCauses) {
+  // `tpp` under a map whose reader needs `tp`: the typo's own line, with the likely key.
+  auto root = ConfigNode::load_string("deployment:\n  replicas: 1\n  tpp: 2\n", "s.yaml");
+  const ConfigNode d = root.child("deployment");
+  EXPECT_EQ(d.integer("replicas"), 1);
+  EXPECT_EQ(error_of([&] { d.integer("tp"); }), "s.yaml:3:3: deployment.tpp: unknown field; did you mean 'tp'?");
+  // The same when the key is optional and a later check fails for want of it.
+  auto opt = ConfigNode::load_string("replicas: 1\ntpp: 2\n", "o.yaml");
+  EXPECT_EQ(opt.integer_or("tp", 1, 1, 8), 1);
+  EXPECT_EQ(error_of([&] { opt.fail("does not fit"); }), "o.yaml:2:1: tpp: unknown field; did you mean 'tp'?");
+  // finish() suggests the closest key the reader knew.
+  auto fin = ConfigNode::load_string("concurency: 4\n", "f.yaml");
+  EXPECT_EQ(fin.integer_or("concurrency", 1), 1);
+  EXPECT_EQ(error_of([&] { fin.finish(); }), "f.yaml:1:1: concurency: unknown field; did you mean 'concurrency'?");
+}
+
+TEST(ConfigNode, DidYouMeanStaysWithinATyposReach) {
+  const std::set<std::string> known = {"tp", "ep", "replicas", "num_requests"};
+  EXPECT_EQ(ConfigNode::closest_key("tpp", known), "tp");
+  EXPECT_EQ(ConfigNode::closest_key("replica", known), "replicas");
+  EXPECT_EQ(ConfigNode::closest_key("num_reqests", known), "num_requests");
+  EXPECT_EQ(ConfigNode::closest_key("tpxx", known), "");    // two slips in a short key
+  EXPECT_EQ(ConfigNode::closest_key("extra", known), "");   // nothing near
+  // A missing field with no close sibling keeps its plain message.
+  auto root = ConfigNode::load_string("a: 5\n", "f.yaml");
+  EXPECT_EQ(error_of([&] { root.str("bcd"); }), "f.yaml:1:1: bcd: missing required field");
+}

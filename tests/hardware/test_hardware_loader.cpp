@@ -255,6 +255,16 @@ TEST_F(HardwareLoaderTest, UsableAboveCapacity) {
   const std::string path = write_gpu(lines);
   expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "hbm_usable:"), "hbm_usable",
                  "exceeds hbm_capacity");
+  // A capacity in decimal GB is read as written (141 GB = 131.3 GiB); below a binary usable size the
+  // slip is on the capacity's line, and both readings are shown.
+  replace_line(lines, "hbm_usable:", "hbm_usable: \"135GiB\"");
+  replace_line(lines, "hbm_capacity:", "hbm_capacity: \"141GB\"");
+  const std::string decimal = error_of([&] { load_gpu(write_gpu(lines)); });
+  EXPECT_NE(decimal.find(":" + std::to_string(line_of(lines, "hbm_capacity:")) + ":"), std::string::npos) << decimal;
+  EXPECT_NE(decimal.find("hbm_capacity: is less than hbm_usable (135.00 GiB = 145.0 GB > 131.32 GiB = 141.0 GB)"),
+            std::string::npos)
+      << decimal;
+  replace_line(lines, "hbm_capacity:", "hbm_capacity: \"288GiB\"");
   // The limit itself is allowed.
   replace_line(lines, "hbm_usable:", "hbm_usable: \"288GiB\"");
   EXPECT_NO_THROW(load_gpu(write_gpu(lines)));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -46,7 +47,7 @@ std::string engram_tier_label(const std::optional<EngramTier>& tier) { return ti
 
 void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::string& engram_tier) {
   cmd->add_option("--ep", ep, "Expert-parallel groups, dividing --tp (0 = automatic)")
-      ->check(CLI::Range(0, 4096))
+      ->check(CLI::Range(0, limits::kMaxEp))
       ->capture_default_str();
   // The values of the scenario key deployment.attention ("auto" is accepted for "automatic").
   cmd->add_option("--attention", attention, "Attention parallelism: automatic, tensor or data")
@@ -56,6 +57,15 @@ void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::str
                   "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
                   "Engram tables, none without)")
       ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
+}
+
+void check_output_folder(const std::string& path, const std::string& flag) {
+  std::error_code ec;
+  for (std::filesystem::path p = path; !p.empty(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, ec) && !std::filesystem::is_directory(p, ec))
+      throw ConfigError({flag, 0, 0}, "", p.string() + " is a file, not a folder");
+    if (p == p.parent_path()) break;
+  }
 }
 
 TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

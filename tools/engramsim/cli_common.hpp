@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -17,6 +18,20 @@
 namespace engramsim::cli {
 
 using CommandAction = std::function<int()>;
+
+// One range per quantity, for every command that takes it and as the scenario key of the same
+// meaning reads it (sim/scenario/scenario.cpp, scenario_workload.cpp): --tp is deployment.tp, and so on.
+namespace limits {
+inline constexpr int kMaxTp = 4096;                        // deployment.tp
+inline constexpr int kMaxEp = 4096;                        // deployment.ep (0 = automatic)
+inline constexpr int kMaxActiveGpus = 4096;                // deployment.engram.active_gpus (0 = all)
+inline constexpr int kMaxJobs = 4096;                      // worker threads (0 = one per hardware thread)
+inline constexpr std::int64_t kMaxSchedulerCount = 2147483647;  // max_num_batched_tokens, max_num_seqs
+inline constexpr int kMaxBlockSize = 1 << 20;              // deployment.scheduler.block_size
+inline constexpr double kMinGpuMemoryUtilization = 1e-3;   // deployment.scheduler.gpu_memory_utilization
+inline constexpr int kMaxRedundantExperts = 1 << 16;       // deployment.redundant_experts
+inline constexpr std::int32_t kMaxAgentxSessions = 1000000;  // workload.generate.sessions
+}  // namespace limits
 
 void register_commands(CLI::App& app, CommandAction& action);
 
@@ -33,6 +48,10 @@ std::string engram_tier_label(const std::optional<EngramTier>& tier);  // "hbm" 
 // The layout and tier options step and footprint share: --ep (0 = automatic), --attention
 // auto|tensor|data and --engram-tier hbm|dram|ssd|none (resolved with resolve_engram_tier).
 void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::string& engram_tier);
+
+// Refuses an output folder that cannot be one: `path` (or a folder above it) exists and is a file.
+// Throws ConfigError "--out: PATH is a file, not a folder" (exit 2); `flag` names the option.
+void check_output_folder(const std::string& path, const std::string& flag = "--out");
 
 // Left-aligned text table with right-aligned numeric columns, for human output.
 class TextTable {

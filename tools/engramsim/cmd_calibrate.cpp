@@ -200,7 +200,7 @@ int run_calibrate(const CalibrateArgs& a) {
   if (!a.gpu_table_size.empty()) o.gpu_table_size = size_option("--gpu-table-size", a.gpu_table_size);
   if (a.threads < 0) bad("--threads", "must be >= 1 (or 0 for all CPUs)");
   o.threads = a.threads;
-  if (!(a.zipf_s > 0.0)) bad("--zipf-s", "must be > 0");
+  if (!(a.zipf_s > 0.0)) bad("--zipf-exponent", "must be > 0");
   o.zipf_exponent = a.zipf_s;
   o.seed = a.seed;
   if (a.device < 0) bad("--device", "must be >= 0");
@@ -304,7 +304,7 @@ void add_calibrate_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--name", a->name, "Profile name (default: the host name)");
   cmd->add_option("--node", a->node, "Node preset to compare against (catalog name or path)");
   cmd->add_option("--gpu", a->gpu, "GPU preset to compare against (default: the node's GPU)");
-  cmd->add_option("--zipf-s", a->zipf_s, "Zipf exponent of the skewed index stream")->capture_default_str();
+  cmd->add_option("--zipf-exponent", a->zipf_s, "Zipf exponent of the skewed index stream (the profile's zipf_exponent)")->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed of the index streams and check positions")->capture_default_str();
   cmd->add_option("--device", a->device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--gemm-shapes", a->gemm_shapes, "GEMM shapes MxNxK,... (default: the catalog models' projections)");

@@ -231,27 +231,27 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<FootprintArgs>();
   cmd->add_option("--model", a->model, "Model card name or path (models/cards)")->required();
   cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
-  cmd->add_option("--tp", a->tp, "GPUs per replica (tensor-parallel size)")->required()->check(CLI::Range(1, 4096));
+  cmd->add_option("--tp", a->tp, "GPUs per replica (tensor-parallel size)")->required()->check(CLI::Range(1, limits::kMaxTp));
   add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
-  cmd->add_option("--max-num-batched-tokens,--max-batched-tokens", a->max_batched_tokens, "Tokens per scheduler step")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+  cmd->add_option("--max-num-batched-tokens", a->max_batched_tokens, "Tokens per scheduler step")
+      ->check(CLI::Range(std::int64_t{1}, limits::kMaxSchedulerCount))
       ->capture_default_str();
   cmd->add_option("--max-num-seqs", a->max_num_seqs, "Resident sequences per scheduler")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+      ->check(CLI::Range(std::int64_t{1}, limits::kMaxSchedulerCount))
       ->capture_default_str();
   cmd->add_option("--max-model-len", a->max_model_len, "Longest sequence the KV pool must hold (0 = the card's context)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--gpu-memory-utilization", a->gpu_memory_utilization, "Fraction of usable HBM the engine may take")
-      ->check(CLI::Range(0.01, 1.0))
+      ->check(CLI::Range(limits::kMinGpuMemoryUtilization, 1.0))
       ->capture_default_str();
-  cmd->add_option("--kv-cache-free-gpu-mem-fraction,--kv-free-fraction", a->kv_free_fraction,
+  cmd->add_option("--kv-cache-free-gpu-mem-fraction", a->kv_free_fraction,
                   "TensorRT-LLM's rule: KV takes this share of the HBM left after "
                   "weights, activations and reserve; replaces --gpu-memory-utilization")
       ->check(CLI::Range(0.01, 1.0))
       ->excludes(cmd->get_option("--gpu-memory-utilization"));
-  cmd->add_option("--block-size", a->block_size, "KV tokens per block")->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  cmd->add_flag("--share-across-replicas,--share-engram", a->share_engram, "One pinned host copy of the tables per node, shared by replicas");
+  cmd->add_option("--block-size", a->block_size, "KV tokens per block")->check(CLI::Range(1, limits::kMaxBlockSize))->capture_default_str();
+  cmd->add_flag("--share-across-replicas", a->share_engram, "One pinned host copy of the tables per node, shared by replicas");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_footprint(*a); }; });
 }

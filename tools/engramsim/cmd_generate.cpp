@@ -38,7 +38,7 @@ void add_generate_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<GenerateAgentxArgs>();
   agentx->add_option("--seed", a->seed, "Random seed")->capture_default_str();
   agentx->add_option("--sessions", a->sessions, "Number of session trees")
-      ->check(CLI::Range(1, 1 << 20))
+      ->check(CLI::Range(1, limits::kMaxAgentxSessions))
       ->capture_default_str();
   agentx->add_option("--out", a->out, "Output file (.gz: gzip-compressed)")->required();
   agentx->callback([&action, a] { action = [a] { return generate_agentx(*a); }; });

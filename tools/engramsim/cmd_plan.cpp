@@ -31,9 +31,45 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// --json: the run's counts and the ranking (cheapest first) with each candidate's fleet.
+nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::FleetPlanResult& fleet, const std::string& report) {
+  nlohmann::json ranking = nlohmann::json::array();
+  for (const planner::RankedPlan& r : fleet.ranking) {
+    const planner::FleetPlan& p = r.plan;
+    ranking.push_back({{"name", r.name}, {"replicas", p.replicas}, {"nodes", p.nodes}, {"gpus", p.gpus},
+                       {"max_rate_per_replica", p.max_rate_per_replica}, {"utilization", p.utilization},
+                       {"usd_per_hour", p.cost_per_hour.value()}, {"gpu_usd_per_hour", p.gpu_cost_per_hour.value()},
+                       {"storage_usd_per_hour", p.storage_cost_per_hour.value()},
+                       {"usd_per_million_tokens", p.usd_per_million_tokens}});
+  }
+  nlohmann::json j = sweep_summary_json(s);
+  j["target_rate"] = fleet.target_rate;
+  j["tokens_per_request"] = fleet.tokens_per_request;
+  j["ranking"] = ranking;
+  j["winner_stable"] = fleet.sensitivity.winner_stable;
+  j["notes"] = fleet.notes;
+  j["report"] = report;
+  return j;
+}
+
+void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::ReportContext& ctx, const std::string& report) {
+  for (const auto& t : fleet.tables) {
+    if (t.name != "fleet_plan") continue;
+    std::cout << "\n" << t.title << "\n";
+    TextTable tt(t.columns);
+    for (const auto& r : t.rows) tt.add_row(r);
+    std::cout << tt.render();
+  }
+  for (const auto& n : fleet.notes) std::cout << "\n" << n << "\n";
+  std::cout << "\n";
+  print_validation_accuracy(ctx, std::cout);
+  std::cout << "report: " << report << "\n";
+}
+
 int plan_command(const SweepCliArgs& a) {
   const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
   const bool writer = !mpi || mpi->rank() == 0;
+  check_output_folder(a.out);
 
   const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
   if (!sc.plan)
@@ -49,16 +85,18 @@ int plan_command(const SweepCliArgs& a) {
   const planner::SweepRunSummary s =
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
-  print_sweep_summary(s, std::cout);
+  if (!a.json) print_sweep_summary(s, std::cout);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
   // Candidates are probed at a rate, not a client count: the x of the stall chart and the
   // "at ..." of the recommendation are the mean requests in the probed node (Little's law).
   ctx.curve_axis = "requests in system";
   if (o.shard.count > 1) {
     planner::write_context(a.out, ctx);
-    std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done; when every shard is done: engramsim merge "
-              << a.out << " --shards " << o.shard.count << ", then engramsim plan " << a.scenario << " --out " << a.out
-              << " --resume (sizes the fleet without simulating again)\n";
+    if (a.json) print_shard_json(s, o.shard, std::cout);
+    else
+      std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done; when every shard is done: engramsim merge "
+                << a.out << " --shards " << o.shard.count << ", then engramsim plan " << a.scenario << " --out " << a.out
+                << " --resume (sizes the fleet without simulating again)\n";
     return s.errors > 0 ? exit_code::failure : exit_code::ok;
   }
   if (!s.complete) {
@@ -85,17 +123,9 @@ int plan_command(const SweepCliArgs& a) {
 
   std::size_t errors = 0;
   for (const auto& l : lines) errors += l.status == planner::PointStatus::error;
-  for (const auto& t : fleet.tables) {
-    if (t.name != "fleet_plan") continue;
-    std::cout << "\n" << t.title << "\n";
-    TextTable tt(t.columns);
-    for (const auto& r : t.rows) tt.add_row(r);
-    std::cout << tt.render();
-  }
-  for (const auto& n : fleet.notes) std::cout << "\n" << n << "\n";
-  std::cout << "\n";
-  print_validation_accuracy(ctx, std::cout);
-  std::cout << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
+  const std::string report = (std::filesystem::path(a.out) / "report.html").string();
+  if (a.json) std::cout << plan_json(s, fleet, report).dump(2) << "\n";
+  else print_fleet_plan(fleet, ctx, report);
   if (errors > 0) {
     std::cerr << "error: " << errors << " candidates failed; their lines in results.jsonl carry the message\n";
     return exit_code::failure;

@@ -6,7 +6,7 @@
 //   --out DIR             write summary.json, requests.csv, timeseries.csv, scenario.json (per-variant
 //                         subfolders and compare.json when comparing)
 //   --json                print the summary JSON instead of tables
-//   --calibration FILE    apply this profile instead of the scenario's
+//   --calibration FILE    apply this profile instead of the scenario's (repeatable: one per GPU)
 //   --jobs N              run variants in N threads (results do not depend on it)
 //   --check-slo           exit 4 when a run misses an `slo:` target
 //   --write-golden FILE / --check-golden FILE   keep / compare a golden summary (scenario_golden.hpp)
@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "core/unit_parse.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/scenario/scenario_golden.hpp"
 #include "sim/scenario/scenario_session.hpp"
@@ -41,7 +42,7 @@ struct RunArgs {
   std::vector<std::string> set;
   std::string out;
   bool json = false;
-  std::string calibration;
+  std::vector<std::string> calibrations;
   int jobs = 0;
   bool check_slo = false;
   std::string write_golden;
@@ -231,13 +232,26 @@ bool report_slo(const sim::ScenarioSession& s, bool print) {
   return all;
 }
 
+// Names what write_session_outputs wrote: the run files of each variant that ran (none for a
+// variant that does not fit) and, for a comparison, compare.json.
+void print_written_outputs(const sim::ScenarioSession& s, const std::string& out) {
+  for (const auto& v : s.variants) {
+    if (!v.built || !v.result) continue;
+    const std::filesystem::path folder = s.compare ? std::filesystem::path(out) / v.name : std::filesystem::path(out);
+    std::cerr << "wrote " << folder.string() << "/{requests.csv, summary.json, timeseries.csv, scenario.json}\n";
+  }
+  if (s.compare) std::cerr << "wrote " << (std::filesystem::path(out) / "compare.json").string() << "\n";
+}
+
 int run_scenario_command(const RunArgs& a) {
   sim::SessionOptions options;
   for (const auto& arg : a.set) {
     const auto [key, value] = planner::parse_set_argument(arg);
     options.set.push_back({key, value});
   }
-  options.calibration = a.calibration;
+  // One profile replaces the scenario's; several are chosen per GPU, as sweep and plan choose.
+  if (a.calibrations.size() == 1) options.calibration = a.calibrations.front();
+  if (a.calibrations.size() > 1) options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
   const sim::OverrideFn apply = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
                                    const SourceLocation& where) { planner::apply_override(root, key, value, where); };
   const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
@@ -266,8 +280,7 @@ int run_scenario_command(const RunArgs& a) {
   // Every output path is checked before the run, so a bad one neither wastes the simulation nor
   // loses its results.
   if (!a.out.empty()) {
-    if (std::filesystem::exists(a.out) && !std::filesystem::is_directory(a.out))
-      throw ConfigError({"--out", 0, 0}, "", a.out + " is a file; --out names a folder");
+    check_output_folder(a.out);
     sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
   }
   std::optional<sim::Golden> golden;
@@ -292,9 +305,7 @@ int run_scenario_command(const RunArgs& a) {
 
   if (!a.out.empty()) {
     sim::write_session_outputs(session, a.out);
-    std::cerr << "wrote " << a.out << (session.compare ? "/<variant>" : "")
-              << "/{requests.csv, summary.json, timeseries.csv, scenario.json}" << (session.compare ? " and compare.json" : "")
-              << "\n";
+    print_written_outputs(session, a.out);
   }
   if (!a.trace_out.empty())
     for (const auto& v : session.variants)
@@ -339,9 +350,11 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--set", a->set, "Override a scenario key: key.path=value (repeatable)")->allow_extra_args(false);
   cmd->add_option("--out", a->out, "Write summary.json, requests.csv, timeseries.csv and scenario.json here");
   cmd->add_flag("--json", a->json, "Print the summary JSON instead of tables");
-  cmd->add_option("--calibration", a->calibration, "Calibration profile replacing the scenario's");
+  cmd->add_option("--calibration", a->calibrations,
+                  "Calibration profile replacing the scenario's (repeatable: one per GPU, chosen as sweep chooses)")
+      ->allow_extra_args(false);
   cmd->add_option("--jobs", a->jobs, "Threads for compare variants (0 = one per hardware thread)")
-      ->check(CLI::Range(0, 1024));
+      ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
   cmd->add_option("--write-golden", a->write_golden, "Write a golden summary of this run (scenarios/golden/NAME.json)");
   cmd->add_option("--check-golden", a->check_golden, "Compare this run with a golden summary; exit 4 outside tolerance");

@@ -370,34 +370,35 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<StepArgs>();
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
-  cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->required()->check(CLI::Range(1, 1024));
+  cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->required()->check(CLI::Range(1, limits::kMaxTp));
   add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
   cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention: shorthand for --attention data");
   cmd->add_option("--expert-placement", a->expert_placement,
                   "Routed experts over the EP ranks: static (no balancer, default), eplb or ideal")
       ->check(CLI::IsMember({"static", "eplb", "ideal"}));
   cmd->add_option("--redundant-experts", a->redundant_experts, "Extra expert replicas under --expert-placement eplb")
-      ->check(CLI::Range(0, 65536));
+      ->check(CLI::Range(0, limits::kMaxRedundantExperts));
   CLI::Option* seqs =
       cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step")->check(CLI::Range(0, 1000000));
   CLI::Option* context = cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
   seqs->needs(context);
   cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
-  cmd->add_option("--acceptance-length,--spec-accept", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
+  cmd->add_option("--acceptance-length", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
   cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)")
       ->check(CLI::Range(0, 64));
   cmd->add_flag("--no-spec", a->no_spec, "Run without speculative decoding");
   cmd->add_option("--engine", a->engine, "Serving-engine preset for the host overhead: a name (engramsim list engines) or a file");
-  cmd->add_option("--zipf", a->zipf, "Zipf exponent of Engram row popularity (0 = uniform)")->check(CLI::Range(0.0, 4.0));
+  cmd->add_option("--zipf-exponent", a->zipf,
+                  "Zipf exponent of Engram row popularity, as deployment.engram.access.exponent (0 = uniform)")->check(CLI::Range(0.0, 4.0));
   cmd->add_option("--dram-cache", a->dram_cache, "DRAM row cache per replica in front of the ssd tier (e.g. 64GiB)");
-  cmd->add_option("--hbm-cache,--hbm-hot", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");
-  cmd->add_option("--fetch,--dram-path", a->dram_path, "How DRAM rows reach the GPU: zero_copy or staged")
+  cmd->add_option("--hbm-cache", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");
+  cmd->add_option("--fetch", a->dram_path, "How DRAM rows reach the GPU: zero_copy or staged")
       ->check(CLI::IsMember({"zero_copy", "staged"}));
   cmd->add_option("--ssd-queue-depth", a->ssd_queue_depth, "Outstanding 4 KiB reads per NVMe drive")
       ->check(CLI::Range(1, 65536));
   cmd->add_option("--active-gpus", a->active_gpus, "GPUs of the node fetching at once (0 = all)")
-      ->check(CLI::Range(0, 1024));
+      ->check(CLI::Range(0, limits::kMaxActiveGpus));
   cmd->add_flag("--no-dedup", a->no_dedup, "The engine fetches every lookup (no within-step dedup)");
   cmd->add_option("--calibration", a->calibration, "Calibration profile (YAML) whose measured sections replace defaults");
   cmd->add_flag("--per-layer", a->per_layer, "Also list every op of every layer");

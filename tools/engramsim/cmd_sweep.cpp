@@ -27,10 +27,38 @@
 namespace engramsim::cli {
 namespace {
 
+struct PointCounts {
+  std::size_t ok = 0, infeasible = 0, errors = 0;
+};
+
+PointCounts count_points(const planner::ReportData& data) {
+  PointCounts c;
+  for (const auto& p : data.points) {
+    c.ok += p.status == planner::PointStatus::ok;
+    c.infeasible += p.status == planner::PointStatus::infeasible;
+    c.errors += p.status == planner::PointStatus::error;
+  }
+  return c;
+}
+
+// --json: the run's counts, the outcome of every point, the report's path and the recommendation.
+void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, const std::string& report,
+                      const planner::Recommendation& rec) {
+  nlohmann::json j = sweep_summary_json(s);
+  j["ok"] = c.ok;
+  j["infeasible"] = c.infeasible;
+  j["errors"] = c.errors;
+  j["report"] = report;
+  j["recommendation"] = {{"found", rec.found}, {"config", rec.config}, {"tokens_per_dollar", rec.tokens_per_dollar},
+                         {"interactivity", rec.interactivity}, {"text", rec.text}};
+  std::cout << j.dump(2) << "\n";
+}
+
 int sweep_command(const SweepCliArgs& a) {
   // First: under mpirun every rank must join before anything else can fail differently on one.
   const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
   const bool writer = !mpi || mpi->rank() == 0;
+  check_output_folder(a.out);
 
   const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
   if (writer && sc.sweep.spec.dimensions.empty())
@@ -49,31 +77,35 @@ int sweep_command(const SweepCliArgs& a) {
 
   const planner::ReportContext ctx = planner::make_report_context(sc, inputs);
   planner::write_context(a.out, ctx);
-  print_sweep_summary(s, std::cout);
   if (o.shard.count > 1) {
-    std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done: " << s.results_file.string()
-              << "\nwhen every shard is done: engramsim merge " << a.out << " --shards " << o.shard.count << "\n";
+    if (a.json) {
+      print_shard_json(s, o.shard, std::cout);
+    } else {
+      print_sweep_summary(s, std::cout);
+      std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done: " << s.results_file.string()
+                << "\nwhen every shard is done: engramsim merge " << a.out << " --shards " << o.shard.count << "\n";
+    }
     return s.errors > 0 ? exit_code::failure : exit_code::ok;
   }
+  if (!a.json) print_sweep_summary(s, std::cout);
   if (!s.complete) {
     std::cerr << "error: the sweep stopped before every point was evaluated; rerun with --resume\n";
     return exit_code::failure;
   }
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);
-  std::size_t ok = 0, infeasible = 0, errors = 0;
-  for (const auto& p : data.points) {
-    ok += p.status == planner::PointStatus::ok;
-    infeasible += p.status == planner::PointStatus::infeasible;
-    errors += p.status == planner::PointStatus::error;
-  }
-  std::cout << ok << " ok, " << infeasible << " infeasible (pruned), " << errors << " errors\n";
-  print_validation_accuracy(ctx, std::cout);
-  std::cout << "report: " << (std::filesystem::path(a.out) / "report.html").string() << "\n";
+  const PointCounts counts = count_points(data);
+  const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const planner::Recommendation rec = planner::recommend(data);
-  std::cout << rec.text << "\n";
-  if (errors > 0) {
-    std::cerr << "error: " << errors << " points failed; their lines in results.jsonl carry the message\n";
+  if (a.json) {
+    print_sweep_json(s, counts, report, rec);
+  } else {
+    std::cout << counts.ok << " ok, " << counts.infeasible << " infeasible (pruned), " << counts.errors << " errors\n";
+    print_validation_accuracy(ctx, std::cout);
+    std::cout << "report: " << report << "\n" << rec.text << "\n";
+  }
+  if (counts.errors > 0) {
+    std::cerr << "error: " << counts.errors << " points failed; their lines in results.jsonl carry the message\n";
     return exit_code::failure;
   }
   return exit_code::ok;

@@ -313,7 +313,8 @@ void add_validate_set_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<ValidateSetArgs>();
   cmd->add_option("--cases", a->cases, "Validation set file (default: scenarios/validation/cases.yaml)");
   cmd->add_option("--case", a->only, "Evaluate only this case id (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--jobs", a->jobs, "Threads for serving runs (0 = one per hardware thread)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--jobs", a->jobs, "Threads for serving runs (0 = one per hardware thread)")
+      ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_option("--calibration", a->calibrations,
                   "Calibration profile (engramsim calibrate) for the cases on its GPU (repeatable: one per GPU, as sweep chooses)")
       ->allow_extra_args(false);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "planner/mpi_session.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
+#include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
 
@@ -30,6 +32,7 @@ struct SweepCliArgs {
   std::vector<std::string> set;
   std::vector<std::string> calibrations;
   std::string progress = "auto";
+  bool json = false;  // the summary (sweep) or ranking (plan) as one JSON object on stdout
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
@@ -45,7 +48,8 @@ inline void print_validation_accuracy(const planner::ReportContext& ctx, std::os
 inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_option("scenario", a.scenario, "Scenario YAML file with a sweep: block")->required();
   cmd->add_option("--out", a.out, "Output folder (results.jsonl, sweep.json, context.json, report)")->required();
-  cmd->add_option("--jobs", a.jobs, "Worker threads (0 = one per hardware thread)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--jobs", a.jobs, "Worker threads (0 = one per hardware thread)")
+      ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--resume", a.resume, "Keep the finished points of an interrupted run and do the rest");
   cmd->add_option("--shard", a.shard, "Run only the points with index % N == i (i/N), into results.shard-i-of-N.jsonl");
   cmd->add_option("--set", a.set, "Override a scenario key before expanding: key.path=value (repeatable)")
@@ -55,6 +59,7 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
       ->allow_extra_args(false);
   cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  cmd->add_flag("--json", a.json, "Print the outcome as one JSON object on stdout instead of the text summary");
 }
 
 inline planner::ProgressMode progress_mode(const std::string& s) {
@@ -77,6 +82,20 @@ inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const p
   o.fingerprint = std::move(fingerprint);
   o.mpi = mpi;
   return o;
+}
+
+// The counts of print_sweep_summary as JSON fields.
+inline nlohmann::json sweep_summary_json(const planner::SweepRunSummary& s) {
+  return {{"points", s.owned_points}, {"already_done", s.already_done}, {"evaluated", s.evaluated},
+          {"infeasible_now", s.infeasible}, {"errors_now", s.errors}, {"complete", s.complete},
+          {"wall_seconds", s.wall_seconds}};
+}
+
+// --json of a shard run: the counts and which shard wrote which file.
+inline void print_shard_json(const planner::SweepRunSummary& s, const planner::ShardSpec& shard, std::ostream& os) {
+  nlohmann::json j = sweep_summary_json(s);
+  j["shard"] = {{"index", shard.index}, {"count", shard.count}, {"results", s.results_file.string()}};
+  os << j.dump(2) << "\n";
 }
 
 inline void print_sweep_summary(const planner::SweepRunSummary& s, std::ostream& os) {

@@ -1,0 +1,210 @@
+// The command line as a user of the other commands expects it (issue 21, item 5): typos reported at
+// the key with a likely name, --out onto a file refused plainly, the commit in --version, --json on
+// sweep, plan and list. Runs the real binary (its path compiled in).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <string>
+
+#include "cli_test_util.hpp"
+
+namespace {
+
+using namespace engramsim::planner::cli_testing;
+
+const std::string kWorkload =
+    "workload:\n  kind: closed_loop\n  concurrency: 2\n  num_requests: 4\n"
+    "  input: {distribution: fixed, tokens: 128}\n  output: {distribution: fixed, tokens: 4}\n";
+
+std::string small_scenario(const std::string& deployment) {
+  return "name: habit\nmodel: llama-3.1-8b\nnode: hgx-h100\ndeployment:\n" + deployment + kWorkload;
+}
+
+TEST(CliHabit, ATypoedKeyIsReportedAtItsLineWithTheLikelyName) {
+  TempDir dir;
+  write_file(dir / "tpp.yaml", small_scenario("  replicas: 1\n  tpp: 2\n"));
+  const CliResult tpp = run_cli({"run", (dir / "tpp.yaml").string()}, dir.path());
+  EXPECT_EQ(tpp.code, 2) << describe(tpp);
+  EXPECT_NE(tpp.err.find("tpp.yaml:6:3: deployment.tpp: unknown field; did you mean 'tp'?"), std::string::npos)
+      << describe(tpp);
+  // A typo that a check meets before the unknown-key pass: blamed on the key, not on its map.
+  write_file(dir / "replica.yaml", small_scenario("  replica: 1\n  tp: 1\n"));
+  const CliResult rep = run_cli({"run", (dir / "replica.yaml").string()}, dir.path());
+  EXPECT_EQ(rep.code, 2) << describe(rep);
+  EXPECT_NE(rep.err.find("replica.yaml:5:3: deployment.replica: unknown field; did you mean 'replicas'?"),
+            std::string::npos)
+      << describe(rep);
+}
+
+TEST(CliHabit, OutNamingAFileIsAPlainErrorForEveryCommand) {
+  TempDir dir;
+  write_file(dir / "ok.yaml", small_scenario("  replicas: 1\n  tp: 1\n"));
+  write_file(dir / "taken", "x");
+  const std::string taken = (dir / "taken").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", (dir / "ok.yaml").string(), "--out", taken},
+      {"sweep", data_file("tiny_sweep.yaml"), "--out", taken},
+      {"plan", data_file("tiny_plan.yaml"), "--out", taken},
+      {"sweep", data_file("tiny_sweep.yaml"), "--out", taken + "/sub"},
+  };
+  for (const auto& args : commands) {
+    const CliResult r = run_cli(args, dir.path());
+    EXPECT_EQ(r.code, 2) << args[0] << "\n" << describe(r);
+    EXPECT_NE(r.err.find("error: --out: " + taken + " is a file, not a folder"), std::string::npos)
+        << args[0] << "\n" << describe(r);
+    EXPECT_EQ(read_file(dir / "taken"), "x");
+  }
+}
+
+TEST(CliHabit, VersionNamesTheCommit) {
+  TempDir dir;
+  const CliResult r = run_cli({"--version"}, dir.path());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^engramsim 0\.1\.0 \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)\n$)")))
+      << describe(r);
+}
+
+TEST(CliHabit, ListPrintsAJsonArray) {
+  TempDir dir;
+  const CliResult r = run_cli({"list", "gpus", "--json"}, dir.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_FALSE(j.empty());
+  bool h100 = false;
+  for (const auto& e : j) {
+    EXPECT_TRUE(e.contains("description"));
+    EXPECT_TRUE(e.contains("path"));
+    h100 = h100 || e.at("name").get<std::string>().rfind("h100", 0) == 0;
+  }
+  EXPECT_TRUE(h100) << r.out;
+}
+
+TEST(CliHabit, SweepAndPlanPrintJsonInsteadOfTheTable) {
+  TempDir dir;
+  const CliResult s = run_cli({"sweep", data_file("tiny_sweep.yaml"), "--out", (dir / "sw").string(), "--jobs", "2",
+                               "--progress", "none", "--json", "--set", "workload.num_requests=8"},
+                              dir.path());
+  ASSERT_EQ(s.code, 0) << describe(s);
+  const auto sj = nlohmann::json::parse(s.out);
+  EXPECT_EQ(sj.at("points").get<int>(), 6);
+  EXPECT_EQ(sj.at("ok").get<int>() + sj.at("infeasible").get<int>(), 6);
+  EXPECT_TRUE(sj.at("recommendation").contains("text"));
+  const CliResult p = run_cli({"plan", data_file("tiny_plan.yaml"), "--out", (dir / "pl").string(), "--jobs", "2",
+                               "--progress", "none", "--json"},
+                              dir.path());
+  ASSERT_EQ(p.code, 0) << describe(p);
+  const auto pj = nlohmann::json::parse(p.out);
+  ASSERT_FALSE(pj.at("ranking").empty());
+  EXPECT_GT(pj.at("ranking").at(0).at("replicas").get<int>(), 0);
+  EXPECT_GT(pj.at("ranking").at(0).at("usd_per_hour").get<double>(), 0.0);
+  // The notes are printed without the report around them: they name no line they stand beside.
+  for (const auto& n : pj.at("notes")) {
+    EXPECT_EQ(n.get<std::string>().find("line above"), std::string::npos) << n;
+    EXPECT_EQ(n.get<std::string>().find("below"), std::string::npos) << n;
+  }
+}
+
+// The range CLI11 prints in --help for a flag ("[1 - 4096]"), or "" when the line has none.
+std::string help_range(const std::string& help, const std::string& flag) {
+  for (const std::string& line : lines_of(help)) {
+    const auto at = line.find(flag + " ");
+    if (at == std::string::npos) continue;
+    const auto open = line.find("in [", at);
+    const auto close = line.find(']', open);
+    return open == std::string::npos || close == std::string::npos ? "" : line.substr(open + 3, close - open - 2);
+  }
+  return "";
+}
+
+TEST(CliHabit, OneRangePerQuantityAcrossCommands) {
+  TempDir dir;
+  const std::string step = run_cli({"step", "--help"}, dir.path()).out;
+  const std::string footprint = run_cli({"footprint", "--help"}, dir.path()).out;
+  const std::string run = run_cli({"run", "--help"}, dir.path()).out;
+  const std::string sweep = run_cli({"sweep", "--help"}, dir.path()).out;
+  const std::string validate_set = run_cli({"validate-set", "--help"}, dir.path()).out;
+  // deployment.tp reads 1-4096; deployment.ep and engram.active_gpus 0-4096.
+  EXPECT_EQ(help_range(step, "--tp"), "[1 - 4096]") << step;
+  EXPECT_EQ(help_range(footprint, "--tp"), "[1 - 4096]") << footprint;
+  EXPECT_EQ(help_range(step, "--ep"), help_range(footprint, "--ep"));
+  EXPECT_EQ(help_range(step, "--active-gpus"), "[0 - 4096]") << step;
+  EXPECT_EQ(help_range(run, "--jobs"), help_range(sweep, "--jobs"));
+  EXPECT_EQ(help_range(validate_set, "--jobs"), help_range(sweep, "--jobs"));
+  // The scheduler's counts as the scenario reads them (up to 2^31 - 1).
+  EXPECT_EQ(help_range(footprint, "--max-num-seqs"), "[1 - 2147483647]") << footprint;
+}
+
+TEST(CliHabit, DeprecatedSpellingsWarnNamingTheNewFlag) {
+  TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"step", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", "--decode-seqs", "8", "--context",
+        "100", "--json", "--zipf", "1.0", "--spec-accept", "2", "--hbm-hot", "4GiB", "--dram-path=staged"},
+       "step"},
+      {{"footprint", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", "--json",
+        "--max-batched-tokens", "4096", "--kv-free-fraction", "0.8", "--share-engram"},
+       "footprint"},
+  };
+  for (const auto& [args, name] : cases) {
+    const CliResult r = run_cli(args, dir.path());
+    EXPECT_EQ(r.code, 0) << name << "\n" << describe(r);
+    EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << r.out;
+  }
+  const CliResult step = run_cli(cases[0].first, dir.path());
+  for (const char* w : {"warning: --zipf is deprecated; use --zipf-exponent", "warning: --spec-accept is deprecated; use --acceptance-length",
+                        "warning: --hbm-hot is deprecated; use --hbm-cache", "warning: --dram-path is deprecated; use --fetch"})
+    EXPECT_NE(step.err.find(w), std::string::npos) << w << "\n" << describe(step);
+  const CliResult fp = run_cli(cases[1].first, dir.path());
+  for (const char* w : {"warning: --max-batched-tokens is deprecated; use --max-num-batched-tokens",
+                        "warning: --kv-free-fraction is deprecated; use --kv-cache-free-gpu-mem-fraction",
+                        "warning: --share-engram is deprecated; use --share-across-replicas"})
+    EXPECT_NE(fp.err.find(w), std::string::npos) << w << "\n" << describe(fp);
+  // The new names give the same answer, without a warning.
+  const CliResult now = run_cli({"step", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", "--decode-seqs",
+                                 "8", "--context", "100", "--json", "--zipf-exponent", "1.0", "--acceptance-length", "2",
+                                 "--hbm-cache", "4GiB", "--fetch=staged"},
+                                dir.path());
+  EXPECT_EQ(now.out, step.out);
+  EXPECT_EQ(now.err.find("deprecated"), std::string::npos) << now.err;
+  EXPECT_EQ(run_cli({"step", "--help"}, dir.path()).out.find("--spec-accept"), std::string::npos);
+}
+
+TEST(CliHabit, RunListsOnlyTheFilesItWrote) {
+  TempDir dir;
+  // Both variants are a 70B model on one 80 GB GPU: neither fits, so only compare.json is written.
+  const std::string text =
+      "name: nofit\nmodel: llama-3.1-70b\nnode: hgx-h100\ndeployment:\n  replicas: 1\n  tp: 1\n" + kWorkload +
+      "compare:\n  - name: a\n    set: {deployment.tp: 1}\n  - name: b\n    set: {deployment.replicas: 1}\n";
+  write_file(dir / "nofit.yaml", text);
+  const CliResult r = run_cli({"run", (dir / "nofit.yaml").string(), "--out", (dir / "out").string()}, dir.path());
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_EQ(r.err.find("requests.csv"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.err.find("<variant>"), std::string::npos) << describe(r);
+  EXPECT_FALSE(fs::exists(dir / "out" / "a" / "requests.csv"));
+}
+
+// A measured profile minimal enough for a test: HBM copy traffic on one GPU.
+std::string gpu_profile(const std::string& gpu) {
+  return "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
+         "  gpu: \"" + gpu + "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+         "hbm:\n  buffer_size: 1GiB\n  copy_traffic: 2TB/s\n";
+}
+
+TEST(CliHabit, RunTakesSeveralCalibrationsAndChoosesByGpu) {
+  TempDir dir;
+  write_file(dir / "b300.yaml", gpu_profile("NVIDIA B300"));
+  write_file(dir / "other.yaml", gpu_profile("AMD Instinct MI300X"));
+  const std::string text = "name: cal\nmodel: llama-3.1-8b\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 1\n" + kWorkload;
+  write_file(dir / "cal.yaml", text);
+  for (const auto& order : {std::vector<std::string>{"other.yaml", "b300.yaml"}, std::vector<std::string>{"b300.yaml", "other.yaml"}}) {
+    const CliResult r = run_cli({"run", (dir / "cal.yaml").string(), "--calibration", (dir / order[0]).string(),
+                                 "--calibration", (dir / order[1]).string()},
+                                dir.path());
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_NE(r.out.find("calibration " + (dir / "b300.yaml").string() + ":"), std::string::npos) << describe(r);
+  }
+}
+
+}  // namespace
