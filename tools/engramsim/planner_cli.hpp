@@ -18,6 +18,7 @@
 #include "planner/mpi_session.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
+#include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
 
@@ -30,6 +31,7 @@ struct SweepCliArgs {
   std::vector<std::string> set;
   std::vector<std::string> calibrations;
   std::string progress = "auto";
+  PriceCliArgs price;
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
@@ -55,6 +57,7 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
       ->allow_extra_args(false);
   cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  add_price_options(cmd, a.price);
 }
 
 inline planner::ProgressMode progress_mode(const std::string& s) {
