@@ -20,6 +20,14 @@ SourceLocation key_location(const ConfigNode& n, const std::string& key) {
   return n.location();
 }
 
+std::string path_of(const ConfigNode& n, const std::string& key) {
+  return n.path().empty() ? key : n.path() + "." + key;
+}
+
+void expect_map(const ConfigNode& n) {
+  if (!n.is_map()) n.fail("expected a map");
+}
+
 std::string known_tiers() { return "hyperscaler, neocloud, rental"; }
 
 MoneyRate read_price(const ConfigNode& c) {
@@ -30,14 +38,14 @@ MoneyRate read_price(const ConfigNode& c) {
 }
 
 PriceFileEntry read_entry(const ConfigNode& n) {
-  n.require_map();
+  expect_map(n);
   PriceFileEntry e;
   for (const std::string& k : n.keys()) {
     const ConfigNode c = n.child(k);
     if (k == "hyperscaler") e.hyperscaler = read_price(c);
     else if (k == "neocloud") e.neocloud = read_price(c);
     else if (k == "rental") e.rental = read_price(c);
-    else throw ConfigError(key_location(n, k), n.child_path(k),
+    else throw ConfigError(key_location(n, k), path_of(n, k),
                            "unknown price tier '" + k + "' (known: " + known_tiers() + ")");
   }
   if (!e.hyperscaler && !e.neocloud && !e.rental) n.fail("lists no price (tiers: " + known_tiers() + ")");
@@ -60,15 +68,15 @@ bool is_catalog_gpu(const std::string& name) {
 
 PriceFile load_price_file(const std::string& path) {
   const ConfigNode root = ConfigNode::load_file(path);
-  root.require_map();
+  expect_map(root);
   PriceFile out;
   out.path = path;
   const ConfigNode prices = root.child("prices");
-  prices.require_map();
+  expect_map(prices);
   out.where = key_location(root, "prices");
   for (const std::string& sku : prices.keys()) {
     if (!is_catalog_gpu(sku))
-      throw ConfigError(key_location(prices, sku), prices.child_path(sku),
+      throw ConfigError(key_location(prices, sku), path_of(prices, sku),
                         "unknown GPU '" + sku + "' (known: " + gpu_names() + ")");
     PriceFileEntry e = read_entry(prices.child(sku));
     e.where = key_location(prices, sku);
