@@ -63,6 +63,15 @@ nlohmann::json to_json(const PointMetrics& m) {
   j["e2e_ms"] = pct(m.e2e_ms);
   j["gpu_hour_usd"] = num(m.gpu_hour_usd);
   j["cost_per_gpu_hour_usd"] = num(m.cost_per_gpu_hour_usd);
+  j["power_kw_per_gpu"] = num(m.power_kw_per_gpu);
+  const CostMetrics c = cost_metrics_of(m);
+  j["usd_per_m_total_tokens"] = num(c.usd_per_m_total_tokens);
+  j["usd_per_m_input_tokens"] = num(c.usd_per_m_input_tokens);
+  j["usd_per_m_output_tokens"] = num(c.usd_per_m_output_tokens);
+  j["m_tokens_per_dollar"] = num(c.m_tokens_per_usd);
+  j["m_output_tokens_per_dollar"] = num(c.m_output_tokens_per_usd);
+  j["tokens_per_s_per_mw"] = num(c.tokens_per_s_per_mw);
+  j["joules_per_token"] = num(c.joules_per_token);
   j["engram_tier"] = m.engram_tier;
   j["engram_stall_share"] = num(m.engram_stall_share);
   nlohmann::json fp = nlohmann::json::array();
@@ -78,6 +87,7 @@ PointMetrics metrics_from_json(const nlohmann::json& j) {
   if (!j.is_object()) {
     m.concurrency = m.request_rate = m.throughput_per_gpu = m.output_throughput_per_gpu = kNaN;
     m.interactivity = m.gpu_hour_usd = m.cost_per_gpu_hour_usd = m.engram_stall_share = kNaN;
+    m.power_kw_per_gpu = kNaN;
     m.ttft_ms = m.tpot_ms = m.e2e_ms = {kNaN, kNaN, kNaN};
     return m;
   }
@@ -92,6 +102,7 @@ PointMetrics metrics_from_json(const nlohmann::json& j) {
   m.e2e_ms = read_pct(j, "e2e_ms");
   m.gpu_hour_usd = read_num(j, "gpu_hour_usd");
   m.cost_per_gpu_hour_usd = read_num(j, "cost_per_gpu_hour_usd");
+  m.power_kw_per_gpu = read_num(j, "power_kw_per_gpu");
   if (auto it = j.find("engram_tier"); it != j.end() && it->is_string()) m.engram_tier = it->get<std::string>();
   m.engram_stall_share = read_num(j, "engram_stall_share");
   if (auto it = j.find("hbm_footprint"); it != j.end() && it->is_array()) {
@@ -106,6 +117,14 @@ PointMetrics metrics_from_json(const nlohmann::json& j) {
   }
   if (auto it = j.find("extra"); it != j.end()) m.extra = *it;
   return m;
+}
+
+CostMetrics cost_metrics_of(const PointMetrics& m) {
+  const double allin = m.cost_per_gpu_hour_usd > 0.0 ? m.cost_per_gpu_hour_usd : m.gpu_hour_usd;
+  const double total = m.throughput_per_gpu;
+  const double output = m.output_throughput_per_gpu;
+  const double power = std::isfinite(m.power_kw_per_gpu) ? m.power_kw_per_gpu : 0.0;
+  return cost_metrics({total, total - output, output, MoneyRate(std::isfinite(allin) ? allin : 0.0), power});
 }
 
 double tokens_per_dollar(double tokens_per_s_per_gpu, double usd_per_gpu_hour) {

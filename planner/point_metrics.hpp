@@ -11,6 +11,10 @@
 //                             tokens) (docs/agentic.md "Metrics")
 //   cost_per_gpu_hour_usd     all-in $/GPU-hour: the GPU price tier plus amortised Engram DRAM/SSD
 //                             capacity per GPU; tokens per dollar divide by this
+//   power_kw_per_gpu          all-in kW per GPU (the GPU preset's power_kw)
+// to_json also writes the cost metrics of core/cost_metrics.hpp (usd_per_m_{total,input,output}_tokens,
+// m_tokens_per_dollar, m_output_tokens_per_dollar, tokens_per_s_per_mw, joules_per_token), derived
+// from the fields above by cost_metrics_of() and never read back.
 // Latencies are milliseconds. Fields absent from a JSON result read back as NaN (numbers) or empty.
 #pragma once
 
@@ -19,6 +23,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/cost_metrics.hpp"
 
 namespace engramsim::planner {
 
@@ -46,6 +52,7 @@ struct PointMetrics {
   Percentiles e2e_ms;
   double gpu_hour_usd = 0.0;         // GPU price alone at the chosen tier
   double cost_per_gpu_hour_usd = 0.0;  // all-in, see header
+  double power_kw_per_gpu = 0.0;     // all-in; NaN/0 when unknown
   std::string engram_tier;           // hbm | dram | ssd | none
   double engram_stall_share = 0.0;   // exposed Engram stall / step time, 0..1
   std::vector<FootprintTerm> hbm_footprint;  // per GPU, in stacking order
@@ -55,6 +62,8 @@ struct PointMetrics {
 };
 
 nlohmann::json to_json(const PointMetrics& m);
+// The point's cost metrics at its all-in price (cost_per_gpu_hour_usd, else gpu_hour_usd).
+CostMetrics cost_metrics_of(const PointMetrics& m);
 PointMetrics metrics_from_json(const nlohmann::json& j);
 
 // tokens per dollar = tok/s/GPU * 3600 / ($/GPU-hour); 0 when the price is not positive.

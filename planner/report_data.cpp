@@ -260,7 +260,7 @@ Recommendation recommend(const ReportData& d) {
       r.tokens_per_dollar = *cmp.front().tokens_per_dollar;
       r.interactivity = x;
       r.text = "At " + fmt(x) + " tok/s/user, " + r.config + " serves the most tokens per dollar: " +
-               fmt(r.tokens_per_dollar / 1e6) + "M tokens/$";
+               format_mtok_per_usd(r.tokens_per_dollar / 1e6) + " (" + format_usd_per_mtok(1e6 / r.tokens_per_dollar) + ")";
       if (cmp.front().throughput_per_gpu) r.text += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
       if (cmp.size() > 1 && cmp[1].tokens_per_dollar && *cmp[1].tokens_per_dollar > 0.0) {
         r.text += ", " + fmt(r.tokens_per_dollar / *cmp[1].tokens_per_dollar) + "x the next best, " + cmp[1].config;
@@ -286,8 +286,9 @@ Recommendation recommend(const ReportData& d) {
   r.tokens_per_dollar = best->tokens_per_dollar;
   r.interactivity = best->metrics.interactivity;
   r.text += "Among points meeting the SLO, " + best->config + " at " + d.context.curve_axis + "=" +
-            fmt(best->concurrency) + " serves the most tokens per dollar: " + fmt(best->tokens_per_dollar / 1e6) +
-            "M tokens/$ at " + fmt(best->metrics.interactivity) + " tok/s/user and " +
+            fmt(best->concurrency) + " serves the most tokens per dollar: " +
+            format_mtok_per_usd(best->tokens_per_dollar / 1e6) + " (" + format_usd_per_mtok(1e6 / best->tokens_per_dollar) +
+            ", " + format_joules_per_token(cost_metrics_of(best->metrics).joules_per_token) + ") at " + fmt(best->metrics.interactivity) + " tok/s/user and " +
             fmt(best->metrics.throughput_per_gpu) + " tok/s/GPU.";
   return r;
 }

@@ -300,7 +300,8 @@ std::vector<Table> report_tables(const ReportData& d) {
   {
     Table t{"points", "Every point",
             {"index", "id", "configuration", d.context.curve_axis, "status", "interactivity (tok/s/user)",
-             "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "tokens per dollar", "TTFT p50 (ms)",
+             "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "tokens per dollar", "$/M tokens", "M tokens/$",
+             "tok/s per all-in MW", "J/token", "TTFT p50 (ms)",
              "TTFT p99 (ms)", "TPOT p50 (ms)", "TPOT p99 (ms)", "Engram stall (%)", "engram tier", "reason"},
             {}};
     for (const auto& p : d.points) {
@@ -309,7 +310,11 @@ std::vector<Table> report_tables(const ReportData& d) {
       t.rows.push_back({std::to_string(p.index), p.id, p.config, fmt(p.concurrency), status_name(p.status),
                         ok ? fmt(m.interactivity) : "", ok ? fmt(m.throughput_per_gpu) : "",
                         ok ? fmt(m.output_throughput_per_gpu) : "", ok ? fmt(p.usd_per_gpu_hour) : "",
-                        ok ? fmt(p.tokens_per_dollar, "%.0f") : "", ok ? fmt(m.ttft_ms.p50) : "",
+                        ok ? fmt(p.tokens_per_dollar, "%.0f") : "",
+                        ok ? format_usd_per_mtok(cost_metrics_of(m).usd_per_m_total_tokens) : "",
+                        ok ? format_mtok_per_usd(cost_metrics_of(m).m_tokens_per_usd) : "",
+                        ok ? format_tokens_per_mw(cost_metrics_of(m).tokens_per_s_per_mw) : "",
+                        ok ? format_joules_per_token(cost_metrics_of(m).joules_per_token) : "", ok ? fmt(m.ttft_ms.p50) : "",
                         ok ? fmt(m.ttft_ms.p99) : "", ok ? fmt(m.tpot_ms.p50) : "", ok ? fmt(m.tpot_ms.p99) : "",
                         ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "", m.engram_tier, p.reason});
     }

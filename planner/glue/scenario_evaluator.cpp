@@ -224,6 +224,7 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   m.e2e_ms = percentiles(s.e2el);
   m.gpu_hour_usd = b.price.gpu_hour.value();
   m.cost_per_gpu_hour_usd = b.price.total().value();
+  m.power_kw_per_gpu = b.params.node.gpu.power_kw;
   m.engram_tier = b.engram_label();
   m.engram_stall_share = s.engram_stall_share;
 

@@ -97,6 +97,12 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.num("output_tokens_per_dollar", s.output_tokens_per_dollar);
   j.num("usd_per_m_total_tokens", s.usd_per_m_total_tokens);
   j.num("usd_per_m_output_tokens", s.usd_per_m_output_tokens);
+  j.num("usd_per_m_input_tokens", s.usd_per_m_input_tokens);
+  j.num("m_tokens_per_dollar", s.m_tokens_per_dollar);
+  j.num("m_output_tokens_per_dollar", s.m_output_tokens_per_dollar);
+  j.num("power_kw_per_gpu", s.power_kw_per_gpu);
+  j.num("tokens_per_s_per_mw", s.tokens_per_s_per_mw);
+  j.num("joules_per_token", s.joules_per_token);
   j.integer("steps", static_cast<std::int64_t>(s.steps));
   j.integer("events", static_cast<std::int64_t>(s.events));
   if (s.windowed) {

@@ -1,5 +1,7 @@
 #include "sim/metrics/summary.hpp"
 
+#include "core/cost_metrics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -189,12 +191,20 @@ Summary summarize(const SummaryInputs& in) {
     s.cost_usd = s.usd_per_gpu_hour * gpus * duration / 3600.0;
     s.tokens_per_dollar = ratio(in_tok + out_tok, s.cost_usd);
     s.output_tokens_per_dollar = ratio(out_tok, s.cost_usd);
-    s.usd_per_m_total_tokens = ratio(s.cost_usd * 1e6, in_tok + out_tok);
-    s.usd_per_m_output_tokens = ratio(s.cost_usd * 1e6, out_tok);
   } else {
     s.usd_per_gpu_hour = s.cost_usd = s.tokens_per_dollar = s.output_tokens_per_dollar = kNaN;
-    s.usd_per_m_total_tokens = s.usd_per_m_output_tokens = kNaN;
   }
+  const CostMetrics c = cost_metrics({s.tput_per_gpu, s.input_tput_per_gpu, s.output_tput_per_gpu,
+                                      MoneyRate(in.price_per_gpu_hour ? in.price_per_gpu_hour->value() : 0.0),
+                                      in.power_kw_per_gpu});
+  s.usd_per_m_total_tokens = c.usd_per_m_total_tokens;
+  s.usd_per_m_input_tokens = c.usd_per_m_input_tokens;
+  s.usd_per_m_output_tokens = c.usd_per_m_output_tokens;
+  s.m_tokens_per_dollar = c.m_tokens_per_usd;
+  s.m_output_tokens_per_dollar = c.m_output_tokens_per_usd;
+  s.power_kw_per_gpu = in.power_kw_per_gpu > 0.0 ? in.power_kw_per_gpu : kNaN;
+  s.tokens_per_s_per_mw = c.tokens_per_s_per_mw;
+  s.joules_per_token = c.joules_per_token;
   s.steps = t.steps;
   s.events = in.events;
   summarize_agentic(s, std::move(e2e_per_token), sessions, reusable, prompt_with_reusable, in.kv_evictions);

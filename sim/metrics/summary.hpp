@@ -23,8 +23,11 @@
 //   engram_stall_share     exposed Engram stall time / busy time
 //   decode_padding_share   dummy decode positions of CUDA-graph padding / all decode positions
 //                          stepped (real + dummy); 0 without padding, NaN without decodes
-//   cost_usd               usd_per_gpu_hour * GPUs * duration; tokens_per_dollar (input + output),
-//                          usd_per_m_total_tokens and usd_per_m_output_tokens from it
+//   cost_usd               usd_per_gpu_hour * GPUs * duration; tokens_per_dollar (input + output)
+//                          and output_tokens_per_dollar from it
+//   usd_per_m_{total,input,output}_tokens, m_tokens_per_dollar, m_output_tokens_per_dollar,
+//   tokens_per_s_per_mw, joules_per_token  core/cost_metrics.hpp from the per-GPU throughputs,
+//                          usd_per_gpu_hour and power_kw_per_gpu
 // Windowed runs (the agentic replay, SummaryInputs::windowed): only requests with
 // RequestRecord::measured count anywhere in the summary (`excluded_requests` counts the others), and
 // duration is the last finish minus the first arrival of the measured requests (the dashboard's
@@ -104,6 +107,12 @@ struct Summary {
   double output_tokens_per_dollar = 0;
   double usd_per_m_total_tokens = 0;
   double usd_per_m_output_tokens = 0;
+  double usd_per_m_input_tokens = 0;
+  double m_tokens_per_dollar = 0;
+  double m_output_tokens_per_dollar = 0;
+  double power_kw_per_gpu = 0;
+  double tokens_per_s_per_mw = 0;
+  double joules_per_token = 0;
   std::uint64_t steps = 0;
   std::uint64_t events = 0;
   // Agentic quantities (definitions above).
@@ -135,6 +144,7 @@ struct SummaryInputs {
   std::int64_t padding_rows = 0;      // dummy rows added by CUDA-graph padding
   SloParams slo;
   std::optional<MoneyRate> price_per_gpu_hour;
+  double power_kw_per_gpu = 0.0;  // all-in; 0 leaves tokens per MW and joules per token NaN
   std::uint64_t events = 0;
   bool windowed = false;          // count only RequestRecord::measured requests
   std::int64_t kv_evictions = 0;  // all replicas

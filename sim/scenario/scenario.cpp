@@ -8,6 +8,7 @@
 
 #include "core/paths.hpp"
 #include "hardware/hardware_loader.hpp"
+#include "hardware/price_file.hpp"
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
@@ -309,6 +310,13 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
 
   const std::string tier = root.one_of_or("price_tier", {"hyperscaler", "neocloud", "rental"}, "hyperscaler");
   p.price_tier = *price_tier_from_string(tier);
+  if (root.has("prices")) {
+    // A user's price file replaces the node's GPU-hour prices (hardware/price_file.hpp).
+    p.prices_path = resolve_data_path(root, root.str("prices"));
+    if (const std::string why = ConfigNode::file_problem(p.prices_path); !why.empty())
+      root.fail_key("prices", p.prices_path + ": " + why);
+    p.node = apply_price_file(load_price_file(p.prices_path), std::move(p.node), p.price_tier);
+  }
   p.deployment = parse_deployment(root.child("deployment"), p.card, p.node, *schedulers, *routers);
   const auto& engram_tier = p.deployment.engram.tier;
   parse_in_run_sections(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);

@@ -112,6 +112,7 @@ struct ScenarioParams {
   std::string calibration_path;  // resolved; empty: none
   std::optional<CalibrationProfile> calibration;
   PriceTier price_tier = PriceTier::hyperscaler;
+  std::string prices_path;  // `prices:` resolved; empty: the node's catalog prices
   ScenarioDeployment deployment;
   ScenarioWorkload workload;
   ScenarioSlo slo;

@@ -203,6 +203,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   rc.workload = params.workload.spec;
   rc.slo = params.slo.per_request;
   rc.price_per_gpu_hour = b.price.total();
+  rc.power_kw_per_gpu = node.gpu.power_kw;
   rc.seed = params.seed;
   rc.horizon = params.horizon;
   rc.timeseries_interval = params.timeseries_interval;

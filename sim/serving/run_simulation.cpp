@@ -123,6 +123,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   in.padding_rows = padding_rows;
   in.slo = cfg.slo;
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
+  in.power_kw_per_gpu = cfg.power_kw_per_gpu;
   in.events = sim.events_dispatched();
   in.windowed = agentic;
   in.kv_evictions = kv_evictions;

@@ -54,6 +54,7 @@ struct RunConfig {
   WorkloadSpec workload;
   SloParams slo;
   std::optional<MoneyRate> price_per_gpu_hour;
+  double power_kw_per_gpu = 0.0;  // all-in, for tokens per MW and joules per token (0 = unknown)
   std::uint64_t seed = 0;
   Time horizon = Time::max();
   std::uint64_t max_events = UINT64_MAX;

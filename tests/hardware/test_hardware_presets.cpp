@@ -84,9 +84,10 @@ TEST(HardwarePresets, HgxB300PricesAndTopology) {
   const NodeSpec n = load_node("hgx-b300");
   EXPECT_EQ(n.gpu.name, "b300");
   EXPECT_EQ(n.gpu_count, 8);
-  EXPECT_DOUBLE_EQ(gpu_hour_price(n.gpu_hour, PriceTier::hyperscaler).value(), 2.34);
-  EXPECT_DOUBLE_EQ(gpu_hour_price(n.gpu_hour, PriceTier::neocloud).value(), 2.808);
-  EXPECT_DOUBLE_EQ(gpu_hour_price(n.gpu_hour, PriceTier::rental).value(), 3.48);
+  EXPECT_DOUBLE_EQ(gpu_hour_price(n.gpu_hour, PriceTier::hyperscaler).value(), 2.26);  // July-2026 InferenceX costh
+  EXPECT_DOUBLE_EQ(gpu_hour_price(n.gpu_hour, PriceTier::neocloud).value(), 2.52);
+  EXPECT_DOUBLE_EQ(gpu_hour_price(n.gpu_hour, PriceTier::rental).value(), 4.25);
+  EXPECT_DOUBLE_EQ(n.gpu.power_kw, 1.90);
   EXPECT_DOUBLE_EQ(n.dram_price.value(), MoneyPerByte::per_gb(5).value());
   EXPECT_EQ(n.amortization_life, Time::from_seconds(4 * 8766.0 * 3600.0));
   ASSERT_EQ(n.topology.gpu_groups.size(), 4u);  // 2 GPUs per PCIe switch

@@ -104,4 +104,16 @@ std::string TextTable::render() const {
   return os.str();
 }
 
+void add_price_options(CLI::App* cmd, PriceCliArgs& a) {
+  cmd->add_option("--price-tier", a.price_tier, "Price tier replacing the scenario's price_tier")
+      ->check(CLI::IsMember({"hyperscaler", "neocloud", "rental"}));
+  cmd->add_option("--prices", a.prices, "Price file (docs/hardware.md) replacing the scenario's prices:")
+      ->check(CLI::ExistingFile);
+}
+
+void append_price_sets(const PriceCliArgs& a, std::vector<std::string>& set) {
+  if (!a.price_tier.empty()) set.push_back("price_tier=" + a.price_tier);
+  if (!a.prices.empty()) set.push_back("prices=" + std::filesystem::absolute(a.prices).lexically_normal().string());
+}
+
 }  // namespace engramsim::cli

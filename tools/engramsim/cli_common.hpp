@@ -53,6 +53,17 @@ void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::str
 // Throws ConfigError "--out: PATH is a file, not a folder" (exit 2); `flag` names the option.
 void check_output_folder(const std::string& path, const std::string& flag = "--out");
 
+// `--price-tier NAME` and `--prices FILE` of the commands that price (run, sweep, plan). Both become
+// scenario overrides (`price_tier`, and `prices` as an absolute path, so a file named relative to the
+// working directory is found whatever the scenario's folder), appended after the user's --set so
+// the flags win; sweep results then record them in their fingerprint.
+struct PriceCliArgs {
+  std::string price_tier;
+  std::string prices;
+};
+void add_price_options(CLI::App* cmd, PriceCliArgs& a);
+void append_price_sets(const PriceCliArgs& a, std::vector<std::string>& set);
+
 // Left-aligned text table with right-aligned numeric columns, for human output.
 class TextTable {
  public:

@@ -143,7 +143,10 @@ void add_plan_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("plan", "Find the cheapest fleet that serves a target load within the SLO");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
-  cmd->callback([&action, a] { action = [a] { return plan_command(*a); }; });
+  cmd->callback([&action, a] { action = [a] {
+    append_price_sets(a->price, a->set);
+    return plan_command(*a);
+  }; });
 }
 
 }  // namespace engramsim::cli

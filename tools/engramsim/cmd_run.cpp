@@ -40,6 +40,7 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::vector<std::string> set;
+  PriceCliArgs price;
   std::string out;
   bool json = false;
   std::vector<std::string> calibrations;
@@ -95,7 +96,12 @@ const std::vector<Row>& rows() {
       {"preemptions", 0, [](const sim::Summary& s) { return static_cast<double>(s.preemptions); }, false},
       {"decode padding %", 1, [](const sim::Summary& s) { return 100.0 * s.decode_padding_share; }, false},
       {"$/GPU-hour", 3, [](const sim::Summary& s) { return s.usd_per_gpu_hour; }, true},
-      {"tokens per $ (M)", 3, [](const sim::Summary& s) { return s.tokens_per_dollar / 1e6; }, true},
+      {"$/M tok total", 4, [](const sim::Summary& s) { return s.usd_per_m_total_tokens; }, true},
+      {"$/M tok input", 4, [](const sim::Summary& s) { return s.usd_per_m_input_tokens; }, true},
+      {"$/M tok output", 4, [](const sim::Summary& s) { return s.usd_per_m_output_tokens; }, true},
+      {"tokens per $ (M)", 3, [](const sim::Summary& s) { return s.m_tokens_per_dollar; }, true},
+      {"tok/s per all-in MW (M)", 3, [](const sim::Summary& s) { return s.tokens_per_s_per_mw / 1e6; }, true},
+      {"J per token", 4, [](const sim::Summary& s) { return s.joules_per_token; }, true},
       {"simulated s", 1, [](const sim::Summary& s) { return s.duration_s; }, false},
   };
   return r;
@@ -353,6 +359,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--calibration", a->calibrations,
                   "Calibration profile replacing the scenario's (repeatable: one per GPU, chosen as sweep chooses)")
       ->allow_extra_args(false);
+  add_price_options(cmd, a->price);
   cmd->add_option("--jobs", a->jobs, "Threads for compare variants (0 = one per hardware thread)")
       ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
@@ -361,7 +368,10 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   CLI::Option* trace_out = cmd->add_option(
       "--trace-out", a->trace_out, "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
   cmd->add_option("--trace-window", a->trace_window, "Simulated time the trace covers (default 10s)")->needs(trace_out);
-  cmd->callback([&action, a] { action = [a] { return run_scenario_command(*a); }; });
+  cmd->callback([&action, a] { action = [a] {
+    append_price_sets(a->price, a->set);
+    return run_scenario_command(*a);
+  }; });
 }
 
 }  // namespace engramsim::cli

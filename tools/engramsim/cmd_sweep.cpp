@@ -117,7 +117,10 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("sweep", "Simulate every point of a scenario's sweep and write the sizing report");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
-  cmd->callback([&action, a] { action = [a] { return sweep_command(*a); }; });
+  cmd->callback([&action, a] { action = [a] {
+    append_price_sets(a->price, a->set);
+    return sweep_command(*a);
+  }; });
 }
 
 }  // namespace engramsim::cli

@@ -33,6 +33,7 @@ struct SweepCliArgs {
   std::vector<std::string> calibrations;
   std::string progress = "auto";
   bool json = false;  // the summary (sweep) or ranking (plan) as one JSON object on stdout
+  PriceCliArgs price;
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
@@ -60,6 +61,7 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
   cmd->add_flag("--json", a.json, "Print the outcome as one JSON object on stdout instead of the text summary");
+  add_price_options(cmd, a.price);
 }
 
 inline planner::ProgressMode progress_mode(const std::string& s) {
