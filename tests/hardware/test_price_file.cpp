@@ -72,7 +72,7 @@ TEST_F(PriceFileTest, MissingTierTheRunNeeds) {
 TEST_F(PriceFileTest, NegativePrice) {
   const std::string path = write("prices:\n  b200:\n    neocloud: \"-1.5USD/h\"\n");
   EXPECT_EQ(error_of([&] { load_price_file(path); }),
-            path + ":3:15: prices.b200.neocloud: must be greater than zero (all-in USD per GPU-hour)");
+            path + ":3:15: prices.b200.neocloud: expected a price like \"1.41USD/h\", got a negative value \"-1.5USD/h\"");
 }
 
 TEST_F(PriceFileTest, NonFinitePrice) {
@@ -101,7 +101,7 @@ TEST_F(PriceFileTest, UnknownSku) {
 
 TEST_F(PriceFileTest, UnknownTopLevelKey) {
   const std::string path = write("prices:\n  b200: {rental: \"3USD/h\"}\nprice:\n  b300: {}\n");
-  EXPECT_EQ(error_of([&] { load_price_file(path); }), path + ":3:1: price: unknown field");
+  EXPECT_EQ(error_of([&] { load_price_file(path); }), path + ":3:1: price: unknown field; did you mean 'prices'?");
 }
 
 }  // namespace
