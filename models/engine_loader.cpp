@@ -22,7 +22,7 @@ void parse_engram_paths(const ConfigNode& n, HostOverhead& h) {
   h.engram_side_stream_sm_share = n.number_or("engram_side_stream_sm_share", 0.0, 0.0, 0.95);
   const std::string path = n.one_of_or("engram_ssd_path", {"direct", "page_cache"}, "direct");
   const char* keys[] = {"engram_host_round_trip", "engram_host_dedup_per_id", "engram_page_fault_concurrency",
-                        "engram_piecewise_per_step", "engram_host_gather_overlap"};
+                        "engram_host_gather_overlap"};
   if (path == "direct") {
     for (const char* key : keys)
       if (n.has(key)) n.fail_key(key, "applies only with engram_ssd_path: page_cache");
@@ -32,7 +32,6 @@ void parse_engram_paths(const ConfigNode& n, HostOverhead& h) {
   h.engram_host_round_trip = bounded_time(n, "engram_host_round_trip");
   h.engram_host_dedup_per_id = bounded_time(n, "engram_host_dedup_per_id");
   h.engram_page_fault_concurrency = static_cast<int>(n.integer("engram_page_fault_concurrency", 1, 4096));
-  h.engram_piecewise_per_step = bounded_time(n, "engram_piecewise_per_step");
   h.engram_host_gather_overlap = n.boolean_or("engram_host_gather_overlap", false);
 }
 
@@ -44,6 +43,7 @@ HostOverhead parse_engine(const ConfigNode& n) {
   n.str_or("description", "");
   h.per_step = bounded_time(n, "per_step");
   h.per_sequence = bounded_time(n, "per_sequence");
+  if (n.has("piecewise_per_layer")) h.piecewise_per_layer = bounded_time(n, "piecewise_per_layer");
   h.engram_lookup_on_host_thread = n.boolean_or("engram_lookup_on_host_thread", false);
   if (h.engram_lookup_on_host_thread) {
     h.engram_lookup_per_step = bounded_time(n, "engram_lookup_per_step");

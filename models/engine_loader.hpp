@@ -5,6 +5,7 @@
 //   description: "..."
 //   per_step: 250us                       # exposed host time per step
 //   per_sequence: 500ns                   # ... per sequence in the batch
+//   piecewise_per_layer: 130us            # optional: eager host time per layer of a PIECEWISE step
 //   engram_lookup_on_host_thread: false   # optional; true: the lookup is prepared before the forward
 //   engram_lookup_per_step: 175us         # required when true: per Engram layer and step
 //   engram_lookup_per_position: 25ns      # required when true: per position per Engram layer
@@ -13,7 +14,6 @@
 //   engram_host_round_trip: 100us         #   fixed host calls per Engram layer and step
 //   engram_host_dedup_per_id: 20ns        #   host dedup per row id
 //   engram_page_fault_concurrency: 8      #   page faults in flight per rank
-//   engram_piecewise_per_step: 1ms        #   PIECEWISE CUDA graphs' launches per step
 //   engram_host_gather_overlap: false     #   optional: the round trip overlaps the layers before
 //
 // A name without '/' and without ".yaml" resolves to <data root>/models/engines/NAME.yaml; anything

@@ -272,7 +272,11 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   const double ranks = work_.layout().dp_attention ? static_cast<double>(work_.layout().tp) : 1.0;
   const double seqs = (s.decode_seqs + s.prefill_chunks) / ranks;
   double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
-  if (page_cache) host += options_.host.engram_piecewise_per_step.seconds();
+  // The mmap arm's PIECEWISE steps (HostOverhead::piecewise_per_layer; docs/cost-model.md).
+  if (page_cache) {
+    const double layers = card_.num_layers + (drafting ? card_.spec_decode.drafter_layers * passes : 0.0);
+    host += layers * options_.host.piecewise_per_layer.seconds();
+  }
   if (options_.host.engram_lookup_on_host_thread) {
     // Synchronous engine: each Engram layer's lookup is prepared on the host thread before the
     // forward (hashes, and the staged CPU gather); one rank's positions under data-parallel attention.

@@ -53,6 +53,12 @@ struct HostOverhead {
   std::string engine;
   Time per_step;
   Time per_sequence;  // per sequence in the batch (decode sequences + prefill chunks)
+  // PIECEWISE CUDA graphs leave each layer's attention region to eager host calls: this much per
+  // backbone layer, and per drafter layer and drafter pass. Charged on every step of the ssd
+  // page_cache arm, which runs PIECEWISE throughout and syncs the host at each Engram layer; not on
+  // the prompt-chunk steps vLLM's FULL_AND_PIECEWISE mode also runs PIECEWISE, whose GPU work
+  // outlasts the launches (docs/cost-model.md "PIECEWISE graphs").
+  Time piecewise_per_layer;
   // Engines that prepare Engram lookups on their one host thread between sampling and the next
   // forward (nano-vllm): N-gram hashing of every position of every Engram layer and, on a staged
   // path, the CPU gather into pinned staging happen before the GPU starts; only the copy overlaps.
@@ -67,7 +73,6 @@ struct HostOverhead {
   Time engram_host_round_trip;              // page_cache: fixed host calls per Engram layer and step
   Time engram_host_dedup_per_id;            // page_cache: host dedup per row id
   int engram_page_fault_concurrency = 1;    // page_cache: faults in flight per rank
-  Time engram_piecewise_per_step;           // page_cache: PIECEWISE CUDA graphs' launches per step
 };
 
 struct RooflineOptions {

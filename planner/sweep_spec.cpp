@@ -111,8 +111,10 @@ void append_hex(std::string& out, std::uint64_t v) {
   for (int shift = 60; shift >= 0; shift -= 4) out.push_back(digits[(v >> shift) & 0xF]);
 }
 
-// Returns the node at `path` (a handle into `root`), or throws naming the first missing component.
-YAML::Node resolve(YAML::Node root, const std::string& path, const SourceLocation& where) {
+// Returns the node at `path` (a handle into `root`). A component missing from a map throws naming it,
+// or with `create` is added (an empty map, or the slot the caller assigns): the strict loader then
+// judges the key, so an optional key the file leaves out can be set and a misspelt one is refused.
+YAML::Node resolve(YAML::Node root, const std::string& path, const SourceLocation& where, bool create = false) {
   const auto parts = split_path(path);
   YAML::Node cur = root;
   std::string walked;
@@ -121,10 +123,11 @@ YAML::Node resolve(YAML::Node root, const std::string& path, const SourceLocatio
     if (part.empty()) throw ConfigError(where, path, "key path has an empty component");
     if (cur.IsMap()) {
       const YAML::Node& as_const = cur;
-      if (!as_const[part]) {
+      if (!as_const[part] && !create) {
         throw ConfigError(where, path, "no key '" + part + "' under " + parent +
-                                           " in the base scenario (a swept or --set key must exist there)");
+                                           " in the base scenario (a swept key must exist there)");
       }
+      if (!as_const[part] && &part != &parts.back()) cur[part] = YAML::Node(YAML::NodeType::Map);
       cur.reset(cur[part]);
     } else if (cur.IsSequence()) {
       if (!is_index(part) || std::stoul(part) >= cur.size()) {
@@ -303,16 +306,25 @@ void validate_sweep_keys(const SweepSpec& spec, const YAML::Node& base) {
     for (const auto& a : d.axes) resolve(base, a.key, a.where);
 }
 
-void apply_override(YAML::Node& root, const std::string& path, const YAML::Node& value,
-                    const SourceLocation& where) {
+namespace {
+void assign(YAML::Node& root, const std::string& path, const YAML::Node& value, const SourceLocation& where,
+            bool create) {
   if (path.empty()) throw ConfigError(where, path, "key path is empty");
-  YAML::Node target = resolve(root, path, where);
+  YAML::Node target = resolve(root, path, where, create);
   // `=` on a handle obtained from operator[] rebinds the slot inside its parent.
   target = YAML::Clone(value);
 }
+}  // namespace
+
+void apply_override(YAML::Node& root, const std::string& path, const YAML::Node& value,
+                    const SourceLocation& where) {
+  // Only the command line adds keys: a file's own `set:` blocks are located at their line when a key
+  // is missing, which an added key could not be.
+  assign(root, path, value, where, where.file == kCommandLineSet);
+}
 
 void apply_override(YAML::Node& root, const std::string& path, const std::string& value_text) {
-  apply_override(root, path, parse_config_value(value_text, "--set", path), {"--set", 0, 0});
+  assign(root, path, parse_config_value(value_text, kCommandLineSet, path), {kCommandLineSet, 0, 0}, true);
 }
 
 std::pair<std::string, std::string> parse_set_argument(const std::string& arg) {
@@ -341,7 +353,7 @@ YAML::Node scenario_for_point(const YAML::Node& base, const SweepPoint& point) {
   YAML::Node copy = YAML::Clone(base);
   const YAML::Node& peek = copy;  // const access never inserts a key
   if (copy.IsMap() && peek["sweep"]) copy.remove("sweep");
-  for (const auto& a : point.assignments) apply_override(copy, a.key, a.value, {"sweep", 0, 0});
+  for (const auto& a : point.assignments) assign(copy, a.key, a.value, {"sweep", 0, 0}, false);
   return copy;
 }
 

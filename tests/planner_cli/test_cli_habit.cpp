@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 
@@ -36,6 +37,37 @@ TEST(CliHabit, ATypoedKeyIsReportedAtItsLineWithTheLikelyName) {
   EXPECT_NE(rep.err.find("replica.yaml:5:3: deployment.replica: unknown field; did you mean 'replicas'?"),
             std::string::npos)
       << describe(rep);
+}
+
+TEST(CliHabit, SetAcceptsAnOptionalKeyTheFileLeavesOut) {
+  // scheduler.max_num_seqs is documented and optional; the file has no scheduler block at all.
+  TempDir dir;
+  write_file(dir / "s.yaml", small_scenario("  replicas: 1\n  tp: 1\n"));
+  const CliResult ok = run_cli({"run", (dir / "s.yaml").string(), "--out", (dir / "o").string(), "--set",
+                                "deployment.scheduler.max_num_seqs=1"},
+                               dir.path());
+  EXPECT_EQ(ok.code, 0) << describe(ok);
+  // A misspelt key set from the command line is refused by the loader, with the likely name.
+  const CliResult bad = run_cli({"run", (dir / "s.yaml").string(), "--out", (dir / "o2").string(), "--set",
+                                 "deployment.scheduler.max_num_seq=1"},
+                                dir.path());
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("deployment.scheduler.max_num_seq: unknown field; did you mean 'max_num_seqs'?"),
+            std::string::npos)
+      << describe(bad);
+  EXPECT_FALSE(std::filesystem::exists(dir / "o2" / "summary.json"));
+}
+
+TEST(CliHabit, PricesFileWorksOnAScenarioWithoutAPricesKey) {
+  TempDir dir;
+  write_file(dir / "s.yaml", small_scenario("  replicas: 1\n  tp: 1\n"));
+  write_file(dir / "p.yaml", "prices:\n  h100-sxm: {hyperscaler: \"7USD/h\"}\n");
+  const CliResult r = run_cli({"run", (dir / "s.yaml").string(), "--out", (dir / "o").string(), "--prices",
+                               (dir / "p.yaml").string(), "--json"},
+                              dir.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_DOUBLE_EQ(j["variants"][0]["summary"]["usd_per_gpu_hour"].get<double>(), 7.0) << describe(r);
 }
 
 TEST(CliHabit, OutNamingAFileIsAPlainErrorForEveryCommand) {

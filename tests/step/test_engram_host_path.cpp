@@ -78,11 +78,17 @@ TEST(EngramHostPath, EnginePresetSelectsTheSsdPath) {
   EXPECT_EQ(direct.engram_ssd_path, SsdPath::direct);
   const HostOverhead pc = engine_from_yaml(
       "name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\nengram_host_round_trip: 100us\n"
-      "engram_host_dedup_per_id: 20ns\nengram_page_fault_concurrency: 8\nengram_piecewise_per_step: 1ms\n",
+      "engram_host_dedup_per_id: 20ns\nengram_page_fault_concurrency: 8\npiecewise_per_layer: 130us\n",
       "x.yaml");
   EXPECT_EQ(pc.engram_ssd_path, SsdPath::page_cache);
   EXPECT_EQ(pc.engram_page_fault_concurrency, 8);
-  EXPECT_EQ(pc.engram_piecewise_per_step, Time::ms(1));
+  EXPECT_EQ(pc.piecewise_per_layer, Time::us(130));
+  EXPECT_EQ(direct.piecewise_per_layer, Time::zero());
+  // The old per-step key is gone: an unknown key, located.
+  EXPECT_ANY_THROW(engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\n"
+                                    "engram_host_round_trip: 1us\nengram_host_dedup_per_id: 1ns\n"
+                                    "engram_page_fault_concurrency: 1\nengram_piecewise_per_step: 1ms\n",
+                                    "x.yaml"));
   // page_cache terms without the path, and the path without its terms, are errors.
   EXPECT_ANY_THROW(engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_host_round_trip: 1us\n", "x.yaml"));
   EXPECT_ANY_THROW(engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\n", "x.yaml"));
