@@ -24,14 +24,7 @@ bool ReplicaState::fits_ever(const Request& r) const {
 }
 
 std::uint32_t ReplicaState::add_waiting(Request&& r) {
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
+  const std::uint32_t slot = slots_.acquire();
   Sequence& s = slots_[slot];
   std::vector<std::uint32_t> refs = std::move(s.cache_refs);  // keep the capacity
   refs.clear();
@@ -223,7 +216,7 @@ void ReplicaState::finish(std::uint32_t slot) {
 
 void ReplicaState::compact_running() {
   std::erase_if(running_, [this](std::uint32_t slot) { return slots_[slot].state != SeqState::running; });
-  for (const auto slot : finished_slots_) free_slots_.push_back(slot);
+  for (const auto slot : finished_slots_) slots_.release(slot);
   finished_slots_.clear();
 }
 

@@ -15,6 +15,7 @@
 
 #include "sim/serving/kv_block_manager.hpp"
 #include "sim/serving/sequence.hpp"
+#include "sim/serving/slot_pool.hpp"
 #include "sim/serving/step_plan.hpp"
 
 namespace engramsim::sim {
@@ -106,8 +107,7 @@ class ReplicaState {
 
   KvBlockManager kv_;
   std::int32_t draft_tokens_;
-  std::vector<Sequence> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  SlotPool<Sequence> slots_;
   std::vector<std::uint32_t> finished_slots_;
   std::vector<std::uint32_t> running_;
   std::deque<std::uint32_t> waiting_;
