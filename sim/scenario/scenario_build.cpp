@@ -124,7 +124,9 @@ BuiltScenario build_scenario(ScenarioParams params) {
   // its heads' share, or a copy of a latent) and on one GPU under data-parallel attention.
   b.kv_block_bytes_per_replica =
       g.kv_bytes_per_token * static_cast<double>(d.scheduler.block_size) * (b.footprint.dp_attention ? 1.0 : d.tp);
-  const Bytes kv_offload_per_node = d.scheduler.kv_offloading_size * static_cast<double>(nf.replicas);
+  // Pools of the replicas actually placed on a node (a replica spanning nodes counts once per node).
+  const Bytes kv_offload_per_node =
+      d.scheduler.kv_offloading_size * static_cast<double>(std::min(nf.replicas, b.replicas));
   if (d.scheduler.kv_offloading_size.value() > 0.0) {
     const double blocks = std::floor(d.scheduler.kv_offloading_size / b.kv_block_bytes_per_replica);
     if (!(blocks >= 1.0))
