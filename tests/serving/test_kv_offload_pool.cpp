@@ -150,5 +150,44 @@ TEST(KvOffloadPool, AGpuHitRunIsContinuedFromTheHostPool) {
   EXPECT_EQ(a.loaded_blocks, 2);
 }
 
+TEST(CachedPrefixLookup, ABlockedHeadSeesBlocksCachedAfterItsFirstProbe) {
+  // H shares 4 blocks with C; only the first 2 are cached when H is first tried, and a watermark keeps
+  // H out (after its lookup, which is kept). C then caches blocks 2 and 3: H must find all four.
+  ReplicaState st(KvPoolParams{10, 16, true}, 0);
+  run_and_finish(st, prompt(1, 2, 1000));
+  st.add_waiting(prompt(2, 4, 1000));  // H
+  for (int i = 0; i < 2; ++i) EXPECT_FALSE(st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk, 8).admitted);
+  const std::uint32_t h = st.waiting().front();
+  st.waiting().pop_front();
+  run_and_finish(st, prompt(3, 4, 1000));  // C, ahead of H for this step
+  st.waiting().push_front(h);
+  const AdmitResult a = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  ASSERT_TRUE(a.admitted);
+  EXPECT_EQ(a.cached_before, 64);
+}
+
+TEST(CachedPrefixLookup, AReusedSlotIsProbedAfresh) {
+  // X hits A's 2 blocks, is kept out once (its lookup kept), then runs and finishes without changing
+  // the cached set; Y, in X's slot with the same block count, shares nothing and must hit nothing.
+  ReplicaState st(KvPoolParams{10, 16, true}, 0);
+  run_and_finish(st, prompt(1, 2, 1000));
+  const std::uint32_t x = st.add_waiting(prompt(2, 2, 1000));
+  EXPECT_FALSE(st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk, 8).admitted);
+  const auto version = st.kv().contents_version();
+  const AdmitResult ax = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  ASSERT_TRUE(ax.admitted);
+  EXPECT_EQ(ax.cached_before, 32);
+  st.seq(x).computed += ax.chunk;
+  st.seq(x).generated = 1;
+  st.finish(x);
+  st.compact_running();
+  ASSERT_EQ(st.kv().contents_version(), version);  // nothing registered or evicted
+  const std::uint32_t y = st.add_waiting(prompt(3, 2, 7000));
+  ASSERT_EQ(y, x);
+  const AdmitResult ay = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  ASSERT_TRUE(ay.admitted);
+  EXPECT_EQ(ay.cached_before, 0);
+}
+
 }  // namespace
 }  // namespace engramsim::sim
