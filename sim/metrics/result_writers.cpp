@@ -123,6 +123,22 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
     j.num("session_hit_rate_p10", s.session_hit_rate_p10);
     j.num("session_hit_rate_median", s.session_hit_rate_median);
   }
+  if (s.kv_offload) {
+    // Host KV-offload pool (docs/agentic.md "KV offload tier"); absent without one.
+    j.num("gpu_prefix_hit_rate", s.gpu_prefix_hit_rate);
+    j.num("host_prefix_hit_rate", s.host_prefix_hit_rate);
+    j.num("session_gpu_hit_rate_median", s.session_gpu_hit_rate_median);
+    j.num("session_host_hit_rate_median", s.session_host_hit_rate_median);
+    j.integer("offloaded_input_tokens", s.offloaded_input_tokens);
+    j.integer("kv_offload_written_blocks", s.kv_offload_written_blocks);
+    j.integer("kv_offload_loaded_blocks", s.kv_offload_loaded_blocks);
+    j.integer("kv_offload_evictions", s.kv_offload_evictions);
+    j.num("kv_offload_written_gb", s.kv_offload_written_gb);
+    j.num("kv_offload_loaded_gb", s.kv_offload_loaded_gb);
+    j.num("kv_offload_load_s", s.kv_offload_load_s);
+    j.num("kv_offload_write_s", s.kv_offload_write_s);
+    j.num("kv_offload_write_exposed_s", s.kv_offload_write_exposed_s);
+  }
   j.close();
 }
 

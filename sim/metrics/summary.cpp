@@ -44,12 +44,48 @@ LatencySummary summarize_latencies(std::vector<double> v) {
 
 namespace {
 
-void summarize_agentic(Summary& s, std::vector<double> e2e_per_token,
-                       const std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>& sessions,
+struct SessionTokens {
+  std::int64_t cached = 0;  // GPU and host hits
+  std::int64_t prompt = 0;
+  std::int64_t host = 0;    // host-pool hits
+};
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, 50);
+}
+
+void summarize_offload(Summary& s, const KvOffloadTotals& t, const std::map<std::uint64_t, SessionTokens>& sessions) {
+  s.kv_offload = true;
+  s.offloaded_input_tokens = 0;
+  std::vector<double> gpu, host;
+  for (const auto& [id, st] : sessions) {
+    s.offloaded_input_tokens += st.host;
+    if (st.prompt <= 0) continue;
+    gpu.push_back(static_cast<double>(st.cached - st.host) / static_cast<double>(st.prompt));
+    host.push_back(static_cast<double>(st.host) / static_cast<double>(st.prompt));
+  }
+  const auto prompt = static_cast<double>(s.total_input_tokens);
+  s.host_prefix_hit_rate = ratio(static_cast<double>(s.offloaded_input_tokens), prompt);
+  s.gpu_prefix_hit_rate = ratio(static_cast<double>(s.cached_input_tokens - s.offloaded_input_tokens), prompt);
+  s.session_gpu_hit_rate_median = median_of(std::move(gpu));
+  s.session_host_hit_rate_median = median_of(std::move(host));
+  s.kv_offload_written_blocks = t.written_blocks;
+  s.kv_offload_loaded_blocks = t.loaded_blocks;
+  s.kv_offload_evictions = t.evictions;
+  s.kv_offload_written_gb = t.written_bytes.value() * 1e-9;
+  s.kv_offload_loaded_gb = t.loaded_bytes.value() * 1e-9;
+  s.kv_offload_load_s = t.load_time.seconds();
+  s.kv_offload_write_s = t.write_time.seconds();
+  s.kv_offload_write_exposed_s = t.write_exposed.seconds();
+}
+
+void summarize_agentic(Summary& s, std::vector<double> e2e_per_token, const std::map<std::uint64_t, SessionTokens>& sessions,
                        std::int64_t reusable, std::int64_t prompt_with_reusable, std::int64_t kv_evictions) {
   const double gpus_s = static_cast<double>(s.num_gpus) * s.duration_s;
   s.cached_input_tokens = 0;
-  for (const auto& [id, cp] : sessions) s.cached_input_tokens += cp.first;
+  for (const auto& [id, cp] : sessions) s.cached_input_tokens += cp.cached;
   s.uncached_input_tokens = s.total_input_tokens - s.cached_input_tokens;
   s.cached_input_tput_per_gpu = ratio(static_cast<double>(s.cached_input_tokens), gpus_s);
   s.uncached_input_tput_per_gpu = ratio(static_cast<double>(s.uncached_input_tokens), gpus_s);
@@ -65,7 +101,7 @@ void summarize_agentic(Summary& s, std::vector<double> e2e_per_token,
   s.kv_evictions = kv_evictions;
   std::vector<double> rates;
   for (const auto& [id, cp] : sessions)
-    if (cp.second > 0) rates.push_back(static_cast<double>(cp.first) / static_cast<double>(cp.second));
+    if (cp.prompt > 0) rates.push_back(static_cast<double>(cp.cached) / static_cast<double>(cp.prompt));
   s.num_sessions = static_cast<std::int64_t>(rates.size());
   std::sort(rates.begin(), rates.end());
   s.session_hit_rate_p10 = rates.empty() ? kNaN : percentile_sorted(rates, 10);
@@ -82,7 +118,7 @@ Summary summarize(const SummaryInputs& in) {
   Time first_arrival = Time::max(), last_finish = Time::zero();
   std::int64_t prompt_of_completed = 0, cached_of_completed = 0, good = 0;
   std::int64_t reusable = 0, prompt_with_reusable = 0;
-  std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> sessions;  // cached, prompt
+  std::map<std::uint64_t, SessionTokens> sessions;
   s.windowed = in.windowed;
   for (const RequestRecord& r : m.records()) {
     if (in.windowed && !r.measured) {
@@ -113,8 +149,9 @@ Summary summarize(const SummaryInputs& in) {
       s.recomputed_prefix_tokens += std::max(0, r.reusable_prompt_tokens - r.cached_prompt_tokens);
     }
     auto& sess = sessions[r.session];
-    sess.first += r.cached_prompt_tokens;
-    sess.second += r.prompt_tokens;
+    sess.cached += r.cached_prompt_tokens;
+    sess.prompt += r.prompt_tokens;
+    sess.host += r.offloaded_prompt_tokens;
     last_finish = std::max(last_finish, r.finish);
     const Time t_ttft = r.first_token - r.arrival;
     const Time t_e2el = r.finish - r.arrival;
@@ -208,6 +245,7 @@ Summary summarize(const SummaryInputs& in) {
   s.steps = t.steps;
   s.events = in.events;
   summarize_agentic(s, std::move(e2e_per_token), sessions, reusable, prompt_with_reusable, in.kv_evictions);
+  if (in.kv_offload) summarize_offload(s, *in.kv_offload, sessions);
   return s;
 }
 

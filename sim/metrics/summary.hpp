@@ -47,6 +47,16 @@
 //   kv_evictions           cached prefix blocks evicted, whole run, all replicas;
 //   session_hit_rate_p10, session_hit_rate_median  over sessions (completed requests grouped by
 //                          session), each session's cached / prompt tokens; num_sessions.
+// Host KV-offload pool (SummaryInputs::kv_offload set; written only then). Hits split by where they
+// were served, both over completed requests' prompt tokens at first admission:
+//   gpu_prefix_hit_rate, host_prefix_hit_rate  their sum is prefix_cache_hit_rate;
+//   session_gpu_hit_rate_median, session_host_hit_rate_median  the per-session split, medians;
+//   kv_offload_written_gb, kv_offload_loaded_gb  host-link bytes (D2H of GPU evictions, H2D of hits),
+//                          whole run, all replicas (decimal GB); _blocks the same in blocks;
+//   kv_offload_evictions   blocks the full host pools dropped (LRU);
+//   kv_offload_load_s      step time added by loads, summed over replicas; kv_offload_write_s the
+//                          copy-stream time of the writes and kv_offload_write_exposed_s its part
+//                          that outlasted the steps.
 // Quantities that are undefined (no completed requests, no price) are NaN and written as null.
 #pragma once
 
@@ -132,6 +142,33 @@ struct Summary {
   std::int64_t num_sessions = 0;
   double session_hit_rate_p10 = 0;
   double session_hit_rate_median = 0;
+  // Host KV-offload pool (definitions above).
+  bool kv_offload = false;
+  double gpu_prefix_hit_rate = 0;
+  double host_prefix_hit_rate = 0;
+  double session_gpu_hit_rate_median = 0;
+  double session_host_hit_rate_median = 0;
+  std::int64_t offloaded_input_tokens = 0;  // the host-pool part of cached_input_tokens
+  std::int64_t kv_offload_written_blocks = 0;
+  std::int64_t kv_offload_loaded_blocks = 0;
+  std::int64_t kv_offload_evictions = 0;
+  double kv_offload_written_gb = 0;
+  double kv_offload_loaded_gb = 0;
+  double kv_offload_load_s = 0;
+  double kv_offload_write_s = 0;
+  double kv_offload_write_exposed_s = 0;
+};
+
+// Host KV-offload totals of a run, all replicas (replica.hpp ReplicaTotals).
+struct KvOffloadTotals {
+  std::int64_t written_blocks = 0;
+  std::int64_t loaded_blocks = 0;
+  std::int64_t evictions = 0;
+  Bytes written_bytes;
+  Bytes loaded_bytes;
+  Time load_time;
+  Time write_time;
+  Time write_exposed;
 };
 
 struct SummaryInputs {
@@ -148,6 +185,7 @@ struct SummaryInputs {
   std::uint64_t events = 0;
   bool windowed = false;          // count only RequestRecord::measured requests
   std::int64_t kv_evictions = 0;  // all replicas
+  std::optional<KvOffloadTotals> kv_offload;  // set when the replicas have host KV-offload pools
 };
 
 Summary summarize(const SummaryInputs& in);

@@ -107,6 +107,11 @@ ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRe
   p.chunk_size = static_cast<std::int32_t>(s.integer_or("chunk_size", p.chunk_size, 1, kMaxInt32));
   out.block_size = static_cast<int>(s.integer_or("block_size", out.block_size, 1, 1 << 20));
   out.enable_prefix_caching = s.boolean_or("enable_prefix_caching", out.enable_prefix_caching);
+  out.kv_offloading_size = s.bytes_or("kv_offloading_size", Bytes(0.0));
+  if (!(out.kv_offloading_size.value() >= 0.0 && out.kv_offloading_size.value() <= 1e15))
+    s.fail_key("kv_offloading_size", "must be between 0 (no pool) and 1PB of host DRAM per replica");
+  if (out.kv_offloading_size.value() > 0.0 && !out.enable_prefix_caching)
+    s.fail_key("kv_offloading_size", "the KV-offload pool holds prefix-cache blocks: set enable_prefix_caching: true");
   out.gpu_memory_utilization = s.number_or("gpu_memory_utilization", out.gpu_memory_utilization, 1e-3, 1.0);
   // 0 (or absent): vLLM's rule with gpu_memory_utilization; > 0: TensorRT-LLM's rule, which then
   // must not be combined with a written gpu_memory_utilization.

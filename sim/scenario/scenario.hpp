@@ -51,6 +51,8 @@ struct ScenarioScheduler {
   SchedulerParams policy;  // name, per-scheduler token budget and sequence cap, chunking
   int block_size = 16;
   bool enable_prefix_caching = false;
+  // Pinned host DRAM per replica for the KV-offload pool (kv_offload_pool.hpp); 0 = no pool.
+  Bytes kv_offloading_size;
   double gpu_memory_utilization = 0.9;
   // TensorRT-LLM's KV rule (kv_cache_free_gpu_mem_fraction) when > 0: KV takes this share of the HBM
   // left after weights, activations and reserve; gpu_memory_utilization is then not used. 0: not

@@ -120,21 +120,37 @@ BuiltScenario build_scenario(ScenarioParams params) {
     replica_kv_tokens = b.footprint.dp_attention ? tokens * d.tp : tokens;
   }
   if (d.engram.tier == EngramTier::ssd) b.dram_cache_per_node = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
-  if ((nf.host_dram_engram + b.dram_cache_per_node).value() > nf.host_dram_available.value()) {
+  // KV offload: a block holds block_size tokens on every GPU of a TP-attention replica (each keeps
+  // its heads' share, or a copy of a latent) and on one GPU under data-parallel attention.
+  b.kv_block_bytes_per_replica =
+      g.kv_bytes_per_token * static_cast<double>(d.scheduler.block_size) * (b.footprint.dp_attention ? 1.0 : d.tp);
+  // Pools of the replicas actually placed on a node (a replica spanning nodes counts once per node).
+  const Bytes kv_offload_per_node =
+      d.scheduler.kv_offloading_size * static_cast<double>(std::min(nf.replicas, b.replicas));
+  if (d.scheduler.kv_offloading_size.value() > 0.0) {
+    const double blocks = std::floor(d.scheduler.kv_offloading_size / b.kv_block_bytes_per_replica);
+    if (!(blocks >= 1.0))
+      throw InfeasibleScenario("the KV-offload pool (kv_offloading_size) holds no KV block of " +
+                               std::to_string(b.kv_block_bytes_per_replica.value()) + " bytes");
+    b.kv_offload_blocks_per_replica = static_cast<std::int64_t>(std::min(blocks, 4.0e9));
+  }
+  if ((nf.host_dram_engram + b.dram_cache_per_node + kv_offload_per_node).value() > nf.host_dram_available.value()) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "host DRAM over budget: pinned tables %.1f GiB + DRAM row caches %.1f GiB > %.1f GiB "
-                  "available per node", nf.host_dram_engram.gib(), b.dram_cache_per_node.gib(),
-                  nf.host_dram_available.gib());
+    std::snprintf(buf, sizeof buf, "host DRAM over budget: pinned tables %.1f GiB + DRAM row caches %.1f GiB + "
+                  "KV-offload pools %.1f GiB > %.1f GiB available per node", nf.host_dram_engram.gib(),
+                  b.dram_cache_per_node.gib(), kv_offload_per_node.gib(), nf.host_dram_available.gib());
     throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
   }
-  // Host memory by use; the page cache holds what the pinned pools and the reserve leave. The in-run
-  // KV offload has no sized pool (it is 0 here).
+  // Host memory by use; the page cache holds what the pinned pools and the reserve leave. The
+  // KV-offload pools are the replicas' kv_offloading_size (the in-run tier's preemption traffic has
+  // no sized pool).
   {
     auto& h = b.host_memory;
     h.capacity = nf.host_dram_capacity;
     h.reserve = nf.host_dram_capacity - nf.host_dram_available;
     h.pinned_engram = nf.host_dram_engram;
     h.row_caches = b.dram_cache_per_node;
+    h.kv_offload = kv_offload_per_node;
     h.page_cache_capacity = page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload});
     if (d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache)
       h.page_cache_used = Bytes(std::min(h.page_cache_capacity.value(), nf.ssd_engram.value()));
@@ -180,7 +196,10 @@ BuiltScenario build_scenario(ScenarioParams params) {
     ReplicaParams r;
     r.name = "replica" + std::to_string(i);
     r.step_model = b.step_model.get();
-    r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching};
+    r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching,
+                        b.kv_offload_blocks_per_replica};
+    r.offload_link = KvOffloadLink{b.kv_block_bytes_per_replica / static_cast<double>(d.tp),
+                                   node.gpu.host_link_bandwidth, node.host_link_latency};
     r.gpus = d.tp;
     r.decode_padding = padding;
     r.max_model_len = b.footprint.max_model_len;
@@ -310,6 +329,13 @@ std::string scenario_json(const BuiltScenario& b) {
                       {"tree_idle_cap_s", a.tree_idle_cap.seconds()},
                       {"system_idle_cap_s", a.system_idle_cap.seconds()},
                       {"start_ratio", {a.start_ratio_min, a.start_ratio_max}}};
+  }
+  if (b.kv_offload_blocks_per_replica > 0) {
+    out["kv_offload_pool"] = {{"gib_per_replica", d.scheduler.kv_offloading_size.gib()},
+                              {"blocks_per_replica", b.kv_offload_blocks_per_replica},
+                              {"block_bytes_per_replica", b.kv_block_bytes_per_replica.value()},
+                              {"host_link_gb_s_per_gpu", p.node.gpu.host_link_bandwidth.value() * 1e-9},
+                              {"host_link_latency_us", p.node.host_link_latency.seconds() * 1e6}};
   }
   if (d.engram.in_run.enabled) {
     const ScenarioInRun& ir = d.engram.in_run;

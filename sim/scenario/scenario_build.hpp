@@ -65,6 +65,10 @@ struct BuiltScenario {
   std::int64_t kv_blocks_per_replica = 0;  // after the HBM hot-row cache's share
   Bytes hbm_cache_per_gpu;    // Engram hot rows in HBM (dram/ssd tiers), taken from the KV pool
   Bytes dram_cache_per_node;  // Engram DRAM row caches of the node's replicas (ssd tier)
+  // Host KV-offload pool per replica (deployment.scheduler.kv_offloading_size): its blocks and the
+  // bytes of one block over the replica's GPUs (0 blocks: no pool).
+  std::int64_t kv_offload_blocks_per_replica = 0;
+  Bytes kv_block_bytes_per_replica;
   // Host DRAM of one node by use (docs/memory-tiers.md "Host memory per node").
   struct HostMemory {
     Bytes capacity, reserve, pinned_engram, row_caches, kv_offload;

@@ -15,6 +15,11 @@ KvBlockManager::KvBlockManager(const KvPoolParams& params)
   if (params.num_blocks <= 0) throw ConfigError({}, "kv.num_blocks", "must be positive");
   if (params.block_size <= 0) throw ConfigError({}, "kv.block_size", "must be positive");
   if (prefix_caching_) resize_table(1024);
+  if (params.offload_blocks < 0) throw ConfigError({}, "kv.offload_blocks", "must be >= 0");
+  if (params.offload_blocks > 0) {
+    if (!prefix_caching_) throw ConfigError({}, "kv.offload_blocks", "KV offload needs prefix caching");
+    offload_.emplace(params.offload_blocks);
+  }
 }
 
 // Tables start small and double at load 1/2: pools of millions of blocks (compressed-KV models)
@@ -113,6 +118,7 @@ std::optional<KvBlockManager::EntryId> KvBlockManager::register_block(std::uint6
     entries_.emplace_back();
   }
   table_[slot] = Slot{hash, id};
+  ++contents_version_;
   entries_[id] = Entry{hash, 1, kNone, kNone};
   --private_used_;
   ++cached_used_;
@@ -123,7 +129,9 @@ void KvBlockManager::evict_one() {
   const EntryId e = lru_head_;
   if (e == kNone) throw std::logic_error("KvBlockManager: nothing to evict");
   lru_unlink(e);
+  if (offload_) offload_->store(entries_[e].hash);
   erase_slot(find_slot(entries_[e].hash));
+  ++contents_version_;
   --table_used_;
   free_entries_.push_back(e);
   --cached_free_;

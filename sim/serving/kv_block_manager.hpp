@@ -11,11 +11,19 @@
 // uncached blocks first and evicts cached-free blocks only when none are left (vLLM v1 instead pops
 // one mixed free queue; taking uncached blocks first never evicts a reusable block needlessly).
 // used_blocks() = private + cached-in-use; their sum with free_blocks() is always num_blocks.
+//
+// KV offload (KvPoolParams::offload_blocks > 0, needs prefix caching): every cached block this pool
+// evicts is stored in a host-DRAM pool (kv_offload_pool.hpp) under the same hash; the replica's
+// admission serves a prefix from there when the GPU run of hits ends (replica_state.hpp).
+// contents_version() changes whenever the set of cached hashes changes (a block registered or
+// evicted); references taken or dropped do not change it.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include "sim/serving/kv_offload_pool.hpp"
 
 namespace engramsim::sim {
 
@@ -23,6 +31,7 @@ struct KvPoolParams {
   std::int64_t num_blocks = 0;     // > 0
   std::int32_t block_size = 16;    // tokens per block, > 0
   bool enable_prefix_caching = false;
+  std::int64_t offload_blocks = 0;  // host-DRAM KV-offload pool; 0 = none
 };
 
 class KvBlockManager {
@@ -58,6 +67,10 @@ class KvBlockManager {
   std::optional<EntryId> register_block(std::uint64_t hash);
 
   std::uint64_t evictions() const { return evictions_; }
+  std::uint64_t contents_version() const { return contents_version_; }
+  // The host-DRAM offload pool, or null when the replica has none.
+  KvOffloadPool* offload() { return offload_ ? &*offload_ : nullptr; }
+  const KvOffloadPool* offload() const { return offload_ ? &*offload_ : nullptr; }
 
   // The four block states by count (read-only, for invariant checks); they sum to num_blocks().
   std::int64_t free_uncached_blocks() const { return free_uncached_; }
@@ -107,6 +120,8 @@ class KvBlockManager {
   EntryId lru_head_ = kNone;  // least recently released
   EntryId lru_tail_ = kNone;
   std::uint64_t evictions_ = 0;
+  std::uint64_t contents_version_ = 0;
+  std::optional<KvOffloadPool> offload_;
 };
 
 }  // namespace engramsim::sim

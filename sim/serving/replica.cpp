@@ -26,7 +26,8 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       acceptance_(params.spec),
       spec_rng_(&sim.rng("spec_decode/" + std::to_string(index))),
       engram_(params.engram_in_run),
-      padding_(params.decode_padding) {
+      padding_(params.decode_padding),
+      offload_link_(params.offload_link) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
 }
@@ -35,6 +36,15 @@ ReplicaTotals Replica::totals() const {
   ReplicaTotals t = totals_;
   t.preemptions = state_.preemptions();
   t.kv_evictions = static_cast<std::int64_t>(state_.kv().evictions());
+  if (const KvOffloadPool* pool = state_.kv().offload()) {
+    const KvOffloadCounters c = state_.offload_counters();
+    t.offload_written_blocks = static_cast<std::int64_t>(c.written_blocks);
+    t.offload_loaded_blocks = static_cast<std::int64_t>(c.loaded_blocks);
+    t.offload_evictions = static_cast<std::int64_t>(pool->evictions());
+    const double block = offload_link_.block_bytes_per_gpu.value() * gpus_;
+    t.offload_written_bytes = Bytes(block * static_cast<double>(c.written_blocks));
+    t.offload_loaded_bytes = Bytes(block * static_cast<double>(c.loaded_blocks));
+  }
   return t;
 }
 
@@ -76,7 +86,9 @@ void Replica::start_step() {
   plan_.clear();
   state_.begin_step();
   const std::int64_t preempted_before = state_.preemptions();
+  const KvOffloadCounters offload_before = state_.offload_counters();
   scheduler_->schedule(state_, plan_);
+  price_offload(offload_before);
   if (plan_.empty()) {
     busy_ = false;
     // Every policy can always place something while requests are on the replica (each request
@@ -172,7 +184,31 @@ void Replica::on_engram_ready(const EngramStepOutcome& o) {
   launch_step(cost, pending_start_, &o.stats);
 }
 
+void Replica::price_offload(const KvOffloadCounters& before) {
+  step_load_ = step_write_ = Time::zero();
+  if (state_.kv().offload() == nullptr) return;
+  const KvOffloadCounters now = state_.offload_counters();
+  const KvOffloadLink& l = offload_link_;
+  const auto copy = [&](std::uint64_t blocks, std::uint64_t transfers) {
+    if (blocks == 0) return Time::zero();
+    return l.latency * static_cast<std::int64_t>(transfers) +
+           l.block_bytes_per_gpu * static_cast<double>(blocks) / l.bandwidth;
+  };
+  step_load_ = copy(now.loaded_blocks - before.loaded_blocks, now.load_transfers - before.load_transfers);
+  step_write_ = copy(now.written_blocks - before.written_blocks, 1);
+}
+
 void Replica::launch_step(StepCost cost, Time now, const EngramStepStats* engram) {
+  // KV offload: loads precede the step's compute; the writes run beside it on a copy stream.
+  if (step_load_ > Time::zero() || step_write_ > Time::zero()) {
+    cost.total = cost.total + step_load_;
+    totals_.offload_load_time += step_load_;
+    totals_.offload_write_time += step_write_;
+    if (step_write_ > cost.total) {
+      totals_.offload_write_exposed += step_write_ - cost.total;
+      cost.total = step_write_;
+    }
+  }
   if (cost.total < Time::ns(1)) cost.total = Time::ns(1);
   // An in-run step ends no earlier than the fetch that gated it (rounding of the parts).
   if (now + cost.total < sim_.now()) cost.total = sim_.now() - now;
@@ -259,6 +295,7 @@ RequestRecord Replica::make_record(const Sequence& s, RequestStatus status) cons
   r.output_tokens = s.request.output_tokens;
   r.generated_tokens = s.generated;
   r.cached_prompt_tokens = s.cached_prompt_tokens;
+  r.offloaded_prompt_tokens = s.offloaded_prompt_tokens;
   r.preemptions = s.preemptions;
   r.recomputed_tokens = s.discarded_tokens;
   r.reusable_prompt_tokens = s.request.reusable_prompt_tokens;

@@ -17,6 +17,13 @@
 // Engram layers to it at step start and schedules the step's end only once the fetch is done:
 // end = start + compute + host overhead + the stall measured on the fabric (the formula's stall is
 // dropped). The step record is emitted then, with the measured stall and what the fetch moved.
+//
+// Host KV-offload pool (ReplicaParams::kv.offload_blocks > 0; docs/agentic.md "KV offload tier"):
+// the blocks a step's planning evicts from the GPU prefix cache are written to host DRAM on a copy
+// stream, overlapped with the step (it ends no earlier than the copy); the blocks its admissions
+// load from the pool are copied to the GPU before the step computes (its time grows by the load).
+// Each copy takes latency + bytes / link bandwidth per GPU, the replica's GPUs moving their shares
+// in parallel; one transfer per admitting sequence (loads) or per step (writes).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +44,13 @@
 
 namespace engramsim::sim {
 
+// The host link a replica's KV-offload copies cross (kv_offload_pool.hpp).
+struct KvOffloadLink {
+  Bytes block_bytes_per_gpu;  // one KV block's bytes on each GPU of the replica (its share)
+  Bandwidth bandwidth;        // host link per GPU, per direction
+  Time latency;               // per transfer
+};
+
 struct ReplicaParams {
   std::string name;                         // for reports; defaults to "replica<i>"
   const StepTimeModel* step_model = nullptr;  // not owned; must outlive the run
@@ -50,6 +64,8 @@ struct ReplicaParams {
   // > 0: a request whose prompt plus output exceeds it is rejected on arrival, as an OpenAI-compatible
   // server refuses a prompt + max_tokens beyond the engine's max_model_len; 0: no limit.
   std::int64_t max_model_len = 0;
+  // Prices the KV-offload copies when kv.offload_blocks > 0.
+  KvOffloadLink offload_link;
 };
 
 struct ReplicaTotals {
@@ -63,6 +79,15 @@ struct ReplicaTotals {
   std::int64_t preemptions = 0;
   std::int64_t padding_rows = 0;  // dummy decode positions added by CUDA-graph padding
   std::int64_t kv_evictions = 0;  // cached prefix blocks evicted from the KV pool
+  // Host KV-offload pool (zero without one).
+  std::int64_t offload_written_blocks = 0;
+  std::int64_t offload_loaded_blocks = 0;
+  std::int64_t offload_evictions = 0;   // blocks the full pool dropped
+  Bytes offload_written_bytes;          // whole replica
+  Bytes offload_loaded_bytes;
+  Time offload_load_time;               // added to steps by loads
+  Time offload_write_time;              // copy-stream time of the writes (overlapped)
+  Time offload_write_exposed;           // part of it that outlasted the step
 };
 
 class Replica final : public EventHandler, public EngramStepListener {
@@ -91,6 +116,8 @@ class Replica final : public EventHandler, public EngramStepListener {
   // The in-run Engram path of start_step: false when the step has no Engram layers to fetch.
   bool start_engram_step(const BatchShape& shape, Time now);
   void complete_step();
+  // Prices the offload traffic the step's planning caused (counters since `before`).
+  void price_offload(const KvOffloadCounters& before);
   void emit(std::uint32_t slot, std::int32_t tokens);
   RequestRecord make_record(const Sequence& s, RequestStatus status) const;
 
@@ -120,6 +147,10 @@ class Replica final : public EventHandler, public EngramStepListener {
   Time pending_start_;
   std::vector<std::pair<std::uint64_t, std::int64_t>> swapped_out_;  // KV offload: request, tokens
   double swap_out_tokens_ = 0.0;  // KV offload: written out by the step being planned
+  // Host KV-offload pool.
+  KvOffloadLink offload_link_;
+  Time step_load_;   // H2D time of the step being planned
+  Time step_write_;  // D2H time of the step being planned
 };
 
 }  // namespace engramsim::sim

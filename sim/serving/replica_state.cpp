@@ -24,14 +24,8 @@ bool ReplicaState::fits_ever(const Request& r) const {
 }
 
 std::uint32_t ReplicaState::add_waiting(Request&& r) {
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
+  const std::uint32_t slot = slots_.acquire();
+  if (lookup_.slot == slot) lookup_.valid = false;
   Sequence& s = slots_[slot];
   std::vector<std::uint32_t> refs = std::move(s.cache_refs);  // keep the capacity
   refs.clear();
@@ -82,7 +76,6 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   Sequence& s = slots_[slot];
   const std::int32_t bs = kv_.block_size();
 
-  hit_buf_.clear();
   // At least one token must be computed to sample from, so a full hit stops one block short.
   const std::int32_t max_hit =
       kv_.prefix_caching() ? std::min(hashable_blocks(s.request), (s.prefill_target - 1) / bs) : 0;
@@ -95,14 +88,10 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
         reserved_tokens(reserve, h_tokens + std::max<std::int64_t>(chunk_min, 1), s, draft_tokens_);
     if (kv_.free_blocks() - watermark_blocks < kv_.blocks_for_tokens(reserve_min) - max_hit) return res;
   }
-  if (max_hit > 0) {
-    for (std::int32_t j = 0; j < max_hit; ++j) {
-      const auto e = kv_.lookup(block_hash(s.request, j));
-      if (!e) break;
-      hit_buf_.push_back(*e);
-    }
-  }
-  const std::int32_t hits = static_cast<std::int32_t>(hit_buf_.size());
+  lookup_prefix(slot, max_hit);
+  const auto gpu_hits = static_cast<std::int32_t>(hit_buf_.size());
+  const std::int32_t host_hits = lookup_.host_hits;
+  const std::int32_t hits = gpu_hits + host_hits;
   const std::int32_t hit_tokens = hits * bs;
   const std::int32_t remaining = s.prefill_target - hit_tokens;
   if (whole && remaining > max_chunk) return res;
@@ -111,22 +100,37 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
 
   const std::int64_t reserve_tokens =
       reserved_tokens(reserve, static_cast<std::int64_t>(hit_tokens) + chunk, s, draft_tokens_);
-  const std::int64_t new_blocks = kv_.blocks_for_tokens(reserve_tokens) - hits;
+  // Blocks loaded from the host pool need GPU blocks like computed ones.
+  const std::int64_t new_blocks = kv_.blocks_for_tokens(reserve_tokens) - gpu_hits;
+  if (kv_.free_blocks() - watermark_blocks < new_blocks) return res;  // short even if no hit is free
   std::int64_t hits_now_free = 0;
   for (const auto e : hit_buf_) hits_now_free += kv_.is_free(e) ? 1 : 0;
   if (kv_.free_blocks() - hits_now_free - watermark_blocks < new_blocks) return res;
 
-  // Take the hits first so the allocation below cannot evict them.
+  // Take the hits first so the allocation below cannot evict them; the host blocks become most
+  // recently used before the allocation's evictions are stored beside them.
   for (const auto e : hit_buf_) {
     kv_.acquire(e);
     s.cache_refs.push_back(e);
   }
+  for (std::int32_t j = gpu_hits; j < hits; ++j) kv_.offload()->touch(block_hash(s.request, j));
+  lookup_.valid = false;
   if (!kv_.allocate(new_blocks)) throw std::logic_error("ReplicaState: admission allocation failed after check");
   s.private_blocks += new_blocks;
   s.computed = hit_tokens;
-  s.next_register_block = hits;
-  if (!s.ever_admitted) s.cached_prompt_tokens = hit_tokens;
+  s.next_register_block = gpu_hits;
+  // The loaded blocks hold their prefix again: they rejoin the GPU prefix cache at once.
+  if (host_hits > 0) {
+    register_full_blocks(s, hit_tokens);
+    loaded_blocks_ += static_cast<std::uint64_t>(host_hits);
+    ++load_transfers_;
+  }
+  if (!s.ever_admitted) {
+    s.cached_prompt_tokens = hit_tokens;
+    s.offloaded_prompt_tokens = host_hits * bs;
+  }
   s.hit_tokens_total += hit_tokens;
+  s.host_hit_tokens_total += static_cast<std::int64_t>(host_hits) * bs;
   s.ever_admitted = true;
   s.state = SeqState::running;
   s.admit_order = ++admissions_;
@@ -136,7 +140,36 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   res.admitted = true;
   res.chunk = chunk;
   res.cached_before = hit_tokens;
+  res.loaded_blocks = host_hits;
   return res;
+}
+
+void ReplicaState::lookup_prefix(std::uint32_t slot, std::int32_t max_hit) {
+  const KvOffloadPool* pool = kv_.offload();
+  const std::uint64_t host_version = pool != nullptr ? pool->version() : 0;
+  if (lookup_.valid && lookup_.slot == slot && lookup_.max_hit == max_hit &&
+      lookup_.gpu_version == kv_.contents_version() && lookup_.host_version == host_version)
+    return;
+  const Request& r = slots_[slot].request;
+  hit_buf_.clear();
+  std::int32_t j = 0;
+  for (; j < max_hit; ++j) {
+    const auto e = kv_.lookup(block_hash(r, j));
+    if (!e) break;
+    hit_buf_.push_back(*e);
+  }
+  std::int32_t host = 0;
+  if (pool != nullptr)
+    while (j + host < max_hit && pool->contains(block_hash(r, j + host))) ++host;
+  lookup_ = PrefixLookup{true, slot, max_hit, kv_.contents_version(), host_version, host};
+}
+
+KvOffloadCounters ReplicaState::offload_counters() const {
+  KvOffloadCounters c;
+  if (const KvOffloadPool* pool = kv_.offload()) c.written_blocks = pool->writes();
+  c.loaded_blocks = loaded_blocks_;
+  c.load_transfers = load_transfers_;
+  return c;
 }
 
 bool ReplicaState::grow(std::uint32_t slot, std::int64_t tokens) {
@@ -223,7 +256,7 @@ void ReplicaState::finish(std::uint32_t slot) {
 
 void ReplicaState::compact_running() {
   std::erase_if(running_, [this](std::uint32_t slot) { return slots_[slot].state != SeqState::running; });
-  for (const auto slot : finished_slots_) free_slots_.push_back(slot);
+  for (const auto slot : finished_slots_) slots_.release(slot);
   finished_slots_.clear();
 }
 

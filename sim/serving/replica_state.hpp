@@ -15,6 +15,7 @@
 
 #include "sim/serving/kv_block_manager.hpp"
 #include "sim/serving/sequence.hpp"
+#include "sim/serving/slot_pool.hpp"
 #include "sim/serving/step_plan.hpp"
 
 namespace engramsim::sim {
@@ -34,7 +35,16 @@ enum class VictimOrder { latest_admitted, latest_arrival };
 struct AdmitResult {
   bool admitted = false;
   std::int32_t chunk = 0;          // prefill tokens scheduled for this step
-  std::int32_t cached_before = 0;  // prefix-cache hit tokens (KV already present)
+  std::int32_t cached_before = 0;  // prefix-cache hit tokens (KV already present or loaded)
+  std::int32_t loaded_blocks = 0;  // of them, blocks loaded from the host KV-offload pool
+};
+
+// Host KV-offload traffic of a replica so far (monotone counters; the replica prices the deltas of
+// each step).
+struct KvOffloadCounters {
+  std::uint64_t written_blocks = 0;  // device to host, GPU evictions not already held
+  std::uint64_t loaded_blocks = 0;   // host to device, prefix hits served by the pool
+  std::uint64_t load_transfers = 0;  // admissions that loaded at least one block
 };
 
 class ReplicaState {
@@ -52,6 +62,7 @@ class ReplicaState {
   std::size_t num_running() const { return num_running_; }
   std::size_t live_sequences() const { return live_; }
   std::int64_t preemptions() const { return preemptions_; }
+  KvOffloadCounters offload_counters() const;
 
   // The step counter that stamps Sequence::planned_step; advance once per planned step.
   std::uint64_t step_id() const { return step_id_; }
@@ -103,15 +114,29 @@ class ReplicaState {
   std::int32_t hashable_blocks(const Request& r) const;
   void release_all(Sequence& s);
   void register_full_blocks(Sequence& s, std::int32_t tokens_after);
+  // The prefix hits of the waiting sequence in `slot` over its first `max_hit` blocks: the GPU run
+  // in hit_buf_, then the run the host pool holds in lookup_.host_hits. Cached until the GPU or host
+  // contents change or another sequence asks, so a head that stays blocked is not probed again
+  // every step.
+  void lookup_prefix(std::uint32_t slot, std::int32_t max_hit);
 
   KvBlockManager kv_;
   std::int32_t draft_tokens_;
-  std::vector<Sequence> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  SlotPool<Sequence> slots_;
   std::vector<std::uint32_t> finished_slots_;
   std::vector<std::uint32_t> running_;
   std::deque<std::uint32_t> waiting_;
   std::vector<KvBlockManager::EntryId> hit_buf_;
+  struct PrefixLookup {
+    bool valid = false;
+    std::uint32_t slot = 0;
+    std::int32_t max_hit = 0;
+    std::uint64_t gpu_version = 0;
+    std::uint64_t host_version = 0;
+    std::int32_t host_hits = 0;
+  } lookup_;
+  std::uint64_t loaded_blocks_ = 0;
+  std::uint64_t load_transfers_ = 0;
   std::size_t num_running_ = 0;
   std::size_t live_ = 0;
   std::uint64_t step_id_ = 0;

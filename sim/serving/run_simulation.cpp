@@ -107,7 +107,20 @@ RunResult run_simulation(const RunConfig& cfg) {
   // Finalize.
   metrics.finalize(deployment.collect_unfinished());
   std::int64_t preemptions = 0, decode_positions = 0, padding_rows = 0, kv_evictions = 0;
+  std::optional<KvOffloadTotals> offload;
   for (const auto& r : deployment.replicas()) {
+    if (r->state().kv().offload() != nullptr) {
+      const ReplicaTotals t = r->totals();
+      if (!offload) offload.emplace();
+      offload->written_blocks += t.offload_written_blocks;
+      offload->loaded_blocks += t.offload_loaded_blocks;
+      offload->evictions += t.offload_evictions;
+      offload->written_bytes += t.offload_written_bytes;
+      offload->loaded_bytes += t.offload_loaded_bytes;
+      offload->load_time += t.offload_load_time;
+      offload->write_time += t.offload_write_time;
+      offload->write_exposed += t.offload_write_exposed;
+    }
     preemptions += r->totals().preemptions;
     kv_evictions += r->totals().kv_evictions;
     decode_positions += r->totals().decode_positions;
@@ -127,6 +140,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   in.events = sim.events_dispatched();
   in.windowed = agentic;
   in.kv_evictions = kv_evictions;
+  in.kv_offload = offload;
 
   RunResult result;
   result.summary = summarize(in);

@@ -137,14 +137,7 @@ void AgenticReplayDriver::launch_next(std::uint32_t lane, Time end) {
 void AgenticReplayDriver::send_after(std::uint32_t lane, std::int32_t strand, const AgenticCall& call, Time gap) {
   Lane& l = lanes_[lane];
   if (l.stopped) return;
-  std::uint32_t slot;
-  if (!free_pending_.empty()) {
-    slot = free_pending_.back();
-    free_pending_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(pending_.size());
-    pending_.emplace_back();
-  }
+  const std::uint32_t slot = pending_.acquire();
   Pending& p = pending_[slot];
   p.lane = lane;
   p.strand = strand;
@@ -165,7 +158,7 @@ void AgenticReplayDriver::on_event(std::uint64_t tag) {
   Pending& p = pending_[slot];
   if (!p.live || p.gen != static_cast<std::uint32_t>(tag >> 32)) return;  // moved by cap_system_idle
   p.live = false;
-  free_pending_.push_back(slot);
+  pending_.release(slot);
   Lane& l = lanes_[p.lane];
   if (window_open_ && sim_.now() >= stats_.window_end) {
     l.stopped = true;  // the window has closed: this lane sends nothing more

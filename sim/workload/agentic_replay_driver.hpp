@@ -40,6 +40,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/serving_observer.hpp"
+#include "sim/serving/slot_pool.hpp"
 #include "sim/workload/agentic_session.hpp"
 
 namespace engramsim::sim {
@@ -134,8 +135,7 @@ class AgenticReplayDriver final : public EventHandler, public ServingObserver {
   AgenticReplayParams params_;
   RngStream& rng_;
   std::vector<Lane> lanes_;
-  std::vector<Pending> pending_;
-  std::vector<std::uint32_t> free_pending_;
+  SlotPool<Pending> pending_;
   std::unordered_map<std::uint64_t, Owner> owners_;  // request id -> lane, strand
   std::int64_t in_system_ = 0;                       // submitted, not yet done
   std::int32_t lanes_warm_ = 0;

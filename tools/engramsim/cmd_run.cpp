@@ -118,6 +118,20 @@ const std::vector<Row>& agentic_rows() {
   return r;
 }
 
+// Added when a variant has a host KV-offload pool (docs/agentic.md "KV offload tier").
+const std::vector<Row>& offload_rows() {
+  static const std::vector<Row> r = {
+      {"prefix hit % from GPU", 1, [](const sim::Summary& s) { return 100.0 * s.gpu_prefix_hit_rate; }, false},
+      {"prefix hit % from host pool", 1, [](const sim::Summary& s) { return 100.0 * s.host_prefix_hit_rate; }, false},
+      {"session host hit % median", 1, [](const sim::Summary& s) { return 100.0 * s.session_host_hit_rate_median; }, false},
+      {"recomputed prefix tokens (M)", 3, [](const sim::Summary& s) { return s.recomputed_prefix_tokens / 1e6; }, false},
+      {"KV offload written GB", 1, [](const sim::Summary& s) { return s.kv_offload_written_gb; }, false},
+      {"KV offload loaded GB", 1, [](const sim::Summary& s) { return s.kv_offload_loaded_gb; }, false},
+      {"KV load time s (all replicas)", 3, [](const sim::Summary& s) { return s.kv_offload_load_s; }, false},
+  };
+  return r;
+}
+
 std::string label_of(const sim::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
 
 // `cli_sets`: the command line's --set arguments, which take precedence over a variant's own set.
@@ -198,8 +212,11 @@ void print_table(const sim::ScenarioSession& s) {
   if (any_rejected) t.add_row(rejected);
   bool any_windowed = false;
   for (const auto* v : ran) any_windowed = any_windowed || v->result->summary.windowed;
-  for (const auto* list : {&rows(), &agentic_rows()}) {
+  bool any_offload = false;
+  for (const auto* v : ran) any_offload = any_offload || v->result->summary.kv_offload;
+  for (const auto* list : {&rows(), &agentic_rows(), &offload_rows()}) {
     if (list == &agentic_rows() && !any_windowed) continue;
+    if (list == &offload_rows() && !any_offload) continue;
     for (const Row& r : *list) {
       std::vector<std::string> line = {r.label};
       for (const auto* v : ran) line.push_back(fixed(r.get(v->result->summary), r.digits));
