@@ -10,8 +10,9 @@
 #include "calibration/fit.hpp"
 #include "calibration/host_info.hpp"
 #include "calibration/stats.hpp"
-#include "calibration/zipf_sampler.hpp"
+#include "calibration/rank_scatter.hpp"
 #include "core/rng.hpp"
+#include "core/zipf_sampler.hpp"
 
 namespace engramsim::calibration {
 namespace {
@@ -77,9 +78,9 @@ std::vector<GpuGatherCase> gather_cases(const std::vector<std::uint32_t>& rows, 
       if (d == IndexDistribution::uniform) {
         for (auto& i : c.indices) i = static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(n) - 1));
       } else {
-        const ZipfSampler z(n, zipf_s);
+        const ZipfSampler z(static_cast<std::int64_t>(n), zipf_s);
         const RankScatter sc(n);
-        for (auto& i : c.indices) i = sc(z(rng) - 1);
+        for (auto& i : c.indices) i = sc(static_cast<std::uint64_t>(z.sample(rng) - 1));
       }
       out.push_back(std::move(c));
     }

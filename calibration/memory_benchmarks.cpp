@@ -11,8 +11,9 @@
 #include <string>
 #include <thread>
 
-#include "calibration/zipf_sampler.hpp"
+#include "calibration/rank_scatter.hpp"
 #include "core/rng.hpp"
+#include "core/zipf_sampler.hpp"
 
 namespace engramsim::calibration {
 namespace {
@@ -138,9 +139,9 @@ std::vector<DramGatherMeasurement> run_dram_gather_benchmark(
           const auto hi = static_cast<std::int64_t>(rows_in_table - 1);
           for (auto& i : idx) i = static_cast<std::uint64_t>(rng.uniform_int(0, hi));
         } else {
-          const ZipfSampler zipf(rows_in_table, o.zipf_exponent);
+          const ZipfSampler zipf(static_cast<std::int64_t>(rows_in_table), o.zipf_exponent);
           const RankScatter scatter(rows_in_table);
-          for (auto& i : idx) i = scatter(zipf(rng) - 1);
+          for (auto& i : idx) i = scatter(static_cast<std::uint64_t>(zipf.sample(rng) - 1));
         }
       });
       for (const int threads : o.thread_counts) {

@@ -16,7 +16,7 @@
 
 #include "calibration/host_info.hpp"
 #include "calibration/scratch_file.hpp"
-#include "calibration/zipf_sampler.hpp"
+#include "calibration/rank_scatter.hpp"
 #include "core/error.hpp"
 
 namespace engramsim::calibration {

@@ -112,9 +112,9 @@ if [[ -z "$bin" ]]; then
     "$nvcc" -O2 -std=c++20 -arch="sm_$arch" -I"$repo" -isystem "$eigen" \
       -DENGRAMSIM_SOURCE_ROOT="\"$repo\"" -DENGRAMSIM_VERSION="\"$version\"" \
       "$repo"/calibration/standalone/gpu_calibrate_main.cpp \
-      "$repo"/calibration/{calibration_runner,fit,gpu_sections,host_info,sample_log,stats,zipf_sampler}.cpp \
+      "$repo"/calibration/{calibration_runner,fit,gpu_sections,host_info,sample_log,stats,rank_scatter}.cpp \
       "$repo"/calibration/cuda/*.cu "$repo"/hardware/calibration_profile.cpp \
-      "$repo"/core/{error,paths,rng,unit_parse,units}.cpp \
+      "$repo"/core/{error,paths,rng,unit_parse,units,zipf_sampler}.cpp \
       -lcublasLt -lpthread -o "$build/engramsim-gpu-calibrate" >"$out/build.log" 2>&1 && bin="$build/engramsim-gpu-calibrate"
   fi
   if [[ -z "$bin" ]]; then

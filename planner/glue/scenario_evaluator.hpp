@@ -32,7 +32,7 @@
 #include "planner/sweep_runner.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_build.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 
 namespace engramsim::planner {
 

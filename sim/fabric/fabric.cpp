@@ -10,26 +10,9 @@
 
 namespace engramsim::fabric {
 
-void FabricRegistry::add(std::string name, FabricFactory factory) {
-  factories_[std::move(name)] = std::move(factory);
-}
-
 std::unique_ptr<Fabric> FabricRegistry::create(std::string_view name, FabricTopology topology,
                                                const FabricOptions& options) const {
-  const auto it = factories_.find(name);
-  if (it == factories_.end()) {
-    std::string known;
-    for (const auto& [n, f] : factories_) known += (known.empty() ? "" : ", ") + n;
-    throw ConfigError({}, "fabric.backend",
-                      "unknown fabric backend '" + std::string(name) + "' (known: " + known + ")");
-  }
-  return it->second(std::move(topology), options);
-}
-
-std::vector<std::string> FabricRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& [n, f] : factories_) out.push_back(n);
-  return out;
+  return at(name)(std::move(topology), options);
 }
 
 void register_builtin_fabrics(FabricRegistry& registry) {

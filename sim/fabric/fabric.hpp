@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/registry.hpp"
 #include "core/units.hpp"
 #include "sim/fabric/fabric_topology.hpp"
 
@@ -81,17 +82,14 @@ class Fabric {
 using FabricFactory =
     std::function<std::unique_ptr<Fabric>(FabricTopology topology, const FabricOptions& options)>;
 
-// Backends by name. The caller owns the registry; builtins are added by an explicit call.
-class FabricRegistry {
+// Backends by name. The caller owns the registry; builtins are added by an explicit call. add() of
+// a name already there throws std::logic_error (core/registry.hpp).
+class FabricRegistry : public Registry<FabricFactory> {
  public:
-  void add(std::string name, FabricFactory factory);
+  FabricRegistry() : Registry("fabric backend", "fabric.backend") {}
   // Throws ConfigError (field "fabric.backend") naming the known backends for an unknown name.
   std::unique_ptr<Fabric> create(std::string_view name, FabricTopology topology,
                                  const FabricOptions& options = {}) const;
-  std::vector<std::string> names() const;
-
- private:
-  std::map<std::string, FabricFactory, std::less<>> factories_;
 };
 
 // Adds "native" and "simgrid".

@@ -9,7 +9,7 @@
 
 #include "core/paths.hpp"
 #include "sim/memory/word_tokenizer.hpp"
-#include "sim/memory/zipf_sampler.hpp"
+#include "core/zipf_sampler.hpp"
 
 namespace engramsim {
 namespace {

@@ -38,7 +38,7 @@
 #include "models/footprint.hpp"
 #include "models/roofline_step_model.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 
 namespace engramsim::sim {
 

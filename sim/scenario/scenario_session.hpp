@@ -16,7 +16,7 @@
 
 #include "sim/scenario/scenario_build.hpp"
 #include "sim/scenario/scenario_document.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 
 namespace engramsim::sim {
 

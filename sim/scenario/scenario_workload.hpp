@@ -1,4 +1,4 @@
-// The `workload:` section of a scenario file -> a validated WorkloadSpec (sim/serving/run_simulation.hpp)
+// The `workload:` section of a scenario file -> a validated WorkloadSpec (sim/run/run_simulation.hpp)
 // plus a description of it. Four kinds:
 //
 //   closed_loop  `concurrency` clients, each sending its next request the instant the previous one
@@ -29,7 +29,7 @@
 #include <string>
 
 #include "core/config_node.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/workload/arrival_process.hpp"
 #include "sim/workload/length_distribution.hpp"
 

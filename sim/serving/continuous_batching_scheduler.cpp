@@ -20,6 +20,19 @@ KvPolicy guaranteed_no_evict_kv_policy() {
   return p;
 }
 
+VllmParams VllmParams::from(const SchedulerParams& p) {
+  return {p.max_num_batched_tokens, p.max_num_seqs, p.enable_chunked_prefill, p.long_prefill_token_threshold};
+}
+
+SarathiParams SarathiParams::from(const SchedulerParams& p) { return {p.chunk_size, p.max_num_seqs}; }
+
+ContinuousBatchingScheduler::ContinuousBatchingScheduler(const char* name, const VllmParams& p, KvPolicy policy)
+    : ContinuousBatchingScheduler(name, p.max_num_batched_tokens, p.max_num_seqs, p.enable_chunked_prefill,
+                                  p.long_prefill_token_threshold, policy) {}
+
+ContinuousBatchingScheduler::ContinuousBatchingScheduler(const SarathiParams& p)
+    : ContinuousBatchingScheduler("sarathi", p.chunk_size, p.max_num_seqs, true, p.chunk_size, sarathi_kv_policy()) {}
+
 ContinuousBatchingScheduler::ContinuousBatchingScheduler(const char* name, std::int32_t budget,
                                                          std::int32_t max_num_seqs, bool chunked_prefill,
                                                          std::int32_t max_chunk, KvPolicy policy)

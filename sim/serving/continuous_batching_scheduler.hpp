@@ -44,14 +44,34 @@ KvPolicy vllm_v1_kv_policy();
 KvPolicy sarathi_kv_policy();
 KvPolicy guaranteed_no_evict_kv_policy();
 
+// `vllm` and `trtllm`: the budget is max_num_batched_tokens; prompts chunked or whole.
+struct VllmParams {
+  std::int32_t max_num_batched_tokens = 8192;
+  std::int32_t max_num_seqs = 256;
+  bool enable_chunked_prefill = true;
+  std::int32_t long_prefill_token_threshold = 0;  // cap on one sequence's prefill chunk; 0 = none
+  static VllmParams from(const SchedulerParams& p);
+};
+
+// `sarathi`: chunk_size is both the step budget and the largest chunk; prompts always chunked.
+struct SarathiParams {
+  std::int32_t chunk_size = 512;
+  std::int32_t max_num_seqs = 256;
+  static SarathiParams from(const SchedulerParams& p);
+};
+
 class ContinuousBatchingScheduler final : public Scheduler {
  public:
-  ContinuousBatchingScheduler(const char* name, std::int32_t budget, std::int32_t max_num_seqs, bool chunked_prefill,
-                              std::int32_t max_chunk, KvPolicy policy = vllm_v1_kv_policy());
+  ContinuousBatchingScheduler(const char* name, const VllmParams& params, KvPolicy policy = vllm_v1_kv_policy());
+  // Named "sarathi", under sarathi_kv_policy().
+  explicit ContinuousBatchingScheduler(const SarathiParams& params);
   const char* name() const override { return name_; }
   void schedule(ReplicaState& state, StepPlan& plan) override;
 
  private:
+  ContinuousBatchingScheduler(const char* name, std::int32_t budget, std::int32_t max_num_seqs, bool chunked_prefill,
+                              std::int32_t max_chunk, KvPolicy policy);
+
   const char* name_;
   std::int32_t budget_;
   std::int32_t max_num_seqs_;

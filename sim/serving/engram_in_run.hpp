@@ -17,10 +17,11 @@
 
 #include "sim/engine/simulation.hpp"
 #include "sim/memory/engram_tier_service.hpp"
+#include "sim/serving/event_priorities.hpp"
 
 namespace engramsim::sim {
 
-inline constexpr std::int32_t event_priority_fabric = 5;
+inline constexpr std::int32_t event_priority_fabric = event_priority::fabric;  // event_priorities.hpp
 
 class EngramStepListener {
  public:

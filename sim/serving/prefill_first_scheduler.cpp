@@ -5,8 +5,8 @@
 
 namespace engramsim::sim {
 
-PrefillFirstScheduler::PrefillFirstScheduler(std::int32_t budget, std::int32_t max_num_seqs)
-    : budget_(budget), max_num_seqs_(max_num_seqs) {}
+PrefillFirstScheduler::PrefillFirstScheduler(const PrefillFirstParams& p)
+    : budget_(p.max_num_batched_tokens), max_num_seqs_(p.max_num_seqs) {}
 
 void PrefillFirstScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   std::int64_t left = budget_;

@@ -9,9 +9,15 @@
 
 namespace engramsim::sim {
 
+struct PrefillFirstParams {
+  std::int32_t max_num_batched_tokens = 8192;  // the step budget
+  std::int32_t max_num_seqs = 256;
+  static PrefillFirstParams from(const SchedulerParams& p) { return {p.max_num_batched_tokens, p.max_num_seqs}; }
+};
+
 class PrefillFirstScheduler final : public Scheduler {
  public:
-  PrefillFirstScheduler(std::int32_t budget, std::int32_t max_num_seqs);
+  explicit PrefillFirstScheduler(const PrefillFirstParams& params);
   const char* name() const override { return "prefill_first"; }
   void schedule(ReplicaState& state, StepPlan& plan) override;
 

@@ -2,25 +2,21 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
-#include <string>
-#include <vector>
 
+#include "core/registry.hpp"
 #include "sim/serving/router.hpp"
 
 namespace engramsim::sim {
 
-class RouterRegistry {
- public:
-  using Factory = std::function<std::unique_ptr<Router>()>;
-  void add(const std::string& name, Factory factory);
-  // Unknown names throw ConfigError.
-  std::unique_ptr<Router> create(const std::string& name) const;
-  std::vector<std::string> names() const;
+using RouterFactory = std::function<std::unique_ptr<Router>()>;
 
- private:
-  std::map<std::string, Factory> factories_;
+// create(name) of an unknown name throws ConfigError (field "router"); add() of a name already
+// there throws std::logic_error (core/registry.hpp).
+class RouterRegistry : public Registry<RouterFactory> {
+ public:
+  using Factory = RouterFactory;
+  RouterRegistry() : Registry("router", "router") {}
 };
 
 void register_builtin_routers(RouterRegistry& registry);

@@ -17,6 +17,9 @@
 
 namespace engramsim::sim {
 
+// What a scenario's scheduler section says, whichever policy it names. Each policy takes its own
+// typed parameters from it (VllmParams, SarathiParams, PrefillFirstParams, StaticBatchingParams
+// beside the implementations), so no policy reads a field that is not its own.
 struct SchedulerParams {
   std::string name = "vllm";
   std::int32_t max_num_batched_tokens = 8192;  // token budget per step (prefill tokens + decode positions)

@@ -10,25 +10,22 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
-#include <string>
-#include <vector>
 
+#include "core/registry.hpp"
 #include "sim/serving/scheduler.hpp"
 
 namespace engramsim::sim {
 
-class SchedulerRegistry {
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerParams&)>;
+
+// add() of a name already there throws std::logic_error (core/registry.hpp).
+class SchedulerRegistry : public Registry<SchedulerFactory> {
  public:
-  using Factory = std::function<std::unique_ptr<Scheduler>(const SchedulerParams&)>;
-  void add(const std::string& name, Factory factory);
+  using Factory = SchedulerFactory;
+  SchedulerRegistry() : Registry("scheduler", "scheduler.name") {}
   // Validates the parameters common to all policies; unknown names and bad values throw ConfigError.
   std::unique_ptr<Scheduler> create(const SchedulerParams& params) const;
-  std::vector<std::string> names() const;
-
- private:
-  std::map<std::string, Factory> factories_;
 };
 
 void register_builtin_schedulers(SchedulerRegistry& registry);

@@ -5,7 +5,7 @@
 
 namespace engramsim::sim {
 
-StaticBatchingScheduler::StaticBatchingScheduler(std::int32_t max_num_seqs) : max_num_seqs_(max_num_seqs) {}
+StaticBatchingScheduler::StaticBatchingScheduler(const StaticBatchingParams& p) : max_num_seqs_(p.max_num_seqs) {}
 
 void StaticBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   auto& running = st.running();

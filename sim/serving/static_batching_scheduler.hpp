@@ -9,9 +9,14 @@
 
 namespace engramsim::sim {
 
+struct StaticBatchingParams {
+  std::int32_t max_num_seqs = 256;  // the batch size
+  static StaticBatchingParams from(const SchedulerParams& p) { return {p.max_num_seqs}; }
+};
+
 class StaticBatchingScheduler final : public Scheduler {
  public:
-  explicit StaticBatchingScheduler(std::int32_t max_num_seqs);
+  explicit StaticBatchingScheduler(const StaticBatchingParams& params);
   const char* name() const override { return "static"; }
   void schedule(ReplicaState& state, StepPlan& plan) override;
 

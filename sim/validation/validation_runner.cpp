@@ -17,7 +17,7 @@
 #include "models/roofline_step_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_build.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/validation/pool_step_model.hpp"
 
 namespace engramsim::validation {

@@ -17,7 +17,7 @@
 #include <cmath>
 
 #include "core/rng.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;

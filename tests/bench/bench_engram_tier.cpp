@@ -19,7 +19,7 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/engram_fetch.hpp"
 #include "sim/memory/node_fabric_params.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/workload/trace_format.hpp"
 
 using namespace engramsim;

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <string>
 
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/workload/trace_format.hpp"
 
 using namespace engramsim;

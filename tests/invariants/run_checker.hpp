@@ -10,7 +10,7 @@
 #include "sim/scenario/scenario_build.hpp"
 #include "sim/serving/deployment.hpp"
 #include "sim/serving/run_probe.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 
 namespace engramsim::testing {
 

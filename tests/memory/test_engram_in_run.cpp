@@ -18,7 +18,7 @@
 #include "sim/metrics/result_writers.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scenario_build.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "engram_tier_test_util.hpp"
 
 namespace engramsim {

@@ -14,7 +14,7 @@
 #include "sim/memory/engram_access.hpp"
 #include "sim/memory/engram_tier_service.hpp"
 #include "sim/memory/node_fabric_params.hpp"
-#include "sim/memory/zipf_sampler.hpp"
+#include "core/zipf_sampler.hpp"
 #include "engram_tier_test_util.hpp"
 
 namespace engramsim {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/memory/row_cache.hpp"
-#include "sim/memory/zipf_sampler.hpp"
+#include "core/zipf_sampler.hpp"
 
 using namespace engramsim;
 

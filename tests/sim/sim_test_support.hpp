@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/step_model.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/workload/request_source.hpp"
 
 namespace engramsim::sim::testing {

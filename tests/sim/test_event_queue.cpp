@@ -6,6 +6,8 @@
 
 #include "core/rng.hpp"
 #include "sim/engine/event_queue.hpp"
+#include "sim/serving/engram_in_run.hpp"
+#include "sim/serving/event_priorities.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -57,4 +59,16 @@ TEST(EventQueue, MatchesStableSortOnRandomKeys) {
     EXPECT_EQ(e.tag, tag);
   }
   EXPECT_TRUE(q.empty());
+}
+
+TEST(EventPriorities, ServingEventsAtOneInstantRunInTheDocumentedOrder) {
+  // Arrivals, then fabric progress, then step ends, then wake-ups (event_priorities.hpp).
+  const std::vector<std::int32_t> order{event_priority::arrival, event_priority::fabric, event_priority::step_done,
+                                        event_priority::replica_wake};
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(std::adjacent_find(order.begin(), order.end()), order.end());  // no two the same
+  EXPECT_EQ(event_priority_fabric, event_priority::fabric);
+  EventQueue q;
+  for (std::size_t i = order.size(); i-- > 0;) q.push(Time::ns(7), order[i], nullptr, i);
+  for (std::uint64_t i = 0; i < order.size(); ++i) EXPECT_EQ(q.pop().tag, i);
 }

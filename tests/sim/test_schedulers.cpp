@@ -3,6 +3,11 @@
 
 #include <cstdio>
 
+#include "core/error.hpp"
+#include "sim/serving/continuous_batching_scheduler.hpp"
+#include "sim/serving/prefill_first_scheduler.hpp"
+#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/static_batching_scheduler.hpp"
 #include "sim_test_support.hpp"
 
 using namespace engramsim;
@@ -276,5 +281,50 @@ TEST(Replica, SpeculativeDecodingVerifiesDraftsAndEmitsExactlyTheRequestedTokens
     ASSERT_EQ(shapes[i].decode.size(), 1u);
     const int remaining = 1000 - (shapes[i].decode[0].context - 100 + 1);
     EXPECT_EQ(shapes[i].decode[0].positions, std::min(4, remaining));
+  }
+}
+
+TEST(SchedulerRegistry, EachPolicyTakesOnlyItsOwnParameters) {
+  SchedulerParams p;
+  p.max_num_batched_tokens = 1000;
+  p.max_num_seqs = 7;
+  p.enable_chunked_prefill = false;
+  p.long_prefill_token_threshold = 300;
+  p.chunk_size = 64;
+  const VllmParams v = VllmParams::from(p);
+  EXPECT_EQ(v.max_num_batched_tokens, 1000);
+  EXPECT_EQ(v.max_num_seqs, 7);
+  EXPECT_FALSE(v.enable_chunked_prefill);
+  EXPECT_EQ(v.long_prefill_token_threshold, 300);
+  const SarathiParams s = SarathiParams::from(p);
+  EXPECT_EQ(s.chunk_size, 64);
+  EXPECT_EQ(s.max_num_seqs, 7);
+  EXPECT_EQ(PrefillFirstParams::from(p).max_num_batched_tokens, 1000);
+  EXPECT_EQ(StaticBatchingParams::from(p).max_num_seqs, 7);
+  // The step budget each policy plans with.
+  p.name = "sarathi";
+  EXPECT_EQ(step_token_budget(p), 64);
+  p.name = "vllm";
+  EXPECT_EQ(step_token_budget(p), 1000);
+}
+
+TEST(SchedulerRegistry, BuiltinsByNameAndNoSecondRegistration) {
+  SchedulerRegistry reg;
+  register_builtin_schedulers(reg);
+  EXPECT_EQ(reg.names(), (std::vector<std::string>{"prefill_first", "sarathi", "static", "trtllm", "vllm"}));
+  for (const std::string& name : reg.names()) {
+    SchedulerParams p;
+    p.name = name;
+    EXPECT_EQ(reg.create(p)->name(), name);
+  }
+  EXPECT_THROW(register_builtin_schedulers(reg), std::logic_error);
+  SchedulerParams unknown;
+  unknown.name = "fcfs";
+  try {
+    reg.create(unknown);
+    ADD_FAILURE() << "an unknown scheduler was built";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "scheduler.name: unknown scheduler 'fcfs' (known: prefill_first, sarathi, static, trtllm, vllm)");
   }
 }

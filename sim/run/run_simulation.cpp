@@ -1,4 +1,4 @@
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 
 #include <chrono>
 #include <filesystem>

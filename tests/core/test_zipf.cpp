@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/memory/zipf_sampler.hpp"
+#include "core/zipf_sampler.hpp"
 
 using namespace engramsim;
 

@@ -1,4 +1,4 @@
-#include "sim/memory/zipf_sampler.hpp"
+#include "core/zipf_sampler.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The layering test: every `#include "..."` in the code folders must point into the file's own
+# folder or into one its row of the layering table in docs/architecture.md allows.
+#
+#   check_layering.sh SOURCE_ROOT              check the tree; exit 1 listing every forbidden arrow
+#   check_layering.sh --self-test SOURCE_ROOT  check that the checker fails on a wrong include
+#
+# The table sits between the markers `<!-- layering-begin -->` and `<!-- layering-end -->`, one
+# row per folder: `folder: allowed folders...`. A row may name only folders of earlier rows, so the
+# order of the rows is the layering and no two folders can include each other. A file belongs to the
+# longest folder of the table its path starts with (planner/glue/x.hpp to planner/glue); a file or
+# an include outside every folder of the table is an error too, so a new folder needs a row.
+set -euo pipefail
+
+check_tree() {
+  local root=$1 doc=$1/docs/architecture.md
+  [[ -f $doc ]] || { echo "check_layering: $doc not found" >&2; return 2; }
+  local -a dirs=()
+  local d
+  for d in core models hardware calibration planner tools sim; do [[ -d $root/$d ]] && dirs+=("$d"); done
+  {
+    awk '/<!-- layering-begin -->/ { on = 1; next } /<!-- layering-end -->/ { on = 0 } on && /^[a-z]/ { print "T", $0 }' "$doc"
+    if ((${#dirs[@]})); then
+      # Every file (so that one outside the table is seen even without includes), then every include.
+      (cd "$root" && find "${dirs[@]}" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) |
+        LC_ALL=C sort | sed 's/^/F /')
+      (cd "$root" && grep -rnE --include='*.cpp' --include='*.hpp' --include='*.h' --include='*.cu' --include='*.cuh' \
+        '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' "${dirs[@]}" |
+        sed -E 's/^([^:]+):([0-9]+):[^"]*"([^"]+)".*/I \1 \2 \3/' | LC_ALL=C sort -k2,2 -k3,3n) || true
+    fi
+  } | awk '
+    function folder_of(p,   best, f) {
+      best = ""
+      for (f in order)
+        if ((p == f || index(p, f "/") == 1) && length(f) > length(best)) best = f
+      return best
+    }
+    $1 == "T" {
+      f = $2; sub(/:$/, "", f)
+      if (f in order) { print "layering table: " f " has two rows"; bad++ }
+      order[f] = ++rows; name[rows] = f
+      for (i = 3; i <= NF; i++) {
+        if (!($i in order)) { print "layering table: " f " may include " $i ", which has no row above it"; bad++ }
+        allowed[f, $i] = 1
+      }
+      next
+    }
+    $1 == "F" {
+      if (rows == 0) { print "layering table: no rows between the markers in docs/architecture.md"; exit 2 }
+      files++
+      if (folder_of($2) == "") { print $2 ": its folder has no row in the layering table"; bad++ }
+      next
+    }
+    $1 == "I" {
+      includes++
+      file = $2; from = folder_of(file); to = folder_of($4)
+      if (from == "") next
+      if (to == "") { print file ":" $3 ": includes \"" $4 "\", outside every folder of the layering table"; bad++; next }
+      if (to != from && !((from, to) in allowed)) {
+        print file ":" $3 ": " from " may not include " to " (\"" $4 "\"); allowed: " allowed_list(from)
+        bad++
+      }
+    }
+    function allowed_list(f,   s, i) {
+      s = ""
+      for (i = 1; i <= rows; i++) if ((f, name[i]) in allowed) s = s (s == "" ? "" : " ") name[i]
+      return s == "" ? "nothing" : s
+    }
+    END {
+      if (bad) { print bad " layering violation(s)"; exit 1 }
+      print "layering: " includes " includes in " files " files, all allowed by " rows " rows"
+    }'
+}
+
+self_test() {
+  local root=$1 tmp
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  mkdir -p "$tmp/docs" "$tmp/core" "$tmp/sim/serving"
+  cp "$root/docs/architecture.md" "$tmp/docs/"
+  printf '#include "core/b.hpp"\n' > "$tmp/core/a.hpp"
+  printf '#include "core/a.hpp"\n' > "$tmp/sim/serving/s.hpp"
+  check_tree "$tmp" > /dev/null || { echo "self-test: a clean tree failed"; return 1; }
+  printf '#include "sim/serving/s.hpp"\n' > "$tmp/core/wrong.hpp"
+  if check_tree "$tmp" > "$tmp/out"; then echo "self-test: core -> sim/serving passed"; return 1; fi
+  grep -q 'core/wrong.hpp:1: core may not include sim/serving' "$tmp/out" || { cat "$tmp/out"; return 1; }
+  rm "$tmp/core/wrong.hpp"
+  mkdir -p "$tmp/sim/nowhere" && printf '\n' > "$tmp/sim/nowhere/x.cpp"
+  if check_tree "$tmp" > /dev/null; then echo "self-test: a folder without a row passed"; return 1; fi
+  echo "self-test: the checker refuses a wrong include and a folder without a row"
+}
+
+if [[ ${1:-} == --self-test ]]; then self_test "${2:?usage: check_layering.sh --self-test SOURCE_ROOT}"
+else check_tree "${1:?usage: check_layering.sh SOURCE_ROOT}"; fi
