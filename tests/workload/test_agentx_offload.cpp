@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "sim/metrics/result_writers.hpp"
-#include "sim/serving/run_simulation.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/workload/agentx_generator.hpp"
 
 namespace engramsim::sim {
