@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 ENGRAMSIM  := $(BUILD)/bin/engramsim
 
 FUZZ_BUILD ?= build-fuzz
-# 18 targets, 2 at a time: about 10 minutes in all (docs/fuzzing.md).
+# 20 targets, 2 at a time: about 10 minutes in all (docs/fuzzing.md).
 FUZZ_SECONDS ?= 60
 
 .PHONY: all deps build run test test-fast test-asan bench fuzz clean

@@ -195,7 +195,8 @@ NodeSpec parse_node(const ConfigNode& root) {
   const std::string gpu_ref = gpu_field.as_str();
   if (gpu_ref.empty()) gpu_field.fail("must name a GPU from hardware/gpus or a GPU file");
   const std::string gpu_path = resolve_gpu_reference(gpu_ref, root.file());
-  if (!fs::is_regular_file(gpu_path)) gpu_field.fail("unknown GPU \"" + gpu_ref + "\" (no file " + gpu_path + ")");
+  std::error_code ec;  // a name the file system refuses (one too long, say) is an unknown GPU too
+  if (!fs::is_regular_file(gpu_path, ec)) gpu_field.fail("unknown GPU \"" + gpu_ref + "\" (no file " + gpu_path + ")");
   n.gpu = load_gpu(gpu_path);
 
   n.gpu_count = static_cast<int>(root.integer("gpu_count", 1, 1 << 20));

@@ -57,3 +57,7 @@ done
 write trace_mooncake "$json_syntax" "sim/workload/jsonl_trace_sources.cpp" ""
 write trace_bailian "$json_syntax" "sim/workload/jsonl_trace_sources.cpp" ""
 write trace_auto "$csv_syntax $json_syntax" "sim/workload/*_trace_source.cpp sim/workload/jsonl_trace_sources.cpp sim/workload/trace_format.cpp" ""
+agentx_src="sim/workload/agentx_trace_reader.cpp sim/workload/line_reader.cpp"
+write agentx_trace "$json_syntax \"\x1f\x8b\"" "$agentx_src" ""
+write agentx_scenario "$yaml_syntax \"\x0a--\x0a\" \"trace.jsonl\" \"generate\"" \
+  "$scenario_src $agentx_src sim/workload/agentx_generator.cpp" "scenarios/agentx-v41-b200-tp4.yaml"

@@ -32,7 +32,8 @@ std::string resolve_entry(const ConfigNode& root, const std::string& key, const 
   const std::string text = v.as_str();
   if (text.empty()) v.fail("expected a " + what + " name or path");
   const std::string path = names_a_path(text) ? resolve_data_path(root, text) : resolve_catalog_path(folder, text);
-  if (!std::filesystem::is_regular_file(path)) {
+  std::error_code ec;  // a name the file system refuses (one too long, say) is a missing entry too
+  if (!std::filesystem::is_regular_file(path, ec)) {
     std::string known;
     for (const auto& e : list_catalog(folder)) known += (known.empty() ? "" : ", ") + e.name;
     v.fail("no " + what + " '" + text + "' (" + path + " does not exist; known: " + known + ")");

@@ -220,6 +220,8 @@ AgenticCall parse_call(LineCtx& c, const json& o, AgenticCallType type) {
   call.type = type;
   call.start = duration(c, o, "t", 1e9);
   call.api_time = duration(c, o, "api_time", 1e9);
+  // The call's end (t + api_time) is what the reader and the replay compare: it must fit the clock too.
+  if (call.api_time > Time::max() - call.start) c.fail("api_time", "t + api_time is beyond the nanosecond clock");
   if (o.contains("think_time")) call.think_time = duration(c, o, "think_time", 1e9);
   if (o.contains("ttft")) duration(c, o, "ttft", 1e9);
   text(c, o, "model");

@@ -11,7 +11,8 @@
 // where the value starts in that line and the field its path (e.g. `requests[3].requests[0].in`);
 // a missing field is located at the object that lacks it. Checked: types; `in` >= 1; `out` >= 0;
 // hash_ids.size() == ceil(in / block_size), each a non-negative integer; `t`, `api_time`, `ttft`,
-// `think_time`, `duration_ms` finite and >= 0; within one agent (the main agent, or one subagent
+// `think_time`, `duration_ms` finite and >= 0, each and a call's end `t + api_time` within the
+// nanosecond clock (2^63 ns, some 292 years); within one agent (the main agent, or one subagent
 // group) calls start in order and never before the previous call ended (a gap below zero by more
 // than kAgentxGapTolerance is an error; within it the start is moved to the previous end, since
 // the recorded values are rounded); a subagent group has at least one call; a session has at least

@@ -99,6 +99,9 @@ void InvariantProbe::check_ledger(const sim::Sequence& s, bool finished) {
   ledger_prefill_ += s.prefill_tokens_total;
   ledger_decode_ += s.decode_tokens_total;
   ledger_generated_ += s.generated;
+  ledger_preemptions_ += s.preemptions;
+  ledger_discarded_ += s.discarded_tokens;
+  if (s.preemptions == 0 && s.discarded_tokens != 0) fail(who + "discarded KV tokens without a preemption");
   if (s.computed + s.discarded_tokens != s.hit_tokens_total + s.prefill_tokens_total + s.decode_tokens_total)
     fail(who + "KV tokens held + discarded != hits + prefilled + decoded");
   if (s.generated != s.prefill_samples + s.decode_tokens_total) fail(who + "emitted != sampled after prefill + decoded");
@@ -210,6 +213,22 @@ void InvariantProbe::check_result(const sim::RunResult& result, bool generated, 
     }
   }
   if (!has_horizon && unfinished != 0) fail("requests unfinished in a drained run");
+  // Preemption and recompute: the replicas' count = the sequences' = the records' = the summary's.
+  std::int64_t record_preemptions = 0, record_recomputed = 0, finished_recomputed = 0;
+  for (const sim::RequestRecord& r : result.requests) {
+    record_preemptions += r.preemptions;
+    record_recomputed += r.recomputed_tokens;
+    if (r.status == sim::RequestStatus::finished) finished_recomputed += r.recomputed_tokens;
+    if (r.status == sim::RequestStatus::rejected && (r.preemptions != 0 || r.recomputed_tokens != 0))
+      fail("record " + std::to_string(r.id) + ": rejected yet preempted");
+  }
+  if (static_cast<std::int64_t>(preemptions_) != ledger_preemptions_ || ledger_preemptions_ != record_preemptions ||
+      result.summary.preemptions != record_preemptions)
+    fail("preemptions: replicas " + std::to_string(preemptions_) + ", sequences " + std::to_string(ledger_preemptions_) +
+         ", records " + std::to_string(record_preemptions) + ", summary " + std::to_string(result.summary.preemptions));
+  if (record_recomputed != ledger_discarded_) fail("recomputed tokens of the records != those the sequences discarded");
+  if (!result.summary.windowed && result.summary.recomputed_tokens != finished_recomputed)
+    fail("the summary's recomputed tokens != the finished requests'");
   const sim::Summary& s = result.summary;
   if (s.completed != finished || s.rejected != rejected || s.unfinished != unfinished)
     fail("the summary's counts differ from the records'");

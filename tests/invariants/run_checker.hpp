@@ -38,6 +38,8 @@ class InvariantProbe final : public sim::RunProbe {
   const std::vector<std::string>& violations() const { return violations_; }
   std::uint64_t steps() const { return steps_; }
   std::uint64_t preemptions() const { return preemptions_; }
+  // KV tokens dropped by preemptions and computed again, over every sequence the probe saw.
+  std::int64_t recomputed_tokens() const { return ledger_discarded_; }
 
  private:
   void fail(const std::string& what);
@@ -61,6 +63,8 @@ class InvariantProbe final : public sim::RunProbe {
   std::int64_t ledger_prefill_ = 0;
   std::int64_t ledger_decode_ = 0;
   std::int64_t ledger_generated_ = 0;
+  std::int64_t ledger_preemptions_ = 0;
+  std::int64_t ledger_discarded_ = 0;
   std::int64_t emitted_at_end_ = 0;
   std::int64_t prefill_at_end_ = 0;
   std::int64_t decode_positions_at_end_ = 0;

@@ -1,6 +1,7 @@
 #include "scenario_generator.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -85,26 +86,37 @@ std::string length_spec(Draw& d, std::int64_t max_tokens) {
 
 // A canonical trace of a few sessions whose turns extend the session's prompt; every session starts
 // with the same two hash blocks (a shared system prompt), so prefixes are shared within and across
-// sessions.
-void write_prefix_trace(Draw& d, const std::string& path, int hash_block, int rows) {
+// sessions. Returns the most and the mean tokens (prompt + output) of its rows.
+struct TraceTokens {
+  std::int64_t longest = 0;
+  std::int64_t mean = 0;
+};
+TraceTokens write_prefix_trace(Draw& d, const std::string& path, int hash_block, int rows) {
   std::ofstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "arrival_s,input_tokens,output_tokens,session,hash_ids\n";
   const int sessions = static_cast<int>(d.in(1, 4));
   std::vector<std::int64_t> context(static_cast<std::size_t>(sessions) + 1, 0);
   double t = 0.0;
+  TraceTokens size;
+  std::int64_t total = 0;
   for (int i = 0; i < rows; ++i) {
     const int s = static_cast<int>(d.in(1, sessions));
     auto& ctx = context[static_cast<std::size_t>(s)];
     ctx += d.in(1, 600);
     const std::int64_t prompt = ctx;
     const std::int64_t blocks = (prompt + hash_block - 1) / hash_block;
-    f << t << ',' << prompt << ',' << d.in(1, 200) << ',' << s << ",\"";
+    const std::int64_t output = d.in(1, 200);
+    size.longest = std::max(size.longest, prompt + output);
+    total += prompt + output;
+    f << t << ',' << prompt << ',' << output << ',' << s << ",\"";
     for (std::int64_t b = 0; b < blocks; ++b) f << (b == 0 ? "" : " ") << (b < 2 ? b + 1 : s * 100000 + b);
     f << "\"\n";
     t += d.chance(0.3) ? 0.0 : d.real(0.0, 0.5);
     if (ctx > 6000) ctx = 0;
   }
+  size.mean = rows > 0 ? total / rows : 0;
+  return size;
 }
 
 std::string workload_section(Draw& d, GeneratedCase& c, const std::string& dir, std::int64_t& max_model_len) {
@@ -138,7 +150,7 @@ std::string workload_section(Draw& d, GeneratedCase& c, const std::string& dir, 
   w << "  trace:\n";
   if (kind == 4) {
     const int block = static_cast<int>(d.pick<std::int64_t>({16, 32, 64}));
-    write_prefix_trace(d, dir + "/prefix-trace.csv", block, static_cast<int>(c.num_requests + d.in(0, 5)));
+    (void)write_prefix_trace(d, dir + "/prefix-trace.csv", block, static_cast<int>(c.num_requests + d.in(0, 5)));
     w << "    path: prefix-trace.csv\n    format: canonical\n    hash_block_tokens: " << block << "\n";
   } else {
     const std::int64_t t = d.in(0, 3);
@@ -151,14 +163,63 @@ std::string workload_section(Draw& d, GeneratedCase& c, const std::string& dir, 
   return w.str();
 }
 
-std::string scheduler_section(Draw& d) {
+// A workload for a tight case: more long requests in flight than the small KV pool generate_case
+// gives it can hold while they grow: a closed loop of 3 to 8 clients per replica (three times in
+// four) or an open loop at 1,000 req/s with prompts up to 512 to 3,000 and outputs up to 128 to 600
+// tokens, or (one time in five) a prefix-sharing trace replayed by 3 to 8 clients per replica.
+// `fit_tokens` receives the tokens (prompt + output) the pool is sized for: the longest request,
+// the mean one for the trace (whose session turns grow; longer turns may then be rejected).
+std::string tight_workload_section(Draw& d, GeneratedCase& c, const std::string& dir, std::int64_t replicas,
+                                   std::int64_t& fit_tokens) {
+  std::ostringstream w;
+  w << "workload:\n";
+  c.num_requests = static_cast<std::uint64_t>(d.in(12, 40));
+  const std::int64_t clients = replicas * d.in(3, 8);
+  if (d.chance(0.2)) {
+    const int block = static_cast<int>(d.pick<std::int64_t>({16, 32, 64}));
+    fit_tokens = write_prefix_trace(d, dir + "/prefix-trace.csv", block, static_cast<int>(c.num_requests + d.in(0, 5))).mean;
+    w << "  kind: trace\n  num_requests: " << c.num_requests << "\n  concurrency: " << clients << "\n  trace:\n"
+      << "    path: prefix-trace.csv\n    format: canonical\n    hash_block_tokens: " << block << "\n";
+    return w.str();
+  }
+  c.generated_requests = true;
+  if (d.chance(0.75)) {
+    w << "  kind: closed_loop\n  concurrency: " << clients << "\n  num_requests: " << c.num_requests << "\n";
+  } else {
+    w << "  kind: open_loop\n  num_requests: " << c.num_requests << "\n  arrival: {process: poisson, rate_per_s: 1000}\n";
+  }
+  const std::int64_t in_hi = d.pick<std::int64_t>({512, 1500, 3000});
+  const std::int64_t out_hi = d.pick<std::int64_t>({128, 300, 600});
+  if (d.chance(0.3)) w << "  input: {distribution: fixed, tokens: " << in_hi << "}\n";
+  else w << "  input: {distribution: uniform, min: " << in_hi / 2 << ", max: " << in_hi << "}\n";
+  w << "  output: {distribution: uniform, min: " << out_hi / 4 << ", max: " << out_hi << "}\n";
+  fit_tokens = in_hi + out_hi;
+  return w.str();
+}
+
+// The KV cap of a tight case: 1.5 to 2.5 times the blocks of `fit_tokens` (at most the context, plus
+// room for draft tokens), so that two requests fit at once and a few do not.
+std::int64_t tight_kv_cap(Draw& d, std::int64_t fit_tokens, std::int64_t max_model_len, std::int64_t block_size) {
+  const std::int64_t tokens = std::min(fit_tokens, max_model_len) + 16;
+  const std::int64_t blocks = (tokens + block_size - 1) / block_size;
+  const double factor = d.pick<double>({1.5, 2.0, 2.5});
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(blocks) * factor));
+}
+
+// A tight case keeps to the policies that preempt (trtllm and static reserve a whole life up front)
+// and to batches of several sequences. `block_size` receives the KV block size drawn.
+std::string scheduler_section(Draw& d, bool tight, std::int64_t& block_size) {
   std::ostringstream s;
   static const std::vector<std::string> policies = {"vllm", "vllm", "trtllm", "sarathi", "prefill_first", "static"};
-  const std::string policy = d.pick(policies);
+  static const std::vector<std::string> preempting = {"vllm", "vllm", "sarathi", "prefill_first"};
+  const std::string policy = d.pick(tight ? preempting : policies);
   s << "  scheduler:\n    policy: " << policy << "\n";
-  s << "    max_num_seqs: " << d.pick<std::int64_t>({1, 2, 4, 8, 16, 64, 256}) << "\n";
+  s << "    max_num_seqs: " << d.pick<std::int64_t>(tight ? std::vector<std::int64_t>{4, 8, 16, 64, 256}
+                                                          : std::vector<std::int64_t>{1, 2, 4, 8, 16, 64, 256})
+    << "\n";
   s << "    max_num_batched_tokens: " << d.pick<std::int64_t>({256, 512, 2048, 8192}) << "\n";
-  s << "    block_size: " << d.pick<std::int64_t>({16, 32, 64}) << "\n";
+  block_size = d.pick<std::int64_t>({16, 32, 64});
+  s << "    block_size: " << block_size << "\n";
   s << "    enable_prefix_caching: " << (d.chance(0.6) ? "true" : "false") << "\n";
   s << "    gpu_memory_utilization: " << d.pick<double>({0.6, 0.8, 0.9, 0.95}) << "\n";
   if (policy == "vllm" || policy == "trtllm") s << "    chunked_prefill: " << (d.chance(0.7) ? "true" : "false") << "\n";
@@ -199,28 +260,39 @@ GeneratedCase generate_case(std::uint64_t seed, const std::string& dir) {
   Draw d(seed);
   GeneratedCase c;
   c.seed = seed;
+  // Drawn from a stream of its own, so the other cases are the ones the generator drew before.
+  c.tight = RngStream(seed, "invariants/tight").uniform01() < kTightShare;
   const CardChoice card = d.pick(cards());
   const NodeChoice node_choice = d.pick(nodes());
   const NodeChoice* node = &node_choice;
   int tp = d.pick(card.tps);
   while (tp > node->gpus) tp /= 2;
   std::int64_t max_model_len = 8192;
-  const std::string workload = workload_section(d, c, dir, max_model_len);
+  // A tight case draws its replica count first: its clients scale with it.
+  const std::int64_t tight_replicas = c.tight ? d.in(1, 2) : 0;
+  std::int64_t fit_tokens = 0;
+  const std::string workload = c.tight ? tight_workload_section(d, c, dir, tight_replicas, fit_tokens)
+                                       : workload_section(d, c, dir, max_model_len);
 
   std::ostringstream y;
   y << "name: invariant-case-" << seed << "\nseed: " << d.in(0, 1000000) << "\nmodel: " << card.name << "\nnode: "
     << node->name << "\n";
   max_model_len = std::min<std::int64_t>(max_model_len, card.context);
-  y << "deployment:\n  replicas: " << d.in(1, 3) << "\n  tp: " << tp << "\n  max_model_len: " << max_model_len << "\n";
+  y << "deployment:\n  replicas: " << (c.tight ? tight_replicas : d.in(1, 3)) << "\n  tp: " << tp << "\n  max_model_len: " << max_model_len << "\n";
   y << "  router: " << d.pick<std::string>({"round_robin", "least_outstanding", "least_kv", "session_affinity"}) << "\n";
-  y << engram_section(d, card) << scheduler_section(d);
+  std::int64_t block_size = 16;
+  y << engram_section(d, card) << scheduler_section(d, c.tight, block_size);
   if (card.drafter) y << "  spec_decode: {enabled: " << (d.chance(0.5) ? "true" : "false") << "}\n";
   y << workload;
-  if (d.chance(0.2)) {
-    c.has_horizon = true;
-    y << "horizon: " << d.pick<std::string>({"50ms", "500ms", "3s"}) << "\n";
+  if (c.tight) {
+    c.kv_block_cap = tight_kv_cap(d, fit_tokens, max_model_len, block_size);
+  } else {
+    if (d.chance(0.2)) {
+      c.has_horizon = true;
+      y << "horizon: " << d.pick<std::string>({"50ms", "500ms", "3s"}) << "\n";
+    }
+    if (d.chance(0.5)) c.kv_block_cap = d.pick<std::int64_t>({24, 64, 200, 500, 1500});
   }
-  if (d.chance(0.5)) c.kv_block_cap = d.pick<std::int64_t>({24, 64, 200, 500, 1500});
   c.yaml = y.str();
   c.scenario_path = dir + "/scenario.yaml";
   std::ofstream f(c.scenario_path, std::ios::binary);

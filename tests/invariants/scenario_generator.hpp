@@ -5,7 +5,8 @@
 // policy and its limits, a router, and a workload (closed loop, open loop with Poisson or Gamma
 // arrivals, a shipped trace, or a generated canonical trace with shared prefixes and sessions),
 // sometimes a horizon; plus a KV-pool cap that the test applies to the built run (a pool this small
-// forces preemption and rejection). Files the case needs (the scenario, a generated trace) are
+// forces preemption and rejection). A share of the cases is tight on KV (GeneratedCase::tight): long
+// requests, several at once, a pool sized from the longest one, so that most of them preempt. Files the case needs (the scenario, a generated trace) are
 // written into `dir`. The same seed gives the same case.
 #pragma once
 
@@ -23,7 +24,12 @@ struct GeneratedCase {
   bool generated_requests = false;  // closed/open loop: the workload submits exactly num_requests
   std::uint64_t num_requests = 0;   // requested (generated) or cap (trace); 0 = the whole trace
   bool has_horizon = false;
+  // Tight on KV (kTightShare of the cases): several long requests at once against a pool of one to
+  // three times the longest one's blocks, under a policy that preempts; no horizon.
+  bool tight = false;
 };
+
+inline constexpr double kTightShare = 0.4;
 
 GeneratedCase generate_case(std::uint64_t seed, const std::string& dir);
 

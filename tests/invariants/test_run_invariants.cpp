@@ -18,11 +18,14 @@ namespace {
 constexpr std::uint64_t kBaseSeed = 0x1a7e0000;
 
 struct Coverage {
-  int cases = 0, ran = 0, infeasible = 0, preempted = 0, rejected = 0, unfinished = 0, prefix_hits = 0, compared = 0;
+  int cases = 0, ran = 0, infeasible = 0, preempted = 0, recomputed = 0, rejected = 0, unfinished = 0, prefix_hits = 0,
+      compared = 0;
+  int tight = 0, tight_ran = 0, tight_preempted = 0;  // the cases tight on KV (GeneratedCase::tight)
 };
 
 std::string describe(const GeneratedCase& c, const std::vector<std::string>& violations) {
-  std::string s = "case seed " + std::to_string(c.seed) + ", KV cap " + std::to_string(c.kv_block_cap) + "\n" + c.yaml;
+  std::string s = "case seed " + std::to_string(c.seed) + ", KV cap " + std::to_string(c.kv_block_cap) +
+                  (c.tight ? " (tight)" : "") + "\n" + c.yaml;
   for (const auto& v : violations) s += "  violated: " + v + "\n";
   return s;
 }
@@ -35,6 +38,7 @@ void expect_same_outputs(const std::string& a, const std::string& b, const Gener
 void run_case(std::uint64_t seed, bool compare, Coverage& cov) {
   ScratchDir dir;
   const GeneratedCase c = generate_case(seed, dir.path());
+  cov.tight += c.tight ? 1 : 0;
   std::optional<sim::BuiltScenario> built;
   try {
     built.emplace(sim::build_scenario(sim::parse_scenario(ConfigNode::load_string(c.yaml, c.scenario_path))));
@@ -62,6 +66,9 @@ void run_case(std::uint64_t seed, bool compare, Coverage& cov) {
   EXPECT_TRUE(probe.violations().empty()) << describe(c, probe.violations());
   ++cov.ran;
   cov.preempted += probe.preemptions() > 0 ? 1 : 0;
+  cov.recomputed += probe.recomputed_tokens() > 0 ? 1 : 0;
+  cov.tight_ran += c.tight ? 1 : 0;
+  cov.tight_preempted += c.tight && probe.preemptions() > 0 ? 1 : 0;
   cov.rejected += result->summary.rejected > 0 ? 1 : 0;
   cov.unfinished += result->summary.unfinished > 0 ? 1 : 0;
   bool hits = false;
@@ -81,13 +88,18 @@ TEST(RunInvariants, RandomValidScenariosKeepEveryInvariant) {
   Coverage cov;
   cov.cases = property_cases(300);
   for (int i = 0; i < cov.cases; ++i) run_case(kBaseSeed + static_cast<std::uint64_t>(i), i % 10 == 0, cov);
-  std::printf("%d cases: %d ran, %d infeasible; runs with preemption %d, rejections %d, unfinished %d, prefix hits %d; "
-              "%d compared for identical files\n",
-              cov.cases, cov.ran, cov.infeasible, cov.preempted, cov.rejected, cov.unfinished, cov.prefix_hits, cov.compared);
+  std::printf("%d cases: %d ran, %d infeasible; runs with preemption %d (%.1f %% of the runs), with recompute %d, "
+              "rejections %d, unfinished %d, prefix hits %d; %d compared for identical files; tight on KV: %d cases, "
+              "%d ran, %d preempted\n",
+              cov.cases, cov.ran, cov.infeasible, cov.preempted, cov.ran > 0 ? 100.0 * cov.preempted / cov.ran : 0.0,
+              cov.recomputed, cov.rejected, cov.unfinished, cov.prefix_hits, cov.compared, cov.tight, cov.tight_ran,
+              cov.tight_preempted);
   // The generator must keep producing runnable cases that reach the interesting paths.
   EXPECT_GE(cov.ran * 2, cov.cases);
   if (cov.cases >= 100) {
-    EXPECT_GT(cov.preempted, 0);
+    // The tight cases exist to reach preemption and recompute: a fifth of the runs at least.
+    EXPECT_GE(cov.preempted * 5, cov.ran);
+    EXPECT_GT(cov.recomputed, 0);
     EXPECT_GT(cov.rejected, 0);
     EXPECT_GT(cov.unfinished, 0);
     EXPECT_GT(cov.prefix_hits, 0);

@@ -155,6 +155,25 @@ TEST(AgentxReader, BadValuesNameFileLineColumnAndField) {
   }
 }
 
+// Each of t and api_time fits the clock, their sum does not: it overflowed (undefined behaviour,
+// found by tests/fuzz/fuzz_agentx_trace.cpp under UBSan); now refused at api_time.
+TEST(AgentxReader, ACallEndingBeyondTheClockIsRefused) {
+  std::string line = replaced(R"({"t":0,)", R"({"t":9e9,)");
+  const std::string api = R"("api_time":1.5)";
+  line.replace(line.find(api), api.size(), R"("api_time":9e9)");
+  const std::string path = write_file("beyond-clock.jsonl", line + "\n");
+  const std::size_t at = line.find(R"("api_time":9e9)") + std::string(R"("api_time":)").size();
+  try {
+    read_all(path);
+    ADD_FAILURE() << "no error for t + api_time beyond the clock";
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    const std::string want = path + ":1:" + std::to_string(at + 1) + ": requests[0].api_time: ";
+    EXPECT_EQ(msg.rfind(want, 0), 0u) << "want " << want << "\n got " << msg;
+    EXPECT_NE(msg.find("beyond the nanosecond clock"), std::string::npos) << msg;
+  }
+}
+
 TEST(AgentxReader, WholeLineErrors) {
   const auto expect_error = [](const std::string& path, const std::string& where, const std::string& what) {
     try {
