@@ -13,7 +13,7 @@ namespace engramsim::validation {
 namespace {
 
 constexpr MetricKind kKinds[] = {MetricKind::step, MetricKind::serving_throughput, MetricKind::latency,
-                                 MetricKind::engram_penalty, MetricKind::ratio};
+                                 MetricKind::engram_penalty, MetricKind::ratio, MetricKind::footprint};
 
 std::string percent(double fraction) {
   char buf[32];
@@ -45,7 +45,7 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
   if (!m.is_map()) m.fail("expected a map of metric kind: percent");
   for (const std::string& key : m.keys()) {
     const auto* k = std::find_if(std::begin(kKinds), std::end(kKinds), [&](MetricKind x) { return key == kind_key(x); });
-    if (k == std::end(kKinds)) m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio)");
+    if (k == std::end(kKinds)) m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint)");
     r.mape[*k] = m.number(key, 0.0, 1e6) / 100.0;
   }
   m.finish();
@@ -116,6 +116,7 @@ const char* kind_key(MetricKind k) {
     case MetricKind::latency: return "latency";
     case MetricKind::engram_penalty: return "engram_penalty";
     case MetricKind::ratio: return "ratio";
+    case MetricKind::footprint: return "footprint";
   }
   return "?";
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "models/card_loader.hpp"
+#include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/validation/recorded_accuracy.hpp"
 #include "sim/validation/validation_case.hpp"
@@ -26,6 +27,7 @@ EvalOptions options(int jobs) {
   o.apply_override = [](YAML::Node& root, const std::string& key, const YAML::Node& value, const SourceLocation& where) {
     planner::apply_override(root, key, value, where);
   };
+  o.evaluate_sweep = planner::make_validation_sweep_evaluator();
   o.jobs = jobs;
   return o;
 }
