@@ -281,7 +281,7 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
     if (!range->is_sequence()) range->fail("expected [lo, hi]");
     const auto els = range->elements();
     if (els.size() != 2) range->fail("expected [lo, hi]");
-    Tolerance t{ToleranceType::range, 0.0, els[0].as_number(), els[1].as_number(), "the published range"};
+    Tolerance t{ToleranceType::range, 0.0, "the published range", els[0].as_number(), els[1].as_number()};
     if (!(t.lo <= c.published && c.published <= t.hi)) range->fail("the range must hold the published value");
     published_range = t;
   }
@@ -389,12 +389,12 @@ const char* to_string(Pool p) {
 
 Tolerance kind_tolerance(MetricKind k) {
   switch (k) {
-    case MetricKind::step: return {ToleranceType::rel, 0.10, 0.0, 0.0, "step-level cases: +/-10 %"};
-    case MetricKind::serving_throughput: return {ToleranceType::rel, 0.20, 0.0, 0.0, "serving throughput: +/-20 %"};
-    case MetricKind::latency: return {ToleranceType::rel, 0.15, 0.0, 0.0, "serving latency: +/-15 %"};
-    case MetricKind::engram_penalty: return {ToleranceType::abs_pp, 1.5, 0.0, 0.0, "Engram offload penalty: +/-1.5 pp"};
-    case MetricKind::ratio: return {ToleranceType::abs, 0.05, 0.0, 0.0, "ratio of two runs: +/-0.05"};
-    case MetricKind::footprint: return {ToleranceType::rel, 0.20, 0.0, 0.0, "HBM footprint: +/-20 %"};
+    case MetricKind::step: return {ToleranceType::rel, 0.10, "step-level cases: +/-10 %"};
+    case MetricKind::serving_throughput: return {ToleranceType::rel, 0.20, "serving throughput: +/-20 %"};
+    case MetricKind::latency: return {ToleranceType::rel, 0.15, "serving latency: +/-15 %"};
+    case MetricKind::engram_penalty: return {ToleranceType::abs_pp, 1.5, "Engram offload penalty: +/-1.5 pp"};
+    case MetricKind::ratio: return {ToleranceType::abs, 0.05, "ratio of two runs: +/-0.05"};
+    case MetricKind::footprint: return {ToleranceType::rel, 0.20, "HBM footprint: +/-20 %"};
   }
   return {};
 }

@@ -66,8 +66,8 @@ enum class ToleranceType { rel, abs, abs_pp, range };
 struct Tolerance {
   ToleranceType type = ToleranceType::rel;
   double value = 0.0;  // rel: fraction of the published value; abs / abs_pp: metric units
-  double lo = 0.0, hi = 0.0;  // range: the published range, inclusive
   std::string why;
+  double lo = 0.0, hi = 0.0;  // range: the published range, inclusive
   // Whether an error (relative for rel, absolute otherwise) is within the tolerance.
   bool holds(double predicted, double published) const;
   std::string describe() const;  // "±12%", "±0.05", "±1.5 pp", "[1.3, 1.65]"
