@@ -513,7 +513,9 @@ TEST(ValidationLoader, SweepCasesAndPublishedRanges) {
   expect_error(sweep_case("frontier_ratio_max", "{value: 1.6}",
                           "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
                "overlap");
-  expect_error(sweep_case("mean_ttft_ms", "{value: \"10ms\"}", sweep), "cannot read");
+  expect_error(sweep_case("mean_ttft_ms", "{value: \"10ms\"}",
+                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
+               "cannot read");
   expect_error(sweep_case("frontier_ratio_max", "{value: 1.6}", "{scenario: no-such.yaml, config: a, baseline: b}"),
                "no-such.yaml");
 }
