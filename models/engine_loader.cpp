@@ -53,6 +53,7 @@ HostOverhead parse_engine(const ConfigNode& n) {
       if (n.has(key)) n.fail_key(key, "applies only with engram_lookup_on_host_thread: true");
   }
   parse_engram_paths(n, h);
+  h.kernel_time_scale = n.number_or("kernel_time_scale", 1.0, 1.0, 100.0);
   n.finish();
   return h;
 }

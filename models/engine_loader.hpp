@@ -15,6 +15,7 @@
 //   engram_host_dedup_per_id: 20ns        #   host dedup per row id
 //   engram_page_fault_concurrency: 8      #   page faults in flight per rank
 //   engram_host_gather_overlap: false     #   optional: the round trip overlaps the layers before
+//   kernel_time_scale: 1.0                # optional, [1, 100]: GPU op times x this (untuned kernels)
 //
 // A name without '/' and without ".yaml" resolves to <data root>/models/engines/NAME.yaml; anything
 // else is a path, so a user's own engine is a file. Times need units; each is in [0, 1 s]. Unknown

@@ -204,6 +204,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
         }
       }
     }
+    if (!(sets_equal && f.twin < t) && !(token_hit && !f.geometric)) sec *= options_.host.kernel_time_scale;
     op_s[t] = sec;
     if (tc != nullptr && !token_hit && !f.geometric) tc->op_s[t] = sec;
     compute += sec * f.multiplicity * (f.drafter ? passes : 1.0);
@@ -395,6 +396,7 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
     r.count = count;
     r.work = w;
     r.cost = op_cost(w, rates_, options_.efficiencies, net_);
+    r.cost.time = Time::from_seconds(r.cost.time.seconds() * options_.host.kernel_time_scale);
     r.total = Time::from_seconds(r.cost.time.seconds() * count);
     out.ops.push_back(std::move(r));
   };

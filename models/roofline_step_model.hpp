@@ -73,6 +73,9 @@ struct HostOverhead {
   Time engram_host_round_trip;              // page_cache: fixed host calls per Engram layer and step
   Time engram_host_dedup_per_id;            // page_cache: host dedup per row id
   int engram_page_fault_concurrency = 1;    // page_cache: faults in flight per rank
+  // The engine's GPU kernels take this multiple of every op's roofline time (collectives included):
+  // an engine whose kernels for the model are not yet tuned for the GPU (vllm-rocm-day7). 1: none.
+  double kernel_time_scale = 1.0;
 };
 
 struct RooflineOptions {

@@ -95,13 +95,47 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, HostOver
   return out;
 }
 
+// `{per_concurrency: f, min: a, max: b, power_of_two: bool}` at `key` (ConcurrencyRule).
+ConcurrencyRule parse_concurrency_rule(const ConfigNode& s, const std::string& key, std::int64_t lo,
+                                       std::int64_t hi, bool allow_power_of_two) {
+  const ConfigNode r = s.child(key);
+  ConcurrencyRule out;
+  out.where = r.location();
+  out.field = r.path();
+  out.per_concurrency = r.number("per_concurrency", 1e-6, 1e6);
+  out.min = r.integer_or("min", lo, lo, hi);
+  out.max = r.integer_or("max", hi, lo, hi);
+  if (out.max < out.min) r.fail_key("max", "must be >= min (" + std::to_string(out.min) + ")");
+  if (allow_power_of_two) out.power_of_two = r.boolean_or("power_of_two", false);
+  r.finish();
+  return out;
+}
+
+// A limit given as a number, or as a rule on the workload's concurrency.
+std::int64_t limit_or_rule(const ConfigNode& s, const std::string& key, std::int64_t fallback, std::int64_t lo,
+                           std::int64_t hi, bool allow_power_of_two, std::optional<ConcurrencyRule>& rule) {
+  const auto n = s.optional_child(key);
+  if (n && n->is_map()) {
+    rule = parse_concurrency_rule(s, key, lo, hi, allow_power_of_two);
+    return fallback;
+  }
+  return s.integer_or(key, fallback, lo, hi);
+}
+
 ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRegistry& registry) {
   ScenarioScheduler out;
   SchedulerParams& p = out.policy;
   p.name = choose(s, "policy", registry, p.name);
   p.max_num_batched_tokens =
       static_cast<std::int32_t>(s.integer_or("max_num_batched_tokens", p.max_num_batched_tokens, 1, kMaxInt32));
-  p.max_num_seqs = static_cast<std::int32_t>(s.integer_or("max_num_seqs", p.max_num_seqs, 1, kMaxInt32));
+  p.max_num_seqs = static_cast<std::int32_t>(
+      limit_or_rule(s, "max_num_seqs", p.max_num_seqs, 1, kMaxInt32, false, out.max_num_seqs_rule));
+  out.max_cudagraph_capture_size =
+      limit_or_rule(s, "max_cudagraph_capture_size", 0, 1, kMaxInt32, true, out.capture_size_rule);
+  if ((out.max_cudagraph_capture_size > 0 || out.capture_size_rule) && s.has("cuda_graph_batch_sizes"))
+    s.fail_key("max_cudagraph_capture_size",
+               "give either cuda_graph_batch_sizes (the sizes themselves) or max_cudagraph_capture_size "
+               "(vLLM's default list up to it), not both");
   p.enable_chunked_prefill = s.boolean_or("chunked_prefill", p.enable_chunked_prefill);
   p.long_prefill_token_threshold =
       static_cast<std::int32_t>(s.integer_or("long_prefill_token_threshold", p.long_prefill_token_threshold, 0, kMaxInt32));
@@ -263,6 +297,44 @@ ScenarioSlo parse_slo_section(const ConfigNode& s) {
 
 }  // namespace
 
+std::int64_t ConcurrencyRule::apply(std::int64_t concurrency) const {
+  double v = std::ceil(per_concurrency * static_cast<double>(concurrency) - 1e-9);
+  if (power_of_two) v = std::exp2(std::ceil(std::log2(std::max(1.0, v))));
+  const double clamped = std::clamp(v, static_cast<double>(min), static_cast<double>(max));
+  return static_cast<std::int64_t>(clamped);
+}
+
+std::vector<std::int32_t> vllm_capture_sizes(std::int64_t max_tokens, int draft_tokens) {
+  std::vector<std::int64_t> tokens;
+  for (std::int64_t t : {1, 2, 4})
+    if (t <= max_tokens) tokens.push_back(t);
+  for (std::int64_t t = 8; t < 256 && t <= max_tokens; t += 8) tokens.push_back(t);
+  for (std::int64_t t = 256; t <= max_tokens; t += 16) tokens.push_back(t);
+  const std::int64_t per_seq = 1 + std::max(0, draft_tokens);
+  std::vector<std::int32_t> seqs;
+  for (const std::int64_t t : tokens) {
+    const auto n = static_cast<std::int32_t>(t / per_seq);
+    if (n >= 1 && (seqs.empty() || seqs.back() != n)) seqs.push_back(n);
+  }
+  return seqs;
+}
+
+void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency) {
+  ScenarioScheduler& s = d.scheduler;
+  for (const auto* rule : {&s.max_num_seqs_rule, &s.capture_size_rule}) {
+    if (*rule && concurrency <= 0)
+      throw ConfigError((*rule)->where, (*rule)->field,
+                        "a limit derived from workload.concurrency needs a workload with a concurrency "
+                        "(closed_loop, agentx, or a trace replayed in closed loop)");
+  }
+  if (s.max_num_seqs_rule) s.policy.max_num_seqs = static_cast<std::int32_t>(s.max_num_seqs_rule->apply(concurrency));
+  if (s.capture_size_rule) s.max_cudagraph_capture_size = s.capture_size_rule->apply(concurrency);
+  if (s.max_cudagraph_capture_size > 0)
+    s.cuda_graph_batch_sizes = vllm_capture_sizes(
+        s.max_cudagraph_capture_size, d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0);
+}
+
+
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
   if (!root.is_map()) root.fail("a scenario file must be a map");
   SchedulerRegistry builtin_schedulers;
@@ -330,6 +402,8 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   const std::int64_t card_len = p.card.max_context > 0 ? p.card.max_context : kDefaultAgentxModelLen;
   const std::int64_t model_len = p.deployment.max_model_len > 0 ? p.deployment.max_model_len : card_len;
   p.workload = parse_scenario_workload(root.child("workload"), model_len);
+  const auto& ws = p.workload.spec;
+  resolve_concurrency_limits(p.deployment, ws.agentic ? ws.agentic->replay.lanes : ws.concurrency);
   if (const auto s = root.optional_child("slo")) p.slo = parse_slo_section(*s);
   p.horizon = root.time_or("horizon", Time::max());
   if (p.horizon <= Time::zero()) root.fail_key("horizon", "must be > 0");

@@ -47,6 +47,20 @@ struct ScenarioEngram {
   ScenarioInRun in_run;  // the in-run tier (scenario_in_run.hpp), with the top-level fabric: and kv_offload:
 };
 
+// A scheduler limit derived from the workload's concurrency, as InferenceX's launch scripts compute
+// vLLM serve flags from it (facts §3.1): ceil(per_concurrency x concurrency), rounded up to a power
+// of two when `power_of_two`, then clamped to [min, max]. Written as a map in place of a number:
+// `max_num_seqs: {per_concurrency: 2, min: 16, max: 256}`.
+struct ConcurrencyRule {
+  double per_concurrency = 1.0;
+  std::int64_t min = 1;
+  std::int64_t max = 2147483647;
+  bool power_of_two = false;
+  SourceLocation where;  // the key, for errors
+  std::string field;     // its dotted path
+  std::int64_t apply(std::int64_t concurrency) const;
+};
+
 struct ScenarioScheduler {
   SchedulerParams policy;  // name, per-scheduler token budget and sequence cap, chunking
   int block_size = 16;
@@ -61,7 +75,19 @@ struct ScenarioScheduler {
   // CUDA-graph batch sizes per attention rank that decode-only steps are padded to
   // (sim/serving/decode_padding.hpp); empty: no padding.
   std::vector<std::int32_t> cuda_graph_batch_sizes;
+  // vLLM's --max-cudagraph-capture-size in tokens (0: not given): the graphs vLLM captures by
+  // default up to it, in sequences per decode step (resolve_concurrency_limits).
+  std::int64_t max_cudagraph_capture_size = 0;
+  // Set when the limit was written as a rule; resolved against the workload's concurrency.
+  std::optional<ConcurrencyRule> max_num_seqs_rule;
+  std::optional<ConcurrencyRule> capture_size_rule;
 };
+
+// vLLM's default CUDA-graph capture list up to `max_tokens` (1, 2, 4, every 8 below 256, every 16
+// from 256), as sequences per decode step when each sequence carries 1 + `draft_tokens` tokens:
+// the distinct floor(size / (1 + draft_tokens)) >= 1, ascending.
+std::vector<std::int32_t> vllm_capture_sizes(std::int64_t max_tokens, int draft_tokens);
+
 
 struct ScenarioSpecDecode {
   bool enabled = false;
@@ -86,6 +112,11 @@ struct ScenarioDeployment {
   ScenarioSpecDecode spec_decode;
   std::string router = "round_robin";
 };
+
+// Resolves the rule-valued scheduler limits against `concurrency` (closed-loop clients or AgentX
+// lanes; 0 when the workload has none, which a rule refuses at its key) and turns
+// max_cudagraph_capture_size into cuda_graph_batch_sizes.
+void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency);
 
 // A percentile target: summary statistic `stat` of `metric` must not exceed `limit`.
 struct SloTarget {

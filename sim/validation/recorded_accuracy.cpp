@@ -13,7 +13,7 @@ namespace engramsim::validation {
 namespace {
 
 constexpr MetricKind kKinds[] = {MetricKind::step, MetricKind::serving_throughput, MetricKind::latency,
-                                 MetricKind::engram_penalty, MetricKind::ratio};
+                                 MetricKind::engram_penalty, MetricKind::ratio, MetricKind::footprint};
 
 std::string percent(double fraction) {
   char buf[32];
@@ -45,7 +45,7 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
   if (!m.is_map()) m.fail("expected a map of metric kind: percent");
   for (const std::string& key : m.keys()) {
     const auto* k = std::find_if(std::begin(kKinds), std::end(kKinds), [&](MetricKind x) { return key == kind_key(x); });
-    if (k == std::end(kKinds)) m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio)");
+    if (k == std::end(kKinds)) m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint)");
     r.mape[*k] = m.number(key, 0.0, 1e6) / 100.0;
   }
   m.finish();
@@ -74,8 +74,12 @@ void check_cases(const ValidationReport& report, const std::set<std::string>& re
     if (recorded.count(r.id) == 0)
       out.problems.push_back(r.id + ": a new known miss; the list may not grow (fix the prediction instead)");
   }
+  // A recorded miss whose case this report did not evaluate (a run of part of the set) is not judged.
+  std::set<std::string> in_report;
+  for (const CaseResult& r : report.results) in_report.insert(r.id);
   for (const std::string& id : missing)
-    out.problems.push_back(id + ": recorded as a known miss but no longer one; remove it from the record");
+    if (in_report.count(id))
+      out.problems.push_back(id + ": recorded as a known miss but no longer one; remove it from the record");
 }
 
 void check_groups(const std::vector<GroupSummary>& run, const std::map<std::string, RecordedGroup>& recorded,
@@ -116,6 +120,7 @@ const char* kind_key(MetricKind k) {
     case MetricKind::latency: return "latency";
     case MetricKind::engram_penalty: return "engram_penalty";
     case MetricKind::ratio: return "ratio";
+    case MetricKind::footprint: return "footprint";
   }
   return "?";
 }

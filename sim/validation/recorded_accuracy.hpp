@@ -62,7 +62,8 @@ struct RatchetResult {
 // miss, a failed run, a MAPE above its ceiling, a known miss not recorded, a recorded miss that is
 // no longer one (record the improvement), a known miss now within tolerance, and a GPU or engine
 // group that is missing from the record, has another case count or a MAPE above its ceiling are
-// problems; a MAPE more than half a point below its ceiling is a note.
+// problems; a MAPE more than half a point below its ceiling is a note. A recorded known miss whose
+// case the report does not hold (a run of part of the set, e.g. without the sweep cases) is not judged.
 RatchetResult check_ratchet(const ValidationReport& report, const RecordedAccuracy& recorded);
 
 }  // namespace engramsim::validation

@@ -40,6 +40,12 @@ std::optional<double> plain_number(const std::string& s) {
   return v;
 }
 
+// Metrics read off a sweep's frontiers (reproduce.sweep).
+bool sweep_metric(const std::string& m) {
+  return m == "total_tokens_per_dollar" || m == "total_tput_per_gpu" || m == "tput_ratio_at_interactivity" ||
+         m == "tokens_per_dollar_ratio" || m == "frontier_ratio_max";
+}
+
 bool is_time_metric(const std::string& m) { return ends_with(m, "_time_s") || ends_with(m, "_ms"); }
 
 Precision precision_at(const ConfigNode& n, const std::string& key) {
@@ -113,23 +119,30 @@ StepReproduction parse_step(const ConfigNode& n, const std::string& base_dir) {
   return s;
 }
 
+std::vector<sim::SetArgument> parse_set_map(const ConfigNode& n) {
+  std::vector<sim::SetArgument> out;
+  if (!n.is_map()) n.fail("expected a map of key.path: value");
+  for (const std::string& key : n.keys()) {
+    YAML::Emitter e;
+    e << YAML::Flow << n.raw()[key];
+    out.push_back({key, e.c_str()});
+  }
+  return out;
+}
+
+std::string scenario_ref(const ConfigNode& n, const std::string& base_dir) {
+  const std::string scenario = n.str("scenario");
+  return resolve_ref(scenario.find('/') == std::string::npos && !ends_with(scenario, ".yaml") ? scenario + ".yaml"
+                                                                                               : scenario,
+                     base_dir);
+}
+
 ServingReproduction parse_serving(const ConfigNode& n, const std::string& base_dir) {
   ServingReproduction s;
-  const std::string scenario = n.str("scenario");
-  s.scenario = resolve_ref(scenario.find('/') == std::string::npos && !ends_with(scenario, ".yaml")
-                               ? scenario + ".yaml"
-                               : scenario,
-                           base_dir);
+  s.scenario = scenario_ref(n, base_dir);
   s.variant = n.str_or("variant", "");
   s.baseline = n.str_or("baseline", "");
-  if (auto set = n.optional_child("set")) {
-    if (!set->is_map()) set->fail("expected a map of key.path: value");
-    for (const std::string& key : set->keys()) {
-      YAML::Emitter e;
-      e << YAML::Flow << set->raw()[key];
-      s.set.push_back({key, e.c_str()});
-    }
-  }
+  if (auto set = n.optional_child("set")) s.set = parse_set_map(*set);
   if (auto p = n.optional_child("precision")) s.precision = parse_precision(*p);
   const std::string pool = n.one_of_or("pool", {"colocated", "prefill", "decode"}, "colocated");
   s.pool = pool == "prefill" ? Pool::prefill : pool == "decode" ? Pool::decode : Pool::colocated;
@@ -137,6 +150,43 @@ ServingReproduction parse_serving(const ConfigNode& n, const std::string& base_d
   s.target_interactivity = n.number_or("target_interactivity", 0.0, 0.0, 1e6);
   n.finish();
   return s;
+}
+
+SweepReproduction parse_sweep(const ConfigNode& n, const std::string& base_dir, const std::string& metric) {
+  SweepReproduction s;
+  s.scenario = scenario_ref(n, base_dir);
+  if (const std::string why = ConfigNode::file_problem(s.scenario); !why.empty())
+    n.fail_key("scenario", s.scenario + ": " + why);
+  if (auto set = n.optional_child("set")) s.set = parse_set_map(*set);
+  s.config = n.str("config");
+  const bool ratio = metric != "total_tokens_per_dollar" && metric != "total_tput_per_gpu";
+  if (ratio) s.baseline = n.str("baseline");
+  else if (n.has("baseline")) n.fail_key("baseline", metric + " reads one configuration");
+  if (metric == "frontier_ratio_max") {
+    if (n.has("at_interactivity")) n.fail_key("at_interactivity", "the maximum is taken over the frontiers' overlap");
+  } else {
+    s.at_interactivity = n.number("at_interactivity", 1e-3, 1e6);
+  }
+  n.finish();
+  return s;
+}
+
+FootprintReproduction parse_footprint(const ConfigNode& n, const std::string& base_dir) {
+  FootprintReproduction f;
+  f.model = resolve_ref(n.str("model"), base_dir);
+  f.node = resolve_ref(n.str("node"), base_dir);
+  f.tp = static_cast<int>(n.integer_or("tp", 1, 1, 1024));
+  f.ep = static_cast<int>(n.integer_or("ep", 1, 1, 1024));
+  if (f.tp % f.ep != 0) n.fail_key("ep", "must divide tp");
+  f.dp_attention = n.one_of_or("attention", {"tensor", "data"}, "tensor") == "data";
+  f.tier = n.one_of_or("tier", {"hbm", "dram", "ssd", "none"}, "dram");
+  f.max_num_batched_tokens = n.integer_or("max_num_batched_tokens", 8192, 1, 1 << 30);
+  f.max_num_seqs = n.integer_or("max_num_seqs", 256, 1, 1 << 30);
+  f.max_model_len = n.integer_or("max_model_len", 0, 0, 1LL << 40);
+  f.gpu_memory_utilization = n.number_or("gpu_memory_utilization", 0.9, 1e-3, 1.0);
+  f.block_size = static_cast<int>(n.integer_or("block_size", 16, 1, 1 << 20));
+  n.finish();
+  return f;
 }
 
 Tolerance parse_tolerance(const ConfigNode& n) {
@@ -185,8 +235,12 @@ void check_suggested_tolerance(const ConfigNode& n) {
 }
 
 // An evaluated case's tolerance (its kind's unless it states a narrower one) and known-miss reason.
-void parse_gate(const ConfigNode& n, ValidationCase& c) {
+void parse_gate(const ConfigNode& n, ValidationCase& c, const std::optional<Tolerance>& published_range) {
   c.tolerance = kind_tolerance(c.kind);
+  if (published_range) {
+    if (n.has("tolerance")) n.fail_key("tolerance", "the published range is the tolerance");
+    c.tolerance = published_range;
+  }
   if (auto t = n.optional_child("tolerance")) c.tolerance = narrower_tolerance(*t, c.kind);
   c.known_miss = n.str_or("known_miss", "");
   if (n.has("known_miss") && c.known_miss.size() < 20)
@@ -204,7 +258,8 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   ValidationCase c;
   c.where = n.location();
   c.id = n.str("id");
-  c.level = n.one_of("level", {"step", "serving"}) == "step" ? CaseLevel::step : CaseLevel::serving;
+  const std::string level = n.one_of("level", {"step", "serving", "footprint"});
+  c.level = level == "step" ? CaseLevel::step : level == "serving" ? CaseLevel::serving : CaseLevel::footprint;
   c.metric = n.str("metric");
   c.unit = metric_unit(c.metric);
 
@@ -219,6 +274,16 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
     if (!is_time_metric(c.metric)) value.fail("expected a plain number for metric " + c.metric);
     const Time t = value.as_time();
     c.published = ends_with(c.metric, "_ms") ? t.millis() : t.seconds();
+  }
+  std::optional<Tolerance> published_range;
+  if (const auto range = pub.optional_child("range")) {
+    // The source states a bound or a range; it is the case's tolerance (validation_case.hpp).
+    if (!range->is_sequence()) range->fail("expected [lo, hi]");
+    const auto els = range->elements();
+    if (els.size() != 2) range->fail("expected [lo, hi]");
+    Tolerance t{ToleranceType::range, 0.0, "the published range", els[0].as_number(), els[1].as_number()};
+    if (!(t.lo <= c.published && c.published <= t.hi)) range->fail("the range must hold the published value");
+    published_range = t;
   }
   if (pub.has("unit")) pub.str("unit");
   pub.one_of_or("basis", {"published", "derived"}, "published");
@@ -251,6 +316,7 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   if (has_reproduce == has_unsupported) n.fail("give exactly one of reproduce and unsupported");
   if (has_unsupported) {
     parse_unsupported(n, c);
+    if (published_range) pub.fail_key("range", "an unsupported case is not evaluated");
   } else {
     const ConfigNode r = n.child("reproduce");
     int kinds = 0;
@@ -262,20 +328,33 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
       c.serving = parse_serving(*s, base_dir);
       ++kinds;
     }
+    if (auto s = r.optional_child("sweep")) {
+      c.sweep = parse_sweep(*s, base_dir, c.metric);
+      ++kinds;
+    }
+    if (auto s = r.optional_child("footprint")) {
+      c.footprint = parse_footprint(*s, base_dir);
+      ++kinds;
+    }
     std::string reuse;
     if (r.has("same_as")) {
       reuse = r.str("same_as");
       ++kinds;
     }
     r.finish();
-    if (kinds != 1) r.fail("give exactly one of step, serving, same_as");
+    if (kinds != 1) r.fail("give exactly one of step, serving, sweep, footprint, same_as");
     c.same_as = reuse;
     if (c.step && c.level != CaseLevel::step) r.fail_key("step", "a serving-level case needs a serving reproduction");
     if (c.serving && c.level != CaseLevel::serving) r.fail_key("serving", "a step-level case needs a step reproduction");
+    if (c.sweep && c.level != CaseLevel::serving) r.fail_key("sweep", "a sweep reproduces a serving-level case");
+    if (c.footprint && c.level != CaseLevel::footprint) r.fail_key("footprint", "a footprint case has level footprint");
+    if (c.sweep && !sweep_metric(c.metric)) n.fail_key("metric", "a sweep cannot read " + c.metric);
+    if (c.serving && sweep_metric(c.metric) && c.metric != "total_tokens_per_dollar" && c.metric != "total_tput_per_gpu")
+      n.fail_key("metric", c.metric + " is read off a sweep's frontiers: give reproduce.sweep");
     const auto kind = metric_kind(c.metric, c.level);
     if (!kind) n.fail_key("metric", "the evaluator cannot compute " + c.metric + " at level " + to_string(c.level));
     c.kind = *kind;
-    parse_gate(n, c);
+    parse_gate(n, c, published_range);
   }
   n.finish();
   return c;
@@ -283,7 +362,9 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
 
 }  // namespace
 
-const char* to_string(CaseLevel l) { return l == CaseLevel::step ? "step" : "serving"; }
+const char* to_string(CaseLevel l) {
+  return l == CaseLevel::step ? "step" : l == CaseLevel::serving ? "serving" : "footprint";
+}
 
 const char* to_string(MetricKind k) {
   switch (k) {
@@ -292,6 +373,7 @@ const char* to_string(MetricKind k) {
     case MetricKind::latency: return "serving latency";
     case MetricKind::engram_penalty: return "Engram offload penalty";
     case MetricKind::ratio: return "ratio of two runs";
+    case MetricKind::footprint: return "HBM footprint";
   }
   return "?";
 }
@@ -312,6 +394,7 @@ Tolerance kind_tolerance(MetricKind k) {
     case MetricKind::latency: return {ToleranceType::rel, 0.15, "serving latency: +/-15 %"};
     case MetricKind::engram_penalty: return {ToleranceType::abs_pp, 1.5, "Engram offload penalty: +/-1.5 pp"};
     case MetricKind::ratio: return {ToleranceType::abs, 0.05, "ratio of two runs: +/-0.05"};
+    case MetricKind::footprint: return {ToleranceType::rel, 0.20, "HBM footprint: +/-20 %"};
   }
   return {};
 }
@@ -324,6 +407,7 @@ double mape_target(MetricKind k) {
 
 bool Tolerance::holds(double predicted, double published) const {
   if (!std::isfinite(predicted)) return false;
+  if (type == ToleranceType::range) return lo <= predicted && predicted <= hi;
   if (type == ToleranceType::rel) return std::abs(predicted - published) <= value * std::abs(published);
   return std::abs(predicted - published) <= value;
 }
@@ -332,6 +416,7 @@ std::string Tolerance::describe() const {
   char buf[64];
   if (type == ToleranceType::rel) std::snprintf(buf, sizeof buf, "±%g%%", value * 100.0);
   else if (type == ToleranceType::abs_pp) std::snprintf(buf, sizeof buf, "±%g pp", value);
+  else if (type == ToleranceType::range) std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
   else std::snprintf(buf, sizeof buf, "±%g", value);
   return buf;
 }
@@ -376,6 +461,10 @@ const ValidationCase* ValidationSet::find(const std::string& id) const {
 }
 
 std::optional<MetricKind> metric_kind(const std::string& m, CaseLevel level) {
+  if (level == CaseLevel::footprint) {
+    if (m == "kv_gib_per_gpu" || m == "weights_gib_per_gpu" || m == "fits") return MetricKind::footprint;
+    return std::nullopt;
+  }
   if (level == CaseLevel::step) {
     static const std::set<std::string> step = {"decode_step_time_s", "prefill_step_time_s", "layer_linear_ops_time_s",
                                                "input_tput_per_node", "output_tput_per_node"};
@@ -387,7 +476,9 @@ std::optional<MetricKind> metric_kind(const std::string& m, CaseLevel level) {
   if (tput.count(m)) return MetricKind::serving_throughput;
   if (m == "mean_ttft_ms" || m == "mean_tpot_ms") return MetricKind::latency;
   if (m == "throughput_penalty_pct") return MetricKind::engram_penalty;
-  if (m == "tput_ratio_hbm_over_dram") return MetricKind::ratio;
+  if (m == "tput_ratio_hbm_over_dram" || m == "tput_ratio_at_interactivity" || m == "tokens_per_dollar_ratio" ||
+      m == "frontier_ratio_max")
+    return MetricKind::ratio;
   return std::nullopt;
 }
 
@@ -398,6 +489,8 @@ std::string metric_unit(const std::string& m) {
   if (m.find("tput_per_gpu") != std::string::npos) return "tok/s/GPU";
   if (ends_with(m, "_pct")) return "%";
   if (m == "total_tokens_per_dollar") return "tok/$";
+  if (ends_with(m, "_gib_per_gpu")) return "GiB";
+  if (m == "fits") return "1 = fits";
   return "x";
 }
 
@@ -427,17 +520,19 @@ ValidationSet validation_set_from_yaml(const std::string& text, const std::strin
   }
   // Resolve reproduce.same_as after every case is known (one level: a target reuses nothing).
   for (auto& c : set.cases) {
-    if (!c.supported() || c.step || c.serving) continue;
+    if (!c.supported() || c.step || c.serving || c.sweep || c.footprint) continue;
     const auto it = index.find(c.same_as);
     if (it == index.end())
       throw ConfigError(c.where, c.id + ".reproduce.same_as", "no case '" + c.same_as + "'");
     const ValidationCase& target = set.cases[it->second];
-    if (!target.step && !target.serving)
+    if (!target.step && !target.serving && !target.sweep && !target.footprint)
       throw ConfigError(c.where, c.id + ".reproduce.same_as", "'" + c.same_as + "' has no reproduction of its own");
     if (target.level != c.level)
       throw ConfigError(c.where, c.id + ".reproduce.same_as", "'" + c.same_as + "' is at another level");
     c.step = target.step;
     c.serving = target.serving;
+    c.sweep = target.sweep;
+    c.footprint = target.footprint;
   }
   return set;
 }

@@ -11,7 +11,17 @@
 //                  serving: {scenario, variant, baseline, set, precision, pool,
 //                            cached_input_fraction, target_interactivity}
 //                           a scenario file run through the simulator;
+//                  sweep:   {scenario, set, config, baseline, at_interactivity}
+//                           a sweep scenario run through the planner (docs/planning.md), read off
+//                           the configurations' frontiers: `config` (and `baseline` for ratios)
+//                           name configurations as the report labels them ("tier=dram fetch=zero_copy");
+//                  footprint: {model, node, tp, ep, attention, tier, max_num_batched_tokens,
+//                           max_num_seqs, max_model_len, gpu_memory_utilization, block_size}
+//                           the HBM footprint of one replica (level footprint);
 //                  same_as: <case id>  (another case's reproduction; its run is shared)
+//   published.range: [lo, hi]  where the source states a bound or a range ("up to 1.6x", "2-4x
+//                worse") instead of a value: the range is the tolerance (no `tolerance:` then), and
+//                `value` is the central reading the error is measured from;
 //   tolerance:   optional {rel | abs | abs_pp: X, why: "one line"}: only narrower than the tolerance
 //                of the case's metric kind (kind_tolerance), never wider; the gate holds every case
 //                to its kind's tolerance otherwise, stated here once and never taken from the
@@ -43,23 +53,24 @@
 
 namespace engramsim::validation {
 
-enum class CaseLevel { step, serving };
+enum class CaseLevel { step, serving, footprint };
 const char* to_string(CaseLevel l);
 
 // How errors are grouped for MAPE: the issue's three kinds plus the Engram offload penalty (in
 // percentage points) and ratios between two runs.
-enum class MetricKind { step, serving_throughput, latency, engram_penalty, ratio };
+enum class MetricKind { step, serving_throughput, latency, engram_penalty, ratio, footprint };
 const char* to_string(MetricKind k);
 
-enum class ToleranceType { rel, abs, abs_pp };
+enum class ToleranceType { rel, abs, abs_pp, range };
 
 struct Tolerance {
   ToleranceType type = ToleranceType::rel;
   double value = 0.0;  // rel: fraction of the published value; abs / abs_pp: metric units
   std::string why;
+  double lo = 0.0, hi = 0.0;  // range: the published range, inclusive
   // Whether an error (relative for rel, absolute otherwise) is within the tolerance.
   bool holds(double predicted, double published) const;
-  std::string describe() const;  // "±12%", "±0.05", "±1.5 pp"
+  std::string describe() const;  // "±12%", "±0.05", "±1.5 pp", "[1.3, 1.65]"
 };
 
 // Card precisions replaced for a run (quantised checkpoints the card does not describe).
@@ -113,6 +124,31 @@ struct ServingReproduction {
   double target_interactivity = 0.0;
 };
 
+// A sweep read off the planner's frontiers (docs/planning.md §4). The CLI and the tests supply the
+// evaluation (EvalOptions::evaluate_sweep), since the simulator library does not link the planner.
+struct SweepReproduction {
+  std::string scenario;                // resolved path
+  std::vector<sim::SetArgument> set;   // overrides applied to the file before it is expanded
+  std::string config;                  // the configuration read
+  std::string baseline;                // the second configuration of a ratio
+  double at_interactivity = 0.0;       // tok/s/user (P90 E2E-normalised under AgentX); 0 for frontier_ratio_max
+};
+
+// One replica's HBM footprint (models/footprint.hpp), with the scenario keys' defaults.
+struct FootprintReproduction {
+  std::string model;  // card name or path
+  std::string node;   // node name or path
+  int tp = 1;
+  int ep = 1;
+  bool dp_attention = false;
+  std::string tier = "dram";  // hbm | dram | ssd | none
+  std::int64_t max_num_batched_tokens = 8192;
+  std::int64_t max_num_seqs = 256;
+  std::int64_t max_model_len = 0;
+  double gpu_memory_utilization = 0.9;
+  int block_size = 16;
+};
+
 struct ValidationCase {
   std::string id;
   SourceLocation where;
@@ -131,6 +167,8 @@ struct ValidationCase {
   std::string notes;
   std::optional<StepReproduction> step;
   std::optional<ServingReproduction> serving;
+  std::optional<SweepReproduction> sweep;
+  std::optional<FootprintReproduction> footprint;
   std::string same_as;         // reproduce.same_as, resolved into step/serving by the loader
   std::optional<Tolerance> tolerance;  // the kind's, or the case's narrower one; none if unsupported
   std::string known_miss;      // reason; non-empty: expected outside its tolerance
@@ -153,7 +191,8 @@ ValidationSet validation_set_from_yaml(const std::string& text, const std::strin
 std::string default_validation_set_path();
 
 // The tolerance every case of a metric kind is held to (serving throughput ±20 %, serving latency
-// ±15 %, step ±10 %, Engram penalty ±1.5 pp, ratio of two runs ±0.05), declared before any run.
+// ±15 %, step ±10 %, Engram penalty ±1.5 pp, ratio of two runs ±0.05, footprint ±20 %), declared
+// before any run.
 Tolerance kind_tolerance(MetricKind k);
 
 // The acceptance target on a kind's MAPE (fraction: step 0.10, serving throughput 0.15, latency

@@ -257,6 +257,31 @@ double serving_metric(const ValidationCase& c, const ServingRun& run, const Serv
   throw ConfigError(c.where, c.id + ".metric", "no serving-level evaluation for " + c.metric);
 }
 
+double evaluate_footprint(const ValidationCase& c, std::string& detail) {
+  const FootprintReproduction& f = *c.footprint;
+  const ModelCard card = load_model_card(f.model);
+  const NodeSpec node = load_node(f.node);
+  FootprintOptions o;
+  o.tp = f.tp;
+  o.ep = f.ep;
+  o.attention = f.dp_attention ? AttentionParallel::data : AttentionParallel::tensor;
+  o.engram_tier = f.tier == "hbm" ? EngramTier::hbm : f.tier == "ssd" ? EngramTier::ssd : EngramTier::dram;
+  o.max_num_batched_tokens = f.max_num_batched_tokens;
+  o.max_num_seqs = f.max_num_seqs;
+  o.max_model_len = f.max_model_len;
+  o.gpu_memory_utilization = f.gpu_memory_utilization;
+  o.block_size = f.block_size;
+  ModelCard effective = card;
+  if (f.tier == "none") effective.engram.reset();
+  const Footprint fp = compute_footprint(effective, node, o);
+  detail = card.name + " TP" + std::to_string(f.tp) + " EP" + std::to_string(f.ep) + " on " + node.name + " (Engram " +
+           f.tier + "): weights " + fmt("%.1f", fp.per_gpu.weights.gib()) + " GiB, KV pool " +
+           fmt("%.1f", fp.per_gpu.kv_pool.gib()) + " GiB per GPU" + (fp.feasible ? "" : "; " + fp.infeasible_reason);
+  if (c.metric == "kv_gib_per_gpu") return fp.per_gpu.kv_pool.gib();
+  if (c.metric == "weights_gib_per_gpu") return fp.per_gpu.weights.gib();
+  return fp.feasible ? 1.0 : 0.0;
+}
+
 CaseResult base_result(const ValidationCase& c) {
   CaseResult r;
   r.id = c.id;
@@ -446,6 +471,26 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
         r.predicted = evaluate_step(*c, options, r.detail, r.calibration);
         // Sums of a layer's operators involve no engine host work: they belong to no engine.
         if (c->step->ops.empty()) r.engine = load_engine(c->step->engine).engine;
+        judge(r);
+      } catch (const ConfigError&) {
+        throw;
+      } catch (const std::exception& e) {
+        r.status = CaseStatus::error;
+        r.message = e.what();
+      }
+      r.wall_s = wall_now() - t0;
+    } else if (c->footprint || c->sweep) {
+      const double t0 = wall_now();
+      try {
+        if (c->footprint) {
+          r.predicted = evaluate_footprint(*c, r.detail);
+        } else {
+          if (!options.evaluate_sweep) throw std::runtime_error("sweep cases need the planner (engramsim validate-set)");
+          const SweepReading reading = options.evaluate_sweep(*c, options.jobs);
+          r.predicted = reading.value;
+          r.engine = reading.engine;
+          r.detail = reading.detail;
+        }
         judge(r);
       } catch (const ConfigError&) {
         throw;

@@ -13,6 +13,11 @@
 //                  then run the simulator (decode pools through DecodePoolStepModel; a target
 //                  interactivity picks the closed-loop concurrency on the step model first).
 //                  Metrics come from the run's Summary; a penalty or ratio compares two variants.
+//   sweep cases    run a sweep scenario through EvalOptions::evaluate_sweep and read the
+//                  configurations' frontiers (tokens per dollar or throughput at an interactivity,
+//                  their ratio, or the largest frontier ratio over the overlap).
+//   footprint cases compute one replica's HBM footprint: KV pool or weights per GPU in GiB (a KV
+//                  pool below zero is the shortfall of a deployment that does not fit), or fits (1/0).
 //                  Runs are shared between cases with the same reproduction and spread over `jobs`
 //                  threads (results do not depend on it).
 // Tolerances are those of the metric kind (kind_tolerance) unless the case states a narrower one; a
@@ -22,6 +27,7 @@
 // Engram penalty kind also reports the mean absolute error in percentage points.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +38,16 @@
 #include "sim/validation/validation_case.hpp"
 
 namespace engramsim::validation {
+
+// What a sweep case read off its sweep (EvalOptions::evaluate_sweep).
+struct SweepReading {
+  double value = 0.0;  // the case's metric
+  std::string engine;  // the engine preset of the configuration read
+  std::string detail;  // what ran
+};
+// Runs (or reuses) the case's sweep and reads its metric; ConfigError on bad input, another
+// exception when the value cannot be read (a configuration missing, the interactivity out of range).
+using SweepEvalFn = std::function<SweepReading(const ValidationCase&, int jobs)>;
 
 // A calibration profile given to the evaluation, with the path it was read from.
 struct EvalOptions {
@@ -44,6 +60,9 @@ struct EvalOptions {
   // node's GPU (measured on it, else on a variant of its chip, else host sections only); cases on
   // other GPUs keep the default efficiencies. Tolerances stay those of the default efficiencies.
   std::vector<CalibrationCandidate> calibrations;
+  // Sweep cases (reproduce.sweep): planner/glue/validation_sweep.hpp supplies it; without it those
+  // cases are errors.
+  SweepEvalFn evaluate_sweep;
 };
 
 // The profile of `options` that applies to a case on `node`, or null.

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
@@ -84,6 +86,64 @@ TEST(ScenarioBuild, CudaGraphSizesMustBeAListOfPositiveIntegers) {
   text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
   text.replace(text.find(from), from.size(), "max_num_batched_tokens: 4096, cuda_graph_batch_sizes: 8}");
   EXPECT_THROW(build(text), ConfigError);
+}
+
+// vLLM's serve flags as InferenceX derives them from the concurrency (facts §3.1): max_num_seqs =
+// 2 x concurrency in 16..256, capture size = next power of two >= 6 x concurrency in 64..2048.
+TEST(ScenarioBuild, LimitsDerivedFromTheConcurrency) {
+  const std::string from = "max_num_seqs: 64, max_num_batched_tokens: 4096}";
+  const auto with = [&](const std::string& sched, int concurrency) {
+    std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
+    text.replace(text.find(from), from.size(), sched + "}");
+    text.replace(text.find("concurrency: 8"), 14, "concurrency: " + std::to_string(concurrency));
+    return parse_scenario(ConfigNode::load_string(text, "b.yaml"));
+  };
+  const std::string rules =
+      "max_num_batched_tokens: 4096, max_num_seqs: {per_concurrency: 2, min: 16, max: 256}, "
+      "max_cudagraph_capture_size: {per_concurrency: 6, power_of_two: true, min: 64, max: 2048}";
+  for (const auto& [c, seqs, capture] : std::vector<std::tuple<int, int, int>>{
+           {1, 16, 64}, {4, 16, 64}, {16, 32, 128}, {32, 64, 256}, {96, 192, 1024}, {128, 256, 1024}, {512, 256, 2048}}) {
+    const ScenarioParams p = with(rules, c);
+    EXPECT_EQ(p.deployment.scheduler.policy.max_num_seqs, seqs) << c;
+    EXPECT_EQ(p.deployment.scheduler.max_cudagraph_capture_size, capture) << c;
+    // Graphs of 1 + 5 tokens per sequence (the card's DSpark drafts): the largest holds capture / 6.
+    ASSERT_FALSE(p.deployment.scheduler.cuda_graph_batch_sizes.empty());
+    EXPECT_EQ(p.deployment.scheduler.cuda_graph_batch_sizes.back(), capture / 6) << c;
+    EXPECT_EQ(p.deployment.scheduler.cuda_graph_batch_sizes.front(), 1) << c;
+  }
+  // vLLM's default list: 1, 2, 4, every 8 below 256, every 16 from 256, as sequences.
+  EXPECT_EQ(vllm_capture_sizes(64, 0), (std::vector<std::int32_t>{1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64}));
+  EXPECT_EQ(vllm_capture_sizes(288, 0).back(), 288);
+  EXPECT_EQ(vllm_capture_sizes(64, 5), (std::vector<std::int32_t>{1, 2, 4, 5, 6, 8, 9, 10}));
+  // A plain capture size is taken as given.
+  EXPECT_EQ(with("max_num_batched_tokens: 4096, max_cudagraph_capture_size: 48", 8).deployment.scheduler.cuda_graph_batch_sizes.back(), 8);
+}
+
+TEST(ScenarioBuild, ConcurrencyRulesRefuseBadInputAtTheKey) {
+  const std::string from = "max_num_seqs: 64, max_num_batched_tokens: 4096}";
+  const auto error = [&](const std::string& sched, const std::string& workload) -> std::string {
+    std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
+    text.replace(text.find(from), from.size(), sched + "}");
+    if (!workload.empty()) text = text.substr(0, text.find("workload:")) + workload;
+    try {
+      parse_scenario(ConfigNode::load_string(text, "b.yaml"));
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error("max_num_seqs: {per_concurrency: 2, min: 300, max: 256}", "").find("deployment.scheduler.max_num_seqs.max"),
+            std::string::npos);
+  EXPECT_NE(error("max_num_seqs: {per_concurency: 2}", "").find("per_concurency"), std::string::npos);
+  EXPECT_NE(error("max_num_seqs: {per_concurrency: 2, power_of_two: true}", "").find("power_of_two"), std::string::npos);
+  EXPECT_NE(error("cuda_graph_batch_sizes: [1, 2], max_cudagraph_capture_size: 64", "").find("not both"),
+            std::string::npos);
+  const std::string open_loop =
+      "workload:\n  kind: open_loop\n  num_requests: 16\n  arrival: {process: poisson, rate_per_s: 1}\n"
+      "  input: {distribution: fixed, tokens: 512}\n  output: {distribution: fixed, tokens: 32}\n";
+  const std::string what = error("max_num_seqs: {per_concurrency: 2}", open_loop);
+  EXPECT_NE(what.find("b.yaml:9:"), std::string::npos) << what;
+  EXPECT_NE(what.find("needs a workload with a concurrency"), std::string::npos) << what;
 }
 
 TEST(ScenarioBuild, PriceAddsAmortisedEngramCapacity) {

@@ -344,7 +344,9 @@ TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
 }
 
 TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
-  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm"}));
+  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm", "vllm-rocm-day7"}));
+  EXPECT_DOUBLE_EQ(load_engine("vllm").kernel_time_scale, 1.0);
+  EXPECT_DOUBLE_EQ(load_engine("vllm-rocm-day7").kernel_time_scale, 1.5);
   EXPECT_EQ(load_engine("vllm").per_step, Time::us(250));
   const HostOverhead nano = load_engine("nano-vllm");
   EXPECT_EQ(nano.per_sequence, Time::us(4));
@@ -354,7 +356,7 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
     load_engine("tgi");
     ADD_FAILURE() << "expected an error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, trtllm, vllm"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, trtllm, vllm, vllm-rocm-day7"), std::string::npos) << e.what();
   }
   const auto error_of = [](const std::string& text) {
     try {
@@ -375,6 +377,25 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
                 .find("engram_lookup_per_step"),
             std::string::npos);
   EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nper_stepp: 1us\n").find("per_stepp"), std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nkernel_time_scale: 0.5\n").find("e.yaml:4:20: kernel_time_scale"),
+            std::string::npos);
+}
+
+// kernel_time_scale multiplies every op's time (compute, the breakdown's ops alike), not the host terms.
+TEST(EnginePresets, KernelTimeScaleMultipliesTheOpsOnly) {
+  const NodeSpec node = load_node("hgx-h100");
+  RooflineOptions o;
+  o.engram.tier = EngramTier::dram;
+  o.host = load_engine("vllm");
+  const std::vector<DecodeSeq> decode(64, DecodeSeq{2000, 1});
+  const StepBreakdown one = RooflineStepModel(engram_toy(), node, o).breakdown({{}, decode});
+  o.host.kernel_time_scale = 2.0;
+  const RooflineStepModel scaled(engram_toy(), node, o);
+  const StepBreakdown two = scaled.breakdown({{}, decode});
+  EXPECT_NEAR(two.cost.compute.seconds(), 2.0 * one.cost.compute.seconds(), 1e-9);
+  EXPECT_NEAR(two.cost.compute.seconds(), sum_ops(two), 3e-8);  // twice the unscaled test's 1e-8 rounding
+  EXPECT_EQ(two.cost.host_overhead, one.cost.host_overhead);
+  EXPECT_NEAR(scaled.step({{}, decode}).total.seconds(), two.cost.total.seconds(), 2e-9);
 }
 
 }  // namespace

@@ -474,3 +474,76 @@ TEST(CmdValidateSet, ExitCodesAndJson) {
 
 }  // namespace
 }  // namespace engramsim::validation
+
+namespace engramsim::validation {
+namespace {
+
+std::string sweep_case(const std::string& metric, const std::string& published, const std::string& sweep) {
+  return "  - id: s\n    level: serving\n    metric: " + metric + "\n    published: " + published +
+         "\n    source: {name: semianalysis-engram-article, url: \"u\", where: \"w\"}\n"
+         "    config: {model: deepseek-v4.1-flash, gpu: b300}\n    representable: partial\n"
+         "    reproduce:\n      sweep: " + sweep + "\n";
+}
+
+TEST(ValidationLoader, SweepCasesAndPublishedRanges) {
+  const std::string sweep = "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b}";
+  const ValidationSet s = parse(sweep_case("frontier_ratio_max", "{value: 1.6, range: [1.3, 1.65]}", sweep));
+  const ValidationCase& c = s.cases[0];
+  ASSERT_TRUE(c.sweep.has_value());
+  EXPECT_EQ(c.kind, MetricKind::ratio);
+  EXPECT_EQ(c.sweep->config, "a");
+  EXPECT_EQ(c.sweep->baseline, "b");
+  ASSERT_TRUE(c.tolerance.has_value());
+  EXPECT_EQ(c.tolerance->type, ToleranceType::range);
+  EXPECT_TRUE(c.tolerance->holds(1.3, 1.6));
+  EXPECT_TRUE(c.tolerance->holds(1.65, 1.6));
+  EXPECT_FALSE(c.tolerance->holds(1.29, 1.6));
+  EXPECT_FALSE(c.tolerance->holds(1.66, 1.6));
+  EXPECT_EQ(c.tolerance->describe(), "[1.3, 1.65]");
+  // The range must hold the value, and is then the tolerance.
+  expect_error(sweep_case("frontier_ratio_max", "{value: 2.0, range: [1.3, 1.65]}", sweep), "must hold the published");
+  expect_error(sweep_case("frontier_ratio_max", "{value: 1.6, range: [1.3]}", sweep), "expected [lo, hi]");
+  // What each metric reads: a ratio needs its baseline, a point read its interactivity.
+  expect_error(sweep_case("tokens_per_dollar_ratio", "{value: 0.35}",
+                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, at_interactivity: 125}"),
+               "baseline");
+  expect_error(sweep_case("total_tokens_per_dollar", "{value: 1e8}",
+                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a}"),
+               "at_interactivity");
+  expect_error(sweep_case("frontier_ratio_max", "{value: 1.6}",
+                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
+               "overlap");
+  expect_error(sweep_case("mean_ttft_ms", "{value: \"10ms\"}",
+                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
+               "cannot read");
+  expect_error(sweep_case("frontier_ratio_max", "{value: 1.6}", "{scenario: no-such.yaml, config: a, baseline: b}"),
+               "no-such.yaml");
+}
+
+TEST(ValidationLoader, FootprintCases) {
+  const std::string head =
+      "  - id: f\n    level: footprint\n    metric: kv_gib_per_gpu\n    published: {value: -13.5}\n"
+      "    source: {name: inferencex, url: \"u\", where: \"w\"}\n    config: {model: deepseek-v4.1-flash, gpu: mi300x}\n"
+      "    representable: full\n    reproduce:\n";
+  const ValidationSet s = parse(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, max_num_batched_tokens: 4096}\n");
+  const ValidationCase& c = s.cases[0];
+  ASSERT_TRUE(c.footprint.has_value());
+  EXPECT_EQ(c.kind, MetricKind::footprint);
+  EXPECT_EQ(c.footprint->tp, 2);
+  EXPECT_EQ(c.footprint->max_num_batched_tokens, 4096);
+  EXPECT_EQ(c.tolerance->describe(), "±20%");
+  expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, ep: 3}\n", "must divide tp");
+  expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tiers: hbm}\n", "tiers");
+  std::string serving = head;
+  serving.replace(serving.find("level: footprint"), 16, "level: serving");
+  expect_error(serving + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8}\n", "level footprint");
+  // Evaluated without the planner: the footprint of one replica, negative when it does not fit.
+  EvalOptions o;
+  const ValidationReport r = evaluate_set(s, o);
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_TRUE(std::isfinite(r.results[0].predicted)) << r.results[0].message;
+  EXPECT_NE(r.results[0].detail.find("TP2 EP1 on mi300x-8"), std::string::npos) << r.results[0].detail;
+}
+
+}  // namespace
+}  // namespace engramsim::validation

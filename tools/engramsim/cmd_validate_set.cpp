@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "models/card_loader.hpp"
+#include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/validation/validation_case.hpp"
 #include "sim/validation/validation_runner.hpp"
@@ -294,6 +295,7 @@ int run_validate_set(const ValidateSetArgs& a) {
   val::EvalOptions options;
   options.apply_override = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
                               const SourceLocation& where) { planner::apply_override(root, key, value, where); };
+  options.evaluate_sweep = planner::make_validation_sweep_evaluator();
   options.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.only = a.only;
   for (const std::string& f : a.calibrations) options.calibrations.push_back({f, load_calibration_profile(f)});
