@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "sim/metrics/metrics_collector.hpp"
 #include "sim/metrics/result_writers.hpp"
+#include "sim/serving/builtin_registries.hpp"
 #include "sim/serving/deployment.hpp"
 #include "sim/serving/engram_in_run.hpp"
 #include "sim/workload/agentic_replay_driver.hpp"
@@ -22,18 +23,9 @@ RunResult run_simulation(const RunConfig& cfg) {
   const bool agentic = cfg.workload.agentic.has_value();
   if (!agentic && !cfg.workload.source) throw ConfigError({}, "workload", "no request source");
 
-  SchedulerRegistry builtin_schedulers;
-  RouterRegistry builtin_routers;
-  const SchedulerRegistry* schedulers = cfg.schedulers;
-  const RouterRegistry* routers = cfg.routers;
-  if (schedulers == nullptr) {
-    register_builtin_schedulers(builtin_schedulers);
-    schedulers = &builtin_schedulers;
-  }
-  if (routers == nullptr) {
-    register_builtin_routers(builtin_routers);
-    routers = &builtin_routers;
-  }
+  const RegistryChoice registries(cfg.schedulers, cfg.routers);
+  const SchedulerRegistry* schedulers = registries.schedulers;
+  const RouterRegistry* routers = registries.routers;
 
   // Construct.
   Simulation sim(cfg.seed);

@@ -12,6 +12,7 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
+#include "sim/serving/builtin_registries.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/workload/workload_config.hpp"
 
@@ -337,18 +338,9 @@ void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency)
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
   if (!root.is_map()) root.fail("a scenario file must be a map");
-  SchedulerRegistry builtin_schedulers;
-  RouterRegistry builtin_routers;
-  const SchedulerRegistry* schedulers = options.schedulers;
-  const RouterRegistry* routers = options.routers;
-  if (schedulers == nullptr) {
-    register_builtin_schedulers(builtin_schedulers);
-    schedulers = &builtin_schedulers;
-  }
-  if (routers == nullptr) {
-    register_builtin_routers(builtin_routers);
-    routers = &builtin_routers;
-  }
+  const RegistryChoice registries(options.schedulers, options.routers);
+  const SchedulerRegistry* schedulers = registries.schedulers;
+  const RouterRegistry* routers = registries.routers;
 
   ScenarioParams p;
   p.file = root.file();
