@@ -218,19 +218,24 @@ NodeSpec parse_node(const ConfigNode& root) {
   if ((n.host_read_request.value() > 0.0) != (n.host_max_outstanding_reads > 0))
     root.fail("host_read_request and host_max_outstanding_reads go together");
 
+  // `nvme: {count: 0}`: a node without local drives (no ssd tier); the drive figures then stay unset.
   const ConfigNode nvme = root.child("nvme");
-  n.nvme.count = static_cast<int>(nvme.integer("count", 1, 4096));
-  n.nvme.capacity_per_drive = plausible(nvme, "capacity_per_drive", &ConfigNode::as_bytes, 1e9, 1e15, "1 GB to 1 PB");
-  n.nvme.seq_read_per_drive = plausible(nvme, "seq_read_per_drive", &ConfigNode::as_bandwidth, 1e7, 1e12, "10 MB/s to 1 TB/s");
-  n.nvme.random_read_iops_4k_per_drive = positive_number(nvme, "random_read_iops_4k_per_drive");
-  n.nvme.read_latency = positive_time(nvme, "read_latency");
+  n.nvme.count = static_cast<int>(nvme.integer("count", 0, 4096));
+  if (n.nvme.count > 0) {
+    n.nvme.capacity_per_drive = plausible(nvme, "capacity_per_drive", &ConfigNode::as_bytes, 1e9, 1e15, "1 GB to 1 PB");
+    n.nvme.seq_read_per_drive =
+        plausible(nvme, "seq_read_per_drive", &ConfigNode::as_bandwidth, 1e7, 1e12, "10 MB/s to 1 TB/s");
+    n.nvme.random_read_iops_4k_per_drive = positive_number(nvme, "random_read_iops_4k_per_drive");
+    n.nvme.read_latency = positive_time(nvme, "read_latency");
+  }
   nvme.finish();
 
   const ConfigNode topo = root.child("topology");
   n.topology.cpu_sockets = static_cast<int>(topo.integer("cpu_sockets", 1, 64));
   n.topology.gpu_groups = parse_groups(topo, "gpu_groups", n.gpu_count, "GPU", "gpu_count");
   n.topology.switch_uplink_bandwidth = plausible(topo, "switch_uplink_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e14, "1 GB/s to 100 TB/s");
-  n.topology.drive_groups = parse_groups(topo, "drive_groups", n.nvme.count, "drive", "nvme.count");
+  if (n.nvme.count > 0 || topo.has("drive_groups"))
+    n.topology.drive_groups = parse_groups(topo, "drive_groups", n.nvme.count, "drive", "nvme.count");
   topo.finish();
 
   const ConfigNode prices = root.child("prices");

@@ -218,6 +218,7 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   ssd_drives_share_ = node.nvme.count / gpus;
   ssd_latency_s_ = params.ssd_read_latency.count_ns() > 0 ? params.ssd_read_latency.seconds()
                                                          : node.nvme.read_latency.seconds();
+  fault_latency_s_ = params.page_fault_latency.count_ns() > 0 ? params.page_fault_latency.seconds() : ssd_latency_s_;
   ssd_iops_ = (params.ssd_iops_per_drive > 0.0 ? params.ssd_iops_per_drive : node.nvme.random_read_iops_4k_per_drive) *
               ssd_drives_share_;
   ssd_seq_pages_per_s_ = node.nvme.seq_read_per_drive.value() * ssd_drives_share_ / page;
@@ -352,7 +353,7 @@ EngramFetchCost EngramFetchModel::page_cache_cost(EngramFetchCost c) const {
   r.cpu_gather = Bandwidth(cpu_bw_);
   r.copy_efficiency = copy_eff_.at(c.host_rows * row_bytes_);
   r.dedup_per_id = params_.host_dedup_per_id;
-  r.fault_latency = Time::from_seconds(ssd_latency_s_);
+  r.fault_latency = Time::from_seconds(fault_latency_s_);
   r.fault_concurrency = fault_concurrency_;
   r.kernel = Time::from_seconds(kernel_overhead_s_);
   r.fixed = params_.host_round_trip_fixed;

@@ -89,6 +89,9 @@ struct EngramFetchParams {
   Time host_round_trip_fixed;       // per Engram layer and step: host calls of the round trip
   Time host_dedup_per_id;           // host dedup of the row ids, per id
   int page_fault_concurrency = 1;   // page faults in flight per rank
+  // One major fault of a mapped shard page, measured (a calibration profile's ssd_mmap section);
+  // 0 = the drives' 4 KiB read latency (ssd_read_latency or the node's datasheet).
+  Time page_fault_latency;
 };
 
 // Bins of one sub-table's row popularity, with the expectations the fetch model needs.
@@ -207,6 +210,7 @@ class EngramFetchModel {
   double uva_requests_per_row_ = 0.0;  // PCIe read requests per row (0: no small-read bound)
   int uva_outstanding_ = 0;
   double fault_concurrency_ = 1.0;
+  double fault_latency_s_ = 0.0;  // page_cache: one major fault
   EngramFetchCost page_cache_cost(EngramFetchCost c) const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -47,13 +48,28 @@ std::string choose(const ConfigNode& n, const std::string& key, const Registry& 
   return n.one_of_or(key, registry.names(), dflt);
 }
 
-ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, HostOverhead& host) {
+// `page_cache_limit`: at least one 4 KiB page and at most the node's host RAM.
+Bytes parse_page_cache_limit(const ConfigNode& e, const NodeSpec& node) {
+  const Bytes v = e.bytes("page_cache_limit");
+  if (!(v.value() >= 4096.0)) e.fail_key("page_cache_limit", "must be at least one 4 KiB page");
+  if (v.value() > node.host_dram_capacity.value()) {
+    char buf[192];
+    std::snprintf(buf, sizeof buf, "%.1f GiB is larger than the host RAM of node '%s' (%.1f GiB, host_dram_capacity)",
+                  v.gib(), node.name.c_str(), node.host_dram_capacity.gib());
+    e.fail_key("page_cache_limit", buf);
+  }
+  return v;
+}
+
+ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const NodeSpec& node, HostOverhead& host) {
   ScenarioEngram out;
   const std::string tier = e.one_of_or("tier", {"hbm", "dram", "ssd", "none"}, card.engram ? "dram" : "none");
   if (tier != "none") {
     if (!card.engram) e.fail_key("tier", "the model card '" + card.name + "' has no Engram module (use tier: none)");
     out.tier = engram_tier_from_string(tier);
     out.fetch.tier = *out.tier;
+    if (*out.tier == EngramTier::ssd && node.nvme.count == 0)
+      e.fail_key("tier", "node '" + node.name + "' has no NVMe drives (nvme.count: 0); use tier hbm or dram");
   }
   if (const auto a = e.optional_child("access")) {
     const std::string model = a->one_of("model", {"uniform", "zipf", "text"});
@@ -77,6 +93,7 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, HostOver
   out.fetch.active_gpus = static_cast<int>(e.integer_or("active_gpus", 0, 0, 4096));
   out.prefill_prefetch = e.boolean_or("prefill_prefetch", true);
   out.share_across_replicas = e.boolean_or("share_across_replicas", false);
+  if (e.has("page_cache_limit")) out.page_cache_limit = parse_page_cache_limit(e, node);
   parse_engram_in_run(e, out.in_run);
   // The engine's ssd read path (models/engines/*.yaml engram_ssd_path), which a scenario may override.
   if (e.has("ssd_path")) {
@@ -245,8 +262,8 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
   out.host = load_engine(out.engine_path);
   out.engine = out.host.engine;
   out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
-  if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card, out.host);
-  else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card, out.host);
+  if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card, node, out.host);
+  else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card, node, out.host);
   if (const auto s = d.optional_child("scheduler")) out.scheduler = parse_scheduler_section(*s, schedulers);
   else out.scheduler.policy.name = "vllm";
   out.spec_decode = parse_spec_decode(d.optional_child("spec_decode"), card);

@@ -44,6 +44,9 @@ struct ScenarioEngram {
   EngramFetchParams fetch;         // tier copied in when set; active_gpus 0 = automatic
   bool prefill_prefetch = true;
   bool share_across_replicas = false;  // one pinned DRAM copy per node (footprint)
+  // page_cache: a limit on the node's OS page cache (a cgroup memory limit, say); nullopt: all the
+  // host RAM the pinned pools and the reserve leave (models/engram_host_path.hpp).
+  std::optional<Bytes> page_cache_limit;
   ScenarioInRun in_run;  // the in-run tier (scenario_in_run.hpp), with the top-level fabric: and kv_offload:
 };
 

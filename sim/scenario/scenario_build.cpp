@@ -152,6 +152,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
     h.row_caches = b.dram_cache_per_node;
     h.kv_offload = kv_offload_per_node;
     h.page_cache_capacity = page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload});
+    if (d.engram.page_cache_limit) h.page_cache_capacity = std::min(h.page_cache_capacity, *d.engram.page_cache_limit);
     if (d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache)
       h.page_cache_used = Bytes(std::min(h.page_cache_capacity.value(), nf.ssd_engram.value()));
   }

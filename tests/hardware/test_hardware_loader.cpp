@@ -291,6 +291,26 @@ TEST_F(HardwareLoaderTest, MissingRequiredField) {
                  "missing required field");
 }
 
+// `nvme: {count: 0}`: a node without drives loads with no drive figures; a drive figure beside
+// count 0 is an unknown key there, located.
+TEST_F(HardwareLoaderTest, NodeWithoutDrives) {
+  auto lines = good_node_lines();
+  drop_line(lines, "drive_groups:");
+  for (const char* key : {"capacity_per_drive:", "seq_read_per_drive:", "random_read_iops_4k_per_drive:", "read_latency:"})
+    drop_line(lines, key);
+  replace_line(lines, "count:", "  count: 0");
+  const NodeSpec n = load_node(write_node(lines));
+  EXPECT_EQ(n.nvme.count, 0);
+  EXPECT_TRUE(n.topology.drive_groups.empty());
+
+  auto extra = lines;
+  extra.insert(extra.begin() + line_of(extra, "count:"), "  read_latency: \"70us\"");
+  const std::string node = write_node(extra);
+  const std::string what = error_of([&] { load_node(node); });
+  EXPECT_NE(what.find(node + ":" + std::to_string(line_of(extra, "read_latency:"))), std::string::npos) << what;
+  EXPECT_NE(what.find("nvme.read_latency"), std::string::npos) << what;
+}
+
 TEST_F(HardwareLoaderTest, FlopRatesCheckedPerPrecision) {
   auto lines = good_gpu_lines();
   replace_line(lines, "fp8:", "  fp6: \"4.5PFLOPS\"");

@@ -2,8 +2,11 @@
 // footprint, scheduler scaling under data-parallel attention, the effective card, Engram caches,
 // price, infeasibility, and a short run end to end.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,6 +20,7 @@
 
 namespace engramsim::sim {
 namespace {
+namespace fs = std::filesystem;
 
 std::string v41(const std::string& deployment, const std::string& engram) {
   return "name: b\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\nseed: 3\ndeployment:\n" + deployment +
@@ -225,6 +229,64 @@ TEST(ScenarioBuild, HostMemoryPerNodeAndThePageCache) {
   EXPECT_EQ(dram.host_memory.page_cache_used.value(), 0.0);
   EXPECT_NEAR(dram.host_memory.page_cache_capacity.value(),
               (dram.host_memory.capacity - dram.host_memory.reserve - dram.host_memory.pinned_engram).value(), 1.0);
+}
+
+// page_cache_limit caps the page cache (a cgroup limit, say): below the table files, fewer pages
+// are cached; above the node's host RAM it is a located error.
+TEST(ScenarioBuild, PageCacheLimitCapsThePageCacheAndMustFitTheHost) {
+  const BuiltScenario limited = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, page_cache_limit: 64GiB}"));
+  EXPECT_DOUBLE_EQ(limited.host_memory.page_cache_capacity.value(), Bytes::gib(64).value());
+  EXPECT_DOUBLE_EQ(limited.host_memory.page_cache_used.value(), Bytes::gib(64).value());
+  const BuiltScenario loose = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, page_cache_limit: 1800GiB}"));
+  EXPECT_NEAR(loose.host_memory.page_cache_capacity.value(), 0.9 * loose.host_memory.capacity.value(), 1.0);
+  for (const char* bad : {"{tier: ssd, page_cache_limit: 4TiB}", "{tier: ssd, page_cache_limit: 1KiB}"}) {
+    try {
+      build(v41("  nodes: 1\n  tp: 2\n", bad));
+      ADD_FAILURE() << bad;
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("b.yaml:"), std::string::npos) << what;
+      EXPECT_NE(what.find("deployment.engram.page_cache_limit"), std::string::npos) << what;
+    }
+  }
+}
+
+// The ssd tier on a node without drives (nvme.count 0) is an error at the tier's key.
+TEST(ScenarioBuild, SsdTierNeedsDrives) {
+  std::ifstream in(engramsim::testing::source_root() + "/hardware/nodes/hgx-b300.yaml");
+  std::string node, line;
+  bool in_nvme = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("  drive_groups:", 0) == 0) continue;
+    if (line.rfind("nvme:", 0) == 0) {
+      node += "nvme:\n  count: 0\n";
+      in_nvme = true;
+      continue;
+    }
+    if (in_nvme && line.rfind("  ", 0) == 0) continue;
+    in_nvme = false;
+    node += line + "\n";
+  }
+  const fs::path dir = fs::temp_directory_path() / ("engramsim-nodrives-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "no-drives.yaml";
+  std::ofstream(file) << node;
+  auto with_node = [&](const std::string& tier) {
+    std::string text = v41("  nodes: 1\n  tp: 2\n", "{tier: " + tier + "}");
+    text.replace(text.find("node: hgx-b300"), 14, "node: " + file.string());
+    return text;
+  };
+  EXPECT_EQ(build(with_node("dram")).params.node.nvme.count, 0);
+  try {
+    build(with_node("ssd"));
+    ADD_FAILURE() << "ssd tier accepted on a node without drives";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("b.yaml:"), std::string::npos) << what;
+    EXPECT_NE(what.find("deployment.engram.tier"), std::string::npos) << what;
+    EXPECT_NE(what.find("no NVMe drives"), std::string::npos) << what;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(ScenarioBuild, PageCachePathRejectsRowCachesAndInRunWhereWritten) {

@@ -129,8 +129,7 @@ TEST(CalibrationApply, RejectsAnotherGpusProfile) {
   EXPECT_THROW(apply_calibration_profile(h100_profile(), node, o), std::invalid_argument);
 }
 
-TEST(CalibrationApply, MeasuredSsdChangesTheFetch) {
-  const NodeSpec node = load_node("hgx-h100");
+ModelCard toy_engram_card() {
   ModelCard card;
   card.name = "toy";
   card.num_layers = 2;
@@ -149,6 +148,12 @@ TEST(CalibrationApply, MeasuredSsdChangesTheFetch) {
   e.row_bytes = Bytes(256);
   e.table_rows = {100000000};
   card.engram = e;
+  return card;
+}
+
+TEST(CalibrationApply, MeasuredSsdChangesTheFetch) {
+  const NodeSpec node = load_node("hgx-h100");
+  const ModelCard card = toy_engram_card();
   RooflineOptions o;
   o.engram.tier = EngramTier::ssd;
   const RooflineStepModel before(card, node, o);
@@ -158,6 +163,41 @@ TEST(CalibrationApply, MeasuredSsdChangesTheFetch) {
   const auto a = before.engram_fetch()[0].cost(256);
   const auto b = after.engram_fetch()[0].cost(256);
   EXPECT_NE(a.ssd_time, b.ssd_time);
+}
+
+// ssd_mmap prices the page_cache path's faults: the p50 at the fewest threads that reach the
+// engine's faults in flight (here 1), and the fault time scales with it.
+TEST(CalibrationApply, SsdMmapSetsThePageFaultLatency) {
+  const NodeSpec node = load_node("hgx-h100");
+  const ModelCard card = toy_engram_card();
+  RooflineOptions o;
+  o.engram.tier = EngramTier::ssd;
+  o.engram.ssd_path = SsdPath::page_cache;
+  o.engram.page_cache = Bytes::gib(1);  // a small cache: most pages fault
+  o.host.engram_ssd_path = SsdPath::page_cache;
+  o.host.engram_page_fault_concurrency = 1;
+  CalibrationProfile p = h100_profile();
+  p.ssd_random_read.reset();
+  SsdMmapSection mm;
+  mm.points.push_back({4, 40000.0, {Time::us(300), Time::us(400), Time::us(900)}});
+  mm.points.push_back({1, 5000.0, {Time::us(200), Time::us(250), Time::us(600)}});
+  p.ssd_mmap = mm;
+  const RooflineStepModel before(card, node, o);
+  const CalibrationReport r = apply_calibration_profile(p, node, o);
+  EXPECT_EQ(o.engram.page_fault_latency, Time::us(200));
+  bool said = false;
+  for (const auto& line : r.applied) said = said || line.rfind("ssd_mmap: page fault 200.0 us", 0) == 0;
+  EXPECT_TRUE(said);
+  const RooflineStepModel after(card, node, o);
+  const auto a = before.engram_fetch()[0].cost(256);
+  const auto b = after.engram_fetch()[0].cost(256);
+  ASSERT_GT(a.ssd_time, Time::zero());
+  // The node's datasheet read latency -> the measured 200 us fault.
+  EXPECT_NEAR(b.ssd_time.seconds() / a.ssd_time.seconds(), 200e-6 / node.nvme.read_latency.seconds(), 1e-6);
+  // No point reaches 8 faults in flight: the one with the most threads.
+  o.host.engram_page_fault_concurrency = 8;
+  apply_calibration_profile(p, node, o);
+  EXPECT_EQ(o.engram.page_fault_latency, Time::us(300));
 }
 
 }  // namespace
