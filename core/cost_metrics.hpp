@@ -39,6 +39,13 @@ struct CostMetrics {
 
 CostMetrics cost_metrics(const CostInputs& in);
 
+// GPUs paid for per GPU a replica uses, when whole nodes are bought and each node holds as many
+// replicas as fit: 1 when the replica's GPU count divides the node's (TP1/2/4/8 on 8 GPUs); 8/5
+// for TP5 on 8 (one replica, three idle GPUs); whole nodes for a replica spanning nodes. `sweep`,
+// `run` and `plan` all price a GPU-hour at this share, so idle GPUs of a node are paid for
+// everywhere (plan further rounds the fleet up to whole nodes at its target load).
+double paid_gpus_per_used_gpu(int gpus_per_replica, int gpus_per_node);
+
 // Human renderings for tables and prose, three significant digits in fixed point (never scientific): "$0.43 /M tok",
 // "82.8 M tok/$", "12.3 M tok/s/MW", "0.52 J/tok"; "n/a" for NaN.
 std::string format_usd_per_mtok(double usd_per_m_tokens);

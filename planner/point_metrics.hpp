@@ -9,9 +9,10 @@
 //   interactivity             tok/s/user = 1000 / median TPOT in ms; for an agentic replay the
 //                             dashboard's P90 E2E-normalised interactivity, 1 / P90(E2E s / output
 //                             tokens) (docs/agentic.md "Metrics")
-//   cost_per_gpu_hour_usd     all-in $/GPU-hour: the GPU price tier plus amortised Engram DRAM/SSD
-//                             capacity per GPU; tokens per dollar divide by this
-//   power_kw_per_gpu          all-in kW per GPU (the GPU preset's power_kw)
+//   cost_per_gpu_hour_usd     all-in $/GPU-hour per GPU used: the GPU price tier plus amortised Engram
+//                             DRAM/SSD capacity per GPU, times the GPUs paid per GPU used (a node's
+//                             idle GPUs, core/cost_metrics.hpp); tokens per dollar divide by this
+//   power_kw_per_gpu          all-in kW per GPU used (the GPU preset's power_kw, times the same share)
 // to_json also writes the cost metrics of core/cost_metrics.hpp (usd_per_m_{total,input,output}_tokens,
 // m_tokens_per_dollar, m_output_tokens_per_dollar, tokens_per_s_per_mw, joules_per_token), derived
 // from the fields above by cost_metrics_of() and never read back.

@@ -223,8 +223,9 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   m.tpot_ms = percentiles(s.tpot);
   m.e2e_ms = percentiles(s.e2el);
   m.gpu_hour_usd = b.price.gpu_hour.value();
-  m.cost_per_gpu_hour_usd = b.price.total().value();
-  m.power_kw_per_gpu = b.params.node.gpu.power_kw;
+  // Per GPU used, with the idle GPUs of whole nodes paid for and powered (core/cost_metrics.hpp).
+  m.cost_per_gpu_hour_usd = b.price.per_gpu_used().value();
+  m.power_kw_per_gpu = b.params.node.gpu.power_kw * b.price.paid_per_used;
   m.engram_tier = b.engram_label();
   m.engram_stall_share = s.engram_stall_share;
 
@@ -280,6 +281,7 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
       {"host_dram_engram_per_node_gib", num(b.footprint.per_node.host_dram_engram.gib())},
       {"ssd_engram_per_node_gib", num(b.footprint.per_node.ssd_engram.gib())},
       {"tokens_per_dollar", num(s.tokens_per_dollar)},
+      {"paid_gpus_per_used_gpu", num(b.price.paid_per_used)},
       {"steps", s.steps},
       {"events", s.events},
   };

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 
@@ -186,6 +187,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
   const double life_h = node.amortization_life.seconds() / 3600.0;
   const int node_gpus = std::min(node.gpu_count, nf.replicas * d.tp);
   b.price.engram_capacity = MoneyRate(life_h > 0 && node_gpus > 0 ? capital_usd / life_h / node_gpus : 0.0);
+  b.price.paid_per_used = paid_gpus_per_used_gpu(b.gpus_per_replica, node.gpu_count);
 
   // Run configuration.
   RunConfig& rc = b.run;
@@ -222,8 +224,8 @@ BuiltScenario build_scenario(ScenarioParams params) {
   rc.router = d.router;
   rc.workload = params.workload.spec;
   rc.slo = params.slo.per_request;
-  rc.price_per_gpu_hour = b.price.total();
-  rc.power_kw_per_gpu = node.gpu.power_kw;
+  rc.price_per_gpu_hour = b.price.per_gpu_used();
+  rc.power_kw_per_gpu = node.gpu.power_kw * b.price.paid_per_used;
   rc.seed = params.seed;
   rc.horizon = params.horizon;
   rc.timeseries_interval = params.timeseries_interval;
@@ -314,7 +316,8 @@ std::string scenario_json(const BuiltScenario& b) {
       {"usd_per_gpu_hour",
        {{"gpu", json_number(b.price.gpu_hour.value())},
         {"engram_capacity", json_number(b.price.engram_capacity.value())},
-        {"total", json_number(b.price.total().value())}}},
+        {"total", json_number(b.price.total().value())},
+        {"paid_gpus_per_used_gpu", json_number(b.price.paid_per_used)}}},
       {"workload", p.workload.description},
       {"horizon_s", p.horizon == Time::max() ? json(nullptr) : json(p.horizon.seconds())},
       {"slo", slo},

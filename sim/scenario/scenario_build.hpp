@@ -52,6 +52,10 @@ struct ScenarioPrice {
   MoneyRate gpu_hour;          // the tier's GPU-hour price
   MoneyRate engram_capacity;   // amortised Engram DRAM/SSD capital per GPU-hour
   MoneyRate total() const { return gpu_hour + engram_capacity; }
+  // GPUs paid per GPU used (core/cost_metrics.hpp paid_gpus_per_used_gpu): the idle GPUs of a
+  // node that holds a whole number of replicas; the run's tokens per dollar and power use it.
+  double paid_per_used = 1.0;
+  MoneyRate per_gpu_used() const { return total() * paid_per_used; }
 };
 
 struct BuiltScenario {

@@ -67,3 +67,21 @@ TEST(CostMetrics, HumanFormatsAreFixedPoint) {
 
 }  // namespace
 }  // namespace engramsim
+
+namespace engramsim {
+namespace {
+
+// Whole nodes are paid for: a replica that divides the node pays for itself only; TP5 on 8 GPUs
+// holds one replica per node and pays 8 GPUs for 5; TP16 on 8-GPU nodes spans two whole nodes;
+// TP3 on 8 holds two replicas (6 GPUs) and pays 8 for 6.
+TEST(PaidGpus, IdleGpusOfWholeNodesArePaidFor) {
+  for (int tp : {1, 2, 4, 8}) EXPECT_DOUBLE_EQ(paid_gpus_per_used_gpu(tp, 8), 1.0) << tp;
+  EXPECT_DOUBLE_EQ(paid_gpus_per_used_gpu(5, 8), 8.0 / 5.0);
+  EXPECT_DOUBLE_EQ(paid_gpus_per_used_gpu(3, 8), 8.0 / 6.0);
+  EXPECT_DOUBLE_EQ(paid_gpus_per_used_gpu(16, 8), 1.0);
+  EXPECT_DOUBLE_EQ(paid_gpus_per_used_gpu(12, 8), 16.0 / 12.0);
+  EXPECT_THROW(paid_gpus_per_used_gpu(0, 8), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace engramsim
