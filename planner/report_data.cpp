@@ -67,6 +67,9 @@ nlohmann::json ReportContext::to_json() const {
   for (const auto& x : extra_tables)
     t.push_back({{"name", x.name}, {"title", x.title}, {"columns", x.columns}, {"rows", x.rows}});
   j["extra_tables"] = t;
+  j["validation"] = {{"by_gpu", validation.by_gpu},
+                     {"by_engine", validation.by_engine},
+                     {"serving_throughput", opt(validation.serving_throughput)}};
   return j;
 }
 
@@ -100,6 +103,11 @@ ReportContext ReportContext::from_json(const nlohmann::json& j) {
       tb.rows = t.at("rows").get<std::vector<std::vector<std::string>>>();
       c.extra_tables.push_back(std::move(tb));
     }
+  }
+  if (auto it = j.find("validation"); it != j.end() && it->is_object()) {
+    if (it->contains("by_gpu")) c.validation.by_gpu = it->at("by_gpu").get<std::map<std::string, double>>();
+    if (it->contains("by_engine")) c.validation.by_engine = it->at("by_engine").get<std::map<std::string, double>>();
+    c.validation.serving_throughput = read_opt(*it, "serving_throughput");
   }
   return c;
 }
@@ -180,6 +188,10 @@ std::optional<ReportContext> read_context(const fs::path& dir) {
   }
 }
 
+fs::path refine_round_dir(const fs::path& dir, int round) {
+  return dir / "refine" / ("round-" + std::to_string(round));
+}
+
 ReportData load_results(const fs::path& dir) {
   const fs::path file = results_path(dir);
   if (!fs::exists(file)) {
@@ -193,6 +205,21 @@ ReportData load_results(const fs::path& dir) {
   if (manifest) {
     axes = manifest->axes;
     total = manifest->total_points;
+  }
+  // Refinement rounds (planner/refine.hpp): their points follow the grid's, in round order.
+  std::size_t next = total.value_or(r.lines.empty() ? 0 : r.lines.back().index + 1);
+  for (int round = 1;; ++round) {
+    const fs::path rdir = refine_round_dir(dir, round);
+    if (!fs::exists(results_path(rdir))) break;
+    ReadResults rr = read_results_file(results_path(rdir));
+    const auto rm = read_manifest(rdir);
+    const std::size_t n = rm ? rm->total_points : rr.lines.size();
+    for (auto& l : rr.lines) {
+      l.index += next;
+      r.lines.push_back(std::move(l));
+    }
+    next += n;
+    if (total) total = next;
   }
   return make_report_data(std::move(ctx), std::move(r.lines), std::move(axes), total);
 }
@@ -249,23 +276,106 @@ std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivi
   return out;
 }
 
+std::optional<double> config_error(const ReportData& d, const std::string& config) {
+  const ReportPoint* p = nullptr;
+  for (const auto& q : d.points)
+    if (q.config == config && q.status == PointStatus::ok) p = &q;
+  if (p == nullptr) return std::nullopt;
+  const auto name = [&](const char* key) {
+    const auto it = p->metrics.extra.find(key);
+    return it != p->metrics.extra.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::optional<double> err;
+  const auto take = [&](const std::map<std::string, double>& by, const std::string& n) {
+    if (const auto it = by.find(n); it != by.end()) err = std::max(err.value_or(0.0), it->second);
+  };
+  take(d.context.validation.by_gpu, name("gpu"));
+  take(d.context.validation.by_engine, name("engine"));
+  return err ? err : d.context.validation.serving_throughput;
+}
+
+std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivity) {
+  std::vector<OutOfRange> out;
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<double, double>> range;  // lowest, highest interactivity
+  std::map<std::string, std::string> failed;               // configurations without an ok point
+  for (const auto& p : d.points) {
+    if (std::find(order.begin(), order.end(), p.config) == order.end()) order.push_back(p.config);
+    if (p.status != PointStatus::ok || !std::isfinite(p.metrics.interactivity)) {
+      if (!failed.count(p.config)) failed[p.config] = p.reason;
+      continue;
+    }
+    auto [it, inserted] = range.emplace(p.config, std::make_pair(p.metrics.interactivity, p.metrics.interactivity));
+    it->second.first = std::min(it->second.first, p.metrics.interactivity);
+    it->second.second = std::max(it->second.second, p.metrics.interactivity);
+  }
+  for (const auto& c : order) {
+    const auto r = range.find(c);
+    if (r == range.end()) {
+      out.push_back({c, "no point ran (" + (failed[c].empty() ? std::string("none evaluated") : failed[c]) + ")"});
+      continue;
+    }
+    const auto [lo, hi] = r->second;
+    const std::string span = "its points span " + fmt(lo, "%.1f") + ".." + fmt(hi, "%.1f") + " tok/s/user";
+    if (hi < interactivity) out.push_back({c, span + ", all below the target (slower per user at every concurrency)"});
+    else if (lo > interactivity) out.push_back({c, span + ", all above the target (a larger concurrency would reach it)"});
+  }
+  return out;
+}
+
+namespace {
+
+// "At X tok/s/user, C serves the most ...": the winner's figures and its margin to the next best.
+std::string winner_text(const Recommendation& r, const std::vector<ConfigComparison>& cmp, double x) {
+  std::string t = "At " + fmt(x) + " tok/s/user, " + r.config + " serves the most tokens per dollar: " +
+                  format_mtok_per_usd(r.tokens_per_dollar / 1e6) + " (" + format_usd_per_mtok(1e6 / r.tokens_per_dollar) + ")";
+  if (cmp.front().throughput_per_gpu) t += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
+  if (r.margin) t += ", " + fmt(1.0 + *r.margin, "%.3f") + "x the next best, " + cmp[1].config;
+  t += ".";
+  if (!r.tied.empty()) {
+    std::string names;
+    for (const auto& c : r.tied) names += (names.empty() ? "" : ", ") + c;
+    t += " That margin is inside the validation error of the configurations compared (" +
+         fmt(100.0 * r.error_bound.value_or(0.0), "%.1f") + " %): a tie with " + names +
+         "; the model cannot rank them.";
+  }
+  std::string others;
+  for (std::size_t i = 2; i < cmp.size(); ++i)
+    if (cmp[i].ratio_to_best) others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x";
+  if (!others.empty()) t += " The others there, as a share of it: " + others + ".";
+  return t;
+}
+
+}  // namespace
+
 Recommendation recommend(const ReportData& d) {
   Recommendation r;
   if (d.context.target_interactivity) {
     const double x = *d.context.target_interactivity;
     const auto cmp = compare_at(d, x);
+    r.out_of_range = out_of_range_at(d, x);
     if (!cmp.empty() && cmp.front().tokens_per_dollar) {
       r.found = true;
       r.config = cmp.front().config;
       r.tokens_per_dollar = *cmp.front().tokens_per_dollar;
       r.interactivity = x;
-      r.text = "At " + fmt(x) + " tok/s/user, " + r.config + " serves the most tokens per dollar: " +
-               format_mtok_per_usd(r.tokens_per_dollar / 1e6) + " (" + format_usd_per_mtok(1e6 / r.tokens_per_dollar) + ")";
-      if (cmp.front().throughput_per_gpu) r.text += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
-      if (cmp.size() > 1 && cmp[1].tokens_per_dollar && *cmp[1].tokens_per_dollar > 0.0) {
-        r.text += ", " + fmt(r.tokens_per_dollar / *cmp[1].tokens_per_dollar) + "x the next best, " + cmp[1].config;
+      const auto err_best = config_error(d, r.config);
+      for (std::size_t i = 1; i < cmp.size(); ++i) {
+        if (!cmp[i].tokens_per_dollar || !(*cmp[i].tokens_per_dollar > 0.0)) continue;
+        const double margin = r.tokens_per_dollar / *cmp[i].tokens_per_dollar - 1.0;
+        if (i == 1) r.margin = margin;
+        const auto err_other = config_error(d, cmp[i].config);
+        if (!err_best && !err_other) continue;
+        const double bound = std::max(err_best.value_or(0.0), err_other.value_or(0.0));
+        if (margin <= bound) {
+          r.tied.push_back(cmp[i].config);
+          r.error_bound = std::max(r.error_bound.value_or(0.0), bound);
+        }
       }
-      r.text += ". Values between measured points are Steffen-interpolated along each configuration's frontier.";
+      r.text = winner_text(r, cmp, x);
+      for (const auto& o : r.out_of_range)
+        r.text += " Not compared at " + fmt(x) + " tok/s/user: " + o.config + " (" + o.why + ").";
+      r.text += " Values between measured points are Steffen-interpolated along each configuration's frontier.";
       return r;
     }
     r.text = "No configuration's frontier reaches " + fmt(x) +

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,16 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
+// The validation set's MAPE (fractions) for the GPUs and engines a sweep runs
+// (scenarios/validation/recorded-accuracy.yaml), and the whole set's serving-throughput MAPE, which
+// stands for a configuration whose GPU and engine have no case. A recommendation whose margin is
+// inside the error of the configurations it compares is a tie.
+struct ValidationErrors {
+  std::map<std::string, double> by_gpu;
+  std::map<std::string, double> by_engine;
+  std::optional<double> serving_throughput;
+};
+
 struct ReportContext {
   std::string title = "engramsim sizing report";
   std::string question;             // the what-if question, one or two sentences
@@ -61,6 +72,7 @@ struct ReportContext {
   std::vector<Assumption> assumptions;
   std::vector<std::string> notes;   // free text (e.g. the fleet-sizing summary)
   std::vector<Table> extra_tables;  // e.g. fleet plans from plan_search
+  ValidationErrors validation;
 
   nlohmann::json to_json() const;
   static ReportContext from_json(const nlohmann::json& j);
@@ -91,7 +103,10 @@ ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines
                             std::optional<std::size_t> total_points = std::nullopt);
 // Reads DIR/results.jsonl (required; a torn last line is ignored), DIR/sweep.json and
 // DIR/context.json (both optional). Throws std::runtime_error naming the file on bad input.
+// DIR/results.jsonl, then the refinement rounds DIR/refine/round-N/results.jsonl (N = 1, 2, ...
+// while present), whose points are numbered after the grid's.
 ReportData load_results(const std::filesystem::path& dir);
+std::filesystem::path refine_round_dir(const std::filesystem::path& dir, int round);
 void write_context(const std::filesystem::path& dir, const ReportContext& context);
 std::optional<ReportContext> read_context(const std::filesystem::path& dir);
 
@@ -117,9 +132,19 @@ struct ConfigComparison {
 // Every configuration at `interactivity`, best tokens per dollar first (unknown values last).
 std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivity);
 
+// A configuration the comparison at the target could not place, and why.
+struct OutOfRange {
+  std::string config;
+  std::string why;  // "its frontier spans 77.6..141 tok/s/user, below the target"
+};
+
 struct Recommendation {
   bool found = false;
   std::string config;
+  std::vector<std::string> tied;            // within the validation error of `config` (best first)
+  std::optional<double> margin;             // best / next best tokens per dollar, minus 1
+  std::optional<double> error_bound;        // the validation error the margin is judged against
+  std::vector<OutOfRange> out_of_range;     // configurations the target's comparison leaves out
   std::optional<std::size_t> point_index;  // the chosen point (point-based rule)
   double tokens_per_dollar = 0.0;
   double interactivity = 0.0;
@@ -127,8 +152,17 @@ struct Recommendation {
 };
 
 // With a target interactivity: the configuration with the most tokens per dollar there (Steffen on
-// each configuration's frontier), like the InferenceX calculator. Otherwise: the ok point meeting
+// each configuration's frontier), like the InferenceX calculator; configurations whose margin to it
+// is inside the larger validation error of the two (config_error) are a tie and named, and those
+// whose frontier does not reach the target are named with the range they cover. Otherwise: the ok point meeting
 // the SLO with the most tokens per dollar. Deterministic (ties: lower point index / config order).
 Recommendation recommend(const ReportData& d);
+
+// The validation error (a fraction) of a configuration: the larger MAPE of its GPU and engine where
+// the set has cases for them, else the set's serving-throughput MAPE; nullopt when none is known.
+std::optional<double> config_error(const ReportData& d, const std::string& config);
+
+// Configurations whose curve does not reach `interactivity`, with the range they cover.
+std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivity);
 
 }  // namespace engramsim::planner

@@ -271,6 +271,20 @@ std::string SweepPoint::label() const {
   return out;
 }
 
+SweepPoint make_sweep_point(std::size_t index, std::vector<Assignment> assignments) {
+  SweepPoint p;
+  p.index = index;
+  std::string canonical;
+  for (const auto& a : assignments) {
+    // Length-prefixed so that no key/value text can collide with another split of the same bytes.
+    const std::string v = canonical_text(a.value);
+    canonical += std::to_string(a.key.size()) + ":" + a.key + "=" + std::to_string(v.size()) + ":" + v + ";";
+  }
+  append_hex(p.id, stable_hash(canonical));
+  p.assignments = std::move(assignments);
+  return p;
+}
+
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec) {
   const std::size_t n = spec.point_count();
   std::vector<SweepPoint> points;
@@ -284,19 +298,10 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec) {
       digit[d] = rest % radix;
       rest /= radix;
     }
-    SweepPoint p;
-    p.index = index;
-    std::string canonical;
-    for (std::size_t d = 0; d < spec.dimensions.size(); ++d) {
-      for (const auto& axis : spec.dimensions[d].axes) {
-        p.assignments.push_back({axis.key, axis.values[digit[d]]});
-        // Length-prefixed so that no key/value text can collide with another split of the same bytes.
-        const std::string v = canonical_text(axis.values[digit[d]]);
-        canonical += std::to_string(axis.key.size()) + ":" + axis.key + "=" + std::to_string(v.size()) + ":" + v + ";";
-      }
-    }
-    append_hex(p.id, stable_hash(canonical));
-    points.push_back(std::move(p));
+    std::vector<Assignment> assignments;
+    for (std::size_t d = 0; d < spec.dimensions.size(); ++d)
+      for (const auto& axis : spec.dimensions[d].axes) assignments.push_back({axis.key, axis.values[digit[d]]});
+    points.push_back(make_sweep_point(index, std::move(assignments)));
   }
   return points;
 }

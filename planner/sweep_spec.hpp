@@ -88,6 +88,8 @@ PreparedSweep prepare_sweep(const ConfigNode& scenario_root);
 
 // Expands the product in deterministic order. An empty spec gives one point with no assignments.
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec);
+// A point with these assignments (in axis order); its id is a hash of them, as expand_sweep's.
+SweepPoint make_sweep_point(std::size_t index, std::vector<Assignment> assignments);
 
 // Checks every axis key resolves in `base`; throws ConfigError at the sweep entry otherwise.
 void validate_sweep_keys(const SweepSpec& spec, const YAML::Node& base);

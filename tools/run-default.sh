@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# `make run`: the default what-if question. Runs scenarios/default.yaml (DeepSeek-V4.1-Flash on an
-# HGX B300: TP4 with the Engram tables in HBM against TP2 with them in host DRAM, InferenceX 8k/1k at
-# concurrency 64), prints the side-by-side comparison and writes the run's files to
-# BUILD/default-run/ (summary.json, requests.csv, timeseries.csv per variant, compare.json).
-# Usage: tools/run-default.sh [path/to/engramsim] [extra `engramsim run` options...]
+# `make run`: the default what-if question, the article's B300 question on AgentX traffic
+# (scenarios/article-b300-agentx-tp4-vs-tp2.yaml): DeepSeek-V4.1-Flash on one HGX B300 server, TP4
+# with the Engram tables in HBM, TP4 with them in host DRAM, or TP2 with them in DRAM, each over
+# concurrency 1..128 of one-hour AgentX replays, compared at equal P90 E2E-normalised interactivity
+# (125 tok/s/user). The first lines printed are the verdict; the sweep's counts, the validation
+# accuracy of the GPU and engine, and the report's path follow. Files: BUILD/default-run/
+# (results.jsonl, report.html, report.md, charts/, tables/). About 2 minutes on 2 cores.
+# Usage: tools/run-default.sh [path/to/engramsim] [extra `engramsim sweep` options...]
 set -euo pipefail
 engramsim=${1:-build/bin/engramsim}
 shift || true
@@ -13,5 +16,7 @@ if [[ ! -x "$engramsim" ]]; then
   exit 1
 fi
 out="$(dirname "$(dirname "$engramsim")")/default-run"
-"$engramsim" run "$root/scenarios/default.yaml" --out "$out" "$@"
+# A rerun starts over: the sweep refuses to mix its results with an earlier run's.
+rm -rf "$out"
+"$engramsim" sweep "$root/scenarios/article-b300-agentx-tp4-vs-tp2.yaml" --out "$out" --jobs "$(nproc)" --progress none "$@"
 echo "files: $out/"

@@ -256,6 +256,7 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
       {"node", b.params.node.name},
       {"gpu", b.params.node.gpu.name},
       {"model", b.card.name},
+      {"engine", b.params.deployment.engine},
       {"replicas", b.replicas},
       {"tp", l.tp},
       {"ep", l.ep},
@@ -314,6 +315,10 @@ void add_validation_accuracy(const SweepInputs& in, ReportContext& c) {
   };
   for (const auto& g : in.gpu_names) add("GPU", rec.by_gpu, g);
   for (const auto& e : in.engine_names) add("engine", rec.by_engine, e);
+  for (const auto& [name, g] : rec.by_gpu) c.validation.by_gpu[name] = g.mape;
+  for (const auto& [name, g] : rec.by_engine) c.validation.by_engine[name] = g.mape;
+  if (const auto it = rec.mape.find(validation::MetricKind::serving_throughput); it != rec.mape.end())
+    c.validation.serving_throughput = it->second;
   if (!unvalidated.empty())
     c.notes.push_back("No case of the validation set runs on " + unvalidated +
                       ": the predictions for configurations using them have no published measurement behind them "

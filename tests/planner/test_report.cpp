@@ -75,7 +75,11 @@ TEST(ReportData, ComparisonAndRecommendationOnHandMadeCurves) {
   const auto rec = recommend(d);
   EXPECT_TRUE(rec.found);
   EXPECT_EQ(rec.config, "engram_tier=dram");
-  EXPECT_NE(rec.text.find("2x the next best"), std::string::npos) << rec.text;
+  EXPECT_NE(rec.text.find("2.000x the next best"), std::string::npos) << rec.text;
+  // The infeasible ssd configuration is named, not dropped.
+  ASSERT_EQ(rec.out_of_range.size(), 1u);
+  EXPECT_EQ(rec.out_of_range[0].config, "engram_tier=ssd");
+  EXPECT_NE(rec.text.find("engram_tier=ssd (no point ran (does not fit))"), std::string::npos) << rec.text;
   // Without a target: the best point meeting the SLO.
   ReportContext ctx2;
   ctx2.slo.min_interactivity = 60.0;
@@ -85,6 +89,46 @@ TEST(ReportData, ComparisonAndRecommendationOnHandMadeCurves) {
   EXPECT_EQ(*rec2.point_index, 2u);
   ctx2.slo.max_tpot_p99_ms = 1.0;  // NaN TPOT never meets a bound
   EXPECT_FALSE(recommend(make_report_data(ctx2, lines)).found);
+}
+
+// A margin inside the validation error of the configurations compared is a tie, stated as such; a
+// configuration whose points sit below the target is named with its range.
+TEST(ReportData, TiesInsideTheValidationErrorAndConfigurationsOutOfRange) {
+  auto with_gpu = [](ResultLine l, const char* gpu) {
+    l.result["extra"] = {{"gpu", gpu}, {"engine", "vllm"}};
+    return l;
+  };
+  std::vector<ResultLine> lines = {with_gpu(ok_line(0, "hbm", 1, 100, 1000, 2.0), "b300"),
+                                   with_gpu(ok_line(1, "hbm", 8, 50, 2000, 2.0), "b300"),
+                                   with_gpu(ok_line(2, "dram", 1, 100, 1030, 2.0), "b300"),
+                                   with_gpu(ok_line(3, "dram", 8, 50, 2060, 2.0), "b300"),
+                                   with_gpu(ok_line(4, "ssd", 1, 40, 500, 2.0), "b300"),
+                                   with_gpu(ok_line(5, "ssd", 8, 20, 900, 2.0), "b300")};
+  ReportContext ctx;
+  ctx.target_interactivity = 75.0;
+  ctx.validation.by_engine["vllm"] = 0.05;
+  const auto d = make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"});
+  EXPECT_DOUBLE_EQ(*config_error(d, "engram_tier=dram"), 0.05);
+  const auto rec = recommend(d);
+  ASSERT_TRUE(rec.found);
+  EXPECT_EQ(rec.config, "engram_tier=dram");
+  ASSERT_EQ(rec.tied.size(), 1u);
+  EXPECT_EQ(rec.tied[0], "engram_tier=hbm");
+  EXPECT_NEAR(*rec.margin, 0.03, 1e-9);
+  EXPECT_NE(rec.text.find("a tie with engram_tier=hbm"), std::string::npos) << rec.text;
+  ASSERT_EQ(rec.out_of_range.size(), 1u);
+  EXPECT_EQ(rec.out_of_range[0].config, "engram_tier=ssd");
+  EXPECT_NE(rec.out_of_range[0].why.find("20.0..40.0 tok/s/user, all below the target"), std::string::npos);
+  // A GPU's own MAPE wins over the engine's when larger; with neither, the set's serving MAPE.
+  ctx.validation.by_gpu["b300"] = 0.02;
+  ctx.validation.by_engine.clear();
+  EXPECT_TRUE(recommend(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"})).tied.empty());
+  ctx.validation.by_gpu.clear();
+  ctx.validation.serving_throughput = 0.36;
+  EXPECT_DOUBLE_EQ(*config_error(make_report_data(ctx, lines), "engram_tier=hbm"), 0.36);
+  // The context round-trips its validation errors.
+  const ReportContext back = ReportContext::from_json(ctx.to_json());
+  EXPECT_DOUBLE_EQ(*back.validation.serving_throughput, 0.36);
 }
 
 TEST(Report, WritesEveryFileAndRebuildsIdentically) {

@@ -122,7 +122,7 @@ TEST(CliHabit, SweepAndPlanPrintJsonInsteadOfTheTable) {
   ASSERT_EQ(s.code, 0) << describe(s);
   const auto sj = nlohmann::json::parse(s.out);
   EXPECT_EQ(sj.at("points").get<int>(), 6);
-  EXPECT_EQ(sj.at("ok").get<int>() + sj.at("infeasible").get<int>(), 6);
+  EXPECT_EQ(sj.at("ok").get<int>() + sj.at("infeasible").get<int>(), 6 + sj.at("refined").get<int>());
   EXPECT_TRUE(sj.at("recommendation").contains("text"));
   const CliResult p = run_cli({"plan", data_file("tiny_plan.yaml"), "--out", (dir / "pl").string(), "--jobs", "2",
                                "--progress", "none", "--json"},

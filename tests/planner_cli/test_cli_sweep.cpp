@@ -31,7 +31,14 @@ TEST(CliSweep, EndToEndPrunesWithReasonsAndWritesEveryChart) {
   const fs::path dir = t / "run";
   const CliResult r = run_cli(sweep_args(dir, "2"), t.path());
   ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_NE(r.out.find("4 ok, 2 infeasible (pruned), 0 errors"), std::string::npos) << r.out;
+  // The grid's 4 ok points, and 2 more that refinement placed between the points bracketing the
+  // target interactivity (tests/planner_cli/tiny_sweep.yaml: 200 tok/s/user).
+  EXPECT_NE(r.out.find("6 ok, 2 infeasible (pruned), 0 errors (2 of them added near the target interactivity)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::is_regular_file(dir / "refine" / "round-1" / "results.jsonl"));
+  // The verdict is the first line.
+  EXPECT_EQ(r.out.rfind("At 200 tok/s/user, ", 0), 0u) << r.out;
 
   const auto lines = lines_of(read_file(dir / "results.jsonl"));
   ASSERT_EQ(lines.size(), 6u);
@@ -89,7 +96,8 @@ TEST(CliSweep, JobsDoNotChangeResults) {
 
 TEST(CliSweep, ShardsMergeIntoTheSingleProcessFile) {
   TempDir t;
-  const CliResult ref = run_cli(sweep_args(t / "ref", "2"), t.path());
+  // Shards stop at the grid: the reference does too.
+  const CliResult ref = run_cli(sweep_args(t / "ref", "2", {"--refine-rounds", "0"}), t.path());
   ASSERT_EQ(ref.code, 0) << describe(ref);
   const fs::path dir = t / "sharded";
   const CliResult s0 = run_cli(sweep_args(dir, "1", {"--shard", "0/2"}), t.path());

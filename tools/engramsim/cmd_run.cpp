@@ -184,6 +184,23 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
   }
 }
 
+// The variants ran at the same load, so a ratio above is not a verdict when their interactivity
+// differs: say so, and where the answer at equal interactivity comes from.
+void print_equal_concurrency_note(
+    const std::vector<std::pair<const sim::VariantOutcome*, const sim::VariantOutcome*>>& ratios) {
+  const auto interactivity = [](const sim::Summary& s) { return s.windowed ? s.p90_e2e_norm_intvty : s.median_intvty; };
+  std::string differs;
+  for (const auto& [v, base] : ratios) {
+    const double r = interactivity(v->result->summary) / interactivity(base->result->summary);
+    if (std::isfinite(r) && std::abs(r - 1.0) > 0.05)
+      differs += (differs.empty() ? "" : ", ") + label_of(*v) + " " + fixed(r, 3) + "x of " + label_of(*base);
+  }
+  if (differs.empty()) return;
+  std::cout << "\nThese are equal-load comparisons, not a verdict: interactivity differs (" << differs
+            << "). For the answer at equal interactivity, sweep the concurrency and set "
+               "sweep.report.target_interactivity (engramsim sweep; docs/planning.md \"The verdict\").\n";
+}
+
 void print_table(const sim::ScenarioSession& s) {
   std::vector<const sim::VariantOutcome*> ran;
   for (const auto& v : s.variants)
@@ -226,6 +243,7 @@ void print_table(const sim::ScenarioSession& s) {
     }
   }
   std::cout << "\n" << t.render();
+  print_equal_concurrency_note(ratios);
 }
 
 // Prints each SLO target per variant; returns false when any is missed.

@@ -9,6 +9,7 @@
 //   --set k=v       override a scenario key first (also sweep keys: --set sweep.axes.0.values=[hbm])
 //   --calibration F a measured profile for the points on its GPU (repeatable, one per GPU)
 //   --progress M    auto | bar | lines | none
+//   --refine-rounds N  rounds of concurrency refinement near the target interactivity (default 6, 0: none)
 // Under `mpirun -np K` the ranks split the points and rank 0 writes. Exit codes: 0 ok (infeasible
 // points are results, not failures); 1 some points failed with an error (see their lines) or I/O;
 // 2 bad input (nothing is written). Formats and the walk-through: docs/planning.md.
@@ -18,6 +19,7 @@
 
 #include "planner/glue/planner_scenario.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
+#include "planner/refine.hpp"
 #include "planner/report_data.hpp"
 #include "planner/report_writer.hpp"
 #include "planner/results_file.hpp"
@@ -43,8 +45,9 @@ PointCounts count_points(const planner::ReportData& data) {
 
 // --json: the run's counts, the outcome of every point, the report's path and the recommendation.
 void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, const std::string& report,
-                      const planner::Recommendation& rec) {
+                      const planner::Recommendation& rec, std::size_t refined) {
   nlohmann::json j = sweep_summary_json(s);
+  j["refined"] = refined;
   j["ok"] = c.ok;
   j["infeasible"] = c.infeasible;
   j["errors"] = c.errors;
@@ -52,6 +55,31 @@ void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, c
   j["recommendation"] = {{"found", rec.found}, {"config", rec.config}, {"tokens_per_dollar", rec.tokens_per_dollar},
                          {"interactivity", rec.interactivity}, {"text", rec.text}};
   std::cout << j.dump(2) << "\n";
+}
+
+// Refinement near the target interactivity (planner/refine.hpp): rounds of midpoints until the
+// comparison at the target settles. Returns the points run, for the summary line.
+std::size_t refine_near_target(const planner::PlannerScenario& sc, const planner::ScenarioEvaluator& evaluator,
+                               planner::SweepRunOptions o, const std::string& out, int rounds) {
+  if (!sc.report.target_interactivity || rounds <= 0) return 0;
+  const double x = *sc.report.target_interactivity;
+  std::vector<planner::SweepPoint> known = sc.sweep.points;
+  std::size_t ran = 0;
+  for (int round = 1; round <= rounds; ++round) {
+    const planner::ReportData before = planner::load_results(out);
+    const std::vector<planner::SweepPoint> next = planner::refinement_points(before, known, x);
+    if (next.empty()) break;
+    o.out_dir = planner::refine_round_dir(out, round);
+    std::filesystem::create_directories(o.out_dir);
+    const planner::SweepRunSummary s =
+        planner::run_sweep(next, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    if (!s.complete) throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
+    ran += next.size();
+    known.insert(known.end(), next.begin(), next.end());
+    const double moved = planner::largest_change(planner::compare_at(before, x), planner::compare_at(planner::load_results(out), x));
+    if (moved < planner::kRefineSettled) break;
+  }
+  return ran;
 }
 
 int sweep_command(const SweepCliArgs& a) {
@@ -87,22 +115,31 @@ int sweep_command(const SweepCliArgs& a) {
     }
     return s.errors > 0 ? exit_code::failure : exit_code::ok;
   }
-  if (!a.json) print_sweep_summary(s, std::cout);
   if (!s.complete) {
+    if (!a.json) print_sweep_summary(s, std::cout);
     std::cerr << "error: the sweep stopped before every point was evaluated; rerun with --resume\n";
     return exit_code::failure;
   }
+  // Refinement runs here, on the writer alone (under MPI the other ranks are done); a sharded run
+  // stops at the grid (its shards hold halves of it).
+  o.mpi = nullptr;
+  const std::size_t refined = refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);
   const PointCounts counts = count_points(data);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const planner::Recommendation rec = planner::recommend(data);
   if (a.json) {
-    print_sweep_json(s, counts, report, rec);
+    print_sweep_json(s, counts, report, rec, refined);
   } else {
-    std::cout << counts.ok << " ok, " << counts.infeasible << " infeasible (pruned), " << counts.errors << " errors\n";
+    // The answer first; how it was reached after it.
+    std::cout << rec.text << "\n\n";
+    print_sweep_summary(s, std::cout);
+    std::cout << counts.ok << " ok, " << counts.infeasible << " infeasible (pruned), " << counts.errors << " errors";
+    if (refined > 0) std::cout << " (" << refined << " of them added near the target interactivity)";
+    std::cout << "\n";
     print_validation_accuracy(ctx, std::cout);
-    std::cout << "report: " << report << "\n" << rec.text << "\n";
+    std::cout << "report: " << report << "\n";
   }
   if (counts.errors > 0) {
     std::cerr << "error: " << counts.errors << " points failed; their lines in results.jsonl carry the message\n";
@@ -117,6 +154,9 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("sweep", "Simulate every point of a scenario's sweep and write the sizing report");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
+  cmd->add_option("--refine-rounds", a->refine_rounds,
+                  "Rounds of concurrency refinement near the target interactivity (0 = none)")
+      ->check(CLI::Range(0, 20));
   cmd->callback([&action, a] { action = [a] {
     append_price_sets(a->price, a->set);
     return sweep_command(*a);

@@ -34,6 +34,7 @@ struct SweepCliArgs {
   std::string progress = "auto";
   bool json = false;  // the summary (sweep) or ranking (plan) as one JSON object on stdout
   PriceCliArgs price;
+  int refine_rounds = 6;  // sweep: planner::kMaxRefineRounds rounds near the target interactivity
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
