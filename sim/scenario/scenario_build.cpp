@@ -43,6 +43,17 @@ std::string BuiltScenario::deployment_line() const {
   return s;
 }
 
+std::string BuiltScenario::host_memory_line() const {
+  const HostMemory& h = host_memory;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "host memory per node %.1f GiB: reserve %.1f, pinned Engram tables %.1f, DRAM row caches %.1f, "
+                "KV offload %.1f, Engram pages in the page cache %.1f (it may hold %.1f), rest %.1f GiB",
+                h.capacity.gib(), h.reserve.gib(), h.pinned_engram.gib(), h.row_caches.gib(), h.kv_offload.gib(),
+                h.page_cache_used.gib(), h.page_cache_capacity.gib(), h.rest().gib());
+  return buf;
+}
+
 BuiltScenario build_scenario(ScenarioParams params) {
   BuiltScenario b;
   const ScenarioDeployment& d = params.deployment;

@@ -93,6 +93,8 @@ struct BuiltScenario {
   std::string engram_label() const;  // "hbm", "dram", "ssd" or "none"
   // One line: "1 x TP2 (EP2, data-parallel attention) on hgx-b300, Engram in dram, 4,096 KV blocks x 16".
   std::string deployment_line() const;
+  // "host memory per node 1862.6 GiB: reserve 186.3, pinned Engram tables 188.8, ..." (run's header).
+  std::string host_memory_line() const;
 };
 
 BuiltScenario build_scenario(ScenarioParams params);

@@ -167,7 +167,11 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
                 << fixed(b.params.deployment.spec_decode.acceptance_length, 2);
     std::cout << "\n" << indent << "price " << fixed(b.price.total().value(), 3) << " $/GPU-hour ("
               << to_string(b.params.price_tier) << " GPU " << fixed(b.price.gpu_hour.value(), 3) << " + Engram capacity "
-              << fixed(b.price.engram_capacity.value(), 3) << ")\n";
+              << fixed(b.price.engram_capacity.value(), 3) << ")";
+    if (b.price.paid_per_used > 1.0)
+      std::cout << "; whole nodes: " << fixed(b.price.paid_per_used, 3) << " GPUs paid per GPU used (idle GPUs), "
+                << fixed(b.price.per_gpu_used().value(), 3) << " $/GPU-hour used";
+    std::cout << "\n" << indent << b.host_memory_line() << "\n";
     std::cout << indent << "workload: " << b.params.workload.description << "\n";
     if (b.params.calibration && !calibration_shown) {
       calibration_shown = true;
