@@ -144,6 +144,7 @@ std::vector<RankedPlan> rank_plans(std::vector<RankedPlan> plans) {
     if (a.plan.cost_per_hour.value() != b.plan.cost_per_hour.value())
       return a.plan.cost_per_hour.value() < b.plan.cost_per_hour.value();
     if (a.plan.gpus != b.plan.gpus) return a.plan.gpus < b.plan.gpus;
+    if (a.plan.utilization != b.plan.utilization) return a.plan.utilization < b.plan.utilization;  // more headroom
     return a.name < b.name;
   });
   return plans;

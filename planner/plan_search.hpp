@@ -111,7 +111,8 @@ struct RankedPlan {
   FleetPlan plan;
 };
 
-// Cheapest first; ties by fewer GPUs, then by name (a total, deterministic order).
+// Cheapest first; ties by fewer GPUs, then by lower utilization (more headroom), then by name (a
+// total, deterministic order).
 std::vector<RankedPlan> rank_plans(std::vector<RankedPlan> plans);
 
 // Sizes every candidate at target_rate (cost as given in each candidate) and ranks them. A

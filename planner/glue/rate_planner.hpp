@@ -10,7 +10,8 @@
 //   trace      workload.trace.rate_scale is multiplied so that the replayed trace (its window and
 //              num_requests cap, if any) arrives at that mean rate; its shape, burstiness and
 //              lengths are kept.
-// Closed-loop workloads have no rate and are rejected (ConfigError).
+// Closed-loop workloads have no rate and are rejected (ConfigError); with a target interactivity
+// `plan` sizes them from the frontier instead (planner/frontier_plan.hpp).
 // Probe length: max(probe_requests x replicas, offered rate x min_probe_span) requests (an open
 // loop's own num_requests is replaced; a trace's caps the replay, as it picks the part to replay). A fixed
 // request count alone would hide overload at high rates: the arrivals would span a few seconds and

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "planner/frontier_plan.hpp"
 #include "planner/refine.hpp"
 #include "planner/report_data.hpp"
 #include "planner_test_util.hpp"
@@ -90,4 +91,47 @@ TEST(Refine, LoadResultsReadsTheRoundsAfterTheGrid) {
   EXPECT_EQ(d.total_points, 3u);
   EXPECT_EQ(d.points[2].index, 2u);
   EXPECT_DOUBLE_EQ(d.points[2].concurrency, 20.0);
+}
+
+// The frontier plan: throughput per GPU at the target x GPUs per replica is one replica's rate;
+// whole 8-GPU nodes; the cheapest first; a cost margin inside the validation error is a tie.
+TEST(FrontierPlan, SizesWholeNodesAtTheTargetAndStatesTies) {
+  auto line = [](std::size_t i, const char* tier, int tp, double conc, double inter, double tput) {
+    ResultLine l;
+    l.index = i;
+    l.id = "p" + std::to_string(i);
+    l.assignments = {{"tier", tier}, {"tp", tp}, {"workload.concurrency", conc}};
+    PointMetrics m;
+    m.gpus = tp;
+    m.interactivity = inter;
+    m.throughput_per_gpu = tput;
+    m.gpu_hour_usd = 2.0;
+    m.cost_per_gpu_hour_usd = 2.0;
+    m.extra = {{"gpus_per_node", 8}, {"paid_gpus_per_used_gpu", 1.0}, {"gpu", "b300"}, {"engine", "vllm"}};
+    l.result = to_json(m);
+    return l;
+  };
+  // At 125: hbm 1500 tok/s/GPU, dram 1480 (within 5 %), ssd 500; 59,000 tok/s take 10 replicas of
+  // either of the first two (at 60,000 dram would need an 11th, a sixth node: no tie).
+  const std::vector<ResultLine> lines = {line(0, "hbm", 4, 8, 150, 1000), line(1, "hbm", 4, 32, 100, 2000),
+                                         line(2, "dram", 4, 8, 150, 990), line(3, "dram", 4, 32, 100, 1970),
+                                         line(4, "ssd", 4, 8, 150, 300), line(5, "ssd", 4, 32, 100, 700)};
+  ReportContext ctx;
+  ctx.target_interactivity = 125.0;
+  ctx.validation.by_engine["vllm"] = 0.05;
+  const ReportData d = make_report_data(ctx, lines, {"tier", "tp", "workload.concurrency"});
+  const FrontierPlan f = plan_at_interactivity(d, 125.0, 59000.0, 0.0);
+  ASSERT_EQ(f.ranking.size(), 3u);
+  EXPECT_EQ(f.ranking[0].name, "tier=hbm tp=4");
+  EXPECT_NEAR(f.ranking[0].plan.max_rate_per_replica, 6000.0, 1e-6);  // 1500 x 4 GPUs
+  EXPECT_EQ(f.ranking[0].plan.replicas, 10);
+  EXPECT_EQ(f.ranking[0].plan.nodes, 5);
+  EXPECT_EQ(f.ranking[0].plan.gpus, 40);
+  EXPECT_NEAR(f.ranking[0].plan.cost_per_hour.value(), 80.0, 1e-9);
+  EXPECT_EQ(f.ranking[2].name, "tier=ssd tp=4");
+  ASSERT_EQ(f.tied.size(), 1u);
+  EXPECT_EQ(f.tied[0], "tier=dram tp=4");
+  EXPECT_EQ(f.verdict.rfind("At 125 tok/s/user, serving 59000 tok/s takes tier=hbm tp=4: 10 replicas on 5 nodes", 0), 0u)
+      << f.verdict;
+  EXPECT_THROW(plan_at_interactivity(d, 125.0, 0.0, 0.0), std::invalid_argument);
 }

@@ -19,6 +19,29 @@ std::vector<std::string> plan_args(const fs::path& out, std::vector<std::string>
   return a;
 }
 
+// A closed-loop sweep with a target interactivity is sized from the frontier there, and names the
+// same winner as `sweep` on the same file: one verdict.
+TEST(CliPlan, ClosedLoopPlansFromTheFrontierWithTheSweepsVerdict) {
+  TempDir t;
+  const fs::path file = t / "frontier.yaml";
+  write_file(file, read_file(data_file("tiny_sweep.yaml")) + "  plan:\n    target: {tokens_per_s: 50000}\n");
+  const CliResult p = run_cli({"plan", file.string(), "--out", (t / "plan").string(), "--jobs", "2", "--progress", "none",
+                               "--json"},
+                              t.path());
+  ASSERT_EQ(p.code, 0) << describe(p);
+  const auto pj = nlohmann::json::parse(p.out);
+  ASSERT_FALSE(pj.at("ranking").empty()) << p.out;
+  EXPECT_EQ(pj.at("verdict").get<std::string>().rfind("At 200 tok/s/user, serving 50000 tok/s takes ", 0), 0u) << p.out;
+  const auto& first = pj.at("ranking").at(0);
+  EXPECT_EQ(first.at("gpus").get<int>() % 8, 0) << "whole HGX nodes";
+  const CliResult s = run_cli({"sweep", file.string(), "--out", (t / "sweep").string(), "--jobs", "2", "--progress",
+                               "none", "--json"},
+                              t.path());
+  ASSERT_EQ(s.code, 0) << describe(s);
+  EXPECT_EQ(nlohmann::json::parse(s.out).at("recommendation").at("config"), first.at("name"));
+  EXPECT_TRUE(fs::is_regular_file(t / "plan" / "report.html"));
+}
+
 TEST(CliPlan, SearchesEachCandidateSizesAndRanksTheFleet) {
   TempDir t;
   const fs::path dir = t / "plan";

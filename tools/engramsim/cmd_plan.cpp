@@ -13,8 +13,10 @@
 #include <memory>
 #include <string>
 
+#include "planner/frontier_plan.hpp"
 #include "planner/glue/planner_scenario.hpp"
 #include "planner/glue/rate_planner.hpp"
+#include "planner/glue/refine_sweep.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/report_data.hpp"
 #include "planner/report_writer.hpp"
@@ -66,6 +68,70 @@ void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::Repo
   std::cout << "report: " << report << "\n";
 }
 
+// Workloads driven by their clients (closed loop, agentic replay) are sized from the frontier at
+// the target interactivity (planner/frontier_plan.hpp) instead of by a rate search.
+bool frontier_mode(const planner::PlannerScenario& sc, const planner::SweepInputs& in) {
+  if (!sc.report.target_interactivity || in.workload_kinds.empty()) return false;
+  for (const auto k : in.workload_kinds)
+    if (k != sim::WorkloadKind::closed_loop && k != sim::WorkloadKind::agentx) return false;
+  return true;
+}
+
+void print_frontier_plan(const planner::FrontierPlan& f, const planner::ReportContext& ctx, const std::string& report) {
+  std::cout << f.verdict << "\n\n" << f.table.title << "\n";
+  TextTable tt(f.table.columns);
+  for (const auto& r : f.table.rows) tt.add_row(r);
+  std::cout << tt.render() << "\n";
+  print_validation_accuracy(ctx, std::cout);
+  std::cout << "report: " << report << "\n";
+}
+
+// The frontier mode: the sweep's points and refinement, then whole nodes at the target load.
+int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario& sc,
+                          const planner::ScenarioEvaluator& evaluator, const planner::SweepInputs& inputs,
+                          const planner::MpiSession* mpi) {
+  planner::SweepRunOptions o = sweep_run_options(
+      a, mpi, planner::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                                         evaluator.calibrations().fingerprint));
+  if (o.shard.count > 1)
+    throw ConfigError({sc.file, 0, 0}, "--shard", "a frontier plan (closed-loop or agentic workload) runs in one job");
+  const planner::SweepRunSummary s =
+      planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
+  if (mpi && mpi->rank() != 0) return exit_code::ok;
+  if (!s.complete) {
+    std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
+    return exit_code::failure;
+  }
+  planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  planner::write_context(a.out, ctx);
+  o.mpi = nullptr;
+  planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+  const planner::PlanTarget& t = sc.plan->target;
+  const planner::FrontierPlan f = planner::plan_at_interactivity(planner::load_results(a.out), *sc.report.target_interactivity,
+                                                                 t.tokens_per_s, t.requests_per_s);
+  ctx.notes.push_back(f.verdict);
+  ctx.extra_tables = {f.table};
+  planner::write_context(a.out, ctx);
+  planner::write_report(planner::load_results(a.out), a.out);
+  const std::string report = (std::filesystem::path(a.out) / "report.html").string();
+  if (a.json) {
+    nlohmann::json j = sweep_summary_json(s);
+    j["verdict"] = f.verdict;
+    j["ranking"] = nlohmann::json::array();
+    for (const auto& r : f.ranking)
+      j["ranking"].push_back({{"name", r.name}, {"replicas", r.plan.replicas}, {"nodes", r.plan.nodes}, {"gpus", r.plan.gpus},
+                              {"usd_per_hour", r.plan.cost_per_hour.value()},
+                              {"usd_per_million_tokens", r.plan.usd_per_million_tokens}});
+    j["tied"] = f.tied;
+    j["report"] = report;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_frontier_plan(f, ctx, report);
+  }
+  if (s.errors > 0) return exit_code::failure;
+  return f.ranking.empty() ? exit_code::check_failed : exit_code::ok;
+}
+
 int plan_command(const SweepCliArgs& a) {
   const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
   const bool writer = !mpi || mpi->rank() == 0;
@@ -77,6 +143,7 @@ int plan_command(const SweepCliArgs& a) {
                       "engramsim plan needs a sweep.plan block with the target load (docs/planning.md)");
   const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, planner::load_calibration_overrides(a.calibrations));
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
+  if (frontier_mode(sc, inputs)) return frontier_plan_command(a, sc, evaluator, inputs, mpi.get());
   const planner::RatePlanner rate_planner(evaluator, *sc.plan);
   rate_planner.validate(sc.sweep.points);
   planner::SweepRunOptions o =

@@ -19,7 +19,7 @@
 
 #include "planner/glue/planner_scenario.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
-#include "planner/refine.hpp"
+#include "planner/glue/refine_sweep.hpp"
 #include "planner/report_data.hpp"
 #include "planner/report_writer.hpp"
 #include "planner/results_file.hpp"
@@ -55,31 +55,6 @@ void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, c
   j["recommendation"] = {{"found", rec.found}, {"config", rec.config}, {"tokens_per_dollar", rec.tokens_per_dollar},
                          {"interactivity", rec.interactivity}, {"text", rec.text}};
   std::cout << j.dump(2) << "\n";
-}
-
-// Refinement near the target interactivity (planner/refine.hpp): rounds of midpoints until the
-// comparison at the target settles. Returns the points run, for the summary line.
-std::size_t refine_near_target(const planner::PlannerScenario& sc, const planner::ScenarioEvaluator& evaluator,
-                               planner::SweepRunOptions o, const std::string& out, int rounds) {
-  if (!sc.report.target_interactivity || rounds <= 0) return 0;
-  const double x = *sc.report.target_interactivity;
-  std::vector<planner::SweepPoint> known = sc.sweep.points;
-  std::size_t ran = 0;
-  for (int round = 1; round <= rounds; ++round) {
-    const planner::ReportData before = planner::load_results(out);
-    const std::vector<planner::SweepPoint> next = planner::refinement_points(before, known, x);
-    if (next.empty()) break;
-    o.out_dir = planner::refine_round_dir(out, round);
-    std::filesystem::create_directories(o.out_dir);
-    const planner::SweepRunSummary s =
-        planner::run_sweep(next, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
-    if (!s.complete) throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
-    ran += next.size();
-    known.insert(known.end(), next.begin(), next.end());
-    const double moved = planner::largest_change(planner::compare_at(before, x), planner::compare_at(planner::load_results(out), x));
-    if (moved < planner::kRefineSettled) break;
-  }
-  return ran;
 }
 
 int sweep_command(const SweepCliArgs& a) {
@@ -123,7 +98,7 @@ int sweep_command(const SweepCliArgs& a) {
   // Refinement runs here, on the writer alone (under MPI the other ranks are done); a sharded run
   // stops at the grid (its shards hold halves of it).
   o.mpi = nullptr;
-  const std::size_t refined = refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+  const std::size_t refined = planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);
   const PointCounts counts = count_points(data);
@@ -154,9 +129,6 @@ void add_sweep_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("sweep", "Simulate every point of a scenario's sweep and write the sizing report");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
-  cmd->add_option("--refine-rounds", a->refine_rounds,
-                  "Rounds of concurrency refinement near the target interactivity (0 = none)")
-      ->check(CLI::Range(0, 20));
   cmd->callback([&action, a] { action = [a] {
     append_price_sets(a->price, a->set);
     return sweep_command(*a);

@@ -34,7 +34,7 @@ struct SweepCliArgs {
   std::string progress = "auto";
   bool json = false;  // the summary (sweep) or ranking (plan) as one JSON object on stdout
   PriceCliArgs price;
-  int refine_rounds = 6;  // sweep: planner::kMaxRefineRounds rounds near the target interactivity
+  int refine_rounds = 6;  // sweep and frontier plans: rounds of refinement near the target interactivity
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
@@ -63,6 +63,9 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
   cmd->add_flag("--json", a.json, "Print the outcome as one JSON object on stdout instead of the text summary");
   add_price_options(cmd, a.price);
+  cmd->add_option("--refine-rounds", a.refine_rounds,
+                  "Rounds of concurrency refinement near the target interactivity (0 = none)")
+      ->check(CLI::Range(0, 20));
 }
 
 inline planner::ProgressMode progress_mode(const std::string& s) {

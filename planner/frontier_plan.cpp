@@ -1,0 +1,111 @@
+#include "planner/frontier_plan.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/cost_metrics.hpp"
+
+namespace engramsim::planner {
+namespace {
+
+std::string fmt(double v, const char* f) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double extra_number(const ReportPoint& p, const char* key, double fallback) {
+  const auto it = p.metrics.extra.find(key);
+  return it != p.metrics.extra.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+// The configuration's ok point nearest the target: its GPU counts, price and tokens per request.
+const ReportPoint* nearest(const ReportData& d, const std::string& config, double x) {
+  const ReportPoint* best = nullptr;
+  for (const auto& p : d.points)
+    if (p.config == config && p.status == PointStatus::ok &&
+        (best == nullptr || std::abs(p.metrics.interactivity - x) < std::abs(best->metrics.interactivity - x)))
+      best = &p;
+  return best;
+}
+
+// Cost inputs of one replica's nodes: the GPU-hour all-in at list (the idle GPUs are counted by
+// size_fleet's whole nodes, so the per-used share is taken back out).
+FleetCostInputs cost_inputs(const ReportPoint& p) {
+  FleetCostInputs c;
+  c.gpus_per_replica = std::max(1, static_cast<int>(p.metrics.gpus));
+  c.gpus_per_node = std::max(1, static_cast<int>(extra_number(p, "gpus_per_node", c.gpus_per_replica)));
+  c.gpu_hour = MoneyRate(p.usd_per_gpu_hour / extra_number(p, "paid_gpus_per_used_gpu", 1.0));
+  c.amortization_life = Time::from_seconds(3600.0);  // no extra storage: its cost is in the all-in price
+  return c;
+}
+
+Table fleet_table(const std::vector<RankedPlan>& ranking) {
+  Table t{"fleet_plan", "Fleet at the target interactivity (cheapest first)",
+          {"configuration", "tok/s per replica", "replicas", "nodes", "GPUs", "utilization", "$/hour", "$/M tokens"},
+          {}};
+  for (const auto& r : ranking) {
+    const FleetPlan& p = r.plan;
+    t.rows.push_back({r.name, fmt(p.max_rate_per_replica, "%.0f"), std::to_string(p.replicas), std::to_string(p.nodes),
+                      std::to_string(p.gpus), fmt(p.utilization, "%.3f"), fmt(p.cost_per_hour.value(), "%.2f"),
+                      format_usd_per_mtok(p.usd_per_million_tokens)});
+  }
+  return t;
+}
+
+std::string verdict_text(const FrontierPlan& f) {
+  if (f.ranking.empty()) return "No configuration reaches " + fmt(f.interactivity, "%.4g") + " tok/s/user: no fleet.";
+  const FleetPlan& w = f.ranking.front().plan;
+  std::string t = "At " + fmt(f.interactivity, "%.4g") + " tok/s/user, serving " + fmt(f.target_tokens_per_s, "%.0f") +
+                  " tok/s takes " + f.ranking.front().name + ": " + std::to_string(w.replicas) + " replicas on " +
+                  std::to_string(w.nodes) + " nodes (" + std::to_string(w.gpus) + " GPUs), $" +
+                  fmt(w.cost_per_hour.value(), "%.0f") + "/hour, " + format_usd_per_mtok(w.usd_per_million_tokens) + ".";
+  if (f.ranking.size() > 1)
+    t += " Next: " + f.ranking[1].name + " at " +
+         fmt(f.ranking[1].plan.cost_per_hour.value() / w.cost_per_hour.value(), "%.3f") + "x the cost.";
+  if (!f.tied.empty()) {
+    std::string names;
+    for (const auto& c : f.tied) names += (names.empty() ? "" : ", ") + c;
+    t += " That margin is inside the validation error of the configurations compared: a tie with " + names +
+         "; the model cannot rank them.";
+  }
+  for (const auto& o : f.out_of_range) t += " Not sized: " + o.config + " (" + o.why + ").";
+  return t;
+}
+
+}  // namespace
+
+FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_tokens_per_s,
+                                   double target_requests_per_s) {
+  if (!(target_tokens_per_s > 0.0) && !(target_requests_per_s > 0.0))
+    throw std::invalid_argument("frontier plan: the target load must be > 0");
+  FrontierPlan f;
+  f.interactivity = x;
+  f.out_of_range = out_of_range_at(d, x);
+  for (const auto& c : compare_at(d, x)) {
+    const ReportPoint* p = c.throughput_per_gpu ? nearest(d, c.config, x) : nullptr;
+    if (p == nullptr || !(*c.throughput_per_gpu > 0.0) || !std::isfinite(p->usd_per_gpu_hour)) continue;
+    const FleetCostInputs cost = cost_inputs(*p);
+    const double per_request = extra_number(*p, "tokens_per_request", NAN);
+    const double target = target_tokens_per_s > 0.0 ? target_tokens_per_s : target_requests_per_s * per_request;
+    if (!(target > 0.0)) continue;
+    f.target_tokens_per_s = target;
+    f.ranking.push_back({c.config, size_fleet(target, *c.throughput_per_gpu * cost.gpus_per_replica, 1.0, cost)});
+  }
+  f.ranking = rank_plans(std::move(f.ranking));
+  if (!f.ranking.empty()) {
+    const auto err_best = config_error(d, f.ranking.front().name);
+    for (std::size_t i = 1; i < f.ranking.size(); ++i) {
+      const auto err = config_error(d, f.ranking[i].name);
+      const double margin = f.ranking[i].plan.cost_per_hour.value() / f.ranking.front().plan.cost_per_hour.value() - 1.0;
+      if ((err_best || err) && margin <= std::max(err_best.value_or(0.0), err.value_or(0.0)))
+        f.tied.push_back(f.ranking[i].name);
+    }
+  }
+  f.table = fleet_table(f.ranking);
+  f.verdict = verdict_text(f);
+  return f;
+}
+
+}  // namespace engramsim::planner

@@ -1,0 +1,35 @@
+// Fleet sizing from the frontier, for workloads driven by their clients (closed loops, agentic
+// replays) rather than at a request rate: each configuration's throughput per GPU at the target
+// interactivity (compare_at, after the sweep's refinement) is what one replica sustains there, and
+// the fleet is the whole nodes that serve the target load at that rate (size_fleet). The ranking
+// (cheapest $/hour first) is the same as the sweep's at the same interactivity up to the rounding
+// to whole replicas and nodes, so `sweep`, `plan` and `make run` give one verdict. Ties are judged
+// as recommend() judges them: a cost margin inside the validation error of the two configurations.
+// Pure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/plan_search.hpp"
+#include "planner/report_data.hpp"
+
+namespace engramsim::planner {
+
+struct FrontierPlan {
+  double interactivity = 0.0;       // tok/s/user the configurations are sized at
+  double target_tokens_per_s = 0.0;
+  std::vector<RankedPlan> ranking;  // cheapest first; max_rate_per_replica in tokens/s
+  std::vector<std::string> tied;    // configurations whose cost is within the validation error of the first
+  std::vector<OutOfRange> out_of_range;
+  Table table;                      // fleet_plan
+  std::string verdict;              // one paragraph, the answer first
+};
+
+// `target_tokens_per_s` > 0, or `target_requests_per_s` > 0 converted with each configuration's
+// measured tokens per request. Throws std::invalid_argument when neither is positive.
+FrontierPlan plan_at_interactivity(const ReportData& d, double interactivity, double target_tokens_per_s,
+                                   double target_requests_per_s);
+
+}  // namespace engramsim::planner

@@ -1,0 +1,34 @@
+#include "planner/glue/refine_sweep.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "planner/refine.hpp"
+#include "planner/report_data.hpp"
+
+namespace engramsim::planner {
+
+std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator,
+                               SweepRunOptions o, const std::string& out, int rounds) {
+  if (!sc.report.target_interactivity || rounds <= 0) return 0;
+  const double x = *sc.report.target_interactivity;
+  std::vector<SweepPoint> known = sc.sweep.points;
+  std::size_t ran = 0;
+  for (int round = 1; round <= rounds; ++round) {
+    const ReportData before = load_results(out);
+    const std::vector<SweepPoint> next = refinement_points(before, known, x);
+    if (next.empty()) break;
+    o.out_dir = refine_round_dir(out, round);
+    std::filesystem::create_directories(o.out_dir);
+    const SweepRunSummary s =
+        run_sweep(next, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    if (!s.complete) throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
+    ran += next.size();
+    known.insert(known.end(), next.begin(), next.end());
+    const double moved = largest_change(compare_at(before, x), compare_at(load_results(out), x));
+    if (moved < kRefineSettled) break;
+  }
+  return ran;
+}
+
+}  // namespace engramsim::planner

@@ -1,0 +1,19 @@
+// The sweep's refinement near the target interactivity (planner/refine.hpp), run through the
+// simulator: rounds of midpoints into DIR/refine/round-N/ until the comparison at the target
+// settles. Used by `sweep` and by `plan`'s frontier mode.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "planner/glue/planner_scenario.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
+#include "planner/sweep_runner.hpp"
+
+namespace engramsim::planner {
+
+// Returns the number of points added (0 without a target interactivity or with rounds 0).
+std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator, SweepRunOptions o,
+                               const std::string& out, int rounds);
+
+}  // namespace engramsim::planner
