@@ -99,11 +99,11 @@ void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
     while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_) && left > 0) {
       AdmitResult r;
       if (chunked_) {
-        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), false,
+        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), FirstChunk::any_part,
                                   policy_.reserve, watermark);
       } else {
         const bool alone = plan.empty();
-        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), true, policy_.reserve,
+        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), FirstChunk::whole_prefill, policy_.reserve,
                                   watermark);
       }
       if (!r.admitted) break;

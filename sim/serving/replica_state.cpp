@@ -68,7 +68,7 @@ std::int64_t reserved_tokens(AdmissionReserve reserve, std::int64_t chunk_tokens
 
 }  // namespace
 
-AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole, AdmissionReserve reserve,
+AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
                                              std::int64_t watermark_blocks) {
   AdmitResult res;
   if (waiting_.empty()) return res;
@@ -94,7 +94,7 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, bool whole,
   const std::int32_t hits = gpu_hits + host_hits;
   const std::int32_t hit_tokens = hits * bs;
   const std::int32_t remaining = s.prefill_target - hit_tokens;
-  if (whole && remaining > max_chunk) return res;
+  if (first == FirstChunk::whole_prefill && remaining > max_chunk) return res;
   const std::int32_t chunk = std::min(remaining, max_chunk);
   if (chunk <= 0) return res;
 

@@ -26,6 +26,10 @@ namespace engramsim::sim {
 // batching).
 enum class AdmissionReserve { first_chunk, whole_prompt, whole_life };
 
+// Whether the first prefill chunk may be a part of the remaining prefill (chunked prefill) or must
+// cover all of it (schedulers without chunking).
+enum class FirstChunk { any_part, whole_prefill };
+
 // Which running sequence a KV shortage evicts: the latest (re)admitted one, the tail of vLLM v1's
 // running list, or the one whose request arrived last (Vidur's Sarathi scheduler keeps its running
 // list in arrival order and evicts from the tail, so a re-admitted old request is not the next
@@ -80,11 +84,11 @@ class ReplicaState {
   std::uint32_t add_waiting(Request&& r);
 
   // Tries to move the head of `waiting` to the back of `running` with a first prefill chunk of at
-  // most `max_chunk` tokens after prefix-cache hits. `whole` requires the chunk to cover the whole
-  // remaining prefill. `reserve` says how much KV is allocated at admission (the first chunk, the
+  // most `max_chunk` tokens after prefix-cache hits. `first` says whether the chunk must cover the
+  // whole remaining prefill. `reserve` says how much KV is allocated at admission (the first chunk, the
   // whole remaining prefill, or the sequence's whole life); `watermark_blocks` must stay free after
   // that allocation. On failure nothing changes.
-  AdmitResult admit_waiting_head(std::int32_t max_chunk, bool whole, AdmissionReserve reserve,
+  AdmitResult admit_waiting_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
                                  std::int64_t watermark_blocks = 0);
 
   // Ensures blocks for `tokens` tokens of KV; false (nothing changed) when the pool is short.

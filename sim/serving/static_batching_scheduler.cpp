@@ -12,7 +12,7 @@ void StaticBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   st.compact_running();
   if (st.num_running() == 0) {
     while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_)) {
-      const AdmitResult r = st.admit_waiting_head(INT32_MAX, true, AdmissionReserve::whole_life);
+      const AdmitResult r = st.admit_waiting_head(INT32_MAX, FirstChunk::whole_prefill, AdmissionReserve::whole_life);
       if (!r.admitted) break;
       st.plan_prefill(plan, running.back(), r.chunk);
     }

@@ -92,7 +92,7 @@ Request prompt(std::uint64_t id, std::int32_t blocks, std::uint64_t base) {
 // Runs the head of the queue to completion of its prefill and finishes it (its blocks stay cached).
 void run_and_finish(ReplicaState& st, Request r) {
   st.add_waiting(std::move(r));
-  const AdmitResult a = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult a = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(a.admitted);
   StepPlan plan;
   st.begin_step();
@@ -112,7 +112,7 @@ TEST(KvOffloadPool, AdmissionLoadsTheEvictedPrefixInsteadOfRecomputingIt) {
   run_and_finish(st, prompt(2, 5, 5000));
   EXPECT_EQ(st.offload_counters().written_blocks, 4u);  // A's 4 cached blocks, to make room
   st.add_waiting(prompt(3, 4, 1000));
-  const AdmitResult a = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult a = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(a.admitted);
   EXPECT_EQ(a.cached_before, 64);
   EXPECT_EQ(a.loaded_blocks, 4);
@@ -130,7 +130,7 @@ TEST(KvOffloadPool, WithoutAPoolTheSamePrefixIsRecomputed) {
   run_and_finish(st, prompt(1, 4, 1000));
   run_and_finish(st, prompt(2, 5, 5000));
   st.add_waiting(prompt(3, 4, 1000));
-  const AdmitResult a = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult a = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(a.admitted);
   EXPECT_EQ(a.cached_before, 0);
   EXPECT_EQ(a.chunk, 65);
@@ -144,7 +144,7 @@ TEST(KvOffloadPool, AGpuHitRunIsContinuedFromTheHostPool) {
   ASSERT_TRUE(st.kv().allocate(6));
   st.kv().release_private(6);
   st.add_waiting(prompt(3, 4, 1000));
-  const AdmitResult a = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult a = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(a.admitted);
   EXPECT_EQ(a.cached_before, 64);
   EXPECT_EQ(a.loaded_blocks, 2);
@@ -156,12 +156,12 @@ TEST(CachedPrefixLookup, ABlockedHeadSeesBlocksCachedAfterItsFirstProbe) {
   ReplicaState st(KvPoolParams{10, 16, true}, 0);
   run_and_finish(st, prompt(1, 2, 1000));
   st.add_waiting(prompt(2, 4, 1000));  // H
-  for (int i = 0; i < 2; ++i) EXPECT_FALSE(st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk, 8).admitted);
+  for (int i = 0; i < 2; ++i) EXPECT_FALSE(st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk, 8).admitted);
   const std::uint32_t h = st.waiting().front();
   st.waiting().pop_front();
   run_and_finish(st, prompt(3, 4, 1000));  // C, ahead of H for this step
   st.waiting().push_front(h);
-  const AdmitResult a = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult a = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(a.admitted);
   EXPECT_EQ(a.cached_before, 64);
 }
@@ -172,9 +172,9 @@ TEST(CachedPrefixLookup, AReusedSlotIsProbedAfresh) {
   ReplicaState st(KvPoolParams{10, 16, true}, 0);
   run_and_finish(st, prompt(1, 2, 1000));
   const std::uint32_t x = st.add_waiting(prompt(2, 2, 1000));
-  EXPECT_FALSE(st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk, 8).admitted);
+  EXPECT_FALSE(st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk, 8).admitted);
   const auto version = st.kv().contents_version();
-  const AdmitResult ax = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult ax = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(ax.admitted);
   EXPECT_EQ(ax.cached_before, 32);
   st.seq(x).computed += ax.chunk;
@@ -184,7 +184,7 @@ TEST(CachedPrefixLookup, AReusedSlotIsProbedAfresh) {
   ASSERT_EQ(st.kv().contents_version(), version);  // nothing registered or evicted
   const std::uint32_t y = st.add_waiting(prompt(3, 2, 7000));
   ASSERT_EQ(y, x);
-  const AdmitResult ay = st.admit_waiting_head(1 << 20, false, AdmissionReserve::first_chunk);
+  const AdmitResult ay = st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk);
   ASSERT_TRUE(ay.admitted);
   EXPECT_EQ(ay.cached_before, 0);
 }
