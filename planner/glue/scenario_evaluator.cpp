@@ -349,8 +349,8 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
   c.curve_axis = sc.report.curve_axis;
   c.target_interactivity = sc.report.target_interactivity;
   for (const auto& t : in.slo.targets) {
-    if (t.metric == "ttft" && t.stat == "p99") c.slo.max_ttft_p99_ms = t.limit.millis();
-    if (t.metric == "tpot" && t.stat == "p99") c.slo.max_tpot_p99_ms = t.limit.millis();
+    if (t.metric == sim::SloMetric::ttft && t.stat == sim::SloStat::p99) c.slo.max_ttft_p99_ms = t.limit.millis();
+    if (t.metric == sim::SloMetric::tpot && t.stat == sim::SloStat::p99) c.slo.max_tpot_p99_ms = t.limit.millis();
   }
   if (in.slo.min_interactivity > 0.0) c.slo.min_interactivity = in.slo.min_interactivity;
 

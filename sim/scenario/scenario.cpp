@@ -274,6 +274,7 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
 
 ScenarioSlo parse_slo_section(const ConfigNode& s) {
   ScenarioSlo out;
+  // In the order of SloMetric and SloStat.
   static const std::vector<std::string> metrics = {"ttft", "tpot", "itl", "e2el"};
   static const std::vector<std::string> stats = {"p50", "p90", "p99", "mean"};
   std::optional<Time> p99[4];
@@ -300,9 +301,9 @@ ScenarioSlo parse_slo_section(const ConfigNode& s) {
       continue;
     }
     const std::string stat = key.substr(us + 1);
-    if (std::find(stats.begin(), stats.end(), stat) == stats.end())
-      s.fail_key(key, "unknown statistic '" + stat + "' (known: p50, p90, p99, mean)");
-    out.targets.push_back({key, metric, stat, t});
+    const auto st = std::find(stats.begin(), stats.end(), stat);
+    if (st == stats.end()) s.fail_key(key, "unknown statistic '" + stat + "' (known: p50, p90, p99, mean)");
+    out.targets.push_back({key, static_cast<SloMetric>(m - metrics.begin()), static_cast<SloStat>(st - stats.begin()), t});
     if (stat == "p99") p99[m - metrics.begin()] = t;
   }
   s.finish();
@@ -428,10 +429,16 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
 }
 
 double slo_statistic_ms(const SloTarget& t, const Summary& s) {
-  const LatencySummary& l = t.metric == "ttft" ? s.ttft : t.metric == "tpot" ? s.tpot : t.metric == "itl" ? s.itl : s.e2el;
-  if (t.stat == "p50") return l.median;
-  if (t.stat == "p90") return l.p90;
-  if (t.stat == "p99") return l.p99;
+  const LatencySummary& l = t.metric == SloMetric::ttft   ? s.ttft
+                            : t.metric == SloMetric::tpot ? s.tpot
+                            : t.metric == SloMetric::itl  ? s.itl
+                                                          : s.e2el;
+  switch (t.stat) {
+    case SloStat::p50: return l.median;
+    case SloStat::p90: return l.p90;
+    case SloStat::p99: return l.p99;
+    case SloStat::mean: return l.mean;
+  }
   return l.mean;
 }
 

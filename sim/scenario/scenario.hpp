@@ -122,10 +122,13 @@ struct ScenarioDeployment {
 void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency);
 
 // A percentile target: summary statistic `stat` of `metric` must not exceed `limit`.
+enum class SloMetric { ttft, tpot, itl, e2el };
+enum class SloStat { p50, p90, p99, mean };
+
 struct SloTarget {
-  std::string key;     // as written: "ttft_p99"
-  std::string metric;  // ttft | tpot | itl | e2el
-  std::string stat;    // p50 | p90 | p99 | mean
+  std::string key;  // as written: "ttft_p99"
+  SloMetric metric = SloMetric::ttft;
+  SloStat stat = SloStat::p99;
   Time limit;
 };
 

@@ -213,8 +213,8 @@ TEST(ScenarioConfig, SpecDecodeDefaultsComeFromTheCard) {
 TEST(ScenarioConfig, SloKeys) {
   const ScenarioParams p = parse(minimal("", "", "slo: {ttft_p99: 2s, tpot_p50: 20ms, e2el: 1min, min_interactivity: 30}\n"));
   ASSERT_EQ(p.slo.targets.size(), 2u);
-  EXPECT_EQ(p.slo.targets[0].metric, "ttft");
-  EXPECT_EQ(p.slo.targets[0].stat, "p99");
+  EXPECT_EQ(p.slo.targets[0].metric, SloMetric::ttft);
+  EXPECT_EQ(p.slo.targets[0].stat, SloStat::p99);
   EXPECT_EQ(p.slo.targets[0].limit, Time::from_seconds(2));
   ASSERT_TRUE(p.slo.per_request.ttft.has_value());  // the p99 target stands in for the bound
   EXPECT_EQ(*p.slo.per_request.ttft, Time::from_seconds(2));
