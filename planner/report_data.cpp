@@ -221,7 +221,14 @@ ReportData load_results(const fs::path& dir) {
     next += n;
     if (total) total = next;
   }
-  return make_report_data(std::move(ctx), std::move(r.lines), std::move(axes), total);
+  ReportData d = make_report_data(std::move(ctx), std::move(r.lines), std::move(axes), total);
+  // Derived from the results, so every way to a report (sweep, plan, merge, report) shows it.
+  if (Table hm = host_memory_table(d); !hm.rows.empty()) {
+    const bool present = std::any_of(d.context.extra_tables.begin(), d.context.extra_tables.end(),
+                                     [](const Table& t) { return t.name == "host_memory"; });
+    if (!present) d.context.extra_tables.push_back(std::move(hm));
+  }
+  return d;
 }
 
 std::vector<CurvePoint> throughput_points(const ReportData& d) {
@@ -292,6 +299,33 @@ std::optional<double> config_error(const ReportData& d, const std::string& confi
   take(d.context.validation.by_gpu, name("gpu"));
   take(d.context.validation.by_engine, name("engine"));
   return err ? err : d.context.validation.serving_throughput;
+}
+
+Table host_memory_table(const ReportData& d) {
+  static const std::vector<std::pair<const char*, const char*>> cols = {
+      {"capacity", "capacity"}, {"reserve", "reserve"}, {"pinned_engram", "pinned Engram tables"},
+      {"dram_row_caches", "DRAM row caches"}, {"kv_offload", "KV offload pools"},
+      {"page_cache_used", "Engram pages in page cache"}, {"page_cache_capacity", "page cache may hold"},
+      {"rest", "rest"}};
+  Table t{"host_memory", "Host memory per node (GiB)", {"configuration"}, {}};
+  for (const auto& [key, title] : cols) t.columns.push_back(title);
+  std::map<std::string, const ReportPoint*> pick;
+  std::vector<std::string> order;
+  const auto target = d.context.target_interactivity;
+  for (const auto& p : d.points) {
+    if (p.status != PointStatus::ok || !p.metrics.extra.contains("host_memory_per_node_gib")) continue;
+    auto [it, inserted] = pick.emplace(p.config, &p);
+    if (inserted) order.push_back(p.config);
+    else if (target && std::abs(p.metrics.interactivity - *target) < std::abs(it->second->metrics.interactivity - *target))
+      it->second = &p;
+  }
+  for (const auto& c : order) {
+    const nlohmann::json& h = pick[c]->metrics.extra.at("host_memory_per_node_gib");
+    std::vector<std::string> row = {c};
+    for (const auto& [key, title] : cols) row.push_back(h.contains(key) && h.at(key).is_number() ? fmt(h.at(key).get<double>(), "%.1f") : "");
+    t.rows.push_back(std::move(row));
+  }
+  return t;
 }
 
 std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivity) {

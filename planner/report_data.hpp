@@ -104,7 +104,8 @@ ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines
 // Reads DIR/results.jsonl (required; a torn last line is ignored), DIR/sweep.json and
 // DIR/context.json (both optional). Throws std::runtime_error naming the file on bad input.
 // DIR/results.jsonl, then the refinement rounds DIR/refine/round-N/results.jsonl (N = 1, 2, ...
-// while present), whose points are numbered after the grid's.
+// while present), whose points are numbered after the grid's; the host_memory table is added to the
+// context's extra tables when the results carry its figures.
 ReportData load_results(const std::filesystem::path& dir);
 std::filesystem::path refine_round_dir(const std::filesystem::path& dir, int round);
 void write_context(const std::filesystem::path& dir, const ReportContext& context);
@@ -161,6 +162,11 @@ Recommendation recommend(const ReportData& d);
 // The validation error (a fraction) of a configuration: the larger MAPE of its GPU and engine where
 // the set has cases for them, else the set's serving-throughput MAPE; nullopt when none is known.
 std::optional<double> config_error(const ReportData& d, const std::string& config);
+
+// Host DRAM of one node by use for each configuration (its results' extra.host_memory_per_node_gib,
+// at the point nearest the target interactivity, else its first ok point): the "host_memory" table.
+// Empty when no result carries the figures.
+Table host_memory_table(const ReportData& d);
 
 // Configurations whose curve does not reach `interactivity`, with the range they cover.
 std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivity);

@@ -131,6 +131,26 @@ TEST(ReportData, TiesInsideTheValidationErrorAndConfigurationsOutOfRange) {
   EXPECT_DOUBLE_EQ(*back.validation.serving_throughput, 0.36);
 }
 
+// One row per configuration from its results' host memory, at the point nearest the target.
+TEST(ReportData, HostMemoryTablePerConfiguration) {
+  auto with_host = [](ResultLine l, double page_cache) {
+    l.result["extra"] = {{"host_memory_per_node_gib", {{"capacity", 1862.6}, {"page_cache_used", page_cache}}}};
+    return l;
+  };
+  const std::vector<ResultLine> lines = {with_host(ok_line(0, "ssd", 1, 100, 1000, 2.0), 10.0),
+                                         with_host(ok_line(1, "ssd", 8, 50, 2000, 2.0), 188.8),
+                                         ok_line(2, "hbm", 1, 100, 1000, 2.0)};
+  ReportContext ctx;
+  ctx.target_interactivity = 60.0;
+  const Table t = host_memory_table(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}));
+  EXPECT_EQ(t.name, "host_memory");
+  ASSERT_EQ(t.rows.size(), 1u);  // the hbm results carry no host figures
+  EXPECT_EQ(t.rows[0][0], "engram_tier=ssd");
+  EXPECT_EQ(t.rows[0][1], "1862.6");
+  EXPECT_EQ(t.rows[0][6], "188.8");  // the point at interactivity 50 is nearer 60
+  EXPECT_EQ(t.rows[0][2], "");
+}
+
 TEST(Report, WritesEveryFileAndRebuildsIdentically) {
   TempDir t;
   const std::size_t n = make_analytic_results(t.path());
