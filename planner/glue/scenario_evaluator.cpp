@@ -11,6 +11,7 @@
 #include "core/paths.hpp"
 #include "core/rng.hpp"
 #include "planner/glue/provenance.hpp"
+#include "sim/scenario/serve_command.hpp"
 #include "sim/validation/recorded_accuracy.hpp"
 
 namespace engramsim::planner {
@@ -201,6 +202,16 @@ Outcome ScenarioEvaluator::evaluate(const SweepPoint& point) const {
   }
   const sim::RunResult run = sim::run_simulation(built.run);
   return Outcome::ok(to_json(point_metrics(built, run, cdf_samples_)));
+}
+
+std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json& assignments) const {
+  std::vector<Assignment> a;
+  for (const auto& [key, value] : assignments.items()) a.push_back({key, YAML::Load(value.dump())});
+  try {
+    return sim::serve_command(sim::build_scenario(parse(scenario_for_point(base_, make_sweep_point(0, std::move(a))))));
+  } catch (const sim::InfeasibleScenario&) {
+    return std::nullopt;
+  }
 }
 
 PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {

@@ -84,6 +84,10 @@ class ScenarioEvaluator {
   // Infeasible (pruned, with the footprint's reason) or ok with to_json(point_metrics(...)).
   Outcome evaluate(const SweepPoint& point) const;
 
+  // The engine command line of the point with these assignments (a result line's), for
+  // deployment (sim/scenario/serve_command.hpp); nullopt when it does not build or has no engine.
+  std::optional<std::string> serve_command(const nlohmann::json& assignments) const;
+
  private:
   std::string file_;
   YAML::Node base_;

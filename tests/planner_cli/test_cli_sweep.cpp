@@ -37,6 +37,9 @@ TEST(CliSweep, EndToEndPrunesWithReasonsAndWritesEveryChart) {
             std::string::npos)
       << r.out;
   EXPECT_TRUE(fs::is_regular_file(dir / "refine" / "round-1" / "results.jsonl"));
+  // The recommended configuration's engine command line, beside the report.
+  EXPECT_EQ(read_file(dir / "serve-command.sh").rfind("#!/bin/sh\n", 0), 0u);
+  EXPECT_NE(read_file(dir / "serve-command.sh").find("vllm serve "), std::string::npos);
   // The verdict is the first line.
   EXPECT_EQ(r.out.rfind("At 200 tok/s/user, ", 0), 0u) << r.out;
 

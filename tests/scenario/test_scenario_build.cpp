@@ -17,6 +17,7 @@
 #include "models/card_loader.hpp"
 #include "scenario_test_util.hpp"
 #include "sim/scenario/scenario_build.hpp"
+#include "sim/scenario/serve_command.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -287,6 +288,26 @@ TEST(ScenarioBuild, SsdTierNeedsDrives) {
     EXPECT_NE(what.find("no NVMe drives"), std::string::npos) << what;
   }
   fs::remove_all(dir);
+}
+
+// The engine command line of a built scenario: vLLM's flags for parallelism, the Engram tier and
+// the scheduler limits; SGLang's for an sglang preset; none for a preset without a real engine.
+TEST(ServeCommand, WritesTheModelledEngineFlags) {
+  const auto cmd = serve_command(build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}")));
+  ASSERT_TRUE(cmd.has_value());
+  EXPECT_EQ(cmd->rfind("vllm serve deepseek-v4.1-flash \\\n", 0), 0u) << *cmd;
+  for (const char* flag : {"--tensor-parallel-size 2", "--engram-config '{\"cpu_offload\":true}'",
+                           "--max-num-batched-tokens 4096", "--max-num-seqs 64", "--block-size 64"})
+    EXPECT_NE(cmd->find(flag), std::string::npos) << flag << "\n" << *cmd;
+  EXPECT_EQ(cmd->find("--enable-expert-parallel"), std::string::npos) << *cmd;
+  const auto ssd = serve_command(build(v41("  replicas: 1\n  tp: 2\n", "{tier: ssd}")));
+  EXPECT_NE(ssd->find("disk_offload_dir"), std::string::npos) << *ssd;
+  EXPECT_NE(ssd->find("PIECEWISE"), std::string::npos) << *ssd;
+  EXPECT_NE(ssd->find("--data-parallel-size 2"), std::string::npos) << *ssd;  // automatic: DP attention
+  const auto sg = serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: sglang\n", "{tier: dram}")));
+  EXPECT_EQ(sg->rfind("python -m sglang.launch_server", 0), 0u) << *sg;
+  EXPECT_NE(sg->find("--max-running-requests 64"), std::string::npos) << *sg;
+  EXPECT_FALSE(serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: nano-vllm\n", "{tier: dram}"))).has_value());
 }
 
 TEST(ScenarioBuild, PageCachePathRejectsRowCachesAndInRunWhereWritten) {

@@ -112,8 +112,12 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   ctx.notes.push_back(f.verdict);
   ctx.extra_tables = {f.table};
   planner::write_context(a.out, ctx);
-  planner::write_report(planner::load_results(a.out), a.out);
+  const planner::ReportData data = planner::load_results(a.out);
+  planner::write_report(data, a.out);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
+  const std::string serve = f.ranking.empty() ? std::string()
+                                              : write_serve_command(evaluator, data, f.ranking.front().name,
+                                                                    *sc.report.target_interactivity, a.out);
   if (a.json) {
     nlohmann::json j = sweep_summary_json(s);
     j["verdict"] = f.verdict;
@@ -124,9 +128,11 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
                               {"usd_per_million_tokens", r.plan.usd_per_million_tokens}});
     j["tied"] = f.tied;
     j["report"] = report;
+    j["serve_command"] = serve;
     std::cout << j.dump(2) << "\n";
   } else {
     print_frontier_plan(f, ctx, report);
+    if (!serve.empty()) std::cout << "deploy: " << serve << " (the cheapest fleet's engine command line)\n";
   }
   if (s.errors > 0) return exit_code::failure;
   return f.ranking.empty() ? exit_code::check_failed : exit_code::ok;

@@ -45,13 +45,14 @@ PointCounts count_points(const planner::ReportData& data) {
 
 // --json: the run's counts, the outcome of every point, the report's path and the recommendation.
 void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, const std::string& report,
-                      const planner::Recommendation& rec, std::size_t refined) {
+                      const planner::Recommendation& rec, std::size_t refined, const std::string& serve) {
   nlohmann::json j = sweep_summary_json(s);
   j["refined"] = refined;
   j["ok"] = c.ok;
   j["infeasible"] = c.infeasible;
   j["errors"] = c.errors;
   j["report"] = report;
+  j["serve_command"] = serve;
   j["recommendation"] = {{"found", rec.found}, {"config", rec.config}, {"tokens_per_dollar", rec.tokens_per_dollar},
                          {"interactivity", rec.interactivity}, {"text", rec.text}};
   std::cout << j.dump(2) << "\n";
@@ -104,8 +105,10 @@ int sweep_command(const SweepCliArgs& a) {
   const PointCounts counts = count_points(data);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const planner::Recommendation rec = planner::recommend(data);
+  const std::string serve =
+      rec.found ? write_serve_command(evaluator, data, rec.config, rec.interactivity, a.out) : std::string();
   if (a.json) {
-    print_sweep_json(s, counts, report, rec, refined);
+    print_sweep_json(s, counts, report, rec, refined, serve);
   } else {
     // The answer first; how it was reached after it.
     std::cout << rec.text << "\n\n";
@@ -115,6 +118,7 @@ int sweep_command(const SweepCliArgs& a) {
     std::cout << "\n";
     print_validation_accuracy(ctx, std::cout);
     std::cout << "report: " << report << "\n";
+    if (!serve.empty()) std::cout << "deploy: " << serve << " (the recommended configuration's engine command line)\n";
   }
   if (counts.errors > 0) {
     std::cerr << "error: " << counts.errors << " points failed; their lines in results.jsonl carry the message\n";

@@ -9,15 +9,20 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/mpi_session.hpp"
 #include "planner/report_data.hpp"
+#include "planner/results_file.hpp"
 #include "planner/sweep_runner.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
@@ -45,6 +50,27 @@ inline void print_validation_accuracy(const planner::ReportContext& ctx, std::os
   for (const auto& n : ctx.notes)
     if (n.rfind("No case of the validation set", 0) == 0 || n.rfind("The validation record", 0) == 0)
       out << n << "\n";
+}
+
+// Writes DIR/serve-command.sh, the engine command line of `config` at its point nearest
+// `interactivity` (the recommendation), and returns its path; empty when there is none.
+inline std::string write_serve_command(const planner::ScenarioEvaluator& evaluator, const planner::ReportData& data,
+                                       const std::string& config, double interactivity, const std::string& out) {
+  const planner::ReportPoint* best = nullptr;
+  for (const auto& p : data.points)
+    if (p.config == config && p.status == planner::PointStatus::ok &&
+        (best == nullptr || std::abs(p.metrics.interactivity - interactivity) < std::abs(best->metrics.interactivity - interactivity)))
+      best = &p;
+  if (best == nullptr) return "";
+  const std::optional<std::string> cmd = evaluator.serve_command(best->assignments);
+  if (!cmd) return "";
+  const std::filesystem::path file = std::filesystem::path(out) / "serve-command.sh";
+  planner::write_file_atomically(file, "#!/bin/sh\n# " + config + ", the recommended configuration, at " +
+                                           std::to_string(static_cast<long long>(std::lround(best->concurrency))) +
+                                           " clients: the engine settings engramsim models, the rest left at the "
+                                           "engine's defaults.\n# Replace the model name with the checkpoint's path "
+                                           "or hub id (docs/planning.md \"Deployable output\").\n" + *cmd);
+  return file.string();
 }
 
 inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {

@@ -1,0 +1,96 @@
+#include "sim/scenario/serve_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace engramsim::sim {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string join(const std::string& head, const std::vector<std::string>& flags) {
+  std::string out = head;
+  for (const auto& f : flags) out += " \\\n  " + f;
+  return out + "\n";
+}
+
+bool is(const BuiltScenario& b, const char* engine) { return b.params.deployment.engine.rfind(engine, 0) == 0; }
+
+// vLLM: DP attention is `-dp N -tp 1` with expert parallelism; Engram in DRAM is cpu_offload, on
+// SSD also disk_offload_dir (the shards' mount, an example path) with PIECEWISE graphs.
+std::vector<std::string> vllm_flags(const BuiltScenario& b) {
+  const ScenarioDeployment& d = b.params.deployment;
+  const ScenarioScheduler& s = d.scheduler;
+  const ParallelLayout& l = b.footprint.layout;
+  std::vector<std::string> f;
+  if (l.dp_attention) f = {"--data-parallel-size " + std::to_string(l.tp), "--tensor-parallel-size 1"};
+  else f = {"--tensor-parallel-size " + std::to_string(l.tp)};
+  if (l.ep > 1) f.push_back("--enable-expert-parallel");
+  if (d.engram.tier) {
+    if (*d.engram.tier == EngramTier::hbm) f.push_back("--engram-config '{\"cpu_offload\":false}'");
+    if (*d.engram.tier == EngramTier::dram) f.push_back("--engram-config '{\"cpu_offload\":true}'");
+    if (*d.engram.tier == EngramTier::ssd) {
+      f.push_back("--engram-config '{\"cpu_offload\":true,\"disk_offload_dir\":\"/raid/engram\"}'");
+      f.push_back("--compilation-config '{\"cudagraph_mode\":\"PIECEWISE\"}'");
+    }
+  }
+  f.push_back("--max-num-batched-tokens " + std::to_string(s.policy.max_num_batched_tokens));
+  f.push_back("--max-num-seqs " + std::to_string(s.policy.max_num_seqs));
+  if (d.max_model_len > 0) f.push_back("--max-model-len " + std::to_string(d.max_model_len));
+  f.push_back("--block-size " + std::to_string(s.block_size));
+  f.push_back("--gpu-memory-utilization " + num(s.gpu_memory_utilization));
+  f.push_back(s.enable_prefix_caching ? "--enable-prefix-caching" : "--no-enable-prefix-caching");
+  f.push_back(s.policy.enable_chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
+  if (s.max_cudagraph_capture_size > 0)
+    f.push_back("--max-cudagraph-capture-size " + std::to_string(s.max_cudagraph_capture_size));
+  if (d.spec_decode.enabled)
+    f.push_back("--speculative-config '{\"num_speculative_tokens\":" + std::to_string(d.spec_decode.draft_tokens) + "}'");
+  if (s.kv_offloading_size.value() > 0.0)
+    f.push_back("--kv-offloading-size " + num(std::round(s.kv_offloading_size.gib())));
+  return f;
+}
+
+std::vector<std::string> sglang_flags(const BuiltScenario& b) {
+  const ScenarioDeployment& d = b.params.deployment;
+  const ScenarioScheduler& s = d.scheduler;
+  const ParallelLayout& l = b.footprint.layout;
+  std::vector<std::string> f = {"--model-path " + b.card.name, "--tp " + std::to_string(l.tp)};
+  if (l.dp_attention) f.insert(f.end(), {"--dp " + std::to_string(l.tp), "--enable-dp-attention"});
+  if (l.ep > 1) f.push_back("--ep-size " + std::to_string(l.ep));
+  f.push_back("--chunked-prefill-size " + std::to_string(s.policy.enable_chunked_prefill ? s.policy.max_num_batched_tokens : -1));
+  f.push_back("--max-running-requests " + std::to_string(s.policy.max_num_seqs));
+  f.push_back("--mem-fraction-static " + num(s.gpu_memory_utilization));
+  f.push_back("--page-size " + std::to_string(s.block_size));
+  if (!s.enable_prefix_caching) f.push_back("--disable-radix-cache");
+  if (d.max_model_len > 0) f.push_back("--context-length " + std::to_string(d.max_model_len));
+  if (!s.cuda_graph_batch_sizes.empty()) f.push_back("--cuda-graph-max-bs " + std::to_string(s.cuda_graph_batch_sizes.back()));
+  if (d.spec_decode.enabled) f.push_back("--speculative-num-draft-tokens " + std::to_string(d.spec_decode.draft_tokens));
+  return f;
+}
+
+std::vector<std::string> trtllm_flags(const BuiltScenario& b) {
+  const ScenarioScheduler& s = b.params.deployment.scheduler;
+  const ParallelLayout& l = b.footprint.layout;
+  std::vector<std::string> f = {"--tp_size " + std::to_string(l.tp), "--ep_size " + std::to_string(l.ep),
+                                "--max_batch_size " + std::to_string(s.policy.max_num_seqs),
+                                "--max_num_tokens " + std::to_string(s.policy.max_num_batched_tokens)};
+  if (s.kv_cache_free_gpu_mem_fraction > 0.0)
+    f.push_back("--kv_cache_free_gpu_memory_fraction " + num(s.kv_cache_free_gpu_mem_fraction));
+  return f;
+}
+
+}  // namespace
+
+std::optional<std::string> serve_command(const BuiltScenario& b) {
+  if (is(b, "vllm")) return join("vllm serve " + b.card.name, vllm_flags(b));
+  if (is(b, "sglang")) return join("python -m sglang.launch_server", sglang_flags(b));
+  if (is(b, "trtllm")) return join("trtllm-serve " + b.card.name, trtllm_flags(b));
+  return std::nullopt;
+}
+
+}  // namespace engramsim::sim
