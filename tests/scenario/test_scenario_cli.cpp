@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 
@@ -70,6 +71,22 @@ TEST_F(RunCli, GoodScenarioRunsAndPrintsTheSummary) {
   const auto summary = nlohmann::json::parse(j.out);
   EXPECT_EQ(summary.at("completed").get<int>(), 8);
   EXPECT_EQ(summary.at("total_output_tokens").get<int>(), 64);
+}
+
+// --progress lines: progress lines (at least the last); everything else is as without them. (The
+// helper merges stderr into what it reads, so the progress lines are taken out to compare.)
+TEST_F(RunCli, ProgressLinesLeaveTheRestAlone) {
+  const std::string file = put("pr.yaml", scenario());
+  const CliRun with = run_cli("run --progress lines " + file);
+  const CliRun without = run_cli("run --progress none " + file);
+  ASSERT_EQ(with.rc, 0) << with.out;
+  std::string rest, progress;
+  std::istringstream in(with.out);
+  for (std::string line; std::getline(in, line);) (line.find(" requests done, ") != std::string::npos ? progress : rest) += line + "\n";
+  EXPECT_EQ(rest, without.out);
+  EXPECT_NE(progress.find(", done\n"), std::string::npos) << with.out;
+  EXPECT_EQ(without.out.find(" requests done, "), std::string::npos);
+  EXPECT_EQ(run_cli("run --progress sometimes " + file).rc, 2);
 }
 
 TEST_F(RunCli, BadScenarioFilesExitTwoNamingTheField) {

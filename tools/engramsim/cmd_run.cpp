@@ -15,6 +15,8 @@
 //                         "-<variant>" before its extension
 // Exit codes: 0 ok; 2 bad input (file:line:col: field: message); 3 a variant does not fit (the
 // others still run and print); 4 an SLO target or golden tolerance missed. Schema: docs/scenarios.md.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -33,6 +35,7 @@
 #include "sim/scenario/scenario_session.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 #include "tools/engramsim/cli_common.hpp"
+#include "tools/engramsim/run_progress.hpp"
 
 namespace engramsim::cli {
 namespace {
@@ -50,6 +53,7 @@ struct RunArgs {
   std::string check_golden;
   std::string trace_out;
   std::string trace_window = "10s";
+  std::string progress = "auto";  // auto (on when stderr is a terminal), lines, none
 };
 
 // FILE for a single run; FILE with "-<variant>" before its extension per compare variant.
@@ -346,6 +350,15 @@ int run_scenario_command(const RunArgs& a) {
   }
   int jobs = a.jobs;
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Progress lines on stderr (run_progress.hpp); stdout is unchanged.
+  ProgressWriter writer{&std::cerr};
+  std::vector<std::unique_ptr<RunProgress>> probes;
+  if (a.progress == "lines" || (a.progress == "auto" && ::isatty(STDERR_FILENO) != 0))
+    for (auto& v : session.variants)
+      if (v.built) {
+        probes.push_back(std::make_unique<RunProgress>(writer, session.compare ? v.name : std::string()));
+        v.built->run.probe = probes.back().get();
+      }
   sim::run_session(session, jobs);
 
   if (!a.out.empty()) {
@@ -407,6 +420,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   CLI::Option* trace_out = cmd->add_option(
       "--trace-out", a->trace_out, "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
   cmd->add_option("--trace-window", a->trace_window, "Simulated time the trace covers (default 10s)")->needs(trace_out);
+  cmd->add_option("--progress", a->progress, "Progress lines on stderr: auto (on a terminal), lines, none")
+      ->check(CLI::IsMember({"auto", "lines", "none"}));
   cmd->callback([&action, a] { action = [a] {
     append_price_sets(a->price, a->set);
     return run_scenario_command(*a);
