@@ -70,6 +70,8 @@ nlohmann::json ReportContext::to_json() const {
   j["validation"] = {{"by_gpu", validation.by_gpu},
                      {"by_engine", validation.by_engine},
                      {"serving_throughput", opt(validation.serving_throughput)}};
+  j["tool"] = tool;
+  j["overrides"] = overrides;
   return j;
 }
 
@@ -109,6 +111,8 @@ ReportContext ReportContext::from_json(const nlohmann::json& j) {
     if (it->contains("by_engine")) c.validation.by_engine = it->at("by_engine").get<std::map<std::string, double>>();
     c.validation.serving_throughput = read_opt(*it, "serving_throughput");
   }
+  c.tool = j.value("tool", "");
+  if (j.contains("overrides") && j.at("overrides").is_array()) c.overrides = j.at("overrides").get<std::vector<std::string>>();
   return c;
 }
 
@@ -374,10 +378,38 @@ std::string winner_text(const Recommendation& r, const std::vector<ConfigCompari
          "; the model cannot rank them.";
   }
   std::string others;
-  for (std::size_t i = 2; i < cmp.size(); ++i)
-    if (cmp[i].ratio_to_best) others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x";
+  std::size_t more = 0;
+  for (std::size_t i = 2; i < cmp.size(); ++i) {
+    if (!cmp[i].ratio_to_best) continue;
+    if (i < 5) others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x";
+    else ++more;
+  }
+  if (more > 0) others += "; " + std::to_string(more) + " more in the comparison table";
   if (!others.empty()) t += " The others there, as a share of it: " + others + ".";
   return t;
+}
+
+}  // namespace
+
+namespace {
+
+// Up to three configurations the comparison leaves out, each with its reason; more as counts.
+std::string out_of_range_text(const std::vector<OutOfRange>& out, double x) {
+  if (out.empty()) return "";
+  std::string t = " Not compared at " + fmt(x) + " tok/s/user: ";
+  if (out.size() <= 3) {
+    for (std::size_t i = 0; i < out.size(); ++i) t += (i ? "; " : "") + out[i].config + " (" + out[i].why + ")";
+    return t + ".";
+  }
+  std::size_t none = 0, below = 0, above = 0;
+  for (const auto& o : out) {
+    none += o.why.rfind("no point ran", 0) == 0;
+    below += o.why.find("below the target") != std::string::npos;
+    above += o.why.find("above the target") != std::string::npos;
+  }
+  return t + std::to_string(out.size()) + " configurations (" + std::to_string(none) + " with no point that ran, " +
+         std::to_string(below) + " slower per user than the target at every point, " + std::to_string(above) +
+         " faster at every point); the report lists each with its reason.";
 }
 
 }  // namespace
@@ -406,9 +438,7 @@ Recommendation recommend(const ReportData& d) {
           r.error_bound = std::max(r.error_bound.value_or(0.0), bound);
         }
       }
-      r.text = winner_text(r, cmp, x);
-      for (const auto& o : r.out_of_range)
-        r.text += " Not compared at " + fmt(x) + " tok/s/user: " + o.config + " (" + o.why + ").";
+      r.text = winner_text(r, cmp, x) + out_of_range_text(r.out_of_range, x);
       r.text += " Values between measured points are Steffen-interpolated along each configuration's frontier.";
       return r;
     }

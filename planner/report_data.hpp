@@ -73,6 +73,8 @@ struct ReportContext {
   std::vector<std::string> notes;   // free text (e.g. the fleet-sizing summary)
   std::vector<Table> extra_tables;  // e.g. fleet plans from plan_search
   ValidationErrors validation;
+  std::string tool;                     // "engramsim 0.1.0 (commit 1a2b3c4)"; empty: the library's version
+  std::vector<std::string> overrides;   // the command line's --set key=value, as run
 
   nlohmann::json to_json() const;
   static ReportContext from_json(const nlohmann::json& j);

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "core/paths.hpp"
 #include "planner/svg_chart.hpp"
@@ -141,8 +142,31 @@ std::string md_escape(const std::string& s) {
   return out;
 }
 
+}  // namespace
+std::string table_to_csv(const Table& t);
+namespace {
+
+// Percent-encoding for a data: URI.
+std::string uri_escape(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// The table with a CSV download link carrying its data (no file or network needed).
 std::string html_table(const Table& t, const char* cls = "data") {
   std::ostringstream o;
+  o << "<div class=\"table-tools\"><a class=\"csv\" download=\"" << html_escape(t.name) << ".csv\" href=\"data:text/csv;charset=utf-8,"
+    << uri_escape(table_to_csv(t)) << "\">CSV</a></div>";
   o << "<div class=\"table-wrap\"><table class=\"" << cls << "\" id=\"table-" << html_escape(t.name) << "\"><thead><tr>";
   for (const auto& c : t.columns) o << "<th>" << html_escape(c) << "</th>";
   o << "</tr></thead><tbody>";
@@ -210,11 +234,71 @@ h1{font-size:26px;margin-bottom:4px}h2{font-size:20px;border-bottom:1px solid #d
 .meta{color:#666;font-size:13px}.rec{background:#eef6ee;border-left:4px solid #2ca02c;padding:10px 14px}
 .question{background:#f3f6fb;border-left:4px solid #1f77b4;padding:10px 14px}
 figure{margin:12px 0 22px 0}figcaption{font-size:13px;color:#555;max-width:760px}
-.table-wrap{overflow-x:auto;margin:10px 0 18px 0}table{border-collapse:collapse;font-size:12.5px}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;white-space:nowrap}th{background:#f2f2f2}
+.table-wrap{overflow-x:auto;margin:4px 0 18px 0}table{border-collapse:collapse;font-size:12px;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;overflow-wrap:anywhere}th{background:#f2f2f2}
+table.points{font-size:10.5px}.table-tools{text-align:right;font-size:12px}.csv{color:#1f77b4}
+.verdict{font-size:17px;background:#eef6ee;border-left:5px solid #2ca02c;padding:12px 16px;margin:14px 0}
+.overrides{background:#fff6e5;border-left:4px solid #ff7f0e;padding:8px 14px}
+.axis-toggle{font-size:12px;margin:4px 0}.axis-toggle button{margin-right:6px}
+svg.chart{max-width:100%;height:auto}
 td.num{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:#fafafa}
 .kind-measured{color:#2ca02c;font-weight:bold}.kind-datasheet{color:#1f77b4}.kind-assumed{color:#d62728}
 )CSS";
+
+// The hover text of a point: its configuration and every figure the charts and tables show.
+std::string point_tip(const ReportData& d, const CurvePoint& c) {
+  for (const auto& p : d.points) {
+    if (p.index != c.index) continue;
+    const auto cm = cost_metrics_of(p.metrics);
+    return p.config + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + "\ninteractivity " +
+           fmt(p.metrics.interactivity, "%.1f") + " tok/s/user\nthroughput " + fmt(p.metrics.throughput_per_gpu, "%.0f") +
+           " tok/s/GPU\n" + format_mtok_per_usd(p.tokens_per_dollar / 1e6) + ", " +
+           format_usd_per_mtok(cm.usd_per_m_total_tokens) + "\nTTFT p99 " + fmt(p.metrics.ttft_ms.p99, "%.0f") +
+           " ms, TPOT p99 " + fmt(p.metrics.tpot_ms.p99, "%.1f") + " ms\n" + format_joules_per_token(cm.joules_per_token);
+  }
+  return c.config;
+}
+
+// A chart over interactivity: one curve per configuration (every point with its tooltip), the
+// Pareto frontier dashed, the target interactivity marked; x linear or logarithmic.
+std::string interactivity_chart(const ReportData& d, const std::string& id, const std::string& title,
+                                const std::string& y_label, const std::vector<CurvePoint>& pts, bool log_x) {
+  XYChart c(id, title, AxisSpec{"Interactivity (tok/s/user)", log_x, std::nullopt, std::nullopt},
+            AxisSpec{y_label, false, 0.0, std::nullopt});
+  for (const auto& cv : build_curves(pts)) {
+    Series s{cv.config, {}, true, true, false, "", {}};
+    for (const auto& p : cv.points) {
+      s.points.emplace_back(p.x, p.y);
+      s.tips.push_back(point_tip(d, p));
+    }
+    c.add(std::move(s));
+  }
+  Series f{"Pareto frontier", {}, true, false, true, "#000000", {}};
+  for (const auto& p : pareto_frontier(pts)) f.points.emplace_back(p.x, p.y);
+  if (!f.points.empty()) c.add(std::move(f));
+  if (d.context.target_interactivity)
+    c.add_vertical_marker(*d.context.target_interactivity, "target " + fmt(*d.context.target_interactivity) + " tok/s/user");
+  return c.svg();
+}
+
+// The report's only script: the linear/log toggle of the interactivity charts, and a layout
+// self-check written to <body data-checks> after load (horizontal overflow of the page and of each
+// table, series colours repeated within a chart, target markers drawn), which the headless-Chromium
+// test reads.
+const char* kScript = R"JS(
+function axis(b,m){var f=b.closest('figure');f.querySelector('.lin').style.display=m==='lin'?'':'none';
+f.querySelector('.log').style.display=m==='log'?'':'none';}
+window.addEventListener('load',function(){var r={},e=document.documentElement,w=0,rep=[];
+r.page_overflow=e.scrollWidth-e.clientWidth;
+document.querySelectorAll('.table-wrap').forEach(function(t){w=Math.max(w,t.scrollWidth-t.clientWidth);});
+r.table_overflow=w;
+document.querySelectorAll('svg.chart').forEach(function(svg){var seen={};
+svg.querySelectorAll('g.series').forEach(function(g){var l=g.querySelector('polyline'),m=g.querySelector('circle');
+var c=l?l.getAttribute('stroke'):(m?m.getAttribute('fill'):null);if(!c||c==='#000000')return;
+if(seen[c])rep.push(svg.getAttribute('data-chart')+' '+c);seen[c]=1;});});
+r.repeated_colours=rep;r.target_markers=document.querySelectorAll('.lin .target-marker').length;
+document.body.setAttribute('data-checks',JSON.stringify(r));});
+)JS";
 
 }  // namespace
 
@@ -223,39 +307,25 @@ std::vector<Chart> report_charts(const ReportData& d) {
   const auto tput_curves = build_curves(throughput_points(d));
   const auto tput_front = pareto_frontier(throughput_points(d));
   {
-    XYChart c("pareto", "Throughput per GPU vs interactivity",
-              AxisSpec{"Interactivity (tok/s/user)", false, std::nullopt, std::nullopt},
-              AxisSpec{"Throughput per GPU (tok/s/GPU, input + output)", false, 0.0, std::nullopt});
-    for (const auto& cv : tput_curves) {
-      Series s{cv.config, {}, true, true, false, ""};
-      for (const auto& p : cv.points) s.points.emplace_back(p.x, p.y);
-      c.add(std::move(s));
-    }
-    Series f{"Pareto frontier", {}, true, false, true, "#000000"};
-    for (const auto& p : tput_front) f.points.emplace_back(p.x, p.y);
-    if (!f.points.empty()) c.add(std::move(f));
+    const auto pts = throughput_points(d);
     charts.push_back({"pareto", "Throughput per GPU vs interactivity",
                       "Each line is one configuration as concurrency grows (right to left: more users, slower "
-                      "each). The dashed line is the upper-right Pareto frontier across configurations.",
-                      c.svg()});
+                      "each). The dashed line is the upper-right Pareto frontier across configurations; the dotted "
+                      "vertical line is the target interactivity. Hover a point for its figures.",
+                      interactivity_chart(d, "pareto", "Throughput per GPU vs interactivity",
+                                          "Throughput per GPU (tok/s/GPU, input + output)", pts, false),
+                      interactivity_chart(d, "pareto", "Throughput per GPU vs interactivity",
+                                          "Throughput per GPU (tok/s/GPU, input + output)", pts, true)});
   }
   {
     const auto pts = tokens_per_dollar_points(d);
-    XYChart c("tokens_per_dollar", "Tokens per dollar vs interactivity",
-              AxisSpec{"Interactivity (tok/s/user)", false, std::nullopt, std::nullopt},
-              AxisSpec{"Tokens per dollar (tok/$)", false, 0.0, std::nullopt});
-    for (const auto& cv : build_curves(pts)) {
-      Series s{cv.config, {}, true, true, false, ""};
-      for (const auto& p : cv.points) s.points.emplace_back(p.x, p.y);
-      c.add(std::move(s));
-    }
-    Series f{"Pareto frontier", {}, true, false, true, "#000000"};
-    for (const auto& p : pareto_frontier(pts)) f.points.emplace_back(p.x, p.y);
-    if (!f.points.empty()) c.add(std::move(f));
     std::string tier = d.context.price_tier.empty() ? "" : " at the " + d.context.price_tier + " price tier";
     charts.push_back({"tokens_per_dollar", "Tokens per dollar vs interactivity",
                       "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier + ".",
-                      c.svg()});
+                      interactivity_chart(d, "tokens_per_dollar", "Tokens per dollar vs interactivity",
+                                          "Tokens per dollar (tok/$)", pts, false),
+                      interactivity_chart(d, "tokens_per_dollar", "Tokens per dollar vs interactivity",
+                                          "Tokens per dollar (tok/$)", pts, true)});
   }
   {
     StackedBarChart c("hbm_footprint", "HBM footprint per GPU", "HBM per GPU (GiB)");
@@ -415,22 +485,44 @@ std::string render_html(const ReportData& d) {
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
     << "<title>" << html_escape(ctx.title) << "</title><style>" << kCss << "</style></head><body>\n";
-  o << "<header><h1>" << html_escape(ctx.title) << "</h1><p class=\"meta\">engramsim " << html_escape(engramsim_version())
+  o << "<header><h1>" << html_escape(ctx.title) << "</h1><p class=\"meta\">"
+    << html_escape(ctx.tool.empty() ? "engramsim " + engramsim_version() : ctx.tool)
     << (ctx.scenario.empty() ? "" : " &middot; scenario " + html_escape(ctx.scenario)) << " &middot; "
     << html_escape(points_summary(d)) << "</p></header>\n";
+  // The first screen: the answer, then the question as it was run.
+  o << "<p class=\"verdict\" id=\"verdict\">" << html_escape(rec.text) << "</p>\n";
   o << "<section id=\"question\"><h2>Question</h2><p class=\"question\">"
-    << html_escape(ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question) << "</p>"
-    << "<p>SLO: " << html_escape(slo_text(ctx.slo)) << (ctx.target_interactivity ? "; compared at " + html_escape(fmt(*ctx.target_interactivity)) + " tok/s/user" : "")
+    << html_escape(ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question) << "</p>";
+  if (!ctx.overrides.empty()) {
+    o << "<p class=\"overrides\" id=\"overrides\">Run with overrides of the scenario file (its title and question are "
+         "as written there): ";
+    for (std::size_t i = 0; i < ctx.overrides.size(); ++i) o << (i ? ", " : "") << "<code>" << html_escape(ctx.overrides[i]) << "</code>";
+    o << ".</p>";
+  }
+  o << "<p>SLO: " << html_escape(slo_text(ctx.slo)) << (ctx.target_interactivity ? "; compared at " + html_escape(fmt(*ctx.target_interactivity)) + " tok/s/user" : "")
     << ".</p></section>\n";
-  o << "<section id=\"recommendation\"><h2>Recommendation</h2><p class=\"rec\">" << html_escape(rec.text) << "</p>";
+  o << "<section id=\"recommendation\"><h2>Recommendation</h2>";
   if (const Table* t = find_table(tables, "comparison")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  if (!rec.out_of_range.empty()) {
+    o << "<h3>Not compared at the target</h3><ul id=\"out-of-range\">";
+    for (const auto& r : rec.out_of_range) o << "<li>" << html_escape(r.config) << ": " << html_escape(r.why) << "</li>";
+    o << "</ul>";
+  }
   for (const auto& n : ctx.notes) o << "<p>" << html_escape(n) << "</p>";
   for (const auto& t : ctx.extra_tables) o << "<h3>" << html_escape(t.title) << "</h3>" << html_table(t);
   o << "</section>\n";
   auto figure = [&](const std::string& id) {
-    for (const auto& c : charts)
-      if (c.id == id) o << "<figure id=\"chart-" << c.id << "\">" << c.svg << "<figcaption>" << html_escape(c.caption)
-                        << "</figcaption></figure>\n";
+    for (const auto& c : charts) {
+      if (c.id != id) continue;
+      o << "<figure id=\"chart-" << c.id << "\">";
+      if (!c.svg_log.empty())
+        o << "<div class=\"axis-toggle\">Interactivity axis: <button type=\"button\" onclick=\"axis(this,'lin')\">linear</button>"
+             "<button type=\"button\" onclick=\"axis(this,'log')\">log</button></div><div class=\"lin\">"
+          << c.svg << "</div><div class=\"log\" style=\"display:none\">" << c.svg_log << "</div>";
+      else
+        o << c.svg;
+      o << "<figcaption>" << html_escape(c.caption) << "</figcaption></figure>\n";
+    }
   };
   o << "<section id=\"pareto\"><h2>Throughput per GPU vs interactivity</h2>";
   figure("pareto");
@@ -447,7 +539,7 @@ std::string render_html(const ReportData& d) {
   o << "</section>\n<section id=\"engram-stall\"><h2>Engram stall share</h2>";
   figure("engram_stall");
   o << "</section>\n<section id=\"points\"><h2>Every point</h2><p>" << html_escape(points_summary(d)) << ".</p>";
-  if (const Table* t = find_table(tables, "points")) o << html_table(*t);
+  if (const Table* t = find_table(tables, "points")) o << html_table(*t, "data points");
   o << "</section>\n<section id=\"assumptions\"><h2>Assumptions</h2><ul>"
     << "<li>Model card: " << html_escape(or_unknown(ctx.model_card)) << "</li>"
     << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : [&] {
@@ -473,7 +565,8 @@ std::string render_html(const ReportData& d) {
       o << "</tbody></table></div>";
     }
   }
-  o << "<p class=\"meta\">Tables as CSV and JSON: tables/; charts as SVG: charts/.</p></section>\n</body></html>\n";
+  o << "<p class=\"meta\">Tables as CSV and JSON: tables/; charts as SVG: charts/.</p></section>\n"
+    << "<script>" << kScript << "</script>\n</body></html>\n";
   return o.str();
 }
 

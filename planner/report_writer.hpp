@@ -24,6 +24,7 @@ struct Chart {
   std::string title;
   std::string caption;
   std::string svg;
+  std::string svg_log;  // the same chart with a logarithmic x axis (the report's toggle); empty: none
 };
 
 // The charts, in report order: pareto, tokens_per_dollar, hbm_footprint, ttft_cdf, tpot_cdf,

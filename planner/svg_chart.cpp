@@ -13,7 +13,8 @@ constexpr int kLeft = 78;
 constexpr int kTop = 40;
 constexpr int kBottom = 58;
 constexpr int kLegendWidth = 250;
-constexpr int kLegendRow = 17;
+constexpr int kLegendRow = 15;
+constexpr std::size_t kLegendChars = 36;  // characters per legend line at 11 px in kLegendWidth
 const char* kFont = "font-family=\"Helvetica, Arial, sans-serif\"";
 
 std::string num(double v) {
@@ -63,23 +64,46 @@ std::vector<double> axis_ticks(const AxisSpec& a, std::vector<double> values, do
   return kept;
 }
 
+// A legend name in lines of at most kLegendChars, broken at spaces (a longer word is cut).
+std::vector<std::string> legend_lines(const std::string& name) {
+  std::vector<std::string> out;
+  std::string line;
+  std::istringstream words(name);
+  for (std::string w; words >> w;) {
+    while (w.size() > kLegendChars) {
+      if (!line.empty()) out.push_back(std::move(line)), line.clear();
+      out.push_back(w.substr(0, kLegendChars));
+      w = w.substr(kLegendChars);
+    }
+    if (!line.empty() && line.size() + 1 + w.size() > kLegendChars) out.push_back(std::move(line)), line.clear();
+    line += (line.empty() ? "" : " ") + w;
+  }
+  if (!line.empty() || out.empty()) out.push_back(line);
+  return out;
+}
+
+int legend_rows(const std::vector<std::string>& names) {
+  int rows = 0;
+  for (const auto& n : names) rows += static_cast<int>(legend_lines(n).size());
+  return rows;
+}
+
+// Every name whole, wrapped over as many rows as it needs (never cut), its full text as a tooltip.
 void legend(std::ostringstream& o, int x, int y, const std::vector<std::pair<std::string, std::string>>& entries,
             const std::vector<bool>& dashed) {
   o << "<g class=\"legend\">";
+  int row = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    const int yy = y + static_cast<int>(i) * kLegendRow;
-    o << "<line x1=\"" << x << "\" y1=\"" << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\""
-      << entries[i].second << "\" stroke-width=\"3\"" << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"6 3\"" : "")
-      << "/>";
-    std::string name = entries[i].first;
-    if (name.size() > 38) {
-      std::size_t cut = 37;
-      // Never split a UTF-8 sequence: back up to the start of a character.
-      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-      name = name.substr(0, cut) + "\u2026";
+    const int yy = y + row * kLegendRow;
+    o << "<g class=\"legend-entry\"><title>" << xml_escape(entries[i].first) << "</title><line x1=\"" << x << "\" y1=\""
+      << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\"" << entries[i].second << "\" stroke-width=\"3\""
+      << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"6 3\"" : "") << "/>";
+    for (const auto& line : legend_lines(entries[i].first)) {
+      o << "<text x=\"" << x + 28 << "\" y=\"" << y + row * kLegendRow + 4 << "\" font-size=\"11\" " << kFont << ">"
+        << xml_escape(line) << "</text>";
+      ++row;
     }
-    o << "<text x=\"" << x + 28 << "\" y=\"" << yy + 4 << "\" font-size=\"11\" " << kFont << ">" << xml_escape(name)
-      << "</text>";
+    o << "</g>";
   }
   o << "</g>";
 }
@@ -99,7 +123,23 @@ void svg_open(std::ostringstream& o, const std::string& id, const std::string& t
 std::string palette_color(std::size_t i) {
   static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
-  return colors[i % (sizeof colors / sizeof colors[0])];
+  constexpr std::size_t n = sizeof colors / sizeof colors[0];
+  if (i < n) return colors[i];
+  // Past the fixed ten: hues a golden angle apart, lightness in three bands, so no colour repeats.
+  const double h = std::fmod(static_cast<double>(i - n) * 137.508 + 20.0, 360.0);
+  const double l = 0.32 + 0.14 * static_cast<double>((i - n) % 3);
+  const double sat = 0.70;
+  const double c = (1.0 - std::abs(2.0 * l - 1.0)) * sat;
+  const double x = c * (1.0 - std::abs(std::fmod(h / 60.0, 2.0) - 1.0));
+  const double m = l - c / 2.0;
+  const int k = static_cast<int>(h / 60.0);
+  const double r = k == 0 || k == 5 ? c : (k == 1 || k == 4 ? x : 0.0);
+  const double g = k == 1 || k == 2 ? c : (k == 0 || k == 3 ? x : 0.0);
+  const double b = k == 3 || k == 4 ? c : (k == 2 || k == 5 ? x : 0.0);
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(std::lround((r + m) * 255)),
+                static_cast<int>(std::lround((g + m) * 255)), static_cast<int>(std::lround((b + m) * 255)));
+  return buf;
 }
 
 std::string xml_escape(const std::string& s) {
@@ -187,6 +227,8 @@ std::string format_tick(double v) {
 XYChart::XYChart(std::string id, std::string title, AxisSpec x, AxisSpec y)
     : id_(std::move(id)), title_(std::move(title)), x_(std::move(x)), y_(std::move(y)) {}
 
+void XYChart::add_vertical_marker(double x, std::string label) { markers_.emplace_back(x, std::move(label)); }
+
 void XYChart::add(Series s) {
   if (s.color.empty()) s.color = palette_color(series_.size());
   series_.push_back(std::move(s));
@@ -209,8 +251,9 @@ std::string XYChart::svg(int width, int height) const {
         xs.push_back(x);
         ys.push_back(y);
       }
-  const int legend_rows = static_cast<int>(series_.size());
-  height = std::max(height, kTop + legend_rows * kLegendRow + 30);
+  std::vector<std::string> names;
+  for (const auto& s : series_) names.push_back(s.name);
+  height = std::max(height, kTop + legend_rows(names) * kLegendRow + 30);
   const int plot_right = width - kLegendWidth;
   const int plot_bottom = height - kBottom;
   Scale sx{x_.log, 0, 1, static_cast<double>(kLeft), static_cast<double>(plot_right)};
@@ -265,13 +308,24 @@ std::string XYChart::svg(int width, int height) const {
         << "\" stroke-width=\"2\"" << (s.dashed ? " stroke-dasharray=\"6 3\"" : "") << "/>";
     }
     if (s.markers || n == 1) {
-      for (const auto& [x, y] : s.points) {
+      for (std::size_t k = 0; k < s.points.size(); ++k) {
+        const auto [x, y] = s.points[k];
         if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
-        o << "<circle class=\"marker\" cx=\"" << num(sx(x)) << "\" cy=\"" << num(sy(y)) << "\" r=\"3.5\" fill=\"" << s.color
-          << "\"/>";
+        o << "<circle class=\"marker\" cx=\"" << num(sx(x)) << "\" cy=\"" << num(sy(y)) << "\" r=\"4\" fill=\"" << s.color
+          << "\">";
+        // The hover tooltip: the point's every figure when given, else its coordinates.
+        o << "<title>" << xml_escape(k < s.tips.size() ? s.tips[k] : s.name + ": " + format_tick(x) + ", " + format_tick(y))
+          << "</title></circle>";
       }
     }
     o << "</g>";
+  }
+  for (const auto& [x, label] : markers_) {
+    if (!drawable(x, x_.log) || x < sx.lo || x > sx.hi) continue;
+    o << "<g class=\"target-marker\" data-x=\"" << num(x) << "\"><line x1=\"" << num(sx(x)) << "\" y1=\"" << kTop
+      << "\" x2=\"" << num(sx(x)) << "\" y2=\"" << plot_bottom << "\" stroke=\"#000\" stroke-width=\"1.5\" "
+      << "stroke-dasharray=\"2 3\"/><text x=\"" << num(sx(x) + 4) << "\" y=\"" << kTop + 12 << "\" font-size=\"11\" "
+      << kFont << ">" << xml_escape(label) << "</text></g>";
   }
   legend(o, plot_right + 16, kTop + 8, entries, dashed);
   o << "</svg>";

@@ -28,12 +28,15 @@ struct Series {
   bool markers = true;
   bool dashed = false;
   std::string color;  // empty: the next palette colour
+  std::vector<std::string> tips;  // hover text per point (every figure of it); empty: the coordinates
 };
 
 class XYChart {
  public:
   XYChart(std::string id, std::string title, AxisSpec x, AxisSpec y);
   void add(Series s);
+  // A dashed vertical line at x with its label (class "target-marker"), e.g. the target interactivity.
+  void add_vertical_marker(double x, std::string label);
   std::string svg(int width = 800, int height = 440) const;
   // Number of points that will be drawn (after dropping what the axes cannot show).
   std::size_t drawable_points() const;
@@ -44,6 +47,7 @@ class XYChart {
   AxisSpec x_;
   AxisSpec y_;
   std::vector<Series> series_;
+  std::vector<std::pair<double, std::string>> markers_;
 };
 
 struct BarSegment {
@@ -77,6 +81,7 @@ std::string format_tick(double v);
 // Escapes & < > " ' for XML text and attributes.
 std::string xml_escape(const std::string& s);
 // The colour of palette entry i (cycles).
+// The i-th series colour: ten fixed ones, then generated ones; distinct for every i below 1000.
 std::string palette_color(std::size_t i);
 
 }  // namespace engramsim::planner

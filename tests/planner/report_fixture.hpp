@@ -33,7 +33,9 @@ inline Outcome evaluate_analytic(const SweepPoint& p) {
   const double stall = tier == "dram" ? 0.04 * std::log2(1.0 + c) / 8.0 : 0.0;
   const double tpot = 6.0 * (tp == 2 ? 1.25 : 1.0) * (1.0 + c / 48.0) / (1.0 - stall);
   m.interactivity = 1000.0 / tpot;
-  m.output_throughput_per_gpu = c * m.interactivity / tp;
+  // A variant axis (the wide fixture) only scales the throughput, so its curves stay apart.
+  const double variant = a.contains("deployment.variant") ? a["deployment.variant"].get<double>() : 0.0;
+  m.output_throughput_per_gpu = c * m.interactivity / tp * (1.0 + 0.03 * variant);
   m.throughput_per_gpu = 2.0 * m.output_throughput_per_gpu;
   m.request_rate = c / (1.0 + tpot);
   m.ttft_ms = {40.0 + c, 60.0 + 2 * c, 90.0 + 4 * c};
@@ -59,6 +61,14 @@ inline const char* kAnalyticScenario =
     "    - {key: deployment.engram_tier, values: [hbm, dram]}\n"
     "    - {key: workload.concurrency, range: {from: 1, to: 256, factor: 2}}\n";
 
+// 24 configurations (tp x tier x 6 variants) at four concurrencies: charts with many series.
+inline const char* kWideScenario =
+    "deployment: {tp: 4, engram_tier: hbm, variant: 0}\nworkload: {concurrency: 1}\n"
+    "sweep:\n  axes:\n    - {key: deployment.tp, values: [2, 4]}\n"
+    "    - {key: deployment.engram_tier, values: [hbm, dram]}\n"
+    "    - {key: deployment.variant, values: [0, 1, 2, 3, 4, 5]}\n"
+    "    - {key: workload.concurrency, values: [8, 32, 64, 128]}\n";
+
 inline ReportContext analytic_context() {
   ReportContext c;
   c.title = "DRAM offload of Engram tables on a 288 GiB GPU";
@@ -78,9 +88,10 @@ inline ReportContext analytic_context() {
   return c;
 }
 
-// Runs the analytic sweep into dir and writes its context; returns the number of points.
-inline std::size_t make_analytic_results(const std::filesystem::path& dir, int jobs = 2) {
-  const auto root = ConfigNode::load_string(kAnalyticScenario, "synthetic.yaml");
+// Runs the analytic sweep (or `scenario`) into dir and writes its context; returns the number of points.
+inline std::size_t make_analytic_results(const std::filesystem::path& dir, int jobs = 2,
+                                         const char* scenario = kAnalyticScenario) {
+  const auto root = ConfigNode::load_string(scenario, "synthetic.yaml");
   const auto pts = expand_sweep(SweepSpec::from_scenario(root));
   SweepRunOptions o;
   o.out_dir = dir;

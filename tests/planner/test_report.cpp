@@ -168,12 +168,18 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
     EXPECT_GT(fs::file_size(t / name), 0u) << name;
   }
   const std::string html = read_file(t / "report.html");
-  // Every chart is inline with data marks.
-  EXPECT_EQ(count(html, "<svg "), 6u);
+  // Every chart is inline with data marks; the two interactivity charts also in a log-x version.
+  EXPECT_EQ(count(html, "<svg "), 8u);
   EXPECT_GT(count(html, "class=\"series-line\""), 10u);
   EXPECT_GT(count(html, "class=\"bar\""), 3u);
-  // Self-contained: no scripts and no external references.
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Self-contained: one inline script (the axis toggle and layout self-check), no external references.
+  EXPECT_EQ(count(html, "<script"), 1u);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  // The verdict comes first, the target is marked, points carry tooltips, tables a CSV download.
+  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"question\""));
+  EXPECT_NE(html.find("class=\"target-marker\""), std::string::npos);
+  EXPECT_GT(count(html, "</title></circle>"), 10u);
+  EXPECT_NE(html.find("download=\"points.csv\" href=\"data:text/csv"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);

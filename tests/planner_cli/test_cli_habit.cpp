@@ -124,6 +124,11 @@ TEST(CliHabit, SweepAndPlanPrintJsonInsteadOfTheTable) {
   EXPECT_EQ(sj.at("points").get<int>(), 6);
   EXPECT_EQ(sj.at("ok").get<int>() + sj.at("infeasible").get<int>(), 6 + sj.at("refined").get<int>());
   EXPECT_TRUE(sj.at("recommendation").contains("text"));
+  // The report names the overrides it ran with, and the tool's version with its commit.
+  const std::string html = read_file(dir / "sw" / "report.html");
+  EXPECT_NE(html.find("id=\"overrides\""), std::string::npos);
+  EXPECT_NE(html.find("<code>workload.num_requests=8</code>"), std::string::npos);
+  EXPECT_NE(html.find("(commit "), std::string::npos);
   const CliResult p = run_cli({"plan", data_file("tiny_plan.yaml"), "--out", (dir / "pl").string(), "--jobs", "2",
                                "--progress", "none", "--json"},
                               dir.path());

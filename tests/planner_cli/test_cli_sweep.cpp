@@ -69,7 +69,7 @@ TEST(CliSweep, EndToEndPrunesWithReasonsAndWritesEveryChart) {
   }
   EXPECT_NE(html.find("Which of three tiny deployments"), std::string::npos);
   EXPECT_NE(html.find("HBM over budget"), std::string::npos) << "pruned points list their reason";
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
   for (const char* f : {"report.md", "sweep.json", "context.json", "tables/points.csv", "tables/points.json",
                         "tables/comparison.csv", "tables/assumptions.csv"})
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;

@@ -34,6 +34,8 @@ inline constexpr std::int32_t kMaxAgentxSessions = 1000000;  // workload.generat
 }  // namespace limits
 
 void register_commands(CLI::App& app, CommandAction& action);
+// "engramsim 0.1.0 (commit 1a2b3c4)", as --version prints it (main.cpp, which knows the commit).
+std::string tool_version();
 
 // Runs `body`, translating exceptions into exit codes with a one-line message on stderr.
 int run_guarded(const std::function<int()>& body);

@@ -103,6 +103,8 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
     return exit_code::failure;
   }
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  ctx.tool = tool_version();
+  ctx.overrides = a.set;
   planner::write_context(a.out, ctx);
   o.mpi = nullptr;
   planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
@@ -160,6 +162,8 @@ int plan_command(const SweepCliArgs& a) {
   if (!writer) return exit_code::ok;
   if (!a.json) print_sweep_summary(s, std::cout);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  ctx.tool = tool_version();
+  ctx.overrides = a.set;
   // Candidates are probed at a rate, not a client count: the x of the stall chart and the
   // "at ..." of the recommendation are the mean requests in the probed node (Little's law).
   ctx.curve_axis = "requests in system";

@@ -79,7 +79,9 @@ int sweep_command(const SweepCliArgs& a) {
       planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
 
-  const planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  ctx.tool = tool_version();
+  ctx.overrides = a.set;
   planner::write_context(a.out, ctx);
   if (o.shard.count > 1) {
     if (a.json) {

@@ -53,10 +53,14 @@ std::vector<std::string> replace_deprecated_flags(int argc, char** argv) {
 
 }  // namespace
 
+std::string engramsim::cli::tool_version() {
+  return "engramsim " + engramsim::engramsim_version() + " (commit " ENGRAMSIM_GIT_COMMIT ")";
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"engramsim: discrete-event simulator and capacity planner for LLM serving with Engram memory tiers"};
   // The commit is read when the build is configured (tools/CMakeLists.txt).
-  app.set_version_flag("--version", "engramsim " + engramsim::engramsim_version() + " (commit " ENGRAMSIM_GIT_COMMIT ")");
+  app.set_version_flag("--version", engramsim::cli::tool_version());
   app.require_subcommand(1);
   engramsim::cli::CommandAction action;
   engramsim::cli::register_commands(app, action);
