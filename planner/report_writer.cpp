@@ -267,6 +267,7 @@ std::string interactivity_chart(const ReportData& d, const std::string& id, cons
             AxisSpec{y_label, false, 0.0, std::nullopt});
   for (const auto& cv : build_curves(pts)) {
     Series s{cv.config, {}, true, true, false, "", {}};
+    s.band = config_error(d, cv.config).value_or(0.0);  // the validation MAPE of its GPU and engine
     for (const auto& p : cv.points) {
       s.points.emplace_back(p.x, p.y);
       s.tips.push_back(point_tip(d, p));
@@ -311,7 +312,8 @@ std::vector<Chart> report_charts(const ReportData& d) {
     charts.push_back({"pareto", "Throughput per GPU vs interactivity",
                       "Each line is one configuration as concurrency grows (right to left: more users, slower "
                       "each). The dashed line is the upper-right Pareto frontier across configurations; the dotted "
-                      "vertical line is the target interactivity. Hover a point for its figures.",
+                      "vertical line is the target interactivity; the shade around a line is the validation MAPE of "
+                      "its GPU and engine. Hover a point for its figures.",
                       interactivity_chart(d, "pareto", "Throughput per GPU vs interactivity",
                                           "Throughput per GPU (tok/s/GPU, input + output)", pts, false),
                       interactivity_chart(d, "pareto", "Throughput per GPU vs interactivity",

@@ -249,7 +249,7 @@ std::string XYChart::svg(int width, int height) const {
     for (const auto& [x, y] : s.points)
       if (drawable(x, x_.log) && drawable(y, y_.log)) {
         xs.push_back(x);
-        ys.push_back(y);
+        ys.push_back(y * (1.0 + s.band));  // the band's top stays inside the plot
       }
   std::vector<std::string> names;
   for (const auto& s : series_) names.push_back(s.name);
@@ -301,6 +301,16 @@ std::string XYChart::svg(int width, int height) const {
       if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
       pts += num(sx(x)) + "," + num(sy(y)) + " ";
       ++n;
+    }
+    if (s.band > 0.0 && n >= 2) {
+      std::string upper, lower;
+      for (const auto& [x, y] : s.points) {
+        if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
+        upper += num(sx(x)) + "," + num(sy(y * (1.0 + s.band))) + " ";
+        lower = num(sx(x)) + "," + num(sy(std::max(0.0, y * (1.0 - s.band)))) + " " + lower;
+      }
+      o << "<polygon class=\"band\" points=\"" << upper << lower << "\" fill=\"" << s.color
+        << "\" fill-opacity=\"0.10\" stroke=\"none\"/>";
     }
     if (s.line && n >= 2) {
       pts.pop_back();

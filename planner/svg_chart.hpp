@@ -29,6 +29,7 @@ struct Series {
   bool dashed = false;
   std::string color;  // empty: the next palette colour
   std::vector<std::string> tips;  // hover text per point (every figure of it); empty: the coordinates
+  double band = 0.0;  // > 0: a shaded band of y x (1 +- band) around the line (an error, e.g. a MAPE)
 };
 
 class XYChart {
@@ -81,7 +82,7 @@ std::string format_tick(double v);
 // Escapes & < > " ' for XML text and attributes.
 std::string xml_escape(const std::string& s);
 // The colour of palette entry i (cycles).
-// The i-th series colour: ten fixed ones, then generated ones; distinct for every i below 1000.
+// The i-th series colour: ten fixed ones, then generated ones; distinct for every i below 500.
 std::string palette_color(std::size_t i);
 
 }  // namespace engramsim::planner

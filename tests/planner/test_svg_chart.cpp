@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <cmath>
 
 #include "planner/svg_chart.hpp"
@@ -75,4 +77,23 @@ TEST(SvgChart, StackedBarsShareColoursByTermAndDrawReferences) {
   // "weights" has the first palette colour in both bars.
   EXPECT_EQ(count(svg, "fill=\"" + palette_color(0) + "\""), 2u);
   EXPECT_EQ(c.bar_count(), 2u);
+}
+
+// Colours never repeat (the report's 20+ configurations), a band and a target marker are drawn,
+// and a long legend name is wrapped whole instead of cut.
+TEST(SvgChart, DistinctColoursBandsMarkersAndWholeLegendNames) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < 500; ++i) EXPECT_TRUE(seen.insert(palette_color(i)).second) << i << " " << palette_color(i);
+  XYChart c("x", "t", AxisSpec{"x", false, std::nullopt, std::nullopt}, AxisSpec{"y", false, 0.0, std::nullopt});
+  Series s{"tp=2 tier=dram max_num_batched_tokens=4096 max_num_seqs={per_concurrency: 2} tail-word", {{10, 100}, {20, 80}},
+           true, true, false, "", {"first point", "second point"}};
+  s.band = 0.1;
+  c.add(s);
+  c.add_vertical_marker(15.0, "target 15");
+  const std::string svg = c.svg();
+  EXPECT_NE(svg.find("class=\"band\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"target-marker\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>first point</title>"), std::string::npos);
+  EXPECT_NE(svg.find("tail-word"), std::string::npos) << "the legend name was cut";
+  EXPECT_EQ(svg.find("\u2026"), std::string::npos);
 }
