@@ -259,21 +259,8 @@ TEST(ReportBrowser, RendersInHeadlessChromiumWithoutErrorsAndWithData) {
   const fs::path log = t / "chromium.log";
   const fs::path profile = t / "profile";
   fs::create_directories(profile);
-  const std::vector<std::string> args = {chromium,
-                                         "--headless",
-                                         "--no-sandbox",
-                                         "--disable-gpu",
-                                         "--disable-quic",
-                                         "--no-first-run",
-                                         "--disable-background-networking",
-                                         "--disable-component-update",
-                                         "--disable-sync",
-                                         "--user-data-dir=" + profile.string(),
-                                         "--enable-logging=stderr",
-                                         "--v=0",
-                                         "--window-size=1280,4000",
-                                         "--screenshot=" + png.string(),
-                                         "file://" + html_path.string()};
+  auto args = chromium_args(chromium, profile, "1280,4000");
+  args.insert(args.end(), {"--screenshot=" + png.string(), "file://" + html_path.string()});
   const int rc = run_with_timeout(args, log, std::chrono::seconds(120));
   const std::string out = read_file(log);
   ASSERT_EQ(rc, 0) << "chromium failed or timed out; its log:\n" << out;
