@@ -97,6 +97,34 @@ TEST(CliSweep, JobsDoNotChangeResults) {
   EXPECT_EQ(read_file(t / "a" / "report.md"), read_file(t / "b" / "report.md"));
 }
 
+// `ask`: a one-line question writes its sweep scenario and answers it as `sweep` does; an unknown
+// GPU is a clear error with a suggestion, and nothing is written.
+TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
+  TempDir t;
+  const fs::path dir = t / "ask";
+  const CliResult r = run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "h100,b200", "--workload", "1k/128",
+                               "--target-interactivity", "100", "--tp", "1,2", "--concurrency", "2,8,32", "--requests",
+                               "32", "--out", dir.string(), "--jobs", "2", "--progress", "none"},
+                              t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(r.out.rfind("At 100 tok/s/user, ", 0), 0u) << r.out;
+  const std::string q = read_file(dir / "question.yaml");
+  EXPECT_NE(q.find("{key: node, values: [hgx-h100, hgx-b200]}"), std::string::npos) << q;
+  EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
+  EXPECT_TRUE(fs::is_regular_file(dir / "serve-command.sh"));
+  const CliResult bad = run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "b2000", "--target-interactivity", "100",
+                                 "--out", (t / "bad").string()},
+                                t.path());
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("did you mean b200?"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(t / "bad"));
+  EXPECT_EQ(run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "b200", "--workload", "8k-1k", "--target-interactivity",
+                     "100", "--out", (t / "bad2").string()},
+                    t.path())
+                .code,
+            2);
+}
+
 TEST(CliSweep, ShardsMergeIntoTheSingleProcessFile) {
   TempDir t;
   // Shards stop at the grid: the reference does too.

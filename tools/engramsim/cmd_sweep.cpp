@@ -58,6 +58,8 @@ void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, c
   std::cout << j.dump(2) << "\n";
 }
 
+}  // namespace
+
 int sweep_command(const SweepCliArgs& a) {
   // First: under mpirun every rank must join before anything else can fail differently on one.
   const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
@@ -129,7 +131,6 @@ int sweep_command(const SweepCliArgs& a) {
   return exit_code::ok;
 }
 
-}  // namespace
 
 void add_sweep_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("sweep", "Simulate every point of a scenario's sweep and write the sizing report");

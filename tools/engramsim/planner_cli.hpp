@@ -73,6 +73,9 @@ inline std::string write_serve_command(const planner::ScenarioEvaluator& evaluat
   return file.string();
 }
 
+// `engramsim sweep` with parsed arguments (cmd_sweep.cpp); `ask` runs the scenario it writes with it.
+int sweep_command(const SweepCliArgs& a);
+
 inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_option("scenario", a.scenario, "Scenario YAML file with a sweep: block")->required();
   cmd->add_option("--out", a.out, "Output folder (results.jsonl, sweep.json, context.json, report)")->required();

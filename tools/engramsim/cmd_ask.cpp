@@ -1,0 +1,178 @@
+// `engramsim ask`: a one-line question, answered without writing a scenario first. From the model,
+// the GPUs to consider, the workload (ISL/OSL such as 8k/1k, or agentx), the target interactivity
+// and the price tier, it writes the sweep scenario it asks (DIR/question.yaml: every deployment of
+// the GPUs' node presets at the TPs and Engram tiers given, over a concurrency axis) and runs it as
+// `engramsim sweep DIR/question.yaml --out DIR` would: the verdict first, the report, the deploy
+// command. Deployments that do not fit are pruned with their reason, as in any sweep.
+//
+//   engramsim ask --model deepseek-v4.1-flash --gpus b200,b300 --workload agentx \
+//                 --target-interactivity 125 --price-tier hyperscaler --out out/ask
+//
+// Exit codes: those of sweep (docs/cli.md); 2 for an unknown model or GPU (nothing is written).
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/config_node.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "hardware/hardware_loader.hpp"
+#include "models/card_loader.hpp"
+#include "planner/results_file.hpp"
+#include "tools/engramsim/cli_common.hpp"
+#include "tools/engramsim/planner_cli.hpp"
+
+namespace engramsim::cli {
+namespace {
+
+struct AskArgs {
+  std::string model;
+  std::vector<std::string> gpus;
+  std::string workload = "8k/1k";
+  double target = 0.0;
+  std::vector<int> tps = {1, 2, 4, 8};
+  std::vector<std::string> tiers = {"hbm", "dram"};
+  std::vector<int> concurrency = {1, 4, 16, 64};
+  int requests = 200;              // closed loop: requests per point
+  std::string duration = "600s";   // agentx: the measured window per point
+  SweepCliArgs sweep;
+};
+
+// A node preset named `gpu`, else the first preset (by name) whose GPU is `gpu` or a variant of it
+// ("h100" -> h100-sxm).
+std::string node_for(const std::string& gpu) {
+  std::set<std::string> known;
+  for (const auto& e : list_catalog("hardware/nodes")) {
+    if (e.name == gpu) return e.name;
+    known.insert(load_node(e.path).gpu.name);
+  }
+  for (const bool variant : {false, true})
+    for (const auto& e : list_catalog("hardware/nodes")) {
+      const std::string g = load_node(e.path).gpu.name;
+      if (g == gpu || (variant && g.rfind(gpu + "-", 0) == 0)) return e.name;
+    }
+  const std::string near = ConfigNode::closest_key(gpu, known);
+  throw ConfigError({"--gpus", 0, 0}, "gpus",
+                    "no node preset has GPU '" + gpu + "'" + (near.empty() ? "" : " (did you mean " + near + "?)") +
+                        "; engramsim list gpus / nodes");
+}
+
+// "8k/1k" or "1024/128" -> input and output tokens.
+std::pair<long long, long long> isl_osl(const std::string& w) {
+  const auto slash = w.find('/');
+  const auto tokens = [&](std::string t) -> long long {
+    long long mult = 1;
+    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) {
+      mult = 1024;
+      t.pop_back();
+    }
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != t.size() || t.empty() || v <= 0 || v > (1LL << 24))
+      throw ConfigError({"--workload", 0, 0}, "workload", "expected agentx or ISL/OSL such as 8k/1k, got '" + w + "'");
+    return v * mult;
+  };
+  if (slash == std::string::npos) tokens("");
+  return {tokens(w.substr(0, slash)), tokens(w.substr(slash + 1))};
+}
+
+template <typename T>
+std::string list(const std::vector<T>& v) {
+  std::ostringstream o;
+  o << "[";
+  for (std::size_t i = 0; i < v.size(); ++i) o << (i ? ", " : "") << v[i];
+  o << "]";
+  return o.str();
+}
+
+std::string workload_yaml(const AskArgs& a) {
+  std::ostringstream o;
+  if (a.workload == "agentx") {
+    o << "workload:\n  kind: agentx\n  trace: " << data_root() << "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz\n"
+      << "  concurrency: " << a.concurrency.front() << "\n  duration: " << a.duration
+      << "\n  warmup_requests: 10\n  grace: 1800s\n  tree_idle_cap: 300s\n  system_idle_cap: 10s\n"
+      << "  start_ratio: {min: 0.25, max: 0.75}\n";
+    return o.str();
+  }
+  const auto [in, out] = isl_osl(a.workload);
+  o << "workload:\n  kind: closed_loop\n  concurrency: " << a.concurrency.front() << "\n  num_requests: " << a.requests
+    << "\n  input: {distribution: uniform_ratio, tokens: " << in << ", ratio: 0.8}\n"
+    << "  output: {distribution: uniform_ratio, tokens: " << out << ", ratio: 0.8}\n";
+  return o.str();
+}
+
+// The sweep scenario the question asks, as YAML text.
+std::string question_yaml(const AskArgs& a, const std::vector<std::string>& nodes, bool engram) {
+  const bool agentx = a.workload == "agentx";
+  std::ostringstream q;
+  q << "On " << list(a.gpus) << ", which deployment of " << a.model << " serves " << a.workload
+    << " traffic with the most tokens per dollar at " << a.target << " tok/s/user?";
+  std::ostringstream o;
+  o << "# Written by engramsim ask; rerun with: engramsim sweep question.yaml --out DIR\n"
+    << "name: ask\ndescription: \"" << q.str() << "\"\nseed: 42\nmodel: " << a.model << "\nnode: " << nodes.front()
+    << "\nprice_tier: " << (a.sweep.price.price_tier.empty() ? "hyperscaler" : a.sweep.price.price_tier) << "\n"
+    << "deployment:\n  replicas: 1\n  tp: " << a.tps.front() << "\n  engine: vllm\n";
+  if (engram) o << "  engram: {tier: " << a.tiers.front() << "}\n";
+  o << "  scheduler: {policy: vllm, max_num_batched_tokens: 8192, max_num_seqs: 256, block_size: 64, "
+    << "enable_prefix_caching: " << (agentx ? "true" : "false") << ", chunked_prefill: true, gpu_memory_utilization: 0.9}\n"
+    << "  router: " << (agentx ? "sticky_session" : "round_robin") << "\n"
+    << workload_yaml(a) << "sweep:\n  axes:\n    - {key: node, values: " << list(nodes) << "}\n"
+    << "    - {key: deployment.tp, values: " << list(a.tps) << "}\n";
+  if (engram) o << "    - {key: deployment.engram.tier, values: " << list(a.tiers) << "}\n";
+  o << "    - {key: workload.concurrency, values: " << list(a.concurrency) << "}\n"
+    << "  report:\n    title: \"" << q.str() << "\"\n    question: \"" << q.str() << "\"\n"
+    << "    target_interactivity: " << a.target << "\n";
+  return o.str();
+}
+
+int ask_command(AskArgs a) {
+  check_output_folder(a.sweep.out);
+  const ModelCard card = load_model_card(a.model);
+  std::vector<std::string> nodes;
+  for (const auto& g : a.gpus) nodes.push_back(node_for(g));
+  const std::filesystem::path file = std::filesystem::path(a.sweep.out) / "question.yaml";
+  std::filesystem::create_directories(a.sweep.out);
+  planner::write_file_atomically(file, question_yaml(a, nodes, card.engram.has_value()));
+  a.sweep.scenario = file.string();
+  append_price_sets(a.sweep.price, a.sweep.set);
+  return sweep_command(a.sweep);
+}
+
+}  // namespace
+
+void add_ask_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("ask", "Answer a one-line question: the best deployment of a model on some GPUs at a target interactivity");
+  auto a = std::make_shared<AskArgs>();
+  cmd->add_option("--model", a->model, "Model card (engramsim list models)")->required();
+  cmd->add_option("--gpus", a->gpus, "GPUs or node presets to consider, comma-separated")->required()->delimiter(',');
+  cmd->add_option("--workload", a->workload, "agentx, or ISL/OSL such as 8k/1k (closed loop)");
+  cmd->add_option("--target-interactivity", a->target, "Tokens/s per user the deployments are compared at")
+      ->required()
+      ->check(CLI::Range(1e-3, 1e6));
+  cmd->add_option("--tp", a->tps, "Tensor-parallel sizes to consider (default 1,2,4,8)")->delimiter(',')->check(CLI::Range(1, limits::kMaxTp));
+  cmd->add_option("--engram-tiers", a->tiers, "Engram tiers to consider for a model with Engram (default hbm,dram)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"hbm", "dram", "ssd"}));
+  cmd->add_option("--concurrency", a->concurrency, "Concurrency grid (default 1,4,16,64; refined near the target)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--requests", a->requests, "Closed loop: requests per point (default 200)")->check(CLI::Range(1, 1 << 24));
+  cmd->add_option("--duration", a->duration, "agentx: measured window per point (default 600s)");
+  cmd->add_option("--out", a->sweep.out, "Output folder (question.yaml, results, report, serve-command.sh)")->required();
+  cmd->add_option("--jobs", a->sweep.jobs, "Worker threads (0 = one per hardware thread)")->check(CLI::Range(0, limits::kMaxJobs));
+  cmd->add_option("--progress", a->sweep.progress, "Progress display: auto, bar, lines, none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  cmd->add_flag("--json", a->sweep.json, "Print the outcome as one JSON object");
+  add_price_options(cmd, a->sweep.price);
+  cmd->callback([&action, a] { action = [a] { return ask_command(*a); }; });
+}
+
+}  // namespace engramsim::cli
