@@ -268,7 +268,7 @@ TEST_F(RunCli, ValidateDetectsKindsAndFailsOnBadFiles) {
   // A first word that is no command says so, with the list.
   const CliRun unknown = run_cli("no-such-command");
   EXPECT_EQ(unknown.rc, 2);
-  EXPECT_NE(unknown.out.find("unknown command 'no-such-command' (commands: calibrate"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("unknown command 'no-such-command' (commands: ask, calibrate"), std::string::npos) << unknown.out;
 }
 
 }  // namespace
