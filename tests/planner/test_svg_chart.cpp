@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "planner/svg_chart.hpp"
 
@@ -75,4 +76,31 @@ TEST(SvgChart, StackedBarsShareColoursByTermAndDrawReferences) {
   // "weights" has the first palette colour in both bars.
   EXPECT_EQ(count(svg, "fill=\"" + palette_color(0) + "\""), 2u);
   EXPECT_EQ(c.bar_count(), 2u);
+}
+
+TEST(SvgChart, MarkerShapesDashesAndABandWithLegendSamples) {
+  XYChart c("x", "t", AxisSpec{"x"}, AxisSpec{"y"});
+  Series a{"a", {{1, 10}, {2, 20}}, true, true, false, "#112233", {"a one", "a two"}, "2 3", MarkerShape::square};
+  Series b{"b", {{1, 5}, {2, 8}}, true, true, false, "#445566", {}, "", MarkerShape::triangle};
+  c.add(a);
+  c.add(b);
+  c.add_band(Band{"+/-10 %", {1, 2}, {9, 18}, {11, 22}, "#112233"});
+  const std::string svg = c.svg();
+  EXPECT_EQ(count(svg, "<rect class=\"marker\""), 2u);
+  EXPECT_EQ(count(svg, "<polygon class=\"marker\""), 2u);
+  EXPECT_NE(svg.find("<title>a two</title></rect>"), std::string::npos);
+  EXPECT_NE(svg.find("stroke=\"#112233\" stroke-width=\"2\" stroke-dasharray=\"2 3\""), std::string::npos);
+  EXPECT_NE(svg.find("data-color=\"#445566\""), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"uncertainty-band\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"legend-marker\""), 2u);
+  EXPECT_EQ(count(svg, "class=\"legend-entry\""), 3u);
+  // The band's upper edge (22) is inside the y axis.
+  EXPECT_NE(svg.find(">25</text>"), std::string::npos);
+}
+
+TEST(SvgChart, GeneratedColoursNeverRepeat) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < 200; ++i) EXPECT_TRUE(seen.insert(palette_color(i)).second) << i;
+  EXPECT_EQ(hsl_color(0, 1, 0.5), "#ff0000");
+  EXPECT_EQ(hsl_color(240, 1, 0.5), "#0000ff");
 }
