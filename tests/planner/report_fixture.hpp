@@ -38,7 +38,7 @@ inline Outcome evaluate_analytic(const SweepPoint& p) {
   const std::string node = a.contains("node") ? a["node"].get<std::string>() : "";
   const double gpu_speed = node == "hgx-b200" ? 0.85 : node == "hgx-h200" ? 0.6 : 1.0;
   if (!node.empty()) m.extra["gpu"] = node.substr(4);
-  m.output_throughput_per_gpu = c * m.interactivity / tp * (1.0 + 0.03 * variant) * gpu_speed;
+  m.output_throughput_per_gpu = c * m.interactivity / tp * (1.0 + 0.1 * variant) * gpu_speed;
   m.throughput_per_gpu = 2.0 * m.output_throughput_per_gpu;
   m.request_rate = c / (1.0 + tpot);
   m.ttft_ms = {40.0 + c, 60.0 + 2 * c, 90.0 + 4 * c};
