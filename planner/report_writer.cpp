@@ -645,22 +645,17 @@ nlohmann::json table_to_json(const Table& t) {
   return rows;
 }
 
-std::string render_html(const ReportData& d) {
-  const auto charts = report_charts(d);
-  const auto tables = report_tables(d);
-  const auto rec = recommend(d);
-  const Look look = look_of(d, rec);
+namespace {
+
+// The first screen: the title as run, the answer in one sentence and its reasoning, then the
+// question as it was run and the run's inputs.
+void html_first_screen(std::ostringstream& o, const ReportData& d, const Recommendation& rec, const Look& look) {
   const auto& ctx = d.context;
-  std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    << "<title>" << html_escape(title_as_run(ctx)) << "</title><style>" << kCss << "</style></head><body>\n";
   o << "<header><h1 id=\"title\">" << html_escape(ctx.title);
   if (!ctx.overrides.empty()) o << " <span class=\"as-run-title\">" << html_escape(title_as_run(ctx).substr(ctx.title.size() + 1)) << "</span>";
   o << "</h1><p class=\"meta\">" << html_escape(ctx.tool.empty() ? "engramsim " + engramsim_version() : ctx.tool)
     << (ctx.scenario.empty() ? "" : " &middot; scenario " + html_escape(ctx.scenario)) << " &middot; "
     << html_escape(points_summary(d)) << "</p></header>\n";
-  // The first screen: the answer in one sentence, its reasoning, then the question as it was run.
   o << "<div class=\"verdict\" id=\"verdict\"><p class=\"headline\" id=\"verdict-headline\">"
     << html_escape(verdict_headline(d, rec, look)) << "</p><p class=\"reasoning\">"
     << html_escape(with_display_names(rec.text, look.names)) << "</p></div>\n";
@@ -676,6 +671,21 @@ std::string render_html(const ReportData& d) {
     << ".</p><table class=\"facts\" id=\"as-run\"><tbody>";
   for (const auto& [k, v] : as_run_facts(d)) o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
   o << "</tbody></table></section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ReportData& d) {
+  const auto charts = report_charts(d);
+  const auto tables = report_tables(d);
+  const auto rec = recommend(d);
+  const Look look = look_of(d, rec);
+  const auto& ctx = d.context;
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    << "<title>" << html_escape(title_as_run(ctx)) << "</title><style>" << kCss << "</style></head><body>\n";
+  html_first_screen(o, d, rec, look);
   o << "<section id=\"recommendation\"><h2>Recommendation</h2>";
   if (const Table* t = find_table(tables, "comparison")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   if (!rec.out_of_range.empty()) {

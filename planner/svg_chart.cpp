@@ -124,6 +124,48 @@ const char* marker_close(MarkerShape m) {
   return m == MarkerShape::circle ? "</circle>" : m == MarkerShape::square ? "</rect>" : "</polygon>";
 }
 
+// A band as one polygon: along its upper edge, back along its lower one.
+void draw_band(std::ostringstream& o, const Band& b, const Scale& sx, const Scale& sy) {
+  std::string upper, lower;
+  for (std::size_t i = 0; i < b.x.size() && i < b.lo.size() && i < b.hi.size(); ++i) {
+    if (!drawable(b.x[i], sx.log) || !drawable(b.lo[i], sy.log) || !drawable(b.hi[i], sy.log)) continue;
+    upper += num(sx(b.x[i])) + "," + num(sy(b.hi[i])) + " ";
+    lower = num(sx(b.x[i])) + "," + num(sy(b.lo[i])) + " " + lower;
+  }
+  if (upper.empty()) return;
+  o << "<polygon class=\"uncertainty-band\" data-band=\"" << xml_escape(b.name) << "\" points=\"" << upper << lower
+    << "\" fill=\"" << b.color << "\" fill-opacity=\"0.18\" stroke=\"none\"><title>" << xml_escape(b.name)
+    << "</title></polygon>";
+}
+
+// One series: its line and its markers, each marker with its hover tooltip.
+void draw_series(std::ostringstream& o, const Series& s, const std::string& dash, const Scale& sx, const Scale& sy) {
+  o << "<g class=\"series\" data-series=\"" << xml_escape(s.name) << "\" data-color=\"" << s.color << "\">";
+  std::string pts;
+  std::size_t n = 0;
+  for (const auto& [x, y] : s.points) {
+    if (!drawable(x, sx.log) || !drawable(y, sy.log)) continue;
+    pts += num(sx(x)) + "," + num(sy(y)) + " ";
+    ++n;
+  }
+  if (s.line && n >= 2) {
+    pts.pop_back();
+    o << "<polyline class=\"series-line\" points=\"" << pts << "\" fill=\"none\" stroke=\"" << s.color
+      << "\" stroke-width=\"2\"" << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>";
+  }
+  if (s.markers || n == 1) {
+    for (std::size_t k = 0; k < s.points.size(); ++k) {
+      const auto [x, y] = s.points[k];
+      if (!drawable(x, sx.log) || !drawable(y, sy.log)) continue;
+      // The hover tooltip: the point's every figure when given, else its coordinates.
+      o << marker_open(s.marker, sx(x), sy(y), s.color, "marker") << "<title>"
+        << xml_escape(k < s.tips.size() ? s.tips[k] : s.name + ": " + format_tick(x) + ", " + format_tick(y))
+        << "</title>" << marker_close(s.marker);
+    }
+  }
+  o << "</g>";
+}
+
 // Every name whole, wrapped over as many rows as it needs (never cut), its full text as a tooltip;
 // the sample shows the series' colour, dash and marker.
 void legend(std::ostringstream& o, int x, int y, const std::vector<LegendEntry>& entries) {
@@ -342,44 +384,12 @@ std::string XYChart::svg(int width, int height) const {
   std::vector<LegendEntry> entries;
   for (const auto& b : bands_) {
     entries.push_back({b.name, b.color, "", std::nullopt, true});
-    std::string upper, lower;
-    for (std::size_t i = 0; i < b.x.size() && i < b.lo.size() && i < b.hi.size(); ++i) {
-      if (!drawable(b.x[i], x_.log) || !drawable(b.lo[i], y_.log) || !drawable(b.hi[i], y_.log)) continue;
-      upper += num(sx(b.x[i])) + "," + num(sy(b.hi[i])) + " ";
-      lower = num(sx(b.x[i])) + "," + num(sy(b.lo[i])) + " " + lower;
-    }
-    if (upper.empty()) continue;
-    o << "<polygon class=\"uncertainty-band\" data-band=\"" << xml_escape(b.name) << "\" points=\"" << upper << lower
-      << "\" fill=\"" << b.color << "\" fill-opacity=\"0.18\" stroke=\"none\"><title>" << xml_escape(b.name)
-      << "</title></polygon>";
+    draw_band(o, b, sx, sy);
   }
   for (const auto& s : series_) {
     const std::string dash = !s.dash.empty() ? s.dash : (s.dashed ? "6 3" : "");
     entries.push_back({s.name, s.color, dash, s.markers ? std::optional<MarkerShape>(s.marker) : std::nullopt, false});
-    o << "<g class=\"series\" data-series=\"" << xml_escape(s.name) << "\" data-color=\"" << s.color << "\">";
-    std::string pts;
-    std::size_t n = 0;
-    for (const auto& [x, y] : s.points) {
-      if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
-      pts += num(sx(x)) + "," + num(sy(y)) + " ";
-      ++n;
-    }
-    if (s.line && n >= 2) {
-      pts.pop_back();
-      o << "<polyline class=\"series-line\" points=\"" << pts << "\" fill=\"none\" stroke=\"" << s.color
-        << "\" stroke-width=\"2\"" << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>";
-    }
-    if (s.markers || n == 1) {
-      for (std::size_t k = 0; k < s.points.size(); ++k) {
-        const auto [x, y] = s.points[k];
-        if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
-        // The hover tooltip: the point's every figure when given, else its coordinates.
-        o << marker_open(s.marker, sx(x), sy(y), s.color, "marker") << "<title>"
-          << xml_escape(k < s.tips.size() ? s.tips[k] : s.name + ": " + format_tick(x) + ", " + format_tick(y))
-          << "</title>" << marker_close(s.marker);
-      }
-    }
-    o << "</g>";
+    draw_series(o, s, dash, sx, sy);
   }
   for (const auto& [x, label] : markers_) {
     if (!drawable(x, x_.log) || x < sx.lo || x > sx.hi) continue;

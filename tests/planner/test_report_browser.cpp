@@ -201,8 +201,16 @@ nlohmann::json page_checks(const std::string& chromium, const fs::path& html_pat
     ADD_FAILURE() << "the page's layout check did not run";
     return nlohmann::json::object();
   }
-  std::string checks = out.substr(at + 13, out.find('"', at + 13) - at - 13);
-  for (std::size_t q; (q = checks.find("&quot;")) != std::string::npos;) checks.replace(q, 6, "\"");
+  const std::string attr = out.substr(at + 13, out.find('"', at + 13) - at - 13);
+  std::string checks;  // the attribute with &quot; unescaped
+  for (std::size_t i = 0; i < attr.size(); ++i) {
+    if (attr.compare(i, 6, "&quot;") == 0) {
+      checks += '"';
+      i += 5;
+    } else {
+      checks += attr[i];
+    }
+  }
   return nlohmann::json::parse(checks);
 }
 
@@ -255,9 +263,9 @@ TEST(ReportBrowser, ManyConfigurationsStayReadableAt1400Pixels) {
 }
 
 // The checks above would catch the faults they are for: the same report with one series' colour
-// given to another and the target markers removed fails both, in the page and in the test's own
-// reading of the SVG.
-TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAndAMissingTargetMarker) {
+// given to another, the target markers removed and a legend cut off fails each, in the page (and
+// the first two in the test's own reading of the SVG).
+TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAMissingTargetMarkerAndACutLegend) {
   TempDir t;
   make_analytic_results(t.path(), 2, kWideScenario);
   write_report(load_results(t.path()), t.path());
@@ -268,6 +276,10 @@ TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAndAMissingTargetMarker) {
   for (std::size_t at; (at = html.find(from)) != std::string::npos;) html.replace(at, from.size(), "data-color=\"" + first[0] + "\"");
   const std::string marker = "class=\"target-marker\"";
   for (std::size_t at; (at = html.find(marker)) != std::string::npos;) html.replace(at, marker.size(), "class=\"removed\"");
+  // A view box narrower than the chart cuts the first chart's legend off.
+  const auto vb = html.find("viewBox=\"0 0 800 ");
+  ASSERT_NE(vb, std::string::npos);
+  html.replace(vb, 18, "viewBox=\"0 0 560 ");
   const auto colours = series_colours(chart_svg(html, "pareto"));
   EXPECT_LT(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size());
   EXPECT_EQ(chart_svg(html, "pareto").find(marker), std::string::npos);
@@ -281,6 +293,7 @@ TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAndAMissingTargetMarker) {
   ASSERT_FALSE(j.empty());
   EXPECT_FALSE(j.at("repeated_colours").empty()) << j;
   EXPECT_EQ(j.at("target_markers").get<int>(), 0) << j;
+  EXPECT_FALSE(j.at("legend_cut").empty()) << j;
 }
 
 TEST(ReportBrowser, RendersInHeadlessChromiumWithoutErrorsAndWithData) {
