@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "planner/report_style.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;
@@ -36,9 +37,11 @@ std::optional<double> read_opt(const nlohmann::json& j, const char* key) {
   return it->get<double>();
 }
 
+// Prose never shows an exponent: a figure %g would write as 6.829e+05 is written whole (682934).
 std::string fmt(double v, const char* f = "%.4g") {
   char buf[48];
   std::snprintf(buf, sizeof buf, f, v);
+  if (std::isfinite(v) && std::string(buf).find('e') != std::string::npos) return plain_number(v, 4);
   return buf;
 }
 

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "core/paths.hpp"
+#include "planner/report_style.hpp"
 #include "planner/svg_chart.hpp"
 
 namespace engramsim::planner {
@@ -17,11 +19,45 @@ namespace {
 
 constexpr std::size_t kMaxCdfSeries = 10;
 
+// Never an exponent: a figure %g would write as 6.829e+05 is written whole.
 std::string fmt(double v, const char* f = "%.6g") {
   if (!std::isfinite(v)) return "";
   char buf[48];
   std::snprintf(buf, sizeof buf, f, v);
+  if (std::string(buf).find('e') != std::string::npos) return plain_number(v, 6);
   return buf;
+}
+
+// How the report shows its configurations: human names, one style each, and the validation band of
+// the recommended one.
+struct Look {
+  std::map<std::string, std::string> names;
+  std::map<std::string, SeriesStyle> styles;
+  std::string banded;           // machine label of the configuration drawn with its band
+  std::optional<double> error;  // its validation error (a fraction)
+
+  const std::string& name(const std::string& config) const {
+    const auto it = names.find(config);
+    return it == names.end() ? config : it->second;
+  }
+  Series series(const std::string& config, bool markers = true) const {
+    Series s{name(config), {}, true, markers, false, "", {}};
+    if (const auto it = styles.find(config); it != styles.end()) {
+      s.color = it->second.color;
+      s.dash = it->second.dash;
+      s.marker = it->second.marker;
+    }
+    return s;
+  }
+};
+
+Look look_of(const ReportData& d, const Recommendation& rec) {
+  Look l{display_names(d), series_styles(d), "", std::nullopt};
+  if (rec.found) {
+    l.banded = rec.config;
+    l.error = config_error(d, rec.config);
+  }
+  return l;
 }
 
 const char* status_name(PointStatus s) { return to_string(s); }
@@ -83,7 +119,7 @@ bool wide_positive(const std::vector<double>& v, double ratio) {
   return hi > 0.0 && hi / lo >= ratio;
 }
 
-Chart latency_cdf(const ReportData& d, const std::string& id, const std::string& what, bool ttft) {
+Chart latency_cdf(const ReportData& d, const Look& look, const std::string& id, const std::string& what, bool ttft) {
   std::vector<double> all;
   std::vector<Series> series;
   for (const auto& [config, pts] : ok_points_by_config(d)) {
@@ -96,7 +132,11 @@ Chart latency_cdf(const ReportData& d, const std::string& id, const std::string&
     all.insert(all.end(), samples.begin(), samples.end());
     const auto dot = d.context.curve_axis.rfind('.');
     const std::string axis = dot == std::string::npos ? d.context.curve_axis : d.context.curve_axis.substr(dot + 1);
-    series.push_back(cdf_series(config + ", " + axis + "=" + fmt(p->concurrency), samples));
+    Series s = cdf_series(look.name(config) + ", " + axis + "=" + fmt(p->concurrency), samples);
+    const Series styled = look.series(config, false);
+    s.color = styled.color;
+    s.dash = styled.dash;
+    series.push_back(std::move(s));
   }
   // Latency tails span decades under load; a log axis keeps the body of the distribution readable.
   const bool log = wide_positive(all, 50.0);
@@ -237,7 +277,10 @@ figure{margin:12px 0 22px 0}figcaption{font-size:13px;color:#555;max-width:760px
 .table-wrap{overflow-x:auto;margin:4px 0 18px 0}table{border-collapse:collapse;font-size:12px;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;overflow-wrap:anywhere}th{background:#f2f2f2}
 table.points{font-size:10.5px}.table-tools{text-align:right;font-size:12px}.csv{color:#1f77b4}
-.verdict{font-size:17px;background:#eef6ee;border-left:5px solid #2ca02c;padding:12px 16px;margin:14px 0}
+.verdict{background:#eef6ee;border-left:5px solid #2ca02c;padding:10px 16px;margin:14px 0}
+.verdict .headline{font-size:19px;font-weight:bold;margin:4px 0 8px 0}.verdict .reasoning{font-size:14px;margin:4px 0}
+.as-run-title{font-size:15px;font-weight:normal;color:#a05a00}
+table.facts{font-size:13px;margin:6px 0 10px 0}table.facts th{width:210px;background:#f7f7f7}
 .overrides{background:#fff6e5;border-left:4px solid #ff7f0e;padding:8px 14px}
 .axis-toggle{font-size:12px;margin:4px 0}.axis-toggle button{margin-right:6px}
 svg.chart{max-width:100%;height:auto}
@@ -246,11 +289,11 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(eve
 )CSS";
 
 // The hover text of a point: its configuration and every figure the charts and tables show.
-std::string point_tip(const ReportData& d, const CurvePoint& c) {
+std::string point_tip(const ReportData& d, const Look& look, const CurvePoint& c) {
   for (const auto& p : d.points) {
     if (p.index != c.index) continue;
     const auto cm = cost_metrics_of(p.metrics);
-    return p.config + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + "\ninteractivity " +
+    return look.name(p.config) + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + "\ninteractivity " +
            fmt(p.metrics.interactivity, "%.1f") + " tok/s/user\nthroughput " + fmt(p.metrics.throughput_per_gpu, "%.0f") +
            " tok/s/GPU\n" + format_mtok_per_usd(p.tokens_per_dollar / 1e6) + ", " +
            format_usd_per_mtok(cm.usd_per_m_total_tokens) + "\nTTFT p99 " + fmt(p.metrics.ttft_ms.p99, "%.0f") +
@@ -261,16 +304,26 @@ std::string point_tip(const ReportData& d, const CurvePoint& c) {
 
 // A chart over interactivity: one curve per configuration (every point with its tooltip), the
 // Pareto frontier dashed, the target interactivity marked; x linear or logarithmic.
-std::string interactivity_chart(const ReportData& d, const std::string& id, const std::string& title,
+std::string interactivity_chart(const ReportData& d, const Look& look, const std::string& id, const std::string& title,
                                 const std::string& y_label, const std::vector<CurvePoint>& pts, bool log_x) {
   XYChart c(id, title, AxisSpec{"Interactivity (tok/s/user)", log_x, std::nullopt, std::nullopt},
             AxisSpec{y_label, false, 0.0, std::nullopt});
   for (const auto& cv : build_curves(pts)) {
-    Series s{cv.config, {}, true, true, false, "", {}};
-    s.band = config_error(d, cv.config).value_or(0.0);  // the validation MAPE of its GPU and engine
+    Series s = look.series(cv.config);
     for (const auto& p : cv.points) {
       s.points.emplace_back(p.x, p.y);
-      s.tips.push_back(point_tip(d, p));
+      s.tips.push_back(point_tip(d, look, p));
+    }
+    // The recommended configuration's curve +/- its validation error: where the model's own error
+    // leaves its figures.
+    if (cv.config == look.banded && look.error && *look.error > 0.0) {
+      Band b{"\u00b1" + fmt(100.0 * *look.error, "%.1f") + " % validation error of " + s.name, {}, {}, {}, s.color};
+      for (const auto& p : cv.points) {
+        b.x.push_back(p.x);
+        b.lo.push_back(p.y * (1.0 - *look.error));
+        b.hi.push_back(p.y * (1.0 + *look.error));
+      }
+      c.add_band(std::move(b));
     }
     c.add(std::move(s));
   }
@@ -282,22 +335,121 @@ std::string interactivity_chart(const ReportData& d, const std::string& id, cons
   return c.svg();
 }
 
+// "B300 cases validated within +/-6.2 %": the validation error behind a configuration's figures,
+// by its GPU (and its engine where that error is larger), else the set's serving-throughput MAPE.
+std::string validation_clause(const ReportData& d, const std::string& config) {
+  const auto& v = d.context.validation;
+  std::string gpu, engine;
+  for (const auto& p : d.points) {
+    if (p.config != config || p.status != PointStatus::ok) continue;
+    if (const auto it = p.metrics.extra.find("gpu"); it != p.metrics.extra.end() && it->is_string()) gpu = *it;
+    if (const auto it = p.metrics.extra.find("engine"); it != p.metrics.extra.end() && it->is_string()) engine = *it;
+    break;
+  }
+  const auto pct = [](double f) { return "\u00b1" + fmt(100.0 * f, "%.1f") + " %"; };
+  const auto g = v.by_gpu.find(gpu);
+  const auto e = v.by_engine.find(engine);
+  if (g != v.by_gpu.end()) {
+    std::string t = gpu_display_name(gpu) + " cases validated within " + pct(g->second);
+    if (e != v.by_engine.end() && e->second > g->second) t += ", " + engine + " cases within " + pct(e->second);
+    return t + " (MAPE)";
+  }
+  if (e != v.by_engine.end()) return engine + " cases validated within " + pct(e->second) + " (MAPE)";
+  if (v.serving_throughput)
+    return "no validation case on " + (gpu.empty() ? std::string("its GPU") : gpu_display_name(gpu)) +
+           "; the validation set's serving throughput is within " + pct(*v.serving_throughput) + " (MAPE)";
+  return "no validation error recorded with this run";
+}
+
+// The first line of the report: what to buy, by how much, and how far to trust it.
+std::string verdict_headline(const ReportData& d, const Recommendation& rec, const Look& look) {
+  if (!rec.found) return "No configuration can be recommended from this run.";
+  const std::string best = look.name(rec.config);
+  const std::string money = plain_number(rec.tokens_per_dollar / 1e6, 3) + " M tokens/$, $" +
+                            plain_number(1e6 / rec.tokens_per_dollar, 3) + "/M tokens";
+  const std::string trust = validation_clause(d, rec.config) + ".";
+  if (!rec.point_index) {
+    const std::string at = plain_number(rec.interactivity, 4) + " tok/s/user";
+    const auto cmp = compare_at(d, rec.interactivity);
+    if (!rec.tied.empty()) {
+      std::string others;
+      for (const auto& c : rec.tied) others += (others.empty() ? "" : ", ") + look.name(c);
+      return "A tie at " + at + ": " + best + " leads " + others + " by " + plain_number(100.0 * rec.margin.value_or(0.0), 2) +
+             " %, inside the \u00b1" + plain_number(100.0 * rec.error_bound.value_or(0.0), 3) +
+             " % validation error (" + best + ": " + money + ").";
+    }
+    if (rec.margin && cmp.size() > 1)
+      return "Run " + best + ": " + fmt(1.0 + *rec.margin, "%.2f") + "x the tokens per dollar of " + look.name(cmp[1].config) +
+             " at " + at + " (" + money + "); " + trust;
+    return "Run " + best + ": the only configuration compared at " + at + " (" + money + "); " + trust;
+  }
+  for (const auto& p : d.points) {
+    if (p.index != *rec.point_index) continue;
+    return "Run " + best + " at " + d.context.curve_axis + " " + fmt(p.concurrency) +
+           ": the most tokens per dollar among the points meeting the SLO (" + money + " at " +
+           plain_number(rec.interactivity, 4) + " tok/s/user); " + trust;
+  }
+  return "Run " + best + " (" + money + "); " + trust;
+}
+
+// What the run actually was: the scenario, its overrides, the tool and the inputs it resolved.
+std::vector<std::pair<std::string, std::string>> as_run_facts(const ReportData& d) {
+  const auto& c = d.context;
+  std::string overrides;
+  for (const auto& o : c.overrides) overrides += (overrides.empty() ? "" : ", ") + o;
+  std::string presets;
+  for (const auto& p : c.presets) presets += (presets.empty() ? "" : ", ") + p;
+  double lo = INFINITY, hi = 0.0;
+  for (const auto& p : d.points)
+    if (p.status == PointStatus::ok && std::isfinite(p.usd_per_gpu_hour)) {
+      lo = std::min(lo, p.usd_per_gpu_hour);
+      hi = std::max(hi, p.usd_per_gpu_hour);
+    }
+  std::string prices = c.price_tier.empty() ? "price tier not recorded" : c.price_tier + " price tier";
+  if (hi > 0.0)
+    prices += ", $" + plain_number(lo, 3) + (hi > lo ? "\u2013" + plain_number(hi, 3) : "") + " per GPU-hour all-in";
+  std::string validation;
+  for (const auto& [g, e] : c.validation.by_gpu)
+    validation += (validation.empty() ? "" : ", ") + gpu_display_name(g) + " " + fmt(100.0 * e, "%.1f") + " %";
+  if (c.validation.serving_throughput)
+    validation += (validation.empty() ? "" : "; ") + std::string("serving throughput overall ") +
+                  fmt(100.0 * *c.validation.serving_throughput, "%.1f") + " %";
+  return {{"Scenario", c.scenario.empty() ? "not recorded" : c.scenario},
+          {"Overrides", overrides.empty() ? "none" : overrides},
+          {"Tool", c.tool.empty() ? "engramsim " + engramsim_version() : c.tool},
+          {"Model", or_unknown(c.model_card)},
+          {"Hardware (catalog presets)", presets.empty() ? "not recorded" : presets},
+          {"Prices", prices},
+          {"Calibration", c.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)"
+                                                        : c.calibration_profile},
+          {"Validation MAPE", validation.empty() ? "not recorded" : validation}};
+}
+
+// The scenario's title, marked when the command line changed the scenario it describes.
+std::string title_as_run(const ReportContext& c) {
+  if (c.overrides.empty()) return c.title;
+  std::string o;
+  for (const auto& x : c.overrides) o += (o.empty() ? "" : ", ") + x;
+  return c.title + " (as run with " + o + ")";
+}
+
 // The report's only script: the linear/log toggle of the interactivity charts, and a layout
 // self-check written to <body data-checks> after load (horizontal overflow of the page and of each
-// table, series colours repeated within a chart, target markers drawn), which the headless-Chromium
-// test reads.
+// table, series colours repeated within a chart, legends reaching past their chart, target markers
+// drawn), which the headless-Chromium test reads.
 const char* kScript = R"JS(
 function axis(b,m){var f=b.closest('figure');f.querySelector('.lin').style.display=m==='lin'?'':'none';
 f.querySelector('.log').style.display=m==='log'?'':'none';}
-window.addEventListener('load',function(){var r={},e=document.documentElement,w=0,rep=[];
+window.addEventListener('load',function(){var r={},e=document.documentElement,w=0,rep=[],cut=[];
 r.page_overflow=e.scrollWidth-e.clientWidth;
 document.querySelectorAll('.table-wrap').forEach(function(t){w=Math.max(w,t.scrollWidth-t.clientWidth);});
 r.table_overflow=w;
-document.querySelectorAll('svg.chart').forEach(function(svg){var seen={};
-svg.querySelectorAll('g.series').forEach(function(g){var l=g.querySelector('polyline'),m=g.querySelector('circle');
-var c=l?l.getAttribute('stroke'):(m?m.getAttribute('fill'):null);if(!c||c==='#000000')return;
-if(seen[c])rep.push(svg.getAttribute('data-chart')+' '+c);seen[c]=1;});});
-r.repeated_colours=rep;r.target_markers=document.querySelectorAll('.lin .target-marker').length;
+document.querySelectorAll('svg.chart').forEach(function(svg){var seen={},id=svg.getAttribute('data-chart');
+svg.querySelectorAll('g.series').forEach(function(g){var c=g.getAttribute('data-color');if(!c||c==='#000000')return;
+if(seen[c])rep.push(id+' '+c);seen[c]=1;});
+var l=svg.querySelector('g.legend'),v=svg.viewBox.baseVal;if(!l)return;var b=l.getBBox();
+if(b.width>0&&(b.x+b.width>v.width+0.5||b.y+b.height>v.height+0.5))cut.push(id);});
+r.repeated_colours=rep;r.legend_cut=cut;r.target_markers=document.querySelectorAll('.lin .target-marker').length;
 document.body.setAttribute('data-checks',JSON.stringify(r));});
 )JS";
 
@@ -305,28 +457,32 @@ document.body.setAttribute('data-checks',JSON.stringify(r));});
 
 std::vector<Chart> report_charts(const ReportData& d) {
   std::vector<Chart> charts;
-  const auto tput_curves = build_curves(throughput_points(d));
-  const auto tput_front = pareto_frontier(throughput_points(d));
+  const Look look = look_of(d, recommend(d));
+  const std::string key = "Colour: the GPU (shades of one hue per GPU, each configuration its own); line dash: the "
+                          "parallel layout; marker: the Engram tier (HBM circle, DRAM square, SSD triangle).";
+  const std::string band = look.error ? " The shaded band is the recommended configuration's curve \u00b1 its "
+                                        "validation error (the MAPE of the validation cases on its GPU and engine)."
+                                      : "";
   {
     const auto pts = throughput_points(d);
     charts.push_back({"pareto", "Throughput per GPU vs interactivity",
                       "Each line is one configuration as concurrency grows (right to left: more users, slower "
                       "each). The dashed line is the upper-right Pareto frontier across configurations; the dotted "
-                      "vertical line is the target interactivity; the shade around a line is the validation MAPE of "
-                      "its GPU and engine. Hover a point for its figures.",
-                      interactivity_chart(d, "pareto", "Throughput per GPU vs interactivity",
+                      "vertical line is the target interactivity. Hover a point for its figures; switch the x axis to log "
+                      "to spread the low-interactivity end. " + key + band,
+                      interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
                                           "Throughput per GPU (tok/s/GPU, input + output)", pts, false),
-                      interactivity_chart(d, "pareto", "Throughput per GPU vs interactivity",
+                      interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
                                           "Throughput per GPU (tok/s/GPU, input + output)", pts, true)});
   }
   {
     const auto pts = tokens_per_dollar_points(d);
     std::string tier = d.context.price_tier.empty() ? "" : " at the " + d.context.price_tier + " price tier";
     charts.push_back({"tokens_per_dollar", "Tokens per dollar vs interactivity",
-                      "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier + ".",
-                      interactivity_chart(d, "tokens_per_dollar", "Tokens per dollar vs interactivity",
+                      "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier + ". " + key + band,
+                      interactivity_chart(d, look, "tokens_per_dollar", "Tokens per dollar vs interactivity",
                                           "Tokens per dollar (tok/$)", pts, false),
-                      interactivity_chart(d, "tokens_per_dollar", "Tokens per dollar vs interactivity",
+                      interactivity_chart(d, look, "tokens_per_dollar", "Tokens per dollar vs interactivity",
                                           "Tokens per dollar (tok/$)", pts, true)});
   }
   {
@@ -336,7 +492,7 @@ std::vector<Chart> report_charts(const ReportData& d) {
         if (p->metrics.hbm_footprint.empty()) continue;
         std::vector<BarSegment> segs;
         for (const auto& t : p->metrics.hbm_footprint) segs.push_back({t.term, t.gib});
-        c.add_bar(config, std::move(segs));
+        c.add_bar(look.name(config), std::move(segs));
         break;
       }
     }
@@ -345,8 +501,8 @@ std::vector<Chart> report_charts(const ReportData& d) {
                       "utilisation target.",
                       c.svg()});
   }
-  charts.push_back(latency_cdf(d, "ttft_cdf", "TTFT", true));
-  charts.push_back(latency_cdf(d, "tpot_cdf", "TPOT", false));
+  charts.push_back(latency_cdf(d, look, "ttft_cdf", "TTFT", true));
+  charts.push_back(latency_cdf(d, look, "tpot_cdf", "TPOT", false));
   {
     std::vector<double> xs;
     for (const auto& p : d.points)
@@ -355,7 +511,7 @@ std::vector<Chart> report_charts(const ReportData& d) {
               AxisSpec{d.context.curve_axis, wide_positive(xs, 8.0), std::nullopt, std::nullopt},
               AxisSpec{"Exposed Engram stall (% of step time)", false, 0.0, std::nullopt});
     for (const auto& [config, pts] : ok_points_by_config(d)) {
-      Series s{config, {}, true, true, false, ""};
+      Series s = look.series(config);
       for (const auto* p : pts) s.points.emplace_back(p->concurrency, 100.0 * p->metrics.engram_stall_share);
       c.add(std::move(s));
     }
@@ -369,20 +525,24 @@ std::vector<Chart> report_charts(const ReportData& d) {
 
 std::vector<Table> report_tables(const ReportData& d) {
   std::vector<Table> ts;
+  const auto names = display_names(d);
+  const auto name = [&](const std::string& config) {
+    const auto it = names.find(config);
+    return it == names.end() ? config : it->second;
+  };
   {
     Table t{"points", "Every point",
             {"index", "id", "configuration", d.context.curve_axis, "status", "interactivity (tok/s/user)",
-             "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "tokens per dollar", "$/M tokens", "M tokens/$",
+             "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "$/M tokens", "M tokens/$",
              "tok/s per all-in MW", "J/token", "TTFT p50 (ms)",
              "TTFT p99 (ms)", "TPOT p50 (ms)", "TPOT p99 (ms)", "Engram stall (%)", "engram tier", "reason"},
             {}};
     for (const auto& p : d.points) {
       const auto& m = p.metrics;
       const bool ok = p.status == PointStatus::ok;
-      t.rows.push_back({std::to_string(p.index), p.id, p.config, fmt(p.concurrency), status_name(p.status),
+      t.rows.push_back({std::to_string(p.index), p.id, name(p.config), fmt(p.concurrency), status_name(p.status),
                         ok ? fmt(m.interactivity) : "", ok ? fmt(m.throughput_per_gpu) : "",
                         ok ? fmt(m.output_throughput_per_gpu) : "", ok ? fmt(p.usd_per_gpu_hour) : "",
-                        ok ? fmt(p.tokens_per_dollar, "%.0f") : "",
                         ok ? format_usd_per_mtok(cost_metrics_of(m).usd_per_m_total_tokens) : "",
                         ok ? format_mtok_per_usd(cost_metrics_of(m).m_tokens_per_usd) : "",
                         ok ? format_tokens_per_mw(cost_metrics_of(m).tokens_per_s_per_mw) : "",
@@ -392,27 +552,29 @@ std::vector<Table> report_tables(const ReportData& d) {
     }
     ts.push_back(std::move(t));
   }
-  // yfmt: tokens per dollar run to tens of millions, written whole as in the other tables.
-  auto frontier_table = [&](const std::string& name, const std::string& title, const std::string& ycol,
-                            const std::vector<CurvePoint>& pts, const char* yfmt = "%.6g") {
-    Table t{name, title, {"interactivity (tok/s/user)", ycol, "configuration", d.context.curve_axis, "index"}, {}};
-    for (const auto& p : pareto_frontier(pts))
-      t.rows.push_back({fmt(p.x), fmt(p.y, yfmt), p.config, fmt(p.concurrency), std::to_string(p.index)});
-    return t;
-  };
-  ts.push_back(frontier_table("frontier_throughput", "Pareto frontier: throughput per GPU", "throughput (tok/s/GPU)",
-                              throughput_points(d)));
-  ts.push_back(frontier_table("frontier_tokens_per_dollar", "Pareto frontier: tokens per dollar", "tokens per dollar",
-                              tokens_per_dollar_points(d), "%.0f"));
+  ts.push_back(Table{"frontier_throughput", "Pareto frontier: throughput per GPU",
+                     {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis, "index"},
+                     {}});
+  for (const auto& p : pareto_frontier(throughput_points(d)))
+    ts.back().rows.push_back({fmt(p.x), fmt(p.y), name(p.config), fmt(p.concurrency), std::to_string(p.index)});
+  // Tokens per dollar run to tens of millions: written as M tokens/$ and $/M tokens.
+  ts.push_back(Table{"frontier_tokens_per_dollar", "Pareto frontier: tokens per dollar",
+                     {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis, "index"},
+                     {}});
+  for (const auto& p : pareto_frontier(tokens_per_dollar_points(d)))
+    ts.back().rows.push_back({fmt(p.x), fmt(p.y / 1e6, "%.4g"), fmt(1e6 / p.y, "%.4g"), name(p.config),
+                              fmt(p.concurrency), std::to_string(p.index)});
   if (d.context.target_interactivity) {
     Table t{"comparison",
             "Configurations at " + fmt(*d.context.target_interactivity) + " tok/s/user (Steffen interpolation)",
-            {"configuration", "throughput (tok/s/GPU)", "tokens per dollar", "relative to best"},
+            {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "sweep label"},
             {}};
     for (const auto& c : compare_at(d, *d.context.target_interactivity)) {
-      t.rows.push_back({c.config, c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
-                        c.tokens_per_dollar ? fmt(*c.tokens_per_dollar, "%.0f") : "out of range",
-                        c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : ""});
+      const bool tpd = c.tokens_per_dollar && *c.tokens_per_dollar > 0.0;
+      t.rows.push_back({name(c.config), c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
+                        tpd ? fmt(*c.tokens_per_dollar / 1e6, "%.4g") : "out of range",
+                        tpd ? fmt(1e6 / *c.tokens_per_dollar, "%.4g") : "",
+                        c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : "", c.config});
     }
     ts.push_back(std::move(t));
   }
@@ -427,7 +589,7 @@ std::vector<Table> report_tables(const ReportData& d) {
     for (const auto& [config, pts] : ok_points_by_config(d)) {
       for (const auto* p : pts) {
         if (p->metrics.hbm_footprint.empty()) continue;
-        std::vector<std::string> row{config};
+        std::vector<std::string> row{name(config)};
         double total = 0.0;
         for (const auto& term : terms) {
           std::string cell;
@@ -450,7 +612,12 @@ std::vector<Table> report_tables(const ReportData& d) {
     for (const auto& a : d.context.assumptions) t.rows.push_back({a.figure, a.value, a.kind, a.source});
     ts.push_back(std::move(t));
   }
-  for (const auto& x : d.context.extra_tables) ts.push_back(x);
+  // Tables written by others (fleet plans, host memory) name configurations by their labels too.
+  for (Table x : d.context.extra_tables) {
+    for (auto& r : x.rows)
+      for (auto& cell : r) cell = with_display_names(cell, names);
+    ts.push_back(std::move(x));
+  }
   return ts;
 }
 
@@ -478,40 +645,58 @@ nlohmann::json table_to_json(const Table& t) {
   return rows;
 }
 
-std::string render_html(const ReportData& d) {
-  const auto charts = report_charts(d);
-  const auto tables = report_tables(d);
-  const auto rec = recommend(d);
+namespace {
+
+// The first screen: the title as run, the answer in one sentence and its reasoning, then the
+// question as it was run and the run's inputs.
+void html_first_screen(std::ostringstream& o, const ReportData& d, const Recommendation& rec, const Look& look) {
   const auto& ctx = d.context;
-  std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    << "<title>" << html_escape(ctx.title) << "</title><style>" << kCss << "</style></head><body>\n";
-  o << "<header><h1>" << html_escape(ctx.title) << "</h1><p class=\"meta\">"
-    << html_escape(ctx.tool.empty() ? "engramsim " + engramsim_version() : ctx.tool)
+  o << "<header><h1 id=\"title\">" << html_escape(ctx.title);
+  if (!ctx.overrides.empty()) o << " <span class=\"as-run-title\">" << html_escape(title_as_run(ctx).substr(ctx.title.size() + 1)) << "</span>";
+  o << "</h1><p class=\"meta\">" << html_escape(ctx.tool.empty() ? "engramsim " + engramsim_version() : ctx.tool)
     << (ctx.scenario.empty() ? "" : " &middot; scenario " + html_escape(ctx.scenario)) << " &middot; "
     << html_escape(points_summary(d)) << "</p></header>\n";
-  // The first screen: the answer, then the question as it was run.
-  o << "<p class=\"verdict\" id=\"verdict\">" << html_escape(rec.text) << "</p>\n";
+  o << "<div class=\"verdict\" id=\"verdict\"><p class=\"headline\" id=\"verdict-headline\">"
+    << html_escape(verdict_headline(d, rec, look)) << "</p><p class=\"reasoning\">"
+    << html_escape(with_display_names(rec.text, look.names)) << "</p></div>\n";
   o << "<section id=\"question\"><h2>Question</h2><p class=\"question\">"
     << html_escape(ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question) << "</p>";
   if (!ctx.overrides.empty()) {
-    o << "<p class=\"overrides\" id=\"overrides\">Run with overrides of the scenario file (its title and question are "
-         "as written there): ";
+    o << "<p class=\"overrides\" id=\"overrides\">Run with overrides of the scenario file (its title and question above "
+         "are as written there; the figures are the run's): ";
     for (std::size_t i = 0; i < ctx.overrides.size(); ++i) o << (i ? ", " : "") << "<code>" << html_escape(ctx.overrides[i]) << "</code>";
     o << ".</p>";
   }
   o << "<p>SLO: " << html_escape(slo_text(ctx.slo)) << (ctx.target_interactivity ? "; compared at " + html_escape(fmt(*ctx.target_interactivity)) + " tok/s/user" : "")
-    << ".</p></section>\n";
+    << ".</p><table class=\"facts\" id=\"as-run\"><tbody>";
+  for (const auto& [k, v] : as_run_facts(d)) o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
+  o << "</tbody></table></section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ReportData& d) {
+  const auto charts = report_charts(d);
+  const auto tables = report_tables(d);
+  const auto rec = recommend(d);
+  const Look look = look_of(d, rec);
+  const auto& ctx = d.context;
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    << "<title>" << html_escape(title_as_run(ctx)) << "</title><style>" << kCss << "</style></head><body>\n";
+  html_first_screen(o, d, rec, look);
   o << "<section id=\"recommendation\"><h2>Recommendation</h2>";
   if (const Table* t = find_table(tables, "comparison")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   if (!rec.out_of_range.empty()) {
     o << "<h3>Not compared at the target</h3><ul id=\"out-of-range\">";
-    for (const auto& r : rec.out_of_range) o << "<li>" << html_escape(r.config) << ": " << html_escape(r.why) << "</li>";
+    for (const auto& r : rec.out_of_range) o << "<li>" << html_escape(look.name(r.config)) << ": " << html_escape(r.why) << "</li>";
     o << "</ul>";
   }
-  for (const auto& n : ctx.notes) o << "<p>" << html_escape(n) << "</p>";
-  for (const auto& t : ctx.extra_tables) o << "<h3>" << html_escape(t.title) << "</h3>" << html_table(t);
+  for (const auto& n : ctx.notes) o << "<p>" << html_escape(with_display_names(n, look.names)) << "</p>";
+  // The context's extra tables close report_tables' list, with configuration names made human.
+  for (std::size_t i = tables.size() - ctx.extra_tables.size(); i < tables.size(); ++i)
+    o << "<h3>" << html_escape(tables[i].title) << "</h3>" << html_table(tables[i]);
   o << "</section>\n";
   auto figure = [&](const std::string& id) {
     for (const auto& c : charts) {
@@ -557,6 +742,8 @@ std::string render_html(const ReportData& d) {
     if (t->rows.empty()) {
       o << "<p>No per-figure provenance was recorded with this sweep.</p>";
     } else {
+      o << "<div class=\"table-tools\"><a class=\"csv\" download=\"assumptions.csv\" href=\"data:text/csv;charset=utf-8,"
+        << uri_escape(table_to_csv(*t)) << "\">CSV</a></div>";
       o << "<div class=\"table-wrap\"><table class=\"data\" id=\"table-assumptions\"><thead><tr>";
       for (const auto& c : t->columns) o << "<th>" << html_escape(c) << "</th>";
       o << "</tr></thead><tbody>";
@@ -576,18 +763,24 @@ std::string render_markdown(const ReportData& d) {
   const auto charts = report_charts(d);
   const auto tables = report_tables(d);
   const auto rec = recommend(d);
+  const Look look = look_of(d, rec);
   const auto& ctx = d.context;
   std::ostringstream o;
-  o << "# " << ctx.title << "\n\n";
+  o << "# " << title_as_run(ctx) << "\n\n";
   o << "engramsim " << engramsim_version() << (ctx.scenario.empty() ? "" : ", scenario `" + ctx.scenario + "`") << "; "
     << points_summary(d) << ".\n\n";
+  o << "**" << verdict_headline(d, rec, look) << "**\n\n";
   o << "## Question\n\n" << (ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question)
     << "\n\nSLO: " << slo_text(ctx.slo)
     << (ctx.target_interactivity ? "; compared at " + fmt(*ctx.target_interactivity) + " tok/s/user" : "") << ".\n\n";
-  o << "## Recommendation\n\n" << rec.text << "\n\n";
+  Table facts{"as_run", "As run", {"", ""}, {}};
+  for (const auto& [k, v] : as_run_facts(d)) facts.rows.push_back({k, v});
+  o << md_table(facts) << "\n";
+  o << "## Recommendation\n\n" << with_display_names(rec.text, look.names) << "\n\n";
   if (const Table* t = find_table(tables, "comparison")) o << "### " << t->title << "\n\n" << md_table(*t) << "\n";
-  for (const auto& n : ctx.notes) o << n << "\n\n";
-  for (const auto& t : ctx.extra_tables) o << "### " << t.title << "\n\n" << md_table(t) << "\n";
+  for (const auto& n : ctx.notes) o << with_display_names(n, look.names) << "\n\n";
+  for (std::size_t i = tables.size() - ctx.extra_tables.size(); i < tables.size(); ++i)
+    o << "### " << tables[i].title << "\n\n" << md_table(tables[i]) << "\n";
   for (const auto& c : charts) {
     o << "## " << c.title << "\n\n![" << c.title << "](charts/" << c.id << ".svg)\n\n" << c.caption << "\n\n";
     const std::string tname = c.id == "pareto"              ? "frontier_throughput"

@@ -1,5 +1,5 @@
 // Writes the sizing report of a sweep folder:
-//   DIR/report.html   self-contained: inline CSS and SVG, no scripts, no network references
+//   DIR/report.html   self-contained: inline CSS, SVG and one small script, no network references
 //   DIR/report.md     the same sections as Markdown, charts linked from charts/
 //   DIR/charts/*.svg  every chart as a standalone file
 //   DIR/tables/*.csv and *.json  every table (JSON: an array of row objects; cells that are

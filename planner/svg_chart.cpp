@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace engramsim::planner {
@@ -88,17 +89,100 @@ int legend_rows(const std::vector<std::string>& names) {
   return rows;
 }
 
-// Every name whole, wrapped over as many rows as it needs (never cut), its full text as a tooltip.
-void legend(std::ostringstream& o, int x, int y, const std::vector<std::pair<std::string, std::string>>& entries,
-            const std::vector<bool>& dashed) {
+struct LegendEntry {
+  std::string name;
+  std::string color;
+  std::string dash;                          // stroke-dasharray of the sample line; empty: solid
+  std::optional<MarkerShape> marker;         // drawn on the sample line
+  bool band = false;                         // a shaded swatch instead of a line
+};
+
+// One marker of the given shape centred at (x, y), opened: the caller closes it (</circle> etc.).
+std::string marker_open(MarkerShape m, double x, double y, const std::string& color, const char* cls) {
+  std::ostringstream o;
+  const std::string c = std::string(" class=\"") + cls + "\" fill=\"" + color + "\"";
+  switch (m) {
+    case MarkerShape::circle:
+      o << "<circle" << c << " cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"4\">";
+      break;
+    case MarkerShape::square:
+      o << "<rect" << c << " x=\"" << num(x - 3.6) << "\" y=\"" << num(y - 3.6) << "\" width=\"7.2\" height=\"7.2\">";
+      break;
+    case MarkerShape::triangle:
+      o << "<polygon" << c << " points=\"" << num(x) << "," << num(y - 4.8) << " " << num(x - 4.6) << "," << num(y + 3.4)
+        << " " << num(x + 4.6) << "," << num(y + 3.4) << "\">";
+      break;
+    case MarkerShape::diamond:
+      o << "<polygon" << c << " points=\"" << num(x) << "," << num(y - 5) << " " << num(x + 5) << "," << num(y) << " "
+        << num(x) << "," << num(y + 5) << " " << num(x - 5) << "," << num(y) << "\">";
+      break;
+  }
+  return o.str();
+}
+
+const char* marker_close(MarkerShape m) {
+  return m == MarkerShape::circle ? "</circle>" : m == MarkerShape::square ? "</rect>" : "</polygon>";
+}
+
+// A band as one polygon: along its upper edge, back along its lower one.
+void draw_band(std::ostringstream& o, const Band& b, const Scale& sx, const Scale& sy) {
+  std::string upper, lower;
+  for (std::size_t i = 0; i < b.x.size() && i < b.lo.size() && i < b.hi.size(); ++i) {
+    if (!drawable(b.x[i], sx.log) || !drawable(b.lo[i], sy.log) || !drawable(b.hi[i], sy.log)) continue;
+    upper += num(sx(b.x[i])) + "," + num(sy(b.hi[i])) + " ";
+    lower = num(sx(b.x[i])) + "," + num(sy(b.lo[i])) + " " + lower;
+  }
+  if (upper.empty()) return;
+  o << "<polygon class=\"uncertainty-band\" data-band=\"" << xml_escape(b.name) << "\" points=\"" << upper << lower
+    << "\" fill=\"" << b.color << "\" fill-opacity=\"0.18\" stroke=\"none\"><title>" << xml_escape(b.name)
+    << "</title></polygon>";
+}
+
+// One series: its line and its markers, each marker with its hover tooltip.
+void draw_series(std::ostringstream& o, const Series& s, const std::string& dash, const Scale& sx, const Scale& sy) {
+  o << "<g class=\"series\" data-series=\"" << xml_escape(s.name) << "\" data-color=\"" << s.color << "\">";
+  std::string pts;
+  std::size_t n = 0;
+  for (const auto& [x, y] : s.points) {
+    if (!drawable(x, sx.log) || !drawable(y, sy.log)) continue;
+    pts += num(sx(x)) + "," + num(sy(y)) + " ";
+    ++n;
+  }
+  if (s.line && n >= 2) {
+    pts.pop_back();
+    o << "<polyline class=\"series-line\" points=\"" << pts << "\" fill=\"none\" stroke=\"" << s.color
+      << "\" stroke-width=\"2\"" << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>";
+  }
+  if (s.markers || n == 1) {
+    for (std::size_t k = 0; k < s.points.size(); ++k) {
+      const auto [x, y] = s.points[k];
+      if (!drawable(x, sx.log) || !drawable(y, sy.log)) continue;
+      // The hover tooltip: the point's every figure when given, else its coordinates.
+      o << marker_open(s.marker, sx(x), sy(y), s.color, "marker") << "<title>"
+        << xml_escape(k < s.tips.size() ? s.tips[k] : s.name + ": " + format_tick(x) + ", " + format_tick(y))
+        << "</title>" << marker_close(s.marker);
+    }
+  }
+  o << "</g>";
+}
+
+// Every name whole, wrapped over as many rows as it needs (never cut), its full text as a tooltip;
+// the sample shows the series' colour, dash and marker.
+void legend(std::ostringstream& o, int x, int y, const std::vector<LegendEntry>& entries) {
   o << "<g class=\"legend\">";
   int row = 0;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
+  for (const auto& e : entries) {
     const int yy = y + row * kLegendRow;
-    o << "<g class=\"legend-entry\"><title>" << xml_escape(entries[i].first) << "</title><line x1=\"" << x << "\" y1=\""
-      << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\"" << entries[i].second << "\" stroke-width=\"3\""
-      << (i < dashed.size() && dashed[i] ? " stroke-dasharray=\"6 3\"" : "") << "/>";
-    for (const auto& line : legend_lines(entries[i].first)) {
+    o << "<g class=\"legend-entry\"><title>" << xml_escape(e.name) << "</title>";
+    if (e.band) {
+      o << "<rect x=\"" << x << "\" y=\"" << yy - 5 << "\" width=\"22\" height=\"10\" fill=\"" << e.color
+        << "\" fill-opacity=\"0.22\"/>";
+    } else {
+      o << "<line x1=\"" << x << "\" y1=\"" << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\"" << e.color
+        << "\" stroke-width=\"2.5\"" << (e.dash.empty() ? "" : " stroke-dasharray=\"" + e.dash + "\"") << "/>";
+      if (e.marker) o << marker_open(*e.marker, x + 11, yy, e.color, "legend-marker") << marker_close(*e.marker);
+    }
+    for (const auto& line : legend_lines(e.name)) {
       o << "<text x=\"" << x + 28 << "\" y=\"" << y + row * kLegendRow + 4 << "\" font-size=\"11\" " << kFont << ">"
         << xml_escape(line) << "</text>";
       ++row;
@@ -120,26 +204,28 @@ void svg_open(std::ostringstream& o, const std::string& id, const std::string& t
 
 }  // namespace
 
+std::string hsl_color(double hue, double saturation, double lightness) {
+  const double h = std::fmod(std::fmod(hue, 360.0) + 360.0, 360.0);
+  const double c = (1.0 - std::abs(2.0 * lightness - 1.0)) * saturation;
+  const double x = c * (1.0 - std::abs(std::fmod(h / 60.0, 2.0) - 1.0));
+  const double m = lightness - c / 2.0;
+  const int k = static_cast<int>(h / 60.0);
+  const double r = k == 0 || k == 5 ? c : (k == 1 || k == 4 ? x : 0.0);
+  const double g = k == 1 || k == 2 ? c : (k == 0 || k == 3 ? x : 0.0);
+  const double b = k == 3 || k == 4 ? c : (k == 2 || k == 5 ? x : 0.0);
+  const auto byte = [](double v) { return static_cast<int>(std::lround(std::clamp(v, 0.0, 1.0) * 255)); };
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", byte(r + m), byte(g + m), byte(b + m));
+  return buf;
+}
+
 std::string palette_color(std::size_t i) {
   static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
   constexpr std::size_t n = sizeof colors / sizeof colors[0];
   if (i < n) return colors[i];
   // Past the fixed ten: hues a golden angle apart, lightness in three bands, so no colour repeats.
-  const double h = std::fmod(static_cast<double>(i - n) * 137.508 + 20.0, 360.0);
-  const double l = 0.32 + 0.14 * static_cast<double>((i - n) % 3);
-  const double sat = 0.70;
-  const double c = (1.0 - std::abs(2.0 * l - 1.0)) * sat;
-  const double x = c * (1.0 - std::abs(std::fmod(h / 60.0, 2.0) - 1.0));
-  const double m = l - c / 2.0;
-  const int k = static_cast<int>(h / 60.0);
-  const double r = k == 0 || k == 5 ? c : (k == 1 || k == 4 ? x : 0.0);
-  const double g = k == 1 || k == 2 ? c : (k == 0 || k == 3 ? x : 0.0);
-  const double b = k == 3 || k == 4 ? c : (k == 2 || k == 5 ? x : 0.0);
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(std::lround((r + m) * 255)),
-                static_cast<int>(std::lround((g + m) * 255)), static_cast<int>(std::lround((b + m) * 255)));
-  return buf;
+  return hsl_color(static_cast<double>(i - n) * 137.508 + 20.0, 0.70, 0.32 + 0.14 * static_cast<double>((i - n) % 3));
 }
 
 std::string xml_escape(const std::string& s) {
@@ -229,6 +315,8 @@ XYChart::XYChart(std::string id, std::string title, AxisSpec x, AxisSpec y)
 
 void XYChart::add_vertical_marker(double x, std::string label) { markers_.emplace_back(x, std::move(label)); }
 
+void XYChart::add_band(Band b) { bands_.push_back(std::move(b)); }
+
 void XYChart::add(Series s) {
   if (s.color.empty()) s.color = palette_color(series_.size());
   series_.push_back(std::move(s));
@@ -249,9 +337,13 @@ std::string XYChart::svg(int width, int height) const {
     for (const auto& [x, y] : s.points)
       if (drawable(x, x_.log) && drawable(y, y_.log)) {
         xs.push_back(x);
-        ys.push_back(y * (1.0 + s.band));  // the band's top stays inside the plot
+        ys.push_back(y);
       }
+  for (const auto& b : bands_)
+    for (std::size_t i = 0; i < b.x.size() && i < b.lo.size() && i < b.hi.size(); ++i)
+      if (drawable(b.x[i], x_.log) && drawable(b.lo[i], y_.log) && drawable(b.hi[i], y_.log)) ys.push_back(b.hi[i]);
   std::vector<std::string> names;
+  for (const auto& b : bands_) names.push_back(b.name);
   for (const auto& s : series_) names.push_back(s.name);
   height = std::max(height, kTop + legend_rows(names) * kLegendRow + 30);
   const int plot_right = width - kLegendWidth;
@@ -289,46 +381,15 @@ std::string XYChart::svg(int width, int height) const {
     o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << ymid
       << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
   }
-  std::vector<std::pair<std::string, std::string>> entries;
-  std::vector<bool> dashed;
+  std::vector<LegendEntry> entries;
+  for (const auto& b : bands_) {
+    entries.push_back({b.name, b.color, "", std::nullopt, true});
+    draw_band(o, b, sx, sy);
+  }
   for (const auto& s : series_) {
-    entries.emplace_back(s.name, s.color);
-    dashed.push_back(s.dashed);
-    o << "<g class=\"series\" data-series=\"" << xml_escape(s.name) << "\">";
-    std::string pts;
-    std::size_t n = 0;
-    for (const auto& [x, y] : s.points) {
-      if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
-      pts += num(sx(x)) + "," + num(sy(y)) + " ";
-      ++n;
-    }
-    if (s.band > 0.0 && n >= 2) {
-      std::string upper, lower;
-      for (const auto& [x, y] : s.points) {
-        if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
-        upper += num(sx(x)) + "," + num(sy(y * (1.0 + s.band))) + " ";
-        lower = num(sx(x)) + "," + num(sy(std::max(0.0, y * (1.0 - s.band)))) + " " + lower;
-      }
-      o << "<polygon class=\"band\" points=\"" << upper << lower << "\" fill=\"" << s.color
-        << "\" fill-opacity=\"0.10\" stroke=\"none\"/>";
-    }
-    if (s.line && n >= 2) {
-      pts.pop_back();
-      o << "<polyline class=\"series-line\" points=\"" << pts << "\" fill=\"none\" stroke=\"" << s.color
-        << "\" stroke-width=\"2\"" << (s.dashed ? " stroke-dasharray=\"6 3\"" : "") << "/>";
-    }
-    if (s.markers || n == 1) {
-      for (std::size_t k = 0; k < s.points.size(); ++k) {
-        const auto [x, y] = s.points[k];
-        if (!drawable(x, x_.log) || !drawable(y, y_.log)) continue;
-        o << "<circle class=\"marker\" cx=\"" << num(sx(x)) << "\" cy=\"" << num(sy(y)) << "\" r=\"4\" fill=\"" << s.color
-          << "\">";
-        // The hover tooltip: the point's every figure when given, else its coordinates.
-        o << "<title>" << xml_escape(k < s.tips.size() ? s.tips[k] : s.name + ": " + format_tick(x) + ", " + format_tick(y))
-          << "</title></circle>";
-      }
-    }
-    o << "</g>";
+    const std::string dash = !s.dash.empty() ? s.dash : (s.dashed ? "6 3" : "");
+    entries.push_back({s.name, s.color, dash, s.markers ? std::optional<MarkerShape>(s.marker) : std::nullopt, false});
+    draw_series(o, s, dash, sx, sy);
   }
   for (const auto& [x, label] : markers_) {
     if (!drawable(x, x_.log) || x < sx.lo || x > sx.hi) continue;
@@ -337,7 +398,7 @@ std::string XYChart::svg(int width, int height) const {
       << "stroke-dasharray=\"2 3\"/><text x=\"" << num(sx(x) + 4) << "\" y=\"" << kTop + 12 << "\" font-size=\"11\" "
       << kFont << ">" << xml_escape(label) << "</text></g>";
   }
-  legend(o, plot_right + 16, kTop + 8, entries, dashed);
+  legend(o, plot_right + 16, kTop + 8, entries);
   o << "</svg>";
   return o.str();
 }
@@ -353,23 +414,31 @@ void StackedBarChart::add_reference(double value, std::string label) { reference
 
 std::string StackedBarChart::svg(int width, int height) const {
   std::map<std::string, std::size_t> color_of;
-  std::vector<std::pair<std::string, std::string>> entries;
+  std::vector<LegendEntry> entries;
   double max_total = 0.0;
   for (const auto& [cat, segs] : bars_) {
     double total = 0.0;
     for (const auto& s : segs) {
       if (std::isfinite(s.value) && s.value > 0.0) total += s.value;
-      if (color_of.emplace(s.name, color_of.size()).second) entries.emplace_back(s.name, palette_color(color_of[s.name]));
+      if (color_of.emplace(s.name, color_of.size()).second) entries.push_back({s.name, palette_color(color_of[s.name])});
     }
     max_total = std::max(max_total, total);
   }
   for (const auto& [v, label] : references_)
     if (std::isfinite(v)) max_total = std::max(max_total, v);
-  for (const auto& [v, label] : references_) entries.emplace_back(label, "#000000");
+  for (const auto& [v, label] : references_) entries.push_back({label, "#000000", "6 3"});
   bool rotate = false;
-  for (const auto& [cat, segs] : bars_) rotate = rotate || cat.size() * 7 > 600 / std::max<std::size_t>(1, bars_.size());
-  const int bottom = rotate ? kBottom + 70 : kBottom;
-  height = std::max(height, kTop + static_cast<int>(entries.size()) * kLegendRow + 30);
+  std::size_t longest = 0;
+  for (const auto& [cat, segs] : bars_) {
+    rotate = rotate || cat.size() * 7 > 600 / std::max<std::size_t>(1, bars_.size());
+    longest = std::max(longest, cat.size());
+  }
+  // Rotated labels need their whole length at 35 degrees (about 6 px a character at 11 px).
+  const int bottom = rotate ? kBottom + static_cast<int>(std::lround(static_cast<double>(longest) * 6.0 * 0.574)) : kBottom;
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  height = std::max(height, kTop + legend_rows(names) * kLegendRow + 30);
+  height = std::max(height, bottom + 200);
   const int plot_right = width - kLegendWidth;
   const int plot_bottom = height - bottom;
   double lo = 0.0;
@@ -426,9 +495,7 @@ std::string StackedBarChart::svg(int width, int height) const {
     o << "<line class=\"reference\" x1=\"" << kLeft << "\" y1=\"" << num(sy(v)) << "\" x2=\"" << plot_right << "\" y2=\""
       << num(sy(v)) << "\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>";
   }
-  std::vector<bool> dashed(entries.size(), false);
-  for (std::size_t i = entries.size() - references_.size(); i < entries.size(); ++i) dashed[i] = true;
-  legend(o, plot_right + 16, kTop + 8, entries, dashed);
+  legend(o, plot_right + 16, kTop + 8, entries);
   o << "</svg>";
   return o.str();
 }

@@ -21,15 +21,28 @@ struct AxisSpec {
   std::optional<double> max;
 };
 
+enum class MarkerShape { circle, square, triangle, diamond };
+
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points;  // drawn in the given order
   bool line = true;
   bool markers = true;
-  bool dashed = false;
+  bool dashed = false;  // the "6 3" dash, unless `dash` names another
   std::string color;  // empty: the next palette colour
   std::vector<std::string> tips;  // hover text per point (every figure of it); empty: the coordinates
-  double band = 0.0;  // > 0: a shaded band of y x (1 +- band) around the line (an error, e.g. a MAPE)
+  std::string dash;   // stroke-dasharray of the line, e.g. "2 3"; empty: solid (or "6 3" when dashed)
+  MarkerShape marker = MarkerShape::circle;
+};
+
+// A shaded band between lo(x) and hi(x) (class "uncertainty-band"), e.g. a curve +/- its validation
+// error; drawn under the series, with its own legend entry.
+struct Band {
+  std::string name;
+  std::vector<double> x;
+  std::vector<double> lo;
+  std::vector<double> hi;
+  std::string color;
 };
 
 class XYChart {
@@ -38,6 +51,7 @@ class XYChart {
   void add(Series s);
   // A dashed vertical line at x with its label (class "target-marker"), e.g. the target interactivity.
   void add_vertical_marker(double x, std::string label);
+  void add_band(Band b);
   std::string svg(int width = 800, int height = 440) const;
   // Number of points that will be drawn (after dropping what the axes cannot show).
   std::size_t drawable_points() const;
@@ -49,6 +63,7 @@ class XYChart {
   AxisSpec y_;
   std::vector<Series> series_;
   std::vector<std::pair<double, std::string>> markers_;
+  std::vector<Band> bands_;
 };
 
 struct BarSegment {
@@ -81,8 +96,9 @@ std::vector<double> log_ticks(double lo, double hi);
 std::string format_tick(double v);
 // Escapes & < > " ' for XML text and attributes.
 std::string xml_escape(const std::string& s);
-// The colour of palette entry i (cycles).
-// The i-th series colour: ten fixed ones, then generated ones; distinct for every i below 500.
+// The i-th series colour: ten fixed ones, then generated ones; distinct for every i below 1000.
 std::string palette_color(std::size_t i);
+// "#rrggbb" of a hue (degrees), saturation and lightness (0..1).
+std::string hsl_color(double hue, double saturation, double lightness);
 
 }  // namespace engramsim::planner

@@ -33,9 +33,12 @@ inline Outcome evaluate_analytic(const SweepPoint& p) {
   const double stall = tier == "dram" ? 0.04 * std::log2(1.0 + c) / 8.0 : 0.0;
   const double tpot = 6.0 * (tp == 2 ? 1.25 : 1.0) * (1.0 + c / 48.0) / (1.0 - stall);
   m.interactivity = 1000.0 / tpot;
-  // A variant axis (the wide fixture) only scales the throughput, so its curves stay apart.
+  // A variant axis and a node axis (the wide fixture) only scale the throughput, so its curves stay apart.
   const double variant = a.contains("deployment.variant") ? a["deployment.variant"].get<double>() : 0.0;
-  m.output_throughput_per_gpu = c * m.interactivity / tp * (1.0 + 0.03 * variant);
+  const std::string node = a.contains("node") ? a["node"].get<std::string>() : "";
+  const double gpu_speed = node == "hgx-b200" ? 0.85 : node == "hgx-h200" ? 0.6 : 1.0;
+  if (!node.empty()) m.extra["gpu"] = node.substr(4);
+  m.output_throughput_per_gpu = c * m.interactivity / tp * (1.0 + 0.1 * variant) * gpu_speed;
   m.throughput_per_gpu = 2.0 * m.output_throughput_per_gpu;
   m.request_rate = c / (1.0 + tpot);
   m.ttft_ms = {40.0 + c, 60.0 + 2 * c, 90.0 + 4 * c};
@@ -61,12 +64,13 @@ inline const char* kAnalyticScenario =
     "    - {key: deployment.engram_tier, values: [hbm, dram]}\n"
     "    - {key: workload.concurrency, range: {from: 1, to: 256, factor: 2}}\n";
 
-// 24 configurations (tp x tier x 6 variants) at four concurrencies: charts with many series.
+// 24 configurations (3 nodes x tp x tier x 2 variants) at four concurrencies: charts with many series.
 inline const char* kWideScenario =
-    "deployment: {tp: 4, engram_tier: hbm, variant: 0}\nworkload: {concurrency: 1}\n"
-    "sweep:\n  axes:\n    - {key: deployment.tp, values: [2, 4]}\n"
+    "node: hgx-b300\ndeployment: {tp: 4, engram_tier: hbm, variant: 0}\nworkload: {concurrency: 1}\n"
+    "sweep:\n  axes:\n    - {key: node, values: [hgx-b300, hgx-b200, hgx-h200]}\n"
+    "    - {key: deployment.tp, values: [2, 4]}\n"
     "    - {key: deployment.engram_tier, values: [hbm, dram]}\n"
-    "    - {key: deployment.variant, values: [0, 1, 2, 3, 4, 5]}\n"
+    "    - {key: deployment.variant, values: [0, 1]}\n"
     "    - {key: workload.concurrency, values: [8, 32, 64, 128]}\n";
 
 inline ReportContext analytic_context() {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "planner/report_data.hpp"
@@ -178,7 +179,7 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
   // The verdict comes first, the target is marked, points carry tooltips, tables a CSV download.
   EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"question\""));
   EXPECT_NE(html.find("class=\"target-marker\""), std::string::npos);
-  EXPECT_GT(count(html, "</title></circle>"), 10u);
+  EXPECT_GT(count(html, "class=\"marker\""), 10u);
   EXPECT_NE(html.find("download=\"points.csv\" href=\"data:text/csv"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
   EXPECT_EQ(html.find("https://"), std::string::npos);
@@ -189,8 +190,8 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
     EXPECT_NE(html.find(section), std::string::npos) << section;
   EXPECT_NE(html.find("class=\"kind-measured\""), std::string::npos);
   EXPECT_NE(html.find("Fleet plans"), std::string::npos);
-  // The recommendation on this synthetic model: TP2 with Engram in DRAM.
-  EXPECT_NE(html.find("tp=2 engram_tier=dram serves the most tokens per dollar"), std::string::npos);
+  // The recommendation on this synthetic model: TP2 with Engram in DRAM, by its human name.
+  EXPECT_NE(html.find("TP2 \u00b7 Engram in DRAM serves the most tokens per dollar"), std::string::npos);
   // The points table has every point, infeasible ones with their reason.
   const std::string csv = read_file(t / "tables/points.csv");
   EXPECT_EQ(count_lines(csv), n + 1);
@@ -223,4 +224,105 @@ TEST(Report, CsvQuotesAndJsonNumbers) {
   EXPECT_DOUBLE_EQ(j[0]["b"].get<double>(), 1.5);
   EXPECT_TRUE(j[1]["b"].is_null());
   EXPECT_EQ(j[0]["a"], "x,y");
+}
+
+namespace {
+std::string between(const std::string& s, const std::string& from, const std::string& to) {
+  const auto a = s.find(from);
+  if (a == std::string::npos) return "";
+  const auto b = s.find(to, a);
+  return s.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+}  // namespace
+
+// The first screen: a one-sentence verdict (what to run, by how much, how far to trust it), the
+// question with the run's overrides marked in the title, and the scenario, tool, presets, prices
+// and calibration as run.
+TEST(Report, FirstScreenVerdictOverridesAndTheRunAsItWas) {
+  TempDir t;
+  make_analytic_results(t.path());
+  ReportContext c = *read_context(t.path());
+  c.overrides = {"node=hgx-b200"};
+  c.tool = "engramsim 0.1.0 (commit abc1234)";
+  c.validation.serving_throughput = 0.062;
+  write_context(t.path(), c);
+  write_report(load_results(t.path()), t.path());
+  const std::string html = read_file(t / "report.html");
+  const std::string headline = between(html, "id=\"verdict-headline\">", "</p>");
+  EXPECT_NE(headline.find("Run TP2 \u00b7 Engram in DRAM: "), std::string::npos) << headline;
+  EXPECT_NE(headline.find("x the tokens per dollar of TP4 \u00b7 Engram in "), std::string::npos) << headline;
+  EXPECT_NE(headline.find(" at 60 tok/s/user ("), std::string::npos) << headline;
+  EXPECT_NE(headline.find(" M tokens/$, $"), std::string::npos) << headline;
+  EXPECT_NE(headline.find("/M tokens); "), std::string::npos) << headline;
+  EXPECT_NE(headline.find("within \u00b16.2 % (MAPE)"), std::string::npos) << headline;
+  // The title says the scenario was changed, in the page title too.
+  EXPECT_NE(between(html, "<title>", "</title>").find("(as run with node=hgx-b200)"), std::string::npos);
+  EXPECT_NE(between(html, "<h1 id=\"title\">", "</h1>").find("as run with node=hgx-b200"), std::string::npos);
+  const std::string facts = between(html, "id=\"as-run\"", "</table>");
+  for (const char* f : {"<th>Overrides</th><td>node=hgx-b200</td>", "<th>Tool</th><td>engramsim 0.1.0 (commit abc1234)</td>",
+                        "<th>Scenario</th><td>scenarios/synthetic.yaml</td>", "synthetic-288g", "hyperscaler price tier, $2.34",
+                        "<th>Calibration</th><td>none"})
+    EXPECT_NE(facts.find(f), std::string::npos) << f << " in " << facts;
+  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"as-run\""));
+  // The band of the recommended curve's validation error.
+  EXPECT_NE(html.find("class=\"uncertainty-band\""), std::string::npos);
+  EXPECT_NE(read_file(t / "report.md").find("**Run TP2 \u00b7 Engram in DRAM: "), std::string::npos);
+}
+
+// Configurations by human names, tokens per dollar as M tokens/$ and $/M tokens, never raw.
+TEST(Report, HumanNamesAndMillionsOfTokensPerDollar) {
+  TempDir t;
+  make_analytic_results(t.path());
+  const auto d = load_results(t.path());
+  write_report(d, t.path());
+  const std::string html = read_file(t / "report.html");
+  // Machine labels only in the comparison's sweep-label column (the key --set and the validation
+  // set use) and inside the CSV data links; the fleet table's label became a name.
+  EXPECT_EQ(count(html, "<td>tp=2 engram_tier=dram</td>"), 1u);
+  EXPECT_EQ(html.find("tp=4 engram_tier=hbm serves"), std::string::npos);
+  EXPECT_NE(html.find("<td>TP2 \u00b7 Engram in DRAM</td><td class=\"num\">12</td>"), std::string::npos);
+  for (const auto& tb : report_tables(d)) {
+    for (const auto& col : tb.columns) EXPECT_NE(col, "tokens per dollar") << tb.name;
+    if (tb.name != "comparison" && tb.name != "frontier_tokens_per_dollar") continue;
+    const auto m = std::find(tb.columns.begin(), tb.columns.end(), "M tokens/$") - tb.columns.begin();
+    const auto u = std::find(tb.columns.begin(), tb.columns.end(), "$/M tokens") - tb.columns.begin();
+    ASSERT_LT(static_cast<std::size_t>(m), tb.columns.size()) << tb.name;
+    ASSERT_LT(static_cast<std::size_t>(u), tb.columns.size()) << tb.name;
+    for (const auto& r : tb.rows) {
+      if (r[m] == "out of range") continue;
+      const double mtok = std::stod(r[m]);
+      EXPECT_GT(mtok, 0.01) << tb.name;  // millions, not the raw count (10^5..10^7 here)
+      EXPECT_LT(mtok, 1000.0) << tb.name;
+      EXPECT_NEAR(std::stod(r[u]) * mtok, 1.0, 0.01) << tb.name;
+    }
+  }
+}
+
+// Prose never writes a figure in scientific notation (the fallback recommendation's throughput).
+TEST(Report, NoScientificNotationInProse) {
+  std::vector<ResultLine> lines = {ok_line(0, "hbm", 1, 100, 682934.2, 2.0), ok_line(1, "dram", 1, 90, 1234567.0, 2.0)};
+  ReportContext ctx;
+  ctx.slo.min_interactivity = 50.0;
+  const auto d = make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"});
+  const auto rec = recommend(d);
+  ASSERT_TRUE(rec.found);
+  EXPECT_NE(rec.text.find("1234567 tok/s/GPU"), std::string::npos) << rec.text;
+  EXPECT_EQ(rec.text.find("e+"), std::string::npos) << rec.text;
+  const std::string html = render_html(d);
+  EXPECT_EQ(between(html, "id=\"verdict\"", "</div>").find("e+0"), std::string::npos);
+  EXPECT_EQ(html.find("e+0"), std::string::npos);
+}
+
+// A margin inside the validation error is said as a tie in the verdict, not as a winner.
+TEST(Report, VerdictSaysATieInsideTheValidationError) {
+  std::vector<ResultLine> lines = {ok_line(0, "hbm", 1, 100, 1000, 2.0), ok_line(1, "hbm", 8, 50, 2000, 2.0),
+                                   ok_line(2, "dram", 1, 100, 1030, 2.0), ok_line(3, "dram", 8, 50, 2060, 2.0)};
+  ReportContext ctx;
+  ctx.target_interactivity = 75.0;
+  ctx.validation.serving_throughput = 0.05;
+  const std::string html = render_html(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}));
+  EXPECT_NE(between(html, "id=\"verdict-headline\">", "</p>")
+                .find("A tie at 75 tok/s/user: Engram in DRAM leads Engram in HBM by 3 %, inside the \u00b15 % validation error"),
+            std::string::npos)
+      << between(html, "id=\"verdict-headline\">", "</p>");
 }

@@ -1,5 +1,6 @@
 // Renders the sizing report in headless Chromium and fails on console errors, charts without
-// data, and a blank or missing screenshot. Skipped (with the reason) when no Chromium is found;
+// data, a blank or missing screenshot, a repeated series colour, a missing target marker, a cut
+// legend and horizontal overflow at a 1,400 px window. Skipped (with the reason) when no Chromium is found;
 // `make test` installs it. Label: browser.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -172,30 +173,65 @@ std::vector<std::string> chromium_args(const std::string& chromium, const fs::pa
           "--window-size=" + size};
 }
 
-// The series colours of one chart's svg: each g.series's polyline stroke, else its first marker's fill.
+// The series colours of one chart's svg: each g.series's data-color.
 std::vector<std::string> series_colours(const std::string& svg) {
   std::vector<std::string> out;
+  const std::string key = "data-color=\"";
   for (auto at = svg.find("class=\"series\""); at != std::string::npos; at = svg.find("class=\"series\"", at + 1)) {
-    const auto end = svg.find("</g>", at);
-    const std::string g = svg.substr(at, end - at);
-    const auto key = g.find(" stroke=\"") != std::string::npos ? std::string(" stroke=\"") : std::string(" fill=\"");
-    const auto k = g.find(key);
+    const auto k = svg.find(key, at);
     if (k == std::string::npos) continue;
-    const std::string c = g.substr(k + key.size(), 7);
+    const std::string c = svg.substr(k + key.size(), 7);
     if (c != "#000000") out.push_back(c);
   }
   return out;
 }
 
+// Loads the page in headless Chromium at a 1,400 px window and returns the layout self-check its
+// script wrote to <body data-checks>, and the dumped DOM (console errors land in it with the log).
+nlohmann::json page_checks(const std::string& chromium, const fs::path& html_path, const fs::path& work, std::string& out) {
+  const fs::path profile = work / "profile";
+  fs::create_directories(profile);
+  auto args = chromium_args(chromium, profile, "1400,1000");
+  args.insert(args.end(), {"--virtual-time-budget=3000", "--dump-dom", "file://" + html_path.string()});
+  const fs::path dom = work / "dom.html";
+  EXPECT_EQ(run_with_timeout(args, dom, std::chrono::seconds(120)), 0) << read_file(dom);
+  out = read_file(dom);
+  const auto at = out.find("data-checks=\"");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "the page's layout check did not run";
+    return nlohmann::json::object();
+  }
+  const std::string attr = out.substr(at + 13, out.find('"', at + 13) - at - 13);
+  std::string checks;  // the attribute with &quot; unescaped
+  for (std::size_t i = 0; i < attr.size(); ++i) {
+    if (attr.compare(i, 6, "&quot;") == 0) {
+      checks += '"';
+      i += 5;
+    } else {
+      checks += attr[i];
+    }
+  }
+  return nlohmann::json::parse(checks);
+}
+
+// The wide fixture's context with a validation error, so the recommended curve carries its band.
+void with_validation(const fs::path& dir) {
+  ReportContext c = *read_context(dir);
+  c.validation.by_gpu = {{"b300", 0.062}, {"b200", 0.081}};
+  c.validation.serving_throughput = 0.09;
+  write_context(dir, c);
+}
+
 }  // namespace
 
-// 24 configurations, 18 of which fit: every series its own colour, the target marked, nothing wider than a 1,400 px
-// window, no console error; the page's own layout check (body data-checks) read from Chromium's
-// DOM after load. Also writes the screenshot docs/planning.md shows when ENGRAMSIM_REPORT_SCREENSHOT
-// names a file.
+// 24 configurations on three GPUs, 18 of which fit: every series its own colour, the target
+// marked, no legend cut, nothing wider than a 1,400 px window, no console error; the page's own
+// layout check (body data-checks) read from Chromium's DOM after load. Also writes the screenshot
+// docs/planning.md shows when ENGRAMSIM_REPORT_SCREENSHOT names a file.
 TEST(ReportBrowser, ManyConfigurationsStayReadableAt1400Pixels) {
   TempDir t;
   make_analytic_results(t.path(), 2, kWideScenario);
+  with_validation(t.path());
   write_report(load_results(t.path()), t.path());
   const fs::path html_path = t / "report.html";
   const std::string html = read_file(html_path);
@@ -204,33 +240,60 @@ TEST(ReportBrowser, ManyConfigurationsStayReadableAt1400Pixels) {
     EXPECT_EQ(colours.size(), 18u) << id;  // TP2 with Engram in HBM does not fit: 18 of 24 run
     EXPECT_EQ(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size()) << id << ": a colour repeats";
     EXPECT_NE(chart_svg(html, id).find("class=\"target-marker\""), std::string::npos) << id << ": no target marker";
+    EXPECT_NE(chart_svg(html, id).find("class=\"uncertainty-band\""), std::string::npos) << id << ": no band";
   }
   EXPECT_EQ(html.find("\u2026"), std::string::npos) << "a legend name is cut";
 
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "Chromium not found (tools/install-deps.sh --with-browser installs it)";
-  const fs::path profile = t / "profile";
-  fs::create_directories(profile);
-  auto args = chromium_args(chromium, profile, "1400,1000");
-  args.insert(args.end(), {"--virtual-time-budget=3000", "--dump-dom", "file://" + html_path.string()});
-  const fs::path dom = t / "dom.html";
-  ASSERT_EQ(run_with_timeout(args, dom, std::chrono::seconds(120)), 0) << read_file(dom);
-  const std::string out = read_file(dom);
-  const auto at = out.find("data-checks=\"");
-  ASSERT_NE(at, std::string::npos) << "the page's layout check did not run";
-  std::string checks = out.substr(at + 13, out.find('"', at + 13) - at - 13);
-  for (std::size_t q; (q = checks.find("&quot;")) != std::string::npos;) checks.replace(q, 6, "\"");
-  const auto j = nlohmann::json::parse(checks);
-  EXPECT_LE(j.at("page_overflow").get<int>(), 0) << checks;
-  EXPECT_LE(j.at("table_overflow").get<int>(), 1) << checks;
-  EXPECT_TRUE(j.at("repeated_colours").empty()) << checks;
-  EXPECT_GE(j.at("target_markers").get<int>(), 2) << checks;
+  std::string out;
+  const auto j = page_checks(chromium, html_path, t.path(), out);
+  ASSERT_FALSE(j.empty());
+  EXPECT_LE(j.at("page_overflow").get<int>(), 0) << j;
+  EXPECT_LE(j.at("table_overflow").get<int>(), 1) << j;
+  EXPECT_TRUE(j.at("repeated_colours").empty()) << j;
+  EXPECT_TRUE(j.at("legend_cut").empty()) << j;
+  EXPECT_GE(j.at("target_markers").get<int>(), 2) << j;
   for (const char* bad : {"Uncaught", "ERROR:CONSOLE", "net::ERR_"}) EXPECT_EQ(out.find(bad), std::string::npos) << bad;
   if (const char* shot = std::getenv("ENGRAMSIM_REPORT_SCREENSHOT"); shot != nullptr && *shot != '\0') {
-    auto sargs = chromium_args(chromium, profile, "1400,1600");
+    auto sargs = chromium_args(chromium, t / "profile", "1400,3000");
     sargs.insert(sargs.end(), {"--screenshot=" + std::string(shot), "file://" + html_path.string()});
     EXPECT_EQ(run_with_timeout(sargs, t / "shot.log", std::chrono::seconds(120)), 0);
   }
+}
+
+// The checks above would catch the faults they are for: the same report with one series' colour
+// given to another, the target markers removed and a legend cut off fails each, in the page (and
+// the first two in the test's own reading of the SVG).
+TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAMissingTargetMarkerAndACutLegend) {
+  TempDir t;
+  make_analytic_results(t.path(), 2, kWideScenario);
+  write_report(load_results(t.path()), t.path());
+  std::string html = read_file(t / "report.html");
+  const auto first = series_colours(chart_svg(html, "pareto"));
+  ASSERT_GE(first.size(), 2u);
+  const std::string from = "data-color=\"" + first[1] + "\"";
+  for (std::size_t at; (at = html.find(from)) != std::string::npos;) html.replace(at, from.size(), "data-color=\"" + first[0] + "\"");
+  const std::string marker = "class=\"target-marker\"";
+  for (std::size_t at; (at = html.find(marker)) != std::string::npos;) html.replace(at, marker.size(), "class=\"removed\"");
+  // A view box narrower than the chart cuts the first chart's legend off.
+  const auto vb = html.find("viewBox=\"0 0 800 ");
+  ASSERT_NE(vb, std::string::npos);
+  html.replace(vb, 18, "viewBox=\"0 0 560 ");
+  const auto colours = series_colours(chart_svg(html, "pareto"));
+  EXPECT_LT(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size());
+  EXPECT_EQ(chart_svg(html, "pareto").find(marker), std::string::npos);
+  const fs::path broken = t / "broken.html";
+  write_file(broken, html);
+
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "Chromium not found (tools/install-deps.sh --with-browser installs it)";
+  std::string out;
+  const auto j = page_checks(chromium, broken, t.path(), out);
+  ASSERT_FALSE(j.empty());
+  EXPECT_FALSE(j.at("repeated_colours").empty()) << j;
+  EXPECT_EQ(j.at("target_markers").get<int>(), 0) << j;
+  EXPECT_FALSE(j.at("legend_cut").empty()) << j;
 }
 
 TEST(ReportBrowser, RendersInHeadlessChromiumWithoutErrorsAndWithData) {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include <cmath>
+#include <set>
 
 #include "planner/svg_chart.hpp"
 
@@ -79,21 +80,29 @@ TEST(SvgChart, StackedBarsShareColoursByTermAndDrawReferences) {
   EXPECT_EQ(c.bar_count(), 2u);
 }
 
-// Colours never repeat (the report's 20+ configurations), a band and a target marker are drawn,
-// and a long legend name is wrapped whole instead of cut.
-TEST(SvgChart, DistinctColoursBandsMarkersAndWholeLegendNames) {
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < 500; ++i) EXPECT_TRUE(seen.insert(palette_color(i)).second) << i << " " << palette_color(i);
-  XYChart c("x", "t", AxisSpec{"x", false, std::nullopt, std::nullopt}, AxisSpec{"y", false, 0.0, std::nullopt});
-  Series s{"tp=2 tier=dram max_num_batched_tokens=4096 max_num_seqs={per_concurrency: 2} tail-word", {{10, 100}, {20, 80}},
-           true, true, false, "", {"first point", "second point"}};
-  s.band = 0.1;
-  c.add(s);
-  c.add_vertical_marker(15.0, "target 15");
+TEST(SvgChart, MarkerShapesDashesAndABandWithLegendSamples) {
+  XYChart c("x", "t", AxisSpec{"x"}, AxisSpec{"y"});
+  Series a{"a", {{1, 10}, {2, 20}}, true, true, false, "#112233", {"a one", "a two"}, "2 3", MarkerShape::square};
+  Series b{"b", {{1, 5}, {2, 8}}, true, true, false, "#445566", {}, "", MarkerShape::triangle};
+  c.add(a);
+  c.add(b);
+  c.add_band(Band{"+/-10 %", {1, 2}, {9, 18}, {11, 22}, "#112233"});
   const std::string svg = c.svg();
-  EXPECT_NE(svg.find("class=\"band\""), std::string::npos);
-  EXPECT_NE(svg.find("class=\"target-marker\""), std::string::npos);
-  EXPECT_NE(svg.find("<title>first point</title>"), std::string::npos);
-  EXPECT_NE(svg.find("tail-word"), std::string::npos) << "the legend name was cut";
-  EXPECT_EQ(svg.find("\u2026"), std::string::npos);
+  EXPECT_EQ(count(svg, "<rect class=\"marker\""), 2u);
+  EXPECT_EQ(count(svg, "<polygon class=\"marker\""), 2u);
+  EXPECT_NE(svg.find("<title>a two</title></rect>"), std::string::npos);
+  EXPECT_NE(svg.find("stroke=\"#112233\" stroke-width=\"2\" stroke-dasharray=\"2 3\""), std::string::npos);
+  EXPECT_NE(svg.find("data-color=\"#445566\""), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"uncertainty-band\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"legend-marker\""), 2u);
+  EXPECT_EQ(count(svg, "class=\"legend-entry\""), 3u);
+  // The band's upper edge (22) is inside the y axis.
+  EXPECT_NE(svg.find(">25</text>"), std::string::npos);
+}
+
+TEST(SvgChart, GeneratedColoursNeverRepeat) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < 200; ++i) EXPECT_TRUE(seen.insert(palette_color(i)).second) << i;
+  EXPECT_EQ(hsl_color(0, 1, 0.5), "#ff0000");
+  EXPECT_EQ(hsl_color(240, 1, 0.5), "#0000ff");
 }

@@ -129,6 +129,9 @@ TEST(CliHabit, SweepAndPlanPrintJsonInsteadOfTheTable) {
   EXPECT_NE(html.find("id=\"overrides\""), std::string::npos);
   EXPECT_NE(html.find("<code>workload.num_requests=8</code>"), std::string::npos);
   EXPECT_NE(html.find("(commit "), std::string::npos);
+  // The scenario's title is marked as changed, and the as-run table lists the override.
+  EXPECT_NE(html.find("(as run with workload.num_requests=8)</title>"), std::string::npos);
+  EXPECT_NE(html.find("<th>Overrides</th><td>workload.num_requests=8</td>"), std::string::npos);
   const CliResult p = run_cli({"plan", data_file("tiny_plan.yaml"), "--out", (dir / "pl").string(), "--jobs", "2",
                                "--progress", "none", "--json"},
                               dir.path());
