@@ -38,7 +38,7 @@ write() {
   echo "$file: $(grep -vc '^#' "$file") tokens"
 }
 
-scenario_src="sim/scenario/*.cpp sim/workload/workload_config.cpp sim/workload/length_distribution.cpp sim/workload/arrival_process.cpp sim/memory/node_fabric_params.cpp"
+scenario_src="spec/*.cpp sim/workload/workload_config.cpp sim/workload/length_distribution.cpp sim/workload/arrival_process.cpp sim/memory/node_fabric_params.cpp"
 planner_src="planner/sweep_spec.cpp planner/glue/planner_scenario.cpp"
 write scenario "$yaml_syntax" "$scenario_src" "scenarios/*.yaml"
 write sweep_spec "$yaml_syntax" "$scenario_src $planner_src" "scenarios/*.yaml"
@@ -48,7 +48,7 @@ write engine_preset "$yaml_syntax" "models/engine_loader.cpp" "models/engines/*.
 write gpu_preset "$yaml_syntax" "hardware/hardware_loader.cpp hardware/gpu_spec.cpp" "hardware/gpus/*.yaml"
 write node_preset "$yaml_syntax" "hardware/hardware_loader.cpp hardware/node_spec.cpp" "hardware/nodes/*.yaml"
 write calibration_profile "$yaml_syntax" "hardware/calibration_profile*.cpp" "hardware/calibrations/*.yaml"
-write validation_set "$yaml_syntax" "sim/validation/validation_case.cpp" "scenarios/validation/cases.yaml"
+write validation_set "$yaml_syntax" "validation/validation_case.cpp" "scenarios/validation/cases.yaml"
 write results_file "$json_syntax" "planner/results_file.cpp" ""
 write merge "$json_syntax \"\x0a--\x0a\" \"total_points\" \"axes\" \"fingerprint\"" "planner/results_file.cpp" ""
 for f in canonical azure vidur burstgpt; do

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "hardware/node_spec.hpp"
-#include "sim/scenario/scenario_workload.hpp"
+#include "spec/scenario_workload.hpp"
 
 namespace engramsim::planner {
 namespace {

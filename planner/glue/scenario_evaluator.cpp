@@ -11,8 +11,8 @@
 #include "core/paths.hpp"
 #include "core/rng.hpp"
 #include "planner/glue/provenance.hpp"
-#include "sim/scenario/serve_command.hpp"
-#include "sim/validation/recorded_accuracy.hpp"
+#include "spec/serve_command.hpp"
+#include "validation/recorded_accuracy.hpp"
 
 namespace engramsim::planner {
 namespace {
@@ -401,7 +401,7 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
                    " GiB (context, workspaces, graph pool, collectives)",
                "models/footprint.hpp RuntimeReserve; docs/footprint.md", "assumed"});
   a.push_back({"Engram capacity cost", "host DRAM and NVMe capital / amortization life, per GPU",
-               "sim/scenario/scenario_build.hpp (price)", "derived"});
+               "spec/scenario_build.hpp (price)", "derived"});
   add_validation_accuracy(in, c);
   return c;
 }

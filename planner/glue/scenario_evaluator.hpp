@@ -30,8 +30,8 @@
 #include "planner/point_metrics.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
 
 namespace engramsim::planner {
@@ -85,7 +85,7 @@ class ScenarioEvaluator {
   Outcome evaluate(const SweepPoint& point) const;
 
   // The engine command line of the point with these assignments (a result line's), for
-  // deployment (sim/scenario/serve_command.hpp); nullopt when it does not build or has no engine.
+  // deployment (spec/serve_command.hpp); nullopt when it does not build or has no engine.
   std::optional<std::string> serve_command(const nlohmann::json& assignments) const;
 
  private:

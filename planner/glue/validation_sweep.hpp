@@ -12,7 +12,7 @@
 // labels it has; an interactivity outside a frontier's range is a runtime_error (the case errors).
 #pragma once
 
-#include "sim/validation/validation_runner.hpp"
+#include "validation/validation_runner.hpp"
 
 namespace engramsim::planner {
 

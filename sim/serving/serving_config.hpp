@@ -1,5 +1,5 @@
 // A scenario's `deployment.router:` name, checked against the router registry (ConfigError at the
-// node, listing the known names). The rest of a scenario is parsed in sim/scenario/.
+// node, listing the known names). The rest of a scenario is parsed in spec/.
 #pragma once
 
 #include <string>

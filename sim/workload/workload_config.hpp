@@ -1,5 +1,5 @@
 // Data-file paths named in scenario files (traces, length tables): where a relative path resolves.
-// The `workload:` section itself is parsed by sim/scenario/scenario_workload.hpp.
+// The `workload:` section itself is parsed by spec/scenario_workload.hpp.
 #pragma once
 
 #include <string>

@@ -11,8 +11,8 @@
 #include "core/paths.hpp"
 #include "planner/glue/planner_scenario.hpp"
 #include "planner/sweep_spec.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_document.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_document.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace engramsim;

@@ -1,7 +1,7 @@
 // Fuzz target: a validation-case file (scenarios/validation/cases.yaml); the scenario files its
 // cases name resolve in the shipped validation folder.
 #include "core/paths.hpp"
-#include "sim/validation/validation_case.hpp"
+#include "validation/validation_case.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace engramsim;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario_build.hpp"
 #include "sim/serving/deployment.hpp"
 #include "sim/serving/run_probe.hpp"
 #include "sim/run/run_simulation.hpp"

@@ -9,8 +9,8 @@
 #include "run_checker.hpp"
 #include "scenario_generator.hpp"
 #include "../scenario/scenario_test_util.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_build.hpp"
 
 namespace engramsim::testing {
 namespace {

@@ -16,8 +16,8 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "sim/metrics/result_writers.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "engram_tier_test_util.hpp"
 

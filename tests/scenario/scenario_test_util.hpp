@@ -1,5 +1,5 @@
 // Shared helpers of the scenario tests: a self-removing temp folder, file I/O, and the planner's
-// override function in the shape sim/scenario expects.
+// override function in the shape spec expects.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "planner/sweep_spec.hpp"
-#include "sim/scenario/scenario_document.hpp"
+#include "spec/scenario_document.hpp"
 
 namespace engramsim::testing {
 

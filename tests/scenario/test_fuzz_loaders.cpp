@@ -19,8 +19,8 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "scenario_test_util.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/validation/validation_case.hpp"
+#include "spec/scenario.hpp"
+#include "validation/validation_case.hpp"
 #include "sim/workload/trace_format.hpp"
 
 namespace engramsim::sim {

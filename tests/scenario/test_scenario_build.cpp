@@ -1,4 +1,4 @@
-// ScenarioParams -> BuiltScenario (sim/scenario/scenario_build.hpp): replicas, KV pool from the
+// ScenarioParams -> BuiltScenario (spec/scenario_build.hpp): replicas, KV pool from the
 // footprint, scheduler scaling under data-parallel attention, the effective card, Engram caches,
 // price, infeasibility, and a short run end to end.
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "scenario_test_util.hpp"
-#include "sim/scenario/scenario_build.hpp"
-#include "sim/scenario/serve_command.hpp"
+#include "spec/scenario_build.hpp"
+#include "spec/serve_command.hpp"
 
 namespace engramsim::sim {
 namespace {

@@ -1,4 +1,4 @@
-// The scenario schema (sim/scenario/scenario.hpp, scenario_workload.hpp): defaults, every kind of
+// The scenario schema (spec/scenario.hpp, scenario_workload.hpp): defaults, every kind of
 // bad input with its file:line:col and field, and the workload generators' distributions.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "core/config_node.hpp"
 #include "scenario_test_util.hpp"
-#include "sim/scenario/scenario.hpp"
+#include "spec/scenario.hpp"
 
 namespace engramsim::sim {
 namespace {

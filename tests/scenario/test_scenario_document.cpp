@@ -1,4 +1,4 @@
-// `compare:` expansion and --set overrides (sim/scenario/scenario_document.hpp), and the session
+// `compare:` expansion and --set overrides (spec/scenario_document.hpp), and the session
 // that prepares, runs and writes them (scenario_session.hpp).
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "core/config_node.hpp"
 #include "scenario_test_util.hpp"
-#include "sim/scenario/scenario_session.hpp"
+#include "spec/scenario_session.hpp"
 
 namespace engramsim::sim {
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "scenario_test_util.hpp"
-#include "sim/scenario/scenario_golden.hpp"
-#include "sim/scenario/scenario_session.hpp"
+#include "spec/scenario_golden.hpp"
+#include "spec/scenario_session.hpp"
 
 namespace engramsim::sim {
 namespace {

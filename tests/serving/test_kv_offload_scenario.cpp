@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/engram_host_path.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_build.hpp"
 
 namespace engramsim::sim {
 namespace {

@@ -3,7 +3,7 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "sim/serving/serving_config.hpp"
-#include "sim/scenario/scenario_workload.hpp"
+#include "spec/scenario_workload.hpp"
 #include "sim/serving/router_registry.hpp"
 
 using namespace engramsim;
@@ -31,7 +31,7 @@ void expect_config_error(const std::function<void()>& f, const std::string& what
 }
 }  // namespace
 
-// The scenario schema's workload section (sim/scenario/scenario_workload.hpp): trace windows and
+// The scenario schema's workload section (spec/scenario_workload.hpp): trace windows and
 // scaling, generators, closed loops, and located errors.
 TEST(WorkloadConfig, TraceWithWindowAndScaling) {
   const ConfigNode root = yaml(

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "sim/validation/pool_step_model.hpp"
-#include "sim/validation/recorded_accuracy.hpp"
-#include "sim/validation/validation_case.hpp"
-#include "sim/validation/validation_runner.hpp"
+#include "validation/pool_step_model.hpp"
+#include "validation/recorded_accuracy.hpp"
+#include "validation/validation_case.hpp"
+#include "validation/validation_runner.hpp"
 
 namespace engramsim::validation {
 namespace {

@@ -15,9 +15,9 @@
 #include "models/card_loader.hpp"
 #include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
-#include "sim/validation/recorded_accuracy.hpp"
-#include "sim/validation/validation_case.hpp"
-#include "sim/validation/validation_runner.hpp"
+#include "validation/recorded_accuracy.hpp"
+#include "validation/validation_case.hpp"
+#include "validation/validation_runner.hpp"
 
 namespace engramsim::validation {
 namespace {

@@ -25,9 +25,9 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "planner/sweep_spec.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_document.hpp"
-#include "sim/validation/validation_case.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_document.hpp"
+#include "validation/validation_case.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {

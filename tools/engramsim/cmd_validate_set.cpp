@@ -6,7 +6,7 @@
 // serving latency; the Engram penalty also as mean absolute error in percentage points) against
 // the acceptance targets, the coverage (sources, GPUs, model families), the known misses
 // with their reasons and the cases that cannot be represented, with why. How cases are reproduced:
-// sim/validation/validation_runner.hpp; the set and its tolerances: docs/validation.md.
+// validation/validation_runner.hpp; the set and its tolerances: docs/validation.md.
 // Exit codes: 0 every evaluated case within its kind's tolerance or a listed known miss, and every
 // MAPE target met; 2 bad input (the cases file or a scenario it names); 4 a case outside its
 // tolerance that is not a known miss, a reproduction that failed to run, or a MAPE target missed.
@@ -26,8 +26,8 @@
 #include "models/card_loader.hpp"
 #include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
-#include "sim/validation/validation_case.hpp"
-#include "sim/validation/validation_runner.hpp"
+#include "validation/validation_case.hpp"
+#include "validation/validation_runner.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {

@@ -1,4 +1,4 @@
-#include "sim/scenario/scenario_workload.hpp"
+#include "spec/scenario_workload.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "sim/scenario/scenario_document.hpp"
+#include "spec/scenario_document.hpp"
 
 #include <fstream>
 #include <optional>

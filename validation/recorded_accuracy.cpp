@@ -1,4 +1,4 @@
-#include "sim/validation/recorded_accuracy.hpp"
+#include "validation/recorded_accuracy.hpp"
 
 #include <algorithm>
 #include <cmath>

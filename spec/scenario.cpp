@@ -1,4 +1,4 @@
-#include "sim/scenario/scenario.hpp"
+#include "spec/scenario.hpp"
 
 #include <algorithm>
 #include <cmath>

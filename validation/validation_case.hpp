@@ -49,7 +49,7 @@
 #include "hardware/gpu_spec.hpp"
 #include "models/expert_balance.hpp"
 #include "models/model_card.hpp"
-#include "sim/scenario/scenario_document.hpp"
+#include "spec/scenario_document.hpp"
 
 namespace engramsim::validation {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario_build.hpp"
 
 #include "models/engram_host_path.hpp"
 

@@ -37,7 +37,7 @@
 #include "hardware/calibration_profile.hpp"
 #include "models/footprint.hpp"
 #include "models/roofline_step_model.hpp"
-#include "sim/scenario/scenario.hpp"
+#include "spec/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
 
 namespace engramsim::sim {

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/scenario/scenario_session.hpp"
+#include "spec/scenario_session.hpp"
 
 namespace engramsim::sim {
 

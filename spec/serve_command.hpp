@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario_build.hpp"
 
 namespace engramsim::sim {
 

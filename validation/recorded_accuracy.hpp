@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/validation/validation_case.hpp"
-#include "sim/validation/validation_runner.hpp"
+#include "validation/validation_case.hpp"
+#include "validation/validation_runner.hpp"
 
 namespace engramsim::validation {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/serve_command.hpp"
+#include "spec/serve_command.hpp"
 
 #include <cmath>
 #include <cstdio>

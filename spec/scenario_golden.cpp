@@ -1,4 +1,4 @@
-#include "sim/scenario/scenario_golden.hpp"
+#include "spec/scenario_golden.hpp"
 
 #include <nlohmann/json.hpp>
 

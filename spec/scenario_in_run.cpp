@@ -1,10 +1,10 @@
-#include "sim/scenario/scenario_in_run.hpp"
+#include "spec/scenario_in_run.hpp"
 
 #include <cmath>
 
 #include "sim/memory/node_fabric_params.hpp"
 #include "sim/memory/row_cache.hpp"
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario_build.hpp"
 
 namespace engramsim::sim {
 

@@ -34,8 +34,8 @@
 
 #include "hardware/calibration_profile.hpp"
 #include "hardware/node_spec.hpp"
-#include "sim/scenario/scenario_document.hpp"
-#include "sim/validation/validation_case.hpp"
+#include "spec/scenario_document.hpp"
+#include "validation/validation_case.hpp"
 
 namespace engramsim::validation {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/scenario_session.hpp"
+#include "spec/scenario_session.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "sim/validation/validation_runner.hpp"
+#include "validation/validation_runner.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -15,10 +15,10 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
-#include "sim/scenario/scenario.hpp"
-#include "sim/scenario/scenario_build.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "sim/validation/pool_step_model.hpp"
+#include "validation/pool_step_model.hpp"
 
 namespace engramsim::validation {
 namespace {

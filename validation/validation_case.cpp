@@ -1,4 +1,4 @@
-#include "sim/validation/validation_case.hpp"
+#include "validation/validation_case.hpp"
 
 #include <charconv>
 #include <cmath>

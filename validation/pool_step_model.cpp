@@ -1,4 +1,4 @@
-#include "sim/validation/pool_step_model.hpp"
+#include "validation/pool_step_model.hpp"
 
 namespace engramsim::validation {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/scenario/scenario_build.hpp"
-#include "sim/scenario/scenario_document.hpp"
+#include "spec/scenario_build.hpp"
+#include "spec/scenario_document.hpp"
 #include "sim/run/run_simulation.hpp"
 
 namespace engramsim::sim {
