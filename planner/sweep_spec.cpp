@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/config_input.hpp"
+#include "core/config_override.hpp"
 #include "core/rng.hpp"
 
 namespace engramsim::planner {
@@ -14,28 +15,6 @@ namespace {
 // Refuse sweeps that cannot finish in any reasonable time rather than allocate billions of points.
 // Ranges are generated, so bound them the same way per axis.
 constexpr std::size_t kMaxRangeValues = 100'000;
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : path) {
-    if (c == '.') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
-
-bool is_index(const std::string& s) {
-  if (s.empty() || s.size() > 9) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
 
 std::string number_text(double v) {
   if (std::abs(v) < 9.0e15 && v == std::floor(v)) {
@@ -88,7 +67,7 @@ SweepAxis parse_axis(const ConfigNode& entry) {
   axis.key = key.as_str();
   axis.where = key.location();
   if (axis.key.empty()) key.fail("key is empty");
-  for (const auto& part : split_path(axis.key))
+  for (const auto& part : split_key_path(axis.key))
     if (part.empty()) key.fail("key \"" + axis.key + "\" has an empty component");
   const bool has_values = entry.has("values");
   const bool has_range = entry.has("range");
@@ -109,38 +88,6 @@ SweepAxis parse_axis(const ConfigNode& entry) {
 void append_hex(std::string& out, std::uint64_t v) {
   static const char* digits = "0123456789abcdef";
   for (int shift = 60; shift >= 0; shift -= 4) out.push_back(digits[(v >> shift) & 0xF]);
-}
-
-// Returns the node at `path` (a handle into `root`). A component missing from a map throws naming it,
-// or with `create` is added (an empty map, or the slot the caller assigns): the strict loader then
-// judges the key, so an optional key the file leaves out can be set and a misspelt one is refused.
-YAML::Node resolve(YAML::Node root, const std::string& path, const SourceLocation& where, bool create = false) {
-  const auto parts = split_path(path);
-  YAML::Node cur = root;
-  std::string walked;
-  for (const auto& part : parts) {
-    const std::string parent = walked.empty() ? "the scenario root" : "'" + walked + "'";
-    if (part.empty()) throw ConfigError(where, path, "key path has an empty component");
-    if (cur.IsMap()) {
-      const YAML::Node& as_const = cur;
-      if (!as_const[part] && !create) {
-        throw ConfigError(where, path, "no key '" + part + "' under " + parent +
-                                           " in the base scenario (a swept key must exist there)");
-      }
-      if (!as_const[part] && &part != &parts.back()) cur[part] = YAML::Node(YAML::NodeType::Map);
-      cur.reset(cur[part]);
-    } else if (cur.IsSequence()) {
-      if (!is_index(part) || std::stoul(part) >= cur.size()) {
-        throw ConfigError(where, path, "'" + part + "' is not an index of the " + std::to_string(cur.size()) +
-                                           "-element list " + parent);
-      }
-      cur.reset(cur[std::stoul(part)]);
-    } else {
-      throw ConfigError(where, path, parent + " is a scalar; cannot descend into '" + part + "'");
-    }
-    walked = walked.empty() ? part : walked + "." + part;
-  }
-  return cur;
 }
 
 }  // namespace
@@ -308,36 +255,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec) {
 
 void validate_sweep_keys(const SweepSpec& spec, const YAML::Node& base) {
   for (const auto& d : spec.dimensions)
-    for (const auto& a : d.axes) resolve(base, a.key, a.where);
-}
-
-namespace {
-void assign(YAML::Node& root, const std::string& path, const YAML::Node& value, const SourceLocation& where,
-            bool create) {
-  if (path.empty()) throw ConfigError(where, path, "key path is empty");
-  YAML::Node target = resolve(root, path, where, create);
-  // `=` on a handle obtained from operator[] rebinds the slot inside its parent.
-  target = YAML::Clone(value);
-}
-}  // namespace
-
-void apply_override(YAML::Node& root, const std::string& path, const YAML::Node& value,
-                    const SourceLocation& where) {
-  // Only the command line adds keys: a file's own `set:` blocks are located at their line when a key
-  // is missing, which an added key could not be.
-  assign(root, path, value, where, where.file == kCommandLineSet);
-}
-
-void apply_override(YAML::Node& root, const std::string& path, const std::string& value_text) {
-  assign(root, path, parse_config_value(value_text, kCommandLineSet, path), {kCommandLineSet, 0, 0}, true);
-}
-
-std::pair<std::string, std::string> parse_set_argument(const std::string& arg) {
-  const auto eq = arg.find('=');
-  if (eq == std::string::npos) throw ConfigError({"--set", 0, 0}, arg, "expected key.path=value");
-  std::string key = arg.substr(0, eq);
-  if (key.empty()) throw ConfigError({"--set", 0, 0}, arg, "expected key.path=value (the key is empty)");
-  return {key, arg.substr(eq + 1)};
+    for (const auto& a : d.axes) resolve_key_path(base, a.key, a.where);
 }
 
 PreparedSweep prepare_sweep(const ConfigNode& scenario_root) {
@@ -358,7 +276,7 @@ YAML::Node scenario_for_point(const YAML::Node& base, const SweepPoint& point) {
   YAML::Node copy = YAML::Clone(base);
   const YAML::Node& peek = copy;  // const access never inserts a key
   if (copy.IsMap() && peek["sweep"]) copy.remove("sweep");
-  for (const auto& a : point.assignments) assign(copy, a.key, a.value, {"sweep", 0, 0}, false);
+  for (const auto& a : point.assignments) apply_override(copy, a.key, a.value, {"sweep", 0, 0});
   return copy;
 }
 

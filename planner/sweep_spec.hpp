@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config_node.hpp"
+#include "core/config_override.hpp"
 #include "core/error.hpp"
 
 namespace engramsim::planner {
@@ -99,20 +100,7 @@ void validate_sweep_keys(const SweepSpec& spec, const YAML::Node& base);
 // call it concurrently on a shared base.
 YAML::Node scenario_for_point(const YAML::Node& base, const SweepPoint& point);
 
-// The source name of overrides given on the command line.
-inline constexpr const char* kCommandLineSet = "--set";
-
-// Replaces the node at `path` with `value` (deep-copied). From the command line (`where.file` is
-// kCommandLineSet) it adds the map keys the path names that the document leaves out, so an optional
-// key may be set and the strict loader judges every key afterwards; from a file (a compare entry's
-// `set:`) and for sweep axes a missing key is an error at `where`. Throws ConfigError naming the
-// path and `where` when a component is missing there, or walks into a scalar or past a list's end.
-void apply_override(YAML::Node& root, const std::string& path, const YAML::Node& value,
-                    const SourceLocation& where = {kCommandLineSet, 0, 0});
-// As above with the value given as YAML text ("4", "dram", "[1, 2]", "{a: 1}").
-void apply_override(YAML::Node& root, const std::string& path, const std::string& value_text);
-// Splits "key.path=value" at the first '='; throws ConfigError when there is no '=' or no key.
-std::pair<std::string, std::string> parse_set_argument(const std::string& arg);
+// Overrides (`--set`, a compare entry's `set:`) are core's apply_override (core/config_override.hpp).
 
 // A YAML value as canonical one-line text (scalars verbatim, collections in flow style).
 std::string canonical_text(const YAML::Node& value);

@@ -8,6 +8,7 @@
 
 #include "core/config_input.hpp"
 #include "core/config_node.hpp"
+#include "core/config_override.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -19,25 +20,10 @@ YAML::Node parse_text(const ScenarioDocument& doc) {
 
 YAML::Node parse_set_value(const SetArgument& s) { return parse_config_value(s.value, "--set", s.key); }
 
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : path) {
-    if (c == '.') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
-
 // Rebinds the (already checked) slot at `path` to `value` itself, keeping its source position.
 void bind_uncloned(YAML::Node root, const std::string& path, const YAML::Node& value) {
   YAML::Node cur = root;
-  for (const auto& part : split_path(path)) {
+  for (const auto& part : split_key_path(path)) {
     if (cur.IsSequence()) cur.reset(cur[std::stoul(part)]);
     else cur.reset(cur[part]);
   }
@@ -126,8 +112,8 @@ struct CompareEntry {
   std::vector<std::string> keys;
 };
 
-void apply_cli_sets(YAML::Node& root, const std::vector<SetArgument>& sets, const OverrideFn& apply) {
-  for (const auto& s : sets) apply(root, s.key, parse_set_value(s), {"--set", 0, 0});
+void apply_cli_sets(YAML::Node& root, const std::vector<SetArgument>& sets) {
+  for (const auto& s : sets) apply_override(root, s.key, parse_set_value(s), {kCommandLineSet, 0, 0});
 }
 
 void strip(YAML::Node& root) {
@@ -142,8 +128,7 @@ ScenarioDocument read_scenario_document(const std::string& path) {
   return {path, ConfigNode::read_file(path)};
 }
 
-std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets,
-                                             const OverrideFn& apply) {
+std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets) {
   // The command line sets keys of the scenario, not of its variants: a variant's entry is read back
   // from each variant's own parse, where a replaced entry would have lost its keys.
   for (const auto& s : sets)
@@ -153,7 +138,7 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
                         "(it applies to every variant) or edit the variant in the file");
   // A probe parse: checks the command line's keys against the base and reads the compare list.
   YAML::Node probe = parse_text(doc);
-  apply_cli_sets(probe, sets, apply);
+  apply_cli_sets(probe, sets);
   const ConfigNode root(probe, doc.file, "");
   if (!root.is_map()) root.fail("a scenario file must be a map");
 
@@ -209,17 +194,17 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
     v.baseline = entries[i].baseline;
     std::size_t at = 0;
     std::tie(v.root, at) = parse_variant(doc, lines, i);
-    apply_cli_sets(v.root, sets, apply);
+    apply_cli_sets(v.root, sets);
     const YAML::Node set = v.root["compare"][at]["set"];
     for (const std::string& key : entries[i].keys) {
       const YAML::Node value = set[key];
       if (!value.IsDefined()) throw ConfigError({doc.file, 0, 0}, "compare[" + std::to_string(i) + "].set." + key, "lost while expanding the variant");
       const YAML::Mark m = value.Mark();
-      apply(v.root, key, value, {doc.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
+      apply_override(v.root, key, value, {doc.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
       bind_uncloned(v.root, key, value);
       v.set.emplace_back(key, canonical(value));
     }
-    apply_cli_sets(v.root, sets, apply);  // the command line wins over the variant
+    apply_cli_sets(v.root, sets);  // the command line wins over the variant
     strip(v.root);
     out.push_back(std::move(v));
   }

@@ -45,10 +45,6 @@ struct ScenarioDocument {
 // Reads the file; a missing or unreadable file is a ConfigError naming it.
 ScenarioDocument read_scenario_document(const std::string& path);
 
-// Replaces the node at a dotted key path of `root` (planner::apply_override's contract).
-using OverrideFn = std::function<void(YAML::Node& root, const std::string& key, const YAML::Node& value,
-                                      const SourceLocation& where)>;
-
 struct SetArgument {
   std::string key;
   std::string value;  // YAML text, as after "key=" on the command line
@@ -65,7 +61,7 @@ struct ScenarioVariant {
 // One variant without `compare:`, else one per entry, in file order. Bad compare entries (missing
 // name, duplicate or unsafe name, unknown baseline, empty set, a key that does not exist) are
 // ConfigErrors.
-std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets,
-                                             const OverrideFn& apply_override);
+// Overrides go through core's apply_override (core/config_override.hpp).
+std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets);
 
 }  // namespace engramsim::sim

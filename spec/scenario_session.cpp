@@ -78,10 +78,10 @@ bool ScenarioSession::any_infeasible() const {
   return std::any_of(variants.begin(), variants.end(), [](const VariantOutcome& v) { return !v.built; });
 }
 
-ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options, const OverrideFn& apply) {
+ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options) {
   ScenarioSession s;
   s.file = doc.file;
-  std::vector<ScenarioVariant> variants = expand_scenario(doc, options.set, apply);
+  std::vector<ScenarioVariant> variants = expand_scenario(doc, options.set);
   s.compare = !(variants.size() == 1 && variants.front().name.empty());
   ScenarioParseOptions po;
   po.calibration = options.calibration;

@@ -48,7 +48,7 @@ struct SessionOptions {
   std::vector<CalibrationCandidate> calibrations_by_gpu;
 };
 
-ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options, const OverrideFn& apply);
+ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options);
 void run_session(ScenarioSession& session, int jobs = 1);
 void write_session_outputs(const ScenarioSession& session, const std::string& dir);
 

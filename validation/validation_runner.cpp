@@ -174,15 +174,7 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   ServingRun out;
   const double t0 = wall_now();
   const sim::ScenarioDocument doc = sim::read_scenario_document(r.scenario);
-  if (!options.apply_override && !r.set.empty())
-    throw std::runtime_error("serving reproduction with set: needs an override function");
-  const sim::OverrideFn apply = options.apply_override
-                                    ? options.apply_override
-                                    : sim::OverrideFn([](YAML::Node&, const std::string& key, const YAML::Node&,
-                                                         const SourceLocation& where) {
-                                        throw ConfigError(where, key, "overrides need the planner's override function");
-                                      });
-  std::vector<sim::ScenarioVariant> variants = sim::expand_scenario(doc, r.set, apply);
+  std::vector<sim::ScenarioVariant> variants = sim::expand_scenario(doc, r.set);
   const sim::ScenarioVariant* chosen = nullptr;
   for (const auto& v : variants)
     if (v.name == variant) chosen = &v;

@@ -51,9 +51,6 @@ using SweepEvalFn = std::function<SweepReading(const ValidationCase&, int jobs)>
 
 // A calibration profile given to the evaluation, with the path it was read from.
 struct EvalOptions {
-  // planner::apply_override (the simulator library does not link the planner); needed by serving
-  // cases whose scenario has a compare list or whose reproduction sets keys.
-  sim::OverrideFn apply_override;
   int jobs = 1;                   // threads for serving runs
   std::vector<std::string> only;  // case ids to evaluate; empty = all
   // Measured profiles (engramsim calibrate). A case uses the one choose_calibration picks for its

@@ -36,9 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dir.write("trace.jsonl", trace);
   fuzz::refusal_is_fine([&] {
     const sim::ScenarioDocument doc = sim::read_scenario_document(path);
-    const auto apply = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
-                          const SourceLocation& where) { planner::apply_override(root, key, value, where); };
-    for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, {}, apply)) {
+    for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, {})) {
       const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
       sim::read_trace_through(p);
       read_generated(p);

@@ -31,13 +31,11 @@ std::vector<std::string> set_arguments(const std::string& text) {
 void run_with_sets(const std::string& scenario, const std::vector<std::string>& args) {
   std::vector<sim::SetArgument> sets;
   for (const std::string& arg : args) {
-    const auto [key, value] = planner::parse_set_argument(arg);
+    const auto [key, value] = parse_set_argument(arg);
     sets.push_back({key, value});
   }
   const sim::ScenarioDocument doc = sim::read_scenario_document(scenario);
-  const auto apply = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
-                        const SourceLocation& where) { planner::apply_override(root, key, value, where); };
-  for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, sets, apply))
+  for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, sets))
     sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
 }
 

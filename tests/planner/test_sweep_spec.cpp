@@ -186,51 +186,12 @@ TEST(SweepSpec, ScenarioForPointAppliesAssignmentsToADeepCopy) {
   EXPECT_TRUE(root.raw()["sweep"]);
 }
 
-TEST(Override, SetsScalarsListsMapsAndListElements) {
-  YAML::Node root = YAML::Load(kScenario);
-  apply_override(root, "deployment.tp", "8");
-  EXPECT_EQ(root["deployment"]["tp"].as<int>(), 8);
-  apply_override(root, "deployment.scheduler", "{max_num_seqs: 64, chunk: 512}");
-  EXPECT_EQ(root["deployment"]["scheduler"]["chunk"].as<int>(), 512);
-  apply_override(root, "workload.phases.1.rate", "5.5");
-  EXPECT_DOUBLE_EQ(root["workload"]["phases"][1]["rate"].as<double>(), 5.5);
-  apply_override(root, "name", "");
-  EXPECT_EQ(root["name"].as<std::string>(), "");
-  EXPECT_TRUE(root["name"].IsScalar());
-}
-
-TEST(Override, KeysTheFileLeavesOutAreAdded) {
-  // An optional key the file omits, and a map above it: added, for the strict loader to judge.
-  YAML::Node root = YAML::Load(kScenario);
-  apply_override(root, "workload.num_requests", "16");
-  EXPECT_EQ(root["workload"]["num_requests"].as<int>(), 16);
-  apply_override(root, "prices.gpu_hour.b200", "2USD/h");
-  EXPECT_EQ(root["prices"]["gpu_hour"]["b200"].as<std::string>(), "2USD/h");
-}
-
 TEST(Override, SweepPointsKeepTheirKeysStrict) {
   YAML::Node root = YAML::Load(kScenario);
   SweepPoint p;
   p.assignments.push_back({"deployment.tpp", YAML::Load("2")});
   EXPECT_NE(config_error([&] { scenario_for_point(root, p); }).find("no key 'tpp' under 'deployment'"),
             std::string::npos);
-}
-
-TEST(Override, MissingOrBadPathsAreErrors) {
-  YAML::Node root = YAML::Load(kScenario);
-  EXPECT_NE(config_error([&] { apply_override(root, "workload.phases.2.rate", "1"); }).find("not an index"),
-            std::string::npos);
-  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp.x", "1"); }).find("is a scalar"),
-            std::string::npos);
-  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp", "[1, "); }).find("not valid YAML"),
-            std::string::npos);
-}
-
-TEST(Override, ParseSetArgument) {
-  EXPECT_EQ(parse_set_argument("a.b=c=d"), (std::pair<std::string, std::string>{"a.b", "c=d"}));
-  EXPECT_EQ(parse_set_argument("a="), (std::pair<std::string, std::string>{"a", ""}));
-  EXPECT_NE(config_error([] { parse_set_argument("a.b"); }).find("expected key.path=value"), std::string::npos);
-  EXPECT_NE(config_error([] { parse_set_argument("=1"); }).find("key is empty"), std::string::npos);
 }
 
 TEST(SweepSpec, PreparedSweepAndConcurrentPointScenarios) {

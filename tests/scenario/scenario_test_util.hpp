@@ -56,10 +56,4 @@ inline void write_file(const std::string& path, const std::string& text) {
 
 inline std::string source_root() { return ENGRAMSIM_SOURCE_ROOT; }
 
-inline sim::OverrideFn planner_override() {
-  return [](YAML::Node& root, const std::string& key, const YAML::Node& value, const SourceLocation& where) {
-    planner::apply_override(root, key, value, where);
-  };
-}
-
 }  // namespace engramsim::testing

@@ -12,7 +12,6 @@
 namespace engramsim::sim {
 namespace {
 
-using testing::planner_override;
 using testing::ScratchDir;
 
 const std::string kBase =
@@ -35,7 +34,7 @@ ScenarioDocument doc(const std::string& text) { return {"c.yaml", text}; }
 
 std::string error_of(const std::string& text, const std::vector<SetArgument>& sets = {}) {
   try {
-    prepare_session(doc(text), {sets, ""}, planner_override());
+    prepare_session(doc(text), {sets, ""});
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -43,7 +42,7 @@ std::string error_of(const std::string& text, const std::vector<SetArgument>& se
 }
 
 TEST(ScenarioDocument, WithoutCompareOneUnnamedVariant) {
-  const auto v = expand_scenario(doc(kBase), {}, planner_override());
+  const auto v = expand_scenario(doc(kBase), {});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_TRUE(v[0].name.empty());
   EXPECT_TRUE(v[0].set.empty());
@@ -58,7 +57,7 @@ TEST(ScenarioDocument, VariantsApplyTheirSetsAndTheCommandLineWins) {
                            "  - name: big\n"
                            "    baseline: small\n"
                            "    set: {workload.concurrency: 8, deployment.scheduler.max_num_seqs: 32}\n";
-  const auto v = expand_scenario(doc(text), {{"deployment.scheduler.max_num_seqs", "24"}}, planner_override());
+  const auto v = expand_scenario(doc(text), {{"deployment.scheduler.max_num_seqs", "24"}});
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].name, "small");
   EXPECT_EQ(v[0].baseline, "");
@@ -107,7 +106,7 @@ TEST(ScenarioDocument, ManyVariantsExpandLinearlyAndKeepTheirLines) {
     text += "  - name: v" + std::to_string(i) + "\n    # variant " + std::to_string(i) +
             "\n    set: {workload.concurrency: " + std::to_string(i + 1) + "}\n";
   text += "slo: {ttft_p99: 5s}\n";
-  const auto v = expand_scenario(doc(text), {}, planner_override());
+  const auto v = expand_scenario(doc(text), {});
   ASSERT_EQ(v.size(), static_cast<std::size_t>(kVariants));
   for (int i : {0, 1, kVariants / 2, kVariants - 1}) {
     EXPECT_EQ(v[i].name, "v" + std::to_string(i));
@@ -127,7 +126,7 @@ TEST(ScenarioDocument, ManyVariantsExpandLinearlyAndKeepTheirLines) {
 TEST(ScenarioDocument, FlowStyleCompareListsStillExpand) {
   const auto v = expand_scenario(
       doc(kBase + "compare: [{name: a, set: {workload.concurrency: 2}}, {name: b, set: {workload.concurrency: 3}}]\n"),
-      {}, planner_override());
+      {});
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[1].root["workload"]["concurrency"].as<int>(), 3);
   EXPECT_NE(error_of(kBase + "compare: [{name: a, set: {workload.concurrency: x}}]\n").find("c.yaml:15:"),
@@ -155,7 +154,7 @@ TEST(ScenarioSession, InfeasibleVariantIsKeptWithItsReasonAndTheOthersRun) {
       "  num_requests: 4\n  input: {distribution: fixed, tokens: 64}\n  output: {distribution: fixed, tokens: 8}\n"
       "compare:\n  - name: dram\n    set: {deployment.engram.tier: dram}\n"
       "  - name: hbm\n    set: {deployment.engram.tier: hbm}\n";
-  ScenarioSession s = prepare_session(doc(text), {}, planner_override());
+  ScenarioSession s = prepare_session(doc(text), {});
   ASSERT_EQ(s.variants.size(), 2u);
   EXPECT_TRUE(s.compare);
   EXPECT_TRUE(s.any_infeasible());
@@ -174,7 +173,7 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   const std::string text = kBase +
                            "compare:\n  - name: one\n    set: {deployment.replicas: 1}\n"
                            "  - name: two\n    set: {deployment.replicas: 2}\n";
-  ScenarioSession s = prepare_session(doc(text), {}, planner_override());
+  ScenarioSession s = prepare_session(doc(text), {});
   run_session(s, 1);
   ScratchDir dir;
   write_session_outputs(s, dir.path());
@@ -188,7 +187,7 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   EXPECT_EQ(s.variants[1].result->summary.num_gpus, 2);
 
   // Without compare the files sit in the folder itself.
-  ScenarioSession single = prepare_session(doc(kBase), {}, planner_override());
+  ScenarioSession single = prepare_session(doc(kBase), {});
   run_session(single, 1);
   ScratchDir flat;
   write_session_outputs(single, flat.path());

@@ -99,7 +99,7 @@ TEST_P(ScenarioGolden, MatchesGoldenConservesAndIsDeterministic) {
   options.set = expected.set;
   const ScenarioDocument doc = read_scenario_document(yaml);
 
-  ScenarioSession a = prepare_session(doc, options, testing::planner_override());
+  ScenarioSession a = prepare_session(doc, options);
   ASSERT_FALSE(a.variants.empty());
   run_session(a, 2);
   for (const auto& v : a.variants) {
@@ -110,7 +110,7 @@ TEST_P(ScenarioGolden, MatchesGoldenConservesAndIsDeterministic) {
   }
 
   // Determinism: a second preparation and run, one thread this time, writes identical files.
-  ScenarioSession b = prepare_session(doc, options, testing::planner_override());
+  ScenarioSession b = prepare_session(doc, options);
   run_session(b, 1);
   ScratchDir dir;
   write_session_outputs(a, dir.file("a"));

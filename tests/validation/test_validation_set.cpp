@@ -24,9 +24,6 @@ namespace {
 
 EvalOptions options(int jobs) {
   EvalOptions o;
-  o.apply_override = [](YAML::Node& root, const std::string& key, const YAML::Node& value, const SourceLocation& where) {
-    planner::apply_override(root, key, value, where);
-  };
   o.evaluate_sweep = planner::make_validation_sweep_evaluator();
   o.jobs = jobs;
   return o;

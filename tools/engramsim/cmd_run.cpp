@@ -295,16 +295,14 @@ void print_written_outputs(const sim::ScenarioSession& s, const std::string& out
 int run_scenario_command(const RunArgs& a) {
   sim::SessionOptions options;
   for (const auto& arg : a.set) {
-    const auto [key, value] = planner::parse_set_argument(arg);
+    const auto [key, value] = parse_set_argument(arg);
     options.set.push_back({key, value});
   }
   // One profile replaces the scenario's; several are chosen per GPU, as sweep and plan choose.
   if (a.calibrations.size() == 1) options.calibration = a.calibrations.front();
   if (a.calibrations.size() > 1) options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
-  const sim::OverrideFn apply = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
-                                   const SourceLocation& where) { planner::apply_override(root, key, value, where); };
   const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
-  sim::ScenarioSession session = sim::prepare_session(doc, options, apply);
+  sim::ScenarioSession session = sim::prepare_session(doc, options);
   if (!a.trace_out.empty()) {
     Time window;
     try {

@@ -96,10 +96,7 @@ std::string check(const std::string& path, Kind kind) {
     }
     case Kind::scenario: {
       const sim::ScenarioDocument doc = sim::read_scenario_document(path);
-      const auto variants = sim::expand_scenario(
-          doc, {}, [](YAML::Node& root, const std::string& key, const YAML::Node& value, const SourceLocation& where) {
-            planner::apply_override(root, key, value, where);
-          });
+      const auto variants = sim::expand_scenario(doc, {});
       std::set<std::string> traces_read;
       for (const auto& v : variants) {
         const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));

@@ -293,8 +293,6 @@ int run_validate_set(const ValidateSetArgs& a) {
   const std::string path = a.cases.empty() ? val::default_validation_set_path() : a.cases;
   const val::ValidationSet set = val::load_validation_set(path);
   val::EvalOptions options;
-  options.apply_override = [](YAML::Node& root, const std::string& key, const YAML::Node& value,
-                              const SourceLocation& where) { planner::apply_override(root, key, value, where); };
   options.evaluate_sweep = planner::make_validation_sweep_evaluator();
   options.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.only = a.only;
