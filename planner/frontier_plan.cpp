@@ -5,15 +5,12 @@
 #include <stdexcept>
 
 #include "core/cost_metrics.hpp"
+#include "core/number_text.hpp"
 
 namespace engramsim::planner {
 namespace {
 
-std::string fmt(double v, const char* f) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+std::string fmt(double v, const char* f) { return printf_number(v, f); }
 
 double extra_number(const ReportPoint& p, const char* key, double fallback) {
   const auto it = p.metrics.extra.find(key);

@@ -13,6 +13,7 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/number_text.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -36,11 +37,7 @@ Tolerance tolerance_for(const std::string& metric) {
   return {0.01, 1e-3};
 }
 
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string fmt(double v) { return printf_number(v, "%.6g"); }
 
 [[noreturn]] void bad(const std::string& path, const std::string& field, const std::string& msg) {
   throw ConfigError({path, 0, 0}, field, msg);

@@ -4,14 +4,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/number_text.hpp"
+
 namespace engramsim::sim {
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+std::string num(double v) { return printf_number(v, "%g"); }
 
 std::string join(const std::string& head, const std::vector<std::string>& flags) {
   std::string out = head;

@@ -5,16 +5,13 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/number_text.hpp"
 #include "hardware/node_spec.hpp"
 
 namespace engramsim::planner {
 namespace {
 
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string number_text(double v) { return round_trip_number(v); }
 
 }  // namespace
 

@@ -7,18 +7,14 @@
 #include <map>
 #include <utility>
 
+#include "core/number_text.hpp"
 #include "hardware/node_spec.hpp"
 #include "spec/scenario_workload.hpp"
 
 namespace engramsim::planner {
 namespace {
 
-std::string fmt(double v, const char* spec = "%.4g") {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, spec, v);
-  return buf;
-}
+std::string fmt(double v, const char* spec = "%.4g") { return std::isfinite(v) ? printf_number(v, spec) : "-"; }
 
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/number_text.hpp"
 #include "core/paths.hpp"
 #include "core/rng.hpp"
 #include "planner/glue/provenance.hpp"
@@ -66,11 +67,7 @@ Percentiles percentiles(const sim::LatencySummary& l) { return {l.median, l.p90,
 // JSON has no NaN: an undefined quantity is null.
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-std::string fmt(double v, const char* spec = "%.4g") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, spec, v);
-  return buf;
-}
+std::string fmt(double v, const char* spec = "%.4g") { return printf_number(v, spec); }
 
 }  // namespace
 

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
+
 #ifndef ENGRAMSIM_SIMGRID_FABRIC_HELPER
 #define ENGRAMSIM_SIMGRID_FABRIC_HELPER ""
 #endif
@@ -23,11 +25,7 @@ namespace engramsim::fabric {
 namespace {
 
 // Doubles cross the pipe with 17 significant digits, which round-trips exactly.
-std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string exact(double v) { return round_trip_number(v); }
 
 }  // namespace
 

@@ -1,0 +1,15 @@
+// Numbers as text, one place for the printf formats the tool writes (tables, notes, command lines,
+// goldens, the SimGrid helper's pipe).
+#pragma once
+
+#include <string>
+
+namespace engramsim {
+
+// `v` formatted by a printf conversion for one double ("%.4g", "%.2f", "%g").
+std::string printf_number(double v, const char* spec);
+
+// 17 significant digits: reads back to the same double.
+std::string round_trip_number(double v);
+
+}  // namespace engramsim
