@@ -5,26 +5,9 @@
 #include <cstdio>
 #include <optional>
 
-#include "core/number_text.hpp"
 #include "hardware/node_spec.hpp"
 
 namespace engramsim::planner {
-namespace {
-
-std::string number_text(double v) { return round_trip_number(v); }
-
-}  // namespace
-
-std::string PlanSettings::evaluation_key() const {
-  std::string s = "plan-v1 probe_requests=" + std::to_string(probe_requests);
-  s += " lo=" + number_text(search.lo) + " hi=" + number_text(search.hi) + " max=" + number_text(search.hi_limit);
-  s += " tol=" + number_text(search.rel_tolerance) + " probes=" + std::to_string(search.max_probes);
-  s += " confirm=";
-  for (double f : search.confirm_fractions) s += number_text(f) + ",";
-  s += " max_queue_p99_ns=" + std::to_string(max_queue_p99.count_ns());
-  s += " min_probe_span_ns=" + std::to_string(min_probe_span.count_ns());
-  return s;
-}
 
 ReportSettings parse_report_settings(const ConfigNode& n) {
   ReportSettings r;

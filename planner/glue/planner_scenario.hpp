@@ -30,6 +30,7 @@
 
 #include "core/config_node.hpp"
 #include "core/units.hpp"
+#include "planner/fleet_plan.hpp"
 #include "planner/plan_search.hpp"
 #include "planner/sweep_spec.hpp"
 
@@ -40,24 +41,6 @@ struct ReportSettings {
   std::string question;
   std::optional<double> target_interactivity;  // tok/s/user
   std::string curve_axis = "workload.concurrency";
-};
-
-struct PlanTarget {
-  double requests_per_s = 0.0;  // exactly one of the two is > 0
-  double tokens_per_s = 0.0;    // input + output tokens/s; converted with the workload's mean request
-};
-
-struct PlanSettings {
-  PlanTarget target;
-  std::int64_t probe_requests = 1000;  // minimum requests per replica in one probe
-  Time min_probe_span = Time::from_seconds(60.0);  // minimum span of arrivals in one probe
-  RateSearchOptions search;            // lo, hi, hi_limit, rel_tolerance, max_probes (requests/s per replica)
-  Time max_queue_p99 = Time::from_seconds(5.0);
-  std::vector<std::string> tiers = {"hyperscaler", "neocloud", "rental"};
-  std::vector<double> load_factors = {0.8, 1.0, 1.2};
-  // What changes a candidate's result (probe size, search, overload guard), as canonical text: part
-  // of the results fingerprint, so --resume refuses results searched with other settings.
-  std::string evaluation_key() const;
 };
 
 struct PlannerScenario {

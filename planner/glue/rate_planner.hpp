@@ -26,7 +26,7 @@
 // even when the batch keeps TPOT low and no TTFT bound is set. planner::find_max_rate does the
 // search (doubling, bisection, confirmation probes); every probe is kept for the report.
 //
-// After every candidate is in, plan_fleet() sizes each one for the target (size_fleet, whole
+// After every candidate is in, plan_fleet() (planner/fleet_plan.hpp) sizes each one for the target (size_fleet, whole
 // nodes), ranks them (cheapest $/hour first) and reruns the ranking per price tier and load factor
 // (sensitivity), as tables and a recommendation for the report.
 #pragma once
@@ -60,18 +60,5 @@ class RatePlanner {
   const ScenarioEvaluator& evaluator_;
   PlanSettings settings_;
 };
-
-struct FleetPlanResult {
-  double target_rate = 0.0;          // requests/s
-  double tokens_per_request = 0.0;   // input + output, as measured in the probes
-  std::vector<RankedPlan> ranking;   // at the scenario's price tier
-  SensitivityReport sensitivity;
-  std::vector<Table> tables;         // fleet_plan, sensitivity, rate_search
-  std::vector<std::string> notes;    // the recommendation, for the report
-};
-
-// Sizes and ranks the candidates of a finished plan sweep (lines of results.jsonl).
-FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSettings& settings,
-                           const std::string& baseline_tier, const std::vector<std::string>& axes);
 
 }  // namespace engramsim::planner
