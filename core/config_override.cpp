@@ -20,15 +20,17 @@ void descend(YAML::Node& cur, const std::string& part, bool last, const std::str
   if (cur.IsMap()) {
     const YAML::Node& as_const = cur;
     if (!as_const[part] && !create) {
-      throw ConfigError(where, path, "no key '" + part + "' under " + parent +
-                                         " in the base scenario (a swept key must exist there)");
+      throw ConfigError(
+          where, path,
+          "no key '" + part + "' under " + parent + " in the base scenario (a swept key must exist there)");
     }
     if (!as_const[part] && !last) cur[part] = YAML::Node(YAML::NodeType::Map);
     cur.reset(cur[part]);
   } else if (cur.IsSequence()) {
     if (!is_index(part) || std::stoul(part) >= cur.size()) {
-      throw ConfigError(where, path, "'" + part + "' is not an index of the " + std::to_string(cur.size()) +
-                                         "-element list " + parent);
+      throw ConfigError(
+          where, path,
+          "'" + part + "' is not an index of the " + std::to_string(cur.size()) + "-element list " + parent);
     }
     cur.reset(cur[std::stoul(part)]);
   } else {

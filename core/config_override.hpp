@@ -23,8 +23,7 @@ std::vector<std::string> split_key_path(const std::string& path);
 // `where` naming it, or with `create` is added (an empty map, or the slot the caller assigns), so the
 // strict loader judges the key afterwards; an index past a list's end or a step into a scalar is an
 // error too.
-YAML::Node resolve_key_path(YAML::Node root, const std::string& path, const SourceLocation& where,
-                            bool create = false);
+YAML::Node resolve_key_path(YAML::Node root, const std::string& path, const SourceLocation& where, bool create = false);
 
 // Replaces the node at `path` with `value` (deep-copied). From the command line (`where.file` is
 // kCommandLineSet) it adds the map keys the path names that the document leaves out, so an optional

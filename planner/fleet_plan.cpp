@@ -57,13 +57,15 @@ std::string target_text(double rate, double tokens_per_request) {
 
 Table fleet_table(const std::vector<RankedPlan>& ranking, const std::vector<Candidate>& candidates,
                   const std::string& target, const std::string& baseline_tier) {
-  Table fleet{"fleet_plan", "Fleet plans at " + target + ", " + baseline_tier + " prices (cheapest first)",
+  Table fleet{"fleet_plan",
+              "Fleet plans at " + target + ", " + baseline_tier + " prices (cheapest first)",
               {"rank", "candidate", "max req/s per replica", "GPUs per replica", "replicas", "nodes", "GPUs",
                "utilization (%)", "GPU $/hour", "Engram DRAM+SSD $/hour", "total $/hour", "$/M tokens"},
               {}};
   int rank = 0;
   for (const auto& r : ranking) {
-    const auto* c = &*std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& x) { return x.name == r.name; });
+    const auto* c =
+        &*std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& x) { return x.name == r.name; });
     fleet.rows.push_back({std::to_string(++rank), r.name, fmt(r.plan.max_rate_per_replica, "%.4g"),
                           std::to_string(c->cost.gpus_per_replica), std::to_string(r.plan.replicas),
                           std::to_string(r.plan.nodes), std::to_string(r.plan.gpus),
@@ -75,7 +77,8 @@ Table fleet_table(const std::vector<RankedPlan>& ranking, const std::vector<Cand
 }
 
 Table sensitivity_table(const SensitivityReport& report, double target_rate) {
-  Table sens{"sensitivity", "Sensitivity: winner per price tier and load",
+  Table sens{"sensitivity",
+             "Sensitivity: winner per price tier and load",
              {"price tier", "load factor", "target req/s", "winner", "nodes", "$/hour", "$/M tokens", "runner-up",
               "runner-up $/hour"},
              {}};
@@ -108,7 +111,8 @@ std::string recommendation(const FleetPlanResult& out, int gpus_per_replica, con
                      std::to_string(best.plan.replicas) + (best.plan.replicas == 1 ? " replica of " : " replicas of ") +
                      std::to_string(gpus_per_replica) + " GPUs) serve " + target + " within the SLO at " +
                      fmt(best.plan.cost_per_hour.value(), "%.2f") + " $/hour (" + baseline_tier + " prices), " +
-                     fmt(best.plan.usd_per_million_tokens, "%.3g") + " $ per million tokens; one replica sustains up to " +
+                     fmt(best.plan.usd_per_million_tokens, "%.3g") +
+                     " $ per million tokens; one replica sustains up to " +
                      fmt(best.plan.max_rate_per_replica, "%.4g") + " req/s, so the fleet runs at " +
                      fmt(100.0 * best.plan.utilization, "%.0f") + " % of its capacity.";
   // Whole nodes are bought: GPUs left over after the last replica are paid for and idle.
@@ -125,8 +129,9 @@ std::string recommendation(const FleetPlanResult& out, int gpus_per_replica, con
               ? " The winner is the same for every price tier and load factor in the sensitivity table."
               : " The winner changes with price tier or load: see the sensitivity table of the report.";
   // The CLI prints this note without the report's point-based recommendation: name it, not its place.
-  note += " (The report's recommendation ranks points per GPU at each candidate's own maximum rate; this plan "
-          "rounds to whole nodes at the target load.)";
+  note +=
+      " (The report's recommendation ranks points per GPU at each candidate's own maximum rate; this plan "
+      "rounds to whole nodes at the target load.)";
   return note;
 }
 
@@ -150,7 +155,8 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   FleetPlanResult out;
   std::vector<Candidate> candidates;
   std::map<std::string, int> gpus_per_replica;
-  Table search{"rate_search", "Rate search per candidate (every probe, in probe order)",
+  Table search{"rate_search",
+               "Rate search per candidate (every probe, in probe order)",
                {"candidate", "probe", "req/s per replica", "requests", "meets SLO", "TTFT p99 (ms)", "TPOT p99 (ms)",
                 "queue p99 (ms)", "tok/s/user", "why not"},
                {}};
@@ -163,8 +169,8 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
     candidates.push_back(std::move(c));
   }
   out.target_rate = settings.target.requests_per_s > 0.0 ? settings.target.requests_per_s
-                    : out.tokens_per_request > 0.0      ? settings.target.tokens_per_s / out.tokens_per_request
-                                                        : 0.0;
+                    : out.tokens_per_request > 0.0       ? settings.target.tokens_per_s / out.tokens_per_request
+                                                         : 0.0;
   const std::string target = target_text(out.target_rate, out.tokens_per_request);
   if (candidates.empty() || !(out.target_rate > 0.0)) {
     out.notes.push_back("Fleet plan: no candidate meets the SLO at any probed rate, so no fleet serves " + target +

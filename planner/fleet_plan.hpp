@@ -23,9 +23,9 @@ struct PlanTarget {
 
 struct PlanSettings {
   PlanTarget target;
-  std::int64_t probe_requests = 1000;  // minimum requests per replica in one probe
+  std::int64_t probe_requests = 1000;              // minimum requests per replica in one probe
   Time min_probe_span = Time::from_seconds(60.0);  // minimum span of arrivals in one probe
-  RateSearchOptions search;            // lo, hi, hi_limit, rel_tolerance, max_probes (requests/s per replica)
+  RateSearchOptions search;  // lo, hi, hi_limit, rel_tolerance, max_probes (requests/s per replica)
   Time max_queue_p99 = Time::from_seconds(5.0);
   std::vector<std::string> tiers = {"hyperscaler", "neocloud", "rental"};
   std::vector<double> load_factors = {0.8, 1.0, 1.2};
@@ -35,12 +35,12 @@ struct PlanSettings {
 };
 
 struct FleetPlanResult {
-  double target_rate = 0.0;          // requests/s
-  double tokens_per_request = 0.0;   // input + output, as measured in the probes
-  std::vector<RankedPlan> ranking;   // at the scenario's price tier
+  double target_rate = 0.0;         // requests/s
+  double tokens_per_request = 0.0;  // input + output, as measured in the probes
+  std::vector<RankedPlan> ranking;  // at the scenario's price tier
   SensitivityReport sensitivity;
-  std::vector<Table> tables;         // fleet_plan, sensitivity, rate_search
-  std::vector<std::string> notes;    // the recommendation, for the report
+  std::vector<Table> tables;       // fleet_plan, sensitivity, rate_search
+  std::vector<std::string> notes;  // the recommendation, for the report
 };
 
 // Sizes and ranks the candidates of a finished plan sweep (lines of results.jsonl).

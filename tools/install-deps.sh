@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   liburing-dev
+  clang-format
 )
 if [[ "${1:-}" == "--with-browser" || "${ENGRAMSIM_WITH_BROWSER:-0}" == "1" ]]; then
   packages+=(chromium)

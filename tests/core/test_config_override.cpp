@@ -55,8 +55,7 @@ TEST(Override, MissingOrBadPathsAreErrors) {
   YAML::Node root = YAML::Load(kScenario);
   EXPECT_NE(config_error([&] { apply_override(root, "workload.phases.2.rate", "1"); }).find("not an index"),
             std::string::npos);
-  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp.x", "1"); }).find("is a scalar"),
-            std::string::npos);
+  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp.x", "1"); }).find("is a scalar"), std::string::npos);
   EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp", "[1, "); }).find("not valid YAML"),
             std::string::npos);
 }
@@ -71,8 +70,9 @@ TEST(Override, ParseSetArgument) {
 TEST(Override, AFileSetBlockDoesNotAddKeys) {
   // Only the command line adds keys; a compare entry's `set:` names its own line when a key is missing.
   YAML::Node root = YAML::Load(kScenario);
-  const std::string e = config_error(
-      [&] { apply_override(root, "workload.num_requests", YAML::Load("16"), SourceLocation{"s.yaml", 7, 9}); });
+  const std::string e = config_error([&] {
+    apply_override(root, "workload.num_requests", YAML::Load("16"), SourceLocation{"s.yaml", 7, 9});
+  });
   EXPECT_NE(e.find("s.yaml:7:9"), std::string::npos) << e;
   EXPECT_NE(e.find("no key 'num_requests' under 'workload'"), std::string::npos) << e;
   EXPECT_FALSE(root["workload"]["num_requests"]);
