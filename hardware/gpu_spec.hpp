@@ -43,6 +43,10 @@ struct GpuSpec {
   // narrower formats reach a smaller share of their nominal peak than BF16 does. A precision absent
   // here reaches the curves as they are (1).
   std::map<Precision, double> gemm_efficiency;
+  // Share of the default HBM bandwidth curves (models/efficiency.hpp, derived on Hopper) that this
+  // GPU's memory reaches, from a streaming benchmark run on the same harness as on an H100. 1 when
+  // the part matches Hopper's share of its datasheet bandwidth.
+  double hbm_efficiency = 1.0;
   Bandwidth scale_up_bandwidth;  // NVLink / Infinity Fabric, bidirectional per GPU
   HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
   Bandwidth host_link_bandwidth;  // per direction, peak

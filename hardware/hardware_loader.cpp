@@ -132,6 +132,12 @@ GpuSpec parse_gpu(const ConfigNode& root) {
     }
     ge.finish();
   }
+  if (root.has("hbm_efficiency")) {
+    const ConfigNode he = root.child("hbm_efficiency");
+    const double v = he.as_number();
+    if (!(v > 0.0 && v <= 1.0)) he.fail("must be in (0, 1]: the share of the default HBM bandwidth curves");
+    g.hbm_efficiency = v;
+  }
 
   g.scale_up_bandwidth = plausible(root, "scale_up_bandwidth", &ConfigNode::as_bandwidth, 1e9, 1e15, "1 GB/s to 1 PB/s");
   const std::string link = root.one_of(

@@ -87,6 +87,9 @@ struct Efficiencies {
   // Precision), as a calibration profile measured it; unset precisions use the GPU preset's
   // gemm_efficiency (hardware/gpu_spec.hpp).
   std::array<std::optional<double>, kPrecisionCount> gemm_precision_scale{};
+  // True when a calibration profile measured the HBM bandwidth curves on the GPU (as shares of its
+  // datasheet bandwidth); the GPU preset's hbm_efficiency then no longer applies.
+  bool hbm_measured = false;
   // Where these numbers came from ("defaults" or a calibration profile's name).
   std::string source = "defaults";
 

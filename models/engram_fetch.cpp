@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "models/engram_host_path.hpp"
+#include "models/op_cost.hpp"
 
 namespace engramsim {
 
@@ -192,7 +193,7 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   }
 
   const GpuSpec& gpu = node.gpu;
-  hbm_bw_ = gpu.hbm_bandwidth.value();
+  hbm_bw_ = hbm_rate(HardwareRates(gpu), eff);
   hbm_gather_eff_ = eff.of(OpClass::engram_gather).bandwidth.at(row_bytes_);
   kernel_overhead_s_ = eff.kernel_overhead.seconds();
   link_bw_ = gpu.host_link_bandwidth.value();

@@ -25,7 +25,8 @@ const char* to_string(CollectiveKind k) {
   return "?";
 }
 
-HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.value()) {
+HardwareRates::HardwareRates(const GpuSpec& gpu)
+    : hbm_bw_(gpu.hbm_bandwidth.value()), hbm_eff_(gpu.hbm_efficiency) {
   // A missing precision runs on the first rate the GPU lists along its chain: narrow to wide, and
   // FP16 at BF16's rate before FP32's (the tensor cores of these parts run FP16 and BF16 alike).
   struct Chain {
@@ -64,6 +65,10 @@ double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p)
   return measured ? *measured : hw.gemm_efficiency(p);
 }
 
+double hbm_rate(const HardwareRates& hw, const Efficiencies& eff) {
+  return eff.hbm_measured ? hw.hbm_bandwidth() : hw.hbm_bandwidth() * hw.hbm_efficiency();
+}
+
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c) {
   const double peak = hw.peak_flops(p);
   if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
@@ -94,7 +99,7 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   }
   if (bytes > 0.0) {
     const double key = w.bw_key > 0.0 ? w.bw_key : bytes;
-    s.memory = bytes / (hw.hbm_bandwidth() * e.bandwidth.at(key));
+    s.memory = bytes / (hbm_rate(hw, eff) * e.bandwidth.at(key));
   }
   s.overhead = w.kernels * eff.kernel_overhead.seconds();
   const double work = std::max(s.compute, s.memory);

@@ -65,13 +65,16 @@ class HardwareRates {
   Precision effective_precision(Precision p) const { return effective_[static_cast<std::size_t>(p)]; }
   // The GPU preset's gemm_efficiency at the precision `p` runs in (after the fallback); 1 if unset.
   double gemm_efficiency(Precision p) const { return gemm_eff_[static_cast<std::size_t>(p)]; }
+  // Datasheet HBM bandwidth, and the preset's hbm_efficiency (1 if unset).
   double hbm_bandwidth() const { return hbm_bw_; }
+  double hbm_efficiency() const { return hbm_eff_; }
 
  private:
   std::array<double, kPrecisionCount> peak_{};
   std::array<double, kPrecisionCount> gemm_eff_{};
   std::array<Precision, kPrecisionCount> effective_{};
   double hbm_bw_ = 0.0;
+  double hbm_eff_ = 1.0;
 };
 
 // The FLOP rate an op of class `c` at precision `p` is charged against, before the class's
@@ -81,6 +84,10 @@ class HardwareRates {
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c);
 // The share of the GEMM curves that tensor_peak applies at precision `p` (after the fallback).
 double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p);
+// The HBM bandwidth the bandwidth curves are charged against: the datasheet figure times the GPU
+// preset's hbm_efficiency, or the datasheet figure alone where a calibration profile measured the
+// curves on the GPU (Efficiencies::hbm_measured).
+double hbm_rate(const HardwareRates& hw, const Efficiencies& eff);
 
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {

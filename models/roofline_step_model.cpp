@@ -107,7 +107,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     // Constant lookups resolved once: the same products op_seconds() forms per call.
     if (oe.flops.points().size() == 1) f.flops_denom = f.peak * oe.flops.at(1.0);
     if (oe.bandwidth.points().size() == 1 || f.bw_key > 0.0)
-      f.bw_denom = rates_.hbm_bandwidth() * oe.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : 1.0);
+      f.bw_denom = hbm_rate(rates_, options_.efficiencies) * oe.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : 1.0);
     auto reads_geometry = [](const PackedForms& p, std::size_t from, std::size_t n) {
       for (std::size_t k = from; k < from + n; ++k)
         if (p.terms[k].slot >= kGeometryBase) return true;
@@ -152,7 +152,7 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
   // Without prompt tokens in the step, the encoder-half and decoder-half statistics coincide.
   const bool sets_equal = s.prefill_chunks == 0.0;
   const bool drafting = s.at(2, kTokens) > 0.0;
-  const double hbm_bw = rates_.hbm_bandwidth();
+  const double hbm_bw = hbm_rate(rates_, options_.efficiencies);
   // Templates that read only token-count statistics cost what they cost last time when those
   // statistics (and whether the step holds prompt chunks) are the same bit for bit.
   bool token_hit = false;
@@ -552,6 +552,8 @@ CalibrationReport apply_calibration_profile(const CalibrationProfile& p, const N
   }
   Efficiencies& e = o.efficiencies;
   const double hbm_bw = gpu.hbm_bandwidth.value();
+  // Curves measured as shares of the datasheet bandwidth replace the preset's hbm_efficiency.
+  if ((p.hbm || p.attention_decode || p.hbm_gather) && hbm_bw > 0.0) e.hbm_measured = true;
 
   if (p.gemm && !p.gemm->points.empty()) {
     const HardwareRates hw(gpu);

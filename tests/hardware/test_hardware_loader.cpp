@@ -389,6 +389,28 @@ TEST_F(HardwareLoaderTest, GemmEfficiencyIsOptionalAndChecked) {
                  "unknown precision");
 }
 
+TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {
+  // Absent: the HBM reaches the default bandwidth curves as they are.
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(good_gpu_lines())).hbm_efficiency, 1.0);
+  const auto with = [&](const std::string& entry) {
+    auto lines = good_gpu_lines();
+    lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, entry);
+    return lines;
+  };
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(with("hbm_efficiency: 0.88"))).hbm_efficiency, 0.88);
+  for (const std::string bad : {"hbm_efficiency: 1.2", "hbm_efficiency: 0", "hbm_efficiency: -0.5"}) {
+    const auto lines = with(bad);
+    const std::string path = write_gpu(lines);
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "hbm_efficiency", "must be in (0, 1]");
+  }
+  // A bandwidth where a share belongs is a located error too.
+  const auto lines = with("hbm_efficiency: \"4TB/s\"");
+  const std::string path = write_gpu(lines);
+  const std::string msg = error_of([&] { load_gpu(path); });
+  EXPECT_EQ(msg.rfind(path + ":" + std::to_string(line_of(lines, "hbm_efficiency")) + ":", 0), 0u) << msg;
+  EXPECT_NE(msg.find("hbm_efficiency"), std::string::npos) << msg;
+}
+
 TEST_F(HardwareLoaderTest, BadEnumsNameTheChoices) {
   auto lines = good_gpu_lines();
   replace_line(lines, "host_link:", "host_link: pcie");

@@ -104,6 +104,27 @@ TEST(CalibrationApply, GemmSharePerMeasuredPrecisionReplacesThePresets) {
   EXPECT_NEAR(tensor_peak(hw, o.efficiencies, Precision::fp8, OpClass::attention_prefill), 4500e12, 1e3);
 }
 
+TEST(CalibrationApply, MeasuredHbmReplacesThePresetsHbmShare) {
+  // MI300X's preset charges the bandwidth curves at 0.88 of 5.3 TB/s. A profile that measured a copy
+  // at 4.24 TB/s (0.8 of the datasheet) rescales the curves to it, and the preset's share no longer
+  // applies on top; a profile without HBM sections keeps it.
+  const NodeSpec node = load_node("mi300x-8");
+  const HardwareRates hw(node.gpu);
+  CalibrationProfile p;
+  p.name = "mi300x";
+  p.provenance.gpu = "AMD Instinct MI300X";
+  RooflineOptions without;
+  apply_calibration_profile(p, node, without);
+  EXPECT_FALSE(without.efficiencies.hbm_measured);
+  EXPECT_NEAR(hbm_rate(hw, without.efficiencies), 0.88 * 5.3e12, 1e6);
+  p.hbm = HbmSection{Bytes(1e9), Bandwidth(4.24e12)};
+  RooflineOptions with;
+  apply_calibration_profile(p, node, with);
+  EXPECT_TRUE(with.efficiencies.hbm_measured);
+  EXPECT_NEAR(hbm_rate(hw, with.efficiencies) * with.efficiencies.of(OpClass::elementwise).bandwidth.at(1e12), 4.24e12,
+              1e6);
+}
+
 TEST(CalibrationApply, KernelLaunchSetsTheGapAndTheMinimumDuration) {
   const NodeSpec node = load_node("hgx-h100");
   CalibrationProfile p;

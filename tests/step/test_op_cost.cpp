@@ -93,6 +93,27 @@ TEST(OpCost, MemoryBoundGemm) {
   EXPECT_NEAR(c.time.seconds(), 80e-6 + 4e-6, 1e-9);
 }
 
+TEST(OpCost, HbmEfficiencyScalesTheBandwidthUnlessMeasured) {
+  // The preset's share multiplies the datasheet bandwidth: 64 MB at 1 TB/s x 0.88 x 0.8 = 90.9 us.
+  GpuSpec gpu = toy_gpu();
+  gpu.hbm_efficiency = 0.88;
+  const HardwareRates hw(gpu);
+  Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.name = "x";
+  w.op_class = OpClass::elementwise;
+  w.precision = Precision::bf16;
+  w.hbm_bytes = Bytes(64e6);
+  w.kernels = 1;
+  EXPECT_DOUBLE_EQ(hbm_rate(hw, eff), 0.88e12);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / (0.88e12 * 0.8), 1e-12);
+  // Curves a calibration profile measured on the GPU already hold its share.
+  eff.hbm_measured = true;
+  EXPECT_DOUBLE_EQ(hbm_rate(hw, eff), 1e12);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12);
+}
+
 TEST(OpCost, ComputeBoundUsesPrecisionPeak) {
   // 1e12 FLOP in fp8 at 200 TFLOPS x 0.5 = 10 ms; 1 MB at 0.8 TB/s = 1.25 us.
   const HardwareRates hw(toy_gpu());
