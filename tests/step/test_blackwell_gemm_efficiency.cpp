@@ -16,6 +16,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -27,7 +28,7 @@ struct Row {
 };
 
 std::vector<Row> gemm_rows() {
-  const std::string path = std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/blackwell-gemm/gemm_tflops.csv";
+  const std::string path = engramsim::test::source_root() + "/models/data/blackwell-gemm/gemm_tflops.csv";
   std::FILE* f = std::fopen(path.c_str(), "r");
   std::vector<Row> rows;
   if (f == nullptr) return rows;
