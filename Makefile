@@ -6,6 +6,12 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 ENGRAMSIM  := $(BUILD)/bin/engramsim
 
+# ccache keys on the compiler's command line. With the repository root as base folder, ccache
+# rewrites absolute paths under it to relative ones, and with NOHASHDIR the -g build (the ASan one)
+# does not hash the build folder, so a clone in another folder (CI) reuses what this one compiled.
+export CCACHE_BASEDIR   := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 FUZZ_BUILD ?= build-fuzz
 # 20 targets, 2 at a time: about 10 minutes in all (docs/fuzzing.md).
 FUZZ_SECONDS ?= 60

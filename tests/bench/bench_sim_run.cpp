@@ -12,6 +12,7 @@
 
 #include "sim/run/run_simulation.hpp"
 #include "sim/workload/trace_format.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -67,7 +68,7 @@ RunConfig azure_conv_config(const StepTimeModel& model, bool trtllm) {
   cfg.router = "least_outstanding";
   cfg.price_per_gpu_hour = MoneyRate(2.5);
   cfg.workload.source = [](std::uint64_t) {
-    return open_trace(std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/AzureLLMInferenceTrace_conv.csv", "azure");
+    return open_trace(engramsim::test::source_root() + "/scenarios/traces/AzureLLMInferenceTrace_conv.csv", "azure");
   };
   return cfg;
 }

@@ -21,13 +21,14 @@
 #include "core/config_node.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_runner.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::planner;
 
 namespace {
 
-std::string scenario_path() { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/azure-conv-llama70b-h100.yaml"; }
+std::string scenario_path() { return engramsim::test::source_root() + "/scenarios/azure-conv-llama70b-h100.yaml"; }
 
 // The shipped scenario with a sweep of up to 24 points added in memory (the file has none).
 PreparedSweep azure_sweep() {

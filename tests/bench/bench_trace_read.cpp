@@ -11,13 +11,14 @@
 
 #include "sim/workload/agentx_trace_reader.hpp"
 #include "sim/workload/trace_format.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
 
 namespace {
 
-std::string shipped(const char* name) { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/" + name; }
+std::string shipped(const char* name) { return engramsim::test::source_root() + "/scenarios/traces/" + name; }
 
 // 50,000 rows: conversations of 1-4 turns, 16-token hash blocks covering each prompt.
 std::string bailian_file() {

@@ -11,6 +11,7 @@
 
 #include "hardware/calibration_profile.hpp"
 #include "temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -22,7 +23,7 @@ struct Result {
 
 Result run_cli(const std::string& args, const testing::TempDir& dir) {
   const std::string log = dir.file("cli.log");
-  const std::string cmd = std::string("'") + ENGRAMSIM_CLI + "' calibrate " + args + " > '" + log + "' 2>&1";
+  const std::string cmd = std::string("'") + engramsim::test::cli_path() + "' calibrate " + args + " > '" + log + "' 2>&1";
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "hardware/calibration_profile.hpp"
 #include "temp_dir.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -373,7 +374,7 @@ TEST(CalibrationProfile, SamplesHashIsCheckedAgainstTheFile) {
 }
 
 TEST(CalibrationProfile, CheckedInProfilesLoadAndMatchTheirSamples) {
-  const std::filesystem::path dir = std::filesystem::path(ENGRAMSIM_SOURCE_ROOT) / "hardware" / "calibrations";
+  const std::filesystem::path dir = std::filesystem::path(engramsim::test::source_root()) / "hardware" / "calibrations";
   int profiles = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".yaml") continue;

@@ -10,6 +10,7 @@
 #include "spec/scenario.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 #include "tests/scenario/scenario_test_util.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 // A file name longer than the file system allows (NAME_MAX is 255 bytes on Linux).
 const std::string kLongName(300, 'd');
 
-std::string shipped(const std::string& rel) { return testing::read_file(std::string(ENGRAMSIM_SOURCE_ROOT) + "/" + rel); }
+std::string shipped(const std::string& rel) { return testing::read_file(engramsim::test::source_root() + "/" + rel); }
 
 std::string replaced_line(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -161,7 +163,7 @@ TEST(CatalogSources, CheckerFlagsUntaggedNumbersOnly) {
 }
 
 TEST(CatalogSources, EveryNumberInTheCatalogCarriesATaggedSource) {
-  const fs::path root(ENGRAMSIM_SOURCE_ROOT);
+  const fs::path root(engramsim::test::source_root());
   std::size_t files = 0;
   std::vector<std::string> bad;
   for (const char* folder : {"hardware/gpus", "hardware/nodes", "models/cards", "models/engines"}) {
@@ -181,7 +183,7 @@ TEST(CatalogSources, EveryNumberInTheCatalogCarriesATaggedSource) {
 }
 
 TEST(CatalogSources, HardwareAndEngineFilesHaveADescription) {
-  const fs::path root(ENGRAMSIM_SOURCE_ROOT);
+  const fs::path root(engramsim::test::source_root());
   for (const char* folder : {"hardware/gpus", "hardware/nodes", "models/engines"}) {
     for (const auto& entry : fs::directory_iterator(root / folder)) {
       if (entry.path().extension() != ".yaml") continue;

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/test_paths.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -23,7 +25,7 @@ struct Dir {
 };
 
 int run(const std::string& args) {
-  const int rc = std::system((std::string(ENGRAMSIM_CLI) + " " + args + " > /dev/null 2>&1").c_str());
+  const int rc = std::system((engramsim::test::cli_path() + " " + args + " > /dev/null 2>&1").c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 

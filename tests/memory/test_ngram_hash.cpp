@@ -6,6 +6,7 @@
 
 #include "sim/memory/ngram_hash.hpp"
 #include "sim/memory/word_tokenizer.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 
@@ -90,7 +91,7 @@ TEST(NgramHash, GeneratedParametersFollowTheScheme) {
 }
 
 TEST(NgramHash, RealTextHasReuse) {
-  std::ifstream in(std::string(ENGRAMSIM_SOURCE_ROOT) + "/sim/memory/data/gettysburg-and-declaration.txt");
+  std::ifstream in(engramsim::test::source_root() + "/sim/memory/data/gettysburg-and-declaration.txt");
   ASSERT_TRUE(in.good());
   std::stringstream ss;
   ss << in.rdbuf();

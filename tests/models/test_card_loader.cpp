@@ -9,13 +9,14 @@
 
 #include "core/error.hpp"
 #include "models/card_loader.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string cards_dir() { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/cards"; }
+std::string cards_dir() { return engramsim::test::source_root() + "/models/cards"; }
 
 // A small valid MoE card with an Engram layer; tests replace one line at a time.
 const char* kBase = R"(name: tiny
@@ -152,7 +153,7 @@ TEST(CardLoader, MlaHeadDimIsDerivedAndChecked) {
 // --- malformed files: the message names file, line and field --------------------------------------
 
 TEST(CardLoaderErrors, MissingFile) {
-  const std::string path = std::string(ENGRAMSIM_BINARY_DIR) + "/no-such-card.yaml";
+  const std::string path = engramsim::test::binary_dir() + "/no-such-card.yaml";
   try {
     load_model_card(path);
     FAIL() << "expected ConfigError";

@@ -8,6 +8,7 @@
 
 #include "models/card_loader.hpp"
 #include "models/weights.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -28,7 +29,7 @@ const WeightGroup& find_group(const LayerWeights& l, const std::string& name) {
 
 TEST(Weights, EveryCardMatchesItsPublishedParameterCount) {
   int checked = 0;
-  for (const auto& e : fs::directory_iterator(std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/cards")) {
+  for (const auto& e : fs::directory_iterator(engramsim::test::source_root() + "/models/cards")) {
     if (e.path().extension() != ".yaml") continue;
     const ModelCard c = load_model_card(e.path().string());
     if (c.published_params == 0) continue;

@@ -1,5 +1,5 @@
 // Helpers for the planner CLI tests: scratch folders, files, and running the real engramsim binary
-// (path compiled in as ENGRAMSIM_CLI) with its output captured.
+// (its path from the test's environment, engramsim::test::cli_path()) with its output captured.
 #pragma once
 
 #include <sys/wait.h>
@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim::planner::cli_testing {
 
@@ -56,8 +58,8 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
-inline std::string data_file(const std::string& name) { return std::string(ENGRAMSIM_PLANNER_CLI_DATA) + "/" + name; }
-inline std::string source_file(const std::string& name) { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/" + name; }
+inline std::string data_file(const std::string& name) { return engramsim::test::source_root() + "/tests/planner_cli/" + name; }
+inline std::string source_file(const std::string& name) { return engramsim::test::source_root() + "/" + name; }
 
 inline std::string quoted(const std::string& s) {
   std::string q = "'";
@@ -75,7 +77,7 @@ struct CliResult {
 inline CliResult run_cli(const std::vector<std::string>& args, const fs::path& scratch, const std::string& prefix = "") {
   const fs::path out = scratch / "cli.stdout";
   const fs::path err = scratch / "cli.stderr";
-  std::string cmd = prefix + quoted(ENGRAMSIM_CLI);
+  std::string cmd = prefix + quoted(engramsim::test::cli_path());
   // Appended piece by piece: GCC 12 misreports `" >" + std::string` chains as overlapping memcpy.
   for (const auto& a : args) cmd.append(" ").append(quoted(a));
   cmd.append(" >").append(quoted(out.string())).append(" 2>").append(quoted(err.string()));

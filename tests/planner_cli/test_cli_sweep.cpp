@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim::planner::cli_testing {
 namespace {
@@ -167,7 +168,7 @@ TEST(CliSweep, ResumeAfterSigkillMatchesAnUninterruptedRun) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     std::vector<char*> argv;
-    const std::string bin = ENGRAMSIM_CLI;
+    const std::string bin = engramsim::test::cli_path();
     argv.push_back(const_cast<char*>(bin.c_str()));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

@@ -54,6 +54,4 @@ inline void write_file(const std::string& path, const std::string& text) {
   f << text;
 }
 
-inline std::string source_root() { return ENGRAMSIM_SOURCE_ROOT; }
-
 }  // namespace engramsim::testing

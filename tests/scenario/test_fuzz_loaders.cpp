@@ -20,6 +20,7 @@
 #include "models/engine_loader.hpp"
 #include "scenario_test_util.hpp"
 #include "spec/scenario.hpp"
+#include "tests/support/test_paths.hpp"
 #include "validation/validation_case.hpp"
 #include "sim/workload/trace_format.hpp"
 
@@ -29,7 +30,7 @@ namespace {
 constexpr int kCopiesPerFile = 150;
 
 std::string source(const std::string& rel) {
-  return testing::read_file(std::string(ENGRAMSIM_SOURCE_ROOT) + "/" + rel);
+  return testing::read_file(engramsim::test::source_root() + "/" + rel);
 }
 
 std::string first_lines(const std::string& text, int n) {
@@ -110,7 +111,7 @@ void fuzz(const std::string& name, const std::string& valid, const std::function
     } catch (const ConfigError&) {
       ++refused;
     } catch (const std::exception& e) {
-      const std::string kept = std::string(ENGRAMSIM_BINARY_DIR) + "/fuzz-failure-" + name;
+      const std::string kept = engramsim::test::binary_dir() + "/fuzz-failure-" + name;
       testing::write_file(kept, copy);
       ADD_FAILURE() << name << " copy " << i << " (kept as " << kept << "): not a ConfigError: " << e.what();
     }

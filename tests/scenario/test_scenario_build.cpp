@@ -18,6 +18,7 @@
 #include "scenario_test_util.hpp"
 #include "spec/scenario_build.hpp"
 #include "spec/serve_command.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -254,7 +255,7 @@ TEST(ScenarioBuild, PageCacheLimitCapsThePageCacheAndMustFitTheHost) {
 
 // The ssd tier on a node without drives (nvme.count 0) is an error at the tier's key.
 TEST(ScenarioBuild, SsdTierNeedsDrives) {
-  std::ifstream in(engramsim::testing::source_root() + "/hardware/nodes/hgx-b300.yaml");
+  std::ifstream in(engramsim::test::source_root() + "/hardware/nodes/hgx-b300.yaml");
   std::string node, line;
   bool in_nvme = false;
   while (std::getline(in, line)) {

@@ -15,11 +15,12 @@
 #include <sys/wait.h>
 
 #include "scenario_test_util.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace {
 
 using engramsim::testing::ScratchDir;
-using engramsim::testing::source_root;
+using engramsim::test::source_root;
 using engramsim::testing::write_file;
 
 struct CliRun {
@@ -28,7 +29,7 @@ struct CliRun {
 };
 
 CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + " 2>&1";
+  const std::string cmd = engramsim::test::cli_path() + " " + args + " 2>&1";
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;

@@ -15,6 +15,7 @@
 #include "scenario_test_util.hpp"
 #include "spec/scenario_golden.hpp"
 #include "spec/scenario_session.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -23,7 +24,7 @@ using testing::ScratchDir;
 
 std::vector<std::string> scenario_stems() {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(testing::source_root() + "/scenarios"))
+  for (const auto& e : std::filesystem::directory_iterator(engramsim::test::source_root() + "/scenarios"))
     if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
   std::sort(out.begin(), out.end());
   return out;
@@ -86,8 +87,8 @@ class ScenarioGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScenarioGolden, MatchesGoldenConservesAndIsDeterministic) {
   const std::string stem = GetParam();
-  const std::string yaml = testing::source_root() + "/scenarios/" + stem + ".yaml";
-  const std::string golden_path = testing::source_root() + "/scenarios/golden/" + stem + ".json";
+  const std::string yaml = engramsim::test::source_root() + "/scenarios/" + stem + ".yaml";
+  const std::string golden_path = engramsim::test::source_root() + "/scenarios/golden/" + stem + ".json";
   Golden expected;
   if (std::filesystem::exists(golden_path)) {
     expected = read_golden(golden_path);

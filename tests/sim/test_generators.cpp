@@ -7,6 +7,7 @@
 #include "sim/workload/arrival_process.hpp"
 #include "sim/workload/length_distribution.hpp"
 #include "sim/workload/synthetic_source.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -68,7 +69,7 @@ TEST(LengthDistribution, FixedUniformRatioAndEmpirical) {
   EXPECT_GT(lo_seen, 0);  // both ends inclusive
   EXPECT_GT(hi_seen, 0);
 
-  EmpiricalLengths e(std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
+  EmpiricalLengths e(engramsim::test::source_root() + "/scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
   EXPECT_EQ(e.size(), 30731u);
   double mi = 0, mo = 0;
   for (int i = 0; i < 100000; ++i) {

@@ -15,6 +15,7 @@
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
 #include "sim_test_support.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -22,7 +23,7 @@ using namespace engramsim::sim::testing;
 
 namespace {
 
-std::string trace_path(const std::string& name) { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/" + name; }
+std::string trace_path(const std::string& name) { return engramsim::test::source_root() + "/scenarios/traces/" + name; }
 
 // A 70B-ish shape for tests: 12 ms base + per-token terms, 10% Engram stall.
 const LinearStepModel& test_model() {

@@ -11,13 +11,14 @@
 #include "sim/workload/timestamp.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
 
 namespace {
 
-std::string trace_path(const std::string& name) { return std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/" + name; }
+std::string trace_path(const std::string& name) { return engramsim::test::source_root() + "/scenarios/traces/" + name; }
 
 // A private scratch directory per test process.
 std::string scratch(const std::string& name) {

@@ -12,16 +12,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/support/test_paths.hpp"
+
 namespace {
 
-#ifdef ENGRAMSIM_CLI
+#ifdef ENGRAMSIM_HAVE_CLI
 struct CliRun {
   int rc = -1;
   std::string out;
 };
 
 CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + " 2>/dev/null";
+  const std::string cmd = engramsim::test::cli_path() + " " + args + " 2>/dev/null";
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -33,7 +35,7 @@ CliRun run_cli(const std::string& args) {
   return r;
 }
 
-bool cli_built() { return std::filesystem::exists(ENGRAMSIM_CLI); }
+bool cli_built() { return std::filesystem::exists(engramsim::test::cli_path()); }
 
 TEST(CmdStep, JsonSchemaAndTotals) {
   if (!cli_built()) GTEST_SKIP() << "engramsim not built";

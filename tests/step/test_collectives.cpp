@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "models/collectives.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
 
 std::string data_file(const char* name) {
-  return std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/vidur-h100_dgx/" + name;
+  return engramsim::test::source_root() + "/models/data/vidur-h100_dgx/" + name;
 }
 
 TEST(Collectives, FitRecoversExactLine) {
@@ -176,7 +177,7 @@ TEST(Collectives, InterpolatesAndExtrapolatesRankCounts) {
 // (bytes a rank sends to experts on other 8-GPU nodes, latency). Dispatch carries FP8 plus one FP32
 // scale per 128 elements, combine BF16. The stored scale-out default is this fit on a 50 GB/s NIC.
 std::vector<MessageTiming> deepep_low_latency_points() {
-  std::FILE* f = std::fopen((std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/deepep-h800/low_latency.csv").c_str(), "r");
+  std::FILE* f = std::fopen((engramsim::test::source_root() + "/models/data/deepep-h800/low_latency.csv").c_str(), "r");
   EXPECT_NE(f, nullptr);
   std::vector<MessageTiming> pts;
   if (f == nullptr) return pts;

@@ -13,6 +13,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -22,7 +23,7 @@ struct Row {
 };
 
 std::vector<Row> deepgemm_rows() {
-  const std::string path = std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/deepgemm-h800/normal_gemm_fp8.csv";
+  const std::string path = engramsim::test::source_root() + "/models/data/deepgemm-h800/normal_gemm_fp8.csv";
   std::FILE* f = std::fopen(path.c_str(), "r");
   std::vector<Row> rows;
   if (f == nullptr) return rows;

@@ -15,6 +15,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -26,7 +27,7 @@ struct Row {
 
 std::vector<Row> kernel_rows() {
   const std::string path =
-      std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
+      engramsim::test::source_root() + "/models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
   std::FILE* f = std::fopen(path.c_str(), "r");
   std::vector<Row> rows;
   if (f == nullptr) return rows;

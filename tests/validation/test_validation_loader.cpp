@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "tests/support/test_paths.hpp"
 #include "validation/pool_step_model.hpp"
 #include "validation/recorded_accuracy.hpp"
 #include "validation/validation_case.hpp"
@@ -22,8 +23,6 @@
 
 namespace engramsim::validation {
 namespace {
-
-const std::string kRoot = ENGRAMSIM_SOURCE_ROOT;
 
 // One step case around `body` (the lines after `metric`, indented 4).
 std::string step_case(const std::string& id, const std::string& extra = "", const std::string& tolerance =
@@ -43,7 +42,7 @@ std::string step_case(const std::string& id, const std::string& extra = "", cons
 }
 
 ValidationSet parse(const std::string& cases) {
-  return validation_set_from_yaml("schema_version: 1\ncases:\n" + cases, "test.yaml", kRoot + "/scenarios/validation");
+  return validation_set_from_yaml("schema_version: 1\ncases:\n" + cases, "test.yaml", engramsim::test::source_root() + "/scenarios/validation");
 }
 
 void expect_error(const std::string& cases, const std::string& fragment) {
@@ -93,7 +92,7 @@ TEST(ValidationLoader, StrictSchema) {
 
 // A case's engine is a preset: a catalog name, or a file relative to the cases file.
 TEST(ValidationLoader, EnginePresetsResolveBesideTheCasesFile) {
-  const auto dir = std::filesystem::path(ENGRAMSIM_BINARY_DIR) / "tests" / "validation" / "engines";
+  const auto dir = std::filesystem::path(engramsim::test::binary_dir()) / "tests" / "validation" / "engines";
   std::filesystem::create_directories(dir / "sub");
   std::ofstream(dir / "sub" / "good.yaml") << "name: good\nper_step: 10us\nper_sequence: 1ns\n";
   std::ofstream(dir / "sub" / "bad.yaml") << "name: bad\nper_step: 10\nper_sequence: 1ns\n";
@@ -171,7 +170,7 @@ TEST(ValidationLoader, PenaltyTakesPercentagePoints) {
       "      serving: {scenario: ../engram-paper-offload.yaml, variant: dense4b-dram, baseline: dense4b-baseline}\n";
   const ValidationSet s = parse(c + "    tolerance: {abs_pp: 1.5, why: \"x\"}\n");
   EXPECT_EQ(s.cases[0].kind, MetricKind::engram_penalty);
-  EXPECT_EQ(s.cases[0].serving->scenario, std::filesystem::path(kRoot + "/scenarios/engram-paper-offload.yaml")
+  EXPECT_EQ(s.cases[0].serving->scenario, std::filesystem::path(engramsim::test::source_root() + "/scenarios/engram-paper-offload.yaml")
                                               .lexically_normal()
                                               .string());
   expect_error(c + "    tolerance: {rel: 0.5, why: \"x\"}\n", "only be narrower");
@@ -397,14 +396,14 @@ TEST(RecordedAccuracy, GpuAndEngineGroupsAreHeldAndQuoted) {
   EXPECT_FALSE(validation_accuracy_for(rec.by_gpu, "mi300x").has_value());
 }
 
-#ifdef ENGRAMSIM_CLI
+#ifdef ENGRAMSIM_HAVE_CLI
 struct CliRun {
   int rc = -1;
   std::string out;
 };
 
 CliRun run_cli(const std::string& args, bool with_stderr = false) {
-  const std::string cmd = std::string(ENGRAMSIM_CLI) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string cmd = engramsim::test::cli_path() + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -417,7 +416,7 @@ CliRun run_cli(const std::string& args, bool with_stderr = false) {
 }
 
 std::string write_cases(const std::string& name, const std::string& cases) {
-  const auto dir = std::filesystem::path(ENGRAMSIM_BINARY_DIR) / "tests" / "validation";
+  const auto dir = std::filesystem::path(engramsim::test::binary_dir()) / "tests" / "validation";
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
   std::ofstream(path) << "schema_version: 1\ncases:\n" << cases;
@@ -425,7 +424,7 @@ std::string write_cases(const std::string& name, const std::string& cases) {
 }
 
 TEST(CmdValidateSet, ExitCodesAndJson) {
-  if (!std::filesystem::exists(ENGRAMSIM_CLI)) GTEST_SKIP() << "engramsim not built";
+  if (!std::filesystem::exists(engramsim::test::cli_path())) GTEST_SKIP() << "engramsim not built";
   // Node and model are catalog names, so the files may sit anywhere.
   const std::string ok = write_cases("ok.yaml", step_case("vidur"));
   CliRun r = run_cli("validate-set --cases " + ok + " --json");
@@ -464,7 +463,7 @@ TEST(CmdValidateSet, ExitCodesAndJson) {
 
   // A calibration profile that is missing or malformed: exit 2, naming the file, line and field.
   EXPECT_EQ(run_cli("validate-set --cases " + ok + " --calibration " + ok + ".absent").rc, 2);
-  const auto prof = std::filesystem::path(ENGRAMSIM_BINARY_DIR) / "tests" / "validation" / "bad-profile.yaml";
+  const auto prof = std::filesystem::path(engramsim::test::binary_dir()) / "tests" / "validation" / "bad-profile.yaml";
   std::ofstream(prof) << "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n";
   r = run_cli("validate-set --cases " + ok + " --calibration " + prof.string(), true);
   EXPECT_EQ(r.rc, 2) << r.out;

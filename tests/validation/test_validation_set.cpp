@@ -15,6 +15,7 @@
 #include "models/card_loader.hpp"
 #include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
+#include "tests/support/test_paths.hpp"
 #include "validation/recorded_accuracy.hpp"
 #include "validation/validation_case.hpp"
 #include "validation/validation_runner.hpp"
@@ -218,7 +219,7 @@ TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
       "    reproduce:\n      sweep:\n        scenario: ../article-b200-agentx-dram-vs-ssd.yaml\n"
       "        set: {sweep.axes.1: {key: workload.concurrency, values: [2, 32]}, workload.duration: 120s}\n"
       "        config: \"tier=ssd fetch=staged\"\n        baseline: \"tier=dram fetch=zero_copy\"\n";
-  const ValidationSet set = validation_set_from_yaml(text, "smoke.yaml", std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/validation");
+  const ValidationSet set = validation_set_from_yaml(text, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation");
   const ValidationReport r = evaluate_set(set, options(2));
   ASSERT_EQ(r.results.size(), 1u);
   const CaseResult& c = r.results[0];
@@ -232,7 +233,7 @@ TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
   // A configuration the sweep does not have is bad input naming what it has.
   const std::string bad = text.substr(0, text.find("        config:")) + "        config: \"tier=hbm\"\n        baseline: \"tier=dram fetch=zero_copy\"\n";
   try {
-    evaluate_set(validation_set_from_yaml(bad, "smoke.yaml", std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/validation"), options(2));
+    evaluate_set(validation_set_from_yaml(bad, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation"), options(2));
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("it has 'tier=dram fetch=zero_copy', 'tier=ssd fetch=staged'"), std::string::npos) << e.what();

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -120,7 +121,7 @@ TEST(AgentxGenerator, ShippedCorpusIsTheSeed42Output) {
   AgentxGeneratorParams p;
   p.sessions = 6;
   auto expect = make_agentx_generator(p);
-  auto got = open_agentx_trace(std::string(ENGRAMSIM_SOURCE_ROOT) + "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz");
+  auto got = open_agentx_trace(engramsim::test::source_root() + "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz");
   AgenticSession a, b;
   while (expect->next(a)) {
     ASSERT_TRUE(got->next(b));
