@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "scenario_test_util.hpp"
+#include "tests/support/cli_run.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace {
@@ -23,23 +24,8 @@ using engramsim::testing::ScratchDir;
 using engramsim::test::source_root;
 using engramsim::testing::write_file;
 
-struct CliRun {
-  int rc = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = engramsim::test::cli_path() + " " + args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using engramsim::test::CliRun;
+using engramsim::test::run_cli;
 
 // A small, fast scenario; `deployment_extra` and `workload` replace parts of it.
 std::string scenario(const std::string& deployment_extra = "", const std::string& workload = "",

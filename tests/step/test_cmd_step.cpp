@@ -12,28 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/support/cli_run.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace {
 
 #ifdef ENGRAMSIM_HAVE_CLI
-struct CliRun {
-  int rc = -1;
-  std::string out;
-};
+using engramsim::test::CliRun;
 
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = engramsim::test::cli_path() + " " + args + " 2>/dev/null";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliRun run_cli(const std::string& args) { return engramsim::test::run_cli(args, engramsim::test::Stderr::dropped); }
 
 bool cli_built() { return std::filesystem::exists(engramsim::test::cli_path()); }
 

@@ -16,6 +16,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace engramsim {
 namespace {
@@ -28,7 +29,7 @@ struct Row {
 
 // The rows of models/data/FOLDER/gemm_tflops.csv (table, gpu, precision, n, k, m, tflops).
 std::vector<Row> gemm_rows(const std::string& folder) {
-  const std::string path = std::string(ENGRAMSIM_SOURCE_ROOT) + "/models/data/" + folder + "/gemm_tflops.csv";
+  const std::string path = engramsim::test::source_root() + "/models/data/" + folder + "/gemm_tflops.csv";
   std::FILE* f = std::fopen(path.c_str(), "r");
   std::vector<Row> rows;
   if (f == nullptr) return rows;

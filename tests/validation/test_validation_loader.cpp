@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "tests/support/cli_run.hpp"
 #include "tests/support/test_paths.hpp"
 #include "validation/pool_step_model.hpp"
 #include "validation/recorded_accuracy.hpp"
@@ -397,22 +398,11 @@ TEST(RecordedAccuracy, GpuAndEngineGroupsAreHeldAndQuoted) {
 }
 
 #ifdef ENGRAMSIM_HAVE_CLI
-struct CliRun {
-  int rc = -1;
-  std::string out;
-};
+using engramsim::test::CliRun;
 
 CliRun run_cli(const std::string& args, bool with_stderr = false) {
-  const std::string cmd = engramsim::test::cli_path() + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return engramsim::test::run_cli(args,
+                                  with_stderr ? engramsim::test::Stderr::merged : engramsim::test::Stderr::dropped);
 }
 
 std::string write_cases(const std::string& name, const std::string& cases) {
