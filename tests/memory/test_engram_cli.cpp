@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/cli_run.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace {
@@ -24,10 +25,7 @@ struct Dir {
   fs::path path;
 };
 
-int run(const std::string& args) {
-  const int rc = std::system((engramsim::test::cli_path() + " " + args + " > /dev/null 2>&1").c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+int run(const std::string& args) { return engramsim::test::run_cli(args + " > /dev/null", engramsim::test::Stderr::dropped).rc; }
 
 const char* kScenario = R"(name: trace-test
 model: deepseek-v4.1-flash
