@@ -36,6 +36,7 @@
 
 #include "hardware/calibration_profile.hpp"
 #include "models/footprint.hpp"
+#include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
 #include "spec/scenario.hpp"
 #include "sim/run/run_simulation.hpp"

@@ -14,6 +14,7 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
+#include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "hardware/hardware_loader.hpp"
+#include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
 
 namespace engramsim {

@@ -26,6 +26,7 @@
 #include "models/engine_loader.hpp"
 #include "models/footprint.hpp"
 #include "models/op_cost.hpp"
+#include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
