@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,10 +123,8 @@ std::vector<OpRow> aggregate(const StepBreakdown& b) {
   return rows;
 }
 
-int run_step(const StepArgs& a) {
-  ModelCard card = load_model_card(a.model);
-  const NodeSpec node = load_node(a.node);
-  const std::optional<EngramTier> tier = resolve_engram_tier(a.engram_tier, card);
+// The batch flags against the card's context and the node's GPUs.
+void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node) {
   if (a.decode_seqs < 0 || a.context < 0 || a.prefill_tokens < 0 || a.prefill_cached < 0)
     throw ConfigError({}, "batch", "sizes must be >= 0");
   if (a.decode_seqs == 0 && a.prefill_tokens == 0)
@@ -138,7 +137,15 @@ int run_step(const StepArgs& a) {
                                                   std::to_string(card.max_context));
   if (a.active_gpus > node.gpu_count)
     throw ConfigError({}, "--active-gpus", "the node has " + std::to_string(node.gpu_count) + " GPUs");
+}
 
+// Speculative decoding as the flags leave it on `card`: tokens emitted per verify step and positions
+// verified per sequence.
+struct SpecChoice {
+  double accept = 1.0;
+  int positions = 1;
+};
+SpecChoice resolve_spec(const StepArgs& a, ModelCard& card) {
   if (a.no_spec) card.spec_decode = SpecDecodeSpec{};
   if (a.draft_tokens >= 0 && card.spec_decode.kind != SpecDecodeKind::none) {
     if (a.draft_tokens == 0) card.spec_decode = SpecDecodeSpec{};
@@ -155,10 +162,20 @@ int run_step(const StepArgs& a) {
     accept = a.spec_accept;
   }
   const int positions = spec ? 1 + card.spec_decode.draft_tokens : 1;
+  return {accept, positions};
+}
 
-  // The layout, resolved by the same rule as footprint and a scenario's deployment (attention auto:
-  // data-parallel for an MoE card whose KV cannot be split over heads; ep 0: tp under data-parallel
-  // attention, else 1).
+// The step model's options from the flags: layout (by the same rule as footprint and a scenario's
+// deployment), Engram fetch, engine preset and calibration profile.
+struct StepSetup {
+  RooflineOptions options;
+  CalibrationReport calibration;
+  bool dp_attention = false;
+  int ep = 1;
+};
+StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node, std::optional<EngramTier> tier) {
+  // Attention auto: data-parallel for an MoE card whose KV cannot be split over heads; ep 0: tp under
+  // data-parallel attention, else 1.
   if (a.dp_attention && a.attention == "tensor")
     throw ConfigError({}, "--dp-attention", "contradicts --attention tensor");
   FootprintOptions layout_rule;
@@ -169,8 +186,10 @@ int run_step(const StepArgs& a) {
                                                                  : AttentionParallel::automatic;
   const bool dp_attention = uses_dp_attention(card, layout_rule);
   const int ep = resolved_ep(card, layout_rule);
-
-  RooflineOptions o;
+  StepSetup st;
+  st.dp_attention = dp_attention;
+  st.ep = ep;
+  RooflineOptions& o = st.options;
   o.layout = ParallelLayout{a.tp, ep, dp_attention};
   o.layout.expert_balance = {*placement_from_name(a.expert_placement), a.redundant_experts};
   if (a.redundant_experts > 0 && o.layout.expert_balance.placement != ExpertPlacement::eplb)
@@ -191,176 +210,250 @@ int run_step(const StepArgs& a) {
   o.engram.ssd_queue_depth = a.ssd_queue_depth;
   o.engram.active_gpus = a.active_gpus;
   o.host = load_engine(a.engine);
-  CalibrationReport calibration;
   if (!a.calibration.empty()) {
     try {
-      calibration = apply_calibration_profile(load_calibration_profile(a.calibration), node, o);
+      st.calibration = apply_calibration_profile(load_calibration_profile(a.calibration), node, o);
     } catch (const std::invalid_argument& e) {
       throw ConfigError({a.calibration, 0, 0}, "calibration", e.what());
     }
   }
-  // The share of the default GEMM curves each of the GPU's precisions is priced at (tensor_peak):
-  // the calibration profile's measured one, else the GPU preset's; second = measured.
-  std::map<Precision, std::pair<double, bool>> gemm_shares;
-  {
-    const HardwareRates hw(node.gpu);
-    for (const auto& [p, rate] : node.gpu.dense_flops)
-      gemm_shares[p] = {gemm_share(hw, o.efficiencies, p),
-                        o.efficiencies.gemm_precision_scale[static_cast<std::size_t>(p)].has_value()};
-  }
+  return st;
+}
+
+// The share of the default GEMM curves each of the GPU's precisions is priced at (tensor_peak): the
+// calibration profile's measured one, else the GPU preset's; second = measured.
+std::map<Precision, std::pair<double, bool>> gemm_shares(const NodeSpec& node, const Efficiencies& eff) {
+  std::map<Precision, std::pair<double, bool>> out;
+  const HardwareRates hw(node.gpu);
+  for (const auto& [p, rate] : node.gpu.dense_flops)
+    out[p] = {gemm_share(hw, eff, p), eff.gemm_precision_scale[static_cast<std::size_t>(p)].has_value()};
+  return out;
+}
+
+// What one step of the uniform batch costs, and what it emits.
+struct StepRun {
+  StepBreakdown b;
+  std::vector<OpRow> rows;
+  double step_s = 0;
+  double emitted = 0;
+  double per_gpu_tok_s = 0;
+};
+StepRun run_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const RooflineOptions& o,
+                  const SpecChoice& spec) {
   // Layouts the model cannot take (ep not dividing tp, heads not splitting) are bad input.
-  std::unique_ptr<RooflineStepModel> built;
+  std::unique_ptr<RooflineStepModel> model;
   try {
-    built = std::make_unique<RooflineStepModel>(card, node, o);
+    model = std::make_unique<RooflineStepModel>(card, node, o);
   } catch (const std::invalid_argument& e) {
     throw ConfigError({}, "layout", e.what());
   }
-  const RooflineStepModel& model = *built;
-
-  std::vector<DecodeSeq> decode(static_cast<std::size_t>(a.decode_seqs), DecodeSeq{a.context, positions});
+  std::vector<DecodeSeq> decode(static_cast<std::size_t>(a.decode_seqs), DecodeSeq{a.context, spec.positions});
   std::vector<PrefillChunk> prefill;
   if (a.prefill_tokens > 0) prefill.push_back({a.prefill_tokens, a.prefill_cached});
-  const BatchShape batch{prefill, decode};
-  const StepBreakdown b = model.breakdown(batch);
-  const double step_s = b.cost.total.seconds();
-  const std::vector<OpRow> rows = aggregate(b);
-  const double emitted = a.decode_seqs * accept;
-  const double per_gpu_tok_s = step_s > 0 ? (emitted + a.prefill_tokens) / step_s / a.tp : 0.0;
+  StepRun r;
+  r.b = model->breakdown(BatchShape{prefill, decode});
+  r.step_s = r.b.cost.total.seconds();
+  r.rows = aggregate(r.b);
+  r.emitted = a.decode_seqs * spec.accept;
+  r.per_gpu_tok_s = r.step_s > 0 ? (r.emitted + a.prefill_tokens) / r.step_s / a.tp : 0.0;
+  return r;
+}
 
-  if (a.json) {
-    nlohmann::json ops = nlohmann::json::array();
-    for (const auto& r : rows)
-      ops.push_back({{"name", r.name},
-                     {"count", r.count},
-                     {"time_s", r.time_s},
-                     {"bound", r.bound()},
-                     {"share", step_s > 0 ? r.time_s / step_s : 0.0},
-                     {"flops", r.flops},
-                     {"hbm_bytes", r.hbm_bytes},
-                     {"collective_bytes", r.collective_bytes}});
-    nlohmann::json layers = nlohmann::json::array();
-    for (const auto& e : b.engram)
-      layers.push_back({{"layer", e.layer},
-                        {"tier", to_string(e.tier)},
-                        {"positions", e.positions},
-                        {"lookups", e.fetch.lookups},
-                        {"distinct_rows", e.fetch.distinct_rows},
-                        {"hbm_rows", e.fetch.hbm_rows},
-                        {"host_rows", e.fetch.host_rows},
-                        {"ssd_pages", e.fetch.ssd_pages},
-                        {"fetch_s", e.fetch.total.seconds()},
-                        {"window_s", e.window.seconds()},
-                        {"prefetch_window_s", e.prefetch_window.seconds()},
-                        {"arrival_s", e.arrival.seconds()},
-                        {"completion_s", e.completion.seconds()},
-                        {"stall_s", e.stall.seconds()},
-                        {"bound", e.fetch.bound},
-                        {"reason", e.reason}});
-    nlohmann::json gemm_share = nlohmann::json::object();
-    for (const auto& [p, share] : gemm_shares) gemm_share[to_string(p)] = share.first;
-    nlohmann::json out = {
-        {"model", card.name},
-        {"node", node.name},
-        {"gpu", node.gpu.name},
-        {"gemm_share", gemm_share},
-        {"tp", a.tp},
-        {"ep", ep},
-        {"dp_attention", dp_attention},
-        {"engine", o.host.engine},
-        {"host_overhead_us", {{"per_step", o.host.per_step.seconds() * 1e6}, {"per_sequence", o.host.per_sequence.seconds() * 1e6}}},
-        {"batch",
-         {{"decode_seqs", a.decode_seqs},
-          {"context", a.context},
-          {"positions_per_seq", positions},
-          {"prefill_tokens", a.prefill_tokens},
-          {"prefill_cached", a.prefill_cached}}},
-        {"step_time_s", step_s},
-        {"compute_s", b.cost.compute.seconds()},
-        {"engram_fetch_s", b.cost.engram_fetch.seconds()},
-        {"engram_stall_s", b.cost.engram_stall.seconds()},
-        {"host_overhead_s", b.cost.host_overhead.seconds()},
-        {"acceptance_length", accept},
-        {"tokens_emitted", emitted},
-        {"tokens_per_s_per_gpu", per_gpu_tok_s},
-        {"interactivity_tok_s_per_user", step_s > 0 && a.decode_seqs > 0 ? accept / step_s : 0.0},
-        {"efficiency_source", o.efficiencies.source},
-        {"calibration_applied", calibration.applied},
-        {"calibration_kept", calibration.kept},
-        {"collectives_source", o.collectives.source},
-        {"ops", ops},
-        {"engram", {{"tier", engram_tier_label(tier)}, {"layers", layers}}},
-    };
-    if (a.per_layer) {
-      nlohmann::json per = nlohmann::json::array();
-      for (const auto& op : b.ops)
-        per.push_back({{"layer", op.layer},
-                       {"name", op.name},
-                       {"count", op.count},
-                       {"time_s", op.total.seconds()},
-                       {"bound", to_string(op.cost.bound)},
-                       {"flops", op.work.flops.value()},
-                       {"hbm_bytes", op.work.hbm_bytes.value()},
-                       {"collective_bytes", op.work.collective_bytes.value()}});
-      out["ops_per_layer"] = per;
-    }
-    std::cout << json_text(out) << "\n";
-    return exit_code::ok;
-  }
+// Everything the two printers read.
+struct StepReport {
+  const StepArgs& a;
+  const ModelCard& card;
+  const NodeSpec& node;
+  const std::optional<EngramTier>& tier;
+  const SpecChoice& spec;
+  const StepSetup& st;
+  const StepRun& run;
+};
 
-  std::cout << "Step: " << card.name << " on " << node.name << " (" << node.gpu.name << "), TP" << a.tp << " EP"
-            << ep << (dp_attention ? " DP-attention" : "") << ", Engram tier " << engram_tier_label(tier)
+nlohmann::json ops_json(const StepRun& r) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& row : r.rows)
+    ops.push_back({{"name", row.name},
+                   {"count", row.count},
+                   {"time_s", row.time_s},
+                   {"bound", row.bound()},
+                   {"share", r.step_s > 0 ? row.time_s / r.step_s : 0.0},
+                   {"flops", row.flops},
+                   {"hbm_bytes", row.hbm_bytes},
+                   {"collective_bytes", row.collective_bytes}});
+  return ops;
+}
+
+nlohmann::json engram_layers_json(const StepBreakdown& b) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& e : b.engram)
+    layers.push_back({{"layer", e.layer},
+                      {"tier", to_string(e.tier)},
+                      {"positions", e.positions},
+                      {"lookups", e.fetch.lookups},
+                      {"distinct_rows", e.fetch.distinct_rows},
+                      {"hbm_rows", e.fetch.hbm_rows},
+                      {"host_rows", e.fetch.host_rows},
+                      {"ssd_pages", e.fetch.ssd_pages},
+                      {"fetch_s", e.fetch.total.seconds()},
+                      {"window_s", e.window.seconds()},
+                      {"prefetch_window_s", e.prefetch_window.seconds()},
+                      {"arrival_s", e.arrival.seconds()},
+                      {"completion_s", e.completion.seconds()},
+                      {"stall_s", e.stall.seconds()},
+                      {"bound", e.fetch.bound},
+                      {"reason", e.reason}});
+  return layers;
+}
+
+nlohmann::json ops_per_layer_json(const StepBreakdown& b) {
+  nlohmann::json per = nlohmann::json::array();
+  for (const auto& op : b.ops)
+    per.push_back({{"layer", op.layer},
+                   {"name", op.name},
+                   {"count", op.count},
+                   {"time_s", op.total.seconds()},
+                   {"bound", to_string(op.cost.bound)},
+                   {"flops", op.work.flops.value()},
+                   {"hbm_bytes", op.work.hbm_bytes.value()},
+                   {"collective_bytes", op.work.collective_bytes.value()}});
+  return per;
+}
+
+void print_json(const StepReport& s) {
+  const StepArgs& a = s.a;
+  const RooflineOptions& o = s.st.options;
+  const StepRun& r = s.run;
+  nlohmann::json gemm_share = nlohmann::json::object();
+  for (const auto& [p, share] : gemm_shares(s.node, o.efficiencies)) gemm_share[to_string(p)] = share.first;
+  nlohmann::json out = {
+      {"model", s.card.name},
+      {"node", s.node.name},
+      {"gpu", s.node.gpu.name},
+      {"gemm_share", gemm_share},
+      {"hbm_share", hbm_rate(HardwareRates(s.node.gpu), o.efficiencies) / s.node.gpu.hbm_bandwidth.value()},
+      {"tp", a.tp},
+      {"ep", s.st.ep},
+      {"dp_attention", s.st.dp_attention},
+      {"engine", o.host.engine},
+      {"host_overhead_us",
+       {{"per_step", o.host.per_step.seconds() * 1e6}, {"per_sequence", o.host.per_sequence.seconds() * 1e6}}},
+      {"batch",
+       {{"decode_seqs", a.decode_seqs},
+        {"context", a.context},
+        {"positions_per_seq", s.spec.positions},
+        {"prefill_tokens", a.prefill_tokens},
+        {"prefill_cached", a.prefill_cached}}},
+      {"step_time_s", r.step_s},
+      {"compute_s", r.b.cost.compute.seconds()},
+      {"engram_fetch_s", r.b.cost.engram_fetch.seconds()},
+      {"engram_stall_s", r.b.cost.engram_stall.seconds()},
+      {"host_overhead_s", r.b.cost.host_overhead.seconds()},
+      {"acceptance_length", s.spec.accept},
+      {"tokens_emitted", r.emitted},
+      {"tokens_per_s_per_gpu", r.per_gpu_tok_s},
+      {"interactivity_tok_s_per_user", r.step_s > 0 && a.decode_seqs > 0 ? s.spec.accept / r.step_s : 0.0},
+      {"efficiency_source", o.efficiencies.source},
+      {"calibration_applied", s.st.calibration.applied},
+      {"calibration_kept", s.st.calibration.kept},
+      {"collectives_source", o.collectives.source},
+      {"ops", ops_json(r)},
+      {"engram", {{"tier", engram_tier_label(s.tier)}, {"layers", engram_layers_json(r.b)}}},
+  };
+  if (a.per_layer) out["ops_per_layer"] = ops_per_layer_json(r.b);
+  std::cout << json_text(out) << "\n";
+}
+
+// The text header: what runs, the shares of the default curves that are not 1, the batch and the
+// calibration.
+void print_header(const StepReport& s) {
+  const StepArgs& a = s.a;
+  const RooflineOptions& o = s.st.options;
+  std::cout << "Step: " << s.card.name << " on " << s.node.name << " (" << s.node.gpu.name << "), TP" << a.tp << " EP"
+            << s.st.ep << (s.st.dp_attention ? " DP-attention" : "") << ", Engram tier " << engram_tier_label(s.tier)
             << ", engine " << o.host.engine << " (host " << o.host.per_step.seconds() * 1e6 << " us per step + "
             << o.host.per_sequence.seconds() * 1e6 << " us per sequence)\n";
-  if (card.moe && ep > 1)
+  if (s.card.moe && s.st.ep > 1)
     std::cout << "Experts: " << a.expert_placement << " placement"
               << (a.redundant_experts > 0 ? " with " + std::to_string(a.redundant_experts) + " redundant replicas" : "")
-              << ", popularity CV " << fixed(card.moe->popularity_cv, 2) << "\n";
-  {
-    std::string shares;
-    for (const auto& [p, share] : gemm_shares)
-      if (share.first != 1.0 || share.second)
-        shares += (shares.empty() ? "" : ", ") + std::string(to_string(p)) + " " + fixed(share.first, 2) +
-                  (share.second ? " (measured)" : " (GPU preset)");
-    if (!shares.empty()) std::cout << "GEMM share of the default efficiency curves: " << shares << "\n";
-  }
-  std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << positions << " positions at context " << a.context;
+              << ", popularity CV " << fixed(s.card.moe->popularity_cv, 2) << "\n";
+  std::string shares;
+  for (const auto& [p, share] : gemm_shares(s.node, o.efficiencies))
+    if (share.first != 1.0 || share.second)
+      shares += (shares.empty() ? "" : ", ") + std::string(to_string(p)) + " " + fixed(share.first, 2) +
+                (share.second ? " (measured)" : " (GPU preset)");
+  if (!shares.empty()) std::cout << "GEMM share of the default efficiency curves: " << shares << "\n";
+  if (!o.efficiencies.hbm_measured && s.node.gpu.hbm_efficiency != 1.0)
+    std::cout << "HBM share of the default bandwidth curves: " << fixed(s.node.gpu.hbm_efficiency, 2)
+              << " (GPU preset)\n";
+  std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << s.spec.positions << " positions at context "
+            << a.context;
   if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
   std::cout << "\n";
-  for (const auto& line : calibration.notes) std::cout << "Calibration note: " << line << "\n";
-  for (const auto& line : calibration.applied) std::cout << "Calibration: " << line << "\n";
-  for (const auto& line : calibration.kept) std::cout << "Calibration default kept: " << line << "\n";
+  for (const auto& line : s.st.calibration.notes) std::cout << "Calibration note: " << line << "\n";
+  for (const auto& line : s.st.calibration.applied) std::cout << "Calibration: " << line << "\n";
+  for (const auto& line : s.st.calibration.kept) std::cout << "Calibration default kept: " << line << "\n";
+}
+
+void print_ops(const StepReport& s) {
+  const StepRun& r = s.run;
   std::cout << "\nOps per rank (summed over layers):\n";
   TextTable t({"OP", "COUNT", "TIME_MS", "SHARE_%", "BOUND", "FLOPS", "HBM_BYTES", "COLL_BYTES"});
-  for (const auto& r : rows)
-    t.add_row({r.name, fixed(r.count, 0), fixed(r.time_s * 1e3, 4), fixed(step_s > 0 ? 100 * r.time_s / step_s : 0, 2),
-               r.bound(), sci(r.flops), sci(r.hbm_bytes), sci(r.collective_bytes)});
+  for (const auto& row : r.rows)
+    t.add_row({row.name, fixed(row.count, 0), fixed(row.time_s * 1e3, 4),
+               fixed(r.step_s > 0 ? 100 * row.time_s / r.step_s : 0, 2), row.bound(), sci(row.flops),
+               sci(row.hbm_bytes), sci(row.collective_bytes)});
   std::cout << t.render();
-  if (a.per_layer) {
-    std::cout << "\nOps per layer:\n";
-    TextTable pl({"LAYER", "OP", "TIME_US", "BOUND", "FLOPS", "HBM_BYTES", "COLL_BYTES"});
-    for (const auto& op : b.ops)
-      pl.add_row({layer_label(op.layer), op.name, fixed(op.total.seconds() * 1e6, 2), to_string(op.cost.bound),
-                  sci(op.work.flops.value()), sci(op.work.hbm_bytes.value()), sci(op.work.collective_bytes.value())});
-    std::cout << pl.render();
-  }
-  if (!b.engram.empty()) {
-    std::cout << "\nEngram layers (per rank):\n";
-    TextTable e({"LAYER", "TIER", "POSITIONS", "LOOKUPS", "HOST_ROWS", "SSD_PAGES", "FETCH_MS", "WINDOW_MS",
-                 "STALL_MS", "BOUND"});
-    for (const auto& l : b.engram)
-      e.add_row({std::to_string(l.layer), to_string(l.tier), fixed(l.positions, 0), fixed(l.fetch.lookups, 0),
-                 fixed(l.fetch.host_rows, 0), fixed(l.fetch.ssd_pages, 0), fixed(l.fetch.total.seconds() * 1e3, 4),
-                 fixed(l.window.seconds() * 1e3, 4), fixed(l.stall.seconds() * 1e3, 4), l.fetch.bound});
-    std::cout << e.render();
-    for (const auto& l : b.engram) std::cout << "  layer " << l.layer << ": " << l.reason << "\n";
-  }
-  std::cout << "\nStep total " << fixed(step_s * 1e3, 3) << " ms = compute " << fixed(b.cost.compute.seconds() * 1e3, 3)
-            << " ms + Engram stall " << fixed(b.cost.engram_stall.seconds() * 1e3, 3) << " ms ("
-            << fixed(step_s > 0 ? 100 * b.cost.engram_stall.seconds() / step_s : 0, 2) << "% of the step) + host "
-            << fixed(b.cost.host_overhead.seconds() * 1e3, 3) << " ms\n";
-  if (a.decode_seqs > 0)
-    std::cout << "Decode: " << fixed(emitted, 1) << " tokens emitted (acceptance " << fixed(accept, 2) << "), "
-              << fixed(accept / step_s, 1) << " tok/s/user, " << fixed(per_gpu_tok_s, 0) << " tok/s/GPU\n";
+  if (!s.a.per_layer) return;
+  std::cout << "\nOps per layer:\n";
+  TextTable pl({"LAYER", "OP", "TIME_US", "BOUND", "FLOPS", "HBM_BYTES", "COLL_BYTES"});
+  for (const auto& op : r.b.ops)
+    pl.add_row({layer_label(op.layer), op.name, fixed(op.total.seconds() * 1e6, 2), to_string(op.cost.bound),
+                sci(op.work.flops.value()), sci(op.work.hbm_bytes.value()), sci(op.work.collective_bytes.value())});
+  std::cout << pl.render();
+}
+
+void print_engram(const StepBreakdown& b) {
+  if (b.engram.empty()) return;
+  std::cout << "\nEngram layers (per rank):\n";
+  TextTable e({"LAYER", "TIER", "POSITIONS", "LOOKUPS", "HOST_ROWS", "SSD_PAGES", "FETCH_MS", "WINDOW_MS", "STALL_MS",
+               "BOUND"});
+  for (const auto& l : b.engram)
+    e.add_row({std::to_string(l.layer), to_string(l.tier), fixed(l.positions, 0), fixed(l.fetch.lookups, 0),
+               fixed(l.fetch.host_rows, 0), fixed(l.fetch.ssd_pages, 0), fixed(l.fetch.total.seconds() * 1e3, 4),
+               fixed(l.window.seconds() * 1e3, 4), fixed(l.stall.seconds() * 1e3, 4), l.fetch.bound});
+  std::cout << e.render();
+  for (const auto& l : b.engram) std::cout << "  layer " << l.layer << ": " << l.reason << "\n";
+}
+
+void print_text(const StepReport& s) {
+  const StepRun& r = s.run;
+  print_header(s);
+  print_ops(s);
+  print_engram(r.b);
+  std::cout << "\nStep total " << fixed(r.step_s * 1e3, 3) << " ms = compute " << fixed(r.b.cost.compute.seconds() * 1e3, 3)
+            << " ms + Engram stall " << fixed(r.b.cost.engram_stall.seconds() * 1e3, 3) << " ms ("
+            << fixed(r.step_s > 0 ? 100 * r.b.cost.engram_stall.seconds() / r.step_s : 0, 2) << "% of the step) + host "
+            << fixed(r.b.cost.host_overhead.seconds() * 1e3, 3) << " ms\n";
+  if (s.a.decode_seqs > 0)
+    std::cout << "Decode: " << fixed(r.emitted, 1) << " tokens emitted (acceptance " << fixed(s.spec.accept, 2)
+              << "), " << fixed(s.spec.accept / r.step_s, 1) << " tok/s/user, " << fixed(r.per_gpu_tok_s, 0)
+              << " tok/s/GPU\n";
+}
+
+int run_step(const StepArgs& a) {
+  ModelCard card = load_model_card(a.model);
+  const NodeSpec node = load_node(a.node);
+  const std::optional<EngramTier> tier = resolve_engram_tier(a.engram_tier, card);
+  check_batch(a, card, node);
+  const SpecChoice spec = resolve_spec(a, card);
+  const StepSetup st = step_setup(a, card, node, tier);
+  const StepRun run = run_batch(a, card, node, st.options, spec);
+  const StepReport report{a, card, node, tier, spec, st, run};
+  if (a.json)
+    print_json(report);
+  else
+    print_text(report);
   return exit_code::ok;
 }
 
