@@ -54,12 +54,12 @@ std::string BuiltScenario::host_memory_line() const {
   return buf;
 }
 
-BuiltScenario build_scenario(ScenarioParams params) {
-  BuiltScenario b;
-  const ScenarioDeployment& d = params.deployment;
-  const NodeSpec& node = params.node;
+namespace {
 
-  // The effective card.
+// The effective card: without its Engram module when the deployment has no tier, with the
+// deployment's speculative decoding.
+void effective_card(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
   b.card = params.card;
   if (!d.engram.tier) b.card.engram.reset();
   if (!d.spec_decode.enabled) {
@@ -68,8 +68,12 @@ BuiltScenario build_scenario(ScenarioParams params) {
     b.card.spec_decode.draft_tokens = d.spec_decode.draft_tokens;
     b.card.spec_decode.acceptance_length = d.spec_decode.acceptance_length;
   }
+}
 
-  // Footprint.
+// The HBM footprint of one replica; a deployment that does not fit is infeasible.
+void size_footprint(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
   FootprintOptions& fo = b.footprint_options;
   fo.tp = d.tp;
   fo.ep = d.ep;
@@ -93,8 +97,12 @@ BuiltScenario build_scenario(ScenarioParams params) {
     throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + " (Engram " + tier +
                              "): " + b.footprint.infeasible_reason);
   }
+}
 
-  // Replicas and the GPUs they occupy on one node.
+// Replicas and the GPUs they occupy on one node.
+void place_replicas(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
   b.gpus_per_replica = d.tp;
   if (d.replicas > 0) {
     b.replicas = d.replicas;
@@ -106,12 +114,16 @@ BuiltScenario build_scenario(ScenarioParams params) {
   if (b.replicas < 1) throw InfeasibleScenario("no whole TP" + std::to_string(d.tp) + " replica on the GPUs given");
   b.active_gpus_per_node = std::min(node.gpu_count, b.replicas * d.tp);
   b.scheduler_ranks = b.footprint.dp_attention ? d.tp : 1;
+}
 
-  // Engram caches the footprint does not know about. The HBM hot-row set (in front of dram/ssd) is
-  // split over the replica's GPUs and comes out of the KV pool; the DRAM row cache (in front of ssd)
-  // is host memory per replica, beside any pinned tables.
+// Engram caches the footprint does not know about. The HBM hot-row set (in front of dram/ssd) is
+// split over the replica's GPUs and comes out of the KV pool; the DRAM row cache (in front of ssd)
+// is host memory per replica, beside any pinned tables.
+// Returns the KV tokens one replica holds once the hot-row set is taken out.
+std::int64_t kv_tokens_beside_hbm_cache(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
   const GpuFootprint& g = b.footprint.per_gpu;
-  const NodeFootprint& nf = b.footprint.per_node;
   std::int64_t replica_kv_tokens = b.footprint.replica_kv_tokens;
   const bool off_gpu = d.engram.tier && *d.engram.tier != EngramTier::hbm;
   if (off_gpu && d.engram.fetch.hbm_hot_cache.value() > 0.0) {
@@ -131,6 +143,16 @@ BuiltScenario build_scenario(ScenarioParams params) {
     }
     replica_kv_tokens = b.footprint.dp_attention ? tokens * d.tp : tokens;
   }
+  return replica_kv_tokens;
+}
+
+// Host pools beside the pinned tables: the DRAM row caches (in front of ssd) and the KV-offload
+// pools; more than the node has is infeasible. Returns the KV-offload bytes per node.
+Bytes size_host_pools(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
+  const GpuFootprint& g = b.footprint.per_gpu;
+  const NodeFootprint& nf = b.footprint.per_node;
   if (d.engram.tier == EngramTier::ssd) b.dram_cache_per_node = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
   // KV offload: a block holds block_size tokens on every GPU of a TP-attention replica (each keeps
   // its heads' share, or a copy of a latent) and on one GPU under data-parallel attention.
@@ -153,29 +175,34 @@ BuiltScenario build_scenario(ScenarioParams params) {
                   b.dram_cache_per_node.gib(), kv_offload_per_node.gib(), nf.host_dram_available.gib());
     throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
   }
-  // Host memory by use; the page cache holds what the pinned pools and the reserve leave. The
-  // KV-offload pools are the replicas' kv_offloading_size (the in-run tier's preemption traffic has
-  // no sized pool).
-  {
-    auto& h = b.host_memory;
-    h.capacity = nf.host_dram_capacity;
-    h.reserve = nf.host_dram_capacity - nf.host_dram_available;
-    h.pinned_engram = nf.host_dram_engram;
-    h.row_caches = b.dram_cache_per_node;
-    h.kv_offload = kv_offload_per_node;
-    h.page_cache_capacity = page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload});
-    if (d.engram.page_cache_limit) h.page_cache_capacity = std::min(h.page_cache_capacity, *d.engram.page_cache_limit);
-    if (d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache)
-      h.page_cache_used = Bytes(std::min(h.page_cache_capacity.value(), nf.ssd_engram.value()));
-  }
-  b.kv_blocks_per_replica = replica_kv_tokens / d.scheduler.block_size;
-  if (b.kv_blocks_per_replica < 1) throw InfeasibleScenario("the KV pool holds no block");
+  return kv_offload_per_node;
+}
 
-  // Step model.
+// Host memory by use; the page cache holds what the pinned pools and the reserve leave. The
+// KV-offload pools are the replicas' kv_offloading_size (the in-run tier's preemption traffic has
+// no sized pool).
+void account_host_memory(BuiltScenario& b, const ScenarioDeployment& d, Bytes kv_offload_per_node) {
+  const NodeFootprint& nf = b.footprint.per_node;
+  auto& h = b.host_memory;
+  h.capacity = nf.host_dram_capacity;
+  h.reserve = nf.host_dram_capacity - nf.host_dram_available;
+  h.pinned_engram = nf.host_dram_engram;
+  h.row_caches = b.dram_cache_per_node;
+  h.kv_offload = kv_offload_per_node;
+  h.page_cache_capacity = page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload});
+  if (d.engram.page_cache_limit) h.page_cache_capacity = std::min(h.page_cache_capacity, *d.engram.page_cache_limit);
+  if (d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache)
+    h.page_cache_used = Bytes(std::min(h.page_cache_capacity.value(), nf.ssd_engram.value()));
+}
+
+// The step model, with the calibration profile applied.
+void build_step_model(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
   RooflineOptions ro;
   ro.layout = b.footprint.layout;
   ro.engram = d.engram.fetch;
-  ro.engram.tier = fo.engram_tier;
+  ro.engram.tier = b.footprint_options.engram_tier;
   if (ro.engram.active_gpus == 0) ro.engram.active_gpus = b.active_gpus_per_node;
   ro.host = d.host;
   // Replicas on a node map the same shard files: one page cache serves one copy of the tables.
@@ -190,8 +217,14 @@ BuiltScenario build_scenario(ScenarioParams params) {
     b.calibration_sections = describe_sections(*params.calibration);
   }
   b.step_model = std::make_shared<const RooflineStepModel>(b.card, node, ro);
+}
 
-  // Price per GPU-hour.
+// Price per GPU-hour: the tier's rate and the Engram capacity (host DRAM, SSD) amortised over the
+// node's GPUs in use.
+void price_gpus(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
+  const NodeFootprint& nf = b.footprint.per_node;
   b.price.gpu_hour = gpu_hour_price(node.gpu_hour, params.price_tier);
   const double capital_usd = (nf.host_dram_engram + b.dram_cache_per_node).value() * node.dram_price.value() +
                              nf.ssd_engram.value() * node.ssd_price.value();
@@ -199,8 +232,13 @@ BuiltScenario build_scenario(ScenarioParams params) {
   const int node_gpus = std::min(node.gpu_count, nf.replicas * d.tp);
   b.price.engram_capacity = MoneyRate(life_h > 0 && node_gpus > 0 ? capital_usd / life_h / node_gpus : 0.0);
   b.price.paid_per_used = paid_gpus_per_used_gpu(b.gpus_per_replica, node.gpu_count);
+}
 
-  // Run configuration.
+// The run configuration: one replica entry each, the scheduler limits over the scheduler ranks, the
+// workload, SLO, price and seed.
+void configure_run(BuiltScenario& b, const ScenarioParams& params) {
+  const ScenarioDeployment& d = params.deployment;
+  const NodeSpec& node = params.node;
   RunConfig& rc = b.run;
   const auto ranks = b.scheduler_ranks;
   const DecodePadding padding = make_decode_padding(
@@ -240,9 +278,25 @@ BuiltScenario build_scenario(ScenarioParams params) {
   rc.seed = params.seed;
   rc.horizon = params.horizon;
   rc.timeseries_interval = params.timeseries_interval;
+}
 
+}  // namespace
+
+BuiltScenario build_scenario(ScenarioParams params) {
+  BuiltScenario b;
+  effective_card(b, params);
+  size_footprint(b, params);
+  place_replicas(b, params);
+  const std::int64_t replica_kv_tokens = kv_tokens_beside_hbm_cache(b, params);
+  const Bytes kv_offload_per_node = size_host_pools(b, params);
+  account_host_memory(b, params.deployment, kv_offload_per_node);
+  b.kv_blocks_per_replica = replica_kv_tokens / params.deployment.scheduler.block_size;
+  if (b.kv_blocks_per_replica < 1) throw InfeasibleScenario("the KV pool holds no block");
+  build_step_model(b, params);
+  price_gpus(b, params);
+  configure_run(b, params);
   b.params = std::move(params);
-  if (b.params.deployment.engram.in_run.enabled) rc.engram_tier = engram_tier_params(b);
+  if (b.params.deployment.engram.in_run.enabled) b.run.engram_tier = engram_tier_params(b);
   return b;
 }
 
