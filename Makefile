@@ -32,7 +32,8 @@ build: deps $(BUILD)/CMakeCache.txt
 run: build
 	@tools/run-default.sh $(ENGRAMSIM)
 
-# The whole suite, twice: the normal build, then under AddressSanitizer + UBSan.
+# The whole suite, twice: the normal build, then under AddressSanitizer + UBSan (without the
+# benchmark programs, whose smoke runs the normal build already makes).
 test: test-fast test-asan
 
 test-fast: build
@@ -40,7 +41,7 @@ test-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGRAMSIM_SANITIZE=ON -DENGRAMSIM_CUDA=OFF $(CMAKE_ARGS)
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGRAMSIM_SANITIZE=ON -DENGRAMSIM_CUDA=OFF -DENGRAMSIM_BENCHMARKS=OFF $(CMAKE_ARGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -LE no-sanitizer
