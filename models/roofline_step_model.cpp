@@ -15,36 +15,6 @@ namespace {
 
 constexpr std::size_t kMaxTemplates = 512;
 
-// A hash of every bit of the statistics (the memo compares them in full on a hit).
-std::uint64_t hash_stats(const BatchStats& s) {
-  constexpr std::uint64_t k = 0x9E3779B97F4A7C15ULL;
-  std::uint64_t h[4] = {1, 2, 3, 4};
-  constexpr std::size_t n = std::tuple_size_v<decltype(s.x)>;
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (std::size_t l = 0; l < 4; ++l) h[l] = (h[l] ^ std::bit_cast<std::uint64_t>(s.x[i + l])) * k;
-  for (; i < n; ++i) h[0] = (h[0] ^ std::bit_cast<std::uint64_t>(s.x[i])) * k;
-  for (double v : {s.decode_seqs, s.decode_positions, s.prefill_chunks, s.prefill_tokens, s.prefill_first_chunk_tokens})
-    h[1] = (h[1] ^ std::bit_cast<std::uint64_t>(v)) * k;
-  std::uint64_t r = h[0] ^ (h[1] << 1 | h[1] >> 63) ^ (h[2] << 2 | h[2] >> 62) ^ (h[3] << 3 | h[3] >> 61);
-  return r ^ (r >> 29);
-}
-
-bool same_stats(const BatchStats& a, const BatchStats& b) {
-  static_assert(sizeof(BatchStats) == sizeof(double) * (std::tuple_size_v<decltype(a.x)> + 5),
-                "BatchStats: compared as plain doubles");
-  return std::memcmp(&a, &b, sizeof(BatchStats)) == 0;
-}
-
-// The same batch, element for element (DecodeSeq and PrefillChunk are two int32 each, no padding).
-bool same_batch(const std::vector<PrefillChunk>& prefill, const std::vector<DecodeSeq>& decode, const BatchShape& b) {
-  static_assert(std::has_unique_object_representations_v<DecodeSeq> &&
-                std::has_unique_object_representations_v<PrefillChunk>);
-  return prefill.size() == b.prefill.size() && decode.size() == b.decode.size() &&
-         (prefill.empty() || std::memcmp(prefill.data(), b.prefill.data(), prefill.size() * sizeof(PrefillChunk)) == 0) &&
-         (decode.empty() || std::memcmp(decode.data(), b.decode.data(), decode.size() * sizeof(DecodeSeq)) == 0);
-}
-
 std::string fmt_ms(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
@@ -140,36 +110,58 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       engram_sets_.push_back(work_.layer_set(card_.engram->layers[e]));
     }
   }
-  if (options_.step_cache_entries > 0) {
-    memo_.entries.resize(static_cast<std::size_t>(options_.step_cache_entries));
-    memo_.tokens.op_s.assign(fast_.size(), 0.0);
-  }
 }
 
-double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval* eng, double* compute_s,
-                                   double* host_s, double* fetch_s, double* stall_s, TokenCache* tc) const {
+// One Engram layer of the chain, in seconds from forward entry.
+struct RooflineStepModel::EngramEval {
+  double positions_all = 0.0;
+  double positions_now = 0.0;
+  EngramFetchCost fetch;
+  double fetch_now_s = 0.0;
+  double window_s = 0.0;
+  double prefetch_s = 0.0;
+  double arrival_s = 0.0;
+  double completion_s = 0.0;
+  double stall_s = 0.0;
+};
+
+struct RooflineStepModel::EngramSums {
+  double gathers = 0.0;      // in-stream HBM gathers (hbm tier), part of compute
+  double stalls = 0.0;       // exposed fetch time
+  double fetch = 0.0;        // every layer's fetch, hidden or not
+  double host_gather = 0.0;  // staged CPU gathers the engine's host thread runs before the forward
+};
+
+// Templates that read only token-count statistics cost what they cost last time when those
+// statistics (and whether the step holds prompt chunks) are the same bit for bit. On a miss the
+// key is replaced; the caller refills the times.
+bool RooflineStepModel::token_times_hit(const BatchStats& s, TokenOpTimes& tc) const {
+  if (tc.op_s.size() != fast_.size()) {
+    tc = TokenOpTimes{};
+    tc.op_s.assign(fast_.size(), 0.0);
+  }
+  std::array<double, kTokenSets * kGeometryBase> key;
+  for (int set = 0; set < kTokenSets; ++set)
+    for (int slot = 0; slot < kGeometryBase; ++slot) key[static_cast<std::size_t>(set * kGeometryBase + slot)] = s.at(set, slot);
+  const bool hit = tc.valid && std::bit_cast<std::uint64_t>(tc.prefill_chunks) == std::bit_cast<std::uint64_t>(s.prefill_chunks) &&
+                   std::memcmp(key.data(), tc.key.data(), sizeof key) == 0;
+  if (!hit) {
+    tc.key = key;
+    tc.prefill_chunks = s.prefill_chunks;
+    tc.valid = true;  // op_s is filled by op_pass for every non-geometric template
+  }
+  return hit;
+}
+
+// Seconds of every op template into op_s; returns the compute time of the ops (multiplicities and
+// drafter passes applied).
+double RooflineStepModel::op_pass(const BatchStats& s, double* op_s, TokenOpTimes* tc) const {
   const double passes = s.at(2, kDrafterPasses);
   // Without prompt tokens in the step, the encoder-half and decoder-half statistics coincide.
   const bool sets_equal = s.prefill_chunks == 0.0;
   const bool drafting = s.at(2, kTokens) > 0.0;
   const double hbm_bw = hbm_rate(rates_, options_.efficiencies);
-  // Templates that read only token-count statistics cost what they cost last time when those
-  // statistics (and whether the step holds prompt chunks) are the same bit for bit.
-  bool token_hit = false;
-  if (tc != nullptr && tc->op_s.size() == fast_.size()) {
-    std::array<double, kTokenSets * kGeometryBase> key;
-    for (int set = 0; set < kTokenSets; ++set)
-      for (int slot = 0; slot < kGeometryBase; ++slot) key[static_cast<std::size_t>(set * kGeometryBase + slot)] = s.at(set, slot);
-    token_hit = tc->valid && std::bit_cast<std::uint64_t>(tc->prefill_chunks) == std::bit_cast<std::uint64_t>(s.prefill_chunks) &&
-                std::memcmp(key.data(), tc->key.data(), sizeof key) == 0;
-    if (!token_hit) {
-      tc->key = key;
-      tc->prefill_chunks = s.prefill_chunks;
-      tc->valid = true;  // op_s is filled below for every non-geometric template
-    }
-  } else {
-    tc = nullptr;
-  }
+  const bool token_hit = tc != nullptr && token_times_hit(s, *tc);
   std::array<double, kMaxTemplates> flops_eff;  // per flops group, filled on first use (0 = not yet)
   std::fill_n(flops_eff.begin(), flops_groups_, 0.0);
   double compute = 0.0;
@@ -180,44 +172,47 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
       sec = op_s[f.twin];
     } else if (token_hit && !f.geometric) {
       sec = tc->op_s[t];
-    } else if (!(f.drafter && !drafting)) {
-      // The same arithmetic as op_seconds() (op_cost.cpp), on resolved constants.
-      const double* x = &s.x[f.forms.base];
-      if (f.collective != CollectiveKind::none) {
-        sec = collective_seconds(f.collective, f.forms.collective_bytes(x), f.forms.scale_up_bytes(x), f.ranks, net_);
-      } else {
-        const double flops = f.forms.flops(x);
-        const double bytes = f.forms.bytes(x);
-        if (flops > 0.0 || bytes > 0.0) {
-          double c = 0.0, m = 0.0;
-          if (flops > 0.0 && f.peak > 0.0) {
-            if (f.flops_denom > 0.0) {
-              c = flops / f.flops_denom;
-            } else {
-              double& fe = flops_eff[f.flops_group];
-              if (fe == 0.0) fe = f.flops_curve->at(f.key_coef * x[f.key_slot]);
-              c = flops / (f.peak * fe);
-            }
-          }
-          if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_curve->at(bytes));
-          sec = std::max({c, m, f.floor_s}) + f.overhead_s;
-        }
-      }
+    } else {
+      if (!(f.drafter && !drafting)) sec = template_seconds(f, &s.x[f.forms.base], flops_eff.data(), hbm_bw);
+      sec *= options_.host.kernel_time_scale;
     }
-    if (!(sets_equal && f.twin < t) && !(token_hit && !f.geometric)) sec *= options_.host.kernel_time_scale;
     op_s[t] = sec;
     if (tc != nullptr && !token_hit && !f.geometric) tc->op_s[t] = sec;
     compute += sec * f.multiplicity * (f.drafter ? passes : 1.0);
   }
+  return compute;
+}
 
+// One template's seconds: the same arithmetic as op_seconds() (op_cost.cpp), on resolved constants.
+double RooflineStepModel::template_seconds(const FastOp& f, const double* x, double* flops_eff, double hbm_bw) const {
+  if (f.collective != CollectiveKind::none)
+    return collective_seconds(f.collective, f.forms.collective_bytes(x), f.forms.scale_up_bytes(x), f.ranks, net_);
+  const double flops = f.forms.flops(x);
+  const double bytes = f.forms.bytes(x);
+  if (!(flops > 0.0 || bytes > 0.0)) return 0.0;
+  double c = 0.0, m = 0.0;
+  if (flops > 0.0 && f.peak > 0.0) {
+    if (f.flops_denom > 0.0) {
+      c = flops / f.flops_denom;
+    } else {
+      double& fe = flops_eff[f.flops_group];
+      if (fe == 0.0) fe = f.flops_curve->at(f.key_coef * x[f.key_slot]);
+      c = flops / (f.peak * fe);
+    }
+  }
+  if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_curve->at(bytes));
+  return std::max({c, m, f.floor_s}) + f.overhead_s;
+}
+
+// The Engram chain of the step (see the header): per layer its window, arrival, completion and
+// stall into `eng` (may be null), and the totals.
+RooflineStepModel::EngramSums RooflineStepModel::engram_chain(const BatchStats& s, const double* op_s, double compute,
+                                                              EngramEval* eng) const {
+  EngramSums sum;
   const bool hbm = options_.engram.tier == EngramTier::hbm;
-  double stalls = 0.0;
   double chain_now = 0.0;
   double chain_all = 0.0;
   double gathers_before = 0.0;  // in-stream HBM gathers of earlier Engram layers
-  double gathers_total = 0.0;
-  double fetch_sum = 0.0;
-  double host_gather = 0.0;  // staged CPU gathers the engine's host thread runs before the forward
   const bool page_cache = options_.engram.tier == EngramTier::ssd && options_.host.engram_ssd_path == SsdPath::page_cache;
   const bool inline_round_trip = page_cache && !options_.host.engram_host_gather_overlap;
   const double side_share = options_.engram.tier == EngramTier::dram && options_.engram.dram_path == DramPath::zero_copy
@@ -231,28 +226,27 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
     // Decode rows and the rows of a prompt's first chunk are known only in this step.
     ev.positions_now = s.decode_positions + (set == 0 ? s.prefill_first_chunk_tokens : 0.0);
     ev.fetch = fetch_[e].cost(ev.positions_all);
-    if (options_.host.engram_lookup_on_host_thread) host_gather += fetch_[e].cpu_gather_seconds(ev.fetch.host_rows);
+    if (options_.host.engram_lookup_on_host_thread) sum.host_gather += fetch_[e].cpu_gather_seconds(ev.fetch.host_rows);
     double window = 0.0;
     for (const auto& [t, n] : work_.before_engram(e)) window += n * op_s[t];
     ev.window_s = window + gathers_before;
+    const double all_s = ev.fetch.total.seconds();
+    sum.fetch += all_s;
     if (hbm) {
-      const double g = ev.fetch.total.seconds();
-      gathers_before += g;
-      gathers_total += g;
-      ev.fetch_now_s = g;
-      ev.arrival_s = ev.window_s + stalls;
-      ev.completion_s = ev.arrival_s + g;
+      gathers_before += all_s;
+      sum.gathers += all_s;
+      ev.fetch_now_s = all_s;
+      ev.arrival_s = ev.window_s + sum.stalls;
+      ev.completion_s = ev.arrival_s + all_s;
       ev.stall_s = 0.0;
-      fetch_sum += g;
       continue;
     }
-    const double all_s = ev.fetch.total.seconds();
     const bool ahead = options_.prefill_prefetch && ev.positions_all > ev.positions_now;
     ev.fetch_now_s = ahead ? fetch_[e].cost(ev.positions_now).total.seconds() : all_s;
     chain_now += ev.fetch_now_s;
     chain_all += all_s;
     ev.prefetch_s = ahead ? compute : 0.0;
-    ev.arrival_s = ev.window_s + stalls;
+    ev.arrival_s = ev.window_s + sum.stalls;
     ev.completion_s = chain_all;
     double stall = ahead ? std::max({0.0, chain_now - ev.arrival_s, chain_all - (ev.arrival_s + ev.prefetch_s)})
                          : std::max(0.0, chain_all - ev.arrival_s);
@@ -264,86 +258,67 @@ double RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval
       ev.completion_s = ev.arrival_s + all_s;
     }
     ev.stall_s = stall;
-    stalls += stall;
-    fetch_sum += all_s;
+    sum.stalls += stall;
   }
-  compute += gathers_total;
+  return sum;
+}
+
+// The engine's host time the GPU waits for (HostOverhead), given the staged CPU gathers of a
+// synchronous engine's Engram lookups.
+double RooflineStepModel::host_seconds(const BatchStats& s, double host_gather) const {
+  const HostOverhead& h = options_.host;
   // Under data-parallel attention every GPU runs its own scheduler over its own share of the
   // sequences, in parallel with the others: the per-sequence host work of a step is one rank's share.
   const double ranks = work_.layout().dp_attention ? static_cast<double>(work_.layout().tp) : 1.0;
   const double seqs = (s.decode_seqs + s.prefill_chunks) / ranks;
-  double host = options_.host.per_step.seconds() + seqs * options_.host.per_sequence.seconds();
+  double host = h.per_step.seconds() + seqs * h.per_sequence.seconds();
   // The mmap arm's PIECEWISE steps (HostOverhead::piecewise_per_layer; docs/cost-model.md).
-  if (page_cache) {
-    const double layers = card_.num_layers + (drafting ? card_.spec_decode.drafter_layers * passes : 0.0);
-    host += layers * options_.host.piecewise_per_layer.seconds();
+  if (options_.engram.tier == EngramTier::ssd && h.engram_ssd_path == SsdPath::page_cache) {
+    const bool drafting = s.at(2, kTokens) > 0.0;
+    const double layers =
+        card_.num_layers + (drafting ? card_.spec_decode.drafter_layers * s.at(2, kDrafterPasses) : 0.0);
+    host += layers * h.piecewise_per_layer.seconds();
   }
-  if (options_.host.engram_lookup_on_host_thread) {
+  if (h.engram_lookup_on_host_thread) {
     // Synchronous engine: each Engram layer's lookup is prepared on the host thread before the
     // forward (hashes, and the staged CPU gather); one rank's positions under data-parallel attention.
     host += host_gather;
     for (std::size_t e = 0; e < fetch_.size(); ++e) {
       const double positions = s.at(engram_sets_[e], kTokens) / ranks;
-      if (positions > 0.0)
-        host += options_.host.engram_lookup_per_step.seconds() +
-                positions * options_.host.engram_lookup_per_position.seconds();
+      if (positions > 0.0) host += h.engram_lookup_per_step.seconds() + positions * h.engram_lookup_per_position.seconds();
     }
   }
-  *compute_s = compute;
-  *host_s = host;
-  *fetch_s = fetch_sum;
-  *stall_s = stalls;
-  return compute + stalls + host;
+  return host;
 }
 
-StepCost RooflineStepModel::step(const BatchShape& batch) const {
-  // The memo (see the header): a taken lock means another thread is using it, and this call
-  // computes without it.
-  std::unique_lock<std::mutex> lock;
-  if (!memo_.entries.empty()) {
-    lock = std::unique_lock<std::mutex>(memo_.mu, std::try_to_lock);
-    if (lock.owns_lock() && memo_.last_valid && same_batch(memo_.last_prefill, memo_.last_decode, batch))
-      return memo_.last_cost;
-  }
-  const BatchStats s = work_.summarize(batch);
-  MemoEntry* entry = nullptr;
-  std::uint64_t hash = 0;
-  auto remember = [&](const StepCost& c) {
-    memo_.last_prefill.assign(batch.prefill.begin(), batch.prefill.end());
-    memo_.last_decode.assign(batch.decode.begin(), batch.decode.end());
-    memo_.last_cost = c;
-    memo_.last_valid = true;
-    return c;
-  };
-  if (lock.owns_lock()) {
-    // A direct-mapped table keyed on the full statistics.
-    hash = hash_stats(s);
-    entry = &memo_.entries[hash % memo_.entries.size()];
-    if (entry->valid && entry->hash == hash && same_stats(entry->stats, s)) return remember(entry->cost);
-  }
-  std::array<double, kMaxTemplates> op_s;
-  double compute = 0.0, host = 0.0, fetch = 0.0, stall = 0.0;
-  const double total =
-      evaluate(s, op_s.data(), nullptr, &compute, &host, &fetch, &stall, entry != nullptr ? &memo_.tokens : nullptr);
+StepCost RooflineStepModel::evaluate(const BatchStats& s, double* op_s, EngramEval* eng, TokenOpTimes* tc) const {
+  const double ops = op_pass(s, op_s, tc);
+  const EngramSums e = engram_chain(s, op_s, ops, eng);
+  const double compute = ops + e.gathers;
+  const double host = host_seconds(s, e.host_gather);
   StepCost c;
-  c.total = Time::from_seconds(total);
+  c.total = Time::from_seconds(compute + e.stalls + host);
   c.compute = Time::from_seconds(compute);
   c.host_overhead = Time::from_seconds(host);
-  c.engram_fetch = Time::from_seconds(fetch);
-  c.engram_stall = Time::from_seconds(stall);
-  if (entry != nullptr) {
-    entry->valid = true;
-    entry->hash = hash;
-    entry->stats = s;
-    entry->cost = c;
-    return remember(c);
-  }
+  c.engram_fetch = Time::from_seconds(e.fetch);
+  c.engram_stall = Time::from_seconds(e.stalls);
   return c;
 }
 
+StepCost RooflineStepModel::cost(const BatchStats& s, TokenOpTimes* tokens) const {
+  std::array<double, kMaxTemplates> op_s;
+  return evaluate(s, op_s.data(), nullptr, tokens);
+}
+
+StepCost RooflineStepModel::step(const BatchShape& batch) const { return cost(work_.summarize(batch)); }
+
 StepCost RooflineStepModel::step_engram(const BatchShape& batch, std::span<EngramLayerStep> layers) const {
+  return cost_engram(work_.summarize(batch), layers, nullptr);
+}
+
+StepCost RooflineStepModel::cost_engram(const BatchStats& s, std::span<EngramLayerStep> layers,
+                                        TokenOpTimes* tokens) const {
   if (layers.size() < fetch_.size()) throw std::invalid_argument("step_engram: fewer layer slots than Engram layers");
-  const BatchStats s = work_.summarize(batch);
   std::array<double, kMaxTemplates> op_s;
   // The per-layer chain; a small fixed buffer covers every shipped card (two Engram layers at most).
   std::array<EngramEval, 4> small;
@@ -353,11 +328,7 @@ StepCost RooflineStepModel::step_engram(const BatchShape& batch, std::span<Engra
     large.resize(fetch_.size());
     eng = large.data();
   }
-  double compute = 0.0, host = 0.0, fetch = 0.0, stall = 0.0;
-  std::unique_lock<std::mutex> lock;
-  if (!memo_.entries.empty()) lock = std::unique_lock<std::mutex>(memo_.mu, std::try_to_lock);
-  const double total =
-      evaluate(s, op_s.data(), eng, &compute, &host, &fetch, &stall, lock.owns_lock() ? &memo_.tokens : nullptr);
+  const StepCost c = evaluate(s, op_s.data(), eng, tokens);
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
     const EngramEval& ev = eng[e];
     EngramLayerStep& l = layers[e];
@@ -370,12 +341,6 @@ StepCost RooflineStepModel::step_engram(const BatchShape& batch, std::span<Engra
     l.host_rows = ev.fetch.host_rows;
     l.ssd_pages = ev.fetch.ssd_pages;
   }
-  StepCost c;
-  c.total = Time::from_seconds(total);
-  c.compute = Time::from_seconds(compute);
-  c.host_overhead = Time::from_seconds(host);
-  c.engram_fetch = Time::from_seconds(fetch);
-  c.engram_stall = Time::from_seconds(stall);
   return c;
 }
 
@@ -386,8 +351,7 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
   out.drafter_passes = work.drafter_passes;
   std::vector<double> op_s(work_.templates().size());
   std::vector<EngramEval> eng(fetch_.size());
-  double compute = 0.0, host = 0.0, fetch_total = 0.0, stall_total = 0.0;
-  const double total = evaluate(work.stats, op_s.data(), eng.data(), &compute, &host, &fetch_total, &stall_total);
+  out.cost = evaluate(work.stats, op_s.data(), eng.data(), nullptr);
 
   auto add = [&](const OpWork& w, int layer, double count) {
     OpReport r;
@@ -422,7 +386,6 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
   for (const auto& w : work.post) add(w, -2, 1.0);
   for (const auto& w : work.drafter) add(w, -3, work.drafter_passes);
 
-  double fetch_sum = 0.0, stall_sum = 0.0;
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
     const EngramEval& ev = eng[e];
     EngramLayerReport r;
@@ -468,15 +431,8 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
       }
     }
     r.reason = buf;
-    fetch_sum += ev.fetch.total.seconds();
-    stall_sum += ev.stall_s;
     out.engram.push_back(std::move(r));
   }
-  out.cost.total = Time::from_seconds(total);
-  out.cost.compute = Time::from_seconds(compute);
-  out.cost.host_overhead = Time::from_seconds(host);
-  out.cost.engram_fetch = Time::from_seconds(fetch_sum);
-  out.cost.engram_stall = Time::from_seconds(stall_sum);
   return out;
 }
 

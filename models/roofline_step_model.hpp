@@ -18,19 +18,15 @@
 // step() is the simulator's fast path: one pass over the batch, one evaluation per distinct op
 // template, a few table reads per Engram layer, no allocation. breakdown() evaluates the same
 // templates per layer and adds names and reasons for reports.
-// Memoization (RooflineOptions::step_cache_entries > 0): step() keeps, per model instance, a
-// direct-mapped table of results keyed on the exact batch statistics (every double of BatchStats,
-// compared bit for bit, so a shape with other statistics never reads another's entry), and
-// step() keeps the last batch it saw (compared element for element) with its result, and
-// step()/step_engram() keep the last per-template times of the ops that depend only on token counts
-// (not on contexts), keyed on all token-count statistics. Cached results equal computed ones bit for
-// bit. Thread safety: a model may be shared by threads; the caches sit behind one mutex that calls
-// only try-lock, and a call that finds it taken computes without the caches (never blocks).
+// The model holds no mutable state: memoization lives in a wrapper (models/step_memo.hpp) that
+// keeps results keyed on the batch statistics and, through cost(), the seconds of the ops that read
+// only token counts (TokenOpTimes); cached results equal computed ones bit for bit.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,8 +81,6 @@ struct RooflineOptions {
   CollectiveParams collectives = dgx_h100_nccl_defaults();
   HostOverhead host;  // none unless an engine preset is given (load_engine)
   bool prefill_prefetch = true;
-  // Entries of the per-model step() memo (0 turns memoization off; results are the same either way).
-  int step_cache_entries = 256;
 };
 
 struct OpReport {
@@ -123,10 +117,26 @@ class RooflineStepModel final : public StepTimeModel {
  public:
   RooflineStepModel(const ModelCard& card, const NodeSpec& node, RooflineOptions options);
 
+  // The seconds of the op templates that read only token-count statistics, for a caller that keeps
+  // them between steps (models/step_memo.hpp): a step with the same token counts (bit for bit)
+  // reuses them. Sized by the model on first use.
+  struct TokenOpTimes {
+    bool valid = false;
+    double prefill_chunks = 0.0;
+    std::array<double, kTokenSets * kGeometryBase> key{};  // the non-geometry statistics of every set
+    std::vector<double> op_s;                               // per template (geometric ones unused)
+  };
+
   StepCost step(const BatchShape& batch) const override;
   std::size_t engram_layer_count() const override { return fetch_.size(); }
   StepCost step_engram(const BatchShape& batch, std::span<EngramLayerStep> layers) const override;
   StepBreakdown breakdown(const BatchShape& batch) const;
+
+  // step() and step_engram() in two halves, for a memoizing caller: the batch statistics, and the
+  // cost of a batch with those statistics. `tokens` (may be null) supplies and keeps op times.
+  BatchStats stats(const BatchShape& batch) const { return work_.summarize(batch); }
+  StepCost cost(const BatchStats& s, TokenOpTimes* tokens = nullptr) const;
+  StepCost cost_engram(const BatchStats& s, std::span<EngramLayerStep> layers, TokenOpTimes* tokens = nullptr) const;
 
   const WorkModel& work() const { return work_; }
   const RooflineOptions& options() const { return options_; }
@@ -135,24 +145,17 @@ class RooflineStepModel final : public StepTimeModel {
   const std::vector<EngramFetchModel>& engram_fetch() const { return fetch_; }
 
  private:
-  struct EngramEval {
-    double positions_all = 0.0;
-    double positions_now = 0.0;
-    EngramFetchCost fetch;
-    double fetch_now_s = 0.0;
-    double window_s = 0.0;
-    double prefetch_s = 0.0;
-    double arrival_s = 0.0;
-    double completion_s = 0.0;
-    double stall_s = 0.0;
-  };
-  // The shared core of step() and breakdown(): op seconds per template, totals, Engram chain.
-  // `engram` may be null (the fast path keeps only the sums).
-  // `token_cache` (may be null, must be held under memo_.mu) supplies and keeps the seconds of
-  // templates that read no attention-geometry statistic.
-  struct TokenCache;
-  double evaluate(const BatchStats& s, double* op_seconds, EngramEval* engram, double* compute_s, double* host_s,
-                  double* fetch_s, double* stall_s, TokenCache* token_cache = nullptr) const;
+  struct EngramEval;  // one Engram layer of the chain (roofline_step_model.cpp)
+  struct EngramSums;  // the chain's totals
+  // The shared core of step() and breakdown(): op seconds per template into `op_s`, the Engram
+  // chain into `engram` (may be null: the fast path keeps only the sums), the host time.
+  StepCost evaluate(const BatchStats& s, double* op_s, EngramEval* engram, TokenOpTimes* tokens) const;
+  double op_pass(const BatchStats& s, double* op_s, TokenOpTimes* tokens) const;
+  struct FastOp;
+  double template_seconds(const FastOp& f, const double* x, double* flops_eff, double hbm_bw) const;
+  bool token_times_hit(const BatchStats& s, TokenOpTimes& tokens) const;
+  EngramSums engram_chain(const BatchStats& s, const double* op_s, double compute, EngramEval* engram) const;
+  double host_seconds(const BatchStats& s, double host_gather) const;
 
   // Everything op_seconds() needs about a template, resolved once (precision fallback, kernel
   // overhead, class), so the per-step loop only evaluates the linear forms and two curves. The
@@ -179,41 +182,6 @@ class RooflineStepModel final : public StepTimeModel {
     double bw_denom = 0.0;     // HBM bandwidth x efficiency when it does not depend on the bytes, else 0
   };
 
-  // The memo's state; copies of a model start with empty caches.
-  struct TokenCache {
-    bool valid = false;
-    double prefill_chunks = 0.0;
-    std::array<double, kTokenSets * kGeometryBase> key{};  // the non-geometry statistics of every set
-    std::vector<double> op_s;                               // per template (geometric ones unused)
-  };
-  struct MemoEntry {
-    bool valid = false;
-    std::uint64_t hash = 0;
-    BatchStats stats;
-    StepCost cost;
-  };
-  struct Memo {
-    std::mutex mu;
-    std::vector<MemoEntry> entries;
-    TokenCache tokens;
-    // The last batch step() saw, element for element, and its result: a repeated shape skips even
-    // the pass over the batch.
-    bool last_valid = false;
-    std::vector<PrefillChunk> last_prefill;
-    std::vector<DecodeSeq> last_decode;
-    StepCost last_cost;
-    Memo() = default;
-    Memo(const Memo& o) : entries(o.entries.size()) {}
-    Memo& operator=(const Memo& o) {
-      if (this != &o) {
-        entries.assign(o.entries.size(), MemoEntry{});
-        tokens = TokenCache{};
-        last_valid = false;
-      }
-      return *this;
-    }
-  };
-
   ModelCard card_;
   NodeSpec node_;
   RooflineOptions options_;
@@ -225,7 +193,6 @@ class RooflineStepModel final : public StepTimeModel {
   std::vector<int> engram_sets_;
   std::vector<FastOp> fast_;
   std::size_t flops_groups_ = 0;
-  mutable Memo memo_;
 };
 
 }  // namespace engramsim

@@ -217,6 +217,7 @@ void build_step_model(BuiltScenario& b, const ScenarioParams& params) {
     b.calibration_sections = describe_sections(*params.calibration);
   }
   b.step_model = std::make_shared<const RooflineStepModel>(b.card, node, ro);
+  b.step_memo = std::make_shared<const MemoStepModel>(b.step_model);
 }
 
 // Price per GPU-hour: the tier's rate and the Engram capacity (host DRAM, SSD) amortised over the
@@ -247,7 +248,7 @@ void configure_run(BuiltScenario& b, const ScenarioParams& params) {
   for (int i = 0; i < b.replicas; ++i) {
     ReplicaParams r;
     r.name = "replica" + std::to_string(i);
-    r.step_model = b.step_model.get();
+    r.step_model = b.step_memo.get();
     r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching,
                         b.kv_offload_blocks_per_replica};
     r.offload_link = KvOffloadLink{b.kv_block_bytes_per_replica / static_cast<double>(d.tp),

@@ -16,9 +16,10 @@
 //               replica runs tp schedulers whose batches the step model spreads over its ranks, so
 //               the replica's single simulated scheduler gets tp x max_num_seqs and
 //               tp x max_num_batched_tokens;
-//   step model  one RooflineStepModel (const, shared by every replica): the footprint's resolved
-//               layout, the Engram fetch options (active_gpus 0 -> the GPUs the deployment occupies on
-//               one node), the engine's host overhead, and the calibration profile applied when given;
+//   step model  one RooflineStepModel (const, shared by every replica through one MemoStepModel):
+//               the footprint's resolved layout, the Engram fetch options (active_gpus 0 -> the GPUs
+//               the deployment occupies on one node), the engine's host overhead, and the
+//               calibration profile applied when given;
 //   price       $/GPU-hour = the node's GPU-hour price at the tier + the Engram capacity the node adds
 //               (pinned tables and DRAM row caches in host DRAM, table files on NVMe) at the node's
 //               capital prices,
@@ -38,6 +39,7 @@
 #include "models/footprint.hpp"
 #include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
+#include "models/step_memo.hpp"
 #include "spec/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
 
@@ -86,6 +88,7 @@ struct BuiltScenario {
   } host_memory;
   std::int32_t scheduler_ranks = 1;  // engine schedulers per replica (tp under data-parallel attention)
   std::shared_ptr<const RooflineStepModel> step_model;
+  std::shared_ptr<const MemoStepModel> step_memo;  // step_model behind its memo; what the replicas call
   CalibrationReport calibration_applied;          // empty without a profile
   std::vector<SectionDescription> calibration_sections;
   ScenarioPrice price;

@@ -206,13 +206,13 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
 
   std::unique_ptr<DecodePoolStepModel> pool;
   if (r.pool == Pool::decode) {
-    pool = std::make_unique<DecodePoolStepModel>(*b.step_model);
+    pool = std::make_unique<DecodePoolStepModel>(*b.step_memo);
     for (auto& rep : b.run.replicas) rep.step_model = pool.get();
   }
   if (r.target_interactivity > 0) {
     if (b.run.workload.concurrency <= 0) throw ConfigError({r.scenario, 0, 0}, "workload", "target_interactivity needs a closed loop");
     const std::int32_t per_replica =
-        concurrency_for_interactivity(*b.step_model, context, r.target_interactivity, b.scheduler_ranks);
+        concurrency_for_interactivity(*b.step_memo, context, r.target_interactivity, b.scheduler_ranks);
     const std::int32_t clients = per_replica * static_cast<std::int32_t>(b.replicas);
     b.run.workload.concurrency = clients;
     b.run.workload.max_requests = waves * static_cast<std::uint64_t>(clients);

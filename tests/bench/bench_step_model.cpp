@@ -4,31 +4,41 @@
 // breakdown that reports use.
 //
 // Four kinds of step() cases:
-//   Uncached  the model built with step_cache_entries = 0: every call summarizes and evaluates;
-//   Cached    the same shape every call: the last-batch check answers (no summary);
+//   Uncached  the model alone: every call summarizes and evaluates;
+//   Cached    the model behind its memo (models/step_memo.hpp), the same shape every call: the
+//             last-batch check answers (no summary);
 //   CachedAlternating  two shapes in turn: the statistics memo answers after the summary;
 //   Advancing every sequence's context grows by its positions each call, as in a running decode
 //             batch: the memo misses, the token-count templates come from the token cache.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
+#include "models/step_memo.hpp"
 
 namespace engramsim {
 namespace {
 
-RooflineStepModel make_model(const char* card, const char* node, int tp, EngramTier tier, bool cache) {
+std::shared_ptr<const RooflineStepModel> make_roofline(const char* card, const char* node, int tp, EngramTier tier) {
   RooflineOptions o;
   o.layout = ParallelLayout{tp, 1, false};
   o.engram.tier = tier;
   o.host = load_engine("vllm");
-  if (!cache) o.step_cache_entries = 0;
-  return RooflineStepModel(load_model_card(card), load_node(node), o);
+  return std::make_shared<const RooflineStepModel>(load_model_card(card), load_node(node), o);
+}
+
+// The model alone, or behind its memo.
+std::shared_ptr<const StepTimeModel> make_model(const char* card, const char* node, int tp, EngramTier tier,
+                                                bool cache) {
+  auto m = make_roofline(card, node, tp, tier);
+  if (!cache) return m;
+  return std::make_shared<const MemoStepModel>(m);
 }
 
 // A batch that owns its sequences (BatchShape only views them).
@@ -57,7 +67,7 @@ Batch llama_decode(std::size_t n) {
   return Batch{{}, decode};
 }
 
-void run_same(benchmark::State& state, const RooflineStepModel& m, const Batch& owned) {
+void run_same(benchmark::State& state, const StepTimeModel& m, const Batch& owned) {
   const BatchShape batch = owned.shape();
   for (auto _ : state) {
     StepCost c = m.step(batch);
@@ -67,7 +77,7 @@ void run_same(benchmark::State& state, const RooflineStepModel& m, const Batch& 
 }
 
 // Contexts advance by the verified positions every call (a fresh shape each time).
-void run_advancing(benchmark::State& state, const RooflineStepModel& m, Batch owned) {
+void run_advancing(benchmark::State& state, const StepTimeModel& m, Batch owned) {
   const std::vector<DecodeSeq> start = owned.decode;
   const BatchShape batch = owned.shape();
   std::int64_t calls = 0;
@@ -81,27 +91,27 @@ void run_advancing(benchmark::State& state, const RooflineStepModel& m, Batch ow
 }
 
 void BM_V41DecodeStep(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, false);
-  run_same(state, m, v41_decode(static_cast<std::size_t>(state.range(0))));
+  const auto m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, false);
+  run_same(state, *m, v41_decode(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_V41DecodeStep)->Arg(1)->Arg(64)->Arg(256);
 
 void BM_V41DecodeStepCached(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, true);
-  run_same(state, m, v41_decode(static_cast<std::size_t>(state.range(0))));
+  const auto m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, true);
+  run_same(state, *m, v41_decode(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_V41DecodeStepCached)->Arg(1)->Arg(64)->Arg(256);
 
 // Two shapes in turn: the last-batch check misses, the statistics memo answers after the summary.
 void BM_V41DecodeStepCachedAlternating(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, true);
+  const auto m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, true);
   const Batch a = v41_decode(static_cast<std::size_t>(state.range(0)));
   Batch b = a;
   b.decode.back().context += 1;
   const BatchShape shapes[2] = {a.shape(), b.shape()};
   std::size_t k = 0;
   for (auto _ : state) {
-    StepCost c = m.step(shapes[k]);
+    StepCost c = m->step(shapes[k]);
     k ^= 1;
     benchmark::DoNotOptimize(c);
   }
@@ -110,48 +120,48 @@ void BM_V41DecodeStepCachedAlternating(benchmark::State& state) {
 BENCHMARK(BM_V41DecodeStepCachedAlternating)->Arg(1)->Arg(64)->Arg(256);
 
 void BM_V41DecodeStepAdvancing(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, true);
-  run_advancing(state, m, v41_decode(static_cast<std::size_t>(state.range(0))));
+  const auto m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, true);
+  run_advancing(state, *m, v41_decode(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_V41DecodeStepAdvancing)->Arg(1)->Arg(64)->Arg(256);
 
 void BM_V41MixedStep(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::ssd, false);
-  run_same(state, m, v41_mixed());
+  const auto m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::ssd, false);
+  run_same(state, *m, v41_mixed());
 }
 BENCHMARK(BM_V41MixedStep);
 
 void BM_V41MixedStepCached(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::ssd, true);
-  run_same(state, m, v41_mixed());
+  const auto m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::ssd, true);
+  run_same(state, *m, v41_mixed());
 }
 BENCHMARK(BM_V41MixedStepCached);
 
 void BM_Llama8bDecodeStep(benchmark::State& state) {
-  const RooflineStepModel m = make_model("llama-3.1-8b", "hgx-h100", 1, EngramTier::hbm, false);
-  run_same(state, m, llama_decode(static_cast<std::size_t>(state.range(0))));
+  const auto m = make_model("llama-3.1-8b", "hgx-h100", 1, EngramTier::hbm, false);
+  run_same(state, *m, llama_decode(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_Llama8bDecodeStep)->Arg(64)->Arg(256);
 
 void BM_Llama8bDecodeStepCached(benchmark::State& state) {
-  const RooflineStepModel m = make_model("llama-3.1-8b", "hgx-h100", 1, EngramTier::hbm, true);
-  run_same(state, m, llama_decode(static_cast<std::size_t>(state.range(0))));
+  const auto m = make_model("llama-3.1-8b", "hgx-h100", 1, EngramTier::hbm, true);
+  run_same(state, *m, llama_decode(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_Llama8bDecodeStepCached)->Arg(64)->Arg(256);
 
 void BM_Llama8bDecodeStepAdvancing(benchmark::State& state) {
-  const RooflineStepModel m = make_model("llama-3.1-8b", "hgx-h100", 1, EngramTier::hbm, true);
-  run_advancing(state, m, llama_decode(static_cast<std::size_t>(state.range(0))));
+  const auto m = make_model("llama-3.1-8b", "hgx-h100", 1, EngramTier::hbm, true);
+  run_advancing(state, *m, llama_decode(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_Llama8bDecodeStepAdvancing)->Arg(64)->Arg(256);
 
 // The batch summary alone (one pass over the sequences).
 void BM_V41Summarize(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, false);
+  const auto m = make_roofline("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram);
   const Batch owned = v41_decode(static_cast<std::size_t>(state.range(0)));
   const BatchShape batch = owned.shape();
   for (auto _ : state) {
-    BatchStats s = m.work().summarize(batch);
+    BatchStats s = m->work().summarize(batch);
     benchmark::DoNotOptimize(s);
   }
 }
@@ -174,11 +184,11 @@ void BM_V41Construct(benchmark::State& state) {
 BENCHMARK(BM_V41Construct)->Unit(benchmark::kMillisecond);
 
 void BM_V41Breakdown(benchmark::State& state) {
-  const RooflineStepModel m = make_model("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram, false);
+  const auto m = make_roofline("deepseek-v4.1-flash", "hgx-b300", 2, EngramTier::dram);
   std::vector<DecodeSeq> decode(64, DecodeSeq{8192, 6});
   const BatchShape batch{{}, decode};
   for (auto _ : state) {
-    StepBreakdown b = m.breakdown(batch);
+    StepBreakdown b = m->breakdown(batch);
     benchmark::DoNotOptimize(b);
   }
 }

@@ -51,7 +51,8 @@ TEST(ScenarioBuild, WholeNodeOfTp2ReplicasWithDataParallelAttention) {
   EXPECT_EQ(b.kv_blocks_per_replica, b.footprint.replica_kv_tokens / 64);
   ASSERT_EQ(b.run.replicas.size(), 4u);
   for (const auto& r : b.run.replicas) {
-    EXPECT_EQ(r.step_model, b.step_model.get());  // one shared model
+    EXPECT_EQ(r.step_model, b.step_memo.get());  // one shared model, behind one memo
+    EXPECT_EQ(&b.step_memo->model(), b.step_model.get());
     EXPECT_EQ(r.kv.num_blocks, b.kv_blocks_per_replica);
     EXPECT_EQ(r.kv.block_size, 64);
     EXPECT_EQ(r.gpus, 2);

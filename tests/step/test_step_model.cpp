@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
+#include "models/step_memo.hpp"
 
 namespace engramsim {
 namespace {
@@ -220,8 +223,9 @@ TEST(StepModel, StepEngramReportsWindowsAndRows) {
   EXPECT_THROW(m.step_engram({prefill, decode}, too_few), std::invalid_argument);
 }
 
-// The step() memo and token cache return what an uncached model computes, bit for bit, and never
-// hand one shape's entry to another (a one-entry table puts every shape in the same slot).
+// The memo wrapper (models/step_memo.hpp) and its token cache return what the model alone computes,
+// bit for bit, and never hand one shape's entry to another (a one-entry table puts every shape in
+// the same slot).
 void expect_same_cost(const StepCost& a, const StepCost& b, const std::string& what) {
   EXPECT_EQ(a.total.count_ns(), b.total.count_ns()) << what;
   EXPECT_EQ(a.compute.count_ns(), b.compute.count_ns()) << what;
@@ -284,13 +288,10 @@ TEST(StepModel, MemoizedStepEqualsUncachedBitForBit) {
     RooflineOptions o;
     o.layout = ParallelLayout{k.tp, 1, false};
     o.engram.tier = k.tier;
-    RooflineOptions off = o;
-    off.step_cache_entries = 0;
-    RooflineOptions one = o;
-    one.step_cache_entries = 1;
-    const RooflineStepModel plain(k.card, *k.node, off);
-    const RooflineStepModel cached(k.card, *k.node, o);
-    const RooflineStepModel single(k.card, *k.node, one);
+    const auto model = std::make_shared<const RooflineStepModel>(k.card, *k.node, o);
+    const RooflineStepModel& plain = *model;
+    const MemoStepModel cached(model);
+    const MemoStepModel single(model, 1);
     std::vector<StepCost> want;
     for (const auto& b : shapes) want.push_back(plain.step(b.shape()));
     // Every order twice over: first calls fill the caches, later ones read them.
@@ -308,22 +309,30 @@ TEST(StepModel, MemoizedStepEqualsUncachedBitForBit) {
         for (std::size_t e = 0; e < got.size(); ++e) EXPECT_EQ(got[e].window.count_ns(), ref[e].window.count_ns()) << what;
       }
     }
-    // A copy starts with empty caches and computes the same.
-    const RooflineStepModel copy = cached;
+    // A model copied after use computes the same: it holds no state.
+    const RooflineStepModel copy = plain;
     for (std::size_t j = 0; j < shapes.size(); ++j) expect_same_cost(copy.step(shapes[j].shape()), want[j], "copy");
   }
+}
+
+TEST(StepModel, MemoRefusesNoModelAndAnEmptyTable) {
+  RooflineOptions o;
+  o.layout = ParallelLayout{1, 1, false};
+  const auto model = std::make_shared<const RooflineStepModel>(load_model_card("llama-3.1-8b"), load_node("hgx-h100"), o);
+  EXPECT_THROW(MemoStepModel(nullptr), std::invalid_argument);
+  EXPECT_THROW(MemoStepModel(model, 0), std::invalid_argument);
+  EXPECT_EQ(MemoStepModel(model).engram_layer_count(), model->engram_layer_count());
 }
 
 TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
   RooflineOptions o;
   o.layout = ParallelLayout{2, 1, false};
   o.engram.tier = EngramTier::dram;
-  RooflineOptions off = o;
-  off.step_cache_entries = 0;
   const ModelCard card = load_model_card("deepseek-v4.1-flash");
   const NodeSpec node = load_node("hgx-b300");
-  const RooflineStepModel plain(card, node, off);
-  const RooflineStepModel shared(card, node, o);
+  const auto model = std::make_shared<const RooflineStepModel>(card, node, o);
+  const RooflineStepModel& plain = *model;
+  const MemoStepModel shared(model);
   const std::vector<OwnedBatch> shapes = memo_shapes();
   std::vector<StepCost> want;
   for (const auto& b : shapes) want.push_back(plain.step(b.shape()));

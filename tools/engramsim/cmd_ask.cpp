@@ -5,8 +5,9 @@
 // `engramsim sweep DIR/question.yaml --out DIR` would: the verdict first, the report, the deploy
 // command. Deployments that do not fit are pruned with their reason, as in any sweep.
 //
-//   engramsim ask --model deepseek-v4.1-flash --gpus b200,b300 --workload agentx \
+//   engramsim ask --model deepseek-v4.1-flash --gpus b200,b300 --workload agentx
 //                 --target-interactivity 125 --price-tier hyperscaler --out out/ask
+//   (one command line)
 //
 // Exit codes: those of sweep (docs/cli.md); 2 for an unknown model or GPU (nothing is written).
 #include <filesystem>
