@@ -25,11 +25,11 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       state_(params.kv, params.spec.num_speculative_tokens),
       acceptance_(params.spec),
       spec_rng_(&sim.rng("spec_decode/" + std::to_string(index))),
-      engram_(params.engram_in_run),
       padding_(params.decode_padding),
       offload_link_(params.offload_link) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
+  executor_ = make_step_executor(*model_, params.engram_in_run, index);
 }
 
 ReplicaTotals Replica::totals() const {
@@ -100,6 +100,13 @@ void Replica::start_step() {
     return;
   }
   const Time now = sim_.now();
+  fill_batch(now);
+  busy_ = true;
+  const StepStart step{now, BatchShape{prefill_buf_, decode_buf_}, &plan_, &state_, state_.preemptions() - preempted_before};
+  executor_->begin(step, *this);
+}
+
+void Replica::fill_batch(Time now) {
   prefill_buf_.clear();
   decode_buf_.clear();
   for (const PlannedPrefill& p : plan_.prefills) {
@@ -120,68 +127,6 @@ void Replica::start_step() {
     for (std::int32_t i = n; i < rows; ++i) decode_buf_.push_back(DecodeSeq{1, positions});
     totals_.padding_rows += static_cast<std::int64_t>(rows - n) * positions;
   }
-  const BatchShape shape{prefill_buf_, decode_buf_};
-  swap_out_tokens_ = 0.0;
-  if (engram_ != nullptr && engram_->kv_offload()) {
-    // KV offload: sequences preempted while planning (they sit at the front of the waiting queue)
-    // write their KV to host memory; it comes back when they are admitted again.
-    const auto preempted = static_cast<std::size_t>(state_.preemptions() - preempted_before);
-    for (std::size_t i = 0; i < preempted && i < state_.waiting().size(); ++i) {
-      const Sequence& s = state_.seq(state_.waiting()[i]);
-      swapped_out_.emplace_back(s.request.id, s.prefill_target);
-      swap_out_tokens_ += static_cast<double>(s.prefill_target);
-    }
-  }
-  if (engram_ != nullptr && start_engram_step(shape, now)) return;
-  launch_step(model_->step(shape), now, nullptr);
-}
-
-bool Replica::start_engram_step(const BatchShape& shape, Time now) {
-  const std::size_t n = model_->engram_layer_count();
-  double swap_in = 0.0;
-  if (engram_->kv_offload()) {
-    for (const PlannedPrefill& p : plan_.prefills) {
-      const std::uint64_t id = state_.seq(p.seq).request.id;
-      for (std::size_t i = 0; i < swapped_out_.size(); ++i)
-        if (swapped_out_[i].first == id) {
-          swap_in += static_cast<double>(swapped_out_[i].second);
-          swapped_out_[i] = swapped_out_.back();
-          swapped_out_.pop_back();
-          break;
-        }
-    }
-  }
-  if (n == 0) return false;
-  engram_layers_.resize(n);
-  StepCost cost = model_->step_engram(shape, engram_layers_);
-  engram_spans_.clear();
-  for (const PlannedPrefill& p : plan_.prefills)
-    engram_spans_.push_back(EngramSeqSpan{state_.seq(p.seq).request.id, p.cached_before, p.tokens, true});
-  for (std::size_t i = 0; i < plan_.decodes.size(); ++i)
-    engram_spans_.push_back(EngramSeqSpan{state_.seq(plan_.decodes[i].seq).request.id, decode_buf_[i].context,
-                                          decode_buf_[i].positions, false});
-  EngramStepInput in;
-  in.replica = index_;
-  in.start = now;
-  in.layers = engram_layers_;
-  in.seqs = engram_spans_;
-  in.kv_swap_out_tokens = swap_out_tokens_;
-  in.kv_swap_in_tokens = swap_in;
-  pending_cost_ = cost;
-  pending_start_ = now;
-  EngramStepOutcome out;
-  busy_ = true;
-  if (engram_->begin_step(in, *this, out)) return true;
-  on_engram_ready(out);
-  return true;
-}
-
-void Replica::on_engram_ready(const EngramStepOutcome& o) {
-  StepCost cost = pending_cost_;
-  cost.engram_stall = o.stall;
-  cost.engram_fetch = o.fetch;
-  cost.total = cost.compute + cost.host_overhead + o.stall;
-  launch_step(cost, pending_start_, &o.stats);
 }
 
 void Replica::price_offload(const KvOffloadCounters& before) {
@@ -198,7 +143,8 @@ void Replica::price_offload(const KvOffloadCounters& before) {
   step_write_ = copy(now.written_blocks - before.written_blocks, 1);
 }
 
-void Replica::launch_step(StepCost cost, Time now, const EngramStepStats* engram) {
+void Replica::on_step_cost(const StepCost& final_cost, Time now, const EngramStepStats* engram) {
+  StepCost cost = final_cost;
   // KV offload: loads precede the step's compute; the writes run beside it on a copy stream.
   if (step_load_ > Time::zero() || step_write_ > Time::zero()) {
     cost.total = cost.total + step_load_;

@@ -12,11 +12,12 @@
 //
 // The per-step Engram stall (StepCost::engram_stall) is kept apart in the step records and totals.
 //
-// In-run Engram tier (ReplicaParams::engram_in_run set and a step model with Engram layers): the
-// step's fetch runs as flows on the node fabric (engram_in_run.hpp). The replica hands the step's
-// Engram layers to it at step start and schedules the step's end only once the fetch is done:
-// end = start + compute + host overhead + the stall measured on the fabric (the formula's stall is
-// dropped). The step record is emitted then, with the measured stall and what the fetch moved.
+// The step's cost comes from a step executor (step_executor.hpp): by formula, or, with an in-run
+// Engram tier (ReplicaParams::engram_in_run set and a step model with Engram layers), from the
+// fetch's flows on the node fabric (engram_in_run.hpp): the step's end is scheduled only once the
+// fetch is done, end = start + compute + host overhead + the stall measured on the fabric (the
+// formula's stall is dropped). The step record is emitted then, with the measured stall and what
+// the fetch moved.
 //
 // Host KV-offload pool (ReplicaParams::kv.offload_blocks > 0; docs/agentic.md "KV offload tier"):
 // the blocks a step's planning evicts from the GPU prefix cache are written to host DRAM on a copy
@@ -41,6 +42,7 @@
 #include "sim/serving/scheduler.hpp"
 #include "sim/serving/serving_observer.hpp"
 #include "sim/serving/spec_decode.hpp"
+#include "sim/serving/step_executor.hpp"
 
 namespace engramsim::sim {
 
@@ -90,7 +92,7 @@ struct ReplicaTotals {
   Time offload_write_exposed;           // part of it that outlasted the step
 };
 
-class Replica final : public EventHandler, public EngramStepListener {
+class Replica final : public EventHandler, public StepCostSink {
  public:
   Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& params, std::unique_ptr<Scheduler> scheduler,
           const std::vector<ServingObserver*>& observers);
@@ -105,16 +107,14 @@ class Replica final : public EventHandler, public EngramStepListener {
   // Accepts a request at the current simulation time (or rejects it when it can never fit).
   void submit(Request&& request);
   void on_event(std::uint64_t tag) override;
-  void on_engram_ready(const EngramStepOutcome& outcome) override;
+  void on_step_cost(const StepCost& cost, Time start, const EngramStepStats* engram) override;
   // Finalize: records of requests still waiting or running, in slot order.
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 
  private:
   void start_step();
-  // Records a planned step with its final cost and schedules its end at start + cost.total.
-  void launch_step(StepCost cost, Time start, const EngramStepStats* engram);
-  // The in-run Engram path of start_step: false when the step has no Engram layers to fetch.
-  bool start_engram_step(const BatchShape& shape, Time now);
+  // The plan as the step model's batch: prefill chunks, decodes, CUDA-graph padding rows.
+  void fill_batch(Time now);
   void complete_step();
   // Prices the offload traffic the step's planning caused (counters since `before`).
   void price_offload(const KvOffloadCounters& before);
@@ -138,15 +138,8 @@ class Replica final : public EventHandler, public EngramStepListener {
   ReplicaTotals totals_;
   bool busy_ = false;
   bool wake_pending_ = false;
-  // In-run Engram tier.
-  EngramInRun* engram_ = nullptr;
+  std::unique_ptr<StepExecutor> executor_;
   DecodePadding padding_;
-  std::vector<EngramLayerStep> engram_layers_;
-  std::vector<EngramSeqSpan> engram_spans_;
-  StepCost pending_cost_;
-  Time pending_start_;
-  std::vector<std::pair<std::uint64_t, std::int64_t>> swapped_out_;  // KV offload: request, tokens
-  double swap_out_tokens_ = 0.0;  // KV offload: written out by the step being planned
   // Host KV-offload pool.
   KvOffloadLink offload_link_;
   Time step_load_;   // H2D time of the step being planned

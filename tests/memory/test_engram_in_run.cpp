@@ -19,6 +19,7 @@
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/serving/step_executor.hpp"
 #include "engram_tier_test_util.hpp"
 
 namespace engramsim {
@@ -87,6 +88,47 @@ TEST(EngramInRun, StepStallIsMeasuredOnTheFabric) {
   EXPECT_EQ(r.engram_tier->steps, 1u);
   EXPECT_EQ(r.engram_tier->flows, 2u);
   EXPECT_DOUBLE_EQ(r.engram_tier->totals.host_bytes, 2 * 240 * 264.0);
+}
+
+// A replica prices its steps through one executor: by formula without a tier or without Engram
+// layers in the model, in-run otherwise. The formula executor hands over the model's cost at once.
+struct RecordingSink final : sim::StepCostSink {
+  int calls = 0;
+  StepCost cost;
+  Time start;
+  bool engram = false;
+  void on_step_cost(const StepCost& c, Time s, const EngramStepStats* e) override {
+    ++calls;
+    cost = c;
+    start = s;
+    engram = e != nullptr;
+  }
+};
+
+TEST(StepExecutor, ChosenByTierAndEngramLayers) {
+  const ToyEngramModel engram_model(Time::ms(1), Time::zero(), {0.0, 0.5}, 24);
+  const ToyEngramModel no_layers(Time::ms(1), Time::zero(), {}, 24);
+  sim::Simulation simulation(1);
+  sim::EngramInRun tier(simulation, toy_tier(EngramTier::dram, toy_node(8, 2), 1));
+  using sim::FormulaStepExecutor;
+  using sim::InRunStepExecutor;
+  EXPECT_NE(dynamic_cast<FormulaStepExecutor*>(sim::make_step_executor(engram_model, nullptr, 0).get()), nullptr);
+  EXPECT_NE(dynamic_cast<FormulaStepExecutor*>(sim::make_step_executor(no_layers, &tier, 0).get()), nullptr);
+  EXPECT_NE(dynamic_cast<InRunStepExecutor*>(sim::make_step_executor(engram_model, &tier, 0).get()), nullptr);
+
+  const std::vector<PrefillChunk> prefill = {{10, 0}};
+  sim::StepPlan plan;
+  sim::StepStart step;
+  step.now = Time::us(7);
+  step.shape = BatchShape{prefill, {}};
+  step.plan = &plan;
+  RecordingSink sink;
+  FormulaStepExecutor formula(engram_model);
+  formula.begin(step, sink);
+  EXPECT_EQ(sink.calls, 1);
+  EXPECT_EQ(sink.start, Time::us(7));
+  EXPECT_FALSE(sink.engram);
+  EXPECT_EQ(sink.cost.total, engram_model.step(step.shape).total);
 }
 
 // Per-GPU fetch bandwidth of 8 TP1 replicas whose fetches dominate their steps (4 KiB rows).

@@ -176,7 +176,9 @@ TEST(AgenticReplay, WarmupRequestsAreExcludedAndTheWindowOpensAfterThem) {
   std::int64_t measured = 0;
   for (const auto& q : r.requests) {
     measured += q.measured ? 1 : 0;
-    if (q.measured) EXPECT_LT(q.arrival, r.agentic->window_end);
+    if (q.measured) {
+      EXPECT_LT(q.arrival, r.agentic->window_end);
+    }
   }
   EXPECT_EQ(r.summary.num_requests, measured);
   EXPECT_EQ(r.summary.excluded_requests, 2);
