@@ -353,7 +353,7 @@ TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
 }
 
 TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
-  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm", "vllm-rocm-day7"}));
+  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm", "vllm-rocm-day7", "vllm-sync"}));
   EXPECT_DOUBLE_EQ(load_engine("vllm").kernel_time_scale, 1.0);
   EXPECT_DOUBLE_EQ(load_engine("vllm-rocm-day7").kernel_time_scale, 1.5);
   EXPECT_EQ(load_engine("vllm").per_step, Time::us(250));
