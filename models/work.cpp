@@ -257,23 +257,63 @@ void WorkModel::add_pre_ops() {
   }
 }
 
-void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter,
-                              std::vector<std::size_t>& out) {
-  const ModelCard& c = card_;
-  const AttentionSpec& a = c.attention;
-  const double h = c.hidden_size;
-  const double tp = layout_.tp;
-  const bool dp = layout_.dp_attention;
-  const bool replicate_all = drafter && weights_.drafter_replicated();
-  // A per-rank drafter (DSpark, draft model) runs whole on each rank and talks to no other rank.
-  const bool tp_attn = layout_.tp > 1 && !dp && !replicate_all;
-  const double hc = c.hc_mult;
-  const int g = geometry_of(layer);
-  const AttentionGeometry& geo = geometries_[static_cast<std::size_t>(g)];
-  const bool engram_layer = !drafter && lw.engram && c.engram;
-  auto frac_of = [&](const WeightGroup& wg) { return shard_fraction(wg, layout_, replicate_all); };
-  auto nm = [&](const char* backbone, const char* draft) { return drafter ? draft : backbone; };
-  auto gemm = [&](const WeightGroup& wg, const char* name, int kernels) {
+// The op templates of one layer, block by block: the Engram module (on its layers), attention,
+// then the FFN (dense, or MoE with its expert all-to-all). Ops are interned in execution order.
+struct WorkModel::LayerBuilder {
+  LayerBuilder(WorkModel& model, const LayerWeights& weights, int layer_index, int token_set, bool is_drafter,
+               std::vector<std::size_t>& ops)
+      : m(model),
+        c(model.card_),
+        lw(weights),
+        layer(layer_index),
+        set(token_set),
+        drafter(is_drafter),
+        out(ops),
+        h(c.hidden_size),
+        tp(model.layout_.tp),
+        dp(model.layout_.dp_attention),
+        replicate_all(is_drafter && model.weights_.drafter_replicated()),
+        // A per-rank drafter (DSpark, draft model) runs whole on each rank and talks to no other rank.
+        tp_attn(model.layout_.tp > 1 && !dp && !replicate_all),
+        hc(c.hc_mult),
+        g(model.geometry_of(layer_index)) {}
+
+  // The layer's attention shapes as one rank sees them.
+  struct AttentionShape {
+    double heads_rank = 0.0;
+    double pair_share = 1.0;        // per-rank share of attention pairs: heads split under TP; sequences under DP
+    double entry_bytes = 0.0;       // one KV entry as one rank stores it
+    double pair_flops_decode = 0.0;
+    double pair_flops_prefill = 0.0;
+    double rows_per_kv_head = 0.0;
+    double kv_share = 1.0;
+  };
+
+  WorkModel& m;
+  const ModelCard& c;
+  const LayerWeights& lw;
+  int layer;
+  int set;
+  bool drafter;
+  std::vector<std::size_t>& out;
+  double h;
+  double tp;
+  bool dp;
+  bool replicate_all;
+  bool tp_attn;
+  double hc;
+  int g;
+
+  const char* nm(const char* backbone, const char* draft) const { return drafter ? draft : backbone; }
+  double frac_of(const WeightGroup& wg) const { return shard_fraction(wg, m.layout_, replicate_all); }
+  const WeightGroup* find_group(WeightKind k) const {
+    for (const auto& wg : lw.groups)
+      if (wg.kind == k) return &wg;
+    return nullptr;
+  }
+  void push(OpTemplate t) { out.push_back(m.intern(std::move(t))); }
+
+  void gemm(const WeightGroup& wg, const char* name, int kernels) {
     const double frac = frac_of(wg);
     const Dims d = activation_dims(wg, c);
     const bool row_parallel = wg.kind == WeightKind::attn_o || wg.kind == WeightKind::engram_fusion;
@@ -288,9 +328,9 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
     t.flops = {{kTokensRank, 2.0 * static_cast<double>(wg.elements) * frac}};
     t.bytes = {{kOne, wg.bytes().value() * frac}, {kTokensRank, act * kActBytes}};
     t.flops_key = {kTokensRank, 1.0};
-    out.push_back(intern(t));
-  };
-  auto elementwise = [&](const char* name, double bytes_per_token_rank, int kernels) {
+    push(std::move(t));
+  }
+  void elementwise(const char* name, double bytes_per_token_rank, int kernels) {
     OpTemplate t;
     t.name = name;
     t.op_class = OpClass::elementwise;
@@ -298,23 +338,18 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
     t.set = set;
     t.bytes = {{kTokensRank, bytes_per_token_rank}};
     t.flops_key = {kTokensRank, 1.0};
-    out.push_back(intern(t));
-  };
-  auto all_reduce = [&](const char* name, double bytes_per_token) {
+    push(std::move(t));
+  }
+  void all_reduce(const char* name, double bytes_per_token) {
     OpTemplate t;
     t.name = name;
     t.set = set;
     t.collective = CollectiveKind::all_reduce;
-    t.collective_ranks = layout_.tp;
+    t.collective_ranks = m.layout_.tp;
     t.collective_bytes = {{kTokens, bytes_per_token}};
-    out.push_back(intern(t));
-  };
-  auto find_group = [&](WeightKind k) -> const WeightGroup* {
-    for (const auto& wg : lw.groups)
-      if (wg.kind == k) return &wg;
-    return nullptr;
-  };
-  auto mhc_sublayer = [&](const char* name) {
+    push(std::move(t));
+  }
+  void mhc_sublayer(const char* name) {
     const WeightGroup* mix = find_group(WeightKind::mhc);
     if (mix == nullptr || hc <= 1) return;
     // Half of the mixing weights serve each sub-layer; stream traffic before and after it.
@@ -329,61 +364,74 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
     t.bytes = {{kOne, el * bytes_per_element(mix->precision)},
                {kTokensRank, h * kActBytes * ((hc + 1.0) + (2.0 * hc + 1.0))}};
     t.flops_key = {kTokensRank, 1.0};
-    out.push_back(intern(t));
-  };
-
-  // --- Engram module (before attention, on its own layers) ---
-  if (engram_layer) {
-    const EngramSpec& e = *c.engram;
-    const double rpt = e.rows_per_token_per_layer();
-    if (const WeightGroup* fusion = find_group(WeightKind::engram_fusion)) gemm(*fusion, "engram.fusion", 1);
-    // Gate: norms of the hidden state and keys, dot product, sigmoid, weighted value into each stream.
-    const double mem_rank = rpt * e.head_dim * bytes_per_element(e.precision) / tp;
-    elementwise("engram.gate", mem_rank + kActBytes * h * (2.0 * (1.0 + hc) + 2.0 * hc), 3);
-    if (tp_attn) {
-      all_reduce("engram.all_reduce", (1.0 + hc) * h * kActBytes);
-    } else if (dp && layout_.tp > 1) {
-      // Tables stay split by head: each rank sends the rows it gathered for other ranks' tokens.
-      OpTemplate t;
-      t.name = "engram.all_to_all";
-      t.set = set;
-      t.collective = CollectiveKind::all_to_all;
-      t.collective_ranks = layout_.tp;
-      t.collective_bytes = {{kTokens, (tp - 1.0) / tp * rpt / tp * e.row_bytes.value()}};
-      out.push_back(intern(t));
-    }
+    push(std::move(t));
   }
 
-  // --- attention block ---
-  mhc_sublayer(nm("mhc.attn", "draft.mhc.attn"));
+  void engram_block();
+  AttentionShape attention_shape() const;
+  void attention_block();
+  void attention_kernels(const AttentionShape& sh);
+  void ffn_block();
+  void routed_experts(const WeightGroup& ex);
+  void expert_all_to_all_across_domains();
+  void expert_all_to_all();
+};
+
+// The Engram module (before attention, on its own layers).
+void WorkModel::LayerBuilder::engram_block() {
+  const EngramSpec& e = *c.engram;
+  const double rpt = e.rows_per_token_per_layer();
+  if (const WeightGroup* fusion = find_group(WeightKind::engram_fusion)) gemm(*fusion, "engram.fusion", 1);
+  // Gate: norms of the hidden state and keys, dot product, sigmoid, weighted value into each stream.
+  const double mem_rank = rpt * e.head_dim * bytes_per_element(e.precision) / tp;
+  elementwise("engram.gate", mem_rank + kActBytes * h * (2.0 * (1.0 + hc) + 2.0 * hc), 3);
+  if (tp_attn) {
+    all_reduce("engram.all_reduce", (1.0 + hc) * h * kActBytes);
+  } else if (dp && m.layout_.tp > 1) {
+    // Tables stay split by head: each rank sends the rows it gathered for other ranks' tokens.
+    OpTemplate t;
+    t.name = "engram.all_to_all";
+    t.set = set;
+    t.collective = CollectiveKind::all_to_all;
+    t.collective_ranks = m.layout_.tp;
+    t.collective_bytes = {{kTokens, (tp - 1.0) / tp * rpt / tp * e.row_bytes.value()}};
+    push(std::move(t));
+  }
+}
+
+WorkModel::LayerBuilder::AttentionShape WorkModel::LayerBuilder::attention_shape() const {
+  const AttentionSpec& a = c.attention;
   const double kv_bpe = bytes_per_element(c.kv.precision);
-  const double heads_rank = dp || replicate_all ? a.num_heads : std::ceil(a.num_heads / tp);
-  // Per-rank share of attention pairs: heads split under TP; sequences split under DP.
-  const double pair_share = dp ? 1.0 / tp : 1.0;
-  double entry_bytes = 0.0;  // one KV entry as one rank stores it
-  double pair_flops_decode = 0.0;
-  double pair_flops_prefill = 0.0;
-  double rows_per_kv_head = heads_rank;
+  AttentionShape sh;
+  sh.heads_rank = dp || replicate_all ? a.num_heads : std::ceil(a.num_heads / tp);
+  sh.pair_share = dp ? 1.0 / tp : 1.0;
+  sh.rows_per_kv_head = sh.heads_rank;
   switch (a.kind) {
     case AttentionKind::gqa: {
       const double kvh_rank = dp || replicate_all ? a.num_kv_heads : std::max(1.0, std::ceil(a.num_kv_heads / tp));
-      entry_bytes = 2.0 * kvh_rank * a.head_dim * kv_bpe;
-      pair_flops_decode = pair_flops_prefill = 4.0 * heads_rank * a.head_dim;
-      rows_per_kv_head = heads_rank / kvh_rank;
+      sh.entry_bytes = 2.0 * kvh_rank * a.head_dim * kv_bpe;
+      sh.pair_flops_decode = sh.pair_flops_prefill = 4.0 * sh.heads_rank * a.head_dim;
+      sh.rows_per_kv_head = sh.heads_rank / kvh_rank;
       break;
     }
     case AttentionKind::mla:
-      entry_bytes = (a.kv_lora_rank + a.qk_rope_head_dim) * kv_bpe;
-      pair_flops_decode = 2.0 * heads_rank * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
-      pair_flops_prefill = 2.0 * heads_rank * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
+      sh.entry_bytes = (a.kv_lora_rank + a.qk_rope_head_dim) * kv_bpe;
+      sh.pair_flops_decode = 2.0 * sh.heads_rank * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
+      sh.pair_flops_prefill = 2.0 * sh.heads_rank * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
       break;
     case AttentionKind::csa:
-      entry_bytes = static_cast<double>(a.head_dim) * kv_bpe;
-      pair_flops_decode = pair_flops_prefill = 4.0 * heads_rank * a.head_dim;
+      sh.entry_bytes = static_cast<double>(a.head_dim) * kv_bpe;
+      sh.pair_flops_decode = sh.pair_flops_prefill = 4.0 * sh.heads_rank * a.head_dim;
       break;
   }
-  const double kv_share = dp ? 1.0 / tp : 1.0;
-  elementwise(nm("attn.norm_rope_kv", "draft.attn.norm_rope_kv"), kActBytes * h * 2.0 + entry_bytes, 3);
+  sh.kv_share = dp ? 1.0 / tp : 1.0;
+  return sh;
+}
+
+void WorkModel::LayerBuilder::attention_block() {
+  mhc_sublayer(nm("mhc.attn", "draft.mhc.attn"));
+  const AttentionShape sh = attention_shape();
+  elementwise(nm("attn.norm_rope_kv", "draft.attn.norm_rope_kv"), kActBytes * h * 2.0 + sh.entry_bytes, 3);
   for (const auto& wg : lw.groups) {
     switch (wg.kind) {
       case WeightKind::attn_q:
@@ -395,6 +443,15 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       default: break;
     }
   }
+  attention_kernels(sh);
+  for (const auto& wg : lw.groups)
+    if (wg.kind == WeightKind::attn_o) gemm(wg, drafter ? "draft.attn.o" : static_name(wg.name, "attn.o"), 1);
+  if (tp_attn) all_reduce(nm("attn.all_reduce", "draft.attn.all_reduce"), h * kActBytes);
+}
+
+// MLA's context up-projection of prompt chunks, decode and prefill attention, the sparse indexer.
+void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
+  const AttentionSpec& a = c.attention;
   // MLA prefill up-projects the cached latent of each chunk's context (kv_b over cached tokens).
   if (a.kind == AttentionKind::mla && set == 0) {
     for (const auto& wg : lw.groups) {
@@ -404,11 +461,11 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       t.name = nm("attn.kv_b_context", "draft.attn.kv_b_context");
       t.set = set;
       t.precision = compute_precision(wg.precision);
-      t.flops = {{kPrefillCached, 2.0 * static_cast<double>(wg.elements) * frac * pair_share}};
+      t.flops = {{kPrefillCached, 2.0 * static_cast<double>(wg.elements) * frac * sh.pair_share}};
       t.bytes = {{kPrefillCached,
-                  kActBytes * pair_share * (a.kv_lora_rank + heads_rank * (a.qk_nope_head_dim + a.v_head_dim))}};
+                  kActBytes * sh.pair_share * (a.kv_lora_rank + sh.heads_rank * (a.qk_nope_head_dim + a.v_head_dim))}};
       t.flops_key = {kPrefillTokPerChunk, 1.0};
-      out.push_back(intern(t));
+      push(std::move(t));
     }
   }
   {
@@ -417,21 +474,22 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
     t.op_class = OpClass::attention_decode;
     t.kernels = 2;  // split-KV partials and their combine
     t.set = set;
-    t.flops = {{geom_slot(g, kDecodePairs), pair_flops_decode * pair_share}};
-    t.bytes = {{geom_slot(g, kDecodeKv), entry_bytes * kv_share}};
-    t.flops_key = {kDecodePosPerSeq, rows_per_kv_head};
-    out.push_back(intern(t));
+    t.flops = {{geom_slot(g, kDecodePairs), sh.pair_flops_decode * sh.pair_share}};
+    t.bytes = {{geom_slot(g, kDecodeKv), sh.entry_bytes * sh.kv_share}};
+    t.flops_key = {kDecodePosPerSeq, sh.rows_per_kv_head};
+    push(std::move(t));
   }
   if (set == 0) {
     OpTemplate t;
     t.name = "attn.prefill";
     t.op_class = OpClass::attention_prefill;
     t.set = set;
-    t.flops = {{geom_slot(g, kPrefillPairs), pair_flops_prefill * pair_share}};
-    t.bytes = {{geom_slot(g, kPrefillKv), entry_bytes * kv_share}};
+    t.flops = {{geom_slot(g, kPrefillPairs), sh.pair_flops_prefill * sh.pair_share}};
+    t.bytes = {{geom_slot(g, kPrefillKv), sh.entry_bytes * sh.kv_share}};
     t.flops_key = {kPrefillTokPerChunk, 1.0};
-    out.push_back(intern(t));
+    push(std::move(t));
   }
+  const AttentionGeometry& geo = m.geometries_[static_cast<std::size_t>(g)];
   if (!drafter && a.kind == AttentionKind::csa && geo.ratio > 0 && geo.topk > 0 && a.indexer_heads > 0 &&
       contains(a.index_source_layers, layer)) {
     // The indexer's weights are whole on every rank, so under TP each rank scores every query.
@@ -441,17 +499,14 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
     t.precision = Precision::fp8;
     t.kernels = 2;  // scores, top-k
     t.set = set;
-    t.flops = {{geom_slot(g, kIndexPairs), 2.0 * a.indexer_heads * a.indexer_head_dim * pair_share}};
-    t.bytes = {{geom_slot(g, kIndexKv), static_cast<double>(a.indexer_head_dim) * kv_share}};
+    t.flops = {{geom_slot(g, kIndexPairs), 2.0 * a.indexer_heads * a.indexer_head_dim * sh.pair_share}};
+    t.bytes = {{geom_slot(g, kIndexKv), static_cast<double>(a.indexer_head_dim) * sh.kv_share}};
     t.flops_key = {kTokensRank, 1.0};
-    out.push_back(intern(t));
+    push(std::move(t));
   }
-  for (const auto& wg : lw.groups)
-    if (wg.kind == WeightKind::attn_o)
-      gemm(wg, drafter ? "draft.attn.o" : static_name(wg.name, "attn.o"), 1);
-  if (tp_attn) all_reduce(nm("attn.all_reduce", "draft.attn.all_reduce"), h * kActBytes);
+}
 
-  // --- FFN block ---
+void WorkModel::LayerBuilder::ffn_block() {
   mhc_sublayer(nm("mhc.ffn", "draft.mhc.ffn"));
   elementwise(nm("ffn.norm", "draft.ffn.norm"), kActBytes * h * 2.0, 1);
   if (!lw.moe) {
@@ -461,91 +516,113 @@ void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool d
       elementwise(nm("ffn.act", "draft.ffn.act"), 3.0 * inter_rank * kActBytes, 1);
     }
     if (tp_attn) all_reduce(nm("ffn.all_reduce", "draft.ffn.all_reduce"), h * kActBytes);
-  } else {
-    if (const WeightGroup* r = find_group(WeightKind::router)) gemm(*r, nm("moe.router", "draft.moe.router"), 2);
-    if (const WeightGroup* ex = find_group(WeightKind::routed_experts)) {
-      const double experts = lw.num_experts;
-      const double k = lw.top_k;
-      const double ep = replicate_all ? 1.0 : layout_.ep;
-      const double inner = replicate_all ? 1.0 : tp / layout_.ep;
-      const double redundant = !replicate_all && layout_.expert_balance.placement == ExpertPlacement::eplb
-                                   ? layout_.expert_balance.redundant_experts
-                                   : 0.0;
-      const double group_experts = std::ceil((experts + redundant) / ep);
-      const double per_expert_el = static_cast<double>(ex->elements) / experts;
-      const double inter = per_expert_el / (3.0 * h);
-      // Under replication every rank computes every expert for its tokens (no split).
-      const double flops_share = replicate_all ? 1.0 : 1.0 / tp;
-      OpTemplate t;
-      t.name = nm("moe.experts", "draft.moe.experts");
-      t.op_class = OpClass::grouped_gemm;
-      t.precision = compute_precision(ex->precision);
-      t.kernels = 4;  // permute, gate-up, activation, down (+ combine inside)
-      t.set = set;
-      // Routed tokens come from every rank of the replica (all tokens), except for a per-rank drafter;
-      // the layer waits for the busiest EP rank's rows.
-      const std::uint16_t token_slot = replicate_all ? kTokensRank : kMoeHotTokens;
-      t.flops = {{token_slot, 2.0 * k * per_expert_el * flops_share}};
-      t.bytes = {{kMoeDistinct, group_experts * lw.bytes_per_expert().value() / inner},
-                 {token_slot, k / ep * kActBytes * (2.0 * h + 3.0 * inter / inner)}};
-      t.flops_key = {kMoeTokensPerExpert, 1.0};
-      out.push_back(intern(t));
-    }
-    if (const WeightGroup* sh = find_group(WeightKind::shared_experts)) gemm(*sh, nm("moe.shared", "draft.moe.shared"), 3);
-    const bool spans_domains = layout_.gpus_per_domain > 0 && layout_.tp > layout_.gpus_per_domain;
-    if (dp && layout_.ep > 1 && !replicate_all && spans_domains) {
-      // Expert all-to-all across scale-up domains (docs/cost-model.md, "Expert all-to-all across
-      // domains"). N domains of G GPUs, R = ep expert ranks, k experts per token placed uniformly.
-      const double k = lw.top_k;
-      const double r = layout_.ep;
-      const double n = static_cast<double>(layout_.tp) / layout_.gpus_per_domain;
-      const double per_domain = r / n;  // expert ranks per domain (G)
-      // Group-limited routing caps the domains a token reaches at m (groups laid out in order).
-      double m = n;
-      if (card_.moe->routing_groups > 0) {
-        const double groups = card_.moe->routing_groups;
-        m = std::min(n, card_.moe->groups_per_token * std::max(1.0, n / groups));
-      }
-      // Normal kernels: one NIC copy per remote domain reached, then one scale-up hop per distinct
-      // expert rank other than the receiving one. Low latency: one NIC copy per remote expert,
-      // scale-up copies to same-domain experts on other GPUs.
-      const double normal_nic = m * (1.0 - 1.0 / n) * -std::expm1(k * std::log1p(-1.0 / m));
-      const double distinct_ranks = r * -std::expm1(k * std::log1p(-1.0 / r));
-      const double normal_up = distinct_ranks * (per_domain - 1.0) / per_domain;
-      const double ll_nic = k * (n - 1.0) / n;
-      const double ll_up = k * (per_domain - 1.0) / r;
-      for (int pass = 0; pass < 2; ++pass) {
-        const double payload = h * (pass == 0 ? 1.0 : 2.0);  // FP8 dispatch, BF16 combine
-        for (int kernels = 0; kernels < 2; ++kernels) {
-          OpTemplate t;
-          if (kernels == 0) t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
-          else t.name = pass == 0 ? nm("moe.dispatch.low_latency", "draft.moe.dispatch.low_latency")
-                                  : nm("moe.combine.low_latency", "draft.moe.combine.low_latency");
-          t.set = set;
-          t.collective = kernels == 0 ? CollectiveKind::expert_normal : CollectiveKind::expert_low_latency;
-          t.collective_ranks = layout_.tp;
-          const std::uint16_t slot = kernels == 0 ? kTokensRankNormal : kTokensRankLowLat;
-          t.collective_bytes = {{slot, payload * (kernels == 0 ? normal_nic : ll_nic)}};
-          t.scale_up_bytes = {{slot, payload * (kernels == 0 ? normal_up : ll_up)}};
-          out.push_back(intern(t));
-        }
-      }
-    } else if (dp && layout_.ep > 1 && !replicate_all) {
-      const double k = lw.top_k;
-      const double ep = layout_.ep;
-      for (int pass = 0; pass < 2; ++pass) {
-        OpTemplate t;
-        t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
-        t.set = set;
-        t.collective = CollectiveKind::all_to_all;
-        t.collective_ranks = layout_.tp;
-        // FP8 dispatch, BF16 combine (DeepEP's formats).
-        t.collective_bytes = {{kMoeCommTokensRank, k * (ep - 1.0) / ep * h * (pass == 0 ? 1.0 : 2.0)}};
-        out.push_back(intern(t));
-      }
-    }
-    if (tp_attn) all_reduce(nm("ffn.all_reduce", "draft.ffn.all_reduce"), h * kActBytes);
+    return;
   }
+  if (const WeightGroup* r = find_group(WeightKind::router)) gemm(*r, nm("moe.router", "draft.moe.router"), 2);
+  if (const WeightGroup* ex = find_group(WeightKind::routed_experts)) routed_experts(*ex);
+  if (const WeightGroup* sh = find_group(WeightKind::shared_experts)) gemm(*sh, nm("moe.shared", "draft.moe.shared"), 3);
+  const ParallelLayout& l = m.layout_;
+  const bool spans_domains = l.gpus_per_domain > 0 && l.tp > l.gpus_per_domain;
+  if (dp && l.ep > 1 && !replicate_all && spans_domains) {
+    expert_all_to_all_across_domains();
+  } else if (dp && l.ep > 1 && !replicate_all) {
+    expert_all_to_all();
+  }
+  if (tp_attn) all_reduce(nm("ffn.all_reduce", "draft.ffn.all_reduce"), h * kActBytes);
+}
+
+void WorkModel::LayerBuilder::routed_experts(const WeightGroup& ex) {
+  const ParallelLayout& l = m.layout_;
+  const double experts = lw.num_experts;
+  const double k = lw.top_k;
+  const double ep = replicate_all ? 1.0 : l.ep;
+  const double inner = replicate_all ? 1.0 : tp / l.ep;
+  const double redundant = !replicate_all && l.expert_balance.placement == ExpertPlacement::eplb
+                               ? l.expert_balance.redundant_experts
+                               : 0.0;
+  const double group_experts = std::ceil((experts + redundant) / ep);
+  const double per_expert_el = static_cast<double>(ex.elements) / experts;
+  const double inter = per_expert_el / (3.0 * h);
+  // Under replication every rank computes every expert for its tokens (no split).
+  const double flops_share = replicate_all ? 1.0 : 1.0 / tp;
+  OpTemplate t;
+  t.name = nm("moe.experts", "draft.moe.experts");
+  t.op_class = OpClass::grouped_gemm;
+  t.precision = compute_precision(ex.precision);
+  t.kernels = 4;  // permute, gate-up, activation, down (+ combine inside)
+  t.set = set;
+  // Routed tokens come from every rank of the replica (all tokens), except for a per-rank drafter;
+  // the layer waits for the busiest EP rank's rows.
+  const std::uint16_t token_slot = replicate_all ? kTokensRank : kMoeHotTokens;
+  t.flops = {{token_slot, 2.0 * k * per_expert_el * flops_share}};
+  t.bytes = {{kMoeDistinct, group_experts * lw.bytes_per_expert().value() / inner},
+             {token_slot, k / ep * kActBytes * (2.0 * h + 3.0 * inter / inner)}};
+  t.flops_key = {kMoeTokensPerExpert, 1.0};
+  push(std::move(t));
+}
+
+// Expert all-to-all across scale-up domains (docs/cost-model.md, "Expert all-to-all across
+// domains"). N domains of G GPUs, R = ep expert ranks, k experts per token placed uniformly.
+void WorkModel::LayerBuilder::expert_all_to_all_across_domains() {
+  const ParallelLayout& l = m.layout_;
+  const double k = lw.top_k;
+  const double r = l.ep;
+  const double n = static_cast<double>(l.tp) / l.gpus_per_domain;
+  const double per_domain = r / n;  // expert ranks per domain (G)
+  // Group-limited routing caps the domains a token reaches at m (groups laid out in order).
+  double reach = n;
+  if (c.moe->routing_groups > 0) {
+    const double groups = c.moe->routing_groups;
+    reach = std::min(n, c.moe->groups_per_token * std::max(1.0, n / groups));
+  }
+  // Normal kernels: one NIC copy per remote domain reached, then one scale-up hop per distinct
+  // expert rank other than the receiving one. Low latency: one NIC copy per remote expert,
+  // scale-up copies to same-domain experts on other GPUs.
+  const double normal_nic = reach * (1.0 - 1.0 / n) * -std::expm1(k * std::log1p(-1.0 / reach));
+  const double distinct_ranks = r * -std::expm1(k * std::log1p(-1.0 / r));
+  const double normal_up = distinct_ranks * (per_domain - 1.0) / per_domain;
+  const double ll_nic = k * (n - 1.0) / n;
+  const double ll_up = k * (per_domain - 1.0) / r;
+  for (int pass = 0; pass < 2; ++pass) {
+    const double payload = h * (pass == 0 ? 1.0 : 2.0);  // FP8 dispatch, BF16 combine
+    for (int kernels = 0; kernels < 2; ++kernels) {
+      OpTemplate t;
+      if (kernels == 0) t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
+      else t.name = pass == 0 ? nm("moe.dispatch.low_latency", "draft.moe.dispatch.low_latency")
+                              : nm("moe.combine.low_latency", "draft.moe.combine.low_latency");
+      t.set = set;
+      t.collective = kernels == 0 ? CollectiveKind::expert_normal : CollectiveKind::expert_low_latency;
+      t.collective_ranks = l.tp;
+      const std::uint16_t slot = kernels == 0 ? kTokensRankNormal : kTokensRankLowLat;
+      t.collective_bytes = {{slot, payload * (kernels == 0 ? normal_nic : ll_nic)}};
+      t.scale_up_bytes = {{slot, payload * (kernels == 0 ? normal_up : ll_up)}};
+      push(std::move(t));
+    }
+  }
+}
+
+// Expert all-to-all inside one scale-up domain.
+void WorkModel::LayerBuilder::expert_all_to_all() {
+  const double k = lw.top_k;
+  const double ep = m.layout_.ep;
+  for (int pass = 0; pass < 2; ++pass) {
+    OpTemplate t;
+    t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
+    t.set = set;
+    t.collective = CollectiveKind::all_to_all;
+    t.collective_ranks = m.layout_.tp;
+    // FP8 dispatch, BF16 combine (DeepEP's formats).
+    t.collective_bytes = {{kMoeCommTokensRank, k * (ep - 1.0) / ep * h * (pass == 0 ? 1.0 : 2.0)}};
+    push(std::move(t));
+  }
+}
+
+void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter,
+                              std::vector<std::size_t>& out) {
+  LayerBuilder b(*this, lw, layer, set, drafter, out);
+  if (!drafter && lw.engram && card_.engram) b.engram_block();
+  b.attention_block();
+  b.ffn_block();
 }
 
 void WorkModel::add_post_ops(int set, const std::vector<WeightGroup>& groups, bool drafter,

@@ -217,6 +217,7 @@ class WorkModel {
   struct LayerPlan {
     std::vector<std::size_t> ops;  // template ids in execution order
   };
+  struct LayerBuilder;  // the ops of one layer, block by block (work.cpp)
   std::size_t intern(OpTemplate t);
   void add_pre_ops();
   void add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter, std::vector<std::size_t>& out);
