@@ -344,15 +344,46 @@ StepCost RooflineStepModel::cost_engram(const BatchStats& s, std::span<EngramLay
   return c;
 }
 
-StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
-  StepBreakdown out;
-  const StepWork work = work_.decompose(batch);
-  out.stats = work.stats;
-  out.drafter_passes = work.drafter_passes;
-  std::vector<double> op_s(work_.templates().size());
-  std::vector<EngramEval> eng(fetch_.size());
-  out.cost = evaluate(work.stats, op_s.data(), eng.data(), nullptr);
+// Why one Engram layer stalls or not, in words, for reports.
+std::string RooflineStepModel::engram_reason(std::size_t e, const EngramEval& ev) const {
+  const int layer = engram_layers_[e];
+  const EngramTier tier = options_.engram.tier;
+  const std::string layers_before = layer == 0 ? "the embedding" : "embedding + layers 0-" + std::to_string(layer - 1);
+  char buf[512];
+  if (tier == EngramTier::hbm) {
+    std::snprintf(buf, sizeof buf,
+                  "tables in HBM: %.0f row lookups gathered in-stream at HBM bandwidth (%s, counted in compute); "
+                  "nothing crosses the host link, no stall",
+                  ev.fetch.lookups, fmt_ms(ev.fetch.total.seconds()).c_str());
+    return buf;
+  }
+  if (ev.positions_all <= 0.0) return "no token positions reach this layer in this step";
+  const std::string what =
+      tier == EngramTier::dram
+          ? std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) + " distinct rows over the host link"
+          : std::to_string(static_cast<long long>(std::llround(ev.fetch.ssd_pages))) + " 4 KiB NVMe pages (" +
+                std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) + " rows)";
+  const std::string chained = e > 0 ? " after the earlier layers' fetches on the same link" : "";
+  if (ev.stall_s > 0.0) {
+    std::snprintf(buf, sizeof buf,
+                  "exposed: %s take %s (%s-bound) and complete at %s%s, but the GPU reaches layer %d at %s "
+                  "(compute of %s); stall %s",
+                  what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound, fmt_ms(ev.completion_s).c_str(),
+                  chained.c_str(), layer, fmt_ms(ev.arrival_s).c_str(), layers_before.c_str(),
+                  fmt_ms(ev.stall_s).c_str());
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "hidden: %s take %s (%s-bound), complete at %s%s, before the GPU reaches layer %d at %s "
+                  "(compute of %s)",
+                  what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound, fmt_ms(ev.completion_s).c_str(),
+                  chained.c_str(), layer, fmt_ms(ev.arrival_s).c_str(), layers_before.c_str());
+  }
+  return buf;
+}
 
+// Every op of the step in execution order, with the hbm tier's in-stream gathers as ops of their
+// layers.
+void RooflineStepModel::op_reports(const StepWork& work, const EngramEval* eng, StepBreakdown& out) const {
   auto add = [&](const OpWork& w, int layer, double count) {
     OpReport r;
     r.name = w.name;
@@ -368,7 +399,6 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
   for (const auto& lw : work.layers) {
     for (std::size_t e = 0; e < fetch_.size(); ++e) {
       if (engram_layers_[e] != lw.layer || options_.engram.tier != EngramTier::hbm) continue;
-      // The in-stream gather of the hbm tier, shown as an op of its layer.
       OpReport r;
       r.name = "engram.gather";
       r.layer = lw.layer;
@@ -385,7 +415,17 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
   }
   for (const auto& w : work.post) add(w, -2, 1.0);
   for (const auto& w : work.drafter) add(w, -3, work.drafter_passes);
+}
 
+StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
+  StepBreakdown out;
+  const StepWork work = work_.decompose(batch);
+  out.stats = work.stats;
+  out.drafter_passes = work.drafter_passes;
+  std::vector<double> op_s(work_.templates().size());
+  std::vector<EngramEval> eng(fetch_.size());
+  out.cost = evaluate(work.stats, op_s.data(), eng.data(), nullptr);
+  op_reports(work, eng.data(), out);
   for (std::size_t e = 0; e < fetch_.size(); ++e) {
     const EngramEval& ev = eng[e];
     EngramLayerReport r;
@@ -398,39 +438,7 @@ StepBreakdown RooflineStepModel::breakdown(const BatchShape& batch) const {
     r.arrival = Time::from_seconds(ev.arrival_s);
     r.completion = Time::from_seconds(ev.completion_s);
     r.stall = Time::from_seconds(ev.stall_s);
-    const std::string layers_before = r.layer == 0 ? "the embedding" : "embedding + layers 0-" + std::to_string(r.layer - 1);
-    char buf[512];
-    if (r.tier == EngramTier::hbm) {
-      std::snprintf(buf, sizeof buf,
-                    "tables in HBM: %.0f row lookups gathered in-stream at HBM bandwidth (%s, counted in compute); "
-                    "nothing crosses the host link, no stall",
-                    ev.fetch.lookups, fmt_ms(ev.fetch.total.seconds()).c_str());
-    } else if (ev.positions_all <= 0.0) {
-      std::snprintf(buf, sizeof buf, "no token positions reach this layer in this step");
-    } else {
-      const std::string what =
-          r.tier == EngramTier::dram
-              ? std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) + " distinct rows over the host link"
-              : std::to_string(static_cast<long long>(std::llround(ev.fetch.ssd_pages))) + " 4 KiB NVMe pages (" +
-                    std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) + " rows)";
-      const std::string chained = e > 0 ? " after the earlier layers' fetches on the same link" : "";
-      if (ev.stall_s > 0.0) {
-        std::snprintf(buf, sizeof buf,
-                      "exposed: %s take %s (%s-bound) and complete at %s%s, but the GPU reaches layer %d at %s "
-                      "(compute of %s); stall %s",
-                      what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound,
-                      fmt_ms(ev.completion_s).c_str(), chained.c_str(), r.layer, fmt_ms(ev.arrival_s).c_str(),
-                      layers_before.c_str(), fmt_ms(ev.stall_s).c_str());
-      } else {
-        std::snprintf(buf, sizeof buf,
-                      "hidden: %s take %s (%s-bound), complete at %s%s, before the GPU reaches layer %d at %s "
-                      "(compute of %s)",
-                      what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound,
-                      fmt_ms(ev.completion_s).c_str(), chained.c_str(), r.layer, fmt_ms(ev.arrival_s).c_str(),
-                      layers_before.c_str());
-      }
-    }
-    r.reason = buf;
+    r.reason = engram_reason(e, ev);
     out.engram.push_back(std::move(r));
   }
   return out;

@@ -156,6 +156,8 @@ class RooflineStepModel final : public StepTimeModel {
   bool token_times_hit(const BatchStats& s, TokenOpTimes& tokens) const;
   EngramSums engram_chain(const BatchStats& s, const double* op_s, double compute, EngramEval* engram) const;
   double host_seconds(const BatchStats& s, double host_gather) const;
+  std::string engram_reason(std::size_t e, const EngramEval& ev) const;
+  void op_reports(const StepWork& work, const EngramEval* eng, StepBreakdown& out) const;
 
   // Everything op_seconds() needs about a template, resolved once (precision fallback, kernel
   // overhead, class), so the per-step loop only evaluates the linear forms and two curves. The

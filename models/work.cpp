@@ -748,32 +748,32 @@ void WorkModel::flush_saturated(BatchStats& s, int set, const SaturatedSums& a) 
   }
 }
 
-BatchStats WorkModel::summarize(const BatchShape& batch) const {
-  BatchStats s;
-  // Decode: sequences whose context saturates every geometry's caps are summed in closed form;
-  // the others (short contexts) go through the exact per-geometry sums, in batch order.
-  // The closed-form sums (counts, positions, contexts, positions x context, p (p + 1) / 2) are whole
-  // numbers, so they are accumulated in 64-bit integers: as long as every total stays below 2^53
-  // the floating-point sums they replace were exact too, whatever their order, and the result is
-  // the same bit for bit. Larger totals (never seen in practice) take the floating-point loop.
-  SaturatedSums sat[2];
-  SaturatedSums draft_sat[2];
-  double positions[2] = {0.0, 0.0};
-  double n_draft = 0, d_sum = 0;
+namespace {
+// Integer closed-form sums over saturated decode sequences (see exact_decode_sums).
+struct IntSums {
+  std::int64_t n = 0, p = 0, pc = 0, pp2 = 0, c = 0;  // pp2 = sum of p (p + 1)
+  void add(std::int64_t context, std::int64_t pos) {
+    n += 1;
+    p += pos;
+    pc += pos * context;
+    pp2 += pos * (pos + 1);
+    c += context;
+  }
+};
+}  // namespace
+
+// Decode: sequences whose context saturates every geometry's caps are summed in closed form; the
+// others (short contexts) go through the exact per-geometry sums, in batch order. The closed-form
+// sums (counts, positions, contexts, positions x context, p (p + 1) / 2) are whole numbers, so they
+// are accumulated in 64-bit integers: as long as every total stays below 2^53 the floating-point
+// sums they replace were exact too, whatever their order, and the result is the same bit for bit.
+// False (totals not filled) when a total is too large (never seen in practice): the caller takes
+// the floating-point loop.
+bool WorkModel::exact_decode_sums(const BatchShape& batch, BatchStats& s, DecodeTotals& t) const {
   const bool spec = has_drafter_;
   const bool block_drafter = card_.spec_decode.kind != SpecDecodeKind::mtp;
   // Contexts are integers: c >= saturation_context_ exactly when c >= ceil(saturation_context_).
   const std::int64_t sat_from = static_cast<std::int64_t>(std::ceil(saturation_context_));
-  struct IntSums {
-    std::int64_t n = 0, p = 0, pc = 0, pp2 = 0, c = 0;  // pp2 = sum of p (p + 1)
-    void add(std::int64_t context, std::int64_t pos) {
-      n += 1;
-      p += pos;
-      pc += pos * context;
-      pp2 += pos * (pos + 1);
-      c += context;
-    }
-  };
   IntSums isat, idraft;
   std::int64_t ipos = 0, in_draft = 0, id_sum = 0;
   // With contexts and positions below 2^21 every term is below 2^43, so 2^19 sequences cannot
@@ -802,45 +802,44 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
   bool exact = big == 0 && batch.decode.size() < (std::size_t{1} << 19);
   for (std::int64_t v : {isat.p, isat.pc, isat.pp2, isat.c, idraft.p, idraft.pc, idraft.pp2, idraft.c, ipos, id_sum})
     if (v >= kExact) exact = false;
-  if (exact) {
-    positions[0] = static_cast<double>(ipos);
-    n_draft = static_cast<double>(in_draft);
-    d_sum = static_cast<double>(id_sum);
-    auto to_double = [](const IntSums& a, SaturatedSums& o) {
-      o.n = static_cast<double>(a.n);
-      o.p = static_cast<double>(a.p);
-      o.pc = static_cast<double>(a.pc);
-      o.pp = static_cast<double>(a.pp2 / 2);
-      o.c = static_cast<double>(a.c);
-    };
-    to_double(isat, sat[0]);
-    to_double(idraft, draft_sat[0]);
-  } else {
-    // The floating-point sums, two interleaved lanes (the original formulation).
-    std::size_t half = 0;
-    for (const DecodeSeq& d : batch.decode) {
-      const double c = d.context;
-      const double p = d.positions;
-      positions[half] += p;
-      if (c >= saturation_context_) sat[half].add(c, p);
-      if (spec && p > 1.0) {
-        n_draft += 1.0;
-        d_sum += p - 1.0;
-        const double dc = c + 1.0;
-        const double dq = block_drafter ? p - 1.0 : 1.0;
-        if (dc >= saturation_context_) draft_sat[half].add(dc, dq);
-      }
-      half ^= 1;
-    }
-  }
-  s.decode_positions = positions[0] + positions[1];
-  sat[0].merge(sat[1]);
-  draft_sat[0].merge(draft_sat[1]);
-  s.decode_seqs = static_cast<double>(batch.decode.size());
-  flush_saturated(s, 0, sat[0]);
-  // Decode positions run through every layer: set 1 starts as a copy of set 0's decode part.
-  for (int slot = kGeometryBase; slot < kSlotsPerSet; ++slot) s.at(1, slot) = s.at(0, slot);
+  if (!exact) return false;
+  t.positions[0] = static_cast<double>(ipos);
+  t.n_draft = static_cast<double>(in_draft);
+  t.d_sum = static_cast<double>(id_sum);
+  auto to_double = [](const IntSums& a, SaturatedSums& o) {
+    o.n = static_cast<double>(a.n);
+    o.p = static_cast<double>(a.p);
+    o.pc = static_cast<double>(a.pc);
+    o.pp = static_cast<double>(a.pp2 / 2);
+    o.c = static_cast<double>(a.c);
+  };
+  to_double(isat, t.sat[0]);
+  to_double(idraft, t.draft_sat[0]);
+  return true;
+}
 
+// The floating-point sums, two interleaved lanes (the original formulation).
+void WorkModel::float_decode_sums(const BatchShape& batch, DecodeTotals& t) const {
+  const bool block_drafter = card_.spec_decode.kind != SpecDecodeKind::mtp;
+  std::size_t half = 0;
+  for (const DecodeSeq& d : batch.decode) {
+    const double c = d.context;
+    const double p = d.positions;
+    t.positions[half] += p;
+    if (c >= saturation_context_) t.sat[half].add(c, p);
+    if (has_drafter_ && p > 1.0) {
+      t.n_draft += 1.0;
+      t.d_sum += p - 1.0;
+      const double dc = c + 1.0;
+      const double dq = block_drafter ? p - 1.0 : 1.0;
+      if (dc >= saturation_context_) t.draft_sat[half].add(dc, dq);
+    }
+    half ^= 1;
+  }
+}
+
+// Prompt chunks into set 0; returns the sum of their cached tokens.
+double WorkModel::prefill_sums(const BatchShape& batch, BatchStats& s) const {
   double cached_sum = 0.0;
   for (const PrefillChunk& ch : batch.prefill) {
     if (ch.tokens < 0 || ch.cached < 0) throw std::invalid_argument("prefill chunk with negative size");
@@ -851,27 +850,35 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
     cached_sum += ch.cached;
     accumulate_prefill(s, 0, ch.cached, ch.tokens);
   }
+  return cached_sum;
+}
 
+// A token set's counts: tokens and logits (whole replica and per rank), the MoE's distinct experts
+// and tokens per active expert.
+void WorkModel::fill_token_counts(BatchStats& s, int set, double tokens, double logits, double experts,
+                                  double top_k) const {
   const double tp = layout_.tp;
   const bool dp = layout_.dp_attention;
-  auto fill_common = [&](int set, double tokens, double logits, double experts, double top_k) {
-    s.at(set, kOne) = 1.0;
-    s.at(set, kTokens) = tokens;
-    s.at(set, kTokensRank) = dp ? tokens / tp : tokens;
-    s.at(set, kLogits) = logits;
-    s.at(set, kLogitsRank) = dp ? logits / tp : logits;
-    if (experts > 0 && tokens > 0) {
-      const double share = -std::expm1(tokens * std::log1p(-top_k / experts));
-      s.at(set, kMoeDistinct) = share;
-      s.at(set, kMoeTokensPerExpert) = tokens * top_k / experts / share;
-    }
-  };
+  s.at(set, kOne) = 1.0;
+  s.at(set, kTokens) = tokens;
+  s.at(set, kTokensRank) = dp ? tokens / tp : tokens;
+  s.at(set, kLogits) = logits;
+  s.at(set, kLogitsRank) = dp ? logits / tp : logits;
+  if (experts > 0 && tokens > 0) {
+    const double share = -std::expm1(tokens * std::log1p(-top_k / experts));
+    s.at(set, kMoeDistinct) = share;
+    s.at(set, kMoeTokensPerExpert) = tokens * top_k / experts / share;
+  }
+}
+
+// Sets 0 (every layer's tokens) and 1 (layers prompts of an encoder-only prefill skip).
+void WorkModel::fill_layer_sets(const BatchShape& batch, BatchStats& s, double cached_sum) const {
   const double moe_e = card_.moe ? card_.moe->num_experts : 0.0;
   const double moe_k = card_.moe ? card_.moe->top_k : 0.0;
   const bool all_layers_prefill = card_.prefill_layers == 0;
-  fill_common(0, s.decode_positions + s.prefill_tokens, s.decode_positions + s.prefill_chunks, moe_e, moe_k);
-  fill_common(1, s.decode_positions, s.decode_positions + (all_layers_prefill ? s.prefill_chunks : 0.0), moe_e,
-              moe_k);
+  fill_token_counts(s, 0, s.decode_positions + s.prefill_tokens, s.decode_positions + s.prefill_chunks, moe_e, moe_k);
+  fill_token_counts(s, 1, s.decode_positions, s.decode_positions + (all_layers_prefill ? s.prefill_chunks : 0.0),
+                    moe_e, moe_k);
   // DeepEP-style engines pick the expert kernels per batch: normal ones when prompt tokens are in
   // it, low-latency ones for decode-only batches (SGLang's deepep-mode auto).
   const bool normal_kernels = s.prefill_tokens > 0.0;
@@ -884,24 +891,43 @@ BatchStats WorkModel::summarize(const BatchShape& batch) const {
   s.at(0, kPrefillCached) = cached_sum;
   // The final norm and head run after the last layer, which prompt tokens of an encoder-only
   // prefill never reach; they still produce one logit row per chunk for its first token.
+  const bool dp = layout_.dp_attention;
   if (!all_layers_prefill) {
     s.at(0, kLogits) = s.decode_positions + s.prefill_chunks;
-    s.at(0, kLogitsRank) = dp ? s.at(0, kLogits) / tp : s.at(0, kLogits);
+    s.at(0, kLogitsRank) = dp ? s.at(0, kLogits) / layout_.tp : s.at(0, kLogits);
   }
   if (dp && layout_.tp > 1 && s.prefill_chunks > 0.0) busiest_rank_prompts(batch, s);
+}
 
-  if (spec && n_draft > 0) {
-    // Block drafters (DSpark) draft all positions of a sequence in one pass; MTP one per pass.
-    const double passes = block_drafter ? 1.0 : d_sum / n_draft;
-    const double tokens = block_drafter ? d_sum : n_draft;
-    const auto& sd = card_.spec_decode;
-    const double de = sd.drafter_experts > 0 ? sd.drafter_experts : moe_e;
-    const double dk = sd.drafter_top_k > 0 ? sd.drafter_top_k : moe_k;
-    fill_common(2, tokens, tokens, de, dk);
-    s.at(2, kDecodePosPerSeq) = tokens / n_draft;
-    s.at(2, kDrafterPasses) = passes;
-    flush_saturated(s, 2, draft_sat[0]);
-  }
+// Set 2: the drafter's tokens. Block drafters (DSpark) draft all positions of a sequence in one
+// pass; MTP one per pass.
+void WorkModel::fill_drafter_set(BatchStats& s, const DecodeTotals& d) const {
+  const bool block_drafter = card_.spec_decode.kind != SpecDecodeKind::mtp;
+  const double passes = block_drafter ? 1.0 : d.d_sum / d.n_draft;
+  const double tokens = block_drafter ? d.d_sum : d.n_draft;
+  const auto& sd = card_.spec_decode;
+  const double de = sd.drafter_experts > 0 ? sd.drafter_experts : (card_.moe ? card_.moe->num_experts : 0.0);
+  const double dk = sd.drafter_top_k > 0 ? sd.drafter_top_k : (card_.moe ? card_.moe->top_k : 0.0);
+  fill_token_counts(s, 2, tokens, tokens, de, dk);
+  s.at(2, kDecodePosPerSeq) = tokens / d.n_draft;
+  s.at(2, kDrafterPasses) = passes;
+  flush_saturated(s, 2, d.draft_sat[0]);
+}
+
+BatchStats WorkModel::summarize(const BatchShape& batch) const {
+  BatchStats s;
+  DecodeTotals d;
+  if (!exact_decode_sums(batch, s, d)) float_decode_sums(batch, d);
+  s.decode_positions = d.positions[0] + d.positions[1];
+  d.sat[0].merge(d.sat[1]);
+  d.draft_sat[0].merge(d.draft_sat[1]);
+  s.decode_seqs = static_cast<double>(batch.decode.size());
+  flush_saturated(s, 0, d.sat[0]);
+  // Decode positions run through every layer: set 1 starts as a copy of set 0's decode part.
+  for (int slot = kGeometryBase; slot < kSlotsPerSet; ++slot) s.at(1, slot) = s.at(0, slot);
+  const double cached_sum = prefill_sums(batch, s);
+  fill_layer_sets(batch, s, cached_sum);
+  if (has_drafter_ && d.n_draft > 0) fill_drafter_set(s, d);
   apply_expert_balance(s);
   return s;
 }

@@ -244,6 +244,19 @@ class WorkModel {
     }
   };
   void flush_saturated(BatchStats& s, int set, const SaturatedSums& sums) const;
+  // The decode batch's totals (two lanes: the floating-point loop alternates them).
+  struct DecodeTotals {
+    SaturatedSums sat[2];
+    SaturatedSums draft_sat[2];
+    double positions[2] = {0.0, 0.0};
+    double n_draft = 0.0, d_sum = 0.0;
+  };
+  bool exact_decode_sums(const BatchShape& batch, BatchStats& s, DecodeTotals& t) const;
+  void float_decode_sums(const BatchShape& batch, DecodeTotals& t) const;
+  double prefill_sums(const BatchShape& batch, BatchStats& s) const;
+  void fill_token_counts(BatchStats& s, int set, double tokens, double logits, double experts, double top_k) const;
+  void fill_layer_sets(const BatchShape& batch, BatchStats& s, double cached_sum) const;
+  void fill_drafter_set(BatchStats& s, const DecodeTotals& d) const;
   void accumulate_prefill(BatchStats& s, int set, double cached, double tokens) const;
   // Data-parallel attention with prompt chunks: set 0's attention side becomes the busiest rank's.
   void apply_expert_balance(BatchStats& s) const;
