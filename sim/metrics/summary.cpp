@@ -108,113 +108,113 @@ void summarize_agentic(Summary& s, std::vector<double> e2e_per_token, const std:
   s.session_hit_rate_median = rates.empty() ? kNaN : percentile_sorted(rates, 50);
 }
 
-}  // namespace
-
-Summary summarize(const SummaryInputs& in) {
-  const MetricsCollector& m = *in.metrics;
-  Summary s;
+// What one pass over the request records gathers.
+struct RequestPass {
   std::vector<double> ttft, tpot, e2el, queue;
   std::vector<double> e2e_per_token;
   Time first_arrival = Time::max(), last_finish = Time::zero();
   std::int64_t prompt_of_completed = 0, cached_of_completed = 0, good = 0;
   std::int64_t reusable = 0, prompt_with_reusable = 0;
   std::map<std::uint64_t, SessionTokens> sessions;
-  s.windowed = in.windowed;
-  for (const RequestRecord& r : m.records()) {
+};
+
+// One completed request: token totals, prefix reuse, its session, latencies and the SLO.
+void add_completed(const RequestRecord& r, const SloParams& slo, Summary& s, RequestPass& p) {
+  ++s.completed;
+  s.total_input_tokens += r.prompt_tokens;
+  s.total_output_tokens += r.generated_tokens;
+  p.prompt_of_completed += r.prompt_tokens;
+  p.cached_of_completed += r.cached_prompt_tokens;
+  s.recomputed_tokens += r.recomputed_tokens;
+  if (r.reusable_prompt_tokens >= 0) {
+    p.reusable += r.reusable_prompt_tokens;
+    p.prompt_with_reusable += r.prompt_tokens;
+    s.recomputed_prefix_tokens += std::max(0, r.reusable_prompt_tokens - r.cached_prompt_tokens);
+  }
+  auto& sess = p.sessions[r.session];
+  sess.cached += r.cached_prompt_tokens;
+  sess.prompt += r.prompt_tokens;
+  sess.host += r.offloaded_prompt_tokens;
+  p.last_finish = std::max(p.last_finish, r.finish);
+  const Time t_ttft = r.first_token - r.arrival;
+  const Time t_e2el = r.finish - r.arrival;
+  p.ttft.push_back(ms(t_ttft));
+  p.e2el.push_back(ms(t_e2el));
+  p.e2e_per_token.push_back(t_e2el.seconds() / static_cast<double>(std::max(1, r.generated_tokens)));
+  std::optional<double> t_tpot_ms;
+  if (r.generated_tokens > 1) {
+    t_tpot_ms = ms(r.finish - r.first_token) / static_cast<double>(r.generated_tokens - 1);
+    p.tpot.push_back(*t_tpot_ms);
+  }
+  bool ok = true;
+  if (slo.ttft && t_ttft > *slo.ttft) ok = false;
+  if (slo.e2el && t_e2el > *slo.e2el) ok = false;
+  if (slo.tpot && t_tpot_ms && *t_tpot_ms > slo.tpot->millis()) ok = false;
+  if (ok) ++p.good;
+}
+
+RequestPass collect_requests(const SummaryInputs& in, Summary& s) {
+  RequestPass p;
+  for (const RequestRecord& r : in.metrics->records()) {
     if (in.windowed && !r.measured) {
       ++s.excluded_requests;
       continue;
     }
     ++s.num_requests;
-    first_arrival = std::min(first_arrival, r.arrival);
+    p.first_arrival = std::min(p.first_arrival, r.arrival);
     s.generated_tokens += r.generated_tokens;
-    if (r.first_scheduled != Time::max()) queue.push_back(ms(r.first_scheduled - r.arrival));
+    if (r.first_scheduled != Time::max()) p.queue.push_back(ms(r.first_scheduled - r.arrival));
     if (r.status == RequestStatus::rejected) {
       ++s.rejected;
-      continue;
-    }
-    if (r.status == RequestStatus::unfinished) {
+    } else if (r.status == RequestStatus::unfinished) {
       ++s.unfinished;
-      continue;
+    } else {
+      add_completed(r, in.slo, s, p);
     }
-    ++s.completed;
-    s.total_input_tokens += r.prompt_tokens;
-    s.total_output_tokens += r.generated_tokens;
-    prompt_of_completed += r.prompt_tokens;
-    cached_of_completed += r.cached_prompt_tokens;
-    s.recomputed_tokens += r.recomputed_tokens;
-    if (r.reusable_prompt_tokens >= 0) {
-      reusable += r.reusable_prompt_tokens;
-      prompt_with_reusable += r.prompt_tokens;
-      s.recomputed_prefix_tokens += std::max(0, r.reusable_prompt_tokens - r.cached_prompt_tokens);
-    }
-    auto& sess = sessions[r.session];
-    sess.cached += r.cached_prompt_tokens;
-    sess.prompt += r.prompt_tokens;
-    sess.host += r.offloaded_prompt_tokens;
-    last_finish = std::max(last_finish, r.finish);
-    const Time t_ttft = r.first_token - r.arrival;
-    const Time t_e2el = r.finish - r.arrival;
-    ttft.push_back(ms(t_ttft));
-    e2el.push_back(ms(t_e2el));
-    e2e_per_token.push_back(t_e2el.seconds() / static_cast<double>(std::max(1, r.generated_tokens)));
-    std::optional<double> t_tpot_ms;
-    if (r.generated_tokens > 1) {
-      t_tpot_ms = ms(r.finish - r.first_token) / static_cast<double>(r.generated_tokens - 1);
-      tpot.push_back(*t_tpot_ms);
-    }
-    bool ok = true;
-    if (in.slo.ttft && t_ttft > *in.slo.ttft) ok = false;
-    if (in.slo.e2el && t_e2el > *in.slo.e2el) ok = false;
-    if (in.slo.tpot && t_tpot_ms && *t_tpot_ms > in.slo.tpot->millis()) ok = false;
-    if (ok) ++good;
   }
+  return p;
+}
 
-  const Time end = in.windowed ? last_finish : in.end_time;
-  const double duration = first_arrival == Time::max() || end < first_arrival ? 0.0 : (end - first_arrival).seconds();
-  s.duration_s = duration;
+void summarize_itl(const LogHistogram& h, Summary& s) {
+  if (h.count() == 0) {
+    s.itl = summarize_latencies({});
+    return;
+  }
+  s.itl.mean = h.mean() * 1e-6;
+  s.itl.std = h.stddev() * 1e-6;
+  s.itl.median = h.percentile(50) * 1e-6;
+  s.itl.p90 = h.percentile(90) * 1e-6;
+  s.itl.p95 = h.percentile(95) * 1e-6;
+  s.itl.p99 = h.percentile(99) * 1e-6;
+  s.itl.max = static_cast<double>(h.max()) * 1e-6;
+}
+
+// Rates over the measured span, per run and per GPU.
+void summarize_rates(const SummaryInputs& in, const RequestPass& p, double duration, Summary& s) {
   const double in_tok = static_cast<double>(s.total_input_tokens);
   const double out_tok = static_cast<double>(s.total_output_tokens);
   s.request_throughput = ratio(static_cast<double>(s.completed), duration);
-  s.request_goodput = in.slo.any() ? ratio(static_cast<double>(good), duration) : kNaN;
-  s.goodput_fraction = in.slo.any() ? ratio(static_cast<double>(good), static_cast<double>(s.completed)) : kNaN;
+  s.request_goodput = in.slo.any() ? ratio(static_cast<double>(p.good), duration) : kNaN;
+  s.goodput_fraction = in.slo.any() ? ratio(static_cast<double>(p.good), static_cast<double>(s.completed)) : kNaN;
   s.input_throughput = ratio(in_tok, duration);
   s.output_throughput = ratio(out_tok, duration);
   s.total_token_throughput = ratio(in_tok + out_tok, duration);
-
-  s.ttft = summarize_latencies(std::move(ttft));
-  s.tpot = summarize_latencies(std::move(tpot));
-  s.e2el = summarize_latencies(std::move(e2el));
-  s.queue = summarize_latencies(std::move(queue));
-  const LogHistogram& h = m.itl();
-  if (h.count() == 0) {
-    s.itl = summarize_latencies({});
-  } else {
-    s.itl.mean = h.mean() * 1e-6;
-    s.itl.std = h.stddev() * 1e-6;
-    s.itl.median = h.percentile(50) * 1e-6;
-    s.itl.p90 = h.percentile(90) * 1e-6;
-    s.itl.p95 = h.percentile(95) * 1e-6;
-    s.itl.p99 = h.percentile(99) * 1e-6;
-    s.itl.max = static_cast<double>(h.max()) * 1e-6;
-  }
-
   s.num_replicas = in.num_replicas;
   s.num_gpus = in.num_gpus;
   const double gpus = static_cast<double>(in.num_gpus);
   s.tput_per_gpu = ratio(s.total_token_throughput, gpus);
   s.output_tput_per_gpu = ratio(s.output_throughput, gpus);
   s.input_tput_per_gpu = ratio(s.input_throughput, gpus);
-  s.mean_intvty = ratio(1000.0, s.tpot.mean);
-  s.median_intvty = ratio(1000.0, s.tpot.median);
+}
 
+// Fleet totals (busy time, KV block-time) accumulate over the whole run, warm-up included, so a
+// windowed run divides them by the whole run's span, not by the measured one.
+void summarize_fleet(const SummaryInputs& in, const RequestPass& p, double duration, Summary& s) {
   s.preemptions = in.preemptions;
-  s.decode_padding_share = ratio(static_cast<double>(in.padding_rows),
-                                 static_cast<double>(in.padding_rows + in.decode_positions));
-  s.prefix_cache_hit_rate = ratio(static_cast<double>(cached_of_completed), static_cast<double>(prompt_of_completed));
-  const FleetTotals& t = m.totals();
-  // Fleet totals (busy time, KV block-time) accumulate over the whole run, warm-up included, so a
-  // windowed run divides them by the whole run's span, not by the measured one.
+  s.decode_padding_share =
+      ratio(static_cast<double>(in.padding_rows), static_cast<double>(in.padding_rows + in.decode_positions));
+  s.prefix_cache_hit_rate = ratio(static_cast<double>(p.cached_of_completed), static_cast<double>(p.prompt_of_completed));
+  const FleetTotals& t = in.metrics->totals();
   const double fleet_s = in.windowed ? in.end_time.seconds() : duration;
   const double replica_ns = fleet_s * 1e9 * in.num_replicas;
   s.mean_kv_usage = ratio(t.kv_block_ns, replica_ns);
@@ -222,10 +222,16 @@ Summary summarize(const SummaryInputs& in) {
   s.engram_stall_s = t.engram_stall.seconds();
   s.engram_fetch_s = t.engram_fetch.seconds();
   s.engram_stall_share = ratio(static_cast<double>(t.engram_stall.count_ns()), static_cast<double>(t.busy.count_ns()));
+  s.steps = t.steps;
+  s.events = in.events;
+}
 
+void summarize_cost(const SummaryInputs& in, double duration, Summary& s) {
+  const double in_tok = static_cast<double>(s.total_input_tokens);
+  const double out_tok = static_cast<double>(s.total_output_tokens);
   if (in.price_per_gpu_hour) {
     s.usd_per_gpu_hour = in.price_per_gpu_hour->value();
-    s.cost_usd = s.usd_per_gpu_hour * gpus * duration / 3600.0;
+    s.cost_usd = s.usd_per_gpu_hour * static_cast<double>(in.num_gpus) * duration / 3600.0;
     s.tokens_per_dollar = ratio(in_tok + out_tok, s.cost_usd);
     s.output_tokens_per_dollar = ratio(out_tok, s.cost_usd);
   } else {
@@ -242,10 +248,30 @@ Summary summarize(const SummaryInputs& in) {
   s.power_kw_per_gpu = in.power_kw_per_gpu > 0.0 ? in.power_kw_per_gpu : kNaN;
   s.tokens_per_s_per_mw = c.tokens_per_s_per_mw;
   s.joules_per_token = c.joules_per_token;
-  s.steps = t.steps;
-  s.events = in.events;
-  summarize_agentic(s, std::move(e2e_per_token), sessions, reusable, prompt_with_reusable, in.kv_evictions);
-  if (in.kv_offload) summarize_offload(s, *in.kv_offload, sessions);
+}
+
+}  // namespace
+
+Summary summarize(const SummaryInputs& in) {
+  Summary s;
+  s.windowed = in.windowed;
+  RequestPass p = collect_requests(in, s);
+  const Time end = in.windowed ? p.last_finish : in.end_time;
+  const double duration =
+      p.first_arrival == Time::max() || end < p.first_arrival ? 0.0 : (end - p.first_arrival).seconds();
+  s.duration_s = duration;
+  summarize_rates(in, p, duration, s);
+  s.ttft = summarize_latencies(std::move(p.ttft));
+  s.tpot = summarize_latencies(std::move(p.tpot));
+  s.e2el = summarize_latencies(std::move(p.e2el));
+  s.queue = summarize_latencies(std::move(p.queue));
+  summarize_itl(in.metrics->itl(), s);
+  s.mean_intvty = ratio(1000.0, s.tpot.mean);
+  s.median_intvty = ratio(1000.0, s.tpot.median);
+  summarize_fleet(in, p, duration, s);
+  summarize_cost(in, duration, s);
+  summarize_agentic(s, std::move(p.e2e_per_token), p.sessions, p.reusable, p.prompt_with_reusable, in.kv_evictions);
+  if (in.kv_offload) summarize_offload(s, *in.kv_offload, p.sessions);
   return s;
 }
 
