@@ -18,91 +18,82 @@
 
 namespace engramsim::sim {
 
-RunResult run_simulation(const RunConfig& cfg) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const bool agentic = cfg.workload.agentic.has_value();
-  if (!agentic && !cfg.workload.source) throw ConfigError({}, "workload", "no request source");
+namespace {
 
-  const RegistryChoice registries(cfg.schedulers, cfg.routers);
-  const SchedulerRegistry* schedulers = registries.schedulers;
-  const RouterRegistry* routers = registries.routers;
+// The in-run Engram tier, when the run has one, attached to every replica.
+std::unique_ptr<EngramInRun> attach_engram_tier(const RunConfig& cfg, Simulation& sim,
+                                                std::vector<ReplicaParams>& replicas) {
+  if (!cfg.engram_tier) return nullptr;
+  EngramTierParams tier = *cfg.engram_tier;
+  tier.replicas = static_cast<int>(replicas.size());
+  auto engram = std::make_unique<EngramInRun>(sim, tier);
+  for (auto& r : replicas) r.engram_in_run = engram.get();
+  return engram;
+}
 
-  // Construct.
-  Simulation sim(cfg.seed);
-  MetricsCollector metrics(cfg.timeseries_interval, static_cast<std::int32_t>(cfg.replicas.size()));
-  std::vector<ReplicaParams> replicas = cfg.replicas;
-  std::unique_ptr<EngramInRun> engram;
-  if (cfg.engram_tier) {
-    EngramTierParams tier = *cfg.engram_tier;
-    tier.replicas = static_cast<int>(replicas.size());
-    engram = std::make_unique<EngramInRun>(sim, tier);
-    for (auto& r : replicas) r.engram_in_run = engram.get();
-  }
-  std::vector<ServingObserver*> observers{&metrics};
-  std::unique_ptr<ChromeTraceRecorder> trace;
-  if (!cfg.trace.path.empty()) {
-    std::vector<int> replica_node(replicas.size(), 0);
-    if (engram)
-      for (std::size_t r = 0; r < replicas.size(); ++r)
-        replica_node[r] = engram->service().gpu_of(static_cast<std::uint32_t>(r), 0).first;
-    trace = std::make_unique<ChromeTraceRecorder>(cfg.trace, std::move(replica_node));
-    observers.push_back(trace.get());
-    if (engram) engram->service().set_trace(trace.get());
-  }
-  if (cfg.probe != nullptr) {
-    observers.push_back(cfg.probe);
-    sim.add_observer(*cfg.probe);
-  }
-  Deployment deployment(sim, replicas, cfg.scheduler, *schedulers, routers->create(cfg.router), observers);
+// The Chrome trace recorder, when asked for, with each replica's node.
+std::unique_ptr<ChromeTraceRecorder> attach_trace(const RunConfig& cfg, std::size_t replicas, EngramInRun* engram,
+                                                  std::vector<ServingObserver*>& observers) {
+  if (cfg.trace.path.empty()) return nullptr;
+  std::vector<int> replica_node(replicas, 0);
+  if (engram != nullptr)
+    for (std::size_t r = 0; r < replicas; ++r)
+      replica_node[r] = engram->service().gpu_of(static_cast<std::uint32_t>(r), 0).first;
+  auto trace = std::make_unique<ChromeTraceRecorder>(cfg.trace, std::move(replica_node));
+  observers.push_back(trace.get());
+  if (engram != nullptr) engram->service().set_trace(trace.get());
+  return trace;
+}
+
+// The workload's driver: agentic replay, closed loop or open loop; started.
+struct Drivers {
   std::unique_ptr<RequestSource> source;
-  std::string workload;
-  if (!agentic) {
-    source = cfg.workload.source(cfg.seed);
-    if (!source) throw ConfigError({}, "workload", "the source factory returned nothing");
-    workload = source->describe();
-  }
-
-  // Wire.
   std::unique_ptr<ClosedLoopDriver> closed;
   std::unique_ptr<OpenLoopDriver> open;
   std::unique_ptr<AgenticReplayDriver> replay;
-  if (agentic) {
+  std::string workload;  // in words
+};
+
+Drivers start_drivers(const RunConfig& cfg, Simulation& sim, Deployment& deployment) {
+  Drivers d;
+  if (cfg.workload.agentic) {
     const AgenticWorkloadSpec& a = *cfg.workload.agentic;
     const std::uint64_t seed = cfg.seed;
     auto sessions = a.sessions;
-    replay = std::make_unique<AgenticReplayDriver>(sim, [sessions, seed] { return sessions(seed); }, deployment, a.replay);
-    deployment.add_observer(*replay);
-    replay->start();
-    workload = "agentic replay, " + std::to_string(a.replay.lanes) + " lanes";
-  } else if (cfg.workload.concurrency > 0) {
-    closed = std::make_unique<ClosedLoopDriver>(sim, *source, deployment, cfg.workload.concurrency,
-                                                cfg.workload.max_requests);
-    deployment.add_observer(*closed);
-    closed->start();
-    workload += ", closed loop with " + std::to_string(cfg.workload.concurrency) + " clients";
-  } else {
-    if (cfg.workload.max_requests != UINT64_MAX) {
-      TransformParams limit;
-      limit.max_requests = cfg.workload.max_requests;
-      source = std::make_unique<TransformedSource>(std::move(source), limit);
-      workload = source->describe();
-    }
-    open = std::make_unique<OpenLoopDriver>(sim, *source, deployment);
-    open->start();
+    d.replay = std::make_unique<AgenticReplayDriver>(sim, [sessions, seed] { return sessions(seed); }, deployment, a.replay);
+    deployment.add_observer(*d.replay);
+    d.replay->start();
+    d.workload = "agentic replay, " + std::to_string(a.replay.lanes) + " lanes";
+    return d;
   }
+  d.source = cfg.workload.source(cfg.seed);
+  if (!d.source) throw ConfigError({}, "workload", "the source factory returned nothing");
+  d.workload = d.source->describe();
+  if (cfg.workload.concurrency > 0) {
+    d.closed = std::make_unique<ClosedLoopDriver>(sim, *d.source, deployment, cfg.workload.concurrency,
+                                                  cfg.workload.max_requests);
+    deployment.add_observer(*d.closed);
+    d.closed->start();
+    d.workload += ", closed loop with " + std::to_string(cfg.workload.concurrency) + " clients";
+    return d;
+  }
+  if (cfg.workload.max_requests != UINT64_MAX) {
+    TransformParams limit;
+    limit.max_requests = cfg.workload.max_requests;
+    d.source = std::make_unique<TransformedSource>(std::move(d.source), limit);
+    d.workload = d.source->describe();
+  }
+  d.open = std::make_unique<OpenLoopDriver>(sim, *d.source, deployment);
+  d.open->start();
+  return d;
+}
 
-  // Run.
-  if (cfg.probe != nullptr) cfg.probe->on_run_start(sim, deployment);
-  const RunStats stats = sim.run(cfg.horizon, cfg.max_events);
-  if (cfg.probe != nullptr) cfg.probe->on_run_end(sim, deployment, stats);
-
-  // Finalize.
-  metrics.finalize(deployment.collect_unfinished());
-  std::int64_t preemptions = 0, decode_positions = 0, padding_rows = 0, kv_evictions = 0;
+// The replicas' totals the summary reads; the host KV-offload pool's only when one exists.
+void add_replica_totals(const Deployment& deployment, SummaryInputs& in) {
   std::optional<KvOffloadTotals> offload;
   for (const auto& r : deployment.replicas()) {
+    const ReplicaTotals t = r->totals();
     if (r->state().kv().offload() != nullptr) {
-      const ReplicaTotals t = r->totals();
       if (!offload) offload.emplace();
       offload->written_blocks += t.offload_written_blocks;
       offload->loaded_blocks += t.offload_loaded_blocks;
@@ -113,26 +104,55 @@ RunResult run_simulation(const RunConfig& cfg) {
       offload->write_time += t.offload_write_time;
       offload->write_exposed += t.offload_write_exposed;
     }
-    preemptions += r->totals().preemptions;
-    kv_evictions += r->totals().kv_evictions;
-    decode_positions += r->totals().decode_positions;
-    padding_rows += r->totals().padding_rows;
+    in.preemptions += t.preemptions;
+    in.kv_evictions += t.kv_evictions;
+    in.decode_positions += t.decode_positions;
+    in.padding_rows += t.padding_rows;
   }
+  in.kv_offload = offload;
+}
+
+}  // namespace
+
+RunResult run_simulation(const RunConfig& cfg) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const bool agentic = cfg.workload.agentic.has_value();
+  if (!agentic && !cfg.workload.source) throw ConfigError({}, "workload", "no request source");
+  const RegistryChoice registries(cfg.schedulers, cfg.routers);
+
+  // Construct and wire.
+  Simulation sim(cfg.seed);
+  MetricsCollector metrics(cfg.timeseries_interval, static_cast<std::int32_t>(cfg.replicas.size()));
+  std::vector<ReplicaParams> replicas = cfg.replicas;
+  const std::unique_ptr<EngramInRun> engram = attach_engram_tier(cfg, sim, replicas);
+  std::vector<ServingObserver*> observers{&metrics};
+  const std::unique_ptr<ChromeTraceRecorder> trace = attach_trace(cfg, replicas.size(), engram.get(), observers);
+  if (cfg.probe != nullptr) {
+    observers.push_back(cfg.probe);
+    sim.add_observer(*cfg.probe);
+  }
+  Deployment deployment(sim, replicas, cfg.scheduler, *registries.schedulers, registries.routers->create(cfg.router),
+                        observers);
+  const Drivers drivers = start_drivers(cfg, sim, deployment);
+
+  // Run.
+  if (cfg.probe != nullptr) cfg.probe->on_run_start(sim, deployment);
+  const RunStats stats = sim.run(cfg.horizon, cfg.max_events);
+  if (cfg.probe != nullptr) cfg.probe->on_run_end(sim, deployment, stats);
+
+  // Finalize.
+  metrics.finalize(deployment.collect_unfinished());
   SummaryInputs in;
   in.metrics = &metrics;
   in.end_time = stats.clock;
   in.num_replicas = static_cast<std::int32_t>(cfg.replicas.size());
   in.num_gpus = deployment.total_gpus();
-  in.preemptions = preemptions;
-  in.decode_positions = decode_positions;
-  in.padding_rows = padding_rows;
+  add_replica_totals(deployment, in);
   in.slo = cfg.slo;
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
   in.power_kw_per_gpu = cfg.power_kw_per_gpu;
   in.events = sim.events_dispatched();
   in.windowed = agentic;
-  in.kv_evictions = kv_evictions;
-  in.kv_offload = offload;
 
   RunResult result;
   result.summary = summarize(in);
@@ -140,9 +160,9 @@ RunResult run_simulation(const RunConfig& cfg) {
   result.timeseries = metrics.timeseries();
   result.end = stats.end;
   result.events = sim.events_dispatched();
-  result.workload = workload;
+  result.workload = drivers.workload;
   if (engram) result.engram_tier = engram->service().report();
-  if (replay) result.agentic = replay->stats();
+  if (drivers.replay) result.agentic = drivers.replay->stats();
   if (!cfg.output_dir.empty()) write_run_outputs(result, cfg.slo, cfg.output_dir);
   if (trace) write_chrome_trace(*trace, cfg.trace.path);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
