@@ -130,6 +130,153 @@ std::pair<int, int> EngramTierService::gpu_of(std::uint32_t replica, int rank) c
   return placement_.at(replica).at(static_cast<std::size_t>(rank));
 }
 
+// The step's row keys of one Engram layer into keys_: every position and sub-table, or a sample
+// of them within the row budget (whole sub-tables in turn, then evenly strided positions with a
+// random phase). Returns the positions sampled; `all` is the step's lookups of one rank.
+std::int64_t EngramTierService::sample_keys(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+                                            std::span<const EngramSeqSpan> seqs, std::int64_t positions, double all) {
+  const int k = p_.shape.subtables_per_rank;
+  const auto budget = p_.sample_rows_per_step;
+  keys_.clear();
+  int first_sub = 0, subs = k;
+  std::int64_t sample_positions = positions;
+  if (all > static_cast<double>(budget)) {
+    if (positions <= budget) {
+      subs = static_cast<int>(std::max<std::int64_t>(1, budget / positions));
+      first_sub = static_cast<int>((r.steps * static_cast<std::uint64_t>(subs)) % static_cast<std::uint64_t>(k));
+    } else {
+      subs = 1;
+      first_sub = static_cast<int>(r.steps % static_cast<std::uint64_t>(k));
+      sample_positions = budget;
+    }
+  }
+  const double stride = static_cast<double>(positions) / static_cast<double>(sample_positions);
+  const double phase = sample_positions < positions ? r.rng.uniform01() : 0.0;
+  std::int64_t next_index = 0;  // index among the step's positions of the next sample
+  std::int64_t taken = 0;
+  std::int64_t base = 0;  // positions before the current span
+  for (const EngramSeqSpan& s : seqs) {
+    if (s.prompt && !layer.sees_prompt) continue;
+    while (taken < sample_positions) {
+      next_index = sample_positions < positions
+                       ? std::min<std::int64_t>(positions - 1,
+                                                static_cast<std::int64_t>((static_cast<double>(taken) + phase) * stride))
+                       : taken;
+      if (next_index >= base + s.count) break;
+      const std::int64_t pos = s.first + (next_index - base);
+      for (int j = 0; j < subs; ++j) {
+        const int sub = (first_sub + j) % k;
+        const std::int64_t row = access_->row(static_cast<int>(e), sub, s.request, pos, r.rng);
+        keys_.push_back(key_of(e, static_cast<std::uint64_t>(row)));
+      }
+      ++taken;
+    }
+    base += s.count;
+  }
+  return sample_positions;
+}
+
+// The sampled keys' distinct rows through the HBM hot-row cache: lookups it serves (`hits`) and rows
+// it misses (`missing`); with drives, the NVMe pages of the missed rows into pages_.
+void EngramTierService::classify_rows(ReplicaState& r, std::size_t e, std::size_t drives, double& hits,
+                                      double& missing) {
+  std::sort(keys_.begin(), keys_.end());
+  distinct_.clear();
+  for (const std::uint64_t key : keys_) {
+    if (!distinct_.empty() && distinct_.back().first == key) ++distinct_.back().second;
+    else distinct_.emplace_back(key, 1u);
+  }
+  hits = missing = 0.0;
+  pages_.clear();
+  const auto row_bytes = static_cast<std::uint64_t>(p_.row_bytes.value());
+  const auto page = static_cast<std::uint64_t>(p_.page.value());
+  for (const auto& [key, count] : distinct_) {
+    const auto row = static_cast<std::int64_t>(key & ((1ull << 48) - 1));
+    bool hit = false;
+    if (r.hbm) {
+      hit = cache_access(*r.hbm, r.hbm_rate, r.hbm_hits, key, r.steps, 0x68626dull ^ p_.seed);
+    } else if (r.hbm_static_rank > 0) {
+      hit = access_->popularity_rank(static_cast<int>(e), row) <= r.hbm_static_rank;
+    }
+    if (hit) {
+      hits += count;
+      continue;
+    }
+    missing += 1.0;
+    if (drives == 0) continue;
+    const std::uint64_t offset = (key & ((1ull << 48) - 1)) * row_bytes;
+    const std::uint64_t first_page = offset / page, last_page = (offset + row_bytes - 1) / page;
+    for (std::uint64_t pg = first_page; pg <= last_page; ++pg) pages_.push_back(key_of(e, pg));
+  }
+}
+
+// The missed rows' pages through the DRAM page cache; the misses are NVMe reads, spread over the
+// drives (by page when unscaled, evenly otherwise).
+void EngramTierService::read_pages(ReplicaState& r, LayerWork& w, std::size_t drives, double scale, double dedup,
+                                   LayerCounts& n) {
+  std::sort(pages_.begin(), pages_.end());
+  pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
+  double page_hits = 0.0, page_misses = 0.0;
+  for (const std::uint64_t pg : pages_) {
+    if (r.dram && cache_access(*r.dram, r.dram_rate, r.dram_hits, pg, r.steps, 0x6472616dull ^ p_.seed)) {
+      page_hits += 1.0;
+      continue;
+    }
+    page_misses += 1.0;
+    if (scale == 1.0) w.drive_pages[mix64(pg) % drives] += 1.0;
+  }
+  n.cache_lookups = static_cast<double>(pages_.size()) * scale * dedup;
+  n.cache_hits = page_hits * scale * dedup;
+  n.pages = page_misses * scale * dedup;
+  if (scale != 1.0)
+    for (double& d : w.drive_pages) d = n.pages / static_cast<double>(drives);
+}
+
+// One layer's rows from the sampled keys (see the header, "Sampling").
+void EngramTierService::sampled_counts(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+                                       std::span<const EngramSeqSpan> seqs, std::int64_t positions, LayerWork& w,
+                                       LayerCounts& n) {
+  const std::size_t drives = w.drive_pages.size();
+  const double all = static_cast<double>(positions) * p_.shape.subtables_per_rank;
+  n.lookups = all;
+  const std::int64_t sample_positions = sample_keys(r, e, layer, seqs, positions, all);
+  const double sampled = static_cast<double>(keys_.size());
+  const double scale = sampled > 0.0 ? all / sampled : 0.0;
+  double hits = 0.0, missing = 0.0;
+  classify_rows(r, e, drives, hits, missing);
+  n.hbm_hits = hits * scale;
+  // Sampled positions (case 3) overstate distinct rows when scaled linearly. Under the zipf model
+  // the step model knows the expected distinct count of all positions: scale the sample's
+  // distinct rows (and what follows from them) to it, keeping the sample's miss fraction.
+  double dedup = 1.0;
+  if (sample_positions < positions && p_.access.model == "zipf" && layer.distinct_rows > 0.0 && !distinct_.empty())
+    dedup = std::min(1.0, layer.distinct_rows / (static_cast<double>(distinct_.size()) * scale));
+  n.host_rows = missing * scale * dedup;
+  if (drives > 0) read_pages(r, w, drives, scale, dedup, n);
+}
+
+// What the layer moves (payload and wire bytes, the HBM cache's gather) and the step's counters.
+void EngramTierService::account_layer(ReplicaState& r, LayerWork& w, const LayerCounts& n) {
+  const double payload = n.host_rows * p_.row_bytes.value();
+  w.host_rows = n.host_rows;
+  if (payload > 0.0) {
+    const bool staged = p_.tier == EngramTier::ssd || p_.dram_path == DramPath::staged;
+    w.wire_bytes = staged ? payload / p_.copy_efficiency.at(payload) : payload / p_.uva_efficiency;
+  }
+  if (n.hbm_hits > 0.0 && p_.hbm_gather_rate.value() > 0.0)
+    w.hbm_gather =
+        p_.gather_overhead + Time::from_seconds(n.hbm_hits * p_.row_bytes.value() / p_.hbm_gather_rate.value());
+  const double tp = p_.tp;
+  r.stats.lookups += n.lookups * tp;
+  r.stats.hbm_hit_lookups += n.hbm_hits * tp;
+  r.stats.host_rows += n.host_rows * tp;
+  r.stats.host_bytes += payload * tp;
+  r.stats.wire_bytes += w.wire_bytes * tp;
+  r.stats.ssd_pages += n.pages * tp;
+  r.stats.cache_lookups += n.cache_lookups * tp;
+  r.stats.cache_hits += n.cache_hits * tp;
+}
+
 void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
                                    std::span<const EngramSeqSpan> seqs) {
   LayerWork& w = r.layers[e];
@@ -141,134 +288,20 @@ void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramL
   w.hbm_gather = Time::zero();
   const std::size_t drives = static_cast<std::size_t>(p_.tier == EngramTier::ssd ? p_.node.drive_count : 0);
   w.drive_pages.assign(drives, 0.0);
-
-  double lookups = layer.lookups;
-  double hbm_hits = 0.0, host_rows = 0.0, pages = 0.0, cache_lookups = 0.0, cache_hits = 0.0;
   std::int64_t positions = 0;
   for (const EngramSeqSpan& s : seqs)
     if (!s.prompt || layer.sees_prompt) positions += s.count;
-
+  LayerCounts n;
+  n.lookups = layer.lookups;
   if (!sampled_ || positions == 0) {
-    host_rows = layer.host_rows;
-    pages = layer.ssd_pages;
-    for (double& d : w.drive_pages) d = pages / static_cast<double>(drives);
+    // The step model's analytic rows.
+    n.host_rows = layer.host_rows;
+    n.pages = layer.ssd_pages;
+    for (double& d : w.drive_pages) d = n.pages / static_cast<double>(drives);
   } else {
-    const int k = p_.shape.subtables_per_rank;
-    const auto budget = p_.sample_rows_per_step;
-    const double all = static_cast<double>(positions) * k;
-    lookups = all;
-    keys_.clear();
-    int first_sub = 0, subs = k;
-    std::int64_t sample_positions = positions;
-    if (all > static_cast<double>(budget)) {
-      if (positions <= budget) {
-        subs = static_cast<int>(std::max<std::int64_t>(1, budget / positions));
-        first_sub = static_cast<int>((r.steps * static_cast<std::uint64_t>(subs)) % static_cast<std::uint64_t>(k));
-      } else {
-        subs = 1;
-        first_sub = static_cast<int>(r.steps % static_cast<std::uint64_t>(k));
-        sample_positions = budget;
-      }
-    }
-    // Sampled positions: every one, or `sample_positions` evenly strided with a random phase.
-    const double stride = static_cast<double>(positions) / static_cast<double>(sample_positions);
-    const double phase = sample_positions < positions ? r.rng.uniform01() : 0.0;
-    std::int64_t next_index = 0;  // index among the step's positions of the next sample
-    std::int64_t taken = 0;
-    std::int64_t base = 0;  // positions before the current span
-    for (const EngramSeqSpan& s : seqs) {
-      if (s.prompt && !layer.sees_prompt) continue;
-      while (taken < sample_positions) {
-        next_index = sample_positions < positions
-                         ? std::min<std::int64_t>(positions - 1, static_cast<std::int64_t>((static_cast<double>(taken) + phase) * stride))
-                         : taken;
-        if (next_index >= base + s.count) break;
-        const std::int64_t pos = s.first + (next_index - base);
-        for (int j = 0; j < subs; ++j) {
-          const int sub = (first_sub + j) % k;
-          const std::int64_t row = access_->row(static_cast<int>(e), sub, s.request, pos, r.rng);
-          keys_.push_back(key_of(e, static_cast<std::uint64_t>(row)));
-        }
-        ++taken;
-      }
-      base += s.count;
-    }
-    const double sampled = static_cast<double>(keys_.size());
-    const double scale = sampled > 0.0 ? all / sampled : 0.0;
-    std::sort(keys_.begin(), keys_.end());
-    distinct_.clear();
-    for (const std::uint64_t key : keys_) {
-      if (!distinct_.empty() && distinct_.back().first == key) ++distinct_.back().second;
-      else distinct_.emplace_back(key, 1u);
-    }
-    double hits = 0.0, missing = 0.0;
-    pages_.clear();
-    const auto row_bytes = static_cast<std::uint64_t>(p_.row_bytes.value());
-    const auto page = static_cast<std::uint64_t>(p_.page.value());
-    for (const auto& [key, count] : distinct_) {
-      const auto row = static_cast<std::int64_t>(key & ((1ull << 48) - 1));
-      bool hit = false;
-      if (r.hbm) {
-        hit = cache_access(*r.hbm, r.hbm_rate, r.hbm_hits, key, r.steps, 0x68626dull ^ p_.seed);
-      } else if (r.hbm_static_rank > 0) {
-        hit = access_->popularity_rank(static_cast<int>(e), row) <= r.hbm_static_rank;
-      }
-      if (hit) {
-        hits += count;
-        continue;
-      }
-      missing += 1.0;
-      if (drives == 0) continue;
-      const std::uint64_t offset = (key & ((1ull << 48) - 1)) * row_bytes;
-      const std::uint64_t first_page = offset / page, last_page = (offset + row_bytes - 1) / page;
-      for (std::uint64_t pg = first_page; pg <= last_page; ++pg) pages_.push_back(key_of(e, pg));
-    }
-    hbm_hits = hits * scale;
-    // Sampled positions (case 3) overstate distinct rows when scaled linearly. Under the zipf model
-    // the step model knows the expected distinct count of all positions: scale the sample's
-    // distinct rows (and what follows from them) to it, keeping the sample's miss fraction.
-    double dedup = 1.0;
-    if (sample_positions < positions && p_.access.model == "zipf" && layer.distinct_rows > 0.0 && !distinct_.empty())
-      dedup = std::min(1.0, layer.distinct_rows / (static_cast<double>(distinct_.size()) * scale));
-    host_rows = missing * scale * dedup;
-    if (drives > 0) {
-      std::sort(pages_.begin(), pages_.end());
-      pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
-      double page_hits = 0.0, page_misses = 0.0;
-      for (const std::uint64_t pg : pages_) {
-        if (r.dram && cache_access(*r.dram, r.dram_rate, r.dram_hits, pg, r.steps, 0x6472616dull ^ p_.seed)) {
-          page_hits += 1.0;
-          continue;
-        }
-        page_misses += 1.0;
-        if (scale == 1.0) w.drive_pages[mix64(pg) % drives] += 1.0;
-      }
-      cache_lookups = static_cast<double>(pages_.size()) * scale * dedup;
-      cache_hits = page_hits * scale * dedup;
-      pages = page_misses * scale * dedup;
-      if (scale != 1.0)
-        for (double& d : w.drive_pages) d = pages / static_cast<double>(drives);
-    }
+    sampled_counts(r, e, layer, seqs, positions, w, n);
   }
-
-  const double payload = host_rows * p_.row_bytes.value();
-  w.host_rows = host_rows;
-  if (payload > 0.0) {
-    const bool staged = p_.tier == EngramTier::ssd || p_.dram_path == DramPath::staged;
-    w.wire_bytes = staged ? payload / p_.copy_efficiency.at(payload) : payload / p_.uva_efficiency;
-  }
-  if (hbm_hits > 0.0 && p_.hbm_gather_rate.value() > 0.0)
-    w.hbm_gather = p_.gather_overhead + Time::from_seconds(hbm_hits * p_.row_bytes.value() / p_.hbm_gather_rate.value());
-
-  const double tp = p_.tp;
-  r.stats.lookups += lookups * tp;
-  r.stats.hbm_hit_lookups += hbm_hits * tp;
-  r.stats.host_rows += host_rows * tp;
-  r.stats.host_bytes += payload * tp;
-  r.stats.wire_bytes += w.wire_bytes * tp;
-  r.stats.ssd_pages += pages * tp;
-  r.stats.cache_lookups += cache_lookups * tp;
-  r.stats.cache_hits += cache_hits * tp;
+  account_layer(r, w, n);
 }
 
 bool EngramTierService::start_step(const EngramStepInput& in, EngramStepOutcome& immediate) {

@@ -258,6 +258,17 @@ class EngramTierService {
   };
 
   void plan_layer(ReplicaState& r, std::size_t e, const EngramLayerStep& layer, std::span<const EngramSeqSpan> seqs);
+  // What one layer's step looks up and moves, one rank.
+  struct LayerCounts {
+    double lookups = 0.0, hbm_hits = 0.0, host_rows = 0.0, pages = 0.0, cache_lookups = 0.0, cache_hits = 0.0;
+  };
+  std::int64_t sample_keys(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+                           std::span<const EngramSeqSpan> seqs, std::int64_t positions, double all);
+  void classify_rows(ReplicaState& r, std::size_t e, std::size_t drives, double& hits, double& missing);
+  void read_pages(ReplicaState& r, LayerWork& w, std::size_t drives, double scale, double dedup, LayerCounts& n);
+  void sampled_counts(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+                      std::span<const EngramSeqSpan> seqs, std::int64_t positions, LayerWork& w, LayerCounts& n);
+  void account_layer(ReplicaState& r, LayerWork& w, const LayerCounts& n);
   void issue(std::uint32_t replica, int rank, Time t);
   fabric::FlowId start_flow(int node, fabric::RouteId route, double bytes, Time t, double bound, FlowKind kind,
                             std::uint32_t replica, int rank);
