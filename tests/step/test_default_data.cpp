@@ -1,6 +1,7 @@
 // The default efficiencies and collective fits against their data files (models/data/default-*):
 // the build embeds the CSVs, and these tests read them again at run time and check the functions
-// return exactly their numbers, every curve of every op class included.
+// return exactly their numbers, every curve of every op class included, and that a curve name outside
+// the known ones is an error.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -120,6 +121,16 @@ TEST(DefaultData, EveryOpClassHasBothCurves) {
       EXPECT_TRUE(found) << kCurves << ": no rows for " << op << part;
     }
   }
+}
+
+TEST(DefaultData, CurveNamesOutsideTheListAreAnError) {
+  Efficiencies e;
+  EXPECT_EQ(&efficiency_curve(e, "grouped_gemm.bandwidth"), &e.of(OpClass::grouped_gemm).bandwidth);
+  EXPECT_EQ(&efficiency_curve(e, "engram_gather.flops"), &e.of(OpClass::engram_gather).flops);
+  EXPECT_EQ(&efficiency_curve(e, "host_copy_by_bytes"), &e.host_copy_by_bytes);
+  for (const char* name :
+       {"gemm.flop", "gemm", "gemm.", ".flops", "attention.flops", "gemm.flops.x", "host_copy", "GEMM.flops", ""})
+    EXPECT_THROW(efficiency_curve(e, name), std::invalid_argument) << "'" << name << "'";
 }
 
 TEST(DefaultData, KernelTimesAreTheFile) {
