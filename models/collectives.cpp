@@ -6,6 +6,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/data/default-collectives/deepep_h800.hpp"
+#include "models/data/default-collectives/nccl_dgx_h100.hpp"
+
 namespace engramsim {
 
 namespace {
@@ -119,30 +122,39 @@ std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, in
 }
 
 CollectiveParams dgx_h100_nccl_defaults() {
-  // Output of fit_collective_alpha_beta() on models/data/vidur-h100_dgx (median column); refitted and
+  // models/data/default-collectives/nccl_dgx_h100.csv, embedded at build time: what
+  // fit_collective_alpha_beta() returns on models/data/vidur-h100_dgx (median column); refitted and
   // compared in tests/step/test_collectives.cpp.
   CollectiveParams p;
-  p.all_reduce = {
-      {2, {2.855270e-05, 2.965226e-12}},  // 28.6 us + S / 337 GB/s
-      {4, {3.362300e-05, 3.845208e-12}},  // 33.6 us + S / 260 GB/s
-      {8, {3.008113e-05, 5.114157e-12}},  // 30.1 us + S / 196 GB/s
-  };
-  p.point_to_point = {7.695772e-06, 2.797235e-12};  // 7.7 us + S / 357 GB/s
+  for (const auto& row : data::kNcclDgxH100Fits) {
+    const AlphaBetaModel model{row.alpha_s, row.seconds_per_byte};
+    if (row.fit == "all_reduce")
+      p.all_reduce.push_back({static_cast<int>(row.ranks), model});
+    else if (row.fit == "point_to_point")
+      p.point_to_point = model;
+    else
+      throw std::logic_error("models/data/default-collectives/nccl_dgx_h100.csv: unknown fit " + std::string(row.fit));
+  }
   p.reference_scale_up = Bandwidth::gb_per_s(900.0);  // NVLink4, H100 SXM, bidirectional per GPU
   p.source = "fit to Vidur DGX H100 NCCL profile (models/data/vidur-h100_dgx)";
   return p;
 }
 
 ScaleOutParams deepep_h800_defaults() {
-  // Fits to DeepEP's legacy (V1) tables, models/data/deepep-h800/ (tests/step/test_collectives.cpp
-  // refits them): low-latency dispatch + combine at EP 32..256 on remote-domain bytes (128 tokens,
-  // hidden 7168, top-8, FP8 dispatch with per-128 scales, BF16 combine): 17.0 us + bytes / 41.5 GB/s
-  // = 0.830 of the 50 GB/s NIC, every row within 6 %. Normal kernels: the mean RDMA bottleneck bandwidth at EP 16/32/64
-  // (43/58/51 dispatch, 43/57/50 combine GB/s, 50.3 GB/s) is the NIC's 50 GB/s; alpha [E] covers
-  // the layout kernel and the CPU wait for receive counts that normal dispatch makes.
+  // models/data/default-collectives/deepep_h800.csv, embedded at build time: fits to DeepEP's legacy
+  // (V1) tables, models/data/deepep-h800/, refitted in tests/step/test_collectives.cpp. The file gives
+  // the share of the NIC the kernels reach; seconds_per_byte is per byte at B_out = 1 byte/s.
   ScaleOutParams p;
-  p.normal = {3.0e-05, 1.0 / 1.006};
-  p.low_latency = {1.700e-05, 1.0 / 0.8302};
+  for (const auto& row : data::kDeepEpH800Fits) {
+    const AlphaBetaModel model{row.alpha_s, 1.0 / row.nic_efficiency};
+    if (row.kernels == "normal")
+      p.normal = model;
+    else if (row.kernels == "low_latency")
+      p.low_latency = model;
+    else
+      throw std::logic_error("models/data/default-collectives/deepep_h800.csv: unknown kernels " +
+                             std::string(row.kernels));
+  }
   p.source = "fit to DeepEP V1 H800/CX7 tables (models/data/deepep-h800)";
   return p;
 }

@@ -3,8 +3,9 @@
 // A collective over `ranks` GPUs moving a message of S bytes costs t = alpha + S / beta. The default
 // parameters are least-squares fits (relative error) to NCCL timings measured on a DGX H100
 // (Vidur, models/data/vidur-h100_dgx/): one all-reduce fit per rank count 2, 4, 8 and one intra-node
-// point-to-point fit. The constants in collectives.cpp are what fit_collective_alpha_beta() returns on those
-// files; tests/step/test_collectives.cpp refits them and fails if they drift.
+// point-to-point fit. The constants (models/data/default-collectives/, embedded at build time) are what
+// fit_collective_alpha_beta() returns on those files; tests/step/test_collectives.cpp refits them and
+// fails if they drift.
 //
 // Other fabrics scale by bandwidth ratio: the bus bandwidth (all-reduce) and link bandwidth
 // (all-to-all) are multiplied by target_scale_up / reference_scale_up (per-GPU bidirectional

@@ -7,6 +7,13 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/data/default-efficiencies/curves.hpp"
+#include "models/data/default-efficiencies/kernel_times.hpp"
 
 namespace engramsim {
 namespace {
@@ -88,64 +95,42 @@ const char* to_string(OpClass c) {
   return "?";
 }
 
-// Every number below is explained, with its source or the reasoning behind an estimate, in
-// docs/cost-model.md ("Default efficiencies"). Keep the two in step.
+EfficiencyCurve& efficiency_curve(Efficiencies& e, std::string_view name) {
+  if (name == "host_gather_by_row_bytes") return e.host_gather_by_row_bytes;
+  if (name == "host_copy_by_bytes") return e.host_copy_by_bytes;
+  if (name == "cpu_gather_by_row_bytes") return e.cpu_gather_by_row_bytes;
+  const auto dot = name.find('.');
+  for (std::size_t i = 0; i < kOpClassCount && dot != std::string_view::npos; ++i) {
+    const auto c = static_cast<OpClass>(i);
+    if (name.substr(0, dot) != to_string(c)) continue;
+    if (name.substr(dot + 1) == "flops") return e.of(c).flops;
+    if (name.substr(dot + 1) == "bandwidth") return e.of(c).bandwidth;
+  }
+  throw std::invalid_argument("unknown efficiency curve '" + std::string(name) +
+                              "' (known: <op class>.flops, <op class>.bandwidth, host_gather_by_row_bytes, "
+                              "host_copy_by_bytes, cpu_gather_by_row_bytes)");
+}
+
+// The rows of models/data/default-efficiencies/*.csv, embedded at build time (models/CMakeLists.txt).
 Efficiencies default_efficiencies() {
-  constexpr double KiB = 1024.0;
-  constexpr double MiB = 1024.0 * 1024.0;
   Efficiencies e;
-  // Tensor-core GEMM: large shapes reach ~0.75-0.78 of dense peak (DeepGEMM and TileLang FP8 GEMM
-  // results on H800); a GEMM with M rows below the 64-row MMA tile wastes the rest of the tile.
-  e.of(OpClass::gemm) = {
-      EfficiencyCurve({{1, 0.012}, {16, 0.18}, {64, 0.5}, {256, 0.65}, {1024, 0.72}, {4096, 0.76}}),
-      EfficiencyCurve({{256 * KiB, 0.3}, {2 * MiB, 0.6}, {16 * MiB, 0.8}, {128 * MiB, 0.85}})};
-  // Grouped expert GEMM: keyed by tokens per active expert; a few points below the dense GEMM
-  // (per-expert tiles, ragged groups).
-  e.of(OpClass::grouped_gemm) = {
-      EfficiencyCurve({{1, 0.01}, {16, 0.15}, {64, 0.45}, {256, 0.6}, {1024, 0.68}}),
-      EfficiencyCurve({{256 * KiB, 0.3}, {2 * MiB, 0.55}, {16 * MiB, 0.75}, {128 * MiB, 0.8}})};
-  // Flash attention forward: FlashAttention-3 reports up to 75% of BF16 peak on H100 for long
-  // sequences; FlashMLA's compute-bound kernel 580-660 TFLOPS on H800 (0.59-0.67).
-  e.of(OpClass::attention_prefill) = {
-      EfficiencyCurve({{64, 0.2}, {256, 0.4}, {1024, 0.55}, {4096, 0.65}, {16384, 0.7}}),
-      EfficiencyCurve({{1 * MiB, 0.5}, {16 * MiB, 0.8}})};
-  // Paged decode attention: FlashMLA reaches 3000 GB/s of 3.35 TB/s (0.9) memory-bound; small KV
-  // reads per step pay ramp-up. Compute side keyed by query rows per KV head.
-  e.of(OpClass::attention_decode) = {
-      EfficiencyCurve({{1, 0.05}, {16, 0.25}, {64, 0.5}, {128, 0.6}}),
-      EfficiencyCurve({{1 * MiB, 0.4}, {8 * MiB, 0.7}, {64 * MiB, 0.85}})};
-  // Indexer: FP8 dot products of a few query heads against all compressed keys, then top-k.
-  e.of(OpClass::indexer) = {
-      EfficiencyCurve({{1, 0.05}, {64, 0.3}, {1024, 0.5}}),
-      EfficiencyCurve({{1 * MiB, 0.4}, {8 * MiB, 0.7}, {64 * MiB, 0.8}})};
-  // Elementwise kernels run on CUDA cores: FP32 non-tensor peak is ~7% of the BF16 tensor peak on
-  // H100 (67 of 989 TFLOPS), so their FLOPs are charged at 0.06 of the tensor peak.
-  e.of(OpClass::elementwise) = {
-      EfficiencyCurve(0.06),
-      EfficiencyCurve({{64 * KiB, 0.2}, {1 * MiB, 0.5}, {16 * MiB, 0.8}, {128 * MiB, 0.85}})};
-  e.of(OpClass::embedding) = {
-      EfficiencyCurve(0.06),
-      EfficiencyCurve({{64 * KiB, 0.15}, {1 * MiB, 0.4}, {16 * MiB, 0.6}})};
-  // HBM row gather keyed by row size: 32-byte sectors and 64-byte bursts make short random rows
-  // fetch more than they use (estimate).
-  e.of(OpClass::engram_gather) = {
-      EfficiencyCurve(0.06),
-      EfficiencyCurve({{32, 0.1}, {64, 0.2}, {128, 0.35}, {256, 0.5}, {512, 0.6}, {2048, 0.75}})};
-  // Zero-copy UVA reads over PCIe: every read request returns completions with ~24 B of TLP
-  // overhead and short rows straddle 32-byte sectors; EMOGI (VLDB 2021) found 128-byte aligned
-  // requests far more efficient than 32-byte ones (shape from there, values estimated).
-  e.host_gather_by_row_bytes = EfficiencyCurve(
-      {{32, 0.15}, {64, 0.28}, {128, 0.5}, {256, 0.6}, {512, 0.7}, {1024, 0.78}, {4096, 0.82}});
-  // Bulk DMA: ~55 of 64 GB/s per direction on PCIe Gen5 x16 for large copies (0.85); small copies
-  // are dominated by setup (the fixed latency is charged separately).
-  e.host_copy_by_bytes =
-      EfficiencyCurve({{4 * KiB, 0.05}, {64 * KiB, 0.35}, {1 * MiB, 0.75}, {16 * MiB, 0.85}});
-  // CPU threads gathering random rows from DRAM (estimate; calibrate with `engramsim calibrate`).
-  e.cpu_gather_by_row_bytes = EfficiencyCurve({{64, 0.1}, {256, 0.25}, {1024, 0.4}, {4096, 0.5}});
-  e.kernel_overhead = Time::ns(1500);
-  // Vidur's H100 profiles at one token: the elementwise operators (embedding, both RMSNorms, RoPE,
-  // activation, residual add; TP1 and TP8 rows) take 1-15 us each, median 3 us (docs/cost-model.md).
-  e.kernel_min_duration = Time::ns(3000);
+  // A curve is a run of consecutive rows with its name.
+  const auto& rows = data::kDefaultCurvePoints;
+  for (std::size_t first = 0, end = 0; first < rows.size(); first = end) {
+    std::vector<std::pair<double, double>> points;
+    for (end = first; end < rows.size() && rows[end].curve == rows[first].curve; ++end)
+      points.emplace_back(rows[end].key, rows[end].efficiency);
+    efficiency_curve(e, rows[first].curve) = EfficiencyCurve(std::move(points));
+  }
+  for (const auto& row : data::kDefaultKernelTimes) {
+    if (row.name == "kernel_overhead")
+      e.kernel_overhead = Time::ns(row.ns);
+    else if (row.name == "kernel_min_duration")
+      e.kernel_min_duration = Time::ns(row.ns);
+    else
+      throw std::logic_error("models/data/default-efficiencies/kernel_times.csv: unknown name " +
+                             std::string(row.name));
+  }
   e.source = "defaults";
   return e;
 }

@@ -14,15 +14,16 @@
 // The host-link gather and CPU gather curves are keyed by row size in bytes (Engram rows); the bulk
 // copy curve by transfer size.
 //
-// Defaults are documented in docs/cost-model.md with their sources (public kernel benchmarks) and are
-// marked as estimates where no measurement backs them. A calibration profile replaces any curve by
-// measured points: every member is a plain value a loader can fill. Curves must be in (0, 1].
+// Defaults are data files (models/data/default-efficiencies/) giving the source of every number (public
+// kernel benchmarks) or marking it as an estimate; docs/cost-model.md discusses them. A calibration profile replaces
+// any curve by measured points: every member is a plain value a loader can fill. Curves must be in (0, 1].
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -97,7 +98,13 @@ struct Efficiencies {
   OpEfficiency& of(OpClass c) { return by_class[static_cast<std::size_t>(c)]; }
 };
 
-// The documented defaults (docs/cost-model.md, "Default efficiencies").
+// The curve of `e` that `name` names, as models/data/default-efficiencies/curves.csv names them:
+// "<op class>.flops" or "<op class>.bandwidth" (to_string(OpClass)), "host_gather_by_row_bytes",
+// "host_copy_by_bytes" or "cpu_gather_by_row_bytes". Throws std::invalid_argument on any other name.
+EfficiencyCurve& efficiency_curve(Efficiencies& e, std::string_view name);
+
+// The defaults: models/data/default-efficiencies/, each number with its source, embedded at build
+// time (docs/cost-model.md, "Default efficiencies").
 Efficiencies default_efficiencies();
 
 }  // namespace engramsim
