@@ -120,30 +120,16 @@ int resolved_ep(const ModelCard& c, const FootprintOptions& o) {
   return o.ep > 0 ? o.ep : (uses_dp_attention(c, o) ? o.tp : 1);
 }
 
-Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const FootprintOptions& o) {
-  Footprint f;
-  const bool dp = uses_dp_attention(c, o);
-  const int ep = resolved_ep(c, o);
-  check_options(c, node, o, ep);
-  f.layout = ParallelLayout{o.tp, ep, dp};
-  f.layout.expert_balance = o.expert_balance;
-  f.dp_attention = dp;
-  f.engram_tier = o.engram_tier;
-  f.max_model_len = o.max_model_len > 0 ? o.max_model_len : c.max_context;
+namespace {
 
-  const WeightInventory inv = build_weight_inventory(c);
-  GpuFootprint& g = f.per_gpu;
-  g.hbm_capacity = node.gpu.hbm_usable;
-  const bool free_rule = o.kv_free_fraction > 0.0;
-  g.budget = free_rule ? node.gpu.hbm_usable : node.gpu.hbm_usable * o.gpu_memory_utilization;
-
-  // Weights by (kind, precision, sharding as applied, drafter).
-  std::map<std::tuple<bool, int, int, int>, Bytes> lines;  // drafter rows after the backbone's
+// Weights by (kind, precision, sharding as applied, drafter), drafter rows after the backbone's.
+void weights_per_gpu(const WeightInventory& inv, const ParallelLayout& layout, int tp, GpuFootprint& g) {
+  std::map<std::tuple<bool, int, int, int>, Bytes> lines;
   inv.for_each_group([&](const WeightGroup& w, bool drafter) {
     const bool whole = drafter && inv.drafter_replicated();
-    const double frac = shard_fraction(w, f.layout, whole);
+    const double frac = shard_fraction(w, layout, whole);
     ShardingClass applied = w.sharding;
-    if (o.tp > 1 && frac >= 1.0 - 1e-12) applied = ShardingClass::replicated;
+    if (tp > 1 && frac >= 1.0 - 1e-12) applied = ShardingClass::replicated;
     const Bytes b = w.bytes() * frac;
     lines[{drafter, static_cast<int>(w.kind), static_cast<int>(w.precision), static_cast<int>(applied)}] += b;
     g.weights += b;
@@ -154,20 +140,19 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
     g.weight_lines.push_back(WeightLine{static_cast<WeightKind>(std::get<1>(key)),
                                         static_cast<Precision>(std::get<2>(key)),
                                         static_cast<ShardingClass>(std::get<3>(key)), std::get<0>(key), b});
+}
 
-  // Engram tables: split across the replica's GPUs by table head (vLLM and SGLang shard heads,
-  // so a GPU holds ceil(heads / tp) of every layer's heads).
-  const EngramTables& tables = inv.engram();
-  f.engram_tables_total = tables.total_bytes();
-  f.engram_bytes_per_token_position = tables.bytes_per_token_position();
-  double engram_share = 0.0;
-  if (tables.rows_per_token_per_layer > 0) {
-    const I64 units = tables.rows_per_token_per_layer;
-    engram_share = static_cast<double>(ceil_div(units, o.tp)) / static_cast<double>(units);
-  }
-  if (o.engram_tier == EngramTier::hbm) g.engram = tables.total_bytes() * engram_share;
+// Engram tables are split across the replica's GPUs by table head (vLLM and SGLang shard heads, so
+// a GPU holds ceil(heads / tp) of every layer's heads): the share one GPU holds.
+double engram_head_share(const EngramTables& tables, int tp) {
+  if (tables.rows_per_token_per_layer <= 0) return 0.0;
+  const I64 units = tables.rows_per_token_per_layer;
+  return static_cast<double>(ceil_div(units, tp)) / static_cast<double>(units);
+}
 
-  // Activations.
+// Activations, logits, Engram staging and fixed buffers for one step's batched tokens.
+void activations_per_gpu(const ModelCard& c, const FootprintOptions& o, const EngramTables& tables, int ep, bool dp,
+                         double engram_share, GpuFootprint& g) {
   const double tokens = static_cast<double>(o.max_num_batched_tokens);
   g.activation_working_set = Bytes(working_set_per_token(c, o.tp, ep, dp) * tokens);
   const double positions = 1.0 + c.spec_decode.draft_tokens;  // verified per sequence per step
@@ -184,24 +169,23 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
                                   : tokens;
   g.fixed_buffers = c.fixed_buffer_per_batched_token * fixed_tokens;
   g.activation = g.activation_working_set + g.logits + g.engram_staging + g.fixed_buffers;
+}
 
-  const RuntimeReserve& r = o.reserve;
-  g.reserved = r.driver_context + r.library_workspace + r.graph_pool + (o.tp > 1 ? r.collectives : Bytes(0.0));
-
-  // KV pool.
+// The KV pool: what the budget leaves (the engine's free-memory rule applied), less the per-sequence
+// window buffers, in whole blocks.
+void kv_pool_per_gpu(const ModelCard& c, const FootprintOptions& o, bool dp, GpuFootprint& g) {
   const KvSize kv = kv_size_per_gpu(c, o.tp, dp);
   g.kv_bytes_per_token = kv.per_token;
   g.kv_pool = g.budget - g.non_kv();
-  if (free_rule && g.kv_pool.value() > 0.0) g.kv_pool = g.kv_pool * o.kv_free_fraction;
+  if (o.kv_free_fraction > 0.0 && g.kv_pool.value() > 0.0) g.kv_pool = g.kv_pool * o.kv_free_fraction;
   g.kv_window_reserve = kv.per_sequence_fixed * static_cast<double>(o.max_num_seqs);
   const Bytes for_tokens = g.kv_pool - g.kv_window_reserve;
   const double block_bytes = kv.per_token.value() * o.block_size;
   if (for_tokens.value() > 0.0 && block_bytes > 0.0)
     g.kv_tokens = static_cast<I64>(std::floor(for_tokens.value() / block_bytes)) * o.block_size;
-  f.replica_kv_tokens = dp ? g.kv_tokens * o.tp : g.kv_tokens;
+}
 
-  // Per node.
-  NodeFootprint& n = f.per_node;
+void per_node(const NodeSpec& node, const FootprintOptions& o, const EngramTables& tables, NodeFootprint& n) {
   n.gpu_count = node.gpu_count;
   n.replicas = o.tp <= node.gpu_count ? node.gpu_count / o.tp : 1;
   const double replica_share_on_node = std::min(1.0, static_cast<double>(node.gpu_count) / o.tp);
@@ -212,8 +196,36 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
   if (o.engram_tier == EngramTier::dram)
     n.host_dram_engram = tables_on_node * (o.share_engram_across_replicas ? 1.0 : static_cast<double>(n.replicas));
   if (o.engram_tier == EngramTier::ssd) n.ssd_engram = tables_on_node;  // replicas read the same files
+}
 
-  // Feasibility.
+// Why HBM does not fit: the terms, the budget and the largest term.
+std::string hbm_over_budget(const GpuFootprint& g, const FootprintOptions& o) {
+  struct Term {
+    const char* name;
+    Bytes b;
+  };
+  const Term terms[] = {{"weights", g.weights},
+                        {"Engram tables in HBM", g.engram},
+                        {"activations and buffers", g.activation},
+                        {"runtime reserve", g.reserved}};
+  const Term* largest = &terms[0];
+  for (const auto& t : terms)
+    if (t.b > largest->b) largest = &t;
+  char pct[16];
+  std::snprintf(pct, sizeof pct, "%.0f%%", o.kv_free_fraction > 0.0 ? 100.0 : 100.0 * o.gpu_memory_utilization);
+  std::string msg = "HBM over budget by " + gib(Bytes(0.0) - g.kv_pool) + " per GPU: weights " + gib(g.weights) +
+                    " + Engram " + gib(g.engram) + " + activations " + gib(g.activation) + " + reserve " +
+                    gib(g.reserved) + " = " + gib(g.non_kv()) + " > budget " + gib(g.budget) + " (" + pct + " of " +
+                    gib(g.hbm_capacity) + "); largest term: " + largest->name + " (" + gib(largest->b) + ")";
+  if (g.engram.value() > 0.0) msg += "; the Engram tables alone are " + gib(g.engram) + " per GPU in HBM";
+  return msg;
+}
+
+// Every reason the deployment does not fit (empty: it fits).
+std::vector<std::string> infeasible_reasons(const ModelCard& c, const NodeSpec& node, const FootprintOptions& o,
+                                            const EngramTables& tables, const Footprint& f) {
+  const GpuFootprint& g = f.per_gpu;
+  const NodeFootprint& n = f.per_node;
   std::vector<std::string> why;
   if (o.tp > node.scale_up_domain_gpus) {
     // Only an expert-parallel replica under data-parallel attention may span domains, and only
@@ -227,25 +239,10 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
                     "whole domains)");
   }
   if (g.kv_pool.value() < 0.0) {
-    struct Term { const char* name; Bytes b; };
-    const Term terms[] = {{"weights", g.weights},
-                          {"Engram tables in HBM", g.engram},
-                          {"activations and buffers", g.activation},
-                          {"runtime reserve", g.reserved}};
-    const Term* largest = &terms[0];
-    for (const auto& t : terms)
-      if (t.b > largest->b) largest = &t;
-    char pct[16];
-    std::snprintf(pct, sizeof pct, "%.0f%%", free_rule ? 100.0 : 100.0 * o.gpu_memory_utilization);
-    std::string msg = "HBM over budget by " + gib(Bytes(0.0) - g.kv_pool) + " per GPU: weights " + gib(g.weights) +
-                      " + Engram " + gib(g.engram) + " + activations " + gib(g.activation) + " + reserve " +
-                      gib(g.reserved) + " = " + gib(g.non_kv()) + " > budget " + gib(g.budget) + " (" + pct +
-                      " of " + gib(g.hbm_capacity) + "); largest term: " + largest->name + " (" + gib(largest->b) +
-                      ")";
-    if (g.engram.value() > 0.0) msg += "; the Engram tables alone are " + gib(g.engram) + " per GPU in HBM";
-    why.push_back(msg);
+    why.push_back(hbm_over_budget(g, o));
   } else if (g.kv_tokens < f.max_model_len) {
-    const Bytes need = kv.per_token * static_cast<double>(f.max_model_len) + g.kv_window_reserve;
+    const Bytes need = kv_size_per_gpu(c, o.tp, f.dp_attention).per_token * static_cast<double>(f.max_model_len) +
+                       g.kv_window_reserve;
     why.push_back("KV pool " + gib(g.kv_pool) + " per GPU holds " + std::to_string(g.kv_tokens) +
                   " tokens, short of one max_model_len sequence (" + std::to_string(f.max_model_len) +
                   " tokens) plus window buffers: needs " + gib(need) + ", short by " + gib(need - g.kv_pool));
@@ -257,6 +254,40 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
   if (o.engram_tier == EngramTier::ssd && tables.total_rows() > 0 && n.ssd_engram > n.ssd_capacity)
     why.push_back("SSD: Engram table files need " + gib(n.ssd_engram) + " per node, drives hold " +
                   gib(n.ssd_capacity) + ", short by " + gib(n.ssd_engram - n.ssd_capacity));
+  return why;
+}
+
+}  // namespace
+
+Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const FootprintOptions& o) {
+  Footprint f;
+  const bool dp = uses_dp_attention(c, o);
+  const int ep = resolved_ep(c, o);
+  check_options(c, node, o, ep);
+  f.layout = ParallelLayout{o.tp, ep, dp};
+  f.layout.expert_balance = o.expert_balance;
+  f.dp_attention = dp;
+  f.engram_tier = o.engram_tier;
+  f.max_model_len = o.max_model_len > 0 ? o.max_model_len : c.max_context;
+
+  const WeightInventory inv = build_weight_inventory(c);
+  GpuFootprint& g = f.per_gpu;
+  g.hbm_capacity = node.gpu.hbm_usable;
+  g.budget = o.kv_free_fraction > 0.0 ? node.gpu.hbm_usable : node.gpu.hbm_usable * o.gpu_memory_utilization;
+  weights_per_gpu(inv, f.layout, o.tp, g);
+  const EngramTables& tables = inv.engram();
+  f.engram_tables_total = tables.total_bytes();
+  f.engram_bytes_per_token_position = tables.bytes_per_token_position();
+  const double engram_share = engram_head_share(tables, o.tp);
+  if (o.engram_tier == EngramTier::hbm) g.engram = tables.total_bytes() * engram_share;
+  activations_per_gpu(c, o, tables, ep, dp, engram_share, g);
+  const RuntimeReserve& r = o.reserve;
+  g.reserved = r.driver_context + r.library_workspace + r.graph_pool + (o.tp > 1 ? r.collectives : Bytes(0.0));
+  kv_pool_per_gpu(c, o, dp, g);
+  f.replica_kv_tokens = dp ? g.kv_tokens * o.tp : g.kv_tokens;
+  per_node(node, o, tables, f.per_node);
+
+  const std::vector<std::string> why = infeasible_reasons(c, node, o, tables, f);
   f.feasible = why.empty();
   for (std::size_t i = 0; i < why.size(); ++i) f.infeasible_reason += (i ? "; " : "") + why[i];
   return f;
