@@ -301,94 +301,68 @@ BuiltScenario build_scenario(ScenarioParams params) {
   return b;
 }
 
-std::string scenario_json(const BuiltScenario& b) {
-  using nlohmann::json;
+namespace {
+using nlohmann::json;
+
+json calibration_json(const BuiltScenario& b) {
   const ScenarioParams& p = b.params;
-  const ScenarioDeployment& d = p.deployment;
-  const GpuFootprint& g = b.footprint.per_gpu;
-  json calibration = nullptr;
-  if (p.calibration) {
-    json sections = json::array();
-    for (const auto& s : b.calibration_sections)
-      sections.push_back({{"name", s.name}, {"state", to_string(s.state)}, {"detail", s.detail}});
-    calibration = {{"path", p.calibration_path},
-                   {"profile", p.calibration->name},
-                   {"applied", b.calibration_applied.applied},
-                   {"kept", b.calibration_applied.kept},
-                   {"sections", sections}};
-  }
+  if (!p.calibration) return nullptr;
+  json sections = json::array();
+  for (const auto& s : b.calibration_sections)
+    sections.push_back({{"name", s.name}, {"state", to_string(s.state)}, {"detail", s.detail}});
+  return {{"path", p.calibration_path},
+          {"profile", p.calibration->name},
+          {"applied", b.calibration_applied.applied},
+          {"kept", b.calibration_applied.kept},
+          {"sections", sections}};
+}
+
+json slo_json(const ScenarioParams& p) {
   json slo = json::object();
   for (const auto& t : p.slo.targets) slo[t.key + "_ms"] = t.limit.millis();
   if (p.slo.min_interactivity > 0) slo["min_interactivity"] = p.slo.min_interactivity;
-  json out = {
-      {"scenario", p.name},
-      {"description", p.description},
-      {"file", p.file},
-      {"seed", p.seed},
-      {"model", b.card.name},
-      {"node", p.node.name},
-      {"gpu", p.node.gpu.name},
-      {"price_tier", to_string(p.price_tier)},
-      {"tp", b.footprint.layout.tp},
-      {"ep", b.footprint.layout.ep},
-      {"attention", b.footprint.dp_attention ? "data" : "tensor"},
-      {"engram_tier", b.engram_label()},
-      {"engine", d.engine},
-      {"engine_preset", d.engine_path},
-      {"host_overhead_us", {{"per_step", d.host.per_step.seconds() * 1e6}, {"per_sequence", d.host.per_sequence.seconds() * 1e6}}},
-      {"replicas", b.replicas},
-      {"gpus", b.replicas * b.gpus_per_replica},
-      {"scheduler",
-       {{"policy", d.scheduler.policy.name},
-        {"max_num_batched_tokens", d.scheduler.policy.max_num_batched_tokens},
-        {"max_num_seqs", d.scheduler.policy.max_num_seqs},
-        {"schedulers_per_replica", b.scheduler_ranks},
-        {"block_size", d.scheduler.block_size},
-        {"enable_prefix_caching", d.scheduler.enable_prefix_caching},
-        {"chunked_prefill", d.scheduler.policy.enable_chunked_prefill},
-        {"gpu_memory_utilization", d.scheduler.gpu_memory_utilization},
-        {"kv_cache_free_gpu_mem_fraction", d.scheduler.kv_cache_free_gpu_mem_fraction}}},
-      {"spec_decode",
-       {{"enabled", d.spec_decode.enabled},
-        {"draft_tokens", d.spec_decode.draft_tokens},
-        {"acceptance_length", d.spec_decode.acceptance_length}}},
-      {"router", d.router},
-      {"kv_blocks_per_replica", b.kv_blocks_per_replica},
-      {"kv_tokens_per_replica", b.footprint.replica_kv_tokens},
-      {"max_model_len", b.footprint.max_model_len},
-      {"engram_active_gpus_per_node", b.step_model->options().engram.active_gpus},
-      {"hbm_per_gpu_gib",
-       {{"usable", g.hbm_capacity.gib()},
-        {"budget", g.budget.gib()},
-        {"weights", g.weights.gib()},
-        {"engram", g.engram.gib()},
-        {"activations", g.activation.gib()},
-        {"reserve", g.reserved.gib()},
-        {"kv_pool", g.kv_pool.gib()}}},
-      {"host_dram_engram_per_node_gib", b.footprint.per_node.host_dram_engram.gib()},
-      {"hbm_hot_cache_per_gpu_gib", b.hbm_cache_per_gpu.gib()},
-      {"dram_row_cache_per_node_gib", b.dram_cache_per_node.gib()},
-      {"ssd_engram_per_node_gib", b.footprint.per_node.ssd_engram.gib()},
-      {"engram_ssd_path", to_string(d.host.engram_ssd_path)},
-      {"host_memory_per_node_gib",
-       {{"capacity", b.host_memory.capacity.gib()},
-        {"reserve", b.host_memory.reserve.gib()},
-        {"pinned_engram", b.host_memory.pinned_engram.gib()},
-        {"dram_row_caches", b.host_memory.row_caches.gib()},
-        {"kv_offload", b.host_memory.kv_offload.gib()},
-        {"page_cache_capacity", b.host_memory.page_cache_capacity.gib()},
-        {"page_cache_used", b.host_memory.page_cache_used.gib()},
-        {"rest", b.host_memory.rest().gib()}}},
-      {"usd_per_gpu_hour",
-       {{"gpu", json_number(b.price.gpu_hour.value())},
-        {"engram_capacity", json_number(b.price.engram_capacity.value())},
-        {"total", json_number(b.price.total().value())},
-        {"paid_gpus_per_used_gpu", json_number(b.price.paid_per_used)}}},
-      {"workload", p.workload.description},
-      {"horizon_s", p.horizon == Time::max() ? json(nullptr) : json(p.horizon.seconds())},
-      {"slo", slo},
-      {"calibration", calibration},
-  };
+  return slo;
+}
+
+json scheduler_json(const BuiltScenario& b) {
+  const ScenarioDeployment& d = b.params.deployment;
+  return {{"policy", d.scheduler.policy.name},
+          {"max_num_batched_tokens", d.scheduler.policy.max_num_batched_tokens},
+          {"max_num_seqs", d.scheduler.policy.max_num_seqs},
+          {"schedulers_per_replica", b.scheduler_ranks},
+          {"block_size", d.scheduler.block_size},
+          {"enable_prefix_caching", d.scheduler.enable_prefix_caching},
+          {"chunked_prefill", d.scheduler.policy.enable_chunked_prefill},
+          {"gpu_memory_utilization", d.scheduler.gpu_memory_utilization},
+          {"kv_cache_free_gpu_mem_fraction", d.scheduler.kv_cache_free_gpu_mem_fraction}};
+}
+
+// HBM per GPU, Engram capacity beside it, and host memory per node.
+void add_memory_json(const BuiltScenario& b, json& out) {
+  const GpuFootprint& g = b.footprint.per_gpu;
+  out["hbm_per_gpu_gib"] = {{"usable", g.hbm_capacity.gib()},      {"budget", g.budget.gib()},
+                            {"weights", g.weights.gib()},           {"engram", g.engram.gib()},
+                            {"activations", g.activation.gib()},    {"reserve", g.reserved.gib()},
+                            {"kv_pool", g.kv_pool.gib()}};
+  out["host_dram_engram_per_node_gib"] = b.footprint.per_node.host_dram_engram.gib();
+  out["hbm_hot_cache_per_gpu_gib"] = b.hbm_cache_per_gpu.gib();
+  out["dram_row_cache_per_node_gib"] = b.dram_cache_per_node.gib();
+  out["ssd_engram_per_node_gib"] = b.footprint.per_node.ssd_engram.gib();
+  const auto& h = b.host_memory;
+  out["host_memory_per_node_gib"] = {{"capacity", h.capacity.gib()},
+                                     {"reserve", h.reserve.gib()},
+                                     {"pinned_engram", h.pinned_engram.gib()},
+                                     {"dram_row_caches", h.row_caches.gib()},
+                                     {"kv_offload", h.kv_offload.gib()},
+                                     {"page_cache_capacity", h.page_cache_capacity.gib()},
+                                     {"page_cache_used", h.page_cache_used.gib()},
+                                     {"rest", h.rest().gib()}};
+}
+
+// The optional sections: agentic replay, host KV-offload pool, in-run Engram tier.
+void add_optional_json(const BuiltScenario& b, json& out) {
+  const ScenarioParams& p = b.params;
+  const ScenarioDeployment& d = p.deployment;
   if (p.workload.spec.agentic) {
     const AgenticReplayParams& a = p.workload.spec.agentic->replay;
     out["agentic"] = {{"corpus", p.workload.trace_path.empty() ? json(nullptr) : json(p.workload.trace_path)},
@@ -417,6 +391,54 @@ std::string scenario_json(const BuiltScenario& b) {
                             {"placement", ir.spread ? "spread" : "packed"},
                             {"kv_offload", ir.kv_offload}};
   }
+}
+
+}  // namespace
+
+std::string scenario_json(const BuiltScenario& b) {
+  const ScenarioParams& p = b.params;
+  const ScenarioDeployment& d = p.deployment;
+  json out = {
+      {"scenario", p.name},
+      {"description", p.description},
+      {"file", p.file},
+      {"seed", p.seed},
+      {"model", b.card.name},
+      {"node", p.node.name},
+      {"gpu", p.node.gpu.name},
+      {"price_tier", to_string(p.price_tier)},
+      {"tp", b.footprint.layout.tp},
+      {"ep", b.footprint.layout.ep},
+      {"attention", b.footprint.dp_attention ? "data" : "tensor"},
+      {"engram_tier", b.engram_label()},
+      {"engine", d.engine},
+      {"engine_preset", d.engine_path},
+      {"host_overhead_us", {{"per_step", d.host.per_step.seconds() * 1e6}, {"per_sequence", d.host.per_sequence.seconds() * 1e6}}},
+      {"replicas", b.replicas},
+      {"gpus", b.replicas * b.gpus_per_replica},
+      {"scheduler", scheduler_json(b)},
+      {"spec_decode",
+       {{"enabled", d.spec_decode.enabled},
+        {"draft_tokens", d.spec_decode.draft_tokens},
+        {"acceptance_length", d.spec_decode.acceptance_length}}},
+      {"router", d.router},
+      {"kv_blocks_per_replica", b.kv_blocks_per_replica},
+      {"kv_tokens_per_replica", b.footprint.replica_kv_tokens},
+      {"max_model_len", b.footprint.max_model_len},
+      {"engram_active_gpus_per_node", b.step_model->options().engram.active_gpus},
+      {"engram_ssd_path", to_string(d.host.engram_ssd_path)},
+      {"usd_per_gpu_hour",
+       {{"gpu", json_number(b.price.gpu_hour.value())},
+        {"engram_capacity", json_number(b.price.engram_capacity.value())},
+        {"total", json_number(b.price.total().value())},
+        {"paid_gpus_per_used_gpu", json_number(b.price.paid_per_used)}}},
+      {"workload", p.workload.description},
+      {"horizon_s", p.horizon == Time::max() ? json(nullptr) : json(p.horizon.seconds())},
+      {"slo", slo_json(p)},
+      {"calibration", calibration_json(b)},
+  };
+  add_memory_json(b, out);
+  add_optional_json(b, out);
   return json_text(out) + "\n";
 }
 
