@@ -94,6 +94,29 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
 
 WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout)
     : card_(card), weights_(weights), layout_(layout) {
+  check_layout();
+  // Expert-load imbalance over the EP ranks (models/expert_balance.hpp).
+  if (card_.moe && layout_.ep > 1 && layout_.expert_balance.placement != ExpertPlacement::ideal) {
+    expert_skew_ = hottest_rank_skew(card_.moe->num_experts, layout_.ep, card_.moe->popularity_cv, layout_.expert_balance);
+    expert_noise_z_ = expected_max_standard_normal(layout_.ep);
+  }
+  build_geometries();
+  if (card_.engram) engram_lookups_per_pos_ = static_cast<double>(card_.engram->rows_per_token_per_layer()) / layout_.tp;
+
+  add_pre_ops();
+  layer_ops_.resize(static_cast<std::size_t>(card_.num_layers));
+  for (int l = 0; l < card_.num_layers; ++l)
+    add_layer_ops(weights_.layer(l), l, layer_set(l), false, layer_ops_[static_cast<std::size_t>(l)].ops);
+  add_post_ops(0, weights_.model_groups(), false, post_ops_);
+  has_drafter_ = card_.spec_decode.kind != SpecDecodeKind::none &&
+                 (!weights_.drafter_layers().empty() || !weights_.drafter_groups().empty());
+  if (has_drafter_) add_drafter_ops();
+
+  count_templates();
+  pack_templates();
+}
+
+void WorkModel::check_layout() const {
   if (layout_.tp < 1 || layout_.ep < 1 || layout_.tp % layout_.ep != 0)
     throw std::invalid_argument("work model: need tp >= 1, ep >= 1 and ep dividing tp");
   if (static_cast<int>(weights_.layers().size()) != card_.num_layers)
@@ -102,14 +125,11 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
   if (!layout_.dp_attention && card_.attention.num_heads % layout_.tp != 0)
     throw std::invalid_argument("work model: " + std::to_string(card_.attention.num_heads) +
                                 " attention heads do not split evenly over tp " + std::to_string(layout_.tp));
+}
 
-  // Expert-load imbalance over the EP ranks (models/expert_balance.hpp).
-  if (card_.moe && layout_.ep > 1 && layout_.expert_balance.placement != ExpertPlacement::ideal) {
-    expert_skew_ = hottest_rank_skew(card_.moe->num_experts, layout_.ep, card_.moe->popularity_cv, layout_.expert_balance);
-    expert_noise_z_ = expected_max_standard_normal(layout_.ep);
-  }
-
-  // Attention geometries, one per distinct (window, ratio, top-k).
+// Attention geometries, one per distinct (window, ratio, top-k), and the context from which every
+// geometry's caps saturate.
+void WorkModel::build_geometries() {
   const AttentionSpec& a = card_.attention;
   for (int l = 0; l < card_.num_layers; ++l) {
     AttentionGeometry g;
@@ -133,36 +153,29 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
     if (g.ratio > 0 && g.topk > 0)
       saturation_context_ = std::max(saturation_context_, static_cast<double>(g.topk) * g.ratio);
   }
-  if (card_.engram) {
-    engram_lookups_per_pos_ = static_cast<double>(card_.engram->rows_per_token_per_layer()) / layout_.tp;
+}
+
+void WorkModel::add_drafter_ops() {
+  for (const auto& g : weights_.drafter_groups()) {
+    // MTP's merge of the next embedding with the hidden state, or a draft model known by size.
+    OpTemplate t;
+    t.name = g.kind == WeightKind::drafter_merge ? "draft.merge" : "draft.weights";
+    t.set = 2;
+    t.precision = compute_precision(g.precision);
+    const double frac = shard_fraction(g, layout_, weights_.drafter_replicated());
+    t.flops = {{kTokensRank, 2.0 * static_cast<double>(g.elements) * frac}};
+    t.bytes = {{kOne, g.bytes().value() * frac}, {kTokensRank, 2.0 * 2.0 * card_.hidden_size * kActBytes}};
+    t.flops_key = {kTokensRank, 1.0};
+    if (g.kind != WeightKind::norms) drafter_ops_.push_back(intern(t));
   }
+  for (std::size_t i = 0; i < weights_.drafter_layers().size(); ++i)
+    add_layer_ops(weights_.drafter_layers()[i], card_.num_layers - 1, 2, true, drafter_ops_);
+  add_post_ops(2, weights_.model_groups(), true, drafter_ops_);
+}
 
-  add_pre_ops();
-  layer_ops_.resize(static_cast<std::size_t>(card_.num_layers));
-  for (int l = 0; l < card_.num_layers; ++l)
-    add_layer_ops(weights_.layer(l), l, layer_set(l), false, layer_ops_[static_cast<std::size_t>(l)].ops);
-  add_post_ops(0, weights_.model_groups(), false, post_ops_);
-
-  has_drafter_ = card_.spec_decode.kind != SpecDecodeKind::none &&
-                 (!weights_.drafter_layers().empty() || !weights_.drafter_groups().empty());
-  if (has_drafter_) {
-    for (const auto& g : weights_.drafter_groups()) {
-      // MTP's merge of the next embedding with the hidden state, or a draft model known by size.
-      OpTemplate t;
-      t.name = g.kind == WeightKind::drafter_merge ? "draft.merge" : "draft.weights";
-      t.set = 2;
-      t.precision = compute_precision(g.precision);
-      const double frac = shard_fraction(g, layout_, weights_.drafter_replicated());
-      t.flops = {{kTokensRank, 2.0 * static_cast<double>(g.elements) * frac}};
-      t.bytes = {{kOne, g.bytes().value() * frac}, {kTokensRank, 2.0 * 2.0 * card_.hidden_size * kActBytes}};
-      t.flops_key = {kTokensRank, 1.0};
-      if (g.kind != WeightKind::norms) drafter_ops_.push_back(intern(t));
-    }
-    for (std::size_t i = 0; i < weights_.drafter_layers().size(); ++i)
-      add_layer_ops(weights_.drafter_layers()[i], card_.num_layers - 1, 2, true, drafter_ops_);
-    add_post_ops(2, weights_.model_groups(), true, drafter_ops_);
-  }
-
+// How often each template runs per step, whether it is the drafter's, and how often before each
+// Engram layer (the compute that can hide that layer's fetch).
+void WorkModel::count_templates() {
   count_.assign(templates_.size(), 0.0);
   drafter_.assign(templates_.size(), 0);
   for (auto t : pre_ops_) count_[t] += 1.0;
@@ -173,19 +186,22 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
     count_[t] += 1.0;
     drafter_[t] = 1;
   }
-  if (card_.engram) {
-    for (int l : card_.engram->layers) {
-      std::vector<double> before(templates_.size(), 0.0);
-      for (auto t : pre_ops_) before[t] += 1.0;
-      for (int k = 0; k < l && k < card_.num_layers; ++k)
-        for (auto t : layer_ops_[static_cast<std::size_t>(k)].ops) before[t] += 1.0;
-      std::vector<std::pair<std::size_t, double>> sparse;
-      for (std::size_t t = 0; t < before.size(); ++t)
-        if (before[t] > 0.0) sparse.emplace_back(t, before[t]);
-      before_.push_back(std::move(before));
-      before_sparse_.push_back(std::move(sparse));
-    }
+  if (!card_.engram) return;
+  for (int l : card_.engram->layers) {
+    std::vector<double> before(templates_.size(), 0.0);
+    for (auto t : pre_ops_) before[t] += 1.0;
+    for (int k = 0; k < l && k < card_.num_layers; ++k)
+      for (auto t : layer_ops_[static_cast<std::size_t>(k)].ops) before[t] += 1.0;
+    std::vector<std::pair<std::size_t, double>> sparse;
+    for (std::size_t t = 0; t < before.size(); ++t)
+      if (before[t] > 0.0) sparse.emplace_back(t, before[t]);
+    before_.push_back(std::move(before));
+    before_sparse_.push_back(std::move(sparse));
   }
+}
+
+// Each template's linear forms packed for the fast path, and each set-1 template's set-0 twin.
+void WorkModel::pack_templates() {
   for (const OpTemplate& t : templates_) {
     PackedForms p;
     p.base = static_cast<std::uint16_t>(t.set * kSlotsPerSet);

@@ -218,6 +218,11 @@ class WorkModel {
     std::vector<std::size_t> ops;  // template ids in execution order
   };
   struct LayerBuilder;  // the ops of one layer, block by block (work.cpp)
+  void check_layout() const;
+  void build_geometries();
+  void add_drafter_ops();
+  void count_templates();
+  void pack_templates();
   std::size_t intern(OpTemplate t);
   void add_pre_ops();
   void add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter, std::vector<std::size_t>& out);
