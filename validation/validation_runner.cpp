@@ -403,30 +403,21 @@ const CalibrationCandidate* calibration_for(const EvalOptions& options, const No
   return choose_calibration(options.calibrations, node.gpu.name);
 }
 
-ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& options) {
-  ValidationReport report;
-  report.file = set.file;
-  std::vector<const ValidationCase*> cases;
-  for (const auto& c : set.cases)
-    if (options.only.empty() || std::find(options.only.begin(), options.only.end(), c.id) != options.only.end())
-      cases.push_back(&c);
-  for (const auto& id : options.only)
-    if (!set.find(id)) throw ConfigError({set.file, 0, 0}, "cases", "no case '" + id + "'");
+namespace {
 
-  // Distinct serving runs, in first-use order.
-  std::map<std::string, std::size_t> run_index;
+// The distinct serving runs the cases need, in first-use order, and each run's index by key.
+struct ServingRuns {
+  std::map<std::string, std::size_t> index;
   std::vector<std::pair<const ServingReproduction*, std::string>> runs;
-  const auto need = [&](const ServingReproduction& r, const std::string& variant) {
-    const std::string key = run_key(r, variant);
-    if (run_index.emplace(key, runs.size()).second) runs.emplace_back(&r, variant);
-  };
-  for (const ValidationCase* c : cases) {
-    if (!c->supported() || !c->serving) continue;
-    need(*c->serving, c->serving->variant);
-    if (!c->serving->baseline.empty()) need(*c->serving, c->serving->baseline);
+  void need(const ServingReproduction& r, const std::string& variant) {
+    if (index.emplace(run_key(r, variant), runs.size()).second) runs.emplace_back(&r, variant);
   }
+};
 
-  // Bad input (ConfigError) stops the whole evaluation; anything else is the run's own error.
+// Every run on `jobs` threads. Bad input (ConfigError) stops the whole evaluation; anything else is
+// the run's own error.
+std::vector<ServingRun> run_all(const ServingRuns& plan, const EvalOptions& options) {
+  const auto& runs = plan.runs;
   std::vector<ServingRun> done(runs.size());
   std::vector<std::exception_ptr> config_errors(runs.size());
   std::atomic<std::size_t> next{0};
@@ -449,64 +440,84 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
   for (auto& t : pool) t.join();
   for (const auto& e : config_errors)
     if (e) std::rethrow_exception(e);
+  return done;
+}
+
+// A step, footprint or sweep case, evaluated and judged; its own failure becomes an error result.
+void evaluate_direct(const ValidationCase& c, const EvalOptions& options, CaseResult& r) {
+  const double t0 = wall_now();
+  try {
+    if (c.step) {
+      r.predicted = evaluate_step(c, options, r.detail, r.calibration);
+      // Sums of a layer's operators involve no engine host work: they belong to no engine.
+      if (c.step->ops.empty()) r.engine = load_engine(c.step->engine).engine;
+    } else if (c.footprint) {
+      r.predicted = evaluate_footprint(c, r.detail);
+    } else {
+      if (!options.evaluate_sweep) throw std::runtime_error("sweep cases need the planner (engramsim validate-set)");
+      const SweepReading reading = options.evaluate_sweep(c, options.jobs);
+      r.predicted = reading.value;
+      r.engine = reading.engine;
+      r.detail = reading.detail;
+    }
+    judge(r);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.status = CaseStatus::error;
+    r.message = e.what();
+  }
+  r.wall_s = wall_now() - t0;
+}
+
+// A serving case from its run (and its baseline run, for a penalty or ratio).
+void evaluate_serving(const ValidationCase& c, const ServingRuns& plan, const std::vector<ServingRun>& done,
+                      CaseResult& r) {
+  const ServingRun& run = done[plan.index.at(run_key(*c.serving, c.serving->variant))];
+  const ServingRun* base =
+      c.serving->baseline.empty() ? nullptr : &done[plan.index.at(run_key(*c.serving, c.serving->baseline))];
+  r.detail = run.detail;
+  r.calibration = run.calibration;
+  r.engine = run.engine;
+  r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
+  if (!run.error.empty() || (base && !base->error.empty())) {
+    r.status = CaseStatus::error;
+    r.message = !run.error.empty() ? run.error : base->error;
+  } else {
+    r.predicted = serving_metric(c, run, base);
+    judge(r);
+  }
+}
+
+}  // namespace
+
+ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& options) {
+  ValidationReport report;
+  report.file = set.file;
+  std::vector<const ValidationCase*> cases;
+  for (const auto& c : set.cases)
+    if (options.only.empty() || std::find(options.only.begin(), options.only.end(), c.id) != options.only.end())
+      cases.push_back(&c);
+  for (const auto& id : options.only)
+    if (!set.find(id)) throw ConfigError({set.file, 0, 0}, "cases", "no case '" + id + "'");
+
+  ServingRuns plan;
+  for (const ValidationCase* c : cases) {
+    if (!c->supported() || !c->serving) continue;
+    plan.need(*c->serving, c->serving->variant);
+    if (!c->serving->baseline.empty()) plan.need(*c->serving, c->serving->baseline);
+  }
+  const std::vector<ServingRun> done = run_all(plan, options);
 
   for (const ValidationCase* c : cases) {
     CaseResult r = base_result(*c);
     if (!c->supported()) {
       r.status = CaseStatus::unsupported;
       r.message = c->unsupported;
-      report.results.push_back(std::move(r));
-      continue;
-    }
-    if (c->step) {
-      const double t0 = wall_now();
-      try {
-        r.predicted = evaluate_step(*c, options, r.detail, r.calibration);
-        // Sums of a layer's operators involve no engine host work: they belong to no engine.
-        if (c->step->ops.empty()) r.engine = load_engine(c->step->engine).engine;
-        judge(r);
-      } catch (const ConfigError&) {
-        throw;
-      } catch (const std::exception& e) {
-        r.status = CaseStatus::error;
-        r.message = e.what();
-      }
-      r.wall_s = wall_now() - t0;
-    } else if (c->footprint || c->sweep) {
-      const double t0 = wall_now();
-      try {
-        if (c->footprint) {
-          r.predicted = evaluate_footprint(*c, r.detail);
-        } else {
-          if (!options.evaluate_sweep) throw std::runtime_error("sweep cases need the planner (engramsim validate-set)");
-          const SweepReading reading = options.evaluate_sweep(*c, options.jobs);
-          r.predicted = reading.value;
-          r.engine = reading.engine;
-          r.detail = reading.detail;
-        }
-        judge(r);
-      } catch (const ConfigError&) {
-        throw;
-      } catch (const std::exception& e) {
-        r.status = CaseStatus::error;
-        r.message = e.what();
-      }
-      r.wall_s = wall_now() - t0;
+    } else if (c->step || c->footprint || c->sweep) {
+      evaluate_direct(*c, options, r);
     } else {
-      const ServingRun& run = done[run_index.at(run_key(*c->serving, c->serving->variant))];
-      const ServingRun* base =
-          c->serving->baseline.empty() ? nullptr : &done[run_index.at(run_key(*c->serving, c->serving->baseline))];
-      r.detail = run.detail;
-      r.calibration = run.calibration;
-      r.engine = run.engine;
-      r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
-      if (!run.error.empty() || (base && !base->error.empty())) {
-        r.status = CaseStatus::error;
-        r.message = !run.error.empty() ? run.error : base->error;
-      } else {
-        r.predicted = serving_metric(*c, run, base);
-        judge(r);
-      }
+      evaluate_serving(*c, plan, done, r);
     }
     report.results.push_back(std::move(r));
   }
