@@ -74,14 +74,18 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const No
   if (const auto a = e.optional_child("access")) {
     const std::string model = a->one_of("model", {"uniform", "zipf", "text"});
     if (model == "zipf") out.fetch.access.zipf_s = a->number("exponent", 1e-6, 4.0);
-    if (model == "text") out.in_run.access_model = "text";
+    if (model == "text") out.in_run.access_model = AccessModel::text;
     a->finish();
   }
   out.fetch.dram_path = e.one_of_or("fetch", {"zero_copy", "staged"}, "zero_copy") == "staged" ? DramPath::staged
                                                                                                 : DramPath::zero_copy;
   out.fetch.dedup = e.boolean_or("dedup", true);
-  out.fetch.hbm_hot_cache = parse_cache_size(e, "hbm_cache", Bytes(0.0), out.in_run.hbm_policy, {"lfu", "lru", "static"});
-  out.fetch.dram_cache = parse_cache_size(e, "dram_cache", Bytes(0.0), out.in_run.dram_policy, {"lru", "lfu"});
+  std::string hbm_policy = to_string(out.in_run.hbm_policy);
+  std::string dram_policy = to_string(out.in_run.dram_policy);
+  out.fetch.hbm_hot_cache = parse_cache_size(e, "hbm_cache", Bytes(0.0), hbm_policy, {"lfu", "lru", "static"});
+  out.fetch.dram_cache = parse_cache_size(e, "dram_cache", Bytes(0.0), dram_policy, {"lru", "lfu"});
+  out.in_run.hbm_policy = *hot_row_policy_from(hbm_policy);     // one of the names allowed above
+  out.in_run.dram_policy = *row_cache_policy_from(dram_policy);
   if (out.fetch.hbm_hot_cache.value() < 0) e.fail_key("hbm_cache", "must be >= 0");
   if (out.fetch.dram_cache.value() < 0) e.fail_key("dram_cache", "must be >= 0");
   out.fetch.ssd_queue_depth = static_cast<int>(e.integer_or("ssd_queue_depth", 128, 1, 65536));

@@ -383,9 +383,9 @@ void add_optional_json(const BuiltScenario& b, json& out) {
   }
   if (d.engram.in_run.enabled) {
     const ScenarioInRun& ir = d.engram.in_run;
-    out["engram_in_run"] = {{"access", ir.access_model},
-                            {"hbm_cache_policy", ir.hbm_policy},
-                            {"dram_cache_policy", ir.dram_policy},
+    out["engram_in_run"] = {{"access", to_string(ir.access_model)},
+                            {"hbm_cache_policy", to_string(ir.hbm_policy)},
+                            {"dram_cache_policy", to_string(ir.dram_policy)},
                             {"sample_rows_per_step", ir.sample_rows_per_step},
                             {"fabric_backend", ir.backend},
                             {"placement", ir.spread ? "spread" : "packed"},

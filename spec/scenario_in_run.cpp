@@ -28,9 +28,9 @@ Bytes parse_cache_size(const ConfigNode& parent, const std::string& key, Bytes d
 void parse_engram_in_run(const ConfigNode& e, ScenarioInRun& out) {
   out.enabled = e.boolean_or("in_run", out.enabled);
   out.sample_rows_per_step = e.integer_or("sample_rows_per_step", out.sample_rows_per_step, 1, 1 << 24);
-  if (out.access_model == "text" && !out.enabled)
+  if (out.access_model == AccessModel::text && !out.enabled)
     e.fail_key("access", "the text access model drives the in-run tier only (set in_run: true)");
-  if (out.hbm_policy == "static" && out.access_model == "text")
+  if (out.hbm_policy == HotRowPolicy::static_top && out.access_model == AccessModel::text)
     e.fail_key("hbm_cache", "a static hot-row set needs popularity ranks (access model zipf or uniform)");
 }
 

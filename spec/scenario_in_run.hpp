@@ -28,9 +28,9 @@ namespace engramsim::sim {
 
 struct ScenarioInRun {
   bool enabled = false;
-  std::string access_model = "zipf";  // zipf (uniform = exponent 0) | text
-  std::string hbm_policy = "lfu";
-  std::string dram_policy = "lru";
+  AccessModel access_model = AccessModel::zipf;  // zipf (uniform = exponent 0) | text
+  HotRowPolicy hbm_policy = HotRowPolicy::lfu;
+  RowCachePolicy dram_policy = RowCachePolicy::lru;
   std::int64_t sample_rows_per_step = 128;
   std::string backend = "native";
   bool spread = false;

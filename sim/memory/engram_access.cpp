@@ -149,10 +149,7 @@ class TextAccess final : public EngramAccessModel {
 
 }  // namespace
 
-const std::vector<std::string>& engram_access_models() {
-  static const std::vector<std::string> names = {"zipf", "text"};
-  return names;
-}
+const char* to_string(AccessModel model) { return model == AccessModel::zipf ? "zipf" : "text"; }
 
 std::string default_engram_text_path() {
   return (std::filesystem::path(data_root()) / "sim" / "memory" / "data" / "gettysburg-and-declaration.txt").string();
@@ -160,9 +157,8 @@ std::string default_engram_text_path() {
 
 std::unique_ptr<EngramAccessModel> make_engram_access(const EngramAccessParams& params, const EngramTableShape& shape) {
   check_shape(shape);
-  if (params.model == "zipf") return std::make_unique<ZipfAccess>(params, shape);
-  if (params.model == "text") return std::make_unique<TextAccess>(params, shape);
-  throw std::invalid_argument("unknown Engram access model \"" + params.model + "\" (expected zipf or text)");
+  if (params.model == AccessModel::zipf) return std::make_unique<ZipfAccess>(params, shape);
+  return std::make_unique<TextAccess>(params, shape);
 }
 
 }  // namespace engramsim

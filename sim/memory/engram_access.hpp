@@ -36,8 +36,11 @@ struct EngramTableShape {
   int subtables_per_rank = 1;            // rows_per_token / tp, rounded up
 };
 
+enum class AccessModel { zipf, text };
+const char* to_string(AccessModel model);
+
 struct EngramAccessParams {
-  std::string model = "zipf";  // "zipf" | "text"
+  AccessModel model = AccessModel::zipf;
   double zipf_s = 1.0;
   NgramHashParams hash;        // text: the card's Engram hashing parameters
   std::string text_path;       // text: empty = the shipped text under the data root
@@ -60,8 +63,7 @@ class EngramAccessModel {
   virtual std::int64_t popularity_rank(int /*layer*/, std::int64_t /*row*/) const { return 0; }
 };
 
-const std::vector<std::string>& engram_access_models();
-// Throws std::invalid_argument for an unknown name, a bad shape, or an unreadable text file.
+// Throws std::invalid_argument for a bad shape or an unreadable text file.
 std::unique_ptr<EngramAccessModel> make_engram_access(const EngramAccessParams& params, const EngramTableShape& shape);
 
 // The shipped text (sim/memory/data/gettysburg-and-declaration.txt under the data root).

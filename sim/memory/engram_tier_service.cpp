@@ -36,6 +36,21 @@ std::vector<int> gpu_order(const fabric::NodeFabricParams& node, bool spread) {
 
 }  // namespace
 
+const char* to_string(HotRowPolicy policy) {
+  switch (policy) {
+    case HotRowPolicy::lru: return "lru";
+    case HotRowPolicy::lfu: return "lfu";
+    case HotRowPolicy::static_top: return "static";
+  }
+  return "?";
+}
+
+std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name) {
+  if (name == "static") return HotRowPolicy::static_top;
+  if (const auto p = row_cache_policy_from(name)) return *p == RowCachePolicy::lru ? HotRowPolicy::lru : HotRowPolicy::lfu;
+  return std::nullopt;
+}
+
 EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params) {
   if (p_.tier == EngramTier::hbm) throw std::invalid_argument("engram tier: the hbm tier has nothing to fetch in-run");
   if (p_.tp < 1 || p_.replicas < 1) throw std::invalid_argument("engram tier: tp and replicas must be >= 1");
@@ -47,20 +62,15 @@ EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params
   if (p_.sample_rows_per_step < 1) throw std::invalid_argument("engram tier: sample_rows_per_step must be >= 1");
   if (p_.tier == EngramTier::ssd && p_.node.drive_count < 1)
     throw std::invalid_argument("engram tier: the ssd tier needs NVMe drives in the node");
-  const bool hbm_static = p_.hbm_policy == "static";
-  if (!hbm_static && !is_row_cache_policy(p_.hbm_policy))
-    throw ConfigError({}, "deployment.engram.hbm_cache.policy",
-                      "unknown cache policy \"" + p_.hbm_policy + "\" (known: lru, lfu, static)");
-  if (hbm_static && p_.access.model != "zipf")
+  const bool hbm_static = p_.hbm_policy == HotRowPolicy::static_top;
+  if (hbm_static && p_.access.model != AccessModel::zipf)
     throw ConfigError({}, "deployment.engram.hbm_cache.policy",
                       "a static hot-row set needs row popularity ranks: access model zipf");
-  if (!is_row_cache_policy(p_.dram_policy))
-    throw ConfigError({}, "deployment.engram.dram_cache.policy", "unknown cache policy \"" + p_.dram_policy + "\" (known: lru, lfu)");
 
   const double hbm_rows = std::floor(p_.hbm_cache.value() / p_.tp / p_.row_bytes.value());
   const double dram_pages =
       p_.tier == EngramTier::ssd ? std::floor(p_.dram_cache.value() / p_.tp / p_.page.value()) : 0.0;
-  sampled_ = p_.always_sample || hbm_rows >= 1.0 || dram_pages >= 1.0 || p_.access.model != "zipf";
+  sampled_ = p_.always_sample || hbm_rows >= 1.0 || dram_pages >= 1.0 || p_.access.model != AccessModel::zipf;
   // Built in any case: it validates the model name and the table shape.
   access_ = make_engram_access(p_.access, p_.shape);
 
@@ -96,14 +106,15 @@ EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params
     } else if (hbm_rows >= 1.0) {
       double entries = hbm_rows;
       // The text model's keys are bounded by its rows; zipf caches beyond the limit are sampled.
-      if (hbm_rows > limit && p_.access.model == "zipf") {
+      if (hbm_rows > limit && p_.access.model == AccessModel::zipf) {
         s.hbm_rate = limit / hbm_rows;
         entries = limit;
       }
-      s.hbm = make_row_cache(p_.hbm_policy, static_cast<std::uint64_t>(std::max(1.0, std::floor(entries))));
+      const RowCachePolicy learn = p_.hbm_policy == HotRowPolicy::lru ? RowCachePolicy::lru : RowCachePolicy::lfu;
+      s.hbm = make_row_cache(learn, static_cast<std::uint64_t>(std::max(1.0, std::floor(entries))));
     }
     if (dram_pages >= 1.0) {
-      if (p_.access.model == "zipf") s.dram_rate = std::min(1.0, limit / dram_pages);
+      if (p_.access.model == AccessModel::zipf) s.dram_rate = std::min(1.0, limit / dram_pages);
       s.dram = make_row_cache(p_.dram_policy,
                               static_cast<std::uint64_t>(std::max(1.0, std::floor(dram_pages * s.dram_rate))));
     }
@@ -249,7 +260,7 @@ void EngramTierService::sampled_counts(ReplicaState& r, std::size_t e, const Eng
   // the step model knows the expected distinct count of all positions: scale the sample's
   // distinct rows (and what follows from them) to it, keeping the sample's miss fraction.
   double dedup = 1.0;
-  if (sample_positions < positions && p_.access.model == "zipf" && layer.distinct_rows > 0.0 && !distinct_.empty())
+  if (sample_positions < positions && p_.access.model == AccessModel::zipf && layer.distinct_rows > 0.0 && !distinct_.empty())
     dedup = std::min(1.0, layer.distinct_rows / (static_cast<double>(distinct_.size()) * scale));
   n.host_rows = missing * scale * dedup;
   if (drives > 0) read_pages(r, w, drives, scale, dedup, n);

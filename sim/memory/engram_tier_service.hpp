@@ -64,6 +64,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +83,13 @@
 
 namespace engramsim {
 
+// The HBM hot-row cache: lru or lfu (row_cache.hpp, they learn the hot set), or static_top: the top
+// rows of each sub-table by popularity pinned (the ideal cache, what the formula assumes; zipf model
+// only). Scenario names: "lru", "lfu", "static".
+enum class HotRowPolicy { lru, lfu, static_top };
+const char* to_string(HotRowPolicy policy);
+std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name);
+
 struct EngramTierParams {
   EngramTier tier = EngramTier::dram;  // dram or ssd
   EngramTableShape shape;              // per-layer table rows, sub-tables
@@ -90,11 +99,9 @@ struct EngramTierParams {
 
   EngramAccessParams access;
   Bytes hbm_cache;                     // per replica (split over ranks); 0 = none
-  // "lru" | "lfu" (row_cache.hpp, they learn the hot set) | "static": the top rows of each sub-table
-  // by popularity pinned (the ideal cache, what the formula assumes; zipf model only).
-  std::string hbm_policy = "lfu";
+  HotRowPolicy hbm_policy = HotRowPolicy::lfu;
   Bytes dram_cache;                    // per replica page cache (ssd tier; split over ranks); 0 = none
-  std::string dram_policy = "lru";
+  RowCachePolicy dram_policy = RowCachePolicy::lru;
   Bytes page = Bytes(4096.0);
   std::int64_t sample_rows_per_step = 128;  // per Engram layer per replica step
   bool always_sample = false;          // sample even where the analytic counts would do (tests)

@@ -91,12 +91,17 @@ class LfuCache final : public RowCache {
 
 }  // namespace
 
-bool is_row_cache_policy(const std::string& policy) { return policy == "lru" || policy == "lfu"; }
+const char* to_string(RowCachePolicy policy) { return policy == RowCachePolicy::lru ? "lru" : "lfu"; }
 
-std::unique_ptr<RowCache> make_row_cache(const std::string& policy, std::uint64_t capacity) {
-  if (policy == "lru") return std::make_unique<LruCache>(capacity);
-  if (policy == "lfu") return std::make_unique<LfuCache>(capacity);
-  throw std::invalid_argument("unknown cache policy \"" + policy + "\" (expected lru or lfu)");
+std::optional<RowCachePolicy> row_cache_policy_from(std::string_view name) {
+  if (name == "lru") return RowCachePolicy::lru;
+  if (name == "lfu") return RowCachePolicy::lfu;
+  return std::nullopt;
+}
+
+std::unique_ptr<RowCache> make_row_cache(RowCachePolicy policy, std::uint64_t capacity) {
+  if (policy == RowCachePolicy::lru) return std::make_unique<LruCache>(capacity);
+  return std::make_unique<LfuCache>(capacity);
 }
 
 }  // namespace engramsim

@@ -1,8 +1,8 @@
 // Caches of Engram rows or SSD pages whose contents evolve over a run.
 //
-// One interface, implementations chosen by name:
-//   "lru" - least recently used;
-//   "lfu" - frequency-based: evicts the entry with the fewest accesses, ties broken by age; counts
+// One interface, implementations chosen by policy:
+//   lru - least recently used;
+//   lfu - frequency-based: evicts the entry with the fewest accesses, ties broken by age; counts
 //           are halved every `capacity * 8` accesses (aging) so that a shift in popularity is
 //           followed instead of frozen.
 // Keys are 64-bit row or page ids. Capacity is in entries; 0 means no cache (every access misses).
@@ -10,7 +10,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
+#include <optional>
+#include <string_view>
 
 namespace engramsim {
 
@@ -30,8 +31,10 @@ class RowCache {
   std::uint64_t misses_ = 0;
 };
 
-// Throws std::invalid_argument for an unknown policy name (callers validate names at load time).
-std::unique_ptr<RowCache> make_row_cache(const std::string& policy, std::uint64_t capacity);
-bool is_row_cache_policy(const std::string& policy);
+enum class RowCachePolicy { lru, lfu };
+const char* to_string(RowCachePolicy policy);
+// The policy of a name ("lru", "lfu"); nullopt for any other.
+std::optional<RowCachePolicy> row_cache_policy_from(std::string_view name);
+std::unique_ptr<RowCache> make_row_cache(RowCachePolicy policy, std::uint64_t capacity);
 
 }  // namespace engramsim

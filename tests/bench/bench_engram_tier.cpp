@@ -163,7 +163,7 @@ void BM_AzureConvInRunDramHbmCache(benchmark::State& state) {
   RunConfig cfg = azure_conv_config(model);
   EngramTierParams tier = dram_tier();
   tier.hbm_cache = Bytes(8.0 * 1073741824.0);
-  tier.hbm_policy = "lfu";
+  tier.hbm_policy = HotRowPolicy::lfu;
   tier.sample_rows_per_step = 16;
   cfg.engram_tier = tier;
   cfg.workload.max_requests = 5000;

@@ -89,7 +89,7 @@ inline EngramTierParams toy_tier(EngramTier tier, const fabric::NodeFabricParams
   p.row_bytes = Bytes(264.0);
   p.tp = tp;
   p.replicas = replicas;
-  p.access.model = "zipf";
+  p.access.model = AccessModel::zipf;
   p.access.zipf_s = 1.0;
   p.node = node;
   return p;

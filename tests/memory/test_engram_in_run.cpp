@@ -230,7 +230,7 @@ TEST(EngramInRun, SameSeedSameResults) {
   tier.hbm_cache = Bytes(4e6);
   tier.dram_cache = Bytes(32e6);
   tier.sample_rows_per_step = 128;
-  tier.access.model = "text";
+  tier.access.model = AccessModel::text;
   tier.access.hash = {2, 2, 4, 8, 16000000, 99092, 2, 0, {}};  // DeepSeek-V4.1-Flash's hashing
   tier.shape.table_rows = {384006168, 384016682};
   cfg.engram_tier = tier;
@@ -353,8 +353,8 @@ TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
   EXPECT_EQ(t.replicas, 4);
   EXPECT_EQ(t.shape.rows_per_token, 24);
   EXPECT_EQ(t.shape.subtables_per_rank, 12);
-  EXPECT_EQ(t.hbm_policy, "static");
-  EXPECT_EQ(t.dram_policy, "lfu");
+  EXPECT_EQ(t.hbm_policy, HotRowPolicy::static_top);
+  EXPECT_EQ(t.dram_policy, RowCachePolicy::lfu);
   EXPECT_DOUBLE_EQ(t.dram_cache.value(), 8.0 * 1073741824.0);
   EXPECT_EQ(t.sample_rows_per_step, 64);
   EXPECT_DOUBLE_EQ(t.access.zipf_s, 1.1);
