@@ -16,11 +16,10 @@
 #include "sim/serving/builtin_registries.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/workload/workload_config.hpp"
+#include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {
 namespace {
-
-constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
 
 bool names_a_path(const std::string& s) {
   return s.find('/') != std::string::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".yaml");
@@ -41,11 +40,6 @@ std::string resolve_entry(const ConfigNode& root, const std::string& key, const 
     v.fail("no " + what + " '" + text + "' (" + path + " does not exist; known: " + known + ")");
   }
   return path;
-}
-
-template <class Registry>
-std::string choose(const ConfigNode& n, const std::string& key, const Registry& registry, const std::string& dflt) {
-  return n.one_of_or(key, registry.names(), dflt);
 }
 
 // `page_cache_limit`: at least one 4 KiB page and at most the node's host RAM.
@@ -114,78 +108,6 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const No
       e.fail_key("in_run", "the in-run tier models direct reads; set ssd_path: direct");
   }
   e.finish();
-  return out;
-}
-
-// `{per_concurrency: f, min: a, max: b, power_of_two: bool}` at `key` (ConcurrencyRule).
-ConcurrencyRule parse_concurrency_rule(const ConfigNode& s, const std::string& key, std::int64_t lo,
-                                       std::int64_t hi, bool allow_power_of_two) {
-  const ConfigNode r = s.child(key);
-  ConcurrencyRule out;
-  out.where = r.location();
-  out.field = r.path();
-  out.per_concurrency = r.number("per_concurrency", 1e-6, 1e6);
-  out.min = r.integer_or("min", lo, lo, hi);
-  out.max = r.integer_or("max", hi, lo, hi);
-  if (out.max < out.min) r.fail_key("max", "must be >= min (" + std::to_string(out.min) + ")");
-  if (allow_power_of_two) out.power_of_two = r.boolean_or("power_of_two", false);
-  r.finish();
-  return out;
-}
-
-// A limit given as a number, or as a rule on the workload's concurrency.
-std::int64_t limit_or_rule(const ConfigNode& s, const std::string& key, std::int64_t fallback, std::int64_t lo,
-                           std::int64_t hi, bool allow_power_of_two, std::optional<ConcurrencyRule>& rule) {
-  const auto n = s.optional_child(key);
-  if (n && n->is_map()) {
-    rule = parse_concurrency_rule(s, key, lo, hi, allow_power_of_two);
-    return fallback;
-  }
-  return s.integer_or(key, fallback, lo, hi);
-}
-
-ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRegistry& registry) {
-  ScenarioScheduler out;
-  SchedulerParams& p = out.policy;
-  p.name = choose(s, "policy", registry, p.name);
-  p.max_num_batched_tokens =
-      static_cast<std::int32_t>(s.integer_or("max_num_batched_tokens", p.max_num_batched_tokens, 1, kMaxInt32));
-  p.max_num_seqs = static_cast<std::int32_t>(
-      limit_or_rule(s, "max_num_seqs", p.max_num_seqs, 1, kMaxInt32, false, out.max_num_seqs_rule));
-  out.max_cudagraph_capture_size =
-      limit_or_rule(s, "max_cudagraph_capture_size", 0, 1, kMaxInt32, true, out.capture_size_rule);
-  if ((out.max_cudagraph_capture_size > 0 || out.capture_size_rule) && s.has("cuda_graph_batch_sizes"))
-    s.fail_key("max_cudagraph_capture_size",
-               "give either cuda_graph_batch_sizes (the sizes themselves) or max_cudagraph_capture_size "
-               "(vLLM's default list up to it), not both");
-  p.enable_chunked_prefill = s.boolean_or("chunked_prefill", p.enable_chunked_prefill);
-  p.long_prefill_token_threshold =
-      static_cast<std::int32_t>(s.integer_or("long_prefill_token_threshold", p.long_prefill_token_threshold, 0, kMaxInt32));
-  p.chunk_size = static_cast<std::int32_t>(s.integer_or("chunk_size", p.chunk_size, 1, kMaxInt32));
-  out.block_size = static_cast<int>(s.integer_or("block_size", out.block_size, 1, 1 << 20));
-  out.enable_prefix_caching = s.boolean_or("enable_prefix_caching", out.enable_prefix_caching);
-  out.kv_offloading_size = s.bytes_or("kv_offloading_size", Bytes(0.0));
-  if (!(out.kv_offloading_size.value() >= 0.0 && out.kv_offloading_size.value() <= 1e15))
-    s.fail_key("kv_offloading_size", "must be between 0 (no pool) and 1PB of host DRAM per replica");
-  if (out.kv_offloading_size.value() > 0.0 && !out.enable_prefix_caching)
-    s.fail_key("kv_offloading_size", "the KV-offload pool holds prefix-cache blocks: set enable_prefix_caching: true");
-  out.gpu_memory_utilization = s.number_or("gpu_memory_utilization", out.gpu_memory_utilization, 1e-3, 1.0);
-  // 0 (or absent): vLLM's rule with gpu_memory_utilization; > 0: TensorRT-LLM's rule, which then
-  // must not be combined with a written gpu_memory_utilization.
-  out.kv_cache_free_gpu_mem_fraction = s.number_or("kv_cache_free_gpu_mem_fraction", 0.0, 0.0, 1.0);
-  if (out.kv_cache_free_gpu_mem_fraction > 0.0 && s.has("gpu_memory_utilization"))
-    s.fail_key("kv_cache_free_gpu_mem_fraction",
-               "give either gpu_memory_utilization (share of usable HBM, vLLM/SGLang) or "
-               "kv_cache_free_gpu_mem_fraction (share of what is left after weights, TensorRT-LLM), not both");
-  if (const auto g = s.optional_child("cuda_graph_batch_sizes")) {
-    if (!g->is_sequence()) g->fail("expected a list of batch sizes, e.g. [1, 2, 4, 8]");
-    for (const ConfigNode& e : g->elements()) {
-      const std::int64_t b = e.as_integer();
-      if (b < 1 || b > kMaxInt32) e.fail("a batch size must be between 1 and " + std::to_string(kMaxInt32));
-      out.cuda_graph_batch_sizes.push_back(static_cast<std::int32_t>(b));
-    }
-  }
-  s.finish();
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "sim/serving/scheduler_registry.hpp"
+#include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -324,17 +325,14 @@ json slo_json(const ScenarioParams& p) {
   return slo;
 }
 
+// The section as the schema writes it (the built-in policy names only describe the key; writing
+// checks none), and how many schedulers a replica runs.
 json scheduler_json(const BuiltScenario& b) {
-  const ScenarioDeployment& d = b.params.deployment;
-  return {{"policy", d.scheduler.policy.name},
-          {"max_num_batched_tokens", d.scheduler.policy.max_num_batched_tokens},
-          {"max_num_seqs", d.scheduler.policy.max_num_seqs},
-          {"schedulers_per_replica", b.scheduler_ranks},
-          {"block_size", d.scheduler.block_size},
-          {"enable_prefix_caching", d.scheduler.enable_prefix_caching},
-          {"chunked_prefill", d.scheduler.policy.enable_chunked_prefill},
-          {"gpu_memory_utilization", d.scheduler.gpu_memory_utilization},
-          {"kv_cache_free_gpu_mem_fraction", d.scheduler.kv_cache_free_gpu_mem_fraction}};
+  SchedulerRegistry registry;
+  register_builtin_schedulers(registry);
+  json out = scheduler_schema(registry).write(b.params.deployment.scheduler);
+  out["schedulers_per_replica"] = b.scheduler_ranks;
+  return out;
 }
 
 // HBM per GPU, Engram capacity beside it, and host memory per node.

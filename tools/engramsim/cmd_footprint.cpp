@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,8 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/footprint.hpp"
+#include "sim/serving/scheduler_registry.hpp"
+#include "spec/scheduler_schema.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
@@ -30,12 +33,10 @@ struct FootprintArgs {
   int ep = 0;
   std::string attention = "automatic";
   std::string engram_tier;  // empty: the card's default (resolve_engram_tier)
-  std::int64_t max_batched_tokens = 8192;
-  std::int64_t max_num_seqs = 256;
+  // The deployment.scheduler keys given as flags (the key with dashes), as text: read by the
+  // scenario's own schema (spec/scheduler_schema.hpp), so both take the same values.
+  std::map<std::string, std::string> scheduler_flags;
   std::int64_t max_model_len = 0;
-  double gpu_memory_utilization = 0.9;
-  double kv_free_fraction = 0.0;
-  int block_size = 16;
   bool share_engram = false;
   bool json = false;
 };
@@ -194,6 +195,33 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
   else std::cout << "does not fit: " << f.infeasible_reason << "\n";
 }
 
+// The scheduler keys footprint takes as flags.
+const std::vector<std::string>& footprint_scheduler_keys() {
+  static const std::vector<std::string> keys = {"max_num_batched_tokens", "max_num_seqs", "gpu_memory_utilization",
+                                                "kv_cache_free_gpu_mem_fraction", "block_size"};
+  return keys;
+}
+
+// The flags' values read as the `deployment.scheduler` section of a scenario named "command line".
+sim::ScenarioScheduler scheduler_from_flags(const std::map<std::string, std::string>& flags) {
+  std::string text = "{}";
+  if (!flags.empty()) text.clear();
+  for (const auto& [key, value] : flags) {
+    if (value.find_first_of("\n\r") != std::string::npos)
+      throw ConfigError({"command line", 0, 0}, "deployment.scheduler." + key, flag_name(key) + ": one line expected");
+    text += key + ": " + value + "\n";
+  }
+  const ConfigNode root = ConfigNode::load_string(text, "command line");
+  sim::SchedulerRegistry registry;
+  sim::register_builtin_schedulers(registry);
+  sim::ScenarioScheduler s =
+      sim::parse_scheduler_section(ConfigNode(root.raw(), root.file(), "deployment.scheduler"), registry);
+  if (s.max_num_seqs_rule)
+    throw ConfigError(s.max_num_seqs_rule->where, s.max_num_seqs_rule->field,
+                      "a concurrency rule needs a workload; footprint takes a number");
+  return s;
+}
+
 int run_footprint(const FootprintArgs& a) {
   ModelCard card = load_model_card(a.model);
   const NodeSpec node = load_node(a.node);
@@ -205,12 +233,13 @@ int run_footprint(const FootprintArgs& a) {
                 : a.attention == "data" ? AttentionParallel::data
                                         : AttentionParallel::automatic;
   o.engram_tier = tier.value_or(EngramTier::dram);  // priced only when the card keeps its Engram module
-  o.max_num_batched_tokens = a.max_batched_tokens;
-  o.max_num_seqs = a.max_num_seqs;
+  const sim::ScenarioScheduler s = scheduler_from_flags(a.scheduler_flags);
+  o.max_num_batched_tokens = s.policy.max_num_batched_tokens;
+  o.max_num_seqs = s.policy.max_num_seqs;
   o.max_model_len = a.max_model_len;
-  o.gpu_memory_utilization = a.gpu_memory_utilization;
-  o.kv_free_fraction = a.kv_free_fraction;
-  o.block_size = a.block_size;
+  o.gpu_memory_utilization = s.gpu_memory_utilization;
+  o.kv_free_fraction = s.kv_cache_free_gpu_mem_fraction;
+  o.block_size = s.block_size;
   o.share_engram_across_replicas = a.share_engram;
   Footprint f;
   try {
@@ -226,6 +255,21 @@ int run_footprint(const FootprintArgs& a) {
 
 }  // namespace
 
+// One flag per scheduler key, named and described by the scenario schema; the value is checked when
+// the command runs, by the same reader a scenario file goes through.
+void add_scheduler_flags(CLI::App* cmd, FootprintArgs& a) {
+  sim::SchedulerRegistry registry;
+  sim::register_builtin_schedulers(registry);
+  const FieldTable<sim::ScenarioScheduler> schema = sim::scheduler_schema(registry);
+  for (const std::string& key : footprint_scheduler_keys()) {
+    const FieldDoc& doc = schema.at(key).doc;
+    cmd->add_option_function<std::string>(
+        flag_name(key), [&a, key](const std::string& v) { a.scheduler_flags[key] = v; },
+        "deployment.scheduler." + key + ", " + doc.type + " (default " + doc.dflt + "): " + doc.meaning);
+  }
+  cmd->get_option("--kv-cache-free-gpu-mem-fraction")->excludes(cmd->get_option("--gpu-memory-utilization"));
+}
+
 void add_footprint_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("footprint", "HBM footprint of one model replica on a node, and whether it fits");
   auto a = std::make_shared<FootprintArgs>();
@@ -233,24 +277,10 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
   cmd->add_option("--tp", a->tp, "GPUs per replica (tensor-parallel size)")->required()->check(CLI::Range(1, limits::kMaxTp));
   add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
-  cmd->add_option("--max-num-batched-tokens", a->max_batched_tokens, "Tokens per scheduler step")
-      ->check(CLI::Range(std::int64_t{1}, limits::kMaxSchedulerCount))
-      ->capture_default_str();
-  cmd->add_option("--max-num-seqs", a->max_num_seqs, "Resident sequences per scheduler")
-      ->check(CLI::Range(std::int64_t{1}, limits::kMaxSchedulerCount))
-      ->capture_default_str();
+  add_scheduler_flags(cmd, *a);
   cmd->add_option("--max-model-len", a->max_model_len, "Longest sequence the KV pool must hold (0 = the card's context)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
-  cmd->add_option("--gpu-memory-utilization", a->gpu_memory_utilization, "Fraction of usable HBM the engine may take")
-      ->check(CLI::Range(limits::kMinGpuMemoryUtilization, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--kv-cache-free-gpu-mem-fraction", a->kv_free_fraction,
-                  "TensorRT-LLM's rule: KV takes this share of the HBM left after "
-                  "weights, activations and reserve; replaces --gpu-memory-utilization")
-      ->check(CLI::Range(0.01, 1.0))
-      ->excludes(cmd->get_option("--gpu-memory-utilization"));
-  cmd->add_option("--block-size", a->block_size, "KV tokens per block")->check(CLI::Range(1, limits::kMaxBlockSize))->capture_default_str();
   cmd->add_flag("--share-across-replicas", a->share_engram, "One pinned host copy of the tables per node, shared by replicas");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_footprint(*a); }; });
