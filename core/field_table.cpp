@@ -16,11 +16,25 @@ std::string flag_name(const std::string& key) {
 
 std::string number_words(double v) {
   char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   for (int digits = 1; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+}
+
+std::string time_words(Time t) {
+  const double ns = static_cast<double>(t.count_ns());
+  const double a = std::fabs(ns);
+  if (a == 0.0) return "0";
+  if (a >= 1e9) return number_words(ns * 1e-9) + "s";
+  if (a >= 1e6) return number_words(ns * 1e-6) + "ms";
+  if (a >= 1e3) return number_words(ns * 1e-3) + "us";
+  return number_words(ns) + "ns";
 }
 
 std::string integer_type_words(std::int64_t lo, std::int64_t hi) {

@@ -43,6 +43,8 @@ struct FieldDoc {
 
 // "max_num_seqs" -> "--max-num-seqs".
 std::string flag_name(const std::string& key);
+// The shortest duration text with a unit that reads back as `t` (0, 750us, 1s).
+std::string time_words(Time t);
 // "integer >= 1", "integer in [1, 64]", "integer" (no bound).
 std::string integer_type_words(std::int64_t lo, std::int64_t hi);
 // "number in (0, 1]" (`lo_open`: the bound itself is refused), "number >= 0", "number".
@@ -109,6 +111,21 @@ class FieldTable {
       access(out) = b;
     };
     f.write = [access](const T& v) { return nlohmann::json(access(v).value()); };
+    return add(std::move(f));
+  }
+
+  // A duration (`750us`, `1.5ms`) in [lo, hi]; written in seconds.
+  template <class Access>
+  FieldTable& time(std::string key, Access access, Time lo, Time hi, std::string meaning) {
+    const T dflt{};
+    const std::string type = "time in [" + time_words(lo) + ", " + time_words(hi) + "]";
+    Field f{{key, type, time_words(access(dflt)), std::move(meaning)}, {}, {}};
+    f.read = [key, access, lo, hi, type](const ConfigNode& m, T& out) {
+      const Time t = m.time(key);
+      if (t < lo || t > hi) m.fail_key(key, "must be a " + type);
+      access(out) = t;
+    };
+    f.write = [access](const T& v) { return nlohmann::json(access(v).seconds()); };
     return add(std::move(f));
   }
 

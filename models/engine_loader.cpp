@@ -10,55 +10,108 @@ namespace {
 
 constexpr const char* kFolder = "models/engines";
 
-Time bounded_time(const ConfigNode& n, const std::string& key) {
-  const Time t = n.time(key);
-  if (t < Time::zero() || t > Time::from_seconds(1.0)) n.fail_key(key, "must be in [0, 1s]");
-  return t;
+void add_host_keys(FieldTable<HostOverhead>& t) {
+  const Time hi = Time::from_seconds(1.0);
+  t.custom(
+       {"name", "string", "required", "the preset's name (`deployment.engine`)"},
+       [](const ConfigNode& n, HostOverhead& h) {
+         h.engine = n.str("name");
+         if (h.engine.empty()) n.fail_key("name", "must not be empty");
+       },
+       [](const HostOverhead& h) { return nlohmann::json(h.engine); })
+      .required();
+  t.custom({"description", "string", "empty", "one line for `engramsim list engines`"},
+           [](const ConfigNode& n, HostOverhead&) { n.str("description"); });
+  t.time(
+       "per_step", [](auto& h) -> auto& { return h.per_step; }, Time::zero(), hi,
+       "host time a scheduler step exposes beyond the GPU's work")
+      .required();
+  t.time(
+       "per_sequence", [](auto& h) -> auto& { return h.per_sequence; }, Time::zero(), hi,
+       "exposed host time per sequence in the batch (decode sequences + prefill chunks; per rank under "
+       "data-parallel attention)")
+      .required();
+  t.time(
+      "piecewise_per_layer", [](auto& h) -> auto& { return h.piecewise_per_layer; }, Time::zero(), hi,
+      "eager host time per backbone layer of a step that runs PIECEWISE CUDA graphs (docs/cost-model.md)");
+  t.number(
+      "kernel_time_scale", [](auto& h) -> auto& { return h.kernel_time_scale; }, 1.0, 100.0,
+      "every GPU op time, collectives included, times this (an engine whose kernels are not yet tuned for "
+      "the GPU)");
 }
 
-// The Engram read paths (docs/memory-tiers.md): the side-stream share of the dram path, and the
-// ssd path with the page_cache terms it requires.
-void parse_engram_paths(const ConfigNode& n, HostOverhead& h) {
-  h.engram_side_stream_sm_share = n.number_or("engram_side_stream_sm_share", 0.0, 0.0, 0.95);
-  const std::string path = n.one_of_or("engram_ssd_path", {"direct", "page_cache"}, "direct");
-  const char* keys[] = {"engram_host_round_trip", "engram_host_dedup_per_id", "engram_page_fault_concurrency",
-                        "engram_host_gather_overlap"};
-  if (path == "direct") {
-    for (const char* key : keys)
-      if (n.has(key)) n.fail_key(key, "applies only with engram_ssd_path: page_cache");
-    return;
+void add_engram_keys(FieldTable<HostOverhead>& t) {
+  const Time hi = Time::from_seconds(1.0);
+  t.boolean(
+      "engram_lookup_on_host_thread", [](auto& h) -> auto& { return h.engram_lookup_on_host_thread; },
+      "the engine prepares each Engram layer's lookup on its one host thread before the forward (nano-vllm)");
+  t.time(
+      "engram_lookup_per_step", [](auto& h) -> auto& { return h.engram_lookup_per_step; }, Time::zero(), hi,
+      "with `engram_lookup_on_host_thread` (then required): host calls per Engram layer and step");
+  t.time(
+      "engram_lookup_per_position", [](auto& h) -> auto& { return h.engram_lookup_per_position; }, Time::zero(), hi,
+      "with `engram_lookup_on_host_thread` (then required): N-gram hashes per position per Engram layer");
+  t.number(
+      "engram_side_stream_sm_share", [](auto& h) -> auto& { return h.engram_side_stream_sm_share; }, 0.0, 0.95,
+      "dram tier, zero_copy: share of the SMs the side-stream gather holds while it runs");
+  t.custom(
+      {"engram_ssd_path", "`direct` \\| `page_cache`", "`direct`",
+       "how the engine reads the ssd tier: its own direct reads, or memory-mapped files through the OS page "
+       "cache (then the three keys below are required)"},
+      [](const ConfigNode& n, HostOverhead& h) {
+        const bool pc = n.one_of("engram_ssd_path", {"direct", "page_cache"}) == "page_cache";
+        h.engram_ssd_path = pc ? SsdPath::page_cache : SsdPath::direct;
+      },
+      [](const HostOverhead& h) { return nlohmann::json(to_string(h.engram_ssd_path)); });
+  t.time(
+      "engram_host_round_trip", [](auto& h) -> auto& { return h.engram_host_round_trip; }, Time::zero(), hi,
+      "page_cache: fixed host calls per Engram layer and step");
+  t.time(
+      "engram_host_dedup_per_id", [](auto& h) -> auto& { return h.engram_host_dedup_per_id; }, Time::zero(), hi,
+      "page_cache: host dedup per row id");
+  t.integer(
+      "engram_page_fault_concurrency", [](auto& h) -> auto& { return h.engram_page_fault_concurrency; }, 1, 4096,
+      "page_cache: page faults in flight per rank");
+  t.boolean(
+      "engram_host_gather_overlap", [](auto& h) -> auto& { return h.engram_host_gather_overlap; },
+      "page_cache: the round trip overlaps the layers before the Engram layer");
+}
+
+// Keys that apply only when another key says so: absent otherwise, required then.
+void check_conditional_keys(const ConfigNode& n, const HostOverhead& h) {
+  for (const char* key : {"engram_lookup_per_step", "engram_lookup_per_position"}) {
+    if (!h.engram_lookup_on_host_thread && n.has(key))
+      n.fail_key(key, "applies only with engram_lookup_on_host_thread: true");
+    if (h.engram_lookup_on_host_thread) n.child(key);  // required: throws when absent
   }
-  h.engram_ssd_path = SsdPath::page_cache;
-  h.engram_host_round_trip = bounded_time(n, "engram_host_round_trip");
-  h.engram_host_dedup_per_id = bounded_time(n, "engram_host_dedup_per_id");
-  h.engram_page_fault_concurrency = static_cast<int>(n.integer("engram_page_fault_concurrency", 1, 4096));
-  h.engram_host_gather_overlap = n.boolean_or("engram_host_gather_overlap", false);
+  for (const char* key : {"engram_host_round_trip", "engram_host_dedup_per_id", "engram_page_fault_concurrency",
+                          "engram_host_gather_overlap"}) {
+    if (h.engram_ssd_path == SsdPath::direct && n.has(key))
+      n.fail_key(key, "applies only with engram_ssd_path: page_cache");
+    if (h.engram_ssd_path == SsdPath::page_cache && std::string(key) != "engram_host_gather_overlap") n.child(key);
+  }
 }
 
 HostOverhead parse_engine(const ConfigNode& n) {
   if (!n.is_map()) n.fail("an engine preset must be a map");
   HostOverhead h;
-  h.engine = n.str("name");
-  if (h.engine.empty()) n.fail_key("name", "must not be empty");
-  n.str_or("description", "");
-  h.per_step = bounded_time(n, "per_step");
-  h.per_sequence = bounded_time(n, "per_sequence");
-  if (n.has("piecewise_per_layer")) h.piecewise_per_layer = bounded_time(n, "piecewise_per_layer");
-  h.engram_lookup_on_host_thread = n.boolean_or("engram_lookup_on_host_thread", false);
-  if (h.engram_lookup_on_host_thread) {
-    h.engram_lookup_per_step = bounded_time(n, "engram_lookup_per_step");
-    h.engram_lookup_per_position = bounded_time(n, "engram_lookup_per_position");
-  } else {
-    for (const char* key : {"engram_lookup_per_step", "engram_lookup_per_position"})
-      if (n.has(key)) n.fail_key(key, "applies only with engram_lookup_on_host_thread: true");
-  }
-  parse_engram_paths(n, h);
-  h.kernel_time_scale = n.number_or("kernel_time_scale", 1.0, 1.0, 100.0);
+  engine_schema().read(n, h);
+  check_conditional_keys(n, h);
   n.finish();
   return h;
 }
 
 }  // namespace
+
+const FieldTable<HostOverhead>& engine_schema() {
+  static const FieldTable<HostOverhead> table = [] {
+    FieldTable<HostOverhead> t("engine preset");
+    add_host_keys(t);
+    add_engram_keys(t);
+    return t;
+  }();
+  return table;
+}
 
 HostOverhead load_engine(const std::string& name_or_path) {
   const std::string path = resolve_catalog_path(kFolder, name_or_path);

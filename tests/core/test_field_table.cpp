@@ -96,6 +96,11 @@ TEST(FieldTable, WordsAndFlagNames) {
   EXPECT_EQ(number_type_words(0.0, 1.0, true), "number in (0, 1]");
   EXPECT_EQ(number_words(1e-6), "1e-06");
   EXPECT_EQ(number_words(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(number_words(100.0), "100");
+  EXPECT_EQ(time_words(Time::us(750)), "750us");
+  EXPECT_EQ(time_words(Time::from_seconds(1.0)), "1s");
+  EXPECT_EQ(time_words(Time::zero()), "0");
+  EXPECT_EQ(time_words(Time::ns(1500)), "1.5us");
 }
 
 TEST(FieldTable, AKeyDeclaredTwiceIsAProgrammingError) {

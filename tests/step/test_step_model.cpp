@@ -378,7 +378,7 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
   EXPECT_EQ(error_of("name: x\nper_step: 10us\nper_sequence: 1ns\n"), "");
   EXPECT_NE(error_of("name: x\nper_step: 10\nper_sequence: 1ns\n").find("e.yaml:2:11: per_step"), std::string::npos);
   EXPECT_NE(error_of("name: x\nper_sequence: 1ns\n").find("per_step"), std::string::npos);
-  EXPECT_NE(error_of("name: x\nper_step: 2s\nper_sequence: 1ns\n").find("must be in [0, 1s]"), std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 2s\nper_sequence: 1ns\n").find("must be a time in [0, 1s]"), std::string::npos);
   EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_lookup_per_step: 1us\n")
                 .find("e.yaml:4:25: engram_lookup_per_step: applies only with"),
             std::string::npos);

@@ -1,0 +1,53 @@
+// Engine presets: one declaration (engine_schema) reads every preset and is the docs' key table.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/engine_loader.hpp"
+#include "tests/support/docs_table.hpp"
+
+namespace engramsim {
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    engine_from_yaml(yaml, "e.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(EngineSchema, DocsTableIsTheSchemas) {
+  test::check_docs_table("docs/cost-model.md", "#### Engine preset keys", engine_schema().markdown());
+}
+
+TEST(EngineSchema, EveryShippedPresetReadsAndWritesItsName) {
+  for (const std::string& name : known_engines()) {
+    const HostOverhead h = load_engine(name);
+    EXPECT_EQ(engine_schema().write(h).at("name"), name);
+    EXPECT_GE(h.kernel_time_scale, 1.0) << name;
+  }
+}
+
+TEST(EngineSchema, ConditionalKeysAreRequiredOrRefused) {
+  const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
+  EXPECT_EQ(error_of(base), "");
+  EXPECT_NE(error_of(base + "engram_lookup_per_step: 1us\n").find("applies only with engram_lookup_on_host_thread"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "engram_lookup_on_host_thread: true\nengram_lookup_per_step: 1us\n")
+                .find("engram_lookup_per_position: missing required field"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "engram_host_round_trip: 1us\n").find("applies only with engram_ssd_path: page_cache"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "engram_ssd_path: page_cache\n").find("engram_host_round_trip: missing required field"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "kernel_time_scale: 0.5\n").find("e.yaml:4:20: kernel_time_scale: value"),
+            std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 2s\nper_sequence: 1ns\n").find("e.yaml:2:11: per_step: must be a time in"),
+            std::string::npos);
+  EXPECT_NE(error_of("per_step: 1us\nper_sequence: 1ns\n").find("name: missing required field"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engramsim
