@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -64,6 +65,7 @@ class FieldTable {
     Reader read;
     Writer write;  // empty: not written (derived or input-only keys)
     bool required = false;
+    std::shared_ptr<const FieldTable> section;  // the keys of a nested map (section())
   };
 
   explicit FieldTable(std::string name) : name_(std::move(name)) {}
@@ -129,6 +131,69 @@ class FieldTable {
     return add(std::move(f));
   }
 
+  // A number in (lo, hi]: the lower bound itself is refused.
+  template <class Access>
+  FieldTable& number_above(std::string key, Access access, double lo, double hi, std::string meaning) {
+    const T dflt{};
+    const std::string type = number_type_words(lo, hi, true);
+    Field f{{key, type, number_words(access(dflt)), std::move(meaning)}, {}, {}};
+    f.read = [key, access, lo, hi, type](const ConfigNode& m, T& out) {
+      const ConfigNode c = m.child(key);
+      const double v = c.as_number();
+      if (!(v > lo && v <= hi)) c.fail("must be a " + type);
+      access(out) = v;
+    };
+    f.write = [access](const T& v) { return nlohmann::json(access(v)); };
+    return add(std::move(f));
+  }
+
+  // A non-empty string.
+  template <class Access>
+  FieldTable& text(std::string key, Access access, std::string meaning) {
+    Field f{{key, "string", "empty", std::move(meaning)}, {}, {}};
+    f.read = [key, access](const ConfigNode& m, T& out) {
+      const ConfigNode c = m.child(key);
+      std::string v = c.as_str();
+      if (v.empty()) c.fail("must not be empty");
+      access(out) = std::move(v);
+    };
+    f.write = [access](const T& v) { return nlohmann::json(access(v)); };
+    return add(std::move(f));
+  }
+
+  // A physical quantity read by `get` (&ConfigNode::as_bandwidth, as_bytes, ...): above zero and in
+  // [lo, hi], bounds far wider than any real part so that what they catch is a unit slip ("3.35kB/s"
+  // for "3.35TB/s"). `kind` ("bandwidth") and `range` ("10 GB/s to 1 PB/s") are words for the docs.
+  template <class Access, class Get>
+  FieldTable& quantity(std::string key, Access access, Get get, std::string kind, double lo, double hi,
+                       std::string range, std::string meaning) {
+    Field f{{key, kind + ", " + range, "", std::move(meaning)}, {}, {}};
+    f.read = [key, access, get, lo, hi, range](const ConfigNode& m, T& out) {
+      const ConfigNode c = m.child(key);
+      const auto v = (c.*get)();
+      if (!(v.value() > 0.0)) c.fail("must be greater than zero");
+      if (!(v.value() >= lo && v.value() <= hi)) c.fail("outside the plausible range " + range + " (check the unit)");
+      access(out) = v;
+    };
+    f.write = [access](const T& v) { return nlohmann::json(access(v).value()); };
+    return add(std::move(f));
+  }
+
+  // A nested map `key` whose keys `sub` declares over the same T (so that its checks may read keys
+  // read before it); the docs list them as `key.subkey`.
+  FieldTable& section(std::string key, const FieldTable& sub, std::string meaning) {
+    Field f{{key, "map", "", std::move(meaning)}, {}, {}};
+    f.read = [key, sub](const ConfigNode& m, T& out) {
+      const ConfigNode c = m.child(key);
+      if (!c.is_map()) c.fail("expected a map");
+      sub.read(c, out);
+      c.finish();
+    };
+    f.write = [sub](const T& v) { return sub.write(v); };
+    f.section = std::make_shared<FieldTable>(sub);
+    return add(std::move(f));
+  }
+
   // A key read and written by hand (a choice by name, a rule, a list); its words are given.
   FieldTable& custom(FieldDoc doc, Reader read, Writer write = {}) {
     return add(Field{std::move(doc), std::move(read), std::move(write)});
@@ -165,9 +230,19 @@ class FieldTable {
     return out;
   }
 
+  // One row per key; a section's keys follow it as `section.key`.
   std::vector<FieldDoc> docs() const {
     std::vector<FieldDoc> out;
-    for (const Field& f : fields_) out.push_back(f.doc);
+    for (const Field& f : fields_) {
+      if (!f.section) {
+        out.push_back(f.doc);
+        continue;
+      }
+      for (FieldDoc d : f.section->docs()) {
+        d.key = f.doc.key + "." + d.key;
+        out.push_back(std::move(d));
+      }
+    }
     return out;
   }
   std::string markdown() const { return markdown_key_table(docs()); }

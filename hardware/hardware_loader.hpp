@@ -20,10 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "core/field_table.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "hardware/node_spec.hpp"
 
 namespace engramsim {
+
+// The keys of a GPU file and of a node file, declared once: the loaders read them, the key tables
+// of docs/hardware.md are theirs (tests/hardware/test_hardware_schema.cpp).
+const FieldTable<GpuSpec>& gpu_schema();
+const FieldTable<NodeSpec>& node_schema();
 
 GpuSpec load_gpu(const std::string& name_or_path);
 NodeSpec load_node(const std::string& name_or_path);

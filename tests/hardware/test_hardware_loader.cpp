@@ -401,7 +401,7 @@ TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {
   for (const std::string bad : {"hbm_efficiency: 1.2", "hbm_efficiency: 0", "hbm_efficiency: -0.5"}) {
     const auto lines = with(bad);
     const std::string path = write_gpu(lines);
-    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "hbm_efficiency", "must be in (0, 1]");
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "hbm_efficiency", "must be a number in (0, 1]");
   }
   // A bandwidth where a share belongs is a located error too.
   const auto lines = with("hbm_efficiency: \"4TB/s\"");
