@@ -242,6 +242,11 @@ ScenarioSlo parse_slo_section(const ConfigNode& s) {
 
 }  // namespace
 
+ScenarioDeployment parse_deployment_section(const ConfigNode& d, const ModelCard& card, const NodeSpec& node) {
+  const RegistryChoice registries(nullptr, nullptr);
+  return parse_deployment(d, card, node, *registries.schedulers, *registries.routers);
+}
+
 std::int64_t ConcurrencyRule::apply(std::int64_t concurrency) const {
   double v = std::ceil(per_concurrency * static_cast<double>(concurrency) - 1e-9);
   if (power_of_two) v = std::exp2(std::ceil(std::log2(std::max(1.0, v))));

@@ -173,6 +173,10 @@ struct ScenarioParseOptions {
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options = {});
 
+// The `deployment:` section alone, with the built-in policies: how `engramsim step` and
+// `engramsim footprint` read their flags, which are its keys (tools/engramsim/deployment_flags.hpp).
+ScenarioDeployment parse_deployment_section(const ConfigNode& d, const ModelCard& card, const NodeSpec& node);
+
 // Reads a replayed trace (workload kind trace) to its end or the workload's request cap, and an
 // AgentX corpus file (kind agentx with `trace:`) to its end, so that a bad row anywhere is a
 // ConfigError before a run starts; nothing for generated workloads.

@@ -57,18 +57,8 @@ std::string BuiltScenario::host_memory_line() const {
 
 namespace {
 
-// The effective card: without its Engram module when the deployment has no tier, with the
-// deployment's speculative decoding.
 void effective_card(BuiltScenario& b, const ScenarioParams& params) {
-  const ScenarioDeployment& d = params.deployment;
-  b.card = params.card;
-  if (!d.engram.tier) b.card.engram.reset();
-  if (!d.spec_decode.enabled) {
-    b.card.spec_decode = SpecDecodeSpec{};
-  } else {
-    b.card.spec_decode.draft_tokens = d.spec_decode.draft_tokens;
-    b.card.spec_decode.acceptance_length = d.spec_decode.acceptance_length;
-  }
+  b.card = deployed_card(params.card, params.deployment);
 }
 
 // The HBM footprint of one replica; a deployment that does not fit is infeasible.
@@ -76,18 +66,7 @@ void size_footprint(BuiltScenario& b, const ScenarioParams& params) {
   const ScenarioDeployment& d = params.deployment;
   const NodeSpec& node = params.node;
   FootprintOptions& fo = b.footprint_options;
-  fo.tp = d.tp;
-  fo.ep = d.ep;
-  fo.attention = d.attention;
-  fo.expert_balance = d.expert_balance;
-  fo.engram_tier = d.engram.tier.value_or(EngramTier::dram);
-  fo.max_num_batched_tokens = step_token_budget(d.scheduler.policy);
-  fo.max_num_seqs = d.scheduler.policy.max_num_seqs;
-  fo.max_model_len = d.max_model_len;
-  fo.gpu_memory_utilization = d.scheduler.gpu_memory_utilization;
-  fo.kv_free_fraction = d.scheduler.kv_cache_free_gpu_mem_fraction;
-  fo.block_size = d.scheduler.block_size;
-  fo.share_engram_across_replicas = d.engram.share_across_replicas;
+  fo = footprint_options(d);
   try {
     b.footprint = compute_footprint(b.card, node, fo);
   } catch (const std::invalid_argument& e) {
@@ -200,15 +179,10 @@ void account_host_memory(BuiltScenario& b, const ScenarioDeployment& d, Bytes kv
 void build_step_model(BuiltScenario& b, const ScenarioParams& params) {
   const ScenarioDeployment& d = params.deployment;
   const NodeSpec& node = params.node;
-  RooflineOptions ro;
-  ro.layout = b.footprint.layout;
-  ro.engram = d.engram.fetch;
-  ro.engram.tier = b.footprint_options.engram_tier;
+  RooflineOptions ro = step_model_options(d, b.footprint.layout);
   if (ro.engram.active_gpus == 0) ro.engram.active_gpus = b.active_gpus_per_node;
-  ro.host = d.host;
   // Replicas on a node map the same shard files: one page cache serves one copy of the tables.
   ro.engram.page_cache = b.host_memory.page_cache_used;
-  ro.prefill_prefetch = d.engram.prefill_prefetch;
   if (params.calibration) {
     try {
       b.calibration_applied = apply_calibration_profile(*params.calibration, node, ro);
@@ -283,6 +257,45 @@ void configure_run(BuiltScenario& b, const ScenarioParams& params) {
 }
 
 }  // namespace
+
+ModelCard deployed_card(const ModelCard& card, const ScenarioDeployment& d) {
+  ModelCard out = card;
+  if (!d.engram.tier) out.engram.reset();
+  if (!d.spec_decode.enabled) {
+    out.spec_decode = SpecDecodeSpec{};
+  } else {
+    out.spec_decode.draft_tokens = d.spec_decode.draft_tokens;
+    out.spec_decode.acceptance_length = d.spec_decode.acceptance_length;
+  }
+  return out;
+}
+
+FootprintOptions footprint_options(const ScenarioDeployment& d) {
+  FootprintOptions fo;
+  fo.tp = d.tp;
+  fo.ep = d.ep;
+  fo.attention = d.attention;
+  fo.expert_balance = d.expert_balance;
+  fo.engram_tier = d.engram.tier.value_or(EngramTier::dram);  // priced only when the card keeps its module
+  fo.max_num_batched_tokens = step_token_budget(d.scheduler.policy);
+  fo.max_num_seqs = d.scheduler.policy.max_num_seqs;
+  fo.max_model_len = d.max_model_len;
+  fo.gpu_memory_utilization = d.scheduler.gpu_memory_utilization;
+  fo.kv_free_fraction = d.scheduler.kv_cache_free_gpu_mem_fraction;
+  fo.block_size = d.scheduler.block_size;
+  fo.share_engram_across_replicas = d.engram.share_across_replicas;
+  return fo;
+}
+
+RooflineOptions step_model_options(const ScenarioDeployment& d, const ParallelLayout& layout) {
+  RooflineOptions ro;
+  ro.layout = layout;
+  ro.engram = d.engram.fetch;
+  ro.engram.tier = d.engram.tier.value_or(EngramTier::dram);
+  ro.host = d.host;
+  ro.prefill_prefetch = d.engram.prefill_prefetch;
+  return ro;
+}
 
 BuiltScenario build_scenario(ScenarioParams params) {
   BuiltScenario b;

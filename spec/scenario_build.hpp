@@ -103,6 +103,18 @@ struct BuiltScenario {
 
 BuiltScenario build_scenario(ScenarioParams params);
 
+// The card a deployment runs: without its Engram module when the deployment has no tier, with the
+// deployment's speculative decoding.
+ModelCard deployed_card(const ModelCard& card, const ScenarioDeployment& d);
+
+// The footprint options of one replica of a deployment: its layout rule, tier and per-scheduler
+// limits (what `engramsim footprint` prices for the same keys).
+FootprintOptions footprint_options(const ScenarioDeployment& d);
+
+// The step model's options for a deployment on a layout (Engram fetch, tier, engine), before the
+// node-level terms a run adds (active GPUs, page cache) and any calibration profile.
+RooflineOptions step_model_options(const ScenarioDeployment& d, const ParallelLayout& layout);
+
 // The resolved deployment as JSON text (scenario.json): model, node, layout, replicas, KV pool,
 // footprint terms per GPU, price, calibration sections, workload and SLO.
 std::string scenario_json(const BuiltScenario& b);

@@ -166,50 +166,49 @@ TEST(CliHabit, OneRangePerQuantityAcrossCommands) {
   const std::string run = run_cli({"run", "--help"}, dir.path()).out;
   const std::string sweep = run_cli({"sweep", "--help"}, dir.path()).out;
   const std::string validate_set = run_cli({"validate-set", "--help"}, dir.path()).out;
-  // deployment.tp reads 1-4096; deployment.ep and engram.active_gpus 0-4096.
-  EXPECT_EQ(help_range(step, "--tp"), "[1 - 4096]") << step;
-  EXPECT_EQ(help_range(footprint, "--tp"), "[1 - 4096]") << footprint;
-  EXPECT_EQ(help_range(step, "--ep"), help_range(footprint, "--ep"));
-  EXPECT_EQ(help_range(step, "--active-gpus"), "[0 - 4096]") << step;
   EXPECT_EQ(help_range(run, "--jobs"), help_range(sweep, "--jobs"));
   EXPECT_EQ(help_range(validate_set, "--jobs"), help_range(sweep, "--jobs"));
-  // The scheduler's flags are the scenario's keys, described and read by the scenario's schema.
-  EXPECT_NE(footprint.find("deployment.scheduler.max_num_seqs, integer >= 1"), std::string::npos) << footprint;
-  EXPECT_NE(footprint.find("deployment.scheduler.block_size, integer in [1, 1048576]"), std::string::npos) << footprint;
+  // step's and footprint's deployment flags are scenario keys: the help names the key, and the
+  // scheduler's are described by the scenario's schema.
+  for (const char* key : {"deployment.tp:", "deployment.ep:", "deployment.engram.tier:"}) {
+    EXPECT_NE(step.find(key), std::string::npos) << key << "\n" << step;
+    EXPECT_NE(footprint.find(key), std::string::npos) << key << "\n" << footprint;
+  }
+  EXPECT_NE(step.find("deployment.engram.active_gpus:"), std::string::npos) << step;
+  EXPECT_NE(footprint.find("deployment.scheduler.max_num_seqs: integer >= 1"), std::string::npos) << footprint;
+  EXPECT_NE(footprint.find("deployment.scheduler.block_size: integer in [1, 1048576]"), std::string::npos) << footprint;
 }
 
-TEST(CliHabit, DeprecatedSpellingsWarnNamingTheNewFlag) {
+// The scenario's parser reads the flags of both commands: the same bad value, the same error.
+TEST(CliHabit, DeploymentFlagsFailAsTheScenarioKeyDoes) {
   TempDir dir;
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"step", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", "--decode-seqs", "8", "--context",
-        "100", "--json", "--zipf", "1.0", "--spec-accept", "2", "--hbm-hot", "4GiB", "--dram-path=staged"},
-       "step"},
-      {{"footprint", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", "--json",
-        "--max-batched-tokens", "4096", "--kv-free-fraction", "0.8", "--share-engram"},
-       "footprint"},
-  };
-  for (const auto& [args, name] : cases) {
-    const CliResult r = run_cli(args, dir.path());
-    EXPECT_EQ(r.code, 0) << name << "\n" << describe(r);
-    EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << r.out;
-  }
-  const CliResult step = run_cli(cases[0].first, dir.path());
-  for (const char* w : {"warning: --zipf is deprecated; use --zipf-exponent", "warning: --spec-accept is deprecated; use --acceptance-length",
-                        "warning: --hbm-hot is deprecated; use --hbm-cache", "warning: --dram-path is deprecated; use --fetch"})
-    EXPECT_NE(step.err.find(w), std::string::npos) << w << "\n" << describe(step);
-  const CliResult fp = run_cli(cases[1].first, dir.path());
-  for (const char* w : {"warning: --max-batched-tokens is deprecated; use --max-num-batched-tokens",
-                        "warning: --kv-free-fraction is deprecated; use --kv-cache-free-gpu-mem-fraction",
-                        "warning: --share-engram is deprecated; use --share-across-replicas"})
-    EXPECT_NE(fp.err.find(w), std::string::npos) << w << "\n" << describe(fp);
-  // The new names give the same answer, without a warning.
-  const CliResult now = run_cli({"step", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", "--decode-seqs",
-                                 "8", "--context", "100", "--json", "--zipf-exponent", "1.0", "--acceptance-length", "2",
-                                 "--hbm-cache", "4GiB", "--fetch=staged"},
+  const std::vector<std::string> base = {"--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "5000"};
+  std::vector<std::string> step = {"step", "--decode-seqs", "8", "--context", "100"};
+  std::vector<std::string> footprint = {"footprint"};
+  step.insert(step.end(), base.begin(), base.end());
+  footprint.insert(footprint.end(), base.begin(), base.end());
+  const CliResult s = run_cli(step, dir.path()), f = run_cli(footprint, dir.path());
+  EXPECT_EQ(s.code, 2) << describe(s);
+  EXPECT_EQ(f.code, 2) << describe(f);
+  EXPECT_NE(s.err.find("error: --tp: deployment.tp: value 5000 out of range [1, 4096]"), std::string::npos) << s.err;
+  EXPECT_EQ(s.err, f.err);
+}
+
+// Earlier spellings are refused (one name per key), with CLI11's one-line error.
+TEST(CliHabit, OldSpellingsAreRefused) {
+  TempDir dir;
+  for (const char* old : {"--zipf", "--spec-accept", "--hbm-hot", "--dram-path", "--dp-attention"}) {
+    const CliResult r = run_cli({"step", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2",
+                                 "--decode-seqs", "8", "--context", "100", old, "1"},
                                 dir.path());
-  EXPECT_EQ(now.out, step.out);
-  EXPECT_EQ(now.err.find("deprecated"), std::string::npos) << now.err;
-  EXPECT_EQ(run_cli({"step", "--help"}, dir.path()).out.find("--spec-accept"), std::string::npos);
+    EXPECT_EQ(r.code, 2) << old << "\n" << describe(r);
+    EXPECT_NE(r.err.find("not expected"), std::string::npos) << old << "\n" << describe(r);
+  }
+  for (const char* old : {"--max-batched-tokens", "--kv-free-fraction", "--share-engram"}) {
+    const CliResult r =
+        run_cli({"footprint", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", old, "1"}, dir.path());
+    EXPECT_EQ(r.code, 2) << old << "\n" << describe(r);
+  }
 }
 
 TEST(CliHabit, RunListsOnlyTheFilesItWrote) {

@@ -21,7 +21,8 @@ enum class Stderr { merged, dropped };
 
 // Runs `engramsim ARGS`; `args` is shell text, so the caller quotes what needs quoting.
 inline CliRun run_cli(const std::string& args, Stderr err = Stderr::merged) {
-  const std::string cmd = "'" + cli_path() + "' " + args + (err == Stderr::merged ? " 2>&1" : " 2>/dev/null");
+  std::string cmd = "'";
+  cmd.append(cli_path()).append("' ").append(args).append(err == Stderr::merged ? " 2>&1" : " 2>/dev/null");
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;

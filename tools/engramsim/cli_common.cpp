@@ -29,35 +29,7 @@ int run_guarded(const std::function<int()>& body) {
   }
 }
 
-std::optional<EngramTier> resolve_engram_tier(const std::string& flag, ModelCard& card) {
-  if (flag.empty()) return card.engram ? std::optional<EngramTier>(EngramTier::dram) : std::nullopt;
-  if (flag == "none") {
-    card.engram.reset();
-    return std::nullopt;
-  }
-  const auto tier = engram_tier_from_string(flag);
-  if (!tier) throw ConfigError({}, "--engram-tier", "expected hbm, dram, ssd or none, got '" + flag + "'");
-  if (!card.engram)
-    throw ConfigError({}, "--engram-tier",
-                      "the model card '" + card.name + "' has no Engram module (leave the flag out or give none)");
-  return tier;
-}
-
 std::string engram_tier_label(const std::optional<EngramTier>& tier) { return tier ? to_string(*tier) : "none"; }
-
-void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::string& engram_tier) {
-  cmd->add_option("--ep", ep, "Expert-parallel groups, dividing --tp (0 = automatic)")
-      ->check(CLI::Range(0, limits::kMaxEp))
-      ->capture_default_str();
-  // The values of the scenario key deployment.attention ("auto" is accepted for "automatic").
-  cmd->add_option("--attention", attention, "Attention parallelism: automatic, tensor or data")
-      ->check(CLI::IsMember({"automatic", "auto", "tensor", "data"}))
-      ->capture_default_str();
-  cmd->add_option("--engram-tier", engram_tier,
-                  "Where the Engram tables live: hbm, dram, ssd, or none to drop the module (default: dram with "
-                  "Engram tables, none without)")
-      ->check(CLI::IsMember({"hbm", "dram", "ssd", "none"}));
-}
 
 void check_output_folder(const std::string& path, const std::string& flag) {
   std::error_code ec;

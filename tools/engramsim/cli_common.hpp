@@ -23,13 +23,7 @@ using CommandAction = std::function<int()>;
 // meaning reads it (spec/scenario.cpp, scenario_workload.cpp): --tp is deployment.tp, and so on.
 namespace limits {
 inline constexpr int kMaxTp = 4096;                        // deployment.tp
-inline constexpr int kMaxEp = 4096;                        // deployment.ep (0 = automatic)
-inline constexpr int kMaxActiveGpus = 4096;                // deployment.engram.active_gpus (0 = all)
 inline constexpr int kMaxJobs = 4096;                      // worker threads (0 = one per hardware thread)
-inline constexpr std::int64_t kMaxSchedulerCount = 2147483647;  // max_num_batched_tokens, max_num_seqs
-inline constexpr int kMaxBlockSize = 1 << 20;              // deployment.scheduler.block_size
-inline constexpr double kMinGpuMemoryUtilization = 1e-3;   // deployment.scheduler.gpu_memory_utilization
-inline constexpr int kMaxRedundantExperts = 1 << 16;       // deployment.redundant_experts
 inline constexpr std::int32_t kMaxAgentxSessions = 1000000;  // workload.generate.sessions
 }  // namespace limits
 
@@ -40,16 +34,7 @@ std::string tool_version();
 // Runs `body`, translating exceptions into exit codes with a one-line message on stderr.
 int run_guarded(const std::function<int()>& body);
 
-// `--engram-tier` of step and footprint, with a scenario's rule: empty means the card's default
-// (dram for a card with Engram tables, none without); "none" removes the card's Engram module (the
-// baseline arm of a comparison); a tier on a card without Engram is bad input. Returns the tier to
-// price, nullopt for none.
-std::optional<EngramTier> resolve_engram_tier(const std::string& flag, ModelCard& card);
 std::string engram_tier_label(const std::optional<EngramTier>& tier);  // "hbm" ... or "none"
-
-// The layout and tier options step and footprint share: --ep (0 = automatic), --attention
-// auto|tensor|data and --engram-tier hbm|dram|ssd|none (resolved with resolve_engram_tier).
-void add_layout_options(CLI::App* cmd, int& ep, std::string& attention, std::string& engram_tier);
 
 // Refuses an output folder that cannot be one: `path` (or a folder above it) exists and is a file.
 // Throws ConfigError "--out: PATH is a file, not a folder" (exit 2); `flag` names the option.

@@ -19,9 +19,9 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/footprint.hpp"
-#include "sim/serving/scheduler_registry.hpp"
-#include "spec/scheduler_schema.hpp"
+#include "spec/scenario_build.hpp"
 #include "tools/engramsim/cli_common.hpp"
+#include "tools/engramsim/deployment_flags.hpp"
 
 namespace engramsim::cli {
 namespace {
@@ -29,15 +29,7 @@ namespace {
 struct FootprintArgs {
   std::string model;
   std::string node;
-  int tp = 1;
-  int ep = 0;
-  std::string attention = "automatic";
-  std::string engram_tier;  // empty: the card's default (resolve_engram_tier)
-  // The deployment.scheduler keys given as flags (the key with dashes), as text: read by the
-  // scenario's own schema (spec/scheduler_schema.hpp), so both take the same values.
-  std::map<std::string, std::string> scheduler_flags;
-  std::int64_t max_model_len = 0;
-  bool share_engram = false;
+  DeploymentFlagValues deployment;  // --tp, --engram-tier, --max-num-seqs, ...: deployment keys
   bool json = false;
 };
 
@@ -77,7 +69,7 @@ const char* tier_words(const std::optional<EngramTier>& tier) {
   return "";
 }
 
-nlohmann::json to_json(const FootprintArgs& a, const ModelCard& card, const NodeSpec& node, const FootprintOptions& o,
+nlohmann::json to_json(const ModelCard& card, const NodeSpec& node, const FootprintOptions& o,
                        const Footprint& f) {
   const GpuFootprint& g = f.per_gpu;
   const NodeFootprint& n = f.per_node;
@@ -102,7 +94,7 @@ nlohmann::json to_json(const FootprintArgs& a, const ModelCard& card, const Node
       {"gpu_memory_utilization", o.gpu_memory_utilization},
       {"kv_free_fraction", o.kv_free_fraction},
       {"block_size", o.block_size},
-      {"share_engram_across_replicas", a.share_engram},
+      {"share_engram_across_replicas", o.share_engram_across_replicas},
       {"feasible", f.feasible},
       {"infeasible_reason", f.infeasible_reason},
       {"engram_tables_total_bytes", whole(f.engram_tables_total)},
@@ -195,52 +187,15 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
   else std::cout << "does not fit: " << f.infeasible_reason << "\n";
 }
 
-// The scheduler keys footprint takes as flags.
-const std::vector<std::string>& footprint_scheduler_keys() {
-  static const std::vector<std::string> keys = {"max_num_batched_tokens", "max_num_seqs", "gpu_memory_utilization",
-                                                "kv_cache_free_gpu_mem_fraction", "block_size"};
-  return keys;
-}
-
-// The flags' values read as the `deployment.scheduler` section of a scenario named "command line".
-sim::ScenarioScheduler scheduler_from_flags(const std::map<std::string, std::string>& flags) {
-  std::string text = "{}";
-  if (!flags.empty()) text.clear();
-  for (const auto& [key, value] : flags) {
-    if (value.find_first_of("\n\r") != std::string::npos)
-      throw ConfigError({"command line", 0, 0}, "deployment.scheduler." + key, flag_name(key) + ": one line expected");
-    text += key + ": " + value + "\n";
-  }
-  const ConfigNode root = ConfigNode::load_string(text, "command line");
-  sim::SchedulerRegistry registry;
-  sim::register_builtin_schedulers(registry);
-  sim::ScenarioScheduler s =
-      sim::parse_scheduler_section(ConfigNode(root.raw(), root.file(), "deployment.scheduler"), registry);
-  if (s.max_num_seqs_rule)
-    throw ConfigError(s.max_num_seqs_rule->where, s.max_num_seqs_rule->field,
-                      "a concurrency rule needs a workload; footprint takes a number");
-  return s;
-}
-
 int run_footprint(const FootprintArgs& a) {
-  ModelCard card = load_model_card(a.model);
+  const ModelCard given = load_model_card(a.model);
   const NodeSpec node = load_node(a.node);
-  const std::optional<EngramTier> tier = resolve_engram_tier(a.engram_tier, card);
-  FootprintOptions o;
-  o.tp = a.tp;
-  o.ep = a.ep;
-  o.attention = a.attention == "tensor" ? AttentionParallel::tensor
-                : a.attention == "data" ? AttentionParallel::data
-                                        : AttentionParallel::automatic;
-  o.engram_tier = tier.value_or(EngramTier::dram);  // priced only when the card keeps its Engram module
-  const sim::ScenarioScheduler s = scheduler_from_flags(a.scheduler_flags);
-  o.max_num_batched_tokens = s.policy.max_num_batched_tokens;
-  o.max_num_seqs = s.policy.max_num_seqs;
-  o.max_model_len = a.max_model_len;
-  o.gpu_memory_utilization = s.gpu_memory_utilization;
-  o.kv_free_fraction = s.kv_cache_free_gpu_mem_fraction;
-  o.block_size = s.block_size;
-  o.share_engram_across_replicas = a.share_engram;
+  const sim::ScenarioDeployment d = a.deployment.read(given, node);
+  if (d.scheduler.max_num_seqs_rule)
+    throw ConfigError({"--max-num-seqs", 0, 0}, d.scheduler.max_num_seqs_rule->field,
+                      "a concurrency rule needs a workload; footprint takes a number");
+  const ModelCard card = sim::deployed_card(given, d);
+  const FootprintOptions o = sim::footprint_options(d);
   Footprint f;
   try {
     f = compute_footprint(card, node, o);
@@ -248,40 +203,23 @@ int run_footprint(const FootprintArgs& a) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::bad_input;
   }
-  if (a.json) std::cout << json_text(to_json(a, card, node, o, f)) << "\n";
+  if (a.json) std::cout << json_text(to_json(card, node, o, f)) << "\n";
   else print_human(card, node, o, f);
   return f.feasible ? exit_code::ok : exit_code::infeasible;
 }
 
 }  // namespace
 
-// One flag per scheduler key, named and described by the scenario schema; the value is checked when
-// the command runs, by the same reader a scenario file goes through.
-void add_scheduler_flags(CLI::App* cmd, FootprintArgs& a) {
-  sim::SchedulerRegistry registry;
-  sim::register_builtin_schedulers(registry);
-  const FieldTable<sim::ScenarioScheduler> schema = sim::scheduler_schema(registry);
-  for (const std::string& key : footprint_scheduler_keys()) {
-    const FieldDoc& doc = schema.at(key).doc;
-    cmd->add_option_function<std::string>(
-        flag_name(key), [&a, key](const std::string& v) { a.scheduler_flags[key] = v; },
-        "deployment.scheduler." + key + ", " + doc.type + " (default " + doc.dflt + "): " + doc.meaning);
-  }
-  cmd->get_option("--kv-cache-free-gpu-mem-fraction")->excludes(cmd->get_option("--gpu-memory-utilization"));
-}
-
 void add_footprint_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("footprint", "HBM footprint of one model replica on a node, and whether it fits");
   auto a = std::make_shared<FootprintArgs>();
   cmd->add_option("--model", a->model, "Model card name or path (models/cards)")->required();
   cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
-  cmd->add_option("--tp", a->tp, "GPUs per replica (tensor-parallel size)")->required()->check(CLI::Range(1, limits::kMaxTp));
-  add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
-  add_scheduler_flags(cmd, *a);
-  cmd->add_option("--max-model-len", a->max_model_len, "Longest sequence the KV pool must hold (0 = the card's context)")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
-      ->capture_default_str();
-  cmd->add_flag("--share-across-replicas", a->share_engram, "One pinned host copy of the tables per node, shared by replicas");
+  a->deployment.add_to(cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts",
+                             "--engram-tier", "--max-num-batched-tokens", "--max-num-seqs", "--max-model-len",
+                             "--gpu-memory-utilization", "--kv-cache-free-gpu-mem-fraction", "--block-size",
+                             "--share-across-replicas"});
+  cmd->get_option("--tp")->required();
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_footprint(*a); }; });
 }

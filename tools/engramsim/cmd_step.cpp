@@ -29,7 +29,9 @@
 #include "models/op_cost.hpp"
 #include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
+#include "spec/scenario_build.hpp"
 #include "tools/engramsim/cli_common.hpp"
+#include "tools/engramsim/deployment_flags.hpp"
 
 namespace engramsim::cli {
 namespace {
@@ -37,28 +39,11 @@ namespace {
 struct StepArgs {
   std::string model;
   std::string node;
-  int tp = 1;
-  int ep = 0;                    // 0: automatic, as footprint and a scenario's deployment
-  std::string attention = "automatic";
-  bool dp_attention = false;     // shorthand for --attention data
-  std::string expert_placement = "static";
-  int redundant_experts = 0;
-  std::string engram_tier;  // empty: the card's default (resolve_engram_tier)
+  DeploymentFlagValues deployment;  // --tp, --engine, --hbm-cache, ...: deployment keys
   int decode_seqs = 0;
   int context = 0;
   int prefill_tokens = 0;
   int prefill_cached = 0;
-  double spec_accept = -1.0;  // -1 = the card's acceptance length
-  int draft_tokens = -1;     // -1 = the card's
-  bool no_spec = false;
-  std::string engine = "vllm";
-  double zipf = 0.0;
-  std::string dram_cache = "0B";
-  std::string hbm_hot = "0B";
-  std::string dram_path = "zero_copy";
-  int ssd_queue_depth = 128;
-  int active_gpus = 0;
-  bool no_dedup = false;
   std::string calibration;
   bool per_layer = false;
   bool json = false;
@@ -124,7 +109,7 @@ std::vector<OpRow> aggregate(const StepBreakdown& b) {
 }
 
 // The batch flags against the card's context and the node's GPUs.
-void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node) {
+void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d) {
   if (a.decode_seqs < 0 || a.context < 0 || a.prefill_tokens < 0 || a.prefill_cached < 0)
     throw ConfigError({}, "batch", "sizes must be >= 0");
   if (a.decode_seqs == 0 && a.prefill_tokens == 0)
@@ -135,8 +120,9 @@ void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node)
   if (a.prefill_cached + static_cast<std::int64_t>(a.prefill_tokens) > card.max_context)
     throw ConfigError({}, "--prefill-tokens", "cached context plus the chunk exceed the card's max_context of " +
                                                   std::to_string(card.max_context));
-  if (a.active_gpus > node.gpu_count)
-    throw ConfigError({}, "--active-gpus", "the node has " + std::to_string(node.gpu_count) + " GPUs");
+  if (d.engram.fetch.active_gpus > node.gpu_count)
+    throw ConfigError({"--active-gpus", 0, 0}, "deployment.engram.active_gpus",
+                      "the node has " + std::to_string(node.gpu_count) + " GPUs");
 }
 
 // Speculative decoding as the flags leave it on `card`: tokens emitted per verify step and positions
@@ -145,24 +131,9 @@ struct SpecChoice {
   double accept = 1.0;
   int positions = 1;
 };
-SpecChoice resolve_spec(const StepArgs& a, ModelCard& card) {
-  if (a.no_spec) card.spec_decode = SpecDecodeSpec{};
-  if (a.draft_tokens >= 0 && card.spec_decode.kind != SpecDecodeKind::none) {
-    if (a.draft_tokens == 0) card.spec_decode = SpecDecodeSpec{};
-    else card.spec_decode.draft_tokens = a.draft_tokens;
-  }
-  const bool spec = card.spec_decode.kind != SpecDecodeKind::none && card.spec_decode.draft_tokens > 0;
-  double accept = spec ? card.spec_decode.acceptance_length : 1.0;
-  if (a.spec_accept != -1.0) {
-    if (!(a.spec_accept >= 1.0)) throw ConfigError({}, "--acceptance-length", "must be >= 1 (tokens emitted per verify step)");
-    if (!spec && a.spec_accept != 1.0)
-      throw ConfigError({}, "--acceptance-length", "the model runs without speculative decoding (acceptance must be 1)");
-    if (spec && a.spec_accept > 1.0 + card.spec_decode.draft_tokens)
-      throw ConfigError({}, "--acceptance-length", "acceptance cannot exceed 1 + draft tokens");
-    accept = a.spec_accept;
-  }
-  const int positions = spec ? 1 + card.spec_decode.draft_tokens : 1;
-  return {accept, positions};
+SpecChoice spec_of(const sim::ScenarioDeployment& d) {
+  if (!d.spec_decode.enabled) return {};
+  return {d.spec_decode.acceptance_length, 1 + d.spec_decode.draft_tokens};
 }
 
 // The step model's options from the flags: layout (by the same rule as footprint and a scenario's
@@ -173,46 +144,19 @@ struct StepSetup {
   bool dp_attention = false;
   int ep = 1;
 };
-StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node, std::optional<EngramTier> tier) {
-  // Attention auto: data-parallel for an MoE card whose KV cannot be split over heads; ep 0: tp under
-  // data-parallel attention, else 1.
-  if (a.dp_attention && a.attention == "tensor")
-    throw ConfigError({}, "--dp-attention", "contradicts --attention tensor");
-  FootprintOptions layout_rule;
-  layout_rule.tp = a.tp;
-  layout_rule.ep = a.ep;
-  layout_rule.attention = a.dp_attention || a.attention == "data" ? AttentionParallel::data
-                          : a.attention == "tensor"              ? AttentionParallel::tensor
-                                                                 : AttentionParallel::automatic;
-  const bool dp_attention = uses_dp_attention(card, layout_rule);
-  const int ep = resolved_ep(card, layout_rule);
+StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node,
+                     const sim::ScenarioDeployment& d) {
+  // The layout by the same rule as footprint and a scenario's deployment.
+  const FootprintOptions layout_rule = sim::footprint_options(d);
   StepSetup st;
-  st.dp_attention = dp_attention;
-  st.ep = ep;
-  RooflineOptions& o = st.options;
-  o.layout = ParallelLayout{a.tp, ep, dp_attention};
-  o.layout.expert_balance = {*placement_from_name(a.expert_placement), a.redundant_experts};
-  if (a.redundant_experts > 0 && o.layout.expert_balance.placement != ExpertPlacement::eplb)
-    throw ConfigError({}, "--redundant-experts", "redundant expert replicas need --expert-placement eplb");
-  o.engram.tier = tier.value_or(EngramTier::dram);  // priced only when the card keeps its Engram module
-  o.engram.access.zipf_s = a.zipf;
-  o.engram.dedup = !a.no_dedup;
-  o.engram.dram_path = a.dram_path == "staged" ? DramPath::staged : DramPath::zero_copy;
-  const auto size_flag = [](const std::string& flag, const std::string& text) {
-    try {
-      return parse_bytes(text);
-    } catch (const UnitParseError& e) {
-      throw ConfigError({}, flag, e.what());
-    }
-  };
-  o.engram.dram_cache = size_flag("--dram-cache", a.dram_cache);
-  o.engram.hbm_hot_cache = size_flag("--hbm-cache", a.hbm_hot);
-  o.engram.ssd_queue_depth = a.ssd_queue_depth;
-  o.engram.active_gpus = a.active_gpus;
-  o.host = load_engine(a.engine);
+  st.dp_attention = uses_dp_attention(card, layout_rule);
+  st.ep = resolved_ep(card, layout_rule);
+  ParallelLayout layout{d.tp, st.ep, st.dp_attention};
+  layout.expert_balance = d.expert_balance;
+  st.options = sim::step_model_options(d, layout);
   if (!a.calibration.empty()) {
     try {
-      st.calibration = apply_calibration_profile(load_calibration_profile(a.calibration), node, o);
+      st.calibration = apply_calibration_profile(load_calibration_profile(a.calibration), node, st.options);
     } catch (const std::invalid_argument& e) {
       throw ConfigError({a.calibration, 0, 0}, "calibration", e.what());
     }
@@ -255,7 +199,7 @@ StepRun run_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node
   r.step_s = r.b.cost.total.seconds();
   r.rows = aggregate(r.b);
   r.emitted = a.decode_seqs * spec.accept;
-  r.per_gpu_tok_s = r.step_s > 0 ? (r.emitted + a.prefill_tokens) / r.step_s / a.tp : 0.0;
+  r.per_gpu_tok_s = r.step_s > 0 ? (r.emitted + a.prefill_tokens) / r.step_s / o.layout.tp : 0.0;
   return r;
 }
 
@@ -332,7 +276,7 @@ void print_json(const StepReport& s) {
       {"gpu", s.node.gpu.name},
       {"gemm_share", gemm_share},
       {"hbm_share", hbm_rate(HardwareRates(s.node.gpu), o.efficiencies) / s.node.gpu.hbm_bandwidth.value()},
-      {"tp", a.tp},
+      {"tp", s.st.options.layout.tp},
       {"ep", s.st.ep},
       {"dp_attention", s.st.dp_attention},
       {"engine", o.host.engine},
@@ -369,13 +313,15 @@ void print_json(const StepReport& s) {
 void print_header(const StepReport& s) {
   const StepArgs& a = s.a;
   const RooflineOptions& o = s.st.options;
-  std::cout << "Step: " << s.card.name << " on " << s.node.name << " (" << s.node.gpu.name << "), TP" << a.tp << " EP"
+  std::cout << "Step: " << s.card.name << " on " << s.node.name << " (" << s.node.gpu.name << "), TP" << s.st.options.layout.tp << " EP"
             << s.st.ep << (s.st.dp_attention ? " DP-attention" : "") << ", Engram tier " << engram_tier_label(s.tier)
             << ", engine " << o.host.engine << " (host " << o.host.per_step.seconds() * 1e6 << " us per step + "
             << o.host.per_sequence.seconds() * 1e6 << " us per sequence)\n";
   if (s.card.moe && s.st.ep > 1)
-    std::cout << "Experts: " << a.expert_placement << " placement"
-              << (a.redundant_experts > 0 ? " with " + std::to_string(a.redundant_experts) + " redundant replicas" : "")
+    std::cout << "Experts: " << placement_name(o.layout.expert_balance.placement) << " placement"
+              << (o.layout.expert_balance.redundant_experts > 0
+                      ? " with " + std::to_string(o.layout.expert_balance.redundant_experts) + " redundant replicas"
+                      : "")
               << ", popularity CV " << fixed(s.card.moe->popularity_cv, 2) << "\n";
   std::string shares;
   for (const auto& [p, share] : gemm_shares(s.node, o.efficiencies))
@@ -442,14 +388,15 @@ void print_text(const StepReport& s) {
 }
 
 int run_step(const StepArgs& a) {
-  ModelCard card = load_model_card(a.model);
+  const ModelCard given = load_model_card(a.model);
   const NodeSpec node = load_node(a.node);
-  const std::optional<EngramTier> tier = resolve_engram_tier(a.engram_tier, card);
-  check_batch(a, card, node);
-  const SpecChoice spec = resolve_spec(a, card);
-  const StepSetup st = step_setup(a, card, node, tier);
+  const sim::ScenarioDeployment d = a.deployment.read(given, node);
+  const ModelCard card = sim::deployed_card(given, d);
+  check_batch(a, card, node, d);
+  const SpecChoice spec = spec_of(d);
+  const StepSetup st = step_setup(a, card, node, d);
   const StepRun run = run_batch(a, card, node, st.options, spec);
-  const StepReport report{a, card, node, tier, spec, st, run};
+  const StepReport report{a, card, node, d.engram.tier, spec, st, run};
   if (a.json)
     print_json(report);
   else
@@ -464,36 +411,17 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<StepArgs>();
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
-  cmd->add_option("--tp", a->tp, "GPUs in the replica (tensor parallel)")->required()->check(CLI::Range(1, limits::kMaxTp));
-  add_layout_options(cmd, a->ep, a->attention, a->engram_tier);
-  cmd->add_flag("--dp-attention", a->dp_attention, "Data-parallel attention: shorthand for --attention data");
-  cmd->add_option("--expert-placement", a->expert_placement,
-                  "Routed experts over the EP ranks: static (no balancer, default), eplb or ideal")
-      ->check(CLI::IsMember({"static", "eplb", "ideal"}));
-  cmd->add_option("--redundant-experts", a->redundant_experts, "Extra expert replicas under --expert-placement eplb")
-      ->check(CLI::Range(0, limits::kMaxRedundantExperts));
+  a->deployment.add_to(cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts",
+                             "--engram-tier", "--engine", "--zipf-exponent", "--dram-cache", "--hbm-cache", "--fetch",
+                             "--ssd-queue-depth", "--active-gpus", "--no-dedup", "--no-spec", "--draft-tokens",
+                             "--acceptance-length"});
+  cmd->get_option("--tp")->required();
   CLI::Option* seqs =
       cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step")->check(CLI::Range(0, 1000000));
   CLI::Option* context = cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
   seqs->needs(context);
   cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
-  cmd->add_option("--acceptance-length", a->spec_accept, "Mean tokens emitted per verify step (default: the card's)");
-  cmd->add_option("--draft-tokens", a->draft_tokens, "Drafted positions per sequence (default: the card's; 0 = off)")
-      ->check(CLI::Range(0, 64));
-  cmd->add_flag("--no-spec", a->no_spec, "Run without speculative decoding");
-  cmd->add_option("--engine", a->engine, "Serving-engine preset for the host overhead: a name (engramsim list engines) or a file");
-  cmd->add_option("--zipf-exponent", a->zipf,
-                  "Zipf exponent of Engram row popularity, as deployment.engram.access.exponent (0 = uniform)")->check(CLI::Range(0.0, 4.0));
-  cmd->add_option("--dram-cache", a->dram_cache, "DRAM row cache per replica in front of the ssd tier (e.g. 64GiB)");
-  cmd->add_option("--hbm-cache", a->hbm_hot, "HBM hot-row cache per replica in front of dram/ssd (e.g. 4GiB)");
-  cmd->add_option("--fetch", a->dram_path, "How DRAM rows reach the GPU: zero_copy or staged")
-      ->check(CLI::IsMember({"zero_copy", "staged"}));
-  cmd->add_option("--ssd-queue-depth", a->ssd_queue_depth, "Outstanding 4 KiB reads per NVMe drive")
-      ->check(CLI::Range(1, 65536));
-  cmd->add_option("--active-gpus", a->active_gpus, "GPUs of the node fetching at once (0 = all)")
-      ->check(CLI::Range(0, limits::kMaxActiveGpus));
-  cmd->add_flag("--no-dedup", a->no_dedup, "The engine fetches every lookup (no within-step dedup)");
   cmd->add_option("--calibration", a->calibration, "Calibration profile (YAML) whose measured sections replace defaults");
   cmd->add_flag("--per-layer", a->per_layer, "Also list every op of every layer");
   cmd->add_flag("--json", a->json, "One JSON object instead of tables");

@@ -11,48 +11,6 @@
 #define ENGRAMSIM_GIT_COMMIT "unknown"
 #endif
 
-namespace {
-
-// Earlier spellings of flags, still accepted: each is replaced by the flag's name (the scenario
-// key with dashes) before parsing, with a warning on stderr naming the new flag. --help shows only
-// the new names.
-struct DeprecatedFlag {
-  const char* command;
-  const char* old_name;
-  const char* new_name;
-};
-
-constexpr DeprecatedFlag kDeprecatedFlags[] = {
-    {"step", "--zipf", "--zipf-exponent"},
-    {"step", "--spec-accept", "--acceptance-length"},
-    {"step", "--hbm-hot", "--hbm-cache"},
-    {"step", "--dram-path", "--fetch"},
-    {"calibrate", "--zipf-s", "--zipf-exponent"},
-    {"footprint", "--max-batched-tokens", "--max-num-batched-tokens"},
-    {"footprint", "--kv-free-fraction", "--kv-cache-free-gpu-mem-fraction"},
-    {"footprint", "--share-engram", "--share-across-replicas"},
-};
-
-// The arguments with deprecated spellings replaced (also `--old=value`); only the command's own
-// flags are looked at, and nothing after a bare `--`.
-std::vector<std::string> replace_deprecated_flags(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
-  if (args.size() < 2) return args;
-  for (std::size_t i = 2; i < args.size() && args[i] != "--"; ++i) {
-    for (const DeprecatedFlag& d : kDeprecatedFlags) {
-      const std::string old_name = d.old_name;
-      const bool exact = args[i] == old_name;
-      if (args[1] != d.command || !(exact || args[i].rfind(old_name + "=", 0) == 0)) continue;
-      std::cerr << "warning: " << old_name << " is deprecated; use " << d.new_name << "\n";
-      args[i] = d.new_name + args[i].substr(old_name.size());
-      break;
-    }
-  }
-  return args;
-}
-
-}  // namespace
-
 std::string engramsim::cli::tool_version() {
   return "engramsim " + engramsim::engramsim_version() + " (commit " ENGRAMSIM_GIT_COMMIT ")";
 }
@@ -83,11 +41,8 @@ int main(int argc, char** argv) {
       return engramsim::exit_code::bad_input;
     }
   }
-  std::vector<std::string> args = replace_deprecated_flags(argc, argv);
-  std::vector<char*> arg_pointers;
-  for (std::string& a : args) arg_pointers.push_back(a.data());
   try {
-    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+    app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
