@@ -200,79 +200,76 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
   return out;
 }
 
-}  // namespace
+constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
 
-ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model_len) {
+ScenarioWorkload parse_closed_loop(const ConfigNode& w) {
   ScenarioWorkload out;
-  const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace", "agentx"});
-  constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
-  if (kind == "agentx") return parse_agentx(w, model_len);
+  out.kind = WorkloadKind::closed_loop;
+  const auto clients = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxClients));
+  // InferenceX sends num_prompts = 10 x concurrency.
+  const std::int64_t n = w.integer_or("num_requests", 10LL * clients, 1, kMaxRequestsPerRun);
+  if (n > kMaxRequestsPerRun)
+    w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
+                                  " a run may send; give num_requests");
+  std::string lengths_text;
+  const LengthFactory lengths = parse_lengths(w, lengths_text);
+  w.finish();
+  const auto count = static_cast<std::uint64_t>(n);
+  out.num_requests = count;
+  out.spec.concurrency = clients;
+  out.spec.max_requests = count;
+  out.spec.source = [lengths, count](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+    return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, count);
+  };
+  out.description =
+      "closed loop, " + std::to_string(clients) + " clients, " + std::to_string(n) + " requests, " + lengths_text;
+  return out;
+}
 
-  if (kind == "closed_loop") {
-    out.kind = WorkloadKind::closed_loop;
-    const auto clients = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxClients));
-    // InferenceX sends num_prompts = 10 x concurrency.
-    const std::int64_t n = w.integer_or("num_requests", 10LL * clients, 1, kMaxRequestsPerRun);
-    if (n > kMaxRequestsPerRun)
-      w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
-                                    " a run may send; give num_requests");
-    std::string lengths_text;
-    const LengthFactory lengths = parse_lengths(w, lengths_text);
-    w.finish();
-    const auto count = static_cast<std::uint64_t>(n);
-    out.num_requests = count;
-    out.spec.concurrency = clients;
-    out.spec.max_requests = count;
-    out.spec.source = [lengths, count](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
-      return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, count);
-    };
-    out.description = "closed loop, " + std::to_string(clients) + " clients, " + std::to_string(n) + " requests, " +
-                      lengths_text;
-    return out;
-  }
+// "open loop, poisson arrivals at 2 req/s, 100 requests, for 60 s, <lengths>".
+std::string open_loop_description(const std::string& process, double rate, double cv, std::int64_t n, Time duration,
+                                  const std::string& lengths_text) {
+  char rate_text[64];
+  std::snprintf(rate_text, sizeof rate_text, "%g", rate);
+  return "open loop, " + process + " arrivals at " + rate_text + " req/s" +
+         (process == "gamma" ? " (cv " + std::to_string(cv) + ")" : std::string()) +
+         (n > 0 ? ", " + std::to_string(n) + " requests" : std::string()) +
+         (duration != Time::max() ? ", for " + seconds_text(duration) : std::string()) + ", " + lengths_text;
+}
 
-  if (kind == "open_loop") {
-    out.kind = WorkloadKind::open_loop;
-    const ConfigNode a = w.child("arrival");
-    const std::string process = a.one_of("process", {"poisson", "gamma"});
-    const double rate = a.number("rate_per_s", 1e-12, 1e12);
-    const double cv = process == "gamma" ? a.number("cv", 1e-6, 1e6) : 1.0;
-    a.finish();
-    const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
-    const Time duration = w.time_or("duration", Time::max());
-    if (n == 0 && duration == Time::max()) w.fail("an open-loop workload needs num_requests and/or duration");
-    if (duration <= Time::zero()) w.fail_key("duration", "must be > 0");
-    if (n == 0 && rate * duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
-      w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
-                                 " requests, the most a run may send; shorten it or give num_requests");
-    std::string lengths_text;
-    const LengthFactory lengths = parse_lengths(w, lengths_text);
-    w.finish();
-    const std::uint64_t count = requests_or_unbounded(n);
-    out.num_requests = n > 0 ? count : 0;
-    out.spec.max_requests = count;
-    out.spec.source = [process, rate, cv, lengths, count, duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
-      std::unique_ptr<ArrivalProcess> arrivals;
-      if (process == "poisson") arrivals = std::make_unique<PoissonArrivals>(rate);
-      else arrivals = std::make_unique<GammaArrivals>(rate, cv);
-      return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
-    };
-    char rate_text[64];
-    std::snprintf(rate_text, sizeof rate_text, "%g", rate);
-    out.description = "open loop, " + process + " arrivals at " + rate_text + " req/s" +
-                      (process == "gamma" ? " (cv " + std::to_string(cv) + ")" : std::string()) +
-                      (n > 0 ? ", " + std::to_string(n) + " requests" : std::string()) +
-                      (duration != Time::max() ? ", for " + seconds_text(duration) : std::string()) + ", " + lengths_text;
-    return out;
-  }
+ScenarioWorkload parse_open_loop(const ConfigNode& w) {
+  ScenarioWorkload out;
+  out.kind = WorkloadKind::open_loop;
+  const ConfigNode a = w.child("arrival");
+  const std::string process = a.one_of("process", {"poisson", "gamma"});
+  const double rate = a.number("rate_per_s", 1e-12, 1e12);
+  const double cv = process == "gamma" ? a.number("cv", 1e-6, 1e6) : 1.0;
+  a.finish();
+  const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
+  const Time duration = w.time_or("duration", Time::max());
+  if (n == 0 && duration == Time::max()) w.fail("an open-loop workload needs num_requests and/or duration");
+  if (duration <= Time::zero()) w.fail_key("duration", "must be > 0");
+  if (n == 0 && rate * duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
+    w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
+                               " requests, the most a run may send; shorten it or give num_requests");
+  std::string lengths_text;
+  const LengthFactory lengths = parse_lengths(w, lengths_text);
+  w.finish();
+  const std::uint64_t count = requests_or_unbounded(n);
+  out.num_requests = n > 0 ? count : 0;
+  out.spec.max_requests = count;
+  out.spec.source = [process, rate, cv, lengths, count, duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+    std::unique_ptr<ArrivalProcess> arrivals;
+    if (process == "poisson") arrivals = std::make_unique<PoissonArrivals>(rate);
+    else arrivals = std::make_unique<GammaArrivals>(rate, cv);
+    return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+  };
+  out.description = open_loop_description(process, rate, cv, n, duration, lengths_text);
+  return out;
+}
 
-  out.kind = WorkloadKind::trace;
-  const ConfigNode t = w.child("trace");
-  const std::string path = existing_file(t, "path");
-  const std::string format = t.one_of_or("format", trace_format_names(), "auto");
-  TraceOptions opt;
-  opt.hash_block_tokens = static_cast<std::int32_t>(t.integer_or("hash_block_tokens", 0, 0, kMaxTokens));
-  opt.skip_zero_output = t.boolean_or("skip_zero_output", false);
+// `trace.window`, `time_scale`, `rate_scale`: how the replayed trace is cut and rescaled.
+TransformParams parse_trace_transform(const ConfigNode& t) {
   TransformParams tp;
   if (const auto win = t.optional_child("window")) {
     tp.window_start = win->time_or("start", Time::zero());
@@ -282,6 +279,41 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model
   }
   tp.time_scale = t.number_or("time_scale", 1.0, 1e-12, 1e12);
   tp.rate_scale = t.number_or("rate_scale", 1.0, 1e-12, 1e12);
+  return tp;
+}
+
+bool transforms(const TransformParams& tp) {
+  return tp.window_start != Time::zero() || tp.window_end != Time::max() || tp.time_scale != 1.0 ||
+         tp.rate_scale != 1.0;
+}
+
+// "trace F (format), time x1, rate x2, window 0 s .. end, first N requests, closed loop with C clients".
+std::string trace_description(const std::string& path, const std::string& format, const TransformParams& tp,
+                              std::int64_t n, std::int32_t clients) {
+  std::string out = "trace " + std::filesystem::path(path).filename().string() + " (" + format + ")";
+  if (transforms(tp)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, ", time x%g, rate x%g", tp.time_scale, tp.rate_scale);
+    if (tp.window_start != Time::zero() || tp.window_end != Time::max())
+      out += ", window " + seconds_text(tp.window_start) + " .. " +
+             (tp.window_end == Time::max() ? std::string("end") : seconds_text(tp.window_end));
+    out += buf;
+  }
+  if (n > 0) out += ", first " + std::to_string(n) + " requests";
+  if (clients > 0) out += ", closed loop with " + std::to_string(clients) + " clients";
+  return out;
+}
+
+ScenarioWorkload parse_trace_workload(const ConfigNode& w) {
+  ScenarioWorkload out;
+  out.kind = WorkloadKind::trace;
+  const ConfigNode t = w.child("trace");
+  const std::string path = existing_file(t, "path");
+  const std::string format = t.one_of_or("format", trace_format_names(), "auto");
+  TraceOptions opt;
+  opt.hash_block_tokens = static_cast<std::int32_t>(t.integer_or("hash_block_tokens", 0, 0, kMaxTokens));
+  opt.skip_zero_output = t.boolean_or("skip_zero_output", false);
+  const TransformParams tp = parse_trace_transform(t);
   t.finish();
   const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
   const auto clients = static_cast<std::int32_t>(w.integer_or("concurrency", 0, 0, kMaxClients));
@@ -294,25 +326,24 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model
   out.num_requests = n > 0 ? static_cast<std::uint64_t>(n) : 0;
   out.spec.concurrency = clients;
   out.spec.max_requests = requests_or_unbounded(n);
-  const bool transform = tp.window_start != Time::zero() || tp.window_end != Time::max() || tp.time_scale != 1.0 ||
-                         tp.rate_scale != 1.0;
+  const bool transform = transforms(tp);
   out.spec.source = [path, resolved_format, opt, tp, transform](std::uint64_t) -> std::unique_ptr<RequestSource> {
     auto src = open_trace(path, resolved_format, opt);
     if (!transform) return src;
     return std::make_unique<TransformedSource>(std::move(src), tp);
   };
-  out.description = "trace " + std::filesystem::path(path).filename().string() + " (" + resolved_format + ")";
-  if (transform) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, ", time x%g, rate x%g", tp.time_scale, tp.rate_scale);
-    if (tp.window_start != Time::zero() || tp.window_end != Time::max())
-      out.description += ", window " + seconds_text(tp.window_start) + " .. " +
-                         (tp.window_end == Time::max() ? std::string("end") : seconds_text(tp.window_end));
-    out.description += buf;
-  }
-  if (n > 0) out.description += ", first " + std::to_string(n) + " requests";
-  if (clients > 0) out.description += ", closed loop with " + std::to_string(clients) + " clients";
+  out.description = trace_description(path, resolved_format, tp, n, clients);
   return out;
+}
+
+}  // namespace
+
+ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model_len) {
+  const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace", "agentx"});
+  if (kind == "agentx") return parse_agentx(w, model_len);
+  if (kind == "closed_loop") return parse_closed_loop(w);
+  if (kind == "open_loop") return parse_open_loop(w);
+  return parse_trace_workload(w);
 }
 
 }  // namespace engramsim::sim

@@ -254,16 +254,9 @@ void parse_unsupported(const ConfigNode& n, ValidationCase& c) {
   if (n.has("known_miss")) n.fail_key("known_miss", "an unsupported case is not evaluated, so cannot miss");
 }
 
-ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
-  ValidationCase c;
-  c.where = n.location();
-  c.id = n.str("id");
-  const std::string level = n.one_of("level", {"step", "serving", "footprint"});
-  c.level = level == "step" ? CaseLevel::step : level == "serving" ? CaseLevel::serving : CaseLevel::footprint;
-  c.metric = n.str("metric");
-  c.unit = metric_unit(c.metric);
-
-  const ConfigNode pub = n.child("published");
+// `published:`: the value (a plain number, or a time with its unit for time metrics) and an
+// optional range, which is then the case's tolerance.
+std::optional<Tolerance> parse_published(const ConfigNode& pub, ValidationCase& c) {
   const ConfigNode value = pub.child("value");
   if (!value.is_scalar()) value.fail("expected a number or a unit string");
   c.published_text = value.raw().Scalar();
@@ -288,9 +281,11 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   if (pub.has("unit")) pub.str("unit");
   pub.one_of_or("basis", {"published", "derived"}, "published");
   pub.str_or("derivation", "");
-  pub.finish();
+  return published_range;
+}
 
-  n.ignore("also_published");  // free-form record of neighbouring numbers, not evaluated
+// `source:` and `config:` (the source's setup, recorded verbatim; model, gpu and same_as are read).
+void parse_source_and_config(const ConfigNode& n, ValidationCase& c) {
   const ConfigNode src = n.child("source");
   c.source = src.str("name");
   c.source_url = src.str("url");
@@ -298,62 +293,66 @@ ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
   src.str_or("date", "");
   src.str_or("retrieved_via", "");
   src.finish();
-
   const ConfigNode cfg = n.child("config");
   if (!cfg.is_map()) cfg.fail("expected a map");
   for (const std::string& k : cfg.keys()) {
     if (k == "model") c.model = cfg.str("model");
     else if (k == "gpu") c.gpu = cfg.str("gpu");
     else if (k == "same_as") c.config_same_as = cfg.str("same_as");
-    // Other keys record the source's setup verbatim (see the header) and are not interpreted.
   }
+}
+
+// `reproduce:`: exactly one of step, serving, sweep, footprint or same_as.
+void parse_reproduction(const ConfigNode& r, ValidationCase& c, const std::string& base_dir) {
+  if (auto s = r.optional_child("step")) c.step = parse_step(*s, base_dir);
+  if (auto s = r.optional_child("serving")) c.serving = parse_serving(*s, base_dir);
+  if (auto s = r.optional_child("sweep")) c.sweep = parse_sweep(*s, base_dir, c.metric);
+  if (auto s = r.optional_child("footprint")) c.footprint = parse_footprint(*s, base_dir);
+  if (r.has("same_as")) c.same_as = r.str("same_as");
+  r.finish();
+  const int kinds = (c.step ? 1 : 0) + (c.serving ? 1 : 0) + (c.sweep ? 1 : 0) + (c.footprint ? 1 : 0) +
+                    (r.has("same_as") ? 1 : 0);
+  if (kinds != 1) r.fail("give exactly one of step, serving, sweep, footprint, same_as");
+  if (c.step && c.level != CaseLevel::step) r.fail_key("step", "a serving-level case needs a serving reproduction");
+  if (c.serving && c.level != CaseLevel::serving) r.fail_key("serving", "a step-level case needs a step reproduction");
+  if (c.sweep && c.level != CaseLevel::serving) r.fail_key("sweep", "a sweep reproduces a serving-level case");
+  if (c.footprint && c.level != CaseLevel::footprint) r.fail_key("footprint", "a footprint case has level footprint");
+}
+
+// The metric against the reproduction: what the evaluator can compute, and its kind.
+void check_metric(const ConfigNode& n, ValidationCase& c) {
+  if (c.sweep && !sweep_metric(c.metric)) n.fail_key("metric", "a sweep cannot read " + c.metric);
+  if (c.serving && sweep_metric(c.metric) && c.metric != "total_tokens_per_dollar" && c.metric != "total_tput_per_gpu")
+    n.fail_key("metric", c.metric + " is read off a sweep's frontiers: give reproduce.sweep");
+  const auto kind = metric_kind(c.metric, c.level);
+  if (!kind) n.fail_key("metric", "the evaluator cannot compute " + c.metric + " at level " + to_string(c.level));
+  c.kind = *kind;
+}
+
+ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
+  ValidationCase c;
+  c.where = n.location();
+  c.id = n.str("id");
+  const std::string level = n.one_of("level", {"step", "serving", "footprint"});
+  c.level = level == "step" ? CaseLevel::step : level == "serving" ? CaseLevel::serving : CaseLevel::footprint;
+  c.metric = n.str("metric");
+  c.unit = metric_unit(c.metric);
+  const ConfigNode pub = n.child("published");
+  const std::optional<Tolerance> published_range = parse_published(pub, c);
+  pub.finish();
+  n.ignore("also_published");  // free-form record of neighbouring numbers, not evaluated
+  parse_source_and_config(n, c);
   c.representable = n.one_of("representable", {"full", "partial", "no"});
   c.notes = n.str_or("notes", "");
   if (auto s = n.optional_child("suggested_tolerance")) check_suggested_tolerance(*s);
-
   const bool has_reproduce = n.has("reproduce");
-  const bool has_unsupported = n.has("unsupported");
-  if (has_reproduce == has_unsupported) n.fail("give exactly one of reproduce and unsupported");
-  if (has_unsupported) {
+  if (has_reproduce == n.has("unsupported")) n.fail("give exactly one of reproduce and unsupported");
+  if (!has_reproduce) {
     parse_unsupported(n, c);
     if (published_range) pub.fail_key("range", "an unsupported case is not evaluated");
   } else {
-    const ConfigNode r = n.child("reproduce");
-    int kinds = 0;
-    if (auto s = r.optional_child("step")) {
-      c.step = parse_step(*s, base_dir);
-      ++kinds;
-    }
-    if (auto s = r.optional_child("serving")) {
-      c.serving = parse_serving(*s, base_dir);
-      ++kinds;
-    }
-    if (auto s = r.optional_child("sweep")) {
-      c.sweep = parse_sweep(*s, base_dir, c.metric);
-      ++kinds;
-    }
-    if (auto s = r.optional_child("footprint")) {
-      c.footprint = parse_footprint(*s, base_dir);
-      ++kinds;
-    }
-    std::string reuse;
-    if (r.has("same_as")) {
-      reuse = r.str("same_as");
-      ++kinds;
-    }
-    r.finish();
-    if (kinds != 1) r.fail("give exactly one of step, serving, sweep, footprint, same_as");
-    c.same_as = reuse;
-    if (c.step && c.level != CaseLevel::step) r.fail_key("step", "a serving-level case needs a serving reproduction");
-    if (c.serving && c.level != CaseLevel::serving) r.fail_key("serving", "a step-level case needs a step reproduction");
-    if (c.sweep && c.level != CaseLevel::serving) r.fail_key("sweep", "a sweep reproduces a serving-level case");
-    if (c.footprint && c.level != CaseLevel::footprint) r.fail_key("footprint", "a footprint case has level footprint");
-    if (c.sweep && !sweep_metric(c.metric)) n.fail_key("metric", "a sweep cannot read " + c.metric);
-    if (c.serving && sweep_metric(c.metric) && c.metric != "total_tokens_per_dollar" && c.metric != "total_tput_per_gpu")
-      n.fail_key("metric", c.metric + " is read off a sweep's frontiers: give reproduce.sweep");
-    const auto kind = metric_kind(c.metric, c.level);
-    if (!kind) n.fail_key("metric", "the evaluator cannot compute " + c.metric + " at level " + to_string(c.level));
-    c.kind = *kind;
+    parse_reproduction(n.child("reproduce"), c, base_dir);
+    check_metric(n, c);
     parse_gate(n, c, published_range);
   }
   n.finish();

@@ -98,6 +98,93 @@ sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
   return sim::parse_scenario(ConfigNode(scenario, file_, ""), options);
 }
 
+namespace {
+
+// Where a point's parse error belongs. A value the schema refuses is located at the sweep entry that
+// gave it (its value in the axis list), not at the top of the copy the point was parsed from; a
+// section the error names as a whole (`workload`) at a swept key inside it; any other value where the
+// file holds it, or at --set when the command line replaced it.
+SourceLocation point_error_location(const ConfigError& e, const SweepPoint& p, const std::string& file,
+                                    const YAML::Node& base) {
+  for (int pass = 0; pass < 2; ++pass) {
+    std::optional<SourceLocation> swept;  // the last matching assignment of the pass
+    for (const auto& a : p.assignments) {
+      const YAML::Mark m = a.value.Mark();
+      const bool same_key = pass == 0 ? e.field() == a.key || e.field().rfind(a.key + ".", 0) == 0
+                                      : !e.field().empty() && a.key.rfind(e.field() + ".", 0) == 0;
+      if (same_key && !m.is_null()) swept = SourceLocation{file, m.line + 1, m.column + 1};
+    }
+    if (swept) return *swept;
+  }
+  if (e.where().file != file) return e.where();
+  // The point's tree is a copy without positions: read them from the file (only on failure).
+  try {
+    const ConfigNode f = ConfigNode::load_file(file);
+    const YAML::Node in_file = node_at(f.raw(), e.field());
+    const YAML::Node in_base = node_at(base, e.field());
+    if (in_file.IsDefined() && in_base.IsDefined() && YAML::Dump(in_file) != YAML::Dump(in_base))
+      return {"--set", 0, 0};
+    if (const auto m = mark_in_file(f.raw(), e.field())) return {file, m->line + 1, m->column + 1};
+  } catch (const ConfigError&) {
+  }
+  return e.where();
+}
+
+// The models, nodes, GPUs, engines, profiles and workload kinds the points use.
+void add_point_inputs(const sim::ScenarioParams& params, SweepInputs& in) {
+  if (in.model_names.empty()) {
+    in.price_tier = to_string(params.price_tier);
+    in.slo = params.slo;
+  }
+  add_unique(in.model_names, params.card.name);
+  add_unique(in.model_paths, params.model_path);
+  add_unique(in.node_names, params.node.name);
+  add_unique(in.node_paths, params.node_path);
+  add_unique(in.gpu_names, params.node.gpu.name);
+  add_unique(in.calibration_paths, params.calibration_path);
+  if (std::find(in.engine_paths.begin(), in.engine_paths.end(), params.deployment.engine_path) == in.engine_paths.end()) {
+    in.engine_paths.push_back(params.deployment.engine_path);
+    in.engine_names.push_back(params.deployment.engine);
+  }
+  if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
+    in.workload_kinds.push_back(params.workload.kind);
+}
+
+// A replayed trace is read through once per distinct workload section (its window, scales, options
+// and request cap decide which rows a run reads), so a bad row is bad input before anything is written.
+void read_trace_once(const YAML::Node& tree, const sim::ScenarioParams& params, std::vector<std::string>& read) {
+  if (params.workload.trace_path.empty()) return;
+  YAML::Emitter workload_text;
+  workload_text << tree["workload"];
+  const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();
+  if (std::find(read.begin(), read.end(), key) != read.end()) return;
+  sim::read_trace_through(params);
+  read.push_back(key);
+}
+
+// A --calibration profile no point uses is bad input: it fits a GPU of the sweep but another profile
+// ranks higher there, or it fits none.
+void check_profiles_used(const CalibrationOverrides& calibrations, const SweepInputs& in) {
+  for (const auto& c : calibrations.profiles) {
+    if (std::find(in.calibration_paths.begin(), in.calibration_paths.end(), c.path) != in.calibration_paths.end())
+      continue;
+    std::string gpus;
+    for (const auto& g : in.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
+    std::string why;
+    for (const auto& g : in.gpu_names)
+      if (why.empty() && check_profile_matches(c.profile, g).severity != MatchSeverity::error)
+        why = "on " + g + " it is outranked by " + choose_calibration(calibrations.profiles, g)->path +
+              " (one measured on the GPU comes before a variant's, which comes before host sections only; "
+              "profiles are not merged)";
+    if (why.empty())
+      why = check_profile_matches(c.profile, in.gpu_names.empty() ? "" : in.gpu_names.front()).message +
+            "; the points run on " + gpus;
+    throw ConfigError({"--calibration", 0, 0}, "", c.path + " applies to no point of the sweep: " + why);
+  }
+}
+
+}  // namespace
+
 SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) const {
   SweepInputs in;
   std::vector<std::string> traces_read;
@@ -107,85 +194,13 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
     try {
       params = parse(tree);
     } catch (const ConfigError& e) {
-      // A value the schema refuses is located at the sweep entry that gave it (its value in the
-      // axis list), not at the top of the copy the point was parsed from.
-      // Any other value is located where the file holds it.
-      // A section the error names as a whole (`workload`) is located at a swept key inside it.
-      SourceLocation where = e.where();
-      bool swept = false;
-      for (int pass = 0; pass < 2 && !swept; ++pass)
-        for (const auto& a : p.assignments) {
-          const YAML::Mark m = a.value.Mark();
-          const bool same_key = pass == 0 ? e.field() == a.key || e.field().rfind(a.key + ".", 0) == 0
-                                          : !e.field().empty() && a.key.rfind(e.field() + ".", 0) == 0;
-          if (same_key && !m.is_null()) {
-            where = {file_, m.line + 1, m.column + 1};
-            swept = true;
-          }
-        }
-      if (!swept && where.file == file_) {
-        // The point's tree is a copy without positions: read them from the file (only on failure).
-        // A value the command line's --set replaced (the base differs from the file) is named
-        // --set, as run does.
-        try {
-          const ConfigNode file = ConfigNode::load_file(file_);
-          const YAML::Node in_file = node_at(file.raw(), e.field());
-          const YAML::Node in_base = node_at(base_, e.field());
-          if (in_file.IsDefined() && in_base.IsDefined() && YAML::Dump(in_file) != YAML::Dump(in_base))
-            where = {"--set", 0, 0};
-          else if (const auto m = mark_in_file(file.raw(), e.field()))
-            where = {file_, m->line + 1, m->column + 1};
-        } catch (const ConfigError&) {
-        }
-      }
-      throw ConfigError(where, e.field(),
+      throw ConfigError(point_error_location(e, p, file_, base_), e.field(),
                         e.message() + " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")");
     }
-    if (in.model_names.empty()) {
-      in.price_tier = to_string(params.price_tier);
-      in.slo = params.slo;
-    }
-    add_unique(in.model_names, params.card.name);
-    add_unique(in.model_paths, params.model_path);
-    add_unique(in.node_names, params.node.name);
-    add_unique(in.node_paths, params.node_path);
-    add_unique(in.gpu_names, params.node.gpu.name);
-    add_unique(in.calibration_paths, params.calibration_path);
-    if (std::find(in.engine_paths.begin(), in.engine_paths.end(), params.deployment.engine_path) == in.engine_paths.end()) {
-      in.engine_paths.push_back(params.deployment.engine_path);
-      in.engine_names.push_back(params.deployment.engine);
-    }
-    // A replayed trace is read through once per distinct workload section (its window, scales,
-    // options and request cap decide which rows a run reads), so a bad row is bad input before
-    // anything is written.
-    if (!params.workload.trace_path.empty()) {
-      YAML::Emitter workload_text;
-      workload_text << static_cast<const YAML::Node&>(tree)["workload"];
-      const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();
-      if (std::find(traces_read.begin(), traces_read.end(), key) == traces_read.end()) {
-        sim::read_trace_through(params);
-        traces_read.push_back(key);
-      }
-    }
-    if (std::find(in.workload_kinds.begin(), in.workload_kinds.end(), params.workload.kind) == in.workload_kinds.end())
-      in.workload_kinds.push_back(params.workload.kind);
+    add_point_inputs(params, in);
+    read_trace_once(tree, params, traces_read);
   }
-  for (const auto& c : calibrations_.profiles)
-    if (std::find(in.calibration_paths.begin(), in.calibration_paths.end(), c.path) == in.calibration_paths.end()) {
-      std::string gpus;
-      for (const auto& g : in.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
-      // It fits a GPU of the sweep but another profile ranks higher there, or it fits none.
-      std::string why;
-      for (const auto& g : in.gpu_names)
-        if (why.empty() && check_profile_matches(c.profile, g).severity != MatchSeverity::error)
-          why = "on " + g + " it is outranked by " + choose_calibration(calibrations_.profiles, g)->path +
-                " (one measured on the GPU comes before a variant's, which comes before host sections only; "
-                "profiles are not merged)";
-      if (why.empty())
-        why = check_profile_matches(c.profile, in.gpu_names.empty() ? "" : in.gpu_names.front()).message +
-              "; the points run on " + gpus;
-      throw ConfigError({"--calibration", 0, 0}, "", c.path + " applies to no point of the sweep: " + why);
-    }
+  check_profiles_used(calibrations_, in);
   return in;
 }
 
@@ -211,32 +226,10 @@ std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json
   }
 }
 
-PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
-  const sim::Summary& s = r.summary;
-  PointMetrics m;
-  m.gpus = b.gpus_per_replica;
-  const bool agentic = b.run.workload.agentic.has_value();
-  const bool closed = b.run.workload.concurrency > 0;
-  m.concurrency = agentic  ? static_cast<double>(b.run.workload.agentic->replay.lanes)
-                  : closed ? static_cast<double>(b.run.workload.concurrency)
-                         : (std::isfinite(s.request_throughput) && std::isfinite(s.e2el.mean)
-                                ? s.request_throughput * s.e2el.mean / 1000.0
-                                : kNaN);
-  m.request_rate = s.request_throughput;
-  m.throughput_per_gpu = s.tput_per_gpu;
-  m.output_throughput_per_gpu = s.output_tput_per_gpu;
-  // Agentic runs: the dashboard's P90 E2E-normalised interactivity (docs/agentic.md "Metrics").
-  m.interactivity = agentic ? s.p90_e2e_norm_intvty : s.median_intvty;
-  m.ttft_ms = percentiles(s.ttft);
-  m.tpot_ms = percentiles(s.tpot);
-  m.e2e_ms = percentiles(s.e2el);
-  m.gpu_hour_usd = b.price.gpu_hour.value();
-  // Per GPU used, with the idle GPUs of whole nodes paid for and powered (core/cost_metrics.hpp).
-  m.cost_per_gpu_hour_usd = b.price.per_gpu_used().value();
-  m.power_kw_per_gpu = b.params.node.gpu.power_kw * b.price.paid_per_used;
-  m.engram_tier = b.engram_label();
-  m.engram_stall_share = s.engram_stall_share;
+namespace {
 
+// HBM per GPU by term, GiB (the report's stacked bars).
+void add_hbm_terms(const sim::BuiltScenario& b, PointMetrics& m) {
   const GpuFootprint& g = b.footprint.per_gpu;
   auto term = [&](const char* name, Bytes v) { m.hbm_footprint.push_back({name, v.gib()}); };
   term("weights", g.weights);
@@ -247,6 +240,10 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   term("kv_pool", g.kv_pool - b.hbm_cache_per_gpu);
   term("headroom", g.hbm_capacity - g.budget);
 
+}
+
+// Quantile samples of the finished requests' TTFT and TPOT (the report's CDFs).
+void add_latency_samples(const sim::RunResult& r, std::size_t cdf_samples, PointMetrics& m) {
   std::vector<double> ttft;
   std::vector<double> tpot;
   ttft.reserve(r.requests.size());
@@ -259,8 +256,12 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   m.ttft_samples_ms = downsample_quantiles(std::move(ttft), cdf_samples);
   m.tpot_samples_ms = downsample_quantiles(std::move(tpot), cdf_samples);
 
+}
+
+// The deployment and run details the results file keeps beside the headline metrics.
+nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::Summary& s) {
   const ParallelLayout& l = b.footprint.layout;
-  m.extra = {
+  return {
       {"node", b.params.node.name},
       {"gpu", b.params.node.gpu.name},
       {"model", b.card.name},
@@ -304,6 +305,39 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
       {"steps", s.steps},
       {"events", s.events},
   };
+}
+
+}  // namespace
+
+PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
+  const sim::Summary& s = r.summary;
+  PointMetrics m;
+  m.gpus = b.gpus_per_replica;
+  const bool agentic = b.run.workload.agentic.has_value();
+  const bool closed = b.run.workload.concurrency > 0;
+  m.concurrency = agentic  ? static_cast<double>(b.run.workload.agentic->replay.lanes)
+                  : closed ? static_cast<double>(b.run.workload.concurrency)
+                         : (std::isfinite(s.request_throughput) && std::isfinite(s.e2el.mean)
+                                ? s.request_throughput * s.e2el.mean / 1000.0
+                                : kNaN);
+  m.request_rate = s.request_throughput;
+  m.throughput_per_gpu = s.tput_per_gpu;
+  m.output_throughput_per_gpu = s.output_tput_per_gpu;
+  // Agentic runs: the dashboard's P90 E2E-normalised interactivity (docs/agentic.md "Metrics").
+  m.interactivity = agentic ? s.p90_e2e_norm_intvty : s.median_intvty;
+  m.ttft_ms = percentiles(s.ttft);
+  m.tpot_ms = percentiles(s.tpot);
+  m.e2e_ms = percentiles(s.e2el);
+  m.gpu_hour_usd = b.price.gpu_hour.value();
+  // Per GPU used, with the idle GPUs of whole nodes paid for and powered (core/cost_metrics.hpp).
+  m.cost_per_gpu_hour_usd = b.price.per_gpu_used().value();
+  m.power_kw_per_gpu = b.params.node.gpu.power_kw * b.price.paid_per_used;
+  m.engram_tier = b.engram_label();
+  m.engram_stall_share = s.engram_stall_share;
+
+  add_hbm_terms(b, m);
+  add_latency_samples(r, cdf_samples, m);
+  m.extra = point_extra(b, s);
   return m;
 }
 

@@ -49,8 +49,10 @@ double opt_ms(const std::optional<Time>& t) { return t ? t->millis() : std::nan(
 
 }  // namespace
 
-void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os) {
-  JsonObject j(os);
+namespace {
+
+// Counts, token totals and throughputs.
+void write_counts(JsonObject& j, const Summary& s) {
   j.integer("summary_version", 1);
   j.num("duration", s.duration_s);
   j.integer("num_requests", s.num_requests);
@@ -67,6 +69,10 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.num("input_throughput", s.input_throughput);
   j.num("output_throughput", s.output_throughput);
   j.num("total_token_throughput", s.total_token_throughput);
+}
+
+// Latency percentiles, per-GPU rates, interactivity and the SLO bounds.
+void write_latencies(JsonObject& j, const Summary& s, const SloParams& slo) {
   j.latency("ttft", s.ttft);
   j.latency("tpot", s.tpot);
   j.latency("itl", s.itl);
@@ -83,6 +89,10 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.num("slo_ttft_ms", opt_ms(slo.ttft));
   j.num("slo_tpot_ms", opt_ms(slo.tpot));
   j.num("slo_e2el_ms", opt_ms(slo.e2el));
+}
+
+// Scheduler, KV, Engram, cost and power figures, and the run's size.
+void write_run_figures(JsonObject& j, const Summary& s) {
   j.integer("preemptions", s.preemptions);
   j.num("decode_padding_share", s.decode_padding_share);
   j.num("prefix_cache_hit_rate", s.prefix_cache_hit_rate);
@@ -105,40 +115,53 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.num("joules_per_token", s.joules_per_token);
   j.integer("steps", static_cast<std::int64_t>(s.steps));
   j.integer("events", static_cast<std::int64_t>(s.events));
-  if (s.windowed) {
-    // Agentic replay (docs/agentic.md "Metrics"); absent from other runs so their files stay as they were.
-    j.integer("excluded_requests", s.excluded_requests);
-    j.integer("cached_input_tokens", s.cached_input_tokens);
-    j.integer("uncached_input_tokens", s.uncached_input_tokens);
-    j.num("cached_input_tput_per_gpu", s.cached_input_tput_per_gpu);
-    j.num("uncached_input_tput_per_gpu", s.uncached_input_tput_per_gpu);
-    j.num("p90_e2e_norm_intvty", s.p90_e2e_norm_intvty);
-    j.num("median_e2e_norm_intvty", s.median_e2e_norm_intvty);
-    j.num("p90_itl_intvty", s.p90_itl_intvty);
-    j.num("ideal_prefix_hit_rate", s.ideal_prefix_hit_rate);
-    j.integer("recomputed_prefix_tokens", s.recomputed_prefix_tokens);
-    j.integer("recomputed_tokens", s.recomputed_tokens);
-    j.integer("kv_evictions", s.kv_evictions);
-    j.integer("num_sessions", s.num_sessions);
-    j.num("session_hit_rate_p10", s.session_hit_rate_p10);
-    j.num("session_hit_rate_median", s.session_hit_rate_median);
-  }
-  if (s.kv_offload) {
-    // Host KV-offload pool (docs/agentic.md "KV offload tier"); absent without one.
-    j.num("gpu_prefix_hit_rate", s.gpu_prefix_hit_rate);
-    j.num("host_prefix_hit_rate", s.host_prefix_hit_rate);
-    j.num("session_gpu_hit_rate_median", s.session_gpu_hit_rate_median);
-    j.num("session_host_hit_rate_median", s.session_host_hit_rate_median);
-    j.integer("offloaded_input_tokens", s.offloaded_input_tokens);
-    j.integer("kv_offload_written_blocks", s.kv_offload_written_blocks);
-    j.integer("kv_offload_loaded_blocks", s.kv_offload_loaded_blocks);
-    j.integer("kv_offload_evictions", s.kv_offload_evictions);
-    j.num("kv_offload_written_gb", s.kv_offload_written_gb);
-    j.num("kv_offload_loaded_gb", s.kv_offload_loaded_gb);
-    j.num("kv_offload_load_s", s.kv_offload_load_s);
-    j.num("kv_offload_write_s", s.kv_offload_write_s);
-    j.num("kv_offload_write_exposed_s", s.kv_offload_write_exposed_s);
-  }
+}
+
+// Agentic replay (docs/agentic.md "Metrics"); absent from other runs so their files stay as they were.
+void write_agentic(JsonObject& j, const Summary& s) {
+  j.integer("excluded_requests", s.excluded_requests);
+  j.integer("cached_input_tokens", s.cached_input_tokens);
+  j.integer("uncached_input_tokens", s.uncached_input_tokens);
+  j.num("cached_input_tput_per_gpu", s.cached_input_tput_per_gpu);
+  j.num("uncached_input_tput_per_gpu", s.uncached_input_tput_per_gpu);
+  j.num("p90_e2e_norm_intvty", s.p90_e2e_norm_intvty);
+  j.num("median_e2e_norm_intvty", s.median_e2e_norm_intvty);
+  j.num("p90_itl_intvty", s.p90_itl_intvty);
+  j.num("ideal_prefix_hit_rate", s.ideal_prefix_hit_rate);
+  j.integer("recomputed_prefix_tokens", s.recomputed_prefix_tokens);
+  j.integer("recomputed_tokens", s.recomputed_tokens);
+  j.integer("kv_evictions", s.kv_evictions);
+  j.integer("num_sessions", s.num_sessions);
+  j.num("session_hit_rate_p10", s.session_hit_rate_p10);
+  j.num("session_hit_rate_median", s.session_hit_rate_median);
+}
+
+// Host KV-offload pool (docs/agentic.md "KV offload tier"); absent without one.
+void write_kv_offload(JsonObject& j, const Summary& s) {
+  j.num("gpu_prefix_hit_rate", s.gpu_prefix_hit_rate);
+  j.num("host_prefix_hit_rate", s.host_prefix_hit_rate);
+  j.num("session_gpu_hit_rate_median", s.session_gpu_hit_rate_median);
+  j.num("session_host_hit_rate_median", s.session_host_hit_rate_median);
+  j.integer("offloaded_input_tokens", s.offloaded_input_tokens);
+  j.integer("kv_offload_written_blocks", s.kv_offload_written_blocks);
+  j.integer("kv_offload_loaded_blocks", s.kv_offload_loaded_blocks);
+  j.integer("kv_offload_evictions", s.kv_offload_evictions);
+  j.num("kv_offload_written_gb", s.kv_offload_written_gb);
+  j.num("kv_offload_loaded_gb", s.kv_offload_loaded_gb);
+  j.num("kv_offload_load_s", s.kv_offload_load_s);
+  j.num("kv_offload_write_s", s.kv_offload_write_s);
+  j.num("kv_offload_write_exposed_s", s.kv_offload_write_exposed_s);
+}
+
+}  // namespace
+
+void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os) {
+  JsonObject j(os);
+  write_counts(j, s);
+  write_latencies(j, s, slo);
+  write_run_figures(j, s);
+  if (s.windowed) write_agentic(j, s);
+  if (s.kv_offload) write_kv_offload(j, s);
   j.close();
 }
 

@@ -292,7 +292,7 @@ void print_written_outputs(const sim::ScenarioSession& s, const std::string& out
   if (s.compare) std::cerr << "wrote " << (std::filesystem::path(out) / "compare.json").string() << "\n";
 }
 
-int run_scenario_command(const RunArgs& a) {
+sim::SessionOptions session_options(const RunArgs& a) {
   sim::SessionOptions options;
   for (const auto& arg : a.set) {
     const auto [key, value] = parse_set_argument(arg);
@@ -301,31 +301,33 @@ int run_scenario_command(const RunArgs& a) {
   // One profile replaces the scenario's; several are chosen per GPU, as sweep and plan choose.
   if (a.calibrations.size() == 1) options.calibration = a.calibrations.front();
   if (a.calibrations.size() > 1) options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
-  const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
-  sim::ScenarioSession session = sim::prepare_session(doc, options);
-  if (!a.trace_out.empty()) {
-    Time window;
-    try {
-      window = parse_time(a.trace_window);
-    } catch (const std::exception& e) {
-      throw ConfigError({"--trace-window", 0, 0}, "trace_window", e.what());
-    }
-    if (window <= Time::zero()) throw ConfigError({"--trace-window", 0, 0}, "trace_window", "must be > 0");
-    for (auto& v : session.variants) {
-      if (!v.built) continue;
-      v.built->run.trace.path = trace_path_for(a.trace_out, session.compare ? v.name : std::string());
-      v.built->run.trace.window = window;
-    }
-    std::vector<std::string> traces;
-    for (const auto& v : session.variants)
-      if (v.built) traces.push_back(v.built->run.trace.path);
-    sim::check_outputs_spare_inputs(session, traces, "--trace-out");
-    for (const std::string& t : traces)
-      if (std::filesystem::is_directory(t)) throw ConfigError({"--trace-out", 0, 0}, "", t + " is a folder; give a file name");
-  }
+  return options;
+}
 
-  // Every output path is checked before the run, so a bad one neither wastes the simulation nor
-  // loses its results.
+// --trace-out / --trace-window: each variant's Chrome trace file, checked against the inputs.
+void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
+  Time window;
+  try {
+    window = parse_time(a.trace_window);
+  } catch (const std::exception& e) {
+    throw ConfigError({"--trace-window", 0, 0}, "trace_window", e.what());
+  }
+  if (window <= Time::zero()) throw ConfigError({"--trace-window", 0, 0}, "trace_window", "must be > 0");
+  std::vector<std::string> traces;
+  for (auto& v : session.variants) {
+    if (!v.built) continue;
+    v.built->run.trace.path = trace_path_for(a.trace_out, session.compare ? v.name : std::string());
+    v.built->run.trace.window = window;
+    traces.push_back(v.built->run.trace.path);
+  }
+  sim::check_outputs_spare_inputs(session, traces, "--trace-out");
+  for (const std::string& t : traces)
+    if (std::filesystem::is_directory(t)) throw ConfigError({"--trace-out", 0, 0}, "", t + " is a folder; give a file name");
+}
+
+// Every output path is checked before the run, so a bad one neither wastes the simulation nor
+// loses its results. Returns the golden to check against, if any.
+std::optional<sim::Golden> check_outputs(const RunArgs& a, const sim::ScenarioSession& session) {
   if (!a.out.empty()) {
     check_output_folder(a.out);
     sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
@@ -341,14 +343,14 @@ int run_scenario_command(const RunArgs& a) {
     if (!folder.empty()) std::filesystem::create_directories(folder, ec);
     if (ec) throw std::runtime_error("--trace-out: cannot create folder " + folder.string() + ": " + ec.message());
   }
+  return golden;
+}
 
-  if (!session.compare && session.any_infeasible()) {
-    std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
-    return exit_code::infeasible;
-  }
+// Runs the variants on `jobs` threads (0: one per hardware thread), with progress lines on stderr
+// when asked (run_progress.hpp); stdout is unchanged.
+void run_variants(const RunArgs& a, sim::ScenarioSession& session) {
   int jobs = a.jobs;
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Progress lines on stderr (run_progress.hpp); stdout is unchanged.
   ProgressWriter writer{&std::cerr};
   std::vector<std::unique_ptr<RunProgress>> probes;
   if (a.progress == "lines" || (a.progress == "auto" && ::isatty(STDERR_FILENO) != 0))
@@ -358,7 +360,9 @@ int run_scenario_command(const RunArgs& a) {
         v.built->run.probe = probes.back().get();
       }
   sim::run_session(session, jobs);
+}
 
+void write_and_print(const RunArgs& a, const sim::ScenarioSession& session, const sim::SessionOptions& options) {
   if (!a.out.empty()) {
     sim::write_session_outputs(session, a.out);
     print_written_outputs(session, a.out);
@@ -373,21 +377,38 @@ int run_scenario_command(const RunArgs& a) {
     print_table(session);
     std::cout << "\n";
   }
-  const bool slo_ok = report_slo(session, !a.json);
+}
 
-  int rc = exit_code::ok;
+// --write-golden and --check-golden; false when the run differs from the golden.
+bool handle_goldens(const RunArgs& a, const sim::ScenarioSession& session, const sim::SessionOptions& options,
+                    const std::optional<sim::Golden>& golden) {
   if (!a.write_golden.empty()) {
     std::string note;
     if (std::filesystem::exists(a.write_golden)) note = sim::read_golden(a.write_golden).note;
     sim::write_golden(sim::golden_from_session(session, options.set, note), a.write_golden);
     std::cerr << "wrote golden " << a.write_golden << "\n";
   }
-  if (!a.check_golden.empty()) {
-    const auto diffs = sim::compare_with_golden(*golden,
-                                                sim::golden_from_session(session, options.set, ""));
-    for (const auto& d : diffs) std::cerr << "golden: " << d << "\n";
-    if (!diffs.empty()) rc = exit_code::check_failed;
+  if (!golden) return true;
+  const auto diffs = sim::compare_with_golden(*golden, sim::golden_from_session(session, options.set, ""));
+  for (const auto& d : diffs) std::cerr << "golden: " << d << "\n";
+  return diffs.empty();
+}
+
+int run_scenario_command(const RunArgs& a) {
+  const sim::SessionOptions options = session_options(a);
+  const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
+  sim::ScenarioSession session = sim::prepare_session(doc, options);
+  if (!a.trace_out.empty()) plan_traces(a, session);
+  const std::optional<sim::Golden> golden = check_outputs(a, session);
+  if (!session.compare && session.any_infeasible()) {
+    std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
+    return exit_code::infeasible;
   }
+  run_variants(a, session);
+  write_and_print(a, session, options);
+  const bool slo_ok = report_slo(session, !a.json);
+  int rc = exit_code::ok;
+  if (!handle_goldens(a, session, options, golden)) rc = exit_code::check_failed;
   if (a.check_slo && !slo_ok) rc = exit_code::check_failed;
   if (session.any_infeasible()) {
     for (const auto& v : session.variants)
