@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -523,95 +524,112 @@ std::vector<Chart> report_charts(const ReportData& d) {
   return charts;
 }
 
-std::vector<Table> report_tables(const ReportData& d) {
-  std::vector<Table> ts;
-  const auto names = display_names(d);
-  const auto name = [&](const std::string& config) {
-    const auto it = names.find(config);
-    return it == names.end() ? config : it->second;
-  };
-  {
-    Table t{"points", "Every point",
-            {"index", "id", "configuration", d.context.curve_axis, "status", "interactivity (tok/s/user)",
-             "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "$/M tokens", "M tokens/$",
-             "tok/s per all-in MW", "J/token", "TTFT p50 (ms)",
-             "TTFT p99 (ms)", "TPOT p50 (ms)", "TPOT p99 (ms)", "Engram stall (%)", "engram tier", "reason"},
-            {}};
-    for (const auto& p : d.points) {
-      const auto& m = p.metrics;
-      const bool ok = p.status == PointStatus::ok;
-      t.rows.push_back({std::to_string(p.index), p.id, name(p.config), fmt(p.concurrency), status_name(p.status),
-                        ok ? fmt(m.interactivity) : "", ok ? fmt(m.throughput_per_gpu) : "",
-                        ok ? fmt(m.output_throughput_per_gpu) : "", ok ? fmt(p.usd_per_gpu_hour) : "",
-                        ok ? format_usd_per_mtok(cost_metrics_of(m).usd_per_m_total_tokens) : "",
-                        ok ? format_mtok_per_usd(cost_metrics_of(m).m_tokens_per_usd) : "",
-                        ok ? format_tokens_per_mw(cost_metrics_of(m).tokens_per_s_per_mw) : "",
-                        ok ? format_joules_per_token(cost_metrics_of(m).joules_per_token) : "", ok ? fmt(m.ttft_ms.p50) : "",
-                        ok ? fmt(m.ttft_ms.p99) : "", ok ? fmt(m.tpot_ms.p50) : "", ok ? fmt(m.tpot_ms.p99) : "",
-                        ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "", m.engram_tier, p.reason});
-    }
-    ts.push_back(std::move(t));
+namespace {
+
+using NameFn = std::function<std::string(const std::string&)>;
+
+// One row per point: its configuration, status and every headline metric.
+Table points_table(const ReportData& d, const NameFn& name) {
+  Table t{"points", "Every point",
+          {"index", "id", "configuration", d.context.curve_axis, "status", "interactivity (tok/s/user)",
+           "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "$/M tokens", "M tokens/$",
+           "tok/s per all-in MW", "J/token", "TTFT p50 (ms)",
+           "TTFT p99 (ms)", "TPOT p50 (ms)", "TPOT p99 (ms)", "Engram stall (%)", "engram tier", "reason"},
+          {}};
+  for (const auto& p : d.points) {
+    const auto& m = p.metrics;
+    const bool ok = p.status == PointStatus::ok;
+    t.rows.push_back({std::to_string(p.index), p.id, name(p.config), fmt(p.concurrency), status_name(p.status),
+                      ok ? fmt(m.interactivity) : "", ok ? fmt(m.throughput_per_gpu) : "",
+                      ok ? fmt(m.output_throughput_per_gpu) : "", ok ? fmt(p.usd_per_gpu_hour) : "",
+                      ok ? format_usd_per_mtok(cost_metrics_of(m).usd_per_m_total_tokens) : "",
+                      ok ? format_mtok_per_usd(cost_metrics_of(m).m_tokens_per_usd) : "",
+                      ok ? format_tokens_per_mw(cost_metrics_of(m).tokens_per_s_per_mw) : "",
+                      ok ? format_joules_per_token(cost_metrics_of(m).joules_per_token) : "", ok ? fmt(m.ttft_ms.p50) : "",
+                      ok ? fmt(m.ttft_ms.p99) : "", ok ? fmt(m.tpot_ms.p50) : "", ok ? fmt(m.tpot_ms.p99) : "",
+                      ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "", m.engram_tier, p.reason});
   }
+  return t;
+}
+
+// The two Pareto frontiers: throughput per GPU, and tokens per dollar (written as M tokens/$ and
+// $/M tokens: they run to tens of millions).
+void add_frontier_tables(const ReportData& d, const NameFn& name, std::vector<Table>& ts) {
   ts.push_back(Table{"frontier_throughput", "Pareto frontier: throughput per GPU",
                      {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis, "index"},
                      {}});
   for (const auto& p : pareto_frontier(throughput_points(d)))
     ts.back().rows.push_back({fmt(p.x), fmt(p.y), name(p.config), fmt(p.concurrency), std::to_string(p.index)});
-  // Tokens per dollar run to tens of millions: written as M tokens/$ and $/M tokens.
   ts.push_back(Table{"frontier_tokens_per_dollar", "Pareto frontier: tokens per dollar",
                      {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis, "index"},
                      {}});
   for (const auto& p : pareto_frontier(tokens_per_dollar_points(d)))
     ts.back().rows.push_back({fmt(p.x), fmt(p.y / 1e6, "%.4g"), fmt(1e6 / p.y, "%.4g"), name(p.config),
                               fmt(p.concurrency), std::to_string(p.index)});
-  if (d.context.target_interactivity) {
-    Table t{"comparison",
-            "Configurations at " + fmt(*d.context.target_interactivity) + " tok/s/user (Steffen interpolation)",
-            {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "sweep label"},
-            {}};
-    for (const auto& c : compare_at(d, *d.context.target_interactivity)) {
-      const bool tpd = c.tokens_per_dollar && *c.tokens_per_dollar > 0.0;
-      t.rows.push_back({name(c.config), c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
-                        tpd ? fmt(*c.tokens_per_dollar / 1e6, "%.4g") : "out of range",
-                        tpd ? fmt(1e6 / *c.tokens_per_dollar, "%.4g") : "",
-                        c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : "", c.config});
-    }
-    ts.push_back(std::move(t));
+}
+
+// The configurations side by side at the target interactivity (Steffen interpolation).
+Table comparison_table(const ReportData& d, const NameFn& name, double target) {
+  Table t{"comparison", "Configurations at " + fmt(target) + " tok/s/user (Steffen interpolation)",
+          {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "sweep label"},
+          {}};
+  for (const auto& c : compare_at(d, target)) {
+    const bool tpd = c.tokens_per_dollar && *c.tokens_per_dollar > 0.0;
+    t.rows.push_back({name(c.config), c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
+                      tpd ? fmt(*c.tokens_per_dollar / 1e6, "%.4g") : "out of range",
+                      tpd ? fmt(1e6 / *c.tokens_per_dollar, "%.4g") : "",
+                      c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : "", c.config});
   }
-  {
-    std::vector<std::string> terms;
-    for (const auto& p : d.points)
-      for (const auto& f : p.metrics.hbm_footprint)
-        if (std::find(terms.begin(), terms.end(), f.term) == terms.end()) terms.push_back(f.term);
-    Table t{"footprint", "HBM footprint per GPU (GiB)", {"configuration"}, {}};
-    for (const auto& term : terms) t.columns.push_back(term);
-    t.columns.push_back("total");
-    for (const auto& [config, pts] : ok_points_by_config(d)) {
-      for (const auto* p : pts) {
-        if (p->metrics.hbm_footprint.empty()) continue;
-        std::vector<std::string> row{name(config)};
-        double total = 0.0;
-        for (const auto& term : terms) {
-          std::string cell;
-          for (const auto& f : p->metrics.hbm_footprint)
-            if (f.term == term) {
-              cell = fmt(f.gib, "%.4g");
-              if (std::isfinite(f.gib)) total += f.gib;
-            }
-          row.push_back(cell);
-        }
-        row.push_back(fmt(total, "%.4g"));
-        t.rows.push_back(std::move(row));
-        break;
+  return t;
+}
+
+// One row per configuration (its first point with a footprint): HBM per GPU by term and in total.
+Table footprint_table(const ReportData& d, const NameFn& name) {
+  std::vector<std::string> terms;
+  for (const auto& p : d.points)
+    for (const auto& f : p.metrics.hbm_footprint)
+      if (std::find(terms.begin(), terms.end(), f.term) == terms.end()) terms.push_back(f.term);
+  Table t{"footprint", "HBM footprint per GPU (GiB)", {"configuration"}, {}};
+  for (const auto& term : terms) t.columns.push_back(term);
+  t.columns.push_back("total");
+  for (const auto& [config, pts] : ok_points_by_config(d)) {
+    for (const auto* p : pts) {
+      if (p->metrics.hbm_footprint.empty()) continue;
+      std::vector<std::string> row{name(config)};
+      double total = 0.0;
+      for (const auto& term : terms) {
+        std::string cell;
+        for (const auto& f : p->metrics.hbm_footprint)
+          if (f.term == term) {
+            cell = fmt(f.gib, "%.4g");
+            if (std::isfinite(f.gib)) total += f.gib;
+          }
+        row.push_back(cell);
       }
+      row.push_back(fmt(total, "%.4g"));
+      t.rows.push_back(std::move(row));
+      break;
     }
-    ts.push_back(std::move(t));
   }
-  {
-    Table t{"assumptions", "Figures and where they come from", {"figure", "value", "kind", "source"}, {}};
-    for (const auto& a : d.context.assumptions) t.rows.push_back({a.figure, a.value, a.kind, a.source});
-    ts.push_back(std::move(t));
-  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<Table> report_tables(const ReportData& d) {
+  std::vector<Table> ts;
+  const auto names = display_names(d);
+  const NameFn name = [&](const std::string& config) {
+    const auto it = names.find(config);
+    return it == names.end() ? config : it->second;
+  };
+  ts.push_back(points_table(d, name));
+  add_frontier_tables(d, name, ts);
+  if (d.context.target_interactivity) ts.push_back(comparison_table(d, name, *d.context.target_interactivity));
+  ts.push_back(footprint_table(d, name));
+  Table assumptions{"assumptions", "Figures and where they come from", {"figure", "value", "kind", "source"}, {}};
+  for (const auto& a : d.context.assumptions) assumptions.rows.push_back({a.figure, a.value, a.kind, a.source});
+  ts.push_back(std::move(assumptions));
   // Tables written by others (fleet plans, host memory) name configurations by their labels too.
   for (Table x : d.context.extra_tables) {
     for (auto& r : x.rows)

@@ -91,113 +91,96 @@ void RatePlanner::validate(const std::vector<SweepPoint>& points) const {
   }
 }
 
-Outcome RatePlanner::evaluate(const SweepPoint& point) const {
-  YAML::Node s = scenario_for_point(evaluator_.base(), point);
-  const sim::ScenarioParams first = evaluator_.parse(s);
-  const int g = first.node.gpu_count;
-  const int tp = first.deployment.tp;
-  // The probe unit: one node of replicas (or the nodes one replica spans).
-  YAML::Node dep = map_child(s, "deployment", evaluator_.file());
-  dep.remove("replicas");
-  dep["nodes"] = tp <= g ? 1 : (tp + g - 1) / g;
+namespace {
 
+// What every probe of one configuration shares: the probe unit (one node of replicas) built once,
+// its workload section, and the offered stream as the scenario gives it (its mean rate, what
+// rate_scale multiplies, and its mean request size).
+struct ProbeContext {
   sim::BuiltScenario b;
-  try {
-    b = sim::build_scenario(evaluator_.parse(s));
-  } catch (const sim::InfeasibleScenario& e) {
-    return Outcome::infeasible(e.what());
-  }
-  const int replicas = b.replicas;
-  YAML::Node wl = map_child(s, "workload", evaluator_.file());
-  const bool trace = b.params.workload.kind == sim::WorkloadKind::trace;
-  // The offered stream as the scenario gives it: its mean rate (what rate_scale multiplies) and its
-  // mean request size (what a token-rate target divides by).
-  const StreamStats stream = scan_stream(b.params.workload, b.params.seed);
-  const std::uint64_t user_cap = b.params.workload.num_requests;  // 0: none
-  double base_scale = 1.0;
-  if (trace) {
-    const YAML::Node t = wl["trace"];
-    if (t["rate_scale"]) base_scale = t["rate_scale"].as<double>();
-    if (!(stream.rate() > 0.0))
-      throw ConfigError({evaluator_.file(), 0, 0}, "workload.trace",
-                        "the replayed trace has fewer than two requests or no time span: it cannot be scaled to a rate");
-  }
-  const double min_span_s = settings_.min_probe_span.seconds();
+  YAML::Node workload;
+  bool trace = false;
+  StreamStats stream;
+  std::uint64_t user_cap = 0;  // the scenario's num_requests; 0: none
+  double base_scale = 1.0;     // the trace's own rate_scale
+  const PlanSettings* settings = nullptr;
+  const ScenarioEvaluator* evaluator = nullptr;
+};
 
-  std::vector<nlohmann::json> probe_rows;
-  const auto at_rate = [&](double rate_per_replica) -> nlohmann::json {
-    const double offered = rate_per_replica * replicas;
-    std::uint64_t want = static_cast<std::uint64_t>(settings_.probe_requests) * static_cast<std::uint64_t>(replicas);
-    want = std::max<std::uint64_t>(want, static_cast<std::uint64_t>(std::ceil(offered * min_span_s)));
-    want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(sim::kMaxRequestsPerRun));  // a run's limit
-    // A trace's num_requests chooses the part of the trace to replay, so it caps the probe; an open
-    // loop's count is only the length of a plain run, and the probe sets its own.
-    const std::uint64_t ask = trace && user_cap > 0 ? std::min(want, user_cap) : want;
-    YAML::Node w = YAML::Clone(wl);
-    w["num_requests"] = ask;
-    if (trace) w["trace"]["rate_scale"] = base_scale * offered / stream.rate();
-    else w["arrival"]["rate_per_s"] = offered;
-    const sim::ScenarioWorkload wk = sim::parse_scenario_workload(ConfigNode(w, evaluator_.file(), "workload"));
-    sim::RunConfig rc = b.run;
-    rc.workload = wk.spec;
-    const sim::RunResult run = sim::run_simulation(rc);
-    std::string why = slo_misses(b.params.slo, run.summary, settings_.max_queue_p99);
-    double span_s = 0.0;
-    if (!run.requests.empty()) {
-      Time lo = Time::max();
-      Time hi = Time::zero();
-      for (const auto& q : run.requests) {
-        lo = std::min(lo, q.arrival);
-        hi = std::max(hi, q.arrival);
-      }
-      span_s = (hi - lo).seconds();
-    }
-    // Only a workload that ran out is too short: a trace prefix that happens to be denser than the
-    // trace's mean spans a little less than asked for, and that is still a full-length probe.
-    if (run.requests.size() < want && span_s < min_span_s) {
-      why += (why.empty() ? "" : "; ") + std::string("the workload holds only ") +
-             std::to_string(run.requests.size()) + " requests, spanning " + fmt(span_s) + " s at this rate (< min_probe_span " +
-             fmt(min_span_s) + " s): cannot show the rate is sustained";
-    }
-    const PointMetrics m = point_metrics(b, run, evaluator_.cdf_samples());
-    probe_rows.push_back({{"rate_per_replica", rate_per_replica},
-                          {"requests", run.requests.size()},
-                          {"meets_slo", why.empty()},
-                          {"ttft_p99_ms", num(run.summary.ttft.p99)},
-                          {"tpot_p99_ms", num(run.summary.tpot.p99)},
-                          {"queue_p99_ms", num(run.summary.queue.p99)},
-                          {"interactivity", num(run.summary.median_intvty)},
-                          {"why", why}});
-    return {{"meets_slo", why.empty()}, {"why", why}, {"metrics", to_json(m)}};
-  };
-  const RateSearchResult rs = find_max_rate(
-      at_rate, [](const nlohmann::json& j) { return j.at("meets_slo").get<bool>(); }, settings_.search);
+// Requests a probe at `offered` req/s asks for: enough for the probe count and the minimum span,
+// within a run's limit, and (for a trace, whose num_requests chooses the part replayed) the user's cap.
+std::pair<std::uint64_t, std::uint64_t> probe_requests(const ProbeContext& c, double offered) {
+  std::uint64_t want = static_cast<std::uint64_t>(c.settings->probe_requests) * static_cast<std::uint64_t>(c.b.replicas);
+  want = std::max<std::uint64_t>(want, static_cast<std::uint64_t>(std::ceil(offered * c.settings->min_probe_span.seconds())));
+  want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(sim::kMaxRequestsPerRun));
+  const std::uint64_t ask = c.trace && c.user_cap > 0 ? std::min(want, c.user_cap) : want;
+  return {want, ask};
+}
 
-  if (!rs.found) {
-    const RateProbe* lowest = nullptr;
-    for (const auto& p : rs.probes)
-      if (lowest == nullptr || p.rate < lowest->rate) lowest = &p;
-    return Outcome::infeasible("never meets the SLO: at " + fmt(lowest ? lowest->rate : 0.0) +
-                               " req/s per replica, " + (lowest ? lowest->result.value("why", std::string()) : ""));
+// Seconds between the first and the last arrival of a run.
+double arrival_span_s(const sim::RunResult& run) {
+  if (run.requests.empty()) return 0.0;
+  Time lo = Time::max();
+  Time hi = Time::zero();
+  for (const auto& q : run.requests) {
+    lo = std::min(lo, q.arrival);
+    hi = std::max(hi, q.arrival);
   }
+  return (hi - lo).seconds();
+}
 
-  nlohmann::json result = rs.best_result.at("metrics");
+// One probe at `rate_per_replica`: the run, whether it meets the SLO and why not; its row for the
+// results file is appended to `rows`.
+nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vector<nlohmann::json>& rows) {
+  const double offered = rate_per_replica * c.b.replicas;
+  const auto [want, ask] = probe_requests(c, offered);
+  YAML::Node w = YAML::Clone(c.workload);
+  w["num_requests"] = ask;
+  if (c.trace) w["trace"]["rate_scale"] = c.base_scale * offered / c.stream.rate();
+  else w["arrival"]["rate_per_s"] = offered;
+  sim::RunConfig rc = c.b.run;
+  rc.workload = sim::parse_scenario_workload(ConfigNode(w, c.evaluator->file(), "workload")).spec;
+  const sim::RunResult run = sim::run_simulation(rc);
+  std::string why = slo_misses(c.b.params.slo, run.summary, c.settings->max_queue_p99);
+  // Only a workload that ran out is too short: a trace prefix that happens to be denser than the
+  // trace's mean spans a little less than asked for, and that is still a full-length probe.
+  const double span_s = arrival_span_s(run), min_span_s = c.settings->min_probe_span.seconds();
+  if (run.requests.size() < want && span_s < min_span_s)
+    why += (why.empty() ? "" : "; ") + std::string("the workload holds only ") + std::to_string(run.requests.size()) +
+           " requests, spanning " + fmt(span_s) + " s at this rate (< min_probe_span " + fmt(min_span_s) +
+           " s): cannot show the rate is sustained";
+  rows.push_back({{"rate_per_replica", rate_per_replica},
+                  {"requests", run.requests.size()},
+                  {"meets_slo", why.empty()},
+                  {"ttft_p99_ms", num(run.summary.ttft.p99)},
+                  {"tpot_p99_ms", num(run.summary.tpot.p99)},
+                  {"queue_p99_ms", num(run.summary.queue.p99)},
+                  {"interactivity", num(run.summary.median_intvty)},
+                  {"why", why}});
+  const PointMetrics m = point_metrics(c.b, run, c.evaluator->cdf_samples());
+  return {{"meets_slo", why.empty()}, {"why", why}, {"metrics", to_json(m)}};
+}
+
+// The plan's record of a configuration: its sustained rate, the search, the probes and the prices
+// the fleet sizing reads.
+nlohmann::json plan_extra(const ProbeContext& c, const RateSearchResult& rs, std::vector<nlohmann::json> rows) {
+  const sim::BuiltScenario& b = c.b;
   nlohmann::json by_tier = nlohmann::json::object();
   for (const char* tier : {"hyperscaler", "neocloud", "rental"})
     by_tier[tier] = gpu_hour_price(b.params.node.gpu_hour, *price_tier_from_string(tier)).value();
   const NodeFootprint& nf = b.footprint.per_node;
-  result["extra"]["plan"] = {
+  return {
       {"max_rate_per_replica", rs.max_rate},
       {"lowest_failing_per_replica", num(rs.lowest_failing)},
       {"non_monotone", rs.non_monotone},
       {"hit_limit", rs.hit_limit},
-      {"replicas_per_probe", replicas},
-      {"stream_requests", stream.requests},
-      {"stream_rate_per_s", stream.rate()},
-      {"tokens_per_request", stream.tokens_per_request},
-      {"probes", probe_rows},
+      {"replicas_per_probe", b.replicas},
+      {"stream_requests", c.stream.requests},
+      {"stream_rate_per_s", c.stream.rate()},
+      {"tokens_per_request", c.stream.tokens_per_request},
+      {"probes", std::move(rows)},
       {"gpus_per_replica", b.gpus_per_replica},
-      {"gpus_per_node", g},
+      {"gpus_per_node", b.params.node.gpu_count},
       {"extra_dram_per_node_bytes", (nf.host_dram_engram + b.dram_cache_per_node).value()},
       {"dram_usd_per_byte", b.params.node.dram_price.value()},
       {"extra_ssd_per_node_bytes", nf.ssd_engram.value()},
@@ -205,6 +188,57 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
       {"amortization_life_s", b.params.node.amortization_life.seconds()},
       {"gpu_hour_usd_by_tier", by_tier},
   };
+}
+
+// The probe unit of a point: one node of replicas (or the nodes one replica spans).
+std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, const PlanSettings& settings,
+                                          const SweepPoint& point, ProbeContext& c) {
+  YAML::Node s = scenario_for_point(evaluator.base(), point);
+  const sim::ScenarioParams first = evaluator.parse(s);
+  const int g = first.node.gpu_count;
+  const int tp = first.deployment.tp;
+  YAML::Node dep = map_child(s, "deployment", evaluator.file());
+  dep.remove("replicas");
+  dep["nodes"] = tp <= g ? 1 : (tp + g - 1) / g;
+  try {
+    c.b = sim::build_scenario(evaluator.parse(s));
+  } catch (const sim::InfeasibleScenario& e) {
+    return std::string(e.what());
+  }
+  c.workload = map_child(s, "workload", evaluator.file());
+  c.trace = c.b.params.workload.kind == sim::WorkloadKind::trace;
+  c.stream = scan_stream(c.b.params.workload, c.b.params.seed);
+  c.user_cap = c.b.params.workload.num_requests;
+  if (c.trace) {
+    const YAML::Node t = c.workload["trace"];
+    if (t["rate_scale"]) c.base_scale = t["rate_scale"].as<double>();
+    if (!(c.stream.rate() > 0.0))
+      throw ConfigError({evaluator.file(), 0, 0}, "workload.trace",
+                        "the replayed trace has fewer than two requests or no time span: it cannot be scaled to a rate");
+  }
+  c.settings = &settings;
+  c.evaluator = &evaluator;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Outcome RatePlanner::evaluate(const SweepPoint& point) const {
+  ProbeContext c;
+  if (const auto why = prepare_probes(evaluator_, settings_, point, c)) return Outcome::infeasible(*why);
+  std::vector<nlohmann::json> rows;
+  const RateSearchResult rs = find_max_rate(
+      [&](double rate) { return probe_at(c, rate, rows); },
+      [](const nlohmann::json& j) { return j.at("meets_slo").get<bool>(); }, settings_.search);
+  if (!rs.found) {
+    const RateProbe* lowest = nullptr;
+    for (const auto& p : rs.probes)
+      if (lowest == nullptr || p.rate < lowest->rate) lowest = &p;
+    return Outcome::infeasible("never meets the SLO: at " + fmt(lowest ? lowest->rate : 0.0) +
+                               " req/s per replica, " + (lowest ? lowest->result.value("why", std::string()) : ""));
+  }
+  nlohmann::json result = rs.best_result.at("metrics");
+  result["extra"]["plan"] = plan_extra(c, rs, std::move(rows));
   return Outcome::ok(std::move(result));
 }
 
