@@ -165,10 +165,16 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   subtables_ = static_cast<double>(rows_per_token) / tp;
   const double table_rows = static_cast<double>(spec.table_rows[static_cast<std::size_t>(engram_layer)]);
   popularity_ = RowPopularity(std::max(1.0, table_rows / rows_per_token), params.access.zipf_s);
+  size_caches(spec, table_rows, tp, params);
+  hbm_bw_ = hbm_rate(HardwareRates(node.gpu), eff);
+  hbm_gather_eff_ = eff.of(OpClass::engram_gather).bandwidth.at(row_bytes_);
+  kernel_overhead_s_ = eff.kernel_overhead.seconds();
+  const int active = set_host_rates(node, eff, params);
+  set_ssd_rates(spec, table_rows, tp, node, active, params);
+}
 
-  const double rows_per_rank_cache = [&](Bytes replica_bytes) {
-    return replica_bytes.value() / tp / row_bytes_ / subtables_;
-  }(params.hbm_hot_cache);
+void EngramFetchModel::size_caches(const EngramSpec& spec, double table_rows, int tp, const EngramFetchParams& params) {
+  const double rows_per_rank_cache = params.hbm_hot_cache.value() / tp / row_bytes_ / subtables_;
   hot_k_ = params.tier == EngramTier::hbm ? 0.0 : std::min(rows_per_rank_cache, popularity_.rows());
   lru_k_ = params.tier == EngramTier::ssd
                ? std::min(params.dram_cache.value() / tp / row_bytes_ / subtables_, popularity_.rows())
@@ -184,19 +190,16 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
   }
   hot_mass_ = popularity_.top_mass(hot_k_);
   cache_hit_ = lru_k_ > 0.0 ? popularity_.lru_hit_ratio(hot_k_, lru_k_) : 0.0;
-
   table_.reserve(kOctaves * kStepsPerOctave + 1);
   for (int i = 0; i <= kOctaves * kStepsPerOctave; ++i) {
     const double p = std::exp2(static_cast<double>(i) / kStepsPerOctave);
     const auto d = popularity_.expected_distinct(p, hot_k_, lru_k_);
     table_.push_back({d.all / p, d.outside_hot / p, d.missing_cache / p});
   }
+}
 
-  const GpuSpec& gpu = node.gpu;
-  hbm_bw_ = hbm_rate(HardwareRates(gpu), eff);
-  hbm_gather_eff_ = eff.of(OpClass::engram_gather).bandwidth.at(row_bytes_);
-  kernel_overhead_s_ = eff.kernel_overhead.seconds();
-  link_bw_ = gpu.host_link_bandwidth.value();
+int EngramFetchModel::set_host_rates(const NodeSpec& node, const Efficiencies& eff, const EngramFetchParams& params) {
+  link_bw_ = node.gpu.host_link_bandwidth.value();
   const int node_gpus = std::max(1, node.gpu_count);
   const int active = params.active_gpus > 0 ? std::min(params.active_gpus, node_gpus) : node_gpus;
   // Active GPUs fill the switch groups in order (GPU ordinals 0..active-1); the busiest group sets
@@ -211,12 +214,15 @@ EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int
     link_bw_ = std::min(link_bw_, node.topology.switch_uplink_bandwidth.value() / static_cast<double>(group));
   link_latency_s_ = node.host_link_latency.seconds();
   uva_eff_ = eff.host_gather_by_row_bytes.at(row_bytes_);
-  const double gpus = active;
-  cpu_bw_ = node.host_dram_bandwidth.value() / gpus * eff.cpu_gather_by_row_bytes.at(row_bytes_);
+  cpu_bw_ = node.host_dram_bandwidth.value() / static_cast<double>(active) * eff.cpu_gather_by_row_bytes.at(row_bytes_);
+  return active;
+}
 
+void EngramFetchModel::set_ssd_rates(const EngramSpec& spec, double table_rows, int tp, const NodeSpec& node,
+                                     int active, const EngramFetchParams& params) {
   const double page = params.ssd_page.value();
   if (!(page > 0.0)) throw std::invalid_argument("engram fetch: SSD page size must be > 0");
-  ssd_drives_share_ = node.nvme.count / gpus;
+  ssd_drives_share_ = node.nvme.count / static_cast<double>(active);
   ssd_latency_s_ = params.ssd_read_latency.count_ns() > 0 ? params.ssd_read_latency.seconds()
                                                          : node.nvme.read_latency.seconds();
   fault_latency_s_ = params.page_fault_latency.count_ns() > 0 ? params.page_fault_latency.seconds() : ssd_latency_s_;

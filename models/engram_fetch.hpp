@@ -212,6 +212,12 @@ class EngramFetchModel {
   double fault_concurrency_ = 1.0;
   double fault_latency_s_ = 0.0;  // page_cache: one major fault
   EngramFetchCost page_cache_cost(EngramFetchCost c) const;
+  // Constructor steps: the row caches and the distinct-row table; the host link and CPU gather rates
+  // of one rank (returns the GPUs fetching at once); the SSD terms.
+  void size_caches(const EngramSpec& spec, double table_rows, int tp, const EngramFetchParams& params);
+  int set_host_rates(const NodeSpec& node, const Efficiencies& eff, const EngramFetchParams& params);
+  void set_ssd_rates(const EngramSpec& spec, double table_rows, int tp, const NodeSpec& node, int active,
+                     const EngramFetchParams& params);
 };
 
 }  // namespace engramsim

@@ -693,17 +693,12 @@ void html_first_screen(std::ostringstream& o, const ReportData& d, const Recomme
 
 }  // namespace
 
-std::string render_html(const ReportData& d) {
-  const auto charts = report_charts(d);
-  const auto tables = report_tables(d);
-  const auto rec = recommend(d);
-  const Look look = look_of(d, rec);
-  const auto& ctx = d.context;
-  std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    << "<title>" << html_escape(title_as_run(ctx)) << "</title><style>" << kCss << "</style></head><body>\n";
-  html_first_screen(o, d, rec, look);
+namespace {
+
+// The recommendation: the comparison at the target, what could not be compared, notes, the
+// context's extra tables (they close report_tables' list, with configuration names made human).
+void html_recommendation(std::ostringstream& o, const ReportData& d, const std::vector<Table>& tables,
+                         const Recommendation& rec, const Look& look) {
   o << "<section id=\"recommendation\"><h2>Recommendation</h2>";
   if (const Table* t = find_table(tables, "comparison")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   if (!rec.out_of_range.empty()) {
@@ -711,69 +706,94 @@ std::string render_html(const ReportData& d) {
     for (const auto& r : rec.out_of_range) o << "<li>" << html_escape(look.name(r.config)) << ": " << html_escape(r.why) << "</li>";
     o << "</ul>";
   }
-  for (const auto& n : ctx.notes) o << "<p>" << html_escape(with_display_names(n, look.names)) << "</p>";
-  // The context's extra tables close report_tables' list, with configuration names made human.
-  for (std::size_t i = tables.size() - ctx.extra_tables.size(); i < tables.size(); ++i)
+  for (const auto& n : d.context.notes) o << "<p>" << html_escape(with_display_names(n, look.names)) << "</p>";
+  for (std::size_t i = tables.size() - d.context.extra_tables.size(); i < tables.size(); ++i)
     o << "<h3>" << html_escape(tables[i].title) << "</h3>" << html_table(tables[i]);
   o << "</section>\n";
-  auto figure = [&](const std::string& id) {
-    for (const auto& c : charts) {
-      if (c.id != id) continue;
-      o << "<figure id=\"chart-" << c.id << "\">";
-      if (!c.svg_log.empty())
-        o << "<div class=\"axis-toggle\">Interactivity axis: <button type=\"button\" onclick=\"axis(this,'lin')\">linear</button>"
-             "<button type=\"button\" onclick=\"axis(this,'log')\">log</button></div><div class=\"lin\">"
-          << c.svg << "</div><div class=\"log\" style=\"display:none\">" << c.svg_log << "</div>";
-      else
-        o << c.svg;
-      o << "<figcaption>" << html_escape(c.caption) << "</figcaption></figure>\n";
-    }
-  };
+}
+
+// The chart `id` as a figure (with a linear/log toggle where it has a log version).
+void html_figure(std::ostringstream& o, const std::vector<Chart>& charts, const std::string& id) {
+  for (const auto& c : charts) {
+    if (c.id != id) continue;
+    o << "<figure id=\"chart-" << c.id << "\">";
+    if (!c.svg_log.empty())
+      o << "<div class=\"axis-toggle\">Interactivity axis: <button type=\"button\" onclick=\"axis(this,'lin')\">linear</button>"
+           "<button type=\"button\" onclick=\"axis(this,'log')\">log</button></div><div class=\"lin\">"
+        << c.svg << "</div><div class=\"log\" style=\"display:none\">" << c.svg_log << "</div>";
+    else
+      o << c.svg;
+    o << "<figcaption>" << html_escape(c.caption) << "</figcaption></figure>\n";
+  }
+}
+
+// The chart sections: frontiers, footprint, latency, Engram stall and every point.
+void html_chart_sections(std::ostringstream& o, const ReportData& d, const std::vector<Chart>& charts,
+                         const std::vector<Table>& tables) {
   o << "<section id=\"pareto\"><h2>Throughput per GPU vs interactivity</h2>";
-  figure("pareto");
+  html_figure(o, charts, "pareto");
   if (const Table* t = find_table(tables, "frontier_throughput")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"tokens-per-dollar\"><h2>Tokens per dollar</h2>";
-  figure("tokens_per_dollar");
+  html_figure(o, charts, "tokens_per_dollar");
   if (const Table* t = find_table(tables, "frontier_tokens_per_dollar")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"footprint\"><h2>HBM footprint</h2>";
-  figure("hbm_footprint");
+  html_figure(o, charts, "hbm_footprint");
   if (const Table* t = find_table(tables, "footprint")) o << html_table(*t);
   o << "</section>\n<section id=\"latency\"><h2>Latency distributions</h2>";
-  figure("ttft_cdf");
-  figure("tpot_cdf");
+  html_figure(o, charts, "ttft_cdf");
+  html_figure(o, charts, "tpot_cdf");
   o << "</section>\n<section id=\"engram-stall\"><h2>Engram stall share</h2>";
-  figure("engram_stall");
+  html_figure(o, charts, "engram_stall");
   o << "</section>\n<section id=\"points\"><h2>Every point</h2><p>" << html_escape(points_summary(d)) << ".</p>";
   if (const Table* t = find_table(tables, "points")) o << html_table(*t, "data points");
-  o << "</section>\n<section id=\"assumptions\"><h2>Assumptions</h2><ul>"
+  o << "</section>\n";
+}
+
+// The assumptions: the inputs named, then every figure with its kind and source.
+void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vector<Table>& tables) {
+  const auto& ctx = d.context;
+  std::string presets;
+  for (const auto& p : ctx.presets) presets += (presets.empty() ? "" : ", ") + p;
+  o << "<section id=\"assumptions\"><h2>Assumptions</h2><ul>"
     << "<li>Model card: " << html_escape(or_unknown(ctx.model_card)) << "</li>"
-    << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : [&] {
-         std::string s;
-         for (const auto& p : ctx.presets) s += (s.empty() ? "" : ", ") + p;
-         return s;
-       }()) << "</li>"
+    << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : presets) << "</li>"
     << "<li>Calibration profile: "
     << html_escape(ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : ctx.calibration_profile)
     << "</li><li>Price tier: " << html_escape(or_unknown(ctx.price_tier)) << "</li>"
     << "<li>Curve axis: " << html_escape(ctx.curve_axis) << "</li></ul>";
-  if (const Table* t = find_table(tables, "assumptions")) {
-    if (t->rows.empty()) {
-      o << "<p>No per-figure provenance was recorded with this sweep.</p>";
-    } else {
-      o << "<div class=\"table-tools\"><a class=\"csv\" download=\"assumptions.csv\" href=\"data:text/csv;charset=utf-8,"
-        << uri_escape(table_to_csv(*t)) << "\">CSV</a></div>";
-      o << "<div class=\"table-wrap\"><table class=\"data\" id=\"table-assumptions\"><thead><tr>";
-      for (const auto& c : t->columns) o << "<th>" << html_escape(c) << "</th>";
-      o << "</tr></thead><tbody>";
-      for (const auto& r : t->rows) {
-        o << "<tr><td>" << html_escape(r[0]) << "</td><td>" << html_escape(r[1]) << "</td><td class=\"kind-"
-          << html_escape(r[2]) << "\">" << html_escape(r[2]) << "</td><td>" << html_escape(r[3]) << "</td></tr>";
-      }
-      o << "</tbody></table></div>";
+  const Table* t = find_table(tables, "assumptions");
+  if (t != nullptr && t->rows.empty()) o << "<p>No per-figure provenance was recorded with this sweep.</p>";
+  if (t != nullptr && !t->rows.empty()) {
+    o << "<div class=\"table-tools\"><a class=\"csv\" download=\"assumptions.csv\" href=\"data:text/csv;charset=utf-8,"
+      << uri_escape(table_to_csv(*t)) << "\">CSV</a></div>";
+    o << "<div class=\"table-wrap\"><table class=\"data\" id=\"table-assumptions\"><thead><tr>";
+    for (const auto& c : t->columns) o << "<th>" << html_escape(c) << "</th>";
+    o << "</tr></thead><tbody>";
+    for (const auto& r : t->rows) {
+      o << "<tr><td>" << html_escape(r[0]) << "</td><td>" << html_escape(r[1]) << "</td><td class=\"kind-"
+        << html_escape(r[2]) << "\">" << html_escape(r[2]) << "</td><td>" << html_escape(r[3]) << "</td></tr>";
     }
+    o << "</tbody></table></div>";
   }
-  o << "<p class=\"meta\">Tables as CSV and JSON: tables/; charts as SVG: charts/.</p></section>\n"
-    << "<script>" << kScript << "</script>\n</body></html>\n";
+  o << "<p class=\"meta\">Tables as CSV and JSON: tables/; charts as SVG: charts/.</p></section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ReportData& d) {
+  const auto charts = report_charts(d);
+  const auto tables = report_tables(d);
+  const auto rec = recommend(d);
+  const Look look = look_of(d, rec);
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    << "<title>" << html_escape(title_as_run(d.context)) << "</title><style>" << kCss << "</style></head><body>\n";
+  html_first_screen(o, d, rec, look);
+  html_recommendation(o, d, tables, rec, look);
+  html_chart_sections(o, d, charts, tables);
+  html_assumptions(o, d, tables);
+  o << "<script>" << kScript << "</script>\n</body></html>\n";
   return o.str();
 }
 

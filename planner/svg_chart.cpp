@@ -412,43 +412,51 @@ void StackedBarChart::add_bar(std::string category, std::vector<BarSegment> segm
 
 void StackedBarChart::add_reference(double value, std::string label) { references_.emplace_back(value, std::move(label)); }
 
-std::string StackedBarChart::svg(int width, int height) const {
+namespace {
+
+using Bars = std::vector<std::pair<std::string, std::vector<BarSegment>>>;
+using References = std::vector<std::pair<double, std::string>>;
+
+// Colours by segment name (first seen first), the legend, and the tallest stack or reference line.
+struct BarLegend {
   std::map<std::string, std::size_t> color_of;
   std::vector<LegendEntry> entries;
   double max_total = 0.0;
-  for (const auto& [cat, segs] : bars_) {
+};
+
+BarLegend bar_legend(const Bars& bars, const References& references) {
+  BarLegend l;
+  for (const auto& [cat, segs] : bars) {
     double total = 0.0;
     for (const auto& s : segs) {
       if (std::isfinite(s.value) && s.value > 0.0) total += s.value;
-      if (color_of.emplace(s.name, color_of.size()).second) entries.push_back({s.name, palette_color(color_of[s.name])});
+      if (l.color_of.emplace(s.name, l.color_of.size()).second)
+        l.entries.push_back({s.name, palette_color(l.color_of[s.name])});
     }
-    max_total = std::max(max_total, total);
+    l.max_total = std::max(l.max_total, total);
   }
-  for (const auto& [v, label] : references_)
-    if (std::isfinite(v)) max_total = std::max(max_total, v);
-  for (const auto& [v, label] : references_) entries.push_back({label, "#000000", "6 3"});
+  for (const auto& [v, label] : references)
+    if (std::isfinite(v)) l.max_total = std::max(l.max_total, v);
+  for (const auto& [v, label] : references) l.entries.push_back({label, "#000000", "6 3"});
+  return l;
+}
+
+// The bottom margin: category labels rotate when they do not fit their band, and rotated labels need
+// their whole length at 35 degrees (about 6 px a character at 11 px).
+std::pair<bool, int> label_layout(const Bars& bars) {
   bool rotate = false;
   std::size_t longest = 0;
-  for (const auto& [cat, segs] : bars_) {
-    rotate = rotate || cat.size() * 7 > 600 / std::max<std::size_t>(1, bars_.size());
+  for (const auto& [cat, segs] : bars) {
+    rotate = rotate || cat.size() * 7 > 600 / std::max<std::size_t>(1, bars.size());
     longest = std::max(longest, cat.size());
   }
-  // Rotated labels need their whole length at 35 degrees (about 6 px a character at 11 px).
   const int bottom = rotate ? kBottom + static_cast<int>(std::lround(static_cast<double>(longest) * 6.0 * 0.574)) : kBottom;
-  std::vector<std::string> names;
-  for (const auto& e : entries) names.push_back(e.name);
-  height = std::max(height, kTop + legend_rows(names) * kLegendRow + 30);
-  height = std::max(height, bottom + 200);
-  const int plot_right = width - kLegendWidth;
-  const int plot_bottom = height - bottom;
-  double lo = 0.0;
-  double hi = max_total > 0.0 ? max_total : 1.0;
-  const auto ticks = nice_ticks(0.0, hi);
-  hi = ticks.back();
-  Scale sy{false, lo, hi, static_cast<double>(plot_bottom), static_cast<double>(kTop)};
+  return {rotate, bottom};
+}
 
-  std::ostringstream o;
-  svg_open(o, id_, title_, width, height);
+// Grid, tick labels, both axes and the y label.
+void draw_value_axis(std::ostringstream& o, const std::vector<double>& ticks, const Scale& sy, int plot_right,
+                     int plot_bottom, const std::string& y_label) {
   o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
   for (double t : ticks) o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t)) << "\"/>";
   o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
@@ -460,42 +468,65 @@ std::string StackedBarChart::svg(int width, int height) const {
     << "\" y2=\"" << plot_bottom << "\"/></g>";
   const int ymid = (kTop + plot_bottom) / 2;
   o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
-    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_label_) << "</text>";
+    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_label) << "</text>";
+}
+
+// One stacked bar with its category label under it.
+void draw_bar(std::ostringstream& o, const std::string& cat, const std::vector<BarSegment>& segs, double cx, double bw,
+              const Scale& sy, const BarLegend& legend, bool rotate, int plot_bottom) {
+  double base = 0.0;
+  o << "<g class=\"stack\" data-category=\"" << xml_escape(cat) << "\">";
+  for (const auto& s : segs) {
+    if (!std::isfinite(s.value) || s.value <= 0.0) continue;
+    const double y_top = sy(base + s.value);
+    const double y_bot = sy(base);
+    o << "<rect class=\"bar\" x=\"" << num(cx - bw / 2) << "\" y=\"" << num(y_top) << "\" width=\"" << num(bw)
+      << "\" height=\"" << num(y_bot - y_top) << "\" fill=\"" << palette_color(legend.color_of.at(s.name)) << "\"><title>"
+      << xml_escape(cat + ": " + s.name + " " + format_tick(s.value)) << "</title></rect>";
+    base += s.value;
+  }
+  o << "</g>";
+  if (rotate) {
+    o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 14 << "\" transform=\"rotate(-35 " << num(cx) << " "
+      << plot_bottom + 14 << ")\" text-anchor=\"end\" font-size=\"11\" " << kFont << ">" << xml_escape(cat) << "</text>";
+  } else {
+    o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\" font-size=\"11\" "
+      << kFont << ">" << xml_escape(cat) << "</text>";
+  }
+}
+
+}  // namespace
+
+std::string StackedBarChart::svg(int width, int height) const {
+  const BarLegend legend_data = bar_legend(bars_, references_);
+  const auto [rotate, bottom] = label_layout(bars_);
+  std::vector<std::string> names;
+  for (const auto& e : legend_data.entries) names.push_back(e.name);
+  height = std::max(height, kTop + legend_rows(names) * kLegendRow + 30);
+  height = std::max(height, bottom + 200);
+  const int plot_right = width - kLegendWidth;
+  const int plot_bottom = height - bottom;
+  const auto ticks = nice_ticks(0.0, legend_data.max_total > 0.0 ? legend_data.max_total : 1.0);
+  const Scale sy{false, 0.0, ticks.back(), static_cast<double>(plot_bottom), static_cast<double>(kTop)};
+
+  std::ostringstream o;
+  svg_open(o, id_, title_, width, height);
+  draw_value_axis(o, ticks, sy, plot_right, plot_bottom, y_label_);
   if (bars_.empty()) {
-    o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << ymid
+    o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << (kTop + plot_bottom) / 2
       << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
   }
   const double band = static_cast<double>(plot_right - kLeft) / std::max<std::size_t>(1, bars_.size());
   const double bw = std::min(64.0, band * 0.6);
-  for (std::size_t i = 0; i < bars_.size(); ++i) {
-    const auto& [cat, segs] = bars_[i];
-    const double cx = kLeft + band * (static_cast<double>(i) + 0.5);
-    double base = 0.0;
-    o << "<g class=\"stack\" data-category=\"" << xml_escape(cat) << "\">";
-    for (const auto& s : segs) {
-      if (!std::isfinite(s.value) || s.value <= 0.0) continue;
-      const double y_top = sy(base + s.value);
-      const double y_bot = sy(base);
-      o << "<rect class=\"bar\" x=\"" << num(cx - bw / 2) << "\" y=\"" << num(y_top) << "\" width=\"" << num(bw)
-        << "\" height=\"" << num(y_bot - y_top) << "\" fill=\"" << palette_color(color_of[s.name]) << "\"><title>"
-        << xml_escape(cat + ": " + s.name + " " + format_tick(s.value)) << "</title></rect>";
-      base += s.value;
-    }
-    o << "</g>";
-    if (rotate) {
-      o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 14 << "\" transform=\"rotate(-35 " << num(cx) << " "
-        << plot_bottom + 14 << ")\" text-anchor=\"end\" font-size=\"11\" " << kFont << ">" << xml_escape(cat) << "</text>";
-    } else {
-      o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\" font-size=\"11\" "
-        << kFont << ">" << xml_escape(cat) << "</text>";
-    }
-  }
+  for (std::size_t i = 0; i < bars_.size(); ++i)
+    draw_bar(o, bars_[i].first, bars_[i].second, kLeft + band * (static_cast<double>(i) + 0.5), bw, sy, legend_data,
+             rotate, plot_bottom);
   for (const auto& [v, label] : references_) {
     if (!std::isfinite(v)) continue;
     o << "<line class=\"reference\" x1=\"" << kLeft << "\" y1=\"" << num(sy(v)) << "\" x2=\"" << plot_right << "\" y2=\""
       << num(sy(v)) << "\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>";
   }
-  legend(o, plot_right + 16, kTop + 8, entries);
+  legend(o, plot_right + 16, kTop + 8, legend_data.entries);
   o << "</svg>";
   return o.str();
 }

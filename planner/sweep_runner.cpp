@@ -307,19 +307,12 @@ SweepRunSummary run_local(const std::vector<SweepPoint>& points, const EvaluateF
   return s;
 }
 
-SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn& evaluate, const SweepRunOptions& o) {
-  const MpiSession& mpi = *o.mpi;
-  if (o.shard.count > 1) throw ConfigError({"--shard", 0, 0}, "shard", "cannot be combined with an MPI launch");
-  const double t0 = now_seconds();
-  SweepRunSummary s;
-  s.total_points = points.size();
-  const int rank = mpi.rank();
-  const int size = mpi.size();
-
-  // Rank 0 opens the file and tells everyone which points are done (or that it failed: "E" + why).
-  OpenedRun run;
+// Rank 0 opens the results file and tells every rank which points are done ("O" + one 0/1 per point),
+// or that it failed ("E" + why); every rank returns the done flags.
+std::string broadcast_finished(const MpiSession& mpi, const std::vector<SweepPoint>& points, const SweepRunOptions& o,
+                               OpenedRun& run) {
   std::string status;
-  if (rank == 0) {
+  if (mpi.rank() == 0) {
     try {
       run = open_run(points, o, ShardSpec{});
       status = "O" + run.finished;
@@ -329,7 +322,71 @@ SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn&
   }
   mpi.broadcast(status);
   if (status.empty() || status[0] != 'O') throw std::runtime_error(status.empty() ? "MPI broadcast failed" : status.substr(1));
-  const std::string finished = status.substr(1);
+  return status.substr(1);
+}
+
+// Rank 0's share of one poll: its own workers' lines and the other ranks' messages, appended to the
+// file; returns the ranks that have finished so far.
+int collect_on_rank0(const MpiSession& mpi, std::deque<std::pair<std::string, PointStatus>>& batch, OpenedRun& run,
+                     SweepRunSummary& s, Progress& progress, int ranks_done) {
+  std::string data;
+  for (const auto& [text, st] : batch) {
+    data += text;
+    count(s, st);
+    progress.point_done(st == PointStatus::infeasible, st == PointStatus::error);
+  }
+  while (auto m = mpi.try_receive()) {
+    if (m->tag == kTagDone) {
+      ++ranks_done;
+      continue;
+    }
+    const ResultLine l = ResultLine::from_json(nlohmann::json::parse(m->data));
+    data += m->data;
+    count(s, l.status);
+    progress.point_done(l.status == PointStatus::infeasible, l.status == PointStatus::error);
+  }
+  if (!data.empty()) run.file->append(data);
+  return ranks_done;
+}
+
+// Runs this rank's points; rank 0 also writes every rank's lines. MPI calls stay on this thread
+// (MPI_THREAD_FUNNELED), so it polls the workers' queue briefly.
+void run_rank(const MpiSession& mpi, const std::vector<SweepPoint>& points, const std::vector<std::size_t>& todo,
+              const EvaluateFn& evaluate, const SweepRunOptions& o, OpenedRun& run, SweepRunSummary& s,
+              Progress& progress) {
+  const int rank = mpi.rank(), size = mpi.size();
+  LineQueue q;
+  WorkerPool pool(points, todo, evaluate, o.prune, o.jobs, q);
+  std::deque<std::pair<std::string, PointStatus>> batch;
+  int ranks_done = 1;  // rank 0's own workers are tracked by the queue
+  bool local_open = true;
+  while (local_open || (rank == 0 && ranks_done < size)) {
+    if (local_open) local_open = take_lines(q, batch, std::chrono::milliseconds(1));
+    if (rank == 0) {
+      ranks_done = collect_on_rank0(mpi, batch, run, s, progress, ranks_done);
+      if (!local_open && batch.empty() && ranks_done < size) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } else {
+      for (const auto& [text, st] : batch) {
+        mpi.send(0, kTagLine, text);
+        count(s, st);
+      }
+      if (!local_open) mpi.send(0, kTagDone, "");
+    }
+    batch.clear();
+  }
+  pool.join();
+}
+
+SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn& evaluate, const SweepRunOptions& o) {
+  const MpiSession& mpi = *o.mpi;
+  if (o.shard.count > 1) throw ConfigError({"--shard", 0, 0}, "shard", "cannot be combined with an MPI launch");
+  const double t0 = now_seconds();
+  SweepRunSummary s;
+  s.total_points = points.size();
+  const int rank = mpi.rank();
+  const int size = mpi.size();
+  OpenedRun run;
+  const std::string finished = broadcast_finished(mpi, points, o, run);
   s.results_file = results_path(o.out_dir);
 
   std::vector<std::size_t> todo;
@@ -346,44 +403,8 @@ SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn&
 
   Progress progress(progress_out(o), rank == 0 ? resolve_mode(o) : ProgressMode::none,
                     rank == 0 ? unfinished_all : todo.size(), "sweep (" + std::to_string(size) + " MPI ranks)");
-  LineQueue q;
   try {
-    WorkerPool pool(points, todo, evaluate, o.prune, o.jobs, q);
-    std::deque<std::pair<std::string, PointStatus>> batch;
-    int ranks_done = 1;  // rank 0's own workers are tracked by the queue
-    bool local_open = true;
-    // Poll: MPI calls stay on this thread (MPI_THREAD_FUNNELED), so wait on the queue briefly.
-    while (local_open || (rank == 0 && ranks_done < size)) {
-      if (local_open) local_open = take_lines(q, batch, std::chrono::milliseconds(1));
-      if (rank == 0) {
-        std::string data;
-        for (const auto& [text, st] : batch) {
-          data += text;
-          count(s, st);
-          progress.point_done(st == PointStatus::infeasible, st == PointStatus::error);
-        }
-        while (auto m = mpi.try_receive()) {
-          if (m->tag == kTagDone) {
-            ++ranks_done;
-            continue;
-          }
-          const ResultLine l = ResultLine::from_json(nlohmann::json::parse(m->data));
-          data += m->data;
-          count(s, l.status);
-          progress.point_done(l.status == PointStatus::infeasible, l.status == PointStatus::error);
-        }
-        if (!data.empty()) run.file->append(data);
-        if (!local_open && batch.empty() && ranks_done < size) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      } else {
-        for (const auto& [text, st] : batch) {
-          mpi.send(0, kTagLine, text);
-          count(s, st);
-        }
-        if (!local_open) mpi.send(0, kTagDone, "");
-      }
-      batch.clear();
-    }
-    pool.join();
+    run_rank(mpi, points, todo, evaluate, o, run, s, progress);
     progress.finish();
     if (rank == 0) {
       s.complete = s.already_done + s.evaluated == points.size();

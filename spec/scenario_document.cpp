@@ -128,6 +128,78 @@ ScenarioDocument read_scenario_document(const std::string& path) {
   return {path, ConfigNode::read_file(path)};
 }
 
+namespace {
+
+// One `compare:` entry: its name, description, baseline and the keys its `set:` names.
+CompareEntry parse_compare_entry(const ConfigNode& e, std::set<std::string>& seen) {
+  CompareEntry c;
+  c.name = e.str("name");
+  if (!safe_name(c.name)) e.fail_key("name", "use letters, digits, '-', '_' and '.' (it names an output folder)");
+  if (!seen.insert(c.name).second) e.fail_key("name", "duplicate variant name '" + c.name + "'");
+  c.description = e.str_or("description", "");
+  if (e.has("baseline")) {
+    c.baseline = e.str("baseline");
+    c.baseline_at = e.child("baseline").location();
+  }
+  if (!e.has("set")) e.finish();  // a misspelt `set` is reported as the unknown key it is
+  const ConfigNode set = e.child("set");
+  if (!set.is_map()) set.fail("expected a map of key.path: value");
+  c.keys = set.keys();
+  if (c.keys.empty()) set.fail("a variant must set at least one key");
+  e.finish();
+  return c;
+}
+
+// The compare list: the entries, each with a baseline (the first variant unless named).
+std::vector<CompareEntry> parse_compare_list(const ConfigNode& root) {
+  std::vector<CompareEntry> entries;
+  const auto list = root.optional_child("compare");
+  if (!list) return entries;
+  const auto elements = list->elements();
+  if (elements.empty()) list->fail("compare needs at least one variant");
+  if (elements.size() > kMaxCompareVariants)
+    list->fail("more than " + std::to_string(kMaxCompareVariants) + " variants, the limit for one compare list");
+  std::set<std::string> seen;
+  for (const ConfigNode& e : elements) entries.push_back(parse_compare_entry(e, seen));
+  for (auto& c : entries) {
+    if (c.baseline.empty()) {
+      if (&c != &entries.front()) c.baseline = entries.front().name;
+      continue;
+    }
+    if (c.baseline == c.name) throw ConfigError(c.baseline_at, "compare.baseline", "a variant cannot be its own baseline");
+    if (!seen.count(c.baseline)) throw ConfigError(c.baseline_at, "compare.baseline", "no variant named '" + c.baseline + "'");
+  }
+  return entries;
+}
+
+// Variant `i`: its own parse of the file with its `set:` applied over the base, the command line's
+// keys before and after (the command line wins over the variant).
+ScenarioVariant expand_variant(const ScenarioDocument& doc, const std::optional<CompareLines>& lines,
+                               const CompareEntry& entry, std::size_t i, const std::vector<SetArgument>& sets) {
+  ScenarioVariant v;
+  v.name = entry.name;
+  v.description = entry.description;
+  v.baseline = entry.baseline;
+  std::size_t at = 0;
+  std::tie(v.root, at) = parse_variant(doc, lines, i);
+  apply_cli_sets(v.root, sets);
+  const YAML::Node set = v.root["compare"][at]["set"];
+  for (const std::string& key : entry.keys) {
+    const YAML::Node value = set[key];
+    if (!value.IsDefined())
+      throw ConfigError({doc.file, 0, 0}, "compare[" + std::to_string(i) + "].set." + key, "lost while expanding the variant");
+    const YAML::Mark m = value.Mark();
+    apply_override(v.root, key, value, {doc.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
+    bind_uncloned(v.root, key, value);
+    v.set.emplace_back(key, canonical(value));
+  }
+  apply_cli_sets(v.root, sets);
+  strip(v.root);
+  return v;
+}
+
+}  // namespace
+
 std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets) {
   // The command line sets keys of the scenario, not of its variants: a variant's entry is read back
   // from each variant's own parse, where a replaced entry would have lost its keys.
@@ -141,43 +213,7 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
   apply_cli_sets(probe, sets);
   const ConfigNode root(probe, doc.file, "");
   if (!root.is_map()) root.fail("a scenario file must be a map");
-
-  std::vector<CompareEntry> entries;
-  if (const auto list = root.optional_child("compare")) {
-    const auto elements = list->elements();
-    if (elements.empty()) list->fail("compare needs at least one variant");
-    if (elements.size() > kMaxCompareVariants)
-      list->fail("more than " + std::to_string(kMaxCompareVariants) + " variants, the limit for one compare list");
-    std::set<std::string> seen;
-    for (const ConfigNode& e : elements) {
-      CompareEntry c;
-      c.name = e.str("name");
-      if (!safe_name(c.name)) e.fail_key("name", "use letters, digits, '-', '_' and '.' (it names an output folder)");
-      if (!seen.insert(c.name).second) e.fail_key("name", "duplicate variant name '" + c.name + "'");
-      c.description = e.str_or("description", "");
-      if (e.has("baseline")) {
-        c.baseline = e.str("baseline");
-        c.baseline_at = e.child("baseline").location();
-      }
-      if (!e.has("set")) e.finish();  // a misspelt `set` is reported as the unknown key it is
-      const ConfigNode set = e.child("set");
-      if (!set.is_map()) set.fail("expected a map of key.path: value");
-      c.keys = set.keys();
-      if (c.keys.empty()) set.fail("a variant must set at least one key");
-      e.finish();
-      entries.push_back(std::move(c));
-    }
-    for (auto& c : entries) {
-      if (c.baseline.empty()) {
-        if (&c != &entries.front()) c.baseline = entries.front().name;
-        continue;
-      }
-      if (c.baseline == c.name) throw ConfigError(c.baseline_at, "compare.baseline", "a variant cannot be its own baseline");
-      if (!seen.count(c.baseline))
-        throw ConfigError(c.baseline_at, "compare.baseline", "no variant named '" + c.baseline + "'");
-    }
-  }
-
+  const std::vector<CompareEntry> entries = parse_compare_list(root);
   std::vector<ScenarioVariant> out;
   if (entries.empty()) {
     ScenarioVariant v;
@@ -187,27 +223,7 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
     return out;
   }
   const std::optional<CompareLines> lines = compare_lines(probe);
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    ScenarioVariant v;
-    v.name = entries[i].name;
-    v.description = entries[i].description;
-    v.baseline = entries[i].baseline;
-    std::size_t at = 0;
-    std::tie(v.root, at) = parse_variant(doc, lines, i);
-    apply_cli_sets(v.root, sets);
-    const YAML::Node set = v.root["compare"][at]["set"];
-    for (const std::string& key : entries[i].keys) {
-      const YAML::Node value = set[key];
-      if (!value.IsDefined()) throw ConfigError({doc.file, 0, 0}, "compare[" + std::to_string(i) + "].set." + key, "lost while expanding the variant");
-      const YAML::Mark m = value.Mark();
-      apply_override(v.root, key, value, {doc.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
-      bind_uncloned(v.root, key, value);
-      v.set.emplace_back(key, canonical(value));
-    }
-    apply_cli_sets(v.root, sets);  // the command line wins over the variant
-    strip(v.root);
-    out.push_back(std::move(v));
-  }
+  for (std::size_t i = 0; i < entries.size(); ++i) out.push_back(expand_variant(doc, lines, entries[i], i, sets));
   return out;
 }
 

@@ -20,11 +20,8 @@ MaxMinSolver::MaxMinSolver(std::vector<double> capacities)
       adj_fill_(capacity_.size(), 0),
       is_touched_(capacity_.size(), 0) {}
 
-void MaxMinSolver::solve(std::span<const FlowClassDemand> classes, std::span<double> rates) {
-  assert(rates.size() == classes.size());
+void MaxMinSolver::index_classes(std::span<const FlowClassDemand> classes) {
   const auto n = static_cast<std::uint32_t>(classes.size());
-
-  // Per touched resource: capacity left, unfrozen load, and the classes crossing it (CSR).
   live_.clear();
   bounded_.clear();
   std::size_t hops = 0;
@@ -54,57 +51,61 @@ void MaxMinSolver::solve(std::span<const FlowClassDemand> classes, std::span<dou
     for (const std::uint32_t r : classes[c].resources) adj_[adj_fill_[r]++] = c;
   std::sort(bounded_.begin(), bounded_.end(),
             [&](std::uint32_t a, std::uint32_t b) { return classes[a].bound < classes[b].bound; });
-  frozen_.assign(n, 0);
+}
 
-  std::uint32_t unfrozen = n;
-  std::size_t next_bounded = 0;
-  double level = 0.0;
-  const auto freeze = [&](std::uint32_t c) {
-    frozen_[c] = 1;
-    rates[c] = level;
-    --unfrozen;
-    const FlowClassDemand& k = classes[c];
-    for (const std::uint32_t r : k.resources) {
-      remaining_[r] = std::max(0.0, remaining_[r] - k.count * level);
-      load_[r] -= k.count;
-      --live_classes_[r];
-    }
-  };
-
-  while (unfrozen > 0) {
-    while (next_bounded < bounded_.size() && frozen_[bounded_[next_bounded]]) ++next_bounded;
-    level = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t r : live_) level = std::min(level, remaining_[r] / load_[r]);
-    if (next_bounded < bounded_.size()) level = std::min(level, classes[bounded_[next_bounded]].bound);
-    level = std::max(level, 0.0);
-    const double tie_level = level * (1.0 + kTie);
-
-    // Saturation is judged before this round's freezes change any remaining capacity.
-    saturated_.clear();
-    for (const std::uint32_t r : live_)
-      if (remaining_[r] <= tie_level * load_[r]) saturated_.push_back(r);
-    const std::uint32_t before = unfrozen;
-    for (; next_bounded < bounded_.size(); ++next_bounded) {
-      const std::uint32_t c = bounded_[next_bounded];
-      if (frozen_[c]) continue;
-      if (classes[c].bound > tie_level) break;
-      freeze(c);
-    }
-    for (const std::uint32_t r : saturated_)
-      for (std::uint32_t i = adj_begin_[r]; i < adj_fill_[r]; ++i)
-        if (!frozen_[adj_[i]]) freeze(adj_[i]);
-    // Every round freezes at least the classes that set `level`. Only non-finite input (rejected
-    // upstream) could break that; stop rather than spin.
-    if (unfrozen == before) {
-      assert(false && "max-min round froze nothing");
-      for (std::uint32_t c = 0; c < n; ++c)
-        if (!frozen_[c]) freeze(c);
-    }
-    std::erase_if(live_, [&](std::uint32_t r) { return live_classes_[r] == 0; });
+void MaxMinSolver::freeze(std::uint32_t c, std::span<const FlowClassDemand> classes, std::span<double> rates) {
+  frozen_[c] = 1;
+  rates[c] = level_;
+  --unfrozen_;
+  const FlowClassDemand& k = classes[c];
+  for (const std::uint32_t r : k.resources) {
+    remaining_[r] = std::max(0.0, remaining_[r] - k.count * level_);
+    load_[r] -= k.count;
+    --live_classes_[r];
   }
+}
 
-  for (std::uint32_t c = 0; c < n; ++c)
-    for (const std::uint32_t r : classes[c].resources) is_touched_[r] = 0;
+void MaxMinSolver::fill_round(std::span<const FlowClassDemand> classes, std::span<double> rates) {
+  while (next_bounded_ < bounded_.size() && frozen_[bounded_[next_bounded_]]) ++next_bounded_;
+  level_ = std::numeric_limits<double>::infinity();
+  for (const std::uint32_t r : live_) level_ = std::min(level_, remaining_[r] / load_[r]);
+  if (next_bounded_ < bounded_.size()) level_ = std::min(level_, classes[bounded_[next_bounded_]].bound);
+  level_ = std::max(level_, 0.0);
+  const double tie_level = level_ * (1.0 + kTie);
+  // Saturation is judged before this round's freezes change any remaining capacity.
+  saturated_.clear();
+  for (const std::uint32_t r : live_)
+    if (remaining_[r] <= tie_level * load_[r]) saturated_.push_back(r);
+  const std::uint32_t before = unfrozen_;
+  for (; next_bounded_ < bounded_.size(); ++next_bounded_) {
+    const std::uint32_t c = bounded_[next_bounded_];
+    if (frozen_[c]) continue;
+    if (classes[c].bound > tie_level) break;
+    freeze(c, classes, rates);
+  }
+  for (const std::uint32_t r : saturated_)
+    for (std::uint32_t i = adj_begin_[r]; i < adj_fill_[r]; ++i)
+      if (!frozen_[adj_[i]]) freeze(adj_[i], classes, rates);
+  // Every round freezes at least the classes that set the level. Only non-finite input (rejected
+  // upstream) could break that; stop rather than spin.
+  if (unfrozen_ == before) {
+    assert(false && "max-min round froze nothing");
+    for (std::uint32_t c = 0; c < classes.size(); ++c)
+      if (!frozen_[c]) freeze(c, classes, rates);
+  }
+  std::erase_if(live_, [&](std::uint32_t r) { return live_classes_[r] == 0; });
+}
+
+void MaxMinSolver::solve(std::span<const FlowClassDemand> classes, std::span<double> rates) {
+  assert(rates.size() == classes.size());
+  index_classes(classes);
+  frozen_.assign(classes.size(), 0);
+  unfrozen_ = static_cast<std::uint32_t>(classes.size());
+  next_bounded_ = 0;
+  level_ = 0.0;
+  while (unfrozen_ > 0) fill_round(classes, rates);
+  for (const FlowClassDemand& k : classes)
+    for (const std::uint32_t r : k.resources) is_touched_[r] = 0;
 }
 
 }  // namespace engramsim::fabric
