@@ -53,13 +53,14 @@ void MaxMinSolver::index_classes(std::span<const FlowClassDemand> classes) {
             [&](std::uint32_t a, std::uint32_t b) { return classes[a].bound < classes[b].bound; });
 }
 
-void MaxMinSolver::freeze(std::uint32_t c, std::span<const FlowClassDemand> classes, std::span<double> rates) {
+void MaxMinSolver::freeze(std::uint32_t c, double level, std::span<const FlowClassDemand> classes,
+                          std::span<double> rates) {
   frozen_[c] = 1;
-  rates[c] = level_;
+  rates[c] = level;
   --unfrozen_;
   const FlowClassDemand& k = classes[c];
   for (const std::uint32_t r : k.resources) {
-    remaining_[r] = std::max(0.0, remaining_[r] - k.count * level_);
+    remaining_[r] = std::max(0.0, remaining_[r] - k.count * level);
     load_[r] -= k.count;
     --live_classes_[r];
   }
@@ -67,11 +68,11 @@ void MaxMinSolver::freeze(std::uint32_t c, std::span<const FlowClassDemand> clas
 
 void MaxMinSolver::fill_round(std::span<const FlowClassDemand> classes, std::span<double> rates) {
   while (next_bounded_ < bounded_.size() && frozen_[bounded_[next_bounded_]]) ++next_bounded_;
-  level_ = std::numeric_limits<double>::infinity();
-  for (const std::uint32_t r : live_) level_ = std::min(level_, remaining_[r] / load_[r]);
-  if (next_bounded_ < bounded_.size()) level_ = std::min(level_, classes[bounded_[next_bounded_]].bound);
-  level_ = std::max(level_, 0.0);
-  const double tie_level = level_ * (1.0 + kTie);
+  double level = std::numeric_limits<double>::infinity();
+  for (const std::uint32_t r : live_) level = std::min(level, remaining_[r] / load_[r]);
+  if (next_bounded_ < bounded_.size()) level = std::min(level, classes[bounded_[next_bounded_]].bound);
+  level = std::max(level, 0.0);
+  const double tie_level = level * (1.0 + kTie);
   // Saturation is judged before this round's freezes change any remaining capacity.
   saturated_.clear();
   for (const std::uint32_t r : live_)
@@ -81,17 +82,17 @@ void MaxMinSolver::fill_round(std::span<const FlowClassDemand> classes, std::spa
     const std::uint32_t c = bounded_[next_bounded_];
     if (frozen_[c]) continue;
     if (classes[c].bound > tie_level) break;
-    freeze(c, classes, rates);
+    freeze(c, level, classes, rates);
   }
   for (const std::uint32_t r : saturated_)
     for (std::uint32_t i = adj_begin_[r]; i < adj_fill_[r]; ++i)
-      if (!frozen_[adj_[i]]) freeze(adj_[i], classes, rates);
+      if (!frozen_[adj_[i]]) freeze(adj_[i], level, classes, rates);
   // Every round freezes at least the classes that set the level. Only non-finite input (rejected
   // upstream) could break that; stop rather than spin.
   if (unfrozen_ == before) {
     assert(false && "max-min round froze nothing");
     for (std::uint32_t c = 0; c < classes.size(); ++c)
-      if (!frozen_[c]) freeze(c, classes, rates);
+      if (!frozen_[c]) freeze(c, level, classes, rates);
   }
   std::erase_if(live_, [&](std::uint32_t r) { return live_classes_[r] == 0; });
 }
@@ -102,7 +103,6 @@ void MaxMinSolver::solve(std::span<const FlowClassDemand> classes, std::span<dou
   frozen_.assign(classes.size(), 0);
   unfrozen_ = static_cast<std::uint32_t>(classes.size());
   next_bounded_ = 0;
-  level_ = 0.0;
   while (unfrozen_ > 0) fill_round(classes, rates);
   for (const FlowClassDemand& k : classes)
     for (const std::uint32_t r : k.resources) is_touched_[r] = 0;

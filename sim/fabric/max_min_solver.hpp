@@ -42,10 +42,10 @@ class MaxMinSolver {
  private:
   // solve() in steps: the touched resources with their loads and classes (CSR), one round of
   // water-filling (raise the level to the next saturation or bound, freeze what it reaches), and
-  // freezing one class at the current level.
+  // freezing one class at the round's level.
   void index_classes(std::span<const FlowClassDemand> classes);
   void fill_round(std::span<const FlowClassDemand> classes, std::span<double> rates);
-  void freeze(std::uint32_t c, std::span<const FlowClassDemand> classes, std::span<double> rates);
+  void freeze(std::uint32_t c, double level, std::span<const FlowClassDemand> classes, std::span<double> rates);
 
   std::vector<double> capacity_;
   // Scratch kept between calls so that a steady-state solve does not allocate.
@@ -62,7 +62,6 @@ class MaxMinSolver {
   std::vector<std::uint8_t> frozen_;         // per class
   std::uint32_t unfrozen_ = 0;               // classes not yet frozen in this solve
   std::size_t next_bounded_ = 0;             // first bounded_ entry that may still be unfrozen
-  double level_ = 0.0;                       // this round's water level
 };
 
 }  // namespace engramsim::fabric
