@@ -11,6 +11,16 @@
 
 namespace engramsim {
 
+// SplitMix64's output mix: a bijection of 64-bit words whose every output bit depends on every input
+// bit (hashes of block ids, row ids and seeds).
+inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+// SplitMix64 of one word: the golden-ratio step, then the mix.
+inline std::uint64_t hash64(std::uint64_t x) { return mix64(x + 0x9e3779b97f4a7c15ULL); }
+
 class RngStream {
  public:
   RngStream(std::uint64_t seed, std::string_view stream_name);

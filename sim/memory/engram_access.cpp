@@ -8,18 +8,13 @@
 #include <utility>
 
 #include "core/paths.hpp"
+#include "core/rng.hpp"
 #include "sim/memory/word_tokenizer.hpp"
 #include "core/zipf_sampler.hpp"
 
 namespace engramsim {
 namespace {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // (a * k) mod m for a, k < m < 2^40 without overflow: k is split into 20-bit halves.
 std::uint64_t mulmod(std::uint64_t a, std::uint64_t k, std::uint64_t m) {
@@ -60,7 +55,7 @@ class ZipfAccess final : public EngramAccessModel {
       while (std::gcd(a, r) != 1) a += 2;
       l.a = a % r == 0 ? 1 : a % r;
       l.a_inverse = inverse_mod(l.a, r);
-      l.b = static_cast<std::int64_t>(mix64(p.seed ^ static_cast<std::uint64_t>(layers_.size())) %
+      l.b = static_cast<std::int64_t>(hash64(p.seed ^ static_cast<std::uint64_t>(layers_.size())) %
                                       static_cast<std::uint64_t>(r));
       layers_.push_back(l);
     }
@@ -133,7 +128,7 @@ class TextAccess final : public EngramAccessModel {
   bool uses_positions() const override { return true; }
   std::int64_t subtable_rows(int layer) const override { return sub_rows_[static_cast<std::size_t>(layer)]; }
   std::int64_t row(int layer, int subtable, std::uint64_t request, std::int64_t position, RngStream&) const override {
-    const std::uint64_t offset = mix64(request ^ mix64(seed_)) % tokens_;
+    const std::uint64_t offset = hash64(request ^ hash64(seed_)) % tokens_;
     const std::uint64_t i = (offset + static_cast<std::uint64_t>(position)) % tokens_;
     return rows_[static_cast<std::size_t>(layer)][i * static_cast<std::size_t>(k_) + static_cast<std::size_t>(subtable)];
   }

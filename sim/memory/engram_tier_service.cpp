@@ -5,16 +5,11 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace engramsim {
 namespace {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Cache keys: the Engram layer in the top bits, the row (or page) below; rows stay far below 2^48.
 std::uint64_t key_of(std::size_t layer, std::uint64_t id) { return (static_cast<std::uint64_t>(layer) << 48) | id; }
@@ -129,12 +124,12 @@ bool EngramTierService::cache_access(RowCache& cache, double rate, RunningRatio&
                                      std::uint64_t step, std::uint64_t salt) const {
   if (rate >= 1.0) return cache.access(key);
   constexpr double kUnit = 1.0 / 9007199254740992.0;  // 2^-53
-  if (static_cast<double>(mix64(key ^ salt) >> 11) * kUnit < rate) {
+  if (static_cast<double>(hash64(key ^ salt) >> 11) * kUnit < rate) {
     const bool hit = cache.access(key);
     running.add(hit);
     return hit;
   }
-  return static_cast<double>(mix64(key ^ mix64(step ^ ~salt)) >> 11) * kUnit < running.ratio();
+  return static_cast<double>(hash64(key ^ hash64(step ^ ~salt)) >> 11) * kUnit < running.ratio();
 }
 
 std::pair<int, int> EngramTierService::gpu_of(std::uint32_t replica, int rank) const {
@@ -234,7 +229,7 @@ void EngramTierService::read_pages(ReplicaState& r, LayerWork& w, std::size_t dr
       continue;
     }
     page_misses += 1.0;
-    if (scale == 1.0) w.drive_pages[mix64(pg) % drives] += 1.0;
+    if (scale == 1.0) w.drive_pages[hash64(pg) % drives] += 1.0;
   }
   n.cache_lookups = static_cast<double>(pages_.size()) * scale * dedup;
   n.cache_hits = page_hits * scale * dedup;

@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/rng.hpp"
+
 namespace engramsim::sim {
-namespace {
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
+namespace {}  // namespace
 
 ReplicaState::ReplicaState(const KvPoolParams& kv, std::int32_t draft_tokens) : kv_(kv), draft_tokens_(draft_tokens) {}
 

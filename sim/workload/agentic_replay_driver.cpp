@@ -5,16 +5,12 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "sim/serving/event_priorities.hpp"
 
 namespace engramsim::sim {
 namespace {
 
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 constexpr std::uint64_t kGraceTag = UINT64_MAX;
 
