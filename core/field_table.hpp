@@ -109,7 +109,7 @@ std::string yaml_quoted(const std::string& s);  // a double-quoted string with e
 std::string yaml_quantity(Bytes b);             // 264B, 4KiB, 2GiB
 std::string yaml_quantity(Time t);              // 850ns, 36.034us, 1.25ms, 2s
 std::string yaml_quantity(Bandwidth b);         // 981.818MB/s, 1.3TB/s
-std::string yaml_quantity(FlopRate r);          // 850GFLOPS, 1.1318e+03TFLOPS
+std::string yaml_quantity(FlopRate r);          // 850GFLOPS, 1131.8TFLOPS
 // The unit kind of a quantity in words ("size", "bandwidth", "FLOP rate", "time").
 const char* quantity_words(Bytes);
 const char* quantity_words(Time);
@@ -346,7 +346,8 @@ class FieldTable {
                    std::string meaning) {
     const std::string type = "list of maps" + (min_size > 0 ? ", at least " + std::to_string(min_size) : "");
     Field f{{key, type, "empty", std::move(meaning)}};
-    f.read = reads([key, access, element, min_size](const auto& m, T& out) {
+    const auto table = std::make_shared<const FieldTable<E>>(element);  // shared by the lambdas
+    f.read = reads([key, access, table, min_size](const auto& m, T& out) {
       const auto c = m.child(key);
       const auto items = c.elements();
       if (items.size() < min_size)
@@ -354,16 +355,16 @@ class FieldTable {
                              : "must hold at least " + std::to_string(min_size) + " entries");
       auto& v = access(out);
       v.clear();
-      for (const auto& e : items) v.push_back(read_map(e, element));
+      for (const auto& e : items) v.push_back(read_map(e, *table));
     });
-    f.write = [access, element](const T& v) {
+    f.write = [access, table](const T& v) {
       FieldJson a = FieldJson::array();
-      for (const E& e : access(v)) a.push_back(element.write(e));
+      for (const E& e : access(v)) a.push_back(table->write(e));
       return a;
     };
-    f.yaml = [access, element](const T& v) {
+    f.yaml = [access, table](const T& v) {
       YamlValue a = YamlValue::list();
-      for (const E& e : access(v)) a.items.push_back(element.yaml_value(e));
+      for (const E& e : access(v)) a.items.push_back(table->yaml_value(e));
       return a;
     };
     f.sub_docs = element.docs();
@@ -380,11 +381,12 @@ class FieldTable {
                                std::string meaning) {
     const std::string type = "map, or `{" + absence.key + ": \"reason\"}`";
     Field f{{key, type, "absent", std::move(meaning)}};
-    f.read = reads([key, access, sub, absence](const auto& m, T& out) {
+    const auto table = std::make_shared<const FieldTable<Sub>>(sub);  // shared by the lambdas
+    f.read = reads([key, access, table, absence](const auto& m, T& out) {
       const auto c = m.child(key);
       if (!c.is_map()) c.fail("expected a section map or {" + absence.key + ": \"reason\"}");
       if (!c.has(absence.key)) {
-        access(out) = read_map(c, sub);
+        access(out) = read_map(c, *table);
         return;
       }
       std::string why = c.str(absence.key);
@@ -393,14 +395,14 @@ class FieldTable {
       absence.set_reason(out, key, std::move(why));
     });
     f.present = [key, access, absence](const T& v) { return access(v).has_value() || !absence.reason(v, key).empty(); };
-    f.write = [key, access, sub, absence](const T& v) {
-      if (access(v)) return sub.write(*access(v));
+    f.write = [key, access, table, absence](const T& v) {
+      if (access(v)) return table->write(*access(v));
       FieldJson j = FieldJson::object();
       j[absence.key] = absence.reason(v, key);
       return j;
     };
-    f.yaml = [key, access, sub, absence](const T& v) {
-      if (access(v)) return sub.yaml_value(*access(v));
+    f.yaml = [key, access, table, absence](const T& v) {
+      if (access(v)) return table->yaml_value(*access(v));
       YamlValue j = YamlValue::map();
       j.add(absence.key, YamlValue::scalar(yaml_quoted(absence.reason(v, key))));
       return j;
@@ -522,9 +524,10 @@ class FieldTable {
   template <class Access, class Sub>
   FieldTable& nested(std::string key, Access access, const FieldTable<Sub>& sub, std::string meaning) {
     Field f{{key, "map", "", std::move(meaning)}};
-    f.read = reads([key, access, sub](const auto& m, T& out) { read_into(m.child(key), sub, access(out)); });
-    f.write = [access, sub](const T& v) { return sub.write(access(v)); };
-    f.yaml = [access, sub](const T& v) { return sub.yaml_value(access(v)); };
+    const auto table = std::make_shared<const FieldTable<Sub>>(sub);  // shared by the lambdas
+    f.read = reads([key, access, table](const auto& m, T& out) { read_into(m.child(key), *table, access(out)); });
+    f.write = [access, table](const T& v) { return table->write(access(v)); };
+    f.yaml = [access, table](const T& v) { return table->yaml_value(access(v)); };
     f.own_row = false;
     f.sub_docs = sub.docs();
     f.sub_prefix = ".";
