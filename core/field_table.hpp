@@ -4,6 +4,7 @@
 // meaning, with how each is read into a T and written out of it. The same table
 //   - reads the map with located errors (ConfigNode: file:line:col and the field's dotted path),
 //   - writes the values as JSON (scenario.json, profiles),
+//   - writes the values as YAML text with units (yaml(): `buffer_size: 64MiB`),
 //   - prints the documentation's key table (tests compare it with docs/), and
 //   - names command-line flags: the key with dashes (`max_num_seqs` -> `--max-num-seqs`), whose
 //     values go through the same reader, so a flag and a scenario key have one validation path.
@@ -16,21 +17,47 @@
 //     return t;
 //   }
 //   Limits l;  limits_schema().read(node, l);  node.finish();
+//
+// Text-only builds. A program built without yaml-cpp and nlohmann/json (the GPU calibration tool,
+// calibration/standalone) defines ENGRAMSIM_FIELD_TABLE_TEXT_ONLY: its tables keep their docs and
+// YAML text writer, and have neither reader nor JSON writer. Readers are therefore generic lambdas
+// (`const auto& map`), which such a build never instantiates.
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "core/config_node.hpp"
 #include "core/units.hpp"
+
+#ifdef ENGRAMSIM_FIELD_TABLE_TEXT_ONLY
+namespace engramsim {
+class ConfigNode;
+// No JSON here: a value that takes whatever a JSON writer gives it and keeps nothing.
+struct FieldJson {
+  FieldJson() = default;
+  template <class V>
+  FieldJson(const V&) {}  // NOLINT: stands in for nlohmann::json's implicit conversions
+  static FieldJson object() { return {}; }
+  static FieldJson array() { return {}; }
+  FieldJson& operator[](const std::string&) { return *this; }
+  void push_back(const FieldJson&) {}
+};
+}  // namespace engramsim
+#else
+#include <nlohmann/json.hpp>
+
+#include "core/config_node.hpp"
+namespace engramsim {
+using FieldJson = nlohmann::json;
+}  // namespace engramsim
+#endif
 
 namespace engramsim {
 
@@ -40,6 +67,23 @@ struct FieldDoc {
   std::string type;     // "integer >= 1", "number in (0, 1]", "bool", ...
   std::string dflt;     // "8192", "none (no padding)", "required"
   std::string meaning;  // one line of Markdown
+};
+
+// A value as the YAML text writer lays it out: a scalar's text, a map, or a list.
+struct YamlValue {
+  enum class Kind { scalar, map, list };
+  Kind kind = Kind::scalar;
+  std::string text;               // a scalar, as written
+  std::vector<std::string> keys;  // a map: keys[i] names items[i]
+  std::vector<YamlValue> items;   // a map's values or a list's elements
+
+  static YamlValue scalar(std::string text) { return {Kind::scalar, std::move(text), {}, {}}; }
+  static YamlValue map() { return {Kind::map, {}, {}, {}}; }
+  static YamlValue list() { return {Kind::list, {}, {}, {}}; }
+  void add(std::string key, YamlValue v) {
+    keys.push_back(std::move(key));
+    items.push_back(std::move(v));
+  }
 };
 
 // "max_num_seqs" -> "--max-num-seqs".
@@ -55,17 +99,52 @@ std::string number_words(double v);
 // The Markdown table `| key | type | default | meaning |` of `rows`, one line per row.
 std::string markdown_key_table(const std::vector<FieldDoc>& rows);
 
+// The YAML text of a map: block style for it and for the maps directly in it, flow style
+// (`{a: 1, b: 2}`) deeper; a list as one `- ` line per element, `[]` when empty.
+std::string yaml_text(const YamlValue& map);
+// Scalars as the YAML text writer writes them. Numbers, and the numbers of quantities, have six
+// significant digits: far below measurement noise, and the same text on every platform.
+std::string yaml_number(double v);              // 0.61, 1.53409e+07
+std::string yaml_quoted(const std::string& s);  // a double-quoted string with escapes
+std::string yaml_quantity(Bytes b);             // 264B, 4KiB, 2GiB
+std::string yaml_quantity(Time t);              // 850ns, 36.034us, 1.25ms, 2s
+std::string yaml_quantity(Bandwidth b);         // 981.818MB/s, 1.3TB/s
+std::string yaml_quantity(FlopRate r);          // 850GFLOPS, 1131.8TFLOPS
+// The unit kind of a quantity in words ("size", "bandwidth", "FLOP rate", "time").
+const char* quantity_words(Bytes);
+const char* quantity_words(Time);
+const char* quantity_words(Bandwidth);
+const char* quantity_words(FlopRate);
+
 template <class T>
 class FieldTable {
  public:
   using Reader = std::function<void(const ConfigNode& map, T& out)>;  // the key is present
-  using Writer = std::function<nlohmann::json(const T& value)>;
+  using Writer = std::function<FieldJson(const T& value)>;
+  using Yaml = std::function<YamlValue(const T& value)>;
+  // What is wrong with a value once its field is read (or left at its default); empty: nothing.
+  using Check = std::function<std::string(const T& value)>;
+  // The type of the member that an `access` lambda returns.
+  template <class Access>
+  using Member = std::remove_reference_t<decltype(std::declval<Access&>()(std::declval<T&>()))>;
   struct Field {
     FieldDoc doc;
     Reader read;
     Writer write;  // empty: not written (derived or input-only keys)
+    Yaml yaml;     // empty: not in the YAML text
     bool required = false;
-    std::shared_ptr<const FieldTable> section;  // the keys of a nested map (section())
+    bool own_row = true;                    // the docs list this key itself (not so for a section)
+    std::vector<FieldDoc> sub_docs;         // the keys of a nested map or of a list's elements
+    std::string sub_prefix;                 // how they join the key: "." (map) or "[]." (list)
+    std::function<bool(const T&)> present;  // written only when true (an optional section); empty: always
+    std::vector<Check> checks;
+  };
+  // How an optional section (optional_section) says that it was tried and holds no data: a map
+  // with the single key `key` and a non-empty reason, which T keeps apart from the section.
+  struct Absence {
+    std::string key;                                                          // "not_measured"
+    std::function<std::string(const T&, const std::string& section)> reason;  // empty: none
+    std::function<void(T&, const std::string& section, std::string reason)> set_reason;
   };
 
   explicit FieldTable(std::string name) : name_(std::move(name)) {}
@@ -73,31 +152,33 @@ class FieldTable {
   // `access` is a generic lambda returning a reference to the member: [](auto& t) -> auto& {...}.
   template <class Access>
   FieldTable& integer(std::string key, Access access, std::int64_t lo, std::int64_t hi, std::string meaning) {
-    using Member = std::remove_reference_t<decltype(access(std::declval<T&>()))>;
     const T dflt{};
-    Field f{{key, integer_type_words(lo, hi), std::to_string(access(dflt)), std::move(meaning)}, {}, {}};
-    f.read = [key, access, lo, hi](const ConfigNode& m, T& out) {
-      access(out) = static_cast<Member>(m.integer(key, lo, hi));
-    };
-    f.write = [access](const T& v) { return nlohmann::json(access(v)); };
+    Field f{{key, integer_type_words(lo, hi), std::to_string(access(dflt)), std::move(meaning)}};
+    f.read = reads([key, access, lo, hi](const auto& m, T& out) {
+      access(out) = static_cast<Member<Access>>(m.integer(key, lo, hi));
+    });
+    f.write = [access](const T& v) { return FieldJson(access(v)); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(std::to_string(access(v))); };
     return add(std::move(f));
   }
 
   template <class Access>
   FieldTable& number(std::string key, Access access, double lo, double hi, std::string meaning) {
     const T dflt{};
-    Field f{{key, number_type_words(lo, hi, false), number_words(access(dflt)), std::move(meaning)}, {}, {}};
-    f.read = [key, access, lo, hi](const ConfigNode& m, T& out) { access(out) = m.number(key, lo, hi); };
-    f.write = [access](const T& v) { return nlohmann::json(access(v)); };
+    Field f{{key, number_type_words(lo, hi, false), number_words(access(dflt)), std::move(meaning)}};
+    f.read = reads([key, access, lo, hi](const auto& m, T& out) { access(out) = m.number(key, lo, hi); });
+    f.write = [access](const T& v) { return FieldJson(access(v)); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_number(access(v))); };
     return add(std::move(f));
   }
 
   template <class Access>
   FieldTable& boolean(std::string key, Access access, std::string meaning) {
     const T dflt{};
-    Field f{{key, "bool", access(dflt) ? "true" : "false", std::move(meaning)}, {}, {}};
-    f.read = [key, access](const ConfigNode& m, T& out) { access(out) = m.boolean(key); };
-    f.write = [access](const T& v) { return nlohmann::json(static_cast<bool>(access(v))); };
+    Field f{{key, "bool", access(dflt) ? "true" : "false", std::move(meaning)}};
+    f.read = reads([key, access](const auto& m, T& out) { access(out) = m.boolean(key); });
+    f.write = [access](const T& v) { return FieldJson(static_cast<bool>(access(v))); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(access(v) ? "true" : "false"); };
     return add(std::move(f));
   }
 
@@ -106,13 +187,14 @@ class FieldTable {
   template <class Access>
   FieldTable& bytes(std::string key, Access access, Bytes lo, Bytes hi, std::string type, std::string outside,
                     std::string meaning) {
-    Field f{{key, std::move(type), "", std::move(meaning)}, {}, {}};
-    f.read = [key, access, lo, hi, outside](const ConfigNode& m, T& out) {
+    Field f{{key, std::move(type), "", std::move(meaning)}};
+    f.read = reads([key, access, lo, hi, outside](const auto& m, T& out) {
       const Bytes b = m.bytes(key);
       if (!(b.value() >= lo.value() && b.value() <= hi.value())) m.fail_key(key, outside);
       access(out) = b;
-    };
-    f.write = [access](const T& v) { return nlohmann::json(access(v).value()); };
+    });
+    f.write = [access](const T& v) { return FieldJson(access(v).value()); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_quantity(access(v))); };
     return add(std::move(f));
   }
 
@@ -121,13 +203,14 @@ class FieldTable {
   FieldTable& time(std::string key, Access access, Time lo, Time hi, std::string meaning) {
     const T dflt{};
     const std::string type = "time in [" + time_words(lo) + ", " + time_words(hi) + "]";
-    Field f{{key, type, time_words(access(dflt)), std::move(meaning)}, {}, {}};
-    f.read = [key, access, lo, hi, type](const ConfigNode& m, T& out) {
+    Field f{{key, type, time_words(access(dflt)), std::move(meaning)}};
+    f.read = reads([key, access, lo, hi, type](const auto& m, T& out) {
       const Time t = m.time(key);
       if (t < lo || t > hi) m.fail_key(key, "must be a " + type);
       access(out) = t;
-    };
-    f.write = [access](const T& v) { return nlohmann::json(access(v).seconds()); };
+    });
+    f.write = [access](const T& v) { return FieldJson(access(v).seconds()); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_quantity(access(v))); };
     return add(std::move(f));
   }
 
@@ -136,28 +219,78 @@ class FieldTable {
   FieldTable& number_above(std::string key, Access access, double lo, double hi, std::string meaning) {
     const T dflt{};
     const std::string type = number_type_words(lo, hi, true);
-    Field f{{key, type, number_words(access(dflt)), std::move(meaning)}, {}, {}};
-    f.read = [key, access, lo, hi, type](const ConfigNode& m, T& out) {
-      const ConfigNode c = m.child(key);
+    Field f{{key, type, number_words(access(dflt)), std::move(meaning)}};
+    f.read = reads([key, access, lo, hi, type](const auto& m, T& out) {
+      const auto c = m.child(key);
       const double v = c.as_number();
       if (!(v > lo && v <= hi)) c.fail("must be a " + type);
       access(out) = v;
-    };
-    f.write = [access](const T& v) { return nlohmann::json(access(v)); };
+    });
+    f.write = [access](const T& v) { return FieldJson(access(v)); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_number(access(v))); };
     return add(std::move(f));
   }
 
   // A non-empty string.
   template <class Access>
   FieldTable& text(std::string key, Access access, std::string meaning) {
-    Field f{{key, "string", "empty", std::move(meaning)}, {}, {}};
-    f.read = [key, access](const ConfigNode& m, T& out) {
-      const ConfigNode c = m.child(key);
+    Field f{{key, "string", "empty", std::move(meaning)}};
+    f.read = reads([key, access](const auto& m, T& out) {
+      const auto c = m.child(key);
       std::string v = c.as_str();
       if (v.empty()) c.fail("must not be empty");
       access(out) = std::move(v);
-    };
-    f.write = [access](const T& v) { return nlohmann::json(access(v)); };
+    });
+    f.write = [access](const T& v) { return FieldJson(access(v)); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_quoted(access(v))); };
+    return add(std::move(f));
+  }
+
+  // A string, empty allowed (`gpu: ""`: none).
+  template <class Access>
+  FieldTable& any_text(std::string key, Access access, std::string meaning) {
+    const T dflt{};
+    const std::string d = access(dflt);
+    Field f{{key, "string", d.empty() ? "empty" : "`" + d + "`", std::move(meaning)}};
+    f.read = reads([key, access](const auto& m, T& out) { access(out) = m.str(key); });
+    f.write = [access](const T& v) { return FieldJson(access(v)); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_quoted(access(v))); };
+    return add(std::move(f));
+  }
+
+  // One of the names in `options`, each standing for a value of the member's type (an enum).
+  template <class Access, class E = Member<Access>>
+  FieldTable& choice(std::string key, Access access,
+                     std::vector<std::pair<std::string, std::type_identity_t<E>>> options, std::string meaning) {
+    std::vector<std::string> names;
+    std::string type, dflt;
+    const T zero{};
+    for (const auto& [name, value] : options) {
+      names.push_back(name);
+      type += (type.empty() ? "`" : " \\| `") + name + "`";
+      if (value == access(zero)) dflt = name;
+    }
+    Field f{{key, type, dflt, std::move(meaning)}};
+    f.read = reads([key, access, options, names](const auto& m, T& out) {
+      const std::string s = m.one_of(key, names);
+      for (const auto& [name, value] : options)
+        if (name == s) access(out) = value;
+    });
+    f.write = [access, options](const T& v) { return FieldJson(name_of(options, access(v))); };
+    f.yaml = [access, options](const T& v) { return YamlValue::scalar(name_of(options, access(v))); };
+    return add(std::move(f));
+  }
+
+  // A key whose value is always `value` (a format's version tag); nothing of T.
+  FieldTable& fixed(std::string key, std::string value, std::string meaning) {
+    Field f{{key, "`" + value + "`", "required", std::move(meaning)}};
+    f.required = true;
+    f.read = reads([key, value](const auto& m, T&) {
+      const std::string s = m.str(key);
+      if (s != value) m.fail_key(key, "unsupported " + key + " \"" + s + "\", expected \"" + value + "\"");
+    });
+    f.write = [value](const T&) { return FieldJson(value); };
+    f.yaml = [value](const T&) { return YamlValue::scalar(value); };
     return add(std::move(f));
   }
 
@@ -167,48 +300,138 @@ class FieldTable {
   template <class Access, class Get>
   FieldTable& quantity(std::string key, Access access, Get get, std::string kind, double lo, double hi,
                        std::string range, std::string meaning) {
-    Field f{{key, kind + ", " + range, "", std::move(meaning)}, {}, {}};
-    f.read = [key, access, get, lo, hi, range](const ConfigNode& m, T& out) {
-      const ConfigNode c = m.child(key);
+    Field f{{key, kind + ", " + range, "", std::move(meaning)}};
+    f.read = reads([key, access, get, lo, hi, range](const auto& m, T& out) {
+      const auto c = m.child(key);
       const auto v = (c.*get)();
       if (!(v.value() > 0.0)) c.fail("must be greater than zero");
       if (!(v.value() >= lo && v.value() <= hi)) c.fail("outside the plausible range " + range + " (check the unit)");
       access(out) = v;
-    };
-    f.write = [access](const T& v) { return nlohmann::json(access(v).value()); };
+    });
+    f.write = [access](const T& v) { return FieldJson(access(v).value()); };
+    if constexpr (requires(const Member<Access>& x) { yaml_quantity(x); })
+      f.yaml = [access](const T& v) { return YamlValue::scalar(yaml_quantity(access(v))); };
     return add(std::move(f));
+  }
+
+  // A number, or a quantity in the unit its member's type names (Bytes `64MiB`, Bandwidth
+  // `1.2GB/s`, FlopRate `850GFLOPS`, Time `36us`), that must be greater than zero.
+  template <class Access>
+  FieldTable& positive(std::string key, Access access, std::string meaning) {
+    return measure(std::move(key), access, std::move(meaning), true);
+  }
+  // The same, zero allowed (a quantity is never negative).
+  template <class Access>
+  FieldTable& at_least_zero(std::string key, Access access, std::string meaning) {
+    return measure(std::move(key), access, std::move(meaning), false);
   }
 
   // A nested map `key` whose keys `sub` declares over the same T (so that its checks may read keys
   // read before it); the docs list them as `key.subkey`.
   FieldTable& section(std::string key, const FieldTable& sub, std::string meaning) {
-    Field f{{key, "map", "", std::move(meaning)}, {}, {}};
-    f.read = [key, sub](const ConfigNode& m, T& out) {
-      const ConfigNode c = m.child(key);
-      if (!c.is_map()) c.fail("expected a map");
-      sub.read(c, out);
-      c.finish();
+    return nested(
+        std::move(key), [](auto& v) -> auto& { return v; }, sub, std::move(meaning));
+  }
+  // A nested map `key` read into the member `access` returns, whose keys `sub` declares.
+  template <class Access, class Sub>
+  FieldTable& section(std::string key, Access access, const FieldTable<Sub>& sub, std::string meaning) {
+    return nested(std::move(key), access, sub, std::move(meaning));
+  }
+
+  // A list `key` of maps, each read by `element` into one entry of the std::vector that `access`
+  // returns (replacing what it held), with at least `min_size` entries; the docs list the
+  // element's keys as `key[].subkey`.
+  template <class Access, class E>
+  FieldTable& list(std::string key, Access access, const FieldTable<E>& element, std::size_t min_size,
+                   std::string meaning) {
+    const std::string type = "list of maps" + (min_size > 0 ? ", at least " + std::to_string(min_size) : "");
+    Field f{{key, type, "empty", std::move(meaning)}};
+    const auto table = std::make_shared<const FieldTable<E>>(element);  // shared by the lambdas
+    f.read = reads([key, access, table, min_size](const auto& m, T& out) {
+      const auto c = m.child(key);
+      const auto items = c.elements();
+      if (items.size() < min_size)
+        c.fail(min_size == 1 ? "must hold at least one entry"
+                             : "must hold at least " + std::to_string(min_size) + " entries");
+      auto& v = access(out);
+      v.clear();
+      for (const auto& e : items) v.push_back(read_map(e, *table));
+    });
+    f.write = [access, table](const T& v) {
+      FieldJson a = FieldJson::array();
+      for (const E& e : access(v)) a.push_back(table->write(e));
+      return a;
     };
-    f.write = [sub](const T& v) { return sub.write(v); };
-    f.section = std::make_shared<FieldTable>(sub);
+    f.yaml = [access, table](const T& v) {
+      YamlValue a = YamlValue::list();
+      for (const E& e : access(v)) a.items.push_back(table->yaml_value(e));
+      return a;
+    };
+    f.sub_docs = element.docs();
+    f.sub_prefix = "[].";
+    return add(std::move(f));
+  }
+
+  // A nested map `key` read into the std::optional<Sub> that `access` returns, in one of three
+  // states: present with data (the keys `sub` declares), present as `{<absence.key>: "reason"}`
+  // (the optional stays empty and absence.set_reason keeps the reason), or absent (left as it is).
+  // The writers write the data, else the reason that absence.reason gives, else nothing.
+  template <class Access, class Sub>
+  FieldTable& optional_section(std::string key, Access access, const FieldTable<Sub>& sub, Absence absence,
+                               std::string meaning) {
+    const std::string type = "map, or `{" + absence.key + ": \"reason\"}`";
+    Field f{{key, type, "absent", std::move(meaning)}};
+    const auto table = std::make_shared<const FieldTable<Sub>>(sub);  // shared by the lambdas
+    f.read = reads([key, access, table, absence](const auto& m, T& out) {
+      const auto c = m.child(key);
+      if (!c.is_map()) c.fail("expected a section map or {" + absence.key + ": \"reason\"}");
+      if (!c.has(absence.key)) {
+        access(out) = read_map(c, *table);
+        return;
+      }
+      std::string why = c.str(absence.key);
+      if (why.empty()) c.fail_key(absence.key, "give the reason the section holds no data");
+      c.finish();  // it holds nothing else
+      absence.set_reason(out, key, std::move(why));
+    });
+    f.present = [key, access, absence](const T& v) { return access(v).has_value() || !absence.reason(v, key).empty(); };
+    f.write = [key, access, table, absence](const T& v) {
+      if (access(v)) return table->write(*access(v));
+      FieldJson j = FieldJson::object();
+      j[absence.key] = absence.reason(v, key);
+      return j;
+    };
+    f.yaml = [key, access, table, absence](const T& v) {
+      if (access(v)) return table->yaml_value(*access(v));
+      YamlValue j = YamlValue::map();
+      j.add(absence.key, YamlValue::scalar(yaml_quoted(absence.reason(v, key))));
+      return j;
+    };
+    f.sub_docs = sub.docs();
+    f.sub_prefix = ".";
     return add(std::move(f));
   }
 
   // A key read and written by hand (a choice by name, a rule, a list); its words are given.
   FieldTable& custom(FieldDoc doc, Reader read, Writer write = {}) {
-    return add(Field{std::move(doc), std::move(read), std::move(write)});
+    Field f{std::move(doc), std::move(read), std::move(write)};
+    return add(std::move(f));
   }
 
   // Modifiers of the field added last.
   FieldTable& default_words(std::string words) { return last().doc.dflt = std::move(words), *this; }
   FieldTable& type_words(std::string words) { return last().doc.type = std::move(words), *this; }
-  FieldTable& unwritten() { return last().write = nullptr, *this; }
+  FieldTable& unwritten() { return last().write = nullptr, last().yaml = nullptr, *this; }
   FieldTable& required() {
     last().required = true;
     last().doc.dflt = "required";
     return *this;
   }
+  // A rule the value must meet once the field is read or left at its default (an order among keys,
+  // a key that another requires); `problem` says what is wrong, or returns "". The error names the key.
+  FieldTable& check(Check problem) { return last().checks.push_back(std::move(problem)), *this; }
 
+#ifndef ENGRAMSIM_FIELD_TABLE_TEXT_ONLY
   // Reads every key of the table that `map` holds into `out`; an absent key keeps `out`'s value (a
   // required one is an error). Keys not in the table are left for map.finish().
   void read(const ConfigNode& map, T& out) const {
@@ -219,27 +442,37 @@ class FieldTable {
         map.child(f.doc.key);  // throws "missing required field"
       else
         map.ignore(f.doc.key);
+      for (const Check& c : f.checks)
+        if (const std::string p = c(out); !p.empty()) map.fail_key(f.doc.key, p);
     }
   }
+#endif
 
   // The written fields of `value` (a JSON object; nlohmann::json orders its keys).
-  nlohmann::json write(const T& value) const {
-    nlohmann::json out = nlohmann::json::object();
+  FieldJson write(const T& value) const {
+    FieldJson out = FieldJson::object();
     for (const Field& f : fields_)
-      if (f.write) out[f.doc.key] = f.write(value);
+      if (f.write && (!f.present || f.present(value))) out[f.doc.key] = f.write(value);
     return out;
   }
 
-  // One row per key; a section's keys follow it as `section.key`.
+  // The fields of `value` as YAML, in the order of the table (yaml_text lays them out).
+  YamlValue yaml_value(const T& value) const {
+    YamlValue out = YamlValue::map();
+    for (const Field& f : fields_)
+      if (f.yaml && (!f.present || f.present(value))) out.add(f.doc.key, f.yaml(value));
+    return out;
+  }
+  std::string yaml(const T& value) const { return yaml_text(yaml_value(value)); }
+
+  // One row per key; the keys of a section follow it as `section.key`, those of a list's elements
+  // as `list[].key`.
   std::vector<FieldDoc> docs() const {
     std::vector<FieldDoc> out;
     for (const Field& f : fields_) {
-      if (!f.section) {
-        out.push_back(f.doc);
-        continue;
-      }
-      for (FieldDoc d : f.section->docs()) {
-        d.key = f.doc.key + "." + d.key;
+      if (f.own_row) out.push_back(f.doc);
+      for (FieldDoc d : f.sub_docs) {
+        d.key = f.doc.key + f.sub_prefix + d.key;
         out.push_back(std::move(d));
       }
     }
@@ -256,6 +489,101 @@ class FieldTable {
   const std::string& name() const { return name_; }
 
  private:
+  // A reader as the table keeps it; text-only builds keep none (see the top of this file).
+  template <class F>
+  static Reader reads([[maybe_unused]] F&& read) {
+#ifdef ENGRAMSIM_FIELD_TABLE_TEXT_ONLY
+    return {};
+#else
+    return Reader(std::forward<F>(read));
+#endif
+  }
+
+  // The map `node` read by `table` into `out`, or into a new S (a list entry, an optional
+  // section's data). Templates on the node type, so that text-only builds never instantiate them.
+  template <class Node, class S>
+  static void read_into(const Node& node, const FieldTable<S>& table, S& out) {
+    if (!node.is_map()) node.finish();  // throws "expected a map, got ..."
+    table.read(node, out);
+    node.finish();
+  }
+  template <class Node, class S>
+  static S read_map(const Node& node, const FieldTable<S>& table) {
+    S s{};
+    read_into(node, table, s);
+    return s;
+  }
+
+  template <class E>
+  static std::string name_of(const std::vector<std::pair<std::string, E>>& options, const E& value) {
+    for (const auto& [name, v] : options)
+      if (v == value) return name;
+    return options.front().first;
+  }
+
+  template <class Access, class Sub>
+  FieldTable& nested(std::string key, Access access, const FieldTable<Sub>& sub, std::string meaning) {
+    Field f{{key, "map", "", std::move(meaning)}};
+    const auto table = std::make_shared<const FieldTable<Sub>>(sub);  // shared by the lambdas
+    f.read = reads([key, access, table](const auto& m, T& out) { read_into(m.child(key), *table, access(out)); });
+    f.write = [access, table](const T& v) { return table->write(access(v)); };
+    f.yaml = [access, table](const T& v) { return table->yaml_value(access(v)); };
+    f.own_row = false;
+    f.sub_docs = sub.docs();
+    f.sub_prefix = ".";
+    return add(std::move(f));
+  }
+
+  template <class Access>
+  FieldTable& measure(std::string key, Access access, std::string meaning, bool above_zero) {
+    using M = Member<Access>;
+    const T dflt{};
+    std::string type = std::string(kind_words<M>()) + (above_zero ? " > 0" : " >= 0");
+    Field f{{key, std::move(type), scalar_text(access(dflt)), std::move(meaning)}};
+    f.read = reads([key, access, above_zero](const auto& m, T& out) {
+      const auto c = m.child(key);
+      M v{};
+      if constexpr (std::is_arithmetic_v<M>)
+        v = c.as_number();
+      else if constexpr (std::is_same_v<M, Bytes>)
+        v = c.as_bytes();
+      else if constexpr (std::is_same_v<M, Bandwidth>)
+        v = c.as_bandwidth();
+      else if constexpr (std::is_same_v<M, FlopRate>)
+        v = c.as_flop_rate();
+      else
+        v = c.as_time();
+      if (above_zero && !(v > M{})) c.fail("must be greater than zero");
+      access(out) = v;
+    });
+    f.write = [access](const T& v) { return FieldJson(json_number(access(v))); };
+    f.yaml = [access](const T& v) { return YamlValue::scalar(scalar_text(access(v))); };
+    return add(std::move(f));
+  }
+  template <class M>
+  static const char* kind_words() {
+    if constexpr (std::is_arithmetic_v<M>)
+      return "number";
+    else
+      return quantity_words(M{});
+  }
+  template <class M>
+  static std::string scalar_text(const M& v) {
+    if constexpr (std::is_arithmetic_v<M>)
+      return yaml_number(v);
+    else
+      return yaml_quantity(v);
+  }
+  template <class M>
+  static double json_number(const M& v) {
+    if constexpr (std::is_arithmetic_v<M>)
+      return v;
+    else if constexpr (std::is_same_v<M, Time>)
+      return v.seconds();
+    else
+      return v.value();
+  }
+
   FieldTable& add(Field f) {
     for (const Field& g : fields_)
       if (g.doc.key == f.doc.key) throw std::logic_error(name_ + " schema: key '" + f.doc.key + "' declared twice");

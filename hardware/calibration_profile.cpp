@@ -1,6 +1,7 @@
-// Calibration profile: names, rendering, atomic writing, descriptions and the GPU match rule.
-// The strict loader lives in calibration_profile_loader.cpp; this file needs no YAML library so
-// that the GPU calibration tool can be built on a machine with only the CUDA toolkit.
+// Calibration profile: rendering, atomic writing, descriptions and the GPU match rule. The keys
+// are declared in calibration_schema.cpp and the strict loader lives in
+// calibration_profile_loader.cpp; this file needs no YAML library so that the GPU calibration tool
+// can be built on a machine with only the CUDA toolkit.
 #include "hardware/calibration_profile.hpp"
 
 #include <fcntl.h>
@@ -18,9 +19,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/config_input.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "hardware/calibration_schema.hpp"
 
 namespace engramsim {
 
@@ -47,259 +48,10 @@ const char* to_string(SectionState s) {
   return "default";
 }
 
-const std::vector<std::string>& calibration_section_names() {
-  static const std::vector<std::string> names = {
-      "memcpy",     "dram_gather", "ssd_random_read", "ssd_mmap",      "ssd_sequential",
-      "hbm",        "hbm_gather",  "host_link",       "uva_gather",    "staged_gather",
-      "gemm",       "attention_decode", "kernel_launch", "collectives"};
-  return names;
-}
-
-bool is_gpu_section(const std::string& name) {
-  return name == "hbm" || name == "hbm_gather" || name == "host_link" || name == "uva_gather" ||
-         name == "staged_gather" || name == "gemm" || name == "attention_decode" || name == "kernel_launch" ||
-         name == "collectives";
-}
-
-bool has_section_data(const CalibrationProfile& p, const std::string& n) {
-  if (n == "memcpy") return p.memcpy.has_value();
-  if (n == "dram_gather") return p.dram_gather.has_value();
-  if (n == "ssd_random_read") return p.ssd_random_read.has_value();
-  if (n == "ssd_mmap") return p.ssd_mmap.has_value();
-  if (n == "ssd_sequential") return p.ssd_sequential.has_value();
-  if (n == "hbm") return p.hbm.has_value();
-  if (n == "hbm_gather") return p.hbm_gather.has_value();
-  if (n == "host_link") return p.host_link.has_value();
-  if (n == "uva_gather") return p.uva_gather.has_value();
-  if (n == "staged_gather") return p.staged_gather.has_value();
-  if (n == "gemm") return p.gemm.has_value();
-  if (n == "attention_decode") return p.attention_decode.has_value();
-  if (n == "kernel_launch") return p.kernel_launch.has_value();
-  if (n == "collectives") return p.collectives.has_value();
-  return false;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rendering. Six significant digits: far below measurement noise, and reproducible across
-// platforms (printf rounding is exact for these magnitudes).
-namespace {
-
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp4: return "fp4";
-    case Precision::fp8: return "fp8";
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
-    case Precision::fp32: return "fp32";
-  }
-  return "bf16";
-}
-
-std::string g6(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string bytes_str(Bytes b) {
-  const double v = b.value();
-  const double r = std::round(v);
-  if (r == v && v >= 1.0 && v < 9.0e15) {
-    const auto i = static_cast<long long>(r);
-    constexpr long long k = 1024;
-    if (i % (k * k * k) == 0) return std::to_string(i / (k * k * k)) + "GiB";
-    if (i % (k * k) == 0) return std::to_string(i / (k * k)) + "MiB";
-    if (i % k == 0) return std::to_string(i / k) + "KiB";
-    return std::to_string(i) + "B";
-  }
-  return g6(v) + "B";
-}
-
-std::string time_str(Time t) {
-  const double ns = static_cast<double>(t.count_ns());
-  if (ns < 1e3) return std::to_string(t.count_ns()) + "ns";
-  if (ns < 1e6) return g6(ns * 1e-3) + "us";
-  if (ns < 1e9) return g6(ns * 1e-6) + "ms";
-  return g6(ns * 1e-9) + "s";
-}
-
-std::string bw_str(Bandwidth b) {
-  const double v = b.value();
-  if (v >= 1e12) return g6(v * 1e-12) + "TB/s";
-  if (v >= 1e9) return g6(v * 1e-9) + "GB/s";
-  if (v >= 1e6) return g6(v * 1e-6) + "MB/s";
-  return g6(v) + "B/s";
-}
-
-std::string rate_str(FlopRate r) {
-  const double v = r.value();
-  if (v >= 1e12) return g6(v * 1e-12) + "TFLOPS";
-  return g6(v * 1e-9) + "GFLOPS";
-}
-
-// YAML double-quoted scalar.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else out += c;
-  }
-  return out + "\"";
-}
-
-std::string percentiles(const LatencyPercentiles& l) {
-  return "p50: " + time_str(l.p50) + ", p90: " + time_str(l.p90) + ", p99: " + time_str(l.p99);
-}
-
-std::string alpha_beta(const AlphaBeta& f) {
-  return "{alpha: " + time_str(f.alpha) + ", beta: " + bw_str(f.beta) +
-         ", rms_relative_residual: " + g6(f.rms_relative_residual) +
-         ", max_relative_residual: " + g6(f.max_relative_residual) + ", samples: " + std::to_string(f.samples) +
-         "}";
-}
-
-void transfers(std::ostringstream& os, const char* key, const std::vector<TransferPoint>& pts) {
-  os << "  " << key << ":\n";
-  for (const auto& t : pts) os << "    - {size: " << bytes_str(t.size) << ", time: " << time_str(t.time) << "}\n";
-}
-
-void gather_section(std::ostringstream& os, const char* key, const GpuGatherSection& s) {
-  os << key << ":\n";
-  os << "  table_size: " << bytes_str(s.table_size) << "\n";
-  os << "  zipf_exponent: " << g6(s.zipf_exponent) << "\n";
-  os << "  reference: " << quoted(s.reference) << "\n";
-  os << "  points:\n";
-  for (const auto& q : s.points) {
-    os << "    - {row_size: " << bytes_str(q.row_size) << ", distribution: " << to_string(q.distribution)
-       << ", rows: " << q.rows << ", time: " << time_str(q.time) << ", bandwidth: " << bw_str(q.bandwidth) << "}\n";
-  }
-  os << "  curves:" << (s.curves.empty() ? " []" : "") << "\n";
-  for (const auto& c : s.curves) {
-    os << "    - {row_size: " << bytes_str(c.row_size) << ", distribution: " << to_string(c.distribution)
-       << ", efficiency: " << g6(c.efficiency) << ", fit: " << alpha_beta(c.fit) << "}\n";
-  }
-}
-
-}  // namespace
-
 std::string render_calibration_profile(const CalibrationProfile& p) {
-  std::ostringstream os;
-  os << "# engramsim calibration profile: measured on one machine. Units are in the strings;\n"
-        "# schema and meaning in hardware/calibration_profile.hpp and docs/calibration.md.\n";
-  os << "schema: " << kCalibrationSchema << "\n";
-  os << "name: " << quoted(p.name) << "\n";
-  const auto& v = p.provenance;
-  os << "provenance:\n";
-  os << "  host: " << quoted(v.host) << "\n";
-  os << "  cpu_model: " << quoted(v.cpu_model) << "\n";
-  os << "  cpu_threads: " << v.cpu_threads << "\n";
-  os << "  gpu: " << quoted(v.gpu) << "\n";
-  os << "  gpu_count: " << v.gpu_count << "\n";
-  os << "  gpu_driver: " << quoted(v.gpu_driver) << "\n";
-  os << "  cuda_runtime: " << quoted(v.cuda_runtime) << "\n";
-  os << "  date: " << quoted(v.date) << "\n";
-  os << "  engramsim_version: " << quoted(v.engramsim_version) << "\n";
-  os << "  options: " << quoted(v.options) << "\n";
-  os << "  samples_file: " << quoted(v.samples_file) << "\n";
-  os << "  samples_hash: " << quoted(v.samples_hash) << "\n";
-  os << "  notes: " << quoted(v.notes) << "\n";
-
-  for (const auto& name : calibration_section_names()) {
-    if (auto it = p.not_measured.find(name); it != p.not_measured.end() && !has_section_data(p, name)) {
-      os << name << ":\n  not_measured: " << quoted(it->second) << "\n";
-      continue;
-    }
-    if (name == "memcpy" && p.memcpy) {
-      os << "memcpy:\n  buffer_size: " << bytes_str(p.memcpy->buffer_size) << "\n  points:\n";
-      for (const auto& q : p.memcpy->points)
-        os << "    - {threads: " << q.threads << ", traffic: " << bw_str(q.traffic) << "}\n";
-    } else if (name == "dram_gather" && p.dram_gather) {
-      const auto& s = *p.dram_gather;
-      os << "dram_gather:\n  table_size: " << bytes_str(s.table_size) << "\n  zipf_exponent: " << g6(s.zipf_exponent)
-         << "\n  points:\n";
-      for (const auto& q : s.points)
-        os << "    - {row_size: " << bytes_str(q.row_size) << ", distribution: " << to_string(q.distribution)
-           << ", threads: " << q.threads << ", rows_per_s: " << g6(q.rows_per_s) << ", bandwidth: " << bw_str(q.bandwidth)
-           << "}\n";
-    } else if (name == "ssd_random_read" && p.ssd_random_read) {
-      const auto& s = *p.ssd_random_read;
-      os << "ssd_random_read:\n  engine: " << quoted(s.engine) << "\n  block_size: " << bytes_str(s.block_size)
-         << "\n  file_size: " << bytes_str(s.file_size) << "\n  points:\n";
-      for (const auto& q : s.points)
-        os << "    - {queue_depth: " << q.queue_depth << ", iops: " << g6(q.iops) << ", " << percentiles(q.latency)
-           << "}\n";
-    } else if (name == "ssd_mmap" && p.ssd_mmap) {
-      const auto& s = *p.ssd_mmap;
-      os << "ssd_mmap:\n  page_size: " << bytes_str(s.page_size) << "\n  file_size: " << bytes_str(s.file_size)
-         << "\n  points:\n";
-      for (const auto& q : s.points)
-        os << "    - {threads: " << q.threads << ", faults_per_s: " << g6(q.faults_per_s) << ", "
-           << percentiles(q.latency) << "}\n";
-    } else if (name == "ssd_sequential" && p.ssd_sequential) {
-      const auto& s = *p.ssd_sequential;
-      os << "ssd_sequential:\n  engine: " << quoted(s.engine) << "\n  block_size: " << bytes_str(s.block_size)
-         << "\n  queue_depth: " << s.queue_depth << "\n  bandwidth: " << bw_str(s.bandwidth) << "\n";
-    } else if (name == "hbm" && p.hbm) {
-      os << "hbm:\n  buffer_size: " << bytes_str(p.hbm->buffer_size) << "\n  copy_traffic: " << bw_str(p.hbm->copy_traffic)
-         << "\n";
-    } else if (name == "hbm_gather" && p.hbm_gather) {
-      gather_section(os, "hbm_gather", *p.hbm_gather);
-    } else if (name == "host_link" && p.host_link) {
-      const auto& s = *p.host_link;
-      os << "host_link:\n";
-      os << "  h2d_fit: " << alpha_beta(s.h2d_fit) << "\n";
-      os << "  d2h_fit: " << alpha_beta(s.d2h_fit) << "\n";
-      transfers(os, "h2d", s.h2d);
-      transfers(os, "d2h", s.d2h);
-    } else if (name == "uva_gather" && p.uva_gather) {
-      gather_section(os, "uva_gather", *p.uva_gather);
-    } else if (name == "staged_gather" && p.staged_gather) {
-      gather_section(os, "staged_gather", *p.staged_gather);
-    } else if (name == "gemm" && p.gemm) {
-      const auto& s = *p.gemm;
-      os << "gemm:\n  library: " << quoted(s.library) << "\n  points:\n";
-      for (const auto& q : s.points)
-        os << "    - {precision: " << precision_name(q.precision) << ", m: " << q.m << ", n: " << q.n << ", k: " << q.k
-           << ", time: " << time_str(q.time) << ", achieved: " << rate_str(q.achieved) << "}\n";
-      os << "  fits:" << (s.fits.empty() ? " []" : "") << "\n";
-      for (const auto& f : s.fits)
-        os << "    - {precision: " << precision_name(f.precision) << ", n: " << f.n << ", k: " << f.k
-           << ", overhead: " << time_str(f.overhead) << ", rate: " << rate_str(f.rate)
-           << ", rms_relative_residual: " << g6(f.rms_relative_residual)
-           << ", max_relative_residual: " << g6(f.max_relative_residual) << ", samples: " << f.samples << "}\n";
-    } else if (name == "attention_decode" && p.attention_decode) {
-      const auto& s = *p.attention_decode;
-      os << "attention_decode:\n  kernel: " << quoted(s.kernel) << "\n  kv_heads: " << s.kv_heads
-         << "\n  q_heads_per_kv: " << s.q_heads_per_kv << "\n  head_dim: " << s.head_dim << "\n  points:\n";
-      for (const auto& q : s.points)
-        os << "    - {batch: " << q.batch << ", context: " << q.context << ", kv_bytes: " << bytes_str(q.kv_bytes)
-           << ", time: " << time_str(q.time) << ", bandwidth: " << bw_str(q.bandwidth)
-           << ", efficiency: " << g6(q.efficiency) << "}\n";
-    } else if (name == "kernel_launch" && p.kernel_launch) {
-      const auto& s = *p.kernel_launch;
-      os << "kernel_launch:\n  kernels_per_graph: " << s.kernels_per_graph << "\n  row_size: " << bytes_str(s.row_size)
-         << "\n  empty_kernel: " << time_str(s.empty_kernel) << "\n  tiny_kernel: " << time_str(s.tiny_kernel) << "\n";
-    } else if (name == "collectives" && p.collectives) {
-      const auto& s = *p.collectives;
-      os << "collectives:\n  gpus: " << s.gpus << "\n  all_reduce_algorithm: " << quoted(s.all_reduce_algorithm)
-         << "\n  p2p_fit: " << alpha_beta(s.p2p_fit) << "\n  all_reduce_fit: " << alpha_beta(s.all_reduce_fit) << "\n";
-      transfers(os, "p2p", s.p2p);
-      transfers(os, "all_reduce", s.all_reduce);
-      os << "  p2p_pairs:" << (s.p2p_pairs.empty() ? " []" : "") << "\n";
-      for (const auto& q : s.p2p_pairs)
-        os << "    - {src: " << q.src << ", dst: " << q.dst << ", size: " << bytes_str(q.size)
-           << ", bandwidth: " << bw_str(q.bandwidth) << "}\n";
-    }
-  }
-  return os.str();
+  return "# engramsim calibration profile: measured on one machine. Units are in the strings;\n"
+         "# schema and meaning in hardware/calibration_profile.hpp and docs/calibration.md.\n" +
+         calibration_profile_schema().yaml(p);
 }
 
 void write_text_file_atomically(const std::string& path, const std::string& text) {
@@ -363,32 +115,17 @@ std::string samples_hash_of(const std::string& bytes) {
   return buf;
 }
 
-// A samples file above this is refused rather than read (a device that never ends, a wrong path):
-// a full calibration writes a few MiB.
-constexpr std::size_t kMaxSamplesFileBytes = std::size_t{256} << 20;  // 256 MiB
-
-std::string verify_samples_file(const CalibrationProfile& p, const std::string& profile_path) {
-  namespace fs = std::filesystem;
-  if (p.provenance.samples_file.empty()) return "the profile names no samples file";
-  fs::path f(p.provenance.samples_file);
-  if (f.is_relative()) f = fs::path(profile_path).parent_path() / f;
-  std::string bytes;
-  try {
-    bytes = read_input_file(f.string(), kMaxSamplesFileBytes);
-  } catch (const ConfigError& e) {
-    return "samples file " + f.string() + ": " + e.message();
-  }
-  const std::string h = samples_hash_of(bytes);
-  if (h != p.provenance.samples_hash)
-    return "samples file " + f.string() + " has hash " + h + ", the profile records " + p.provenance.samples_hash;
-  return "";
-}
-
 // ---------------------------------------------------------------------------------------------
 // Descriptions.
 namespace {
 
 std::string human(Bandwidth b) { return to_string(b); }
+
+std::string g6(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
 
 std::string default_meaning(const std::string& name) {
   if (name == "memcpy" || name == "dram_gather") return "host DRAM bandwidth from the node preset";

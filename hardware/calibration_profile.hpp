@@ -18,9 +18,11 @@
 //   - GEMM fits: time(flops) = overhead + flops / rate, per (precision, n, k); `achieved` is
 //     2*m*n*k / time.
 //   - latency percentiles are per operation (one 4 KiB read, one page fault).
-// Invariants enforced by the loader: every rate and size > 0, every count >= 1, percentiles
-// ordered p50 <= p90 <= p99, efficiencies in (0, 4], no NaN, no unknown key, and GPU sections only
-// when provenance.gpu names the GPU they were measured on.
+// The keys, their types and these checks are declared once, in calibration_schema.cpp, which the
+// loader, the writer and docs/calibration.md's key table share. Invariants enforced by the loader:
+// every rate and size > 0, every count >= 1, percentiles ordered p50 <= p90 <= p99, efficiencies
+// in (0, 4], no NaN, no unknown key, and GPU sections only when provenance.gpu names the GPU they
+// were measured on.
 #pragma once
 
 #include <cstdint>
@@ -258,7 +260,8 @@ struct CalibrationProfile {
   std::map<std::string, std::string> not_measured;
 };
 
-// Every section name in file order, and which of them describe the GPU (rather than the host).
+// Every section name in file order, and which of them describe the GPU (rather than the host);
+// both come from the schema (calibration_schema.cpp).
 const std::vector<std::string>& calibration_section_names();
 bool is_gpu_section(const std::string& name);
 // True when the section has data.

@@ -110,11 +110,11 @@ if [[ -z "$bin" ]]; then
     mkdir -p "$build"
     version=$(sed -n 's/^project(engramsim VERSION \([0-9.]*\).*/\1/p' "$repo/CMakeLists.txt")
     "$nvcc" -O2 -std=c++20 -arch="sm_$arch" -I"$repo" -isystem "$eigen" \
-      -DENGRAMSIM_SOURCE_ROOT="\"$repo\"" -DENGRAMSIM_VERSION="\"$version\"" \
+      -DENGRAMSIM_SOURCE_ROOT="\"$repo\"" -DENGRAMSIM_VERSION="\"$version\"" -DENGRAMSIM_FIELD_TABLE_TEXT_ONLY \
       "$repo"/calibration/standalone/gpu_calibrate_main.cpp \
       "$repo"/calibration/{calibration_runner,fit,gpu_sections,host_info,sample_log,stats,rank_scatter}.cpp \
-      "$repo"/calibration/cuda/*.cu "$repo"/hardware/calibration_profile.cpp \
-      "$repo"/core/{error,paths,rng,unit_parse,units,zipf_sampler}.cpp \
+      "$repo"/calibration/cuda/*.cu "$repo"/hardware/calibration_{profile,schema}.cpp \
+      "$repo"/core/{error,field_table,paths,rng,unit_parse,units,zipf_sampler}.cpp \
       -lcublasLt -lpthread -o "$build/engramsim-gpu-calibrate" >"$out/build.log" 2>&1 && bin="$build/engramsim-gpu-calibrate"
   fi
   if [[ -z "$bin" ]]; then

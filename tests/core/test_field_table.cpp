@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/field_table.hpp"
 
@@ -101,6 +104,209 @@ TEST(FieldTable, WordsAndFlagNames) {
   EXPECT_EQ(time_words(Time::from_seconds(1.0)), "1s");
   EXPECT_EQ(time_words(Time::zero()), "0");
   EXPECT_EQ(time_words(Time::ns(1500)), "1.5us");
+}
+
+// --- nested kinds: a member section, a list of maps, an optional section; choices and units ---
+
+enum class Shape { round, square };
+
+struct Point {
+  int n = 0;
+  Bytes size;
+  Time latency;
+};
+
+struct Part {
+  Shape shape = Shape::round;
+  double weight = 0.0;
+};
+
+struct Box {
+  std::string label;
+  Part part;
+  std::vector<Point> points;
+  std::optional<Part> spare;
+  std::map<std::string, std::string> missing;  // section -> why it holds no data
+};
+
+FieldTable<Point> point_schema() {
+  FieldTable<Point> t("point");
+  t.integer(
+       "n", [](auto& p) -> auto& { return p.n; }, 0, 100, "count")
+      .required();
+  t.positive(
+       "size", [](auto& p) -> auto& { return p.size; }, "bytes")
+      .required();
+  t.at_least_zero(
+       "latency", [](auto& p) -> auto& { return p.latency; }, "latency")
+      .check([](const Point& p) -> std::string {
+        return p.n == 0 && p.latency > Time::zero() ? "a latency needs n" : "";
+      });
+  return t;
+}
+
+FieldTable<Part> part_schema() {
+  FieldTable<Part> t("part");
+  t.choice(
+      "shape", [](auto& p) -> auto& { return p.shape; }, {{"round", Shape::round}, {"square", Shape::square}},
+      "outline");
+  t.positive(
+       "weight", [](auto& p) -> auto& { return p.weight; }, "kg")
+      .required();
+  return t;
+}
+
+FieldTable<Box> box_schema() {
+  FieldTable<Box>::Absence absence{
+      "not_measured",
+      [](const Box& b, const std::string& key) { return b.missing.count(key) ? b.missing.at(key) : std::string(); },
+      [](Box& b, const std::string& key, std::string why) { b.missing[key] = std::move(why); }};
+  FieldTable<Box> t("box");
+  t.fixed("format", "box/1", "version");
+  t.any_text(
+      "label", [](auto& b) -> auto& { return b.label; }, "free text");
+  t.section(
+       "part", [](auto& b) -> auto& { return b.part; }, part_schema(), "")
+      .required();
+  t.list(
+       "points", [](auto& b) -> auto& { return b.points; }, point_schema(), 1, "samples")
+      .required();
+  t.optional_section(
+      "spare", [](auto& b) -> auto& { return b.spare; }, part_schema(), absence, "a second part");
+  return t;
+}
+
+Box read_box(const std::string& yaml) {
+  Box b;
+  const ConfigNode n = ConfigNode::load_string(yaml, "box.yaml");
+  box_schema().read(n, b);
+  n.finish();
+  return b;
+}
+
+std::string box_error(const std::string& yaml) {
+  try {
+    read_box(yaml);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kBox =
+    "format: box/1\n"
+    "label: \"a \\\"b\\\"\"\n"
+    "part:\n"
+    "  shape: square\n"
+    "  weight: 2.5\n"
+    "points:\n"
+    "  - {n: 1, size: 4KiB, latency: 0ns}\n"
+    "  - {n: 2, size: 264B, latency: 1.5us}\n";
+
+TEST(FieldTable, ReadsSectionsListsAndChoicesAndWritesTheSameYaml) {
+  const Box b = read_box(kBox);
+  EXPECT_EQ(b.label, "a \"b\"");
+  EXPECT_EQ(b.part.shape, Shape::square);
+  EXPECT_DOUBLE_EQ(b.part.weight, 2.5);
+  ASSERT_EQ(b.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(b.points[0].size.value(), 4096.0);
+  EXPECT_EQ(b.points[1].latency, Time::ns(1500));
+  EXPECT_FALSE(b.spare.has_value());
+  EXPECT_EQ(box_schema().yaml(b), kBox);  // an absent optional section is not written
+  const nlohmann::json j = box_schema().write(b);
+  EXPECT_EQ(j.at("part").at("shape"), "square");
+  EXPECT_EQ(j.at("points").at(1).at("size"), 264.0);
+  EXPECT_DOUBLE_EQ(j.at("points").at(1).at("latency").get<double>(), 1.5e-6);
+  EXPECT_FALSE(j.contains("spare"));
+}
+
+TEST(FieldTable, OptionalSectionIsDataOrAReasonOrAbsent) {
+  const Box data = read_box(kBox + "spare: {shape: round, weight: 1}\n");
+  ASSERT_TRUE(data.spare.has_value());
+  EXPECT_DOUBLE_EQ(data.spare->weight, 1.0);
+  EXPECT_TRUE(data.missing.empty());
+  EXPECT_EQ(box_schema().yaml(data), kBox + "spare:\n  shape: round\n  weight: 1\n");
+
+  const Box reason = read_box(kBox + "spare:\n  not_measured: \"no scale\"\n");
+  EXPECT_FALSE(reason.spare.has_value());
+  EXPECT_EQ(reason.missing.at("spare"), "no scale");
+  EXPECT_EQ(box_schema().yaml(reason), kBox + "spare:\n  not_measured: \"no scale\"\n");
+  EXPECT_EQ(box_schema().write(reason).at("spare").at("not_measured"), "no scale");
+}
+
+TEST(FieldTable, NestedKindsReportLocatedErrors) {
+  EXPECT_NE(box_error("format: box/2\n").find("box.yaml:1:9: format: unsupported format \"box/2\", expected \"box/1\""),
+            std::string::npos);
+  const std::string head = "format: box/1\npart: {weight: 1}\n";
+  EXPECT_NE(box_error(head + "points: []\n").find("box.yaml:3:9: points: must hold at least one entry"),
+            std::string::npos);
+  EXPECT_NE(box_error(head + "points: [3]\n").find("points[0]: expected a map, got a scalar"), std::string::npos);
+  EXPECT_NE(box_error(head + "points:\n  - {n: 1, size: 0B}\n").find("points[0].size: must be greater than zero"),
+            std::string::npos);
+  EXPECT_NE(box_error(head + "points:\n  - {n: 1, size: 64}\n").find("bare number"), std::string::npos);
+  EXPECT_NE(
+      box_error(head + "points:\n  - {n: 0, size: 1B, latency: 1us}\n").find("points[0].latency: a latency needs n"),
+      std::string::npos);
+  const std::string ok = head + "points:\n  - {n: 1, size: 1B}\n";
+  EXPECT_EQ(box_error(ok), "");
+  EXPECT_NE(box_error(ok + "spare: {shape: oval, weight: 1}\n").find("spare.shape: expected one of round, square"),
+            std::string::npos);
+  EXPECT_NE(box_error(ok + "spare: 3\n").find("spare: expected a section map or {not_measured: \"reason\"}"),
+            std::string::npos);
+  EXPECT_NE(box_error(ok + "spare: {not_measured: \"\"}\n").find("spare.not_measured: give the reason"),
+            std::string::npos);
+  // A section that says why it holds no data holds nothing else.
+  EXPECT_NE(box_error(ok + "spare: {not_measured: x, weight: 1}\n").find("spare.weight: unknown field"),
+            std::string::npos);
+}
+
+TEST(FieldTable, DocsOfNestedKinds) {
+  EXPECT_EQ(box_schema().markdown(),
+            "| key | type | default | meaning |\n|---|---|---|---|\n"
+            "| `format` | `box/1` | required | version |\n"
+            "| `label` | string | empty | free text |\n"
+            "| `part.shape` | `round` \\| `square` | round | outline |\n"
+            "| `part.weight` | number > 0 | required | kg |\n"
+            "| `points` | list of maps, at least 1 | required | samples |\n"
+            "| `points[].n` | integer in [0, 100] | required | count |\n"
+            "| `points[].size` | size > 0 | required | bytes |\n"
+            "| `points[].latency` | time >= 0 | 0ns | latency |\n"
+            "| `spare` | map, or `{not_measured: \"reason\"}` | absent | a second part |\n"
+            "| `spare.shape` | `round` \\| `square` | round | outline |\n"
+            "| `spare.weight` | number > 0 | required | kg |\n");
+}
+
+TEST(FieldTable, YamlTextLayout) {
+  YamlValue fit = YamlValue::map();
+  fit.add("alpha", YamlValue::scalar("1us"));
+  fit.add("samples", YamlValue::scalar("3"));
+  YamlValue entry = YamlValue::map();
+  entry.add("row", YamlValue::scalar("264B"));
+  entry.add("fit", fit);
+  YamlValue list = YamlValue::list();
+  list.items.push_back(entry);
+  YamlValue section = YamlValue::map();
+  section.add("fit", fit);
+  section.add("points", list);
+  section.add("none", YamlValue::list());
+  YamlValue root = YamlValue::map();
+  root.add("name", YamlValue::scalar(yaml_quoted("x\ty")));
+  root.add("section", section);
+  EXPECT_EQ(yaml_text(root),
+            "name: \"x\\ty\"\n"
+            "section:\n"
+            "  fit: {alpha: 1us, samples: 3}\n"
+            "  points:\n"
+            "    - {row: 264B, fit: {alpha: 1us, samples: 3}}\n"
+            "  none: []\n");
+  EXPECT_EQ(yaml_number(1.0 / 3.0), "0.333333");
+  EXPECT_EQ(yaml_quantity(Bytes::gib(2)), "2GiB");
+  EXPECT_EQ(yaml_quantity(Bytes(264)), "264B");
+  EXPECT_EQ(yaml_quantity(Time::us(36.034)), "36.034us");
+  EXPECT_EQ(yaml_quantity(Time::ns(850)), "850ns");
+  EXPECT_EQ(yaml_quantity(Bandwidth(981.818e6)), "981.818MB/s");
+  EXPECT_EQ(yaml_quantity(FlopRate::tflops(1131.8)), "1131.8TFLOPS");
+  EXPECT_EQ(yaml_quoted("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\x01\"");
 }
 
 TEST(FieldTable, AKeyDeclaredTwiceIsAProgrammingError) {
