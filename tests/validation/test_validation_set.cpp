@@ -86,7 +86,9 @@ TEST_F(ShippedSet, KnownMissesSayWhy) {
     if (!c.supported()) continue;
     ASSERT_TRUE(c.tolerance.has_value()) << c.id;
     EXPECT_LE(c.tolerance->value, kind_tolerance(c.kind).value) << c.id;
-    if (!c.known_miss.empty()) EXPECT_GE(c.known_miss.size(), 40u) << c.id << ": a cause, not a label";
+    if (!c.known_miss.empty()) {
+      EXPECT_GE(c.known_miss.size(), 40u) << c.id << ": a cause, not a label";
+    }
   }
 }
 
