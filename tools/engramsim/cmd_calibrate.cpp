@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -92,14 +93,12 @@ std::string iops_str(double v) {
   return buf;
 }
 
-// Rows of the closing table: what was measured, and the preset's datasheet value where one is given.
-void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>& node, const std::optional<GpuSpec>& gpu,
-                      std::ostream& os) {
-  TextTable t({"QUANTITY", "MEASURED", "PRESET", "MEASURED/PRESET"});
-  auto row = [&](const std::string& what, double measured, const std::string& measured_text, std::optional<double> preset,
-                 const std::string& preset_text) {
-    t.add_row({what, measured_text, preset ? preset_text : "-", preset && *preset > 0 ? g3(measured / *preset) : "-"});
-  };
+// One row of the closing table: a quantity, its measured value, and the preset's figure if any.
+using RowFn = std::function<void(const std::string& what, double measured, const std::string& measured_text,
+                                 std::optional<double> preset, const std::string& preset_text)>;
+
+// Host rows: memcpy, DRAM gather, SSD reads and page faults against the node preset.
+void host_comparison_rows(const CalibrationProfile& p, const std::optional<NodeSpec>& node, const RowFn& row) {
   if (p.memcpy && !p.memcpy->points.empty()) {
     const auto& best = p.memcpy->points.back();
     row("host memcpy traffic, " + std::to_string(best.threads) + " threads", best.traffic.value(), to_string(best.traffic),
@@ -137,6 +136,11 @@ void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>
     row("SSD sequential read", p.ssd_sequential->bandwidth.value(), to_string(p.ssd_sequential->bandwidth),
         node ? std::optional<double>(node->nvme.seq_read_per_drive.value()) : std::nullopt,
         node ? to_string(node->nvme.seq_read_per_drive) + " per drive" : "");
+}
+
+// GPU rows: HBM, host link, gathers, GEMM, decode attention and peer copies against the GPU preset.
+void gpu_comparison_rows(const CalibrationProfile& p, const std::optional<NodeSpec>& node,
+                         const std::optional<GpuSpec>& gpu, const RowFn& row) {
   if (p.hbm)
     row("HBM copy traffic", p.hbm->copy_traffic.value(), to_string(p.hbm->copy_traffic),
         gpu ? std::optional<double>(gpu->hbm_bandwidth.value()) : std::nullopt, gpu ? to_string(gpu->hbm_bandwidth) : "");
@@ -186,10 +190,22 @@ void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>
     row("P2P copy (fit beta)", p.collectives->p2p_fit.beta.value(), to_string(p.collectives->p2p_fit.beta),
         gpu ? std::optional<double>(gpu->scale_up_bandwidth.value() / 2) : std::nullopt,
         gpu ? to_string(gpu->scale_up_bandwidth / 2.0) + " per direction" : "");
+}
+
+// Rows of the closing table: what was measured, and the preset's datasheet value where one is given.
+void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>& node, const std::optional<GpuSpec>& gpu,
+                      std::ostream& os) {
+  TextTable t({"QUANTITY", "MEASURED", "PRESET", "MEASURED/PRESET"});
+  const RowFn row = [&](const std::string& what, double measured, const std::string& measured_text,
+                        std::optional<double> preset, const std::string& preset_text) {
+    t.add_row({what, measured_text, preset ? preset_text : "-", preset && *preset > 0 ? g3(measured / *preset) : "-"});
+  };
+  host_comparison_rows(p, node, row);
+  gpu_comparison_rows(p, node, gpu, row);
   os << t.render();
 }
 
-int run_calibrate(const CalibrateArgs& a) {
+calibration::CalibrationOptions options_from(const CalibrateArgs& a) {
   calibration::CalibrationOptions o;
   o.quick = a.quick;
   if (a.only_given && a.only.empty()) bad("--only", "names no benchmark (leave the flag out to run them all)");
@@ -209,8 +225,13 @@ int run_calibrate(const CalibrateArgs& a) {
   o.name = a.name;
   o.command_line = a.command_line;
 
+  return o;
+}
+
+// Checked before any benchmark: the SSD scratch file fits where it goes (with 1 GiB to spare), and
+// --out may replace an earlier profile, never a folder or another file.
+void check_destinations(const CalibrateArgs& a, const calibration::CalibrationOptions& o) {
   namespace fs = std::filesystem;
-  // The SSD scratch file must fit where it goes, with 1 GiB to spare (checked before any benchmark).
   const bool ssd = o.sections.count("ssd_random_read") || o.sections.count("ssd_mmap") || o.sections.count("ssd_sequential");
   if (ssd && (a.ssd_path.empty() || fs::is_directory(a.ssd_path))) {
     std::error_code ec;
@@ -223,7 +244,6 @@ int run_calibrate(const CalibrateArgs& a) {
   const fs::path out(a.out);
   const fs::path out_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(out_dir)) bad("--out", "folder \"" + out_dir.string() + "\" does not exist");
-  // Checked before measuring: --out may replace an earlier profile, never a folder or another file.
   if (fs::is_directory(out)) bad("--out", "\"" + a.out + "\" is a folder; give the profile's file name");
   if (fs::exists(out)) {
     std::ifstream existing(out);
@@ -234,6 +254,11 @@ int run_calibrate(const CalibrateArgs& a) {
     if (!profile) bad("--out", "\"" + a.out + "\" exists and is not a calibration profile; it is left as it is");
   }
 
+}
+
+int run_calibrate(const CalibrateArgs& a) {
+  const calibration::CalibrationOptions o = options_from(a);
+  check_destinations(a, o);
   std::optional<NodeSpec> node;
   std::optional<GpuSpec> gpu;
   if (!a.node.empty()) {
