@@ -121,20 +121,16 @@ std::optional<MmapRun> mmap_faults(const std::string& path, std::uint64_t bytes,
   return run;
 }
 
-}  // namespace
+using Say = std::function<void(const std::string&)>;
 
-SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(const std::string&)>& progress) {
+// The file the benchmarks read: a scratch file written in the folder `o.path` names (or the temp
+// folder), or an existing file read only. Fills the result's file fields.
+std::string open_target(const SsdOptions& o, const Say& say, SsdResults& r, std::unique_ptr<ScratchFile>& scratch) {
   namespace fs = std::filesystem;
-  auto say = [&](const std::string& s) {
-    if (progress) progress(s);
-  };
   const std::string where = o.path.empty() ? fs::temp_directory_path().string() : o.path;
   std::error_code ec;
   const auto st = fs::status(where, ec);
   if (ec || !fs::exists(st)) bad_path("\"" + where + "\" does not exist");
-
-  SsdResults r;
-  std::unique_ptr<ScratchFile> scratch;
   std::string file;
   if (fs::is_directory(st)) {
     if (o.scratch_bytes < (1u << 20)) throw ConfigError({"command line", 0, 0}, "--ssd-size", "must be at least 1MiB");
@@ -152,9 +148,95 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
     bad_path("\"" + where + "\" is neither a regular file nor a folder");
   }
   r.filesystem = filesystem_type(file);
+  return file;
+}
+
+// 4 KiB random reads through io_uring with O_DIRECT, one run per queue depth; returns why O_DIRECT
+// cannot be used ("" when it can).
+std::string random_reads(const SsdOptions& o, const Say& say, int direct_fd, std::uint64_t usable,
+                         std::string direct_reason, const UringStatus& ur, SsdResults& r) {
+  if (!ur.available) {
+    r.random_reads_reason = ur.reason;
+    return direct_reason;
+  }
+  if (!direct_reason.empty()) {
+    r.random_reads_reason = direct_reason;
+    return direct_reason;
+  }
+  std::vector<RandomReadRun> runs;
+  RngStream rng(o.seed, "ssd/random");
+  try {
+    for (const int qd : o.queue_depths) {
+      say("4 KiB random reads, io_uring O_DIRECT, queue depth " + std::to_string(qd));
+      runs.push_back(uring_random_reads(direct_fd, usable, o.block, qd, o.seconds_per_depth, rng));
+    }
+    r.random_reads = std::move(runs);
+  } catch (const IoError& e) {
+    // EINVAL here is a filesystem that accepts O_DIRECT at open but not for these reads.
+    if (e.error_number() != EINVAL || !runs.empty()) throw std::runtime_error(std::string("SSD random reads: ") + e.what());
+    r.random_reads_reason = std::string("O_DIRECT reads rejected on ") + r.filesystem + " (" + e.what() + ")";
+    return r.random_reads_reason;
+  }
+  return "";
+}
+
+// Buffered sequential reads after dropping the file from the page cache; refused when it stays
+// there (a buffered read would then measure memory).
+void buffered_sequential(const SsdOptions& o, const std::string& file, SsdResults& r) {
+  Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+  const std::uint64_t probe_bytes = std::min<std::uint64_t>(r.file_bytes, 16ull << 30);
+  void* probe = ::mmap(nullptr, probe_bytes, PROT_READ, MAP_SHARED, fd.get(), 0);
+  const double resident = probe == MAP_FAILED ? 1.0 : resident_fraction(probe, probe_bytes);
+  if (probe != MAP_FAILED) ::munmap(probe, probe_bytes);
+  if (resident > 0.1) {
+    r.sequential_reason = "no O_DIRECT and the file stays in the page cache: a buffered read would measure memory";
+    return;
+  }
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::vector<unsigned char> buf(o.sequential_block);
+  SequentialRun run;
+  const auto start = Clock::now();
+  for (std::uint64_t off = 0; off + o.sequential_block <= r.file_bytes; off += o.sequential_block) {
+    const ssize_t n = ::pread(fd.get(), buf.data(), o.sequential_block, static_cast<off_t>(off));
+    if (n < 0) throw std::runtime_error("sequential read of " + file + ": " + std::strerror(errno));
+    run.bytes += static_cast<std::uint64_t>(n);
+  }
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.sequential = run;
+  r.sequential_engine = "buffered pread";
+}
+
+// mmap page faults, one point per thread count; the mapping is capped at 16 GiB so the residency map
+// and the page walk stay small for any file.
+void mmap_points(const SsdOptions& o, const Say& say, const std::string& file, std::uint64_t usable, SsdResults& r) {
+  std::vector<MmapRun> mm;
+  for (const int t : o.mmap_threads) {
+    say("mmap page faults, " + std::to_string(t) + (t == 1 ? " thread" : " threads"));
+    std::string reason;
+    auto run = mmap_faults(file, std::min<std::uint64_t>(usable, 16ull << 30), t, o.mmap_seconds_per_point, o.seed,
+                           reason);
+    if (!run) {
+      r.mmap_reason = reason;
+      return;
+    }
+    mm.push_back(std::move(*run));
+  }
+  if (!mm.empty()) r.mmap = std::move(mm);
+}
+
+}  // namespace
+
+SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(const std::string&)>& progress) {
+  const Say say = [&](const std::string& s) {
+    if (progress) progress(s);
+  };
+  SsdResults r;
+  std::unique_ptr<ScratchFile> scratch;
+  const std::string file = open_target(o, say, r, scratch);
   const std::uint64_t usable = r.file_bytes / o.block * o.block;
 
-  // O_DIRECT + io_uring random reads and sequential reads.
   const UringStatus ur = uring_status();
   Fd direct(::open(file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC));
   const int direct_errno = errno;
@@ -164,26 +246,7 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
     direct_reason = "the file is on " + r.filesystem + ": its reads come from memory, not from a storage device";
   else if (direct.get() < 0)
     direct_reason = std::string("O_DIRECT open failed on ") + r.filesystem + " (" + std::strerror(direct_errno) + ")";
-  if (!ur.available) {
-    r.random_reads_reason = ur.reason;
-  } else if (!direct_reason.empty()) {
-    r.random_reads_reason = direct_reason;
-  } else {
-    std::vector<RandomReadRun> runs;
-    RngStream rng(o.seed, "ssd/random");
-    try {
-      for (const int qd : o.queue_depths) {
-        say("4 KiB random reads, io_uring O_DIRECT, queue depth " + std::to_string(qd));
-        runs.push_back(uring_random_reads(direct.get(), usable, o.block, qd, o.seconds_per_depth, rng));
-      }
-      r.random_reads = std::move(runs);
-    } catch (const IoError& e) {
-      // EINVAL here is a filesystem that accepts O_DIRECT at open but not for these reads.
-      if (e.error_number() != EINVAL || !runs.empty()) throw std::runtime_error(std::string("SSD random reads: ") + e.what());
-      r.random_reads_reason = std::string("O_DIRECT reads rejected on ") + r.filesystem + " (" + e.what() + ")";
-      direct_reason = r.random_reads_reason;
-    }
-  }
+  direct_reason = random_reads(o, say, direct.get(), usable, direct_reason, ur, r);
 
   // Sequential: io_uring O_DIRECT when possible, else buffered reads after dropping the cache.
   say("sequential reads");
@@ -194,48 +257,10 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
   } else if (in_memory) {
     r.sequential_reason = direct_reason;
   } else {
-    Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
-    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
-    const std::uint64_t probe_bytes = std::min<std::uint64_t>(r.file_bytes, 16ull << 30);
-    void* probe = ::mmap(nullptr, probe_bytes, PROT_READ, MAP_SHARED, fd.get(), 0);
-    const double resident = probe == MAP_FAILED ? 1.0 : resident_fraction(probe, probe_bytes);
-    if (probe != MAP_FAILED) ::munmap(probe, probe_bytes);
-    if (resident > 0.1) {
-      r.sequential_reason = "no O_DIRECT and the file stays in the page cache: a buffered read would measure memory";
-    } else {
-      ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-      std::vector<unsigned char> buf(o.sequential_block);
-      SequentialRun run;
-      const auto start = Clock::now();
-      for (std::uint64_t off = 0; off + o.sequential_block <= r.file_bytes; off += o.sequential_block) {
-        const ssize_t n = ::pread(fd.get(), buf.data(), o.sequential_block, static_cast<off_t>(off));
-        if (n < 0) throw std::runtime_error("sequential read of " + file + ": " + std::strerror(errno));
-        run.bytes += static_cast<std::uint64_t>(n);
-      }
-      run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      r.sequential = run;
-      r.sequential_engine = "buffered pread";
-    }
+    buffered_sequential(o, file, r);
   }
-
-  // mmap page faults, one point per thread count.
-  std::vector<MmapRun> mm;
   if (in_memory) r.mmap_reason = direct_reason;
-  for (const int t : in_memory ? std::vector<int>{} : o.mmap_threads) {
-    say("mmap page faults, " + std::to_string(t) + (t == 1 ? " thread" : " threads"));
-    std::string reason;
-    // The mapping is capped at 16 GiB: the residency map and the page walk stay small for any file.
-    const std::uint64_t span = std::min<std::uint64_t>(usable, 16ull << 30);
-    auto run = mmap_faults(file, span, t, o.mmap_seconds_per_point, o.seed, reason);
-    if (!run) {
-      r.mmap_reason = reason;
-      mm.clear();
-      break;
-    }
-    mm.push_back(std::move(*run));
-  }
-  if (!mm.empty()) r.mmap = std::move(mm);
+  else mmap_points(o, say, file, usable, r);
   return r;
 }
 
