@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/workload/csv_reader.hpp"
+#include "sim/workload/csv_request_columns.hpp"
 #include "sim/workload/trace_source.hpp"
 
 namespace engramsim::sim {
@@ -18,7 +19,8 @@ class BurstGptTraceSource final : public TraceSource {
 
  private:
   CsvReader csv_;
-  int c_time_, c_in_, c_out_, c_total_;
+  CsvRequestColumns cols_;
+  int c_total_;
 };
 
 }  // namespace engramsim::sim

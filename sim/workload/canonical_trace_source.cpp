@@ -5,21 +5,15 @@ namespace engramsim::sim {
 CanonicalTraceSource::CanonicalTraceSource(const std::string& path, const TraceOptions& options)
     : TraceSource(path, "canonical", 512, options),
       csv_(path),
-      c_time_(csv_.require_column("arrival_s")),
-      c_in_(csv_.require_column("input_tokens")),
-      c_out_(csv_.require_column("output_tokens")),
+      cols_(csv_, "arrival_s", "input_tokens", "output_tokens"),
       c_session_(csv_.find_column("session")),
       c_hashes_(csv_.find_column("hash_ids")) {}
 
 bool CanonicalTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) {
   if (!csv_.next_row()) return false;
-  row.line = csv_.line_number();
-  row.time = csv_.ref(c_time_);
-  row.input_at = csv_.ref(c_in_);
-  row.output_at = csv_.ref(c_out_);
-  row.t_ns = seconds_to_ns(csv_.number(c_time_));
-  row.input = csv_.integer(c_in_);
-  row.output = csv_.integer(c_out_);
+  cols_.locate(csv_, row);
+  row.t_ns = cols_.seconds_ns(csv_);
+  cols_.read_tokens(csv_, row);
   if (c_session_ >= 0 && !csv_.field(c_session_).empty()) {
     const std::int64_t s = csv_.integer(c_session_);
     if (s < 0) csv_.fail_field(c_session_, "must be >= 0");

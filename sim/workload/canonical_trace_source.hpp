@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/workload/csv_reader.hpp"
+#include "sim/workload/csv_request_columns.hpp"
 #include "sim/workload/trace_source.hpp"
 
 namespace engramsim::sim {
@@ -18,7 +19,8 @@ class CanonicalTraceSource final : public TraceSource {
 
  private:
   CsvReader csv_;
-  int c_time_, c_in_, c_out_, c_session_, c_hashes_;
+  CsvRequestColumns cols_;
+  int c_session_, c_hashes_;
 };
 
 }  // namespace engramsim::sim

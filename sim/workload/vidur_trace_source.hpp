@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sim/workload/csv_reader.hpp"
+#include "sim/workload/csv_request_columns.hpp"
 #include "sim/workload/trace_source.hpp"
 
 namespace engramsim::sim {
@@ -16,7 +17,8 @@ class VidurTraceSource final : public TraceSource {
 
  private:
   CsvReader csv_;
-  int c_time_, c_in_, c_out_;
+  CsvRequestColumns cols_;
+  ;
 };
 
 }  // namespace engramsim::sim
