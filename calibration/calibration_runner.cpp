@@ -51,7 +51,8 @@ std::set<std::string> resolve_benchmark_list(const std::string& csv) {
         found = true;
       }
     if (!found)
-      throw ConfigError({"command line", 0, 0}, "--only", "unknown benchmark \"" + item + "\"; known: " + benchmark_list_help());
+      throw ConfigError({"command line", 0, 0}, "--only",
+                        "unknown benchmark \"" + item + "\"; known: " + benchmark_list_help());
   }
   if (out.empty()) throw ConfigError({"command line", 0, 0}, "--only", "names no benchmark");
   return out;
@@ -117,7 +118,7 @@ std::vector<GemmShape> default_gemm_shapes(bool quick) {
   // down (7168 out of 2048); Llama-3-70B MLP up (28672 out of 8192) and down, plus its QKV and
   // output projections in the full sweep. m = 32 is the rows per expert of a DEP8 decode step at
   // 128 sequences per GPU (8 of 256 experts per token).
-  std::vector<std::pair<std::int64_t, std::int64_t>> nk = {{4608, 5120}, {5120, 2304}, {4096, 7168},
+  std::vector<std::pair<std::int64_t, std::int64_t>> nk = {{4608, 5120}, {5120, 2304},  {4096, 7168},
                                                            {7168, 2048}, {28672, 8192}, {8192, 28672}};
   if (!quick) {
     nk.push_back({10240, 8192});

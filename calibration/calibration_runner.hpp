@@ -24,12 +24,12 @@ namespace engramsim::calibration {
 
 struct CalibrationOptions {
   bool quick = false;
-  std::set<std::string> sections;  // profile section names to measure
-  std::string ssd_path;            // file (read only) or folder for a scratch file; empty: temp folder
-  std::optional<std::uint64_t> ssd_size;          // scratch file size
-  std::optional<std::uint64_t> dram_table_size;   // DRAM gather table
-  std::optional<std::uint64_t> gpu_table_size;    // HBM / pinned-host gather tables
-  int threads = 0;                 // CPU threads; 0 = all online CPUs
+  std::set<std::string> sections;                // profile section names to measure
+  std::string ssd_path;                          // file (read only) or folder for a scratch file; empty: temp folder
+  std::optional<std::uint64_t> ssd_size;         // scratch file size
+  std::optional<std::uint64_t> dram_table_size;  // DRAM gather table
+  std::optional<std::uint64_t> gpu_table_size;   // HBM / pinned-host gather tables
+  int threads = 0;                               // CPU threads; 0 = all online CPUs
   double zipf_exponent = 1.0;
   std::uint64_t seed = 1;
   int gpu_device = 0;

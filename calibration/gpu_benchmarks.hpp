@@ -105,7 +105,8 @@ struct GemmRun {
   std::vector<GemmPointResult> points;
   std::vector<std::string> skipped;  // "fp8 m=1 n=2304 k=5120: no cuBLASLt algorithm"
 };
-GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes, const std::vector<Precision>& precisions);
+GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes,
+                 const std::vector<Precision>& precisions);
 
 // Decode attention proxy: grouped-query attention over a bf16 KV cache, one query token per
 // sequence; every K and V byte is read once per call.

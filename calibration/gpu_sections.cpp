@@ -9,8 +9,8 @@
 #include "calibration/calibration_runner.hpp"
 #include "calibration/fit.hpp"
 #include "calibration/host_info.hpp"
-#include "calibration/stats.hpp"
 #include "calibration/rank_scatter.hpp"
+#include "calibration/stats.hpp"
 #include "core/rng.hpp"
 #include "core/zipf_sampler.hpp"
 
@@ -25,11 +25,16 @@ bool wanted(const CalibrationOptions& o, const char* s) { return o.sections.coun
 
 const char* precision_name(Precision p) {
   switch (p) {
-    case Precision::fp8: return "fp8";
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
-    case Precision::fp32: return "fp32";
-    case Precision::fp4: return "fp4";
+    case Precision::fp8:
+      return "fp8";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::fp4:
+      return "fp4";
   }
   return "bf16";
 }
@@ -55,15 +60,18 @@ AlphaBeta fit_transfers(const std::vector<TimedSize>& t) {
   return fit_alpha_beta(x, y);
 }
 
-void log_sizes(SampleLog& log, const std::string& section, const std::string& case_name, const std::vector<TimedSize>& t) {
+void log_sizes(SampleLog& log, const std::string& section, const std::string& case_name,
+               const std::vector<TimedSize>& t) {
   for (const auto& s : t)
-    for (const double sec : s.seconds) log.add(section, case_name, "bytes", static_cast<double>(s.bytes), "seconds", sec);
+    for (const double sec : s.seconds)
+      log.add(section, case_name, "bytes", static_cast<double>(s.bytes), "seconds", sec);
 }
 
 // Index pools for the gather cases: 2 x the largest batch (+ slack) per (row size, distribution),
 // drawn on the host with the same samplers as the DRAM benchmark.
-std::vector<GpuGatherCase> gather_cases(const std::vector<std::uint32_t>& rows, const std::vector<std::uint64_t>& batches,
-                                        std::uint64_t table_bytes, double zipf_s, std::uint64_t seed, const char* tag) {
+std::vector<GpuGatherCase> gather_cases(const std::vector<std::uint32_t>& rows,
+                                        const std::vector<std::uint64_t>& batches, std::uint64_t table_bytes,
+                                        double zipf_s, std::uint64_t seed, const char* tag) {
   std::vector<GpuGatherCase> out;
   const std::uint64_t pool = 2 * *std::max_element(batches.begin(), batches.end()) + 4096;
   for (const std::uint32_t row : rows) {
@@ -152,7 +160,8 @@ struct GpuSections {
 
 void measure_hbm(GpuSections& g) {
   g.progress("hbm", "device-to-device copies");
-  const auto sizes = g.quick ? std::vector<std::uint64_t>{64 * MiB, 256 * MiB, 1 * GiB} : geometric(16 * MiB, 4 * GiB, 4);
+  const auto sizes =
+      g.quick ? std::vector<std::uint64_t>{64 * MiB, 256 * MiB, 1 * GiB} : geometric(16 * MiB, 4 * GiB, 4);
   const auto r = gpu_hbm_copy(g.cfg, sizes);
   log_sizes(g.run.samples, "hbm", "d2d_copy", r);
   HbmSection h;
@@ -170,7 +179,7 @@ void measure_hbm(GpuSections& g) {
 void measure_host_link(GpuSections& g) {
   g.progress("host_link", "pinned H2D / D2H copies");
   const auto sizes = g.quick ? std::vector<std::uint64_t>{4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 64 * MiB}
-                       : geometric(4 * KiB, 256 * MiB, 4);
+                             : geometric(4 * KiB, 256 * MiB, 4);
   const auto r = gpu_host_link(g.cfg, sizes);
   log_sizes(g.run.samples, "host_link", "h2d", r.h2d);
   log_sizes(g.run.samples, "host_link", "d2h", r.d2h);
@@ -187,31 +196,31 @@ void measure_hbm_gather(GpuSections& g) {
   const std::uint64_t table =
       g.o.gpu_table_size.value_or(std::min<std::uint64_t>(g.quick ? 2 * GiB : 8 * GiB, g.dev.memory_bytes / 4));
   const auto batches = g.quick ? std::vector<std::uint64_t>{1024, 16384, 262144}
-                         : std::vector<std::uint64_t>{256, 1024, 4096, 16384, 65536, 262144, 1048576};
+                               : std::vector<std::uint64_t>{256, 1024, 4096, 16384, 65536, 262144, 1048576};
   g.progress("hbm_gather", std::to_string(table / MiB) + " MiB table in HBM");
   const auto cases = gather_cases(g.rows, batches, table, g.o.zipf_exponent, g.o.seed, "hbm_gather");
   const auto pts = gpu_gather(g.cfg, GatherSource::hbm, table, cases, 1);
-  g.run.profile.hbm_gather = gather_section(pts, table, g.o.zipf_exponent,
-                                          "2 x beta / hbm.copy_traffic (a gather reads and writes each row)",
-                                          g.hbm_copy_traffic, 2.0, g.run.samples, "hbm_gather");
+  g.run.profile.hbm_gather =
+      gather_section(pts, table, g.o.zipf_exponent, "2 x beta / hbm.copy_traffic (a gather reads and writes each row)",
+                     g.hbm_copy_traffic, 2.0, g.run.samples, "hbm_gather");
 }
 
 void measure_uva_gather(GpuSections& g) {
   g.progress("uva_gather", std::to_string(g.host_table / MiB) + " MiB pinned host table, zero-copy kernel");
   const auto cases = gather_cases(g.rows, g.host_batches, g.host_table, g.o.zipf_exponent, g.o.seed, "uva_gather");
   const auto pts = gpu_gather(g.cfg, GatherSource::uva, g.host_table, cases, 1);
-  g.run.profile.uva_gather = gather_section(pts, g.host_table, g.o.zipf_exponent, "beta / host_link.h2d_fit.beta", g.h2d_beta,
-                                          1.0, g.run.samples, "uva_gather");
+  g.run.profile.uva_gather = gather_section(pts, g.host_table, g.o.zipf_exponent, "beta / host_link.h2d_fit.beta",
+                                            g.h2d_beta, 1.0, g.run.samples, "uva_gather");
 }
 
 void measure_staged_gather(GpuSections& g) {
   const int threads = std::clamp(g.o.threads > 0 ? g.o.threads : online_cpus(), 1, 16);
-  g.progress("staged_gather", std::to_string(g.host_table / MiB) + " MiB pinned host table, " + std::to_string(threads) +
-                                " CPU threads + H2D copy");
+  g.progress("staged_gather", std::to_string(g.host_table / MiB) + " MiB pinned host table, " +
+                                  std::to_string(threads) + " CPU threads + H2D copy");
   const auto cases = gather_cases(g.rows, g.host_batches, g.host_table, g.o.zipf_exponent, g.o.seed, "staged_gather");
   const auto pts = gpu_gather(g.cfg, GatherSource::staged, g.host_table, cases, threads);
   g.run.profile.staged_gather = gather_section(pts, g.host_table, g.o.zipf_exponent, "beta / host_link.h2d_fit.beta",
-                                             g.h2d_beta, 1.0, g.run.samples, "staged_gather");
+                                               g.h2d_beta, 1.0, g.run.samples, "staged_gather");
 }
 
 void measure_gemm(GpuSections& g) {
@@ -225,10 +234,12 @@ void measure_gemm(GpuSections& g) {
   std::map<std::tuple<int, std::int64_t, std::int64_t>, std::pair<std::vector<double>, std::vector<double>>> fits;
   for (const auto& p : r.points) {
     const double med = median(p.seconds);
-    const double flops = 2.0 * static_cast<double>(p.shape.m) * static_cast<double>(p.shape.n) * static_cast<double>(p.shape.k);
+    const double flops =
+        2.0 * static_cast<double>(p.shape.m) * static_cast<double>(p.shape.n) * static_cast<double>(p.shape.k);
     const std::string case_name = std::string(precision_name(p.precision)) + " n=" + std::to_string(p.shape.n) +
                                   " k=" + std::to_string(p.shape.k);
-    for (const double sec : p.seconds) g.run.samples.add("gemm", case_name, "m", static_cast<double>(p.shape.m), "seconds", sec);
+    for (const double sec : p.seconds)
+      g.run.samples.add("gemm", case_name, "m", static_cast<double>(p.shape.m), "seconds", sec);
     g.run.samples.add("gemm", case_name, "m", static_cast<double>(p.shape.m), "relative_error", p.relative_error);
     gs.points.push_back({p.precision, p.shape.m, p.shape.n, p.shape.k, Time::from_seconds(med), FlopRate(flops / med)});
     auto& f = fits[{static_cast<int>(p.precision), p.shape.n, p.shape.k}];
@@ -239,7 +250,7 @@ void measure_gemm(GpuSections& g) {
     if (xy.first.size() < 2) continue;
     const auto f = fit_overhead_rate(xy.first, xy.second);
     gs.fits.push_back({static_cast<Precision>(std::get<0>(key)), std::get<1>(key), std::get<2>(key), f.overhead, f.rate,
-                      f.rms_relative_residual, f.max_relative_residual, f.samples});
+                       f.rms_relative_residual, f.max_relative_residual, f.samples});
   }
   g.run.profile.gemm = gs;
 }
@@ -247,7 +258,7 @@ void measure_gemm(GpuSections& g) {
 void measure_attention_decode(GpuSections& g) {
   const std::vector<AttentionCase> cases =
       g.quick ? std::vector<AttentionCase>{{32, 1024}, {32, 8192}, {8, 32768}}
-        : std::vector<AttentionCase>{{64, 512}, {64, 2048}, {64, 8192}, {32, 32768}, {8, 131072}};
+              : std::vector<AttentionCase>{{64, 512}, {64, 2048}, {64, 8192}, {32, 32768}, {8, 131072}};
   g.progress("attention_decode", std::to_string(cases.size()) + " (batch, context) cases");
   const auto r = gpu_attention_decode(g.cfg, cases, 8);
   AttentionDecodeSection a;
@@ -274,7 +285,8 @@ void measure_kernel_launch(GpuSections& g) {
   const auto r = gpu_kernel_launch(g.cfg, kKernels, kRowFloats);
   for (const double sec : r.empty_seconds)
     g.run.samples.add("kernel_launch", "empty", "kernels", kKernels, "seconds", sec);
-  for (const double sec : r.tiny_seconds) g.run.samples.add("kernel_launch", "tiny", "kernels", kKernels, "seconds", sec);
+  for (const double sec : r.tiny_seconds)
+    g.run.samples.add("kernel_launch", "tiny", "kernels", kKernels, "seconds", sec);
   KernelLaunchSection k;
   k.kernels_per_graph = r.kernels;
   k.row_size = Bytes(4.0 * r.row_floats);
@@ -285,7 +297,8 @@ void measure_kernel_launch(GpuSections& g) {
 
 void measure_collectives(GpuSections& g) {
   g.progress("collectives", "P2P copies and ring all-reduce");
-  const auto sizes = g.quick ? std::vector<std::uint64_t>{64 * KiB, 1 * MiB, 16 * MiB, 64 * MiB} : geometric(4 * KiB, 256 * MiB, 4);
+  const auto sizes =
+      g.quick ? std::vector<std::uint64_t>{64 * KiB, 1 * MiB, 16 * MiB, 64 * MiB} : geometric(4 * KiB, 256 * MiB, 4);
   const auto r = gpu_collectives(g.cfg, sizes);
   if (!r.measured) {
     g.run.profile.not_measured["collectives"] = r.reason;
@@ -303,7 +316,7 @@ void measure_collectives(GpuSections& g) {
   for (const auto& pair : r.pairs) {
     for (const double sec : pair.seconds)
       g.run.samples.add("collectives", "p2p src=" + std::to_string(pair.src) + " dst=" + std::to_string(pair.dst),
-                      "bytes", static_cast<double>(pair.bytes), "seconds", sec);
+                        "bytes", static_cast<double>(pair.bytes), "seconds", sec);
     c.p2p_pairs.push_back({pair.src, pair.dst, Bytes(static_cast<double>(pair.bytes)),
                            Bandwidth(static_cast<double>(pair.bytes) / median(pair.seconds))});
   }
@@ -333,8 +346,9 @@ void run_gpu_benchmarks(const CalibrationOptions& o, CalibrationRun& run, const 
   const GpuEnvironment env = probe_gpu_environment();
   const GpuDeviceInfo* dev = pick_device(env, o, asked, run);
   if (dev == nullptr) return;
-  progress("gpu", dev->name + ", " + std::to_string(dev->sm_count) + " SMs, " + std::to_string(dev->memory_bytes / GiB) +
-                      " GiB, driver " + env.driver_version + ", CUDA runtime " + env.runtime_version);
+  progress("gpu", dev->name + ", " + std::to_string(dev->sm_count) + " SMs, " +
+                      std::to_string(dev->memory_bytes / GiB) + " GiB, driver " + env.driver_version +
+                      ", CUDA runtime " + env.runtime_version);
   GpuSections g{o, run, progress, *dev};
   g.cfg.device = o.gpu_device;
   g.cfg.seed = o.seed;

@@ -6,7 +6,9 @@
 
 namespace engramsim::calibration {
 namespace {
-[[noreturn]] void no_cuda() { throw std::logic_error("engramsim was built without CUDA (nvcc not found at configure time)"); }
+[[noreturn]] void no_cuda() {
+  throw std::logic_error("engramsim was built without CUDA (nvcc not found at configure time)");
+}
 }  // namespace
 
 GpuEnvironment probe_gpu_environment() {

@@ -24,9 +24,12 @@ std::uint64_t parse_cache_size(const std::string& s) {
   // sysfs writes "32768K" or "2M".
   std::uint64_t v = 0;
   std::size_t i = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) v = v * 10 + static_cast<std::uint64_t>(s[i++] - '0');
-  if (i < s.size() && (s[i] == 'K' || s[i] == 'k')) v *= 1024;
-  else if (i < s.size() && s[i] == 'M') v *= 1024 * 1024;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+    v = v * 10 + static_cast<std::uint64_t>(s[i++] - '0');
+  if (i < s.size() && (s[i] == 'K' || s[i] == 'k'))
+    v *= 1024;
+  else if (i < s.size() && s[i] == 'M')
+    v *= 1024 * 1024;
   return v;
 }
 
@@ -102,18 +105,30 @@ std::string filesystem_type(const std::string& path) {
   if (::statfs(path.c_str(), &st) != 0) return "";
   const auto magic = static_cast<unsigned long>(st.f_type);
   switch (magic) {
-    case 0xEF53UL: return "ext4";
-    case 0x58465342UL: return "xfs";
-    case 0x9123683EUL: return "btrfs";
-    case 0x01021994UL: return "tmpfs";
-    case 0x858458F6UL: return "ramfs";
-    case 0x794C7630UL: return "overlayfs";
-    case 0x6969UL: return "nfs";
-    case 0x2FC12FC1UL: return "zfs";
-    case 0xF2F52010UL: return "f2fs";
-    case 0x01021997UL: return "9p";
-    case 0x65735546UL: return "fuse";
-    default: break;
+    case 0xEF53UL:
+      return "ext4";
+    case 0x58465342UL:
+      return "xfs";
+    case 0x9123683EUL:
+      return "btrfs";
+    case 0x01021994UL:
+      return "tmpfs";
+    case 0x858458F6UL:
+      return "ramfs";
+    case 0x794C7630UL:
+      return "overlayfs";
+    case 0x6969UL:
+      return "nfs";
+    case 0x2FC12FC1UL:
+      return "zfs";
+    case 0xF2F52010UL:
+      return "f2fs";
+    case 0x01021997UL:
+      return "9p";
+    case 0x65735546UL:
+      return "fuse";
+    default:
+      break;
   }
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%lx", magic);

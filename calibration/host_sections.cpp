@@ -36,8 +36,13 @@ void log_latencies(SampleLog& log, const std::string& section, const std::string
                    double x, std::uint64_t ops, double seconds, const std::vector<double>& lat) {
   log.add(section, case_name, x_name, x, "ops", static_cast<double>(ops));
   log.add(section, case_name, x_name, x, "seconds", seconds);
-  for (const auto& [name, q] : std::vector<std::pair<const char*, double>>{
-           {"p01_s", 0.01}, {"p10_s", 0.10}, {"p50_s", 0.50}, {"p90_s", 0.90}, {"p99_s", 0.99}, {"p999_s", 0.999}, {"max_s", 1.0}})
+  for (const auto& [name, q] : std::vector<std::pair<const char*, double>>{{"p01_s", 0.01},
+                                                                           {"p10_s", 0.10},
+                                                                           {"p50_s", 0.50},
+                                                                           {"p90_s", 0.90},
+                                                                           {"p99_s", 0.99},
+                                                                           {"p999_s", 0.999},
+                                                                           {"max_s", 1.0}})
     log.add(section, case_name, x_name, x, name, percentile(lat, q));
 }
 
@@ -47,8 +52,8 @@ void run_memcpy(const CalibrationOptions& o, CalibrationRun& run, const Progress
   m.buffer_bytes = o.quick ? std::max<std::uint64_t>(64 * MiB, 2 * llc) : std::max<std::uint64_t>(512 * MiB, 8 * llc);
   m.thread_counts = thread_counts(o);
   m.repetitions = o.quick ? 3 : 7;
-  progress("memcpy", std::to_string(m.buffer_bytes / MiB) + " MiB buffers, threads " + std::to_string(m.thread_counts.front()) +
-                         ".." + std::to_string(m.thread_counts.back()));
+  progress("memcpy", std::to_string(m.buffer_bytes / MiB) + " MiB buffers, threads " +
+                         std::to_string(m.thread_counts.front()) + ".." + std::to_string(m.thread_counts.back()));
   MemcpySection s;
   s.buffer_size = Bytes(static_cast<double>(m.buffer_bytes));
   for (const auto& r : run_memcpy_benchmark(m)) {
@@ -73,10 +78,12 @@ void run_dram_gather(const CalibrationOptions& o, CalibrationRun& run, const Pro
     d.table_bytes = o.quick ? std::max<std::uint64_t>(256 * MiB, 4 * llc) : std::max<std::uint64_t>(2 * GiB, 16 * llc);
     if (ram > 0) d.table_bytes = std::min<std::uint64_t>(d.table_bytes, ram / 4);
   }
-  if (d.table_bytes < 64 * 4096) throw ConfigError({"command line", 0, 0}, "--dram-table-size", "must be at least 256KiB");
+  if (d.table_bytes < 64 * 4096)
+    throw ConfigError({"command line", 0, 0}, "--dram-table-size", "must be at least 256KiB");
   if (llc > 0 && d.table_bytes <= 2 * llc)
-    run.warnings.push_back("dram_gather: the " + std::to_string(d.table_bytes / MiB) + " MiB table is not much larger than the " +
-                           std::to_string(llc / MiB) + " MiB last-level cache; the gather partly measures the cache");
+    run.warnings.push_back("dram_gather: the " + std::to_string(d.table_bytes / MiB) +
+                           " MiB table is not much larger than the " + std::to_string(llc / MiB) +
+                           " MiB last-level cache; the gather partly measures the cache");
   d.row_sizes = o.quick ? std::vector<std::uint32_t>{64, 264, 1024, 4096}
                         : std::vector<std::uint32_t>{64, 128, 256, 264, 512, 1024, 2048, 4096};
   d.distributions = {IndexDistribution::uniform, IndexDistribution::zipf};
@@ -88,7 +95,8 @@ void run_dram_gather(const CalibrationOptions& o, CalibrationRun& run, const Pro
   progress("dram_gather", std::to_string(d.table_bytes / MiB) + " MiB table");
   auto& notes = run.profile.provenance.notes;
   notes += std::string(notes.empty() ? "" : "; ") + "dram: last-level cache " + std::to_string(llc / MiB) +
-           " MiB, transparent huge pages " + (transparent_hugepage_policy().empty() ? "unknown" : transparent_hugepage_policy());
+           " MiB, transparent huge pages " +
+           (transparent_hugepage_policy().empty() ? "unknown" : transparent_hugepage_policy());
   const auto results = run_dram_gather_benchmark(d, [&](const std::string& what) { progress("dram_gather", what); });
   DramGatherSection s;
   s.table_size = Bytes(static_cast<double>(d.table_bytes));
@@ -134,8 +142,8 @@ void run_ssd(const CalibrationOptions& o, CalibrationRun& run, const Progress& p
       s.block_size = Bytes(so.block);
       s.file_size = file_size;
       for (const auto& q : *r.random_reads) {
-        log_latencies(run.samples, "ssd_random_read", "qd=" + std::to_string(q.queue_depth), "queue_depth", q.queue_depth,
-                      q.ops, q.seconds, q.latencies);
+        log_latencies(run.samples, "ssd_random_read", "qd=" + std::to_string(q.queue_depth), "queue_depth",
+                      q.queue_depth, q.ops, q.seconds, q.latencies);
         s.points.push_back({q.queue_depth, static_cast<double>(q.ops) / q.seconds, latency_percentiles(q.latencies)});
       }
       p.ssd_random_read = s;
@@ -165,8 +173,9 @@ void run_ssd(const CalibrationOptions& o, CalibrationRun& run, const Progress& p
       s.block_size = Bytes(so.sequential_block);
       s.queue_depth = r.sequential_engine == "buffered pread" ? 1 : so.sequential_queue_depth;
       s.bandwidth = Bandwidth(static_cast<double>(r.sequential->bytes) / r.sequential->seconds);
-      run.samples.add("ssd_sequential", "engine=" + std::string(r.sequential_engine == "buffered pread" ? "pread" : "io_uring"),
-                      "bytes", static_cast<double>(r.sequential->bytes), "seconds", r.sequential->seconds);
+      run.samples.add("ssd_sequential",
+                      "engine=" + std::string(r.sequential_engine == "buffered pread" ? "pread" : "io_uring"), "bytes",
+                      static_cast<double>(r.sequential->bytes), "seconds", r.sequential->seconds);
       p.ssd_sequential = s;
     } else {
       p.not_measured["ssd_sequential"] = r.sequential_reason.empty() ? "no data" : r.sequential_reason;
@@ -187,7 +196,9 @@ void guarded(const char* section, CalibrationRun& run, F body) {
 
 }  // namespace
 
-std::uint64_t ssd_scratch_bytes(const CalibrationOptions& o) { return o.ssd_size.value_or(o.quick ? 256 * MiB : 2 * GiB); }
+std::uint64_t ssd_scratch_bytes(const CalibrationOptions& o) {
+  return o.ssd_size.value_or(o.quick ? 256 * MiB : 2 * GiB);
+}
 
 void run_host_benchmarks(const CalibrationOptions& o, CalibrationRun& run, const Progress& progress) {
   if (wanted(o, "memcpy")) guarded("memcpy", run, [&] { run_memcpy(o, run, progress); });

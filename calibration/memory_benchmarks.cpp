@@ -30,7 +30,8 @@ Buffer allocate(std::uint64_t bytes) {
   constexpr std::uint64_t align = 2u << 20;
   const std::uint64_t rounded = (bytes + align - 1) / align * align;
   void* p = std::aligned_alloc(align, rounded);
-  if (p == nullptr) throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB for a benchmark buffer");
+  if (p == nullptr)
+    throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB for a benchmark buffer");
   return Buffer(static_cast<unsigned char*>(p));
 }
 
@@ -99,7 +100,8 @@ std::vector<MemcpyMeasurement> run_memcpy_benchmark(const MemcpyOptions& o) {
     };
     run_parallel(threads, copy);  // warm-up
     for (int r = 0; r < o.repetitions; ++r) m.seconds.push_back(run_parallel(threads, copy));
-    if (std::memcmp(dst.get(), src.get(), o.buffer_bytes) != 0) throw std::runtime_error("memcpy benchmark: copy mismatch");
+    if (std::memcmp(dst.get(), src.get(), o.buffer_bytes) != 0)
+      throw std::runtime_error("memcpy benchmark: copy mismatch");
     out.push_back(std::move(m));
   }
   return out;
@@ -134,8 +136,8 @@ void draw_indices(const DramGatherOptions& o, GatherBuffers& g, int max_threads,
                   IndexDistribution dist) {
   const std::uint64_t rows_in_table = o.table_bytes / row;
   run_parallel(max_threads, [&](int t) {
-    RngStream rng(o.seed, "dram_gather/" + std::string(to_string(dist)) + "/" + std::to_string(row) + "/" +
-                              std::to_string(t));
+    RngStream rng(o.seed,
+                  "dram_gather/" + std::string(to_string(dist)) + "/" + std::to_string(row) + "/" + std::to_string(t));
     auto& idx = g.indices[static_cast<std::size_t>(t)];
     if (dist == IndexDistribution::uniform) {
       const auto hi = static_cast<std::int64_t>(rows_in_table - 1);
@@ -197,8 +199,8 @@ DramGatherMeasurement time_gather(const DramGatherOptions& o, GatherBuffers& g, 
 
 }  // namespace
 
-std::vector<DramGatherMeasurement> run_dram_gather_benchmark(
-    const DramGatherOptions& o, const std::function<void(const std::string&)>& progress) {
+std::vector<DramGatherMeasurement> run_dram_gather_benchmark(const DramGatherOptions& o,
+                                                             const std::function<void(const std::string&)>& progress) {
   if (o.thread_counts.empty() || o.row_sizes.empty() || o.distributions.empty())
     throw std::invalid_argument("DRAM gather: empty sweep");
   const int max_threads = *std::max_element(o.thread_counts.begin(), o.thread_counts.end());

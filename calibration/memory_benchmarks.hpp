@@ -51,8 +51,8 @@ struct DramGatherMeasurement {
   std::uint64_t checksum = 0;
 };
 // `progress` (may be empty) is called before each case with a short description.
-std::vector<DramGatherMeasurement> run_dram_gather_benchmark(
-    const DramGatherOptions& o, const std::function<void(const std::string&)>& progress);
+std::vector<DramGatherMeasurement> run_dram_gather_benchmark(const DramGatherOptions& o,
+                                                             const std::function<void(const std::string&)>& progress);
 
 // 1, 2, 4, ... below max, then max (deduplicated, ascending).
 std::vector<int> thread_sweep(int max_threads);

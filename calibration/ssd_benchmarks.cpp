@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "calibration/host_info.hpp"
-#include "calibration/scratch_file.hpp"
 #include "calibration/rank_scatter.hpp"
+#include "calibration/scratch_file.hpp"
 #include "core/error.hpp"
 
 namespace engramsim::calibration {
@@ -173,7 +173,8 @@ std::string random_reads(const SsdOptions& o, const Say& say, int direct_fd, std
     r.random_reads = std::move(runs);
   } catch (const IoError& e) {
     // EINVAL here is a filesystem that accepts O_DIRECT at open but not for these reads.
-    if (e.error_number() != EINVAL || !runs.empty()) throw std::runtime_error(std::string("SSD random reads: ") + e.what());
+    if (e.error_number() != EINVAL || !runs.empty())
+      throw std::runtime_error(std::string("SSD random reads: ") + e.what());
     r.random_reads_reason = std::string("O_DIRECT reads rejected on ") + r.filesystem + " (" + e.what() + ")";
     return r.random_reads_reason;
   }
@@ -215,8 +216,8 @@ void mmap_points(const SsdOptions& o, const Say& say, const std::string& file, s
   for (const int t : o.mmap_threads) {
     say("mmap page faults, " + std::to_string(t) + (t == 1 ? " thread" : " threads"));
     std::string reason;
-    auto run = mmap_faults(file, std::min<std::uint64_t>(usable, 16ull << 30), t, o.mmap_seconds_per_point, o.seed,
-                           reason);
+    auto run =
+        mmap_faults(file, std::min<std::uint64_t>(usable, 16ull << 30), t, o.mmap_seconds_per_point, o.seed, reason);
     if (!run) {
       r.mmap_reason = reason;
       return;
@@ -259,8 +260,10 @@ SsdResults run_ssd_benchmarks(const SsdOptions& o, const std::function<void(cons
   } else {
     buffered_sequential(o, file, r);
   }
-  if (in_memory) r.mmap_reason = direct_reason;
-  else mmap_points(o, say, file, usable, r);
+  if (in_memory)
+    r.mmap_reason = direct_reason;
+  else
+    mmap_points(o, say, file, usable, r);
   return r;
 }
 

@@ -41,8 +41,8 @@ struct MmapRun {
 };
 
 struct SsdResults {
-  std::string file;         // what was read, in words
-  std::string filesystem;   // "ext4", "tmpfs", ...
+  std::string file;        // what was read, in words
+  std::string filesystem;  // "ext4", "tmpfs", ...
   std::uint64_t file_bytes = 0;
   std::optional<std::vector<RandomReadRun>> random_reads;
   std::string random_reads_reason;

@@ -62,8 +62,8 @@ UringStatus uring_status() {
   return {true, ""};
 }
 
-RandomReadRun uring_random_reads(int fd, std::uint64_t file_bytes, std::uint32_t block, int queue_depth,
-                                 double seconds, RngStream& rng) {
+RandomReadRun uring_random_reads(int fd, std::uint64_t file_bytes, std::uint32_t block, int queue_depth, double seconds,
+                                 RngStream& rng) {
   if (file_bytes < block) throw IoError("file smaller than one block", EINVAL);
   const auto qd = static_cast<unsigned>(queue_depth);
   Ring ring(qd);
@@ -98,8 +98,10 @@ RandomReadRun uring_random_reads(int fd, std::uint64_t file_bytes, std::uint32_t
       const auto slot = static_cast<unsigned>(cqes[i]->user_data);
       run.latencies.push_back(std::chrono::duration<double>(now - issued[slot]).count());
       ++run.ops;
-      if (refill) submit_slot(slot);
-      else --in_flight;
+      if (refill)
+        submit_slot(slot);
+      else
+        --in_flight;
     }
     io_uring_cq_advance(ring.get(), n);
     if (refill) io_uring_submit(ring.get());
@@ -139,8 +141,10 @@ SequentialRun uring_sequential_read(int fd, std::uint64_t file_bytes, std::uint3
     for (unsigned i = 0; i < n; ++i) {
       check_cqe(cqes[i], block);
       run.bytes += block;
-      if (more && next < total_limit) submit_slot(static_cast<unsigned>(cqes[i]->user_data));
-      else --in_flight;
+      if (more && next < total_limit)
+        submit_slot(static_cast<unsigned>(cqes[i]->user_data));
+      else
+        --in_flight;
     }
     io_uring_cq_advance(ring.get(), n);
     io_uring_submit(ring.get());

@@ -38,8 +38,8 @@ struct RandomReadRun {
   double seconds = 0.0;
   std::vector<double> latencies;  // seconds, one per completed read
 };
-RandomReadRun uring_random_reads(int fd, std::uint64_t file_bytes, std::uint32_t block, int queue_depth,
-                                 double seconds, RngStream& rng);
+RandomReadRun uring_random_reads(int fd, std::uint64_t file_bytes, std::uint32_t block, int queue_depth, double seconds,
+                                 RngStream& rng);
 
 struct SequentialRun {
   std::uint64_t bytes = 0;

@@ -6,9 +6,7 @@
 
 namespace engramsim::calibration {
 
-UringStatus uring_status() {
-  return {false, "built without liburing (install liburing-dev and reconfigure)"};
-}
+UringStatus uring_status() { return {false, "built without liburing (install liburing-dev and reconfigure)"}; }
 
 RandomReadRun uring_random_reads(int, std::uint64_t, std::uint32_t, int, double, RngStream&) {
   throw IoError("built without liburing", ENOSYS);

@@ -19,11 +19,16 @@ namespace {
 
 std::string kind_name(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "nothing";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "nothing";
+    default:
+      return "nothing";
   }
 }
 
@@ -71,7 +76,8 @@ void check_scalar_text(const YAML::Node& n, const std::string& file, const std::
 // A checked tree holds only scalar keys; a node built another way is refused the same way here.
 std::string key_text(const YAML::Node& key, const std::string& file, const std::string& path) {
   if (!key.IsScalar())
-    throw ConfigError(located_at(file, key.Mark()), path, "a map key must be a plain name, got " + kind_name(key) + " as a key");
+    throw ConfigError(located_at(file, key.Mark()), path,
+                      "a map key must be a plain name, got " + kind_name(key) + " as a key");
   return key.Scalar();
 }
 
@@ -159,16 +165,19 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
       if (docs.size() < 2) continue;
       const auto& doc = docs.back();
       if (doc.start.pos == docs[docs.size() - 2].start.pos)
-        throw ConfigError(located_at(name, doc.start), "", "invalid YAML: a value cannot start here (a stray ',' or flow character)");
-      if (doc.has_value) throw ConfigError(located_at(name, doc.first_value), "", "a second YAML document starts here; a file holds one");
+        throw ConfigError(located_at(name, doc.start), "",
+                          "invalid YAML: a value cannot start here (a stray ',' or flow character)");
+      if (doc.has_value)
+        throw ConfigError(located_at(name, doc.first_value), "",
+                          "a second YAML document starts here; a file holds one");
     }
     YAML::Node n = YAML::Load(text);  // the first document
     std::size_t walked = 0;
     check_tree(n, name, "", walked);
     return ConfigNode(n, name, "");
   } catch (const YAML::Exception& e) {
-    throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1},
-                      "", "invalid YAML: " + e.msg);
+    throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, "",
+                      "invalid YAML: " + e.msg);
   }
 }
 
@@ -209,7 +218,8 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     text.append(buffer, static_cast<std::size_t>(in.gcount()));
     if (text.size() > max_bytes)
-      throw ConfigError({path, 0, 0}, "", "larger than " + std::to_string(max_bytes >> 20) + " MiB, the limit for this input");
+      throw ConfigError({path, 0, 0}, "",
+                        "larger than " + std::to_string(max_bytes >> 20) + " MiB, the limit for this input");
   }
   if (in.bad()) throw ConfigError({path, 0, 0}, "", "cannot read file");
   return text;
@@ -245,9 +255,7 @@ void ConfigNode::fail_key(const std::string& key, const std::string& message) co
   throw ConfigError(location(), child_path(key), message);
 }
 
-std::string ConfigNode::child_path(const std::string& key) const {
-  return path_.empty() ? key : path_ + "." + key;
-}
+std::string ConfigNode::child_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 void ConfigNode::require_map() const {
   if (!node_.IsMap()) fail("expected a map, got " + kind_name(node_));
@@ -423,15 +431,15 @@ bool ConfigNode::as_bool() const {
   fail("expected true or false, got \"" + s + "\"");
 }
 
-#define ENGRAMSIM_UNIT_ACCESSOR(Type, name, parser)            \
-  Type ConfigNode::as_##name() const {                         \
-    const std::string s = as_str();                            \
-    try {                                                      \
-      return parser(s);                                        \
-    } catch (const UnitParseError& e) {                        \
-      fail(e.what());                                          \
-    }                                                          \
-  }                                                            \
+#define ENGRAMSIM_UNIT_ACCESSOR(Type, name, parser) \
+  Type ConfigNode::as_##name() const {              \
+    const std::string s = as_str();                 \
+    try {                                           \
+      return parser(s);                             \
+    } catch (const UnitParseError& e) {             \
+      fail(e.what());                               \
+    }                                               \
+  }                                                 \
   Type ConfigNode::name(const std::string& key) const { return child(key).as_##name(); }
 
 ENGRAMSIM_UNIT_ACCESSOR(Bytes, bytes, parse_bytes)
@@ -522,8 +530,7 @@ std::string ConfigNode::one_of_or(const std::string& key, const std::vector<std:
 double ConfigNode::number_or(const std::string& key, double dflt, double lo, double hi) const {
   return has(key) ? number(key, lo, hi) : (ignore(key), dflt);
 }
-std::int64_t ConfigNode::integer_or(const std::string& key, std::int64_t dflt, std::int64_t lo,
-                                    std::int64_t hi) const {
+std::int64_t ConfigNode::integer_or(const std::string& key, std::int64_t dflt, std::int64_t lo, std::int64_t hi) const {
   return has(key) ? integer(key, lo, hi) : (ignore(key), dflt);
 }
 bool ConfigNode::boolean_or(const std::string& key, bool dflt) const {
@@ -538,8 +545,6 @@ Bandwidth ConfigNode::bandwidth_or(const std::string& key, Bandwidth dflt) const
 FlopRate ConfigNode::flop_rate_or(const std::string& key, FlopRate dflt) const {
   return has(key) ? flop_rate(key) : (ignore(key), dflt);
 }
-Time ConfigNode::time_or(const std::string& key, Time dflt) const {
-  return has(key) ? time(key) : (ignore(key), dflt);
-}
+Time ConfigNode::time_or(const std::string& key, Time dflt) const { return has(key) ? time(key) : (ignore(key), dflt); }
 
 }  // namespace engramsim

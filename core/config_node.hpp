@@ -99,8 +99,7 @@ class ConfigNode {
   // Optional keyed scalars: the default applies only when the key is absent (a present but bad
   // value is still an error).
   std::string str_or(const std::string& key, const std::string& dflt) const;
-  std::string one_of_or(const std::string& key, const std::vector<std::string>& allowed,
-                        const std::string& dflt) const;
+  std::string one_of_or(const std::string& key, const std::vector<std::string>& allowed, const std::string& dflt) const;
   double number_or(const std::string& key, double dflt, double lo = -1e308, double hi = 1e308) const;
   std::int64_t integer_or(const std::string& key, std::int64_t dflt, std::int64_t lo = INT64_MIN,
                           std::int64_t hi = INT64_MAX) const;

@@ -65,7 +65,8 @@ std::string format_joules_per_token(double v) { return with_unit("", v, " J/tok"
 double paid_gpus_per_used_gpu(int gpus_per_replica, int gpus_per_node) {
   if (gpus_per_replica < 1 || gpus_per_node < 1) throw std::invalid_argument("paid GPUs: GPU counts must be >= 1");
   const double used = gpus_per_replica;
-  if (gpus_per_replica <= gpus_per_node) return gpus_per_node / static_cast<double>(gpus_per_node / gpus_per_replica) / used;
+  if (gpus_per_replica <= gpus_per_node)
+    return gpus_per_node / static_cast<double>(gpus_per_node / gpus_per_replica) / used;
   const int nodes = (gpus_per_replica + gpus_per_node - 1) / gpus_per_node;
   return static_cast<double>(nodes) * gpus_per_node / used;
 }

@@ -23,7 +23,7 @@ struct CostInputs {
   double total_tokens_per_s_per_gpu = 0.0;
   double input_tokens_per_s_per_gpu = 0.0;
   double output_tokens_per_s_per_gpu = 0.0;
-  MoneyRate usd_per_gpu_hour;  // all-in at the chosen tier
+  MoneyRate usd_per_gpu_hour;     // all-in at the chosen tier
   double power_kw_per_gpu = 0.0;  // all-in
 };
 

@@ -31,10 +31,10 @@ class ConfigError : public std::runtime_error {
 // Exit codes shared by every engramsim command (documented in docs/cli.md).
 namespace exit_code {
 inline constexpr int ok = 0;
-inline constexpr int failure = 1;         // an internal or I/O failure
-inline constexpr int bad_input = 2;       // bad input: config, trace, profile or command line
-inline constexpr int infeasible = 3;      // the deployment does not fit (footprint)
-inline constexpr int check_failed = 4;    // a check failed: an SLO, a golden, a validation tolerance, a complete merge
+inline constexpr int failure = 1;       // an internal or I/O failure
+inline constexpr int bad_input = 2;     // bad input: config, trace, profile or command line
+inline constexpr int infeasible = 3;    // the deployment does not fit (footprint)
+inline constexpr int check_failed = 4;  // a check failed: an SLO, a golden, a validation tolerance, a complete merge
 }  // namespace exit_code
 
 }  // namespace engramsim

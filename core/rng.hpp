@@ -27,10 +27,10 @@ class RngStream {
   explicit RngStream(std::uint64_t seed);
 
   std::uint64_t next_u64();
-  double uniform01();                        // [0, 1)
-  double uniform(double lo, double hi);      // [lo, hi)
+  double uniform01();                                          // [0, 1)
+  double uniform(double lo, double hi);                        // [lo, hi)
   std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);  // [lo, hi] inclusive, unbiased
-  double exponential(double rate);           // mean 1/rate
+  double exponential(double rate);                             // mean 1/rate
   double normal(double mean, double stddev);
   double gamma(double shape, double scale);  // mean shape*scale
 

@@ -62,32 +62,45 @@ NumberAndUnit split(std::string_view text, const char* example) {
 std::pair<double, std::string_view> prefix(std::string_view unit, bool binary) {
   if (binary && unit.size() >= 2 && unit[1] == 'i') {
     switch (unit[0]) {
-      case 'K': return {1024.0, unit.substr(2)};
-      case 'M': return {1024.0 * 1024.0, unit.substr(2)};
-      case 'G': return {1024.0 * 1024.0 * 1024.0, unit.substr(2)};
-      case 'T': return {1024.0 * 1024.0 * 1024.0 * 1024.0, unit.substr(2)};
-      case 'P': return {1024.0 * 1024.0 * 1024.0 * 1024.0 * 1024.0, unit.substr(2)};
-      default: break;
+      case 'K':
+        return {1024.0, unit.substr(2)};
+      case 'M':
+        return {1024.0 * 1024.0, unit.substr(2)};
+      case 'G':
+        return {1024.0 * 1024.0 * 1024.0, unit.substr(2)};
+      case 'T':
+        return {1024.0 * 1024.0 * 1024.0 * 1024.0, unit.substr(2)};
+      case 'P':
+        return {1024.0 * 1024.0 * 1024.0 * 1024.0 * 1024.0, unit.substr(2)};
+      default:
+        break;
     }
   }
   if (unit.size() >= 2) {
     switch (unit[0]) {
       case 'k':
-      case 'K': return {1e3, unit.substr(1)};
-      case 'M': return {1e6, unit.substr(1)};
-      case 'G': return {1e9, unit.substr(1)};
-      case 'T': return {1e12, unit.substr(1)};
-      case 'P': return {1e15, unit.substr(1)};
-      case 'E': return {1e18, unit.substr(1)};
-      default: break;
+      case 'K':
+        return {1e3, unit.substr(1)};
+      case 'M':
+        return {1e6, unit.substr(1)};
+      case 'G':
+        return {1e9, unit.substr(1)};
+      case 'T':
+        return {1e12, unit.substr(1)};
+      case 'P':
+        return {1e15, unit.substr(1)};
+      case 'E':
+        return {1e18, unit.substr(1)};
+      default:
+        break;
     }
   }
   return {1.0, unit};
 }
 
 [[noreturn]] void unknown_unit(std::string_view text, std::string_view unit, const char* example) {
-  throw UnitParseError(std::string("expected ") + example + ", got unknown unit \"" + std::string(unit) +
-                       "\" in \"" + std::string(text) + "\"");
+  throw UnitParseError(std::string("expected ") + example + ", got unknown unit \"" + std::string(unit) + "\" in \"" +
+                       std::string(text) + "\"");
 }
 
 double size_factor(std::string_view text, std::string_view unit, const char* example) {
@@ -124,15 +137,23 @@ Time parse_time(std::string_view text) {
   constexpr const char* ex = "a time like \"70us\"";
   auto [v, unit] = split(text, ex);
   double seconds_per_unit = 0.0;
-  if (unit == "ns") seconds_per_unit = 1e-9;
-  else if (unit == "us") seconds_per_unit = 1e-6;
-  else if (unit == "ms") seconds_per_unit = 1e-3;
-  else if (unit == "s") seconds_per_unit = 1.0;
-  else if (unit == "min") seconds_per_unit = 60.0;
-  else if (unit == "h") seconds_per_unit = 3600.0;
-  else unknown_unit(text, unit, ex);
+  if (unit == "ns")
+    seconds_per_unit = 1e-9;
+  else if (unit == "us")
+    seconds_per_unit = 1e-6;
+  else if (unit == "ms")
+    seconds_per_unit = 1e-3;
+  else if (unit == "s")
+    seconds_per_unit = 1.0;
+  else if (unit == "min")
+    seconds_per_unit = 60.0;
+  else if (unit == "h")
+    seconds_per_unit = 3600.0;
+  else
+    unknown_unit(text, unit, ex);
   const double s = v * seconds_per_unit;
-  if (!(s < 9.2e9 && s > -9.2e9)) throw UnitParseError(std::string("expected ") + ex + ", got a time too large to represent");
+  if (!(s < 9.2e9 && s > -9.2e9))
+    throw UnitParseError(std::string("expected ") + ex + ", got a time too large to represent");
   return Time::from_seconds(s);
 }
 

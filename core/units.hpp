@@ -51,8 +51,14 @@ class Time {
 
   constexpr Time operator+(Time o) const { return Time(ns_ + o.ns_); }
   constexpr Time operator-(Time o) const { return Time(ns_ - o.ns_); }
-  constexpr Time& operator+=(Time o) { ns_ += o.ns_; return *this; }
-  constexpr Time& operator-=(Time o) { ns_ -= o.ns_; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ns_ += o.ns_;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ns_ -= o.ns_;
+    return *this;
+  }
   constexpr Time operator*(std::int64_t k) const { return Time(ns_ * k); }
   constexpr double operator/(Time o) const { return static_cast<double>(ns_) / static_cast<double>(o.ns_); }
   constexpr auto operator<=>(const Time&) const = default;
@@ -74,8 +80,14 @@ class Quantity {
   constexpr Derived operator*(double k) const { return Derived(v_ * k); }
   constexpr Derived operator/(double k) const { return Derived(v_ / k); }
   constexpr double operator/(Derived o) const { return v_ / o.value(); }
-  constexpr Derived& operator+=(Derived o) { v_ += o.value(); return self(); }
-  constexpr Derived& operator-=(Derived o) { v_ -= o.value(); return self(); }
+  constexpr Derived& operator+=(Derived o) {
+    v_ += o.value();
+    return self();
+  }
+  constexpr Derived& operator-=(Derived o) {
+    v_ -= o.value();
+    return self();
+  }
   constexpr auto operator<=>(const Quantity&) const = default;
 
  private:
@@ -84,7 +96,9 @@ class Quantity {
 };
 
 template <class D>
-constexpr D operator*(double k, const Quantity<D>& q) { return D(k * q.value()); }
+constexpr D operator*(double k, const Quantity<D>& q) {
+  return D(k * q.value());
+}
 
 // A size in bytes (may be fractional in expectations, e.g. bytes per token).
 class Bytes : public Quantity<Bytes> {

@@ -53,8 +53,8 @@ double generalized_harmonic(std::int64_t n, double s) {
   if (n == m) return sum;
   // Euler-Maclaurin for sum_{k=m+1..n} k^-s.
   const double a = static_cast<double>(m + 1), b = static_cast<double>(n);
-  double integral = std::fabs(s - 1.0) < 1e-12 ? std::log(b / a)
-                                                : (std::pow(b, 1.0 - s) - std::pow(a, 1.0 - s)) / (1.0 - s);
+  double integral =
+      std::fabs(s - 1.0) < 1e-12 ? std::log(b / a) : (std::pow(b, 1.0 - s) - std::pow(a, 1.0 - s)) / (1.0 - s);
   const double fa = std::pow(a, -s), fb = std::pow(b, -s);
   const double dfa = -s * std::pow(a, -s - 1.0), dfb = -s * std::pow(b, -s - 1.0);
   return sum + integral + 0.5 * (fa + fb) + (dfb - dfa) / 12.0;

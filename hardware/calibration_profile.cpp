@@ -27,8 +27,10 @@ namespace engramsim {
 
 const char* to_string(IndexDistribution d) {
   switch (d) {
-    case IndexDistribution::uniform: return "uniform";
-    case IndexDistribution::zipf: return "zipf";
+    case IndexDistribution::uniform:
+      return "uniform";
+    case IndexDistribution::zipf:
+      return "zipf";
   }
   return "uniform";
 }
@@ -41,9 +43,12 @@ std::optional<IndexDistribution> index_distribution_from_string(const std::strin
 
 const char* to_string(SectionState s) {
   switch (s) {
-    case SectionState::measured: return "measured";
-    case SectionState::not_measured: return "not measured";
-    case SectionState::default_value: return "default";
+    case SectionState::measured:
+      return "measured";
+    case SectionState::not_measured:
+      return "not measured";
+    case SectionState::default_value:
+      return "default";
   }
   return "default";
 }
@@ -166,7 +171,8 @@ std::string measured_detail(const CalibrationProfile& p, const std::string& n) {
     const auto& s = *p.ssd_random_read;
     os << "max " << g6(best_of(s.points, [](const SsdRandomReadPoint& q) { return q.iops; })) << " IOPS over "
        << s.points.size() << " queue depths";
-    if (!s.points.empty()) os << "; QD" << s.points.front().queue_depth << " p50 " << to_string(s.points.front().latency.p50);
+    if (!s.points.empty())
+      os << "; QD" << s.points.front().queue_depth << " p50 " << to_string(s.points.front().latency.p50);
   } else if (n == "ssd_mmap") {
     const auto& s = *p.ssd_mmap;
     os << "max " << g6(best_of(s.points, [](const SsdMmapPoint& q) { return q.faults_per_s; })) << " faults/s over "
@@ -176,7 +182,9 @@ std::string measured_detail(const CalibrationProfile& p, const std::string& n) {
   } else if (n == "hbm") {
     os << "copy traffic " << human(p.hbm->copy_traffic);
   } else if (n == "hbm_gather" || n == "uva_gather" || n == "staged_gather") {
-    const GpuGatherSection& s = n == "hbm_gather" ? *p.hbm_gather : n == "uva_gather" ? *p.uva_gather : *p.staged_gather;
+    const GpuGatherSection& s = n == "hbm_gather"   ? *p.hbm_gather
+                                : n == "uva_gather" ? *p.uva_gather
+                                                    : *p.staged_gather;
     os << "fits for " << s.curves.size() << " curves over " << s.points.size() << " points";
     for (const auto& c : s.curves)
       if (c.row_size.value() == 264.0 && c.distribution == IndexDistribution::uniform)
@@ -190,7 +198,8 @@ std::string measured_detail(const CalibrationProfile& p, const std::string& n) {
        << " over " << s.points.size() << " shapes";
   } else if (n == "attention_decode") {
     const auto& s = *p.attention_decode;
-    os << "best " << human(Bandwidth(best_of(s.points, [](const AttentionDecodePoint& q) { return q.bandwidth.value(); })))
+    os << "best "
+       << human(Bandwidth(best_of(s.points, [](const AttentionDecodePoint& q) { return q.bandwidth.value(); })))
        << " over " << s.points.size() << " points";
   } else if (n == "kernel_launch") {
     const auto& s = *p.kernel_launch;
@@ -198,7 +207,8 @@ std::string measured_detail(const CalibrationProfile& p, const std::string& n) {
        << s.kernels_per_graph << ")";
   } else if (n == "collectives") {
     const auto& s = *p.collectives;
-    os << "P2P " << human(s.p2p_fit.beta) << ", all-reduce " << human(s.all_reduce_fit.beta) << " over " << s.gpus << " GPUs";
+    os << "P2P " << human(s.p2p_fit.beta) << ", all-reduce " << human(s.all_reduce_fit.beta) << " over " << s.gpus
+       << " GPUs";
   }
   return os.str();
 }
@@ -248,10 +258,12 @@ std::vector<std::string> name_tokens(const std::string& s) {
 // and the SXM form factor (the catalog's default). "pcie" and "nvl" are not here: they are
 // variants with other clocks and power.
 bool is_noise_token(const std::string& t) {
-  static const std::vector<std::string> words = {"nvidia", "amd", "instinct", "tesla", "geforce", "tensor", "core", "gpu"};
+  static const std::vector<std::string> words = {"nvidia",  "amd",    "instinct", "tesla",
+                                                 "geforce", "tensor", "core",     "gpu"};
   if (std::find(words.begin(), words.end(), t) != words.end()) return true;
   auto all_digits = [](const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   };
   if (t.size() > 2 && t.substr(t.size() - 2) == "gb" && all_digits(t.substr(0, t.size() - 2))) return true;
   if (t.rfind("hbm", 0) == 0) return true;
@@ -281,9 +293,11 @@ bool has_gpu_sections(const CalibrationProfile& p) {
 }  // namespace
 
 ProfileMatch check_profile_matches(const CalibrationProfile& p, const std::string& gpu_name) {
-  if (!has_gpu_sections(p)) return {MatchSeverity::ok, "profile has no GPU sections; its host sections apply to any GPU"};
+  if (!has_gpu_sections(p))
+    return {MatchSeverity::ok, "profile has no GPU sections; its host sections apply to any GPU"};
   if (p.provenance.gpu.empty())
-    return {MatchSeverity::error, "profile has GPU sections but provenance.gpu is empty: cannot tell which GPU they describe"};
+    return {MatchSeverity::error,
+            "profile has GPU sections but provenance.gpu is empty: cannot tell which GPU they describe"};
   const auto have = significant_tokens(p.provenance.gpu);
   const auto want = significant_tokens(gpu_name);
   const std::string what = "profile measured on \"" + p.provenance.gpu + "\", scenario GPU \"" + gpu_name + "\"";
@@ -310,8 +324,9 @@ const CalibrationCandidate* choose_calibration(const std::vector<CalibrationCand
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (rank[i] != best) continue;
     if (chosen != nullptr) {
-      const char* why = best == 0 ? "both measured on it" : best == 1 ? "both measured on a variant of its chip"
-                                                                       : "both hold host sections only";
+      const char* why = best == 0   ? "both measured on it"
+                        : best == 1 ? "both measured on a variant of its chip"
+                                    : "both hold host sections only";
       throw ConfigError({"--calibration", 0, 0}, "",
                         chosen->path + " and " + candidates[i].path + " both apply to GPU " + gpu_name + " (" + why +
                             "): give one profile per GPU");

@@ -39,19 +39,19 @@ namespace engramsim {
 inline constexpr const char* kCalibrationSchema = "engramsim-calibration/1";
 
 struct CalibrationProvenance {
-  std::string host;               // hostname
-  std::string cpu_model;          // /proc/cpuinfo "model name"
-  int cpu_threads = 0;            // online logical CPUs
-  std::string gpu;                // device name as the driver reports it ("NVIDIA H200"); empty: none
+  std::string host;       // hostname
+  std::string cpu_model;  // /proc/cpuinfo "model name"
+  int cpu_threads = 0;    // online logical CPUs
+  std::string gpu;        // device name as the driver reports it ("NVIDIA H200"); empty: none
   int gpu_count = 0;
-  std::string gpu_driver;         // "580.159.03"; empty when no GPU
-  std::string cuda_runtime;       // "13.0"; empty when no GPU
-  std::string date;               // ISO 8601 UTC, "2026-11-20T10:11:12Z"
+  std::string gpu_driver;    // "580.159.03"; empty when no GPU
+  std::string cuda_runtime;  // "13.0"; empty when no GPU
+  std::string date;          // ISO 8601 UTC, "2026-11-20T10:11:12Z"
   std::string engramsim_version;
-  std::string options;            // benchmark options as given on the command line
-  std::string samples_file;       // raw samples CSV, relative to the profile's folder
-  std::string samples_hash;       // "fnv1a64:" + 16 hex digits of the samples file's bytes
-  std::string notes;              // free text: filesystem of the SSD file, THP policy, ...
+  std::string options;       // benchmark options as given on the command line
+  std::string samples_file;  // raw samples CSV, relative to the profile's folder
+  std::string samples_hash;  // "fnv1a64:" + 16 hex digits of the samples file's bytes
+  std::string notes;         // free text: filesystem of the SSD file, THP policy, ...
 };
 
 enum class IndexDistribution { uniform, zipf };
@@ -111,7 +111,7 @@ struct SsdRandomReadSection {
 
 struct SsdMmapPoint {
   int threads = 1;
-  double faults_per_s = 0.0;  // major faults over all threads
+  double faults_per_s = 0.0;   // major faults over all threads
   LatencyPercentiles latency;  // one first touch of a non-resident page
 };
 struct SsdMmapSection {
@@ -130,7 +130,7 @@ struct SsdSequentialSection {
 // --- GPU sections ----------------------------------------------------------------------------
 
 struct HbmSection {
-  Bytes buffer_size;  // bytes copied per pass
+  Bytes buffer_size;       // bytes copied per pass
   Bandwidth copy_traffic;  // device-to-device copy, read + write
 };
 
@@ -175,7 +175,7 @@ struct HostLinkSection {
 struct GemmPoint {
   Precision precision = Precision::bf16;
   std::int64_t m = 0, n = 0, k = 0;
-  Time time;  // median
+  Time time;          // median
   FlopRate achieved;  // 2*m*n*k / time
 };
 struct GemmFit {
@@ -228,7 +228,7 @@ struct PeerPairPoint {
 };
 struct CollectivesSection {
   int gpus = 0;
-  std::vector<TransferPoint> p2p;         // GPU 0 -> GPU 1 copies
+  std::vector<TransferPoint> p2p;  // GPU 0 -> GPU 1 copies
   AlphaBeta p2p_fit;
   std::vector<PeerPairPoint> p2p_pairs;   // every ordered GPU pair at one size
   std::string all_reduce_algorithm;       // "ring over P2P, pull-based"

@@ -38,11 +38,16 @@ const char* to_string(Precision p) {
 
 double bytes_per_element(Precision p) {
   switch (p) {
-    case Precision::fp4: return 0.5;
-    case Precision::fp8: return 1.0;
-    case Precision::bf16: return 2.0;
-    case Precision::fp16: return 2.0;
-    case Precision::fp32: return 4.0;
+    case Precision::fp4:
+      return 0.5;
+    case Precision::fp8:
+      return 1.0;
+    case Precision::bf16:
+      return 2.0;
+    case Precision::fp16:
+      return 2.0;
+    case Precision::fp32:
+      return 4.0;
   }
   return 0.0;
 }

@@ -11,18 +11,24 @@ std::optional<PriceTier> price_tier_from_string(const std::string& s) {
 
 const char* to_string(PriceTier t) {
   switch (t) {
-    case PriceTier::hyperscaler: return "hyperscaler";
-    case PriceTier::neocloud: return "neocloud";
-    case PriceTier::rental: return "rental";
+    case PriceTier::hyperscaler:
+      return "hyperscaler";
+    case PriceTier::neocloud:
+      return "neocloud";
+    case PriceTier::rental:
+      return "rental";
   }
   return "?";
 }
 
 MoneyRate gpu_hour_price(const PriceTiers& p, PriceTier t) {
   switch (t) {
-    case PriceTier::hyperscaler: return p.hyperscaler;
-    case PriceTier::neocloud: return p.neocloud;
-    case PriceTier::rental: return p.rental;
+    case PriceTier::hyperscaler:
+      return p.hyperscaler;
+    case PriceTier::neocloud:
+      return p.neocloud;
+    case PriceTier::rental:
+      return p.rental;
   }
   return p.hyperscaler;
 }

@@ -14,11 +14,11 @@
 namespace engramsim {
 
 struct NvmeSpec {
-  int count = 0;                 // drives in the node
+  int count = 0;  // drives in the node
   Bytes capacity_per_drive;
   Bandwidth seq_read_per_drive;
   double random_read_iops_4k_per_drive = 0.0;  // 4 KiB random-read IOPS at high queue depth
-  Time read_latency;             // 4 KiB read latency at queue depth 1
+  Time read_latency;                           // 4 KiB read latency at queue depth 1
 };
 
 // The three SemiAnalysis/InferenceX cost tiers, USD per GPU-hour.
@@ -61,9 +61,9 @@ struct NodeSpec {
   HostTopology topology;
   NvmeSpec nvme;
   PriceTiers gpu_hour;
-  MoneyPerByte dram_price;   // capital cost of host DRAM per byte
-  MoneyPerByte ssd_price;    // capital cost of NVMe capacity per byte
-  Time amortization_life;    // over which DRAM/SSD capital is spread into an hourly cost
+  MoneyPerByte dram_price;  // capital cost of host DRAM per byte
+  MoneyPerByte ssd_price;   // capital cost of NVMe capacity per byte
+  Time amortization_life;   // over which DRAM/SSD capital is spread into an hourly cost
 };
 
 }  // namespace engramsim

@@ -42,11 +42,15 @@ PriceFileEntry read_entry(const ConfigNode& n) {
   PriceFileEntry e;
   for (const std::string& k : n.keys()) {
     const ConfigNode c = n.child(k);
-    if (k == "hyperscaler") e.hyperscaler = read_price(c);
-    else if (k == "neocloud") e.neocloud = read_price(c);
-    else if (k == "rental") e.rental = read_price(c);
-    else throw ConfigError(key_location(n, k), path_of(n, k),
-                           "unknown price tier '" + k + "' (known: " + known_tiers() + ")");
+    if (k == "hyperscaler")
+      e.hyperscaler = read_price(c);
+    else if (k == "neocloud")
+      e.neocloud = read_price(c);
+    else if (k == "rental")
+      e.rental = read_price(c);
+    else
+      throw ConfigError(key_location(n, k), path_of(n, k),
+                        "unknown price tier '" + k + "' (known: " + known_tiers() + ")");
   }
   if (!e.hyperscaler && !e.neocloud && !e.rental) n.fail("lists no price (tiers: " + known_tiers() + ")");
   return e;
@@ -92,19 +96,20 @@ NodeSpec apply_price_file(const PriceFile& prices, NodeSpec node, PriceTier tier
     std::string listed;
     for (const auto& [name, e] : prices.by_gpu) listed += (listed.empty() ? "" : ", ") + name;
     throw ConfigError(prices.where, "prices",
-                      "no price for GPU '" + node.gpu.name + "', which node " + node.name + " needs (listed: " +
-                          (listed.empty() ? "none" : listed) + ")");
+                      "no price for GPU '" + node.gpu.name + "', which node " + node.name +
+                          " needs (listed: " + (listed.empty() ? "none" : listed) + ")");
   }
   const PriceFileEntry& e = it->second;
   if (e.hyperscaler) node.gpu_hour.hyperscaler = *e.hyperscaler;
   if (e.neocloud) node.gpu_hour.neocloud = *e.neocloud;
   if (e.rental) node.gpu_hour.rental = *e.rental;
-  const std::optional<MoneyRate>& chosen =
-      tier == PriceTier::hyperscaler ? e.hyperscaler : tier == PriceTier::neocloud ? e.neocloud : e.rental;
+  const std::optional<MoneyRate>& chosen = tier == PriceTier::hyperscaler ? e.hyperscaler
+                                           : tier == PriceTier::neocloud  ? e.neocloud
+                                                                          : e.rental;
   if (!chosen)
-    throw ConfigError(e.where, "prices." + node.gpu.name,
-                      std::string("no ") + to_string(tier) + " price for GPU '" + node.gpu.name +
-                          "', the run's price tier");
+    throw ConfigError(
+        e.where, "prices." + node.gpu.name,
+        std::string("no ") + to_string(tier) + " price for GPU '" + node.gpu.name + "', the run's price tier");
   return node;
 }
 

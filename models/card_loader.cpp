@@ -88,8 +88,8 @@ AttentionSpec parse_attention(const ConfigNode& a, int num_layers) {
     const int qk = s.qk_nope_head_dim + s.qk_rope_head_dim;
     s.head_dim = dim_or(a, "head_dim", qk, 1);
     if (s.head_dim != qk)
-      a.fail_key("head_dim", "for MLA head_dim must equal qk_nope_head_dim + qk_rope_head_dim (" +
-                                 std::to_string(qk) + ")");
+      a.fail_key("head_dim",
+                 "for MLA head_dim must equal qk_nope_head_dim + qk_rope_head_dim (" + std::to_string(qk) + ")");
   } else {
     s.head_dim = dim(a, "head_dim");
     if (s.kv_lora_rank != 0) a.fail_key("kv_lora_rank", "only MLA attention has a KV latent");
@@ -291,19 +291,26 @@ ModelCard model_card_from_yaml(const std::string& text, const std::string& file_
 
 const char* to_string(AttentionKind k) {
   switch (k) {
-    case AttentionKind::gqa: return "gqa";
-    case AttentionKind::mla: return "mla";
-    case AttentionKind::csa: return "csa";
+    case AttentionKind::gqa:
+      return "gqa";
+    case AttentionKind::mla:
+      return "mla";
+    case AttentionKind::csa:
+      return "csa";
   }
   return "?";
 }
 
 const char* to_string(SpecDecodeKind k) {
   switch (k) {
-    case SpecDecodeKind::none: return "none";
-    case SpecDecodeKind::mtp: return "mtp";
-    case SpecDecodeKind::dspark: return "dspark";
-    case SpecDecodeKind::draft_model: return "draft_model";
+    case SpecDecodeKind::none:
+      return "none";
+    case SpecDecodeKind::mtp:
+      return "mtp";
+    case SpecDecodeKind::dspark:
+      return "dspark";
+    case SpecDecodeKind::draft_model:
+      return "draft_model";
   }
   return "?";
 }

@@ -44,9 +44,9 @@ AlphaBetaModel fit_collective_alpha_beta(std::span<const MessageTiming> points) 
   AlphaBetaModel m = weighted_line(points, nullptr);
   for (int i = 0; i < 200; ++i) {
     const AlphaBetaModel next = weighted_line(points, &m);
-    const bool settled = std::abs(next.alpha_s - m.alpha_s) <= 1e-13 * std::abs(m.alpha_s) + 1e-18 &&
-                         std::abs(next.seconds_per_byte - m.seconds_per_byte) <=
-                             1e-13 * std::abs(m.seconds_per_byte) + 1e-30;
+    const bool settled =
+        std::abs(next.alpha_s - m.alpha_s) <= 1e-13 * std::abs(m.alpha_s) + 1e-18 &&
+        std::abs(next.seconds_per_byte - m.seconds_per_byte) <= 1e-13 * std::abs(m.seconds_per_byte) + 1e-30;
     m = next;
     if (settled) break;
   }
@@ -80,8 +80,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 }  // namespace
 
-std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, int num_workers,
-                                                int devices_per_node) {
+std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, int num_workers, int devices_per_node) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
   std::string line;
@@ -104,12 +103,10 @@ std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, in
     if (line.empty()) continue;
     const auto cells = split_csv_line(line);
     const auto need = static_cast<std::size_t>(std::max({col_size, col_median, col_workers, col_devices}));
-    if (cells.size() <= need)
-      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": too few columns");
+    if (cells.size() <= need) throw std::runtime_error(path + ":" + std::to_string(lineno) + ": too few columns");
     try {
       if (num_workers > 0 && std::stoi(cells[static_cast<std::size_t>(col_workers)]) != num_workers) continue;
-      if (devices_per_node > 0 && std::stoi(cells[static_cast<std::size_t>(col_devices)]) != devices_per_node)
-        continue;
+      if (devices_per_node > 0 && std::stoi(cells[static_cast<std::size_t>(col_devices)]) != devices_per_node) continue;
       MessageTiming p;
       p.bytes = std::stod(cells[static_cast<std::size_t>(col_size)]);
       p.seconds = std::stod(cells[static_cast<std::size_t>(col_median)]) * 1e-3;
@@ -204,7 +201,7 @@ double CollectiveModel::all_reduce_seconds(double message_bytes, int ranks) cons
   if (ranks <= 1 || message_bytes <= 0.0) return 0.0;
   // Rank counts are small integers: the per-count alpha and algorithm bandwidth are tabulated.
   const RankCost c = static_cast<std::size_t>(ranks) < by_ranks_.size() ? by_ranks_[static_cast<std::size_t>(ranks)]
-                                                                       : rank_cost(ranks);
+                                                                        : rank_cost(ranks);
   return c.alpha_s + message_bytes / c.algbw;
 }
 

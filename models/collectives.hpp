@@ -56,8 +56,7 @@ AlphaBetaFitQuality collective_fit_quality(const AlphaBetaModel& model, std::spa
 // in milliseconds. Keeps rows whose `num_workers` equals `num_workers` (0 = any) and whose
 // `devices_per_node` equals `devices_per_node` (0 = any). Throws std::runtime_error on I/O or format
 // errors.
-std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, int num_workers,
-                                                int devices_per_node);
+std::vector<MessageTiming> read_vidur_collective_csv(const std::string& path, int num_workers, int devices_per_node);
 
 struct AllReduceFit {
   int ranks = 0;
@@ -72,7 +71,7 @@ struct AllReduceFit {
 //     the NIC, t = alpha + nic / (B_out eff) (same-domain copies over the scale-up fabric, in parallel).
 // B_out is the node's scale-out bandwidth per GPU per direction.
 struct ScaleOutParams {
-  AlphaBetaModel normal;       // seconds_per_byte at B_out = 1 byte/s, i.e. 1 / eff
+  AlphaBetaModel normal;  // seconds_per_byte at B_out = 1 byte/s, i.e. 1 / eff
   AlphaBetaModel low_latency;
   std::string source;
 };
@@ -82,7 +81,7 @@ enum class ExpertKernels { normal, low_latency };
 
 struct CollectiveParams {
   std::vector<AllReduceFit> all_reduce;  // increasing ranks
-  AlphaBetaModel point_to_point;              // one GPU pair inside the node
+  AlphaBetaModel point_to_point;         // one GPU pair inside the node
   Bandwidth reference_scale_up;          // per-GPU bidirectional fabric bandwidth where measured
   ScaleOutParams scale_out = deepep_h800_defaults();
   std::string source;

@@ -51,15 +51,13 @@ double fast_log2(double x) {
 
 EfficiencyCurve::EfficiencyCurve(double constant) : EfficiencyCurve({{1.0, constant}}) {}
 
-EfficiencyCurve::EfficiencyCurve(std::vector<std::pair<double, double>> points)
-    : points_(std::move(points)) {
+EfficiencyCurve::EfficiencyCurve(std::vector<std::pair<double, double>> points) : points_(std::move(points)) {
   if (points_.empty()) throw std::invalid_argument("efficiency curve: no points");
   for (std::size_t i = 0; i < points_.size(); ++i) {
     const auto [key, eff] = points_[i];
     if (!(key >= std::numeric_limits<double>::min()) || !std::isfinite(key))
       throw std::invalid_argument("efficiency curve: keys must be positive and finite");
-    if (!(eff > 0.0) || eff > 1.0)
-      throw std::invalid_argument("efficiency curve: efficiencies must be in (0, 1]");
+    if (!(eff > 0.0) || eff > 1.0) throw std::invalid_argument("efficiency curve: efficiencies must be in (0, 1]");
     if (i > 0 && !(key > points_[i - 1].first))
       throw std::invalid_argument("efficiency curve: keys must be strictly increasing");
     log2_keys_.push_back(fast_log2(key));
@@ -83,14 +81,22 @@ double EfficiencyCurve::at(double key) const {
 
 const char* to_string(OpClass c) {
   switch (c) {
-    case OpClass::gemm: return "gemm";
-    case OpClass::grouped_gemm: return "grouped_gemm";
-    case OpClass::attention_prefill: return "attention_prefill";
-    case OpClass::attention_decode: return "attention_decode";
-    case OpClass::indexer: return "indexer";
-    case OpClass::elementwise: return "elementwise";
-    case OpClass::embedding: return "embedding";
-    case OpClass::engram_gather: return "engram_gather";
+    case OpClass::gemm:
+      return "gemm";
+    case OpClass::grouped_gemm:
+      return "grouped_gemm";
+    case OpClass::attention_prefill:
+      return "attention_prefill";
+    case OpClass::attention_decode:
+      return "attention_decode";
+    case OpClass::indexer:
+      return "indexer";
+    case OpClass::elementwise:
+      return "elementwise";
+    case OpClass::embedding:
+      return "embedding";
+    case OpClass::engram_gather:
+      return "engram_gather";
   }
   return "?";
 }

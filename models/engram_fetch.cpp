@@ -12,16 +12,20 @@ namespace engramsim {
 
 const char* to_string(DramPath p) {
   switch (p) {
-    case DramPath::zero_copy: return "zero_copy";
-    case DramPath::staged: return "staged";
+    case DramPath::zero_copy:
+      return "zero_copy";
+    case DramPath::staged:
+      return "staged";
   }
   return "?";
 }
 
 const char* to_string(SsdPath p) {
   switch (p) {
-    case SsdPath::direct: return "direct";
-    case SsdPath::page_cache: return "page_cache";
+    case SsdPath::direct:
+      return "direct";
+    case SsdPath::page_cache:
+      return "page_cache";
   }
   return "?";
 }
@@ -150,9 +154,7 @@ RowPopularity::Distinct RowPopularity::expected_distinct(double draws, double to
 
 EngramFetchModel::EngramFetchModel(const EngramSpec& spec, int engram_layer, int tp, const NodeSpec& node,
                                    const Efficiencies& eff, const EngramFetchParams& params)
-    : params_(params),
-      popularity_(1.0, 0.0),
-      copy_eff_(eff.host_copy_by_bytes) {
+    : params_(params), popularity_(1.0, 0.0), copy_eff_(eff.host_copy_by_bytes) {
   if (engram_layer < 0 || static_cast<std::size_t>(engram_layer) >= spec.layers.size() ||
       static_cast<std::size_t>(engram_layer) >= spec.table_rows.size())
     throw std::invalid_argument("engram fetch: Engram layer index out of range");
@@ -186,7 +188,8 @@ void EngramFetchModel::size_caches(const EngramSpec& spec, double table_rows, in
     const double page = params.ssd_page.value();
     const double cached = params.page_cache.value() * (table_rows / all_rows) / tp / page;
     const double table_pages = std::max(1.0, table_rows * row_bytes_ / tp / page);
-    lru_k_ = std::min(page_cache_equivalent_rows(cached, table_pages, page / row_bytes_) / subtables_, popularity_.rows());
+    lru_k_ =
+        std::min(page_cache_equivalent_rows(cached, table_pages, page / row_bytes_) / subtables_, popularity_.rows());
   }
   hot_mass_ = popularity_.top_mass(hot_k_);
   cache_hit_ = lru_k_ > 0.0 ? popularity_.lru_hit_ratio(hot_k_, lru_k_) : 0.0;
@@ -223,8 +226,8 @@ void EngramFetchModel::set_ssd_rates(const EngramSpec& spec, double table_rows, 
   const double page = params.ssd_page.value();
   if (!(page > 0.0)) throw std::invalid_argument("engram fetch: SSD page size must be > 0");
   ssd_drives_share_ = node.nvme.count / static_cast<double>(active);
-  ssd_latency_s_ = params.ssd_read_latency.count_ns() > 0 ? params.ssd_read_latency.seconds()
-                                                         : node.nvme.read_latency.seconds();
+  ssd_latency_s_ =
+      params.ssd_read_latency.count_ns() > 0 ? params.ssd_read_latency.seconds() : node.nvme.read_latency.seconds();
   fault_latency_s_ = params.page_fault_latency.count_ns() > 0 ? params.page_fault_latency.seconds() : ssd_latency_s_;
   ssd_iops_ = (params.ssd_iops_per_drive > 0.0 ? params.ssd_iops_per_drive : node.nvme.random_read_iops_4k_per_drive) *
               ssd_drives_share_;
@@ -236,9 +239,9 @@ void EngramFetchModel::set_ssd_rates(const EngramSpec& spec, double table_rows, 
     uva_outstanding_ = node.host_max_outstanding_reads;
   }
   // Faults in flight: the engine's threads, at most the array's queue slots and its IOPS x latency.
-  fault_concurrency_ = std::max(1.0, std::min({static_cast<double>(std::max(1, params.page_fault_concurrency)),
-                                               params.ssd_queue_depth * ssd_drives_share_,
-                                               std::max(1.0, ssd_iops_ * ssd_latency_s_)}));
+  fault_concurrency_ =
+      std::max(1.0, std::min({static_cast<double>(std::max(1, params.page_fault_concurrency)),
+                              params.ssd_queue_depth * ssd_drives_share_, std::max(1.0, ssd_iops_ * ssd_latency_s_)}));
   if (params.tier == EngramTier::ssd && (ssd_iops_ <= 0.0 || ssd_latency_s_ <= 0.0))
     throw std::invalid_argument("engram fetch: the ssd tier needs NVMe drives with IOPS and latency");
 }
@@ -261,7 +264,8 @@ double EngramFetchModel::host_seconds(double host_rows, bool staged) const {
   if (!staged) {
     const double stream = bytes / (link_bw_ * uva_eff_);
     const double reads =
-        little_read_time(host_rows * uva_requests_per_row_, Time::from_seconds(link_latency_s_), uva_outstanding_).seconds();
+        little_read_time(host_rows * uva_requests_per_row_, Time::from_seconds(link_latency_s_), uva_outstanding_)
+            .seconds();
     return link_latency_s_ + std::max(stream, reads);
   }
   const double t_cpu = cpu_bw_ > 0.0 && !params_.gather_before_forward ? bytes / cpu_bw_ : 0.0;
@@ -270,8 +274,8 @@ double EngramFetchModel::host_seconds(double host_rows, bool staged) const {
 }
 
 double EngramFetchModel::cpu_gather_seconds(double host_rows) const {
-  const bool staged = params_.tier == EngramTier::ssd ||
-                      (params_.tier == EngramTier::dram && params_.dram_path == DramPath::staged);
+  const bool staged =
+      params_.tier == EngramTier::ssd || (params_.tier == EngramTier::dram && params_.dram_path == DramPath::staged);
   if (!staged || host_rows <= 0.0 || !(cpu_bw_ > 0.0)) return 0.0;
   return host_rows * row_bytes_ / cpu_bw_;
 }
@@ -338,11 +342,10 @@ EngramFetchCost EngramFetchModel::cost(double positions) const {
   } else {
     const double bytes = c.host_rows * row_bytes_;
     const bool cpu = (params_.tier == EngramTier::ssd || params_.dram_path == DramPath::staged) && cpu_bw_ > 0.0 &&
-                     !params_.gather_before_forward &&
-                     bytes / cpu_bw_ > bytes / (link_bw_ * copy_eff_.at(bytes));
-    const bool reads = params_.tier == EngramTier::dram && params_.dram_path == DramPath::zero_copy &&
-                       uva_outstanding_ > 0 &&
-                       c.host_rows * uva_requests_per_row_ * link_latency_s_ / uva_outstanding_ > bytes / (link_bw_ * uva_eff_);
+                     !params_.gather_before_forward && bytes / cpu_bw_ > bytes / (link_bw_ * copy_eff_.at(bytes));
+    const bool reads =
+        params_.tier == EngramTier::dram && params_.dram_path == DramPath::zero_copy && uva_outstanding_ > 0 &&
+        c.host_rows * uva_requests_per_row_ * link_latency_s_ / uva_outstanding_ > bytes / (link_bw_ * uva_eff_);
     c.bound = link_latency_s_ > 0.5 * host_s ? "latency" : (cpu ? "cpu_gather" : (reads ? "host_reads" : "host_link"));
   }
   return c;

@@ -68,8 +68,8 @@ struct EngramFetchParams {
   // The engine deduplicates row ids within a step before fetching (one transfer per distinct row).
   bool dedup = true;
   DramPath dram_path = DramPath::zero_copy;
-  Bytes hbm_hot_cache;  // per replica (split over ranks), in front of dram/ssd; 0 = none
-  Bytes dram_cache;     // per replica (split over ranks), in front of ssd; 0 = none
+  Bytes hbm_hot_cache;        // per replica (split over ranks), in front of dram/ssd; 0 = none
+  Bytes dram_cache;           // per replica (split over ranks), in front of ssd; 0 = none
   int ssd_queue_depth = 128;  // outstanding 4 KiB reads per drive
   // Measured NVMe behaviour (a calibration profile's ssd_random_read section); 0 = the node's
   // datasheet values.
@@ -85,10 +85,10 @@ struct EngramFetchParams {
   bool gather_before_forward = false;
   // ssd tier read path (the engine preset's engram_ssd_path) and its page_cache terms.
   SsdPath ssd_path = SsdPath::direct;
-  Bytes page_cache;                 // node page cache for one copy of the tables (all layers)
-  Time host_round_trip_fixed;       // per Engram layer and step: host calls of the round trip
-  Time host_dedup_per_id;           // host dedup of the row ids, per id
-  int page_fault_concurrency = 1;   // page faults in flight per rank
+  Bytes page_cache;                // node page cache for one copy of the tables (all layers)
+  Time host_round_trip_fixed;      // per Engram layer and step: host calls of the round trip
+  Time host_dedup_per_id;          // host dedup of the row ids, per id
+  int page_fault_concurrency = 1;  // page faults in flight per rank
   // One major fault of a mapped shard page, measured (a calibration profile's ssd_mmap section);
   // 0 = the drives' 4 KiB read latency (ssd_read_latency or the node's datasheet).
   Time page_fault_latency;
@@ -140,14 +140,15 @@ struct EngramFetchCost {
   Time ssd_time;
   Time host_time;
   Time total;
-  const char* bound = "none";  // the largest part: hbm, host_link, host_reads, cpu_gather, ssd_iops, ssd_queue, ssd_bw, latency, host_round_trip, page_faults
+  const char* bound = "none";  // the largest part: hbm, host_link, host_reads, cpu_gather, ssd_iops, ssd_queue, ssd_bw,
+                               // latency, host_round_trip, page_faults
 };
 
 class EngramFetchModel {
  public:
   // `engram_layer` indexes spec.layers / spec.table_rows.
-  EngramFetchModel(const EngramSpec& spec, int engram_layer, int tp, const NodeSpec& node,
-                   const Efficiencies& eff, const EngramFetchParams& params);
+  EngramFetchModel(const EngramSpec& spec, int engram_layer, int tp, const NodeSpec& node, const Efficiencies& eff,
+                   const EngramFetchParams& params);
 
   // Cost of fetching the rows of `positions` token positions through this layer.
   EngramFetchCost cost(double positions) const;
@@ -181,7 +182,6 @@ class EngramFetchModel {
   double cpu_gather_seconds(double host_rows) const;
 
  private:
-
   EngramFetchParams params_;
   int layer_ = 0;
   double subtables_ = 1.0;

@@ -24,8 +24,8 @@ Time side_stream_exposed(Time window, Time gather, double share) {
 }
 
 Bytes page_cache_capacity(const HostMemoryUse& h) {
-  const double left = h.capacity.value() - h.reserve.value() - h.pinned_engram.value() - h.row_caches.value() -
-                      h.kv_offload.value();
+  const double left =
+      h.capacity.value() - h.reserve.value() - h.pinned_engram.value() - h.row_caches.value() - h.kv_offload.value();
   return Bytes(std::max(0.0, left));
 }
 
@@ -45,8 +45,9 @@ HostRoundTripCost host_round_trip(const HostRoundTrip& r) {
   c.dedup = Time::from_seconds(r.ids * r.dedup_per_id.seconds());
   const double bytes = r.rows * r.row_bytes.value();
   c.gather = r.cpu_gather.value() > 0.0 ? Time::from_seconds(bytes / r.cpu_gather.value()) : Time::zero();
-  c.faults = r.faults > 0.0 ? Time::from_seconds(r.faults * r.fault_latency.seconds() / std::max(1.0, r.fault_concurrency))
-                            : Time::zero();
+  c.faults = r.faults > 0.0
+                 ? Time::from_seconds(r.faults * r.fault_latency.seconds() / std::max(1.0, r.fault_concurrency))
+                 : Time::zero();
   const double eff = r.copy_efficiency > 0.0 ? r.copy_efficiency : 1.0;
   c.h2d = Time::from_seconds(r.link_latency.seconds() + bytes / (link * eff) + r.kernel.seconds());
   c.fixed = r.fixed;

@@ -52,20 +52,20 @@ Bytes page_cache_capacity(const HostMemoryUse& h);
 double page_cache_equivalent_rows(double cached_pages, double table_pages, double rows_per_page);
 
 struct HostRoundTrip {
-  double ids = 0.0;           // lookups whose ids cross to the host
-  double rows = 0.0;          // distinct rows gathered into staging
-  double faults = 0.0;        // page faults (pages missing the page cache)
+  double ids = 0.0;     // lookups whose ids cross to the host
+  double rows = 0.0;    // distinct rows gathered into staging
+  double faults = 0.0;  // page faults (pages missing the page cache)
   Bytes id_bytes = Bytes(8.0);
   Bytes row_bytes;
-  Time link_latency;          // one small transfer over the host link
-  Bandwidth link;             // host link, per GPU
-  Bandwidth cpu_gather;       // host memory gather, per GPU
+  Time link_latency;             // one small transfer over the host link
+  Bandwidth link;                // host link, per GPU
+  Bandwidth cpu_gather;          // host memory gather, per GPU
   double copy_efficiency = 1.0;  // of the H2D copy at its size
   Time dedup_per_id;
-  Time fault_latency;         // one 4 KiB random read of the array
+  Time fault_latency;              // one 4 KiB random read of the array
   double fault_concurrency = 1.0;  // faults in flight
-  Time kernel;                // dequant kernel launch
-  Time fixed;                 // per-layer host calls
+  Time kernel;                     // dequant kernel launch
+  Time fixed;                      // per-layer host calls
 };
 struct HostRoundTripCost {
   Time d2h, dedup, gather, faults, h2d, fixed;

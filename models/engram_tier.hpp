@@ -14,9 +14,12 @@ enum class EngramTier { hbm, dram, ssd };
 
 inline const char* to_string(EngramTier t) {
   switch (t) {
-    case EngramTier::hbm: return "hbm";
-    case EngramTier::dram: return "dram";
-    case EngramTier::ssd: return "ssd";
+    case EngramTier::hbm:
+      return "hbm";
+    case EngramTier::dram:
+      return "dram";
+    case EngramTier::ssd:
+      return "ssd";
   }
   return "?";
 }

@@ -11,9 +11,12 @@ namespace engramsim {
 
 const char* placement_name(ExpertPlacement p) {
   switch (p) {
-    case ExpertPlacement::ideal: return "ideal";
-    case ExpertPlacement::static_order: return "static";
-    case ExpertPlacement::eplb: return "eplb";
+    case ExpertPlacement::ideal:
+      return "ideal";
+    case ExpertPlacement::static_order:
+      return "static";
+    case ExpertPlacement::eplb:
+      return "eplb";
   }
   return "ideal";
 }
@@ -34,10 +37,10 @@ namespace {
 
 // Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9).
 double normal_quantile(double p) {
-  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                                  1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                                 6.680131188771972e+01,  -1.328068155288572e+01};
+                                 6.680131188771972e+01, -1.328068155288572e+01};
   static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                                  -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
@@ -54,7 +57,7 @@ double normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
 }
 
-constexpr int kTrials = 256;                      // popularity draws averaged
+constexpr int kTrials = 256;                          // popularity draws averaged
 constexpr std::uint64_t kSeed = 0x5eed'e4b1'0a1bULL;  // fixed: the same layout gives the same skew
 
 // Busiest rank's load over the mean for one popularity draw `w` (mean 1) under EPLB.
@@ -110,7 +113,7 @@ double hottest_rank_skew(int experts, int ranks, double popularity_cv, const Exp
 
   const double sigma = std::sqrt(std::log1p(popularity_cv * popularity_cv));
   std::mt19937_64 rng(kSeed);  // fully specified by the standard, unlike its distributions
-  auto normal = [&rng] {  // Box-Muller on 53-bit uniforms
+  auto normal = [&rng] {       // Box-Muller on 53-bit uniforms
     const double u1 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
     const double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);

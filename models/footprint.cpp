@@ -58,7 +58,8 @@ double working_set_per_token(const ModelCard& c, int tp, int ep, bool dp) {
     // Each token's top_k (token, expert) pairs land on some GPU; balanced routing gives each GPU
     // top_k pairs per local token: the dispatched input, gate/up/activation, and the output.
     const double routed = m.top_k * (2.0 * c.hidden_size + 3.0 * m.expert_intermediate / inner);
-    const double shared = 3.0 * static_cast<double>(ceil_div(I64{m.num_shared_experts} * m.expert_intermediate, attn_tp));
+    const double shared =
+        3.0 * static_cast<double>(ceil_div(I64{m.num_shared_experts} * m.expert_intermediate, attn_tp));
     ffn = std::max(ffn, routed + shared);
   }
   return (residual + std::max(attn, ffn)) * kActivationBytes;
@@ -97,17 +98,22 @@ void check_options(const ModelCard& c, const NodeSpec& node, const FootprintOpti
 
 const char* to_string(AttentionParallel a) {
   switch (a) {
-    case AttentionParallel::automatic: return "automatic";
-    case AttentionParallel::tensor: return "tensor";
-    case AttentionParallel::data: return "data";
+    case AttentionParallel::automatic:
+      return "automatic";
+    case AttentionParallel::tensor:
+      return "tensor";
+    case AttentionParallel::data:
+      return "data";
   }
   return "?";
 }
 
 bool uses_dp_attention(const ModelCard& c, const FootprintOptions& o) {
   switch (o.attention) {
-    case AttentionParallel::tensor: return false;
-    case AttentionParallel::data: return true;
+    case AttentionParallel::tensor:
+      return false;
+    case AttentionParallel::data:
+      return true;
     case AttentionParallel::automatic: {
       const bool kv_unsplittable = c.attention.kind != AttentionKind::gqa || c.attention.num_kv_heads == 1;
       return c.moe.has_value() && kv_unsplittable && o.tp > 1;
@@ -133,8 +139,10 @@ void weights_per_gpu(const WeightInventory& inv, const ParallelLayout& layout, i
     const Bytes b = w.bytes() * frac;
     lines[{drafter, static_cast<int>(w.kind), static_cast<int>(w.precision), static_cast<int>(applied)}] += b;
     g.weights += b;
-    if (applied == ShardingClass::replicated) g.weights_replicated += b;
-    else g.weights_sharded += b;
+    if (applied == ShardingClass::replicated)
+      g.weights_replicated += b;
+    else
+      g.weights_sharded += b;
   });
   for (const auto& [key, b] : lines)
     g.weight_lines.push_back(WeightLine{static_cast<WeightKind>(std::get<1>(key)),
@@ -164,9 +172,8 @@ void activations_per_gpu(const ModelCard& c, const FootprintOptions& o, const En
     const double buffers = o.engram_tier == EngramTier::hbm ? 1.0 : 2.0;
     g.engram_staging = tables.bytes_per_token_position() * (tokens * share * buffers);
   }
-  const double fixed_tokens = c.fixed_buffer_token_cap > 0
-                                  ? std::min<double>(tokens, static_cast<double>(c.fixed_buffer_token_cap))
-                                  : tokens;
+  const double fixed_tokens =
+      c.fixed_buffer_token_cap > 0 ? std::min<double>(tokens, static_cast<double>(c.fixed_buffer_token_cap)) : tokens;
   g.fixed_buffers = c.fixed_buffer_per_batched_token * fixed_tokens;
   g.activation = g.activation_working_set + g.logits + g.engram_staging + g.fixed_buffers;
 }
@@ -241,8 +248,8 @@ std::vector<std::string> infeasible_reasons(const ModelCard& c, const NodeSpec& 
   if (g.kv_pool.value() < 0.0) {
     why.push_back(hbm_over_budget(g, o));
   } else if (g.kv_tokens < f.max_model_len) {
-    const Bytes need = kv_size_per_gpu(c, o.tp, f.dp_attention).per_token * static_cast<double>(f.max_model_len) +
-                       g.kv_window_reserve;
+    const Bytes need =
+        kv_size_per_gpu(c, o.tp, f.dp_attention).per_token * static_cast<double>(f.max_model_len) + g.kv_window_reserve;
     why.push_back("KV pool " + gib(g.kv_pool) + " per GPU holds " + std::to_string(g.kv_tokens) +
                   " tokens, short of one max_model_len sequence (" + std::to_string(f.max_model_len) +
                   " tokens) plus window buffers: needs " + gib(need) + ", short by " + gib(need - g.kv_pool));

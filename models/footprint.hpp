@@ -63,7 +63,7 @@ struct FootprintOptions {
   // fraction of what usable HBM leaves after weights, Engram, activations and the runtime reserve;
   // gpu_memory_utilization is then not used.
   double kv_free_fraction = 0.0;
-  int block_size = 16;                         // KV tokens per block
+  int block_size = 16;  // KV tokens per block
   // One pinned copy of the tables per node, shared by all replicas on it (vLLM dp_shared_memory),
   // instead of one copy per replica.
   bool share_engram_across_replicas = false;
@@ -89,16 +89,16 @@ struct GpuFootprint {
   Bytes weights_sharded;     // the part that shrinks as tp / ep grow
   Bytes weights_replicated;  // the part every GPU holds whole
   std::vector<WeightLine> weight_lines;
-  Bytes engram;              // Engram tables in HBM (hbm tier only)
-  Bytes activation;          // working set + logits + staging + fixed buffers
+  Bytes engram;      // Engram tables in HBM (hbm tier only)
+  Bytes activation;  // working set + logits + staging + fixed buffers
   Bytes activation_working_set;
   Bytes logits;
   Bytes engram_staging;
   Bytes fixed_buffers;
-  Bytes reserved;            // runtime reserve
-  Bytes kv_pool;             // budget minus everything above; negative = over budget
-  Bytes kv_window_reserve;   // sliding-window buffers of max_num_seqs sequences
-  Bytes kv_bytes_per_token;  // per GPU
+  Bytes reserved;              // runtime reserve
+  Bytes kv_pool;               // budget minus everything above; negative = over budget
+  Bytes kv_window_reserve;     // sliding-window buffers of max_num_seqs sequences
+  Bytes kv_bytes_per_token;    // per GPU
   std::int64_t kv_tokens = 0;  // whole blocks of KV this GPU can hold
   Bytes non_kv() const { return weights + engram + activation + reserved; }
 };
@@ -110,7 +110,7 @@ struct NodeFootprint {
   Bytes host_dram_available;  // after the host reserve
   Bytes host_dram_engram;     // pinned tables (dram tier)
   Bytes ssd_capacity;
-  Bytes ssd_engram;           // table files (ssd tier)
+  Bytes ssd_engram;  // table files (ssd tier)
 };
 
 struct Footprint {
@@ -120,7 +120,7 @@ struct Footprint {
   bool dp_attention = false;
   EngramTier engram_tier = EngramTier::dram;
   std::int64_t max_model_len = 0;
-  Bytes engram_tables_total;             // all layers, payload + scales
+  Bytes engram_tables_total;              // all layers, payload + scales
   Bytes engram_bytes_per_token_position;  // all Engram layers
   GpuFootprint per_gpu;
   NodeFootprint per_node;

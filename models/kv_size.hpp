@@ -25,9 +25,9 @@
 namespace engramsim {
 
 struct KvSize {
-  Bytes per_token;           // per GPU, per token held on it
-  Bytes per_sequence_fixed;  // per GPU, per resident sequence
-  double shard_fraction = 1.0;  // of the whole-model KV that one GPU stores per token
+  Bytes per_token;                    // per GPU, per token held on it
+  Bytes per_sequence_fixed;           // per GPU, per resident sequence
+  double shard_fraction = 1.0;        // of the whole-model KV that one GPU stores per token
   bool replicated_across_tp = false;  // every TP rank stores the same KV bytes
 };
 

@@ -48,11 +48,11 @@ struct AttentionSpec {
 };
 
 struct MoeSpec {
-  int num_experts = 0;         // routed experts
-  int top_k = 0;               // routed experts per token
-  int num_shared_experts = 0;  // always active
-  int expert_intermediate = 0; // per-expert FFN width (gate, up, down)
-  int first_moe_layer = 0;     // layers before this one use the dense FFN
+  int num_experts = 0;          // routed experts
+  int top_k = 0;                // routed experts per token
+  int num_shared_experts = 0;   // always active
+  int expert_intermediate = 0;  // per-expert FFN width (gate, up, down)
+  int first_moe_layer = 0;      // layers before this one use the dense FFN
   // Group-limited routing (HF config n_group / topk_group): experts form routing_groups equal
   // groups and a token picks its top_k experts inside its best groups_per_token groups. 0 = none.
   // Laid out one group span per scale-up domain, it caps the domains a token reaches.
@@ -64,15 +64,15 @@ struct MoeSpec {
 };
 
 struct EngramSpec {
-  std::vector<int> layers;      // layers that hold an Engram module
-  int min_order = 2;            // N-gram orders min_order..max_order
+  std::vector<int> layers;  // layers that hold an Engram module
+  int min_order = 2;        // N-gram orders min_order..max_order
   int max_order = 0;
   int heads_per_order = 0;
-  int head_dim = 0;             // embedding width per head (row payload elements)
+  int head_dim = 0;  // embedding width per head (row payload elements)
   Precision precision = Precision::fp8;
-  Bytes row_bytes;              // payload plus block scales, e.g. 264 B for V4.1
-  std::vector<std::int64_t> table_rows;  // rows per Engram layer (same order as `layers`)
-  std::int64_t vocab_size_per_ngram = 0; // prime search start (hashing)
+  Bytes row_bytes;                        // payload plus block scales, e.g. 264 B for V4.1
+  std::vector<std::int64_t> table_rows;   // rows per Engram layer (same order as `layers`)
+  std::int64_t vocab_size_per_ngram = 0;  // prime search start (hashing)
   std::int64_t compressed_vocab_size = 0;
   std::int64_t pad_token_id = 0;
   std::uint64_t hash_seed = 0;
@@ -123,7 +123,7 @@ struct ModelCard {
   int dense_intermediate = 0;  // dense FFN width (layers before first_moe_layer, or all if no MoE)
   AttentionSpec attention;
   std::optional<MoeSpec> moe;
-  int hc_mult = 1;             // mHC residual streams (1 = plain residual)
+  int hc_mult = 1;  // mHC residual streams (1 = plain residual)
   std::optional<EngramSpec> engram;
   KvCacheSpec kv;
   SpecDecodeSpec spec_decode;

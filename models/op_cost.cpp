@@ -6,27 +6,35 @@ namespace engramsim {
 
 const char* to_string(Bound b) {
   switch (b) {
-    case Bound::compute: return "compute";
-    case Bound::memory: return "memory";
-    case Bound::network: return "network";
-    case Bound::overhead: return "overhead";
+    case Bound::compute:
+      return "compute";
+    case Bound::memory:
+      return "memory";
+    case Bound::network:
+      return "network";
+    case Bound::overhead:
+      return "overhead";
   }
   return "?";
 }
 
 const char* to_string(CollectiveKind k) {
   switch (k) {
-    case CollectiveKind::none: return "none";
-    case CollectiveKind::all_reduce: return "all_reduce";
-    case CollectiveKind::all_to_all: return "all_to_all";
-    case CollectiveKind::expert_normal: return "expert_all_to_all_normal";
-    case CollectiveKind::expert_low_latency: return "expert_all_to_all_low_latency";
+    case CollectiveKind::none:
+      return "none";
+    case CollectiveKind::all_reduce:
+      return "all_reduce";
+    case CollectiveKind::all_to_all:
+      return "all_to_all";
+    case CollectiveKind::expert_normal:
+      return "expert_all_to_all_normal";
+    case CollectiveKind::expert_low_latency:
+      return "expert_all_to_all_low_latency";
   }
   return "?";
 }
 
-HardwareRates::HardwareRates(const GpuSpec& gpu)
-    : hbm_bw_(gpu.hbm_bandwidth.value()), hbm_eff_(gpu.hbm_efficiency) {
+HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.value()), hbm_eff_(gpu.hbm_efficiency) {
   // A missing precision runs on the first rate the GPU lists along its chain: narrow to wide, and
   // FP16 at BF16's rate before FP32's (the tensor cores of these parts run FP16 and BF16 alike).
   struct Chain {
@@ -75,12 +83,11 @@ double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p
   return peak * gemm_share(hw, eff, p);
 }
 
-OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
-                     const CollectiveModel& net) {
+OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net) {
   OpSeconds s;
   if (w.collective != CollectiveKind::none) {
-    s.network = collective_seconds(w.collective, w.collective_bytes.value(), w.scale_up_bytes.value(),
-                                   w.collective_ranks, net);
+    s.network =
+        collective_seconds(w.collective, w.collective_bytes.value(), w.scale_up_bytes.value(), w.collective_ranks, net);
     s.total = s.network;
     s.bound = Bound::network;
     return s;
@@ -107,8 +114,10 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   s.total = std::max(work, floor) + s.overhead;
   // Overhead-bound: the kernels are too small to reach their own minimum duration, or the launch
   // gaps outweigh the work.
-  if (work <= floor || s.overhead > work) s.bound = Bound::overhead;
-  else s.bound = s.compute >= s.memory ? Bound::compute : Bound::memory;
+  if (work <= floor || s.overhead > work)
+    s.bound = Bound::overhead;
+  else
+    s.bound = s.compute >= s.memory ? Bound::compute : Bound::memory;
   return s;
 }
 

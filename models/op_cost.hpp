@@ -102,18 +102,21 @@ struct OpSeconds {
 inline double collective_seconds(CollectiveKind kind, double bytes, double scale_up_bytes, int ranks,
                                  const CollectiveModel& net) {
   switch (kind) {
-    case CollectiveKind::all_reduce: return net.all_reduce_seconds(bytes, ranks);
-    case CollectiveKind::all_to_all: return net.all_to_all_seconds(bytes, ranks);
-    case CollectiveKind::expert_normal: return net.expert_all_to_all_seconds(bytes, scale_up_bytes, ExpertKernels::normal);
+    case CollectiveKind::all_reduce:
+      return net.all_reduce_seconds(bytes, ranks);
+    case CollectiveKind::all_to_all:
+      return net.all_to_all_seconds(bytes, ranks);
+    case CollectiveKind::expert_normal:
+      return net.expert_all_to_all_seconds(bytes, scale_up_bytes, ExpertKernels::normal);
     case CollectiveKind::expert_low_latency:
       return net.expert_all_to_all_seconds(bytes, scale_up_bytes, ExpertKernels::low_latency);
-    case CollectiveKind::none: break;
+    case CollectiveKind::none:
+      break;
   }
   return 0.0;
 }
 
-OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff,
-                     const CollectiveModel& net);
+OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net);
 
 OpCost op_cost(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net);
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -30,12 +30,14 @@ ParallelLayout layout_on(const NodeSpec& node, ParallelLayout layout) {
   layout.gpus_per_domain = node.scale_up_domain_gpus;
   if (node.scale_up_domain_gpus > 0 && layout.tp > node.scale_up_domain_gpus) {
     if (!(node.scale_out_bandwidth.value() > 0.0))
-      throw std::invalid_argument("step model: tp exceeds the node's scale-up domain and the node states no "
-                                  "scale_out_bandwidth");
+      throw std::invalid_argument(
+          "step model: tp exceeds the node's scale-up domain and the node states no "
+          "scale_out_bandwidth");
     if (!layout.dp_attention || layout.ep != layout.tp || layout.tp % node.scale_up_domain_gpus != 0)
-      throw std::invalid_argument("step model: a replica spanning scale-up domains needs data-parallel attention, "
-                                  "ep equal to tp and whole domains (tp a multiple of " +
-                                  std::to_string(node.scale_up_domain_gpus) + ")");
+      throw std::invalid_argument(
+          "step model: a replica spanning scale-up domains needs data-parallel attention, "
+          "ep equal to tp and whole domains (tp a multiple of " +
+          std::to_string(node.scale_up_domain_gpus) + ")");
   }
   return layout;
 }
@@ -62,8 +64,8 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.peak = tensor_peak(rates_, options_.efficiencies, tpl.precision, tpl.op_class);
     // Work with FLOPs on a GPU with no rate for its precision (nor a wider one) would cost nothing.
     if (!tpl.flops.empty() && !(f.peak > 0.0) && tpl.collective == CollectiveKind::none)
-      throw std::invalid_argument("GPU " + node_.gpu.name + " lists no dense_flops rate for " + to_string(tpl.precision) +
-                                  " or a wider precision (op " + tpl.name + ")");
+      throw std::invalid_argument("GPU " + node_.gpu.name + " lists no dense_flops rate for " +
+                                  to_string(tpl.precision) + " or a wider precision (op " + tpl.name + ")");
     f.overhead_s = tpl.kernels * options_.efficiencies.kernel_overhead.seconds();
     f.floor_s = tpl.kernels * options_.efficiencies.kernel_min_duration.seconds();
     f.collective = tpl.collective;
@@ -142,8 +144,10 @@ bool RooflineStepModel::token_times_hit(const BatchStats& s, TokenOpTimes& tc) c
   }
   std::array<double, kTokenSets * kGeometryBase> key;
   for (int set = 0; set < kTokenSets; ++set)
-    for (int slot = 0; slot < kGeometryBase; ++slot) key[static_cast<std::size_t>(set * kGeometryBase + slot)] = s.at(set, slot);
-  const bool hit = tc.valid && std::bit_cast<std::uint64_t>(tc.prefill_chunks) == std::bit_cast<std::uint64_t>(s.prefill_chunks) &&
+    for (int slot = 0; slot < kGeometryBase; ++slot)
+      key[static_cast<std::size_t>(set * kGeometryBase + slot)] = s.at(set, slot);
+  const bool hit = tc.valid &&
+                   std::bit_cast<std::uint64_t>(tc.prefill_chunks) == std::bit_cast<std::uint64_t>(s.prefill_chunks) &&
                    std::memcmp(key.data(), tc.key.data(), sizeof key) == 0;
   if (!hit) {
     tc.key = key;
@@ -213,7 +217,8 @@ RooflineStepModel::EngramSums RooflineStepModel::engram_chain(const BatchStats& 
   double chain_now = 0.0;
   double chain_all = 0.0;
   double gathers_before = 0.0;  // in-stream HBM gathers of earlier Engram layers
-  const bool page_cache = options_.engram.tier == EngramTier::ssd && options_.host.engram_ssd_path == SsdPath::page_cache;
+  const bool page_cache =
+      options_.engram.tier == EngramTier::ssd && options_.host.engram_ssd_path == SsdPath::page_cache;
   const bool inline_round_trip = page_cache && !options_.host.engram_host_gather_overlap;
   const double side_share = options_.engram.tier == EngramTier::dram && options_.engram.dram_path == DramPath::zero_copy
                                 ? options_.host.engram_side_stream_sm_share
@@ -285,7 +290,8 @@ double RooflineStepModel::host_seconds(const BatchStats& s, double host_gather) 
     host += host_gather;
     for (std::size_t e = 0; e < fetch_.size(); ++e) {
       const double positions = s.at(engram_sets_[e], kTokens) / ranks;
-      if (positions > 0.0) host += h.engram_lookup_per_step.seconds() + positions * h.engram_lookup_per_position.seconds();
+      if (positions > 0.0)
+        host += h.engram_lookup_per_step.seconds() + positions * h.engram_lookup_per_position.seconds();
     }
   }
   return host;
@@ -360,7 +366,8 @@ std::string RooflineStepModel::engram_reason(std::size_t e, const EngramEval& ev
   if (ev.positions_all <= 0.0) return "no token positions reach this layer in this step";
   const std::string what =
       tier == EngramTier::dram
-          ? std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) + " distinct rows over the host link"
+          ? std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) +
+                " distinct rows over the host link"
           : std::to_string(static_cast<long long>(std::llround(ev.fetch.ssd_pages))) + " 4 KiB NVMe pages (" +
                 std::to_string(static_cast<long long>(std::llround(ev.fetch.host_rows))) + " rows)";
   const std::string chained = e > 0 ? " after the earlier layers' fetches on the same link" : "";
@@ -368,15 +375,16 @@ std::string RooflineStepModel::engram_reason(std::size_t e, const EngramEval& ev
     std::snprintf(buf, sizeof buf,
                   "exposed: %s take %s (%s-bound) and complete at %s%s, but the GPU reaches layer %d at %s "
                   "(compute of %s); stall %s",
-                  what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound, fmt_ms(ev.completion_s).c_str(),
-                  chained.c_str(), layer, fmt_ms(ev.arrival_s).c_str(), layers_before.c_str(),
-                  fmt_ms(ev.stall_s).c_str());
+                  what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound,
+                  fmt_ms(ev.completion_s).c_str(), chained.c_str(), layer, fmt_ms(ev.arrival_s).c_str(),
+                  layers_before.c_str(), fmt_ms(ev.stall_s).c_str());
   } else {
     std::snprintf(buf, sizeof buf,
                   "hidden: %s take %s (%s-bound), complete at %s%s, before the GPU reaches layer %d at %s "
                   "(compute of %s)",
-                  what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound, fmt_ms(ev.completion_s).c_str(),
-                  chained.c_str(), layer, fmt_ms(ev.arrival_s).c_str(), layers_before.c_str());
+                  what.c_str(), fmt_ms(ev.fetch.total.seconds()).c_str(), ev.fetch.bound,
+                  fmt_ms(ev.completion_s).c_str(), chained.c_str(), layer, fmt_ms(ev.arrival_s).c_str(),
+                  layers_before.c_str());
   }
   return buf;
 }

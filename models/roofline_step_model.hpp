@@ -85,24 +85,24 @@ struct RooflineOptions {
 
 struct OpReport {
   std::string name;
-  int layer = -1;         // backbone layer; -1 before the layers, -2 after them, -3 drafter
-  double count = 1.0;     // times it runs in the step (drafter passes)
+  int layer = -1;      // backbone layer; -1 before the layers, -2 after them, -3 drafter
+  double count = 1.0;  // times it runs in the step (drafter passes)
   OpWork work;
-  OpCost cost;            // one run
-  Time total;             // cost.time x count
+  OpCost cost;  // one run
+  Time total;   // cost.time x count
 };
 
 struct EngramLayerReport {
   int layer = 0;
   EngramTier tier = EngramTier::hbm;
-  double positions = 0.0;      // token positions through the layer (replica)
-  EngramFetchCost fetch;       // this rank, all positions of the step
-  Time window;                 // compute before the layer (embedding + layers 0..l-1)
-  Time prefetch_window;        // extra time for rows known a step ahead (previous step)
-  Time arrival;                // when the GPU reaches the layer (window + earlier stalls)
-  Time completion;             // when this layer's fetch completes
+  double positions = 0.0;  // token positions through the layer (replica)
+  EngramFetchCost fetch;   // this rank, all positions of the step
+  Time window;             // compute before the layer (embedding + layers 0..l-1)
+  Time prefetch_window;    // extra time for rows known a step ahead (previous step)
+  Time arrival;            // when the GPU reaches the layer (window + earlier stalls)
+  Time completion;         // when this layer's fetch completes
   Time stall;
-  std::string reason;          // why the stall is what it is, in words
+  std::string reason;  // why the stall is what it is, in words
 };
 
 struct StepBreakdown {
@@ -124,7 +124,7 @@ class RooflineStepModel final : public StepTimeModel {
     bool valid = false;
     double prefill_chunks = 0.0;
     std::array<double, kTokenSets * kGeometryBase> key{};  // the non-geometry statistics of every set
-    std::vector<double> op_s;                               // per template (geometric ones unused)
+    std::vector<double> op_s;                              // per template (geometric ones unused)
   };
 
   StepCost step(const BatchShape& batch) const override;

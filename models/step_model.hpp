@@ -42,14 +42,14 @@ struct StepCost {
 // in-run tier service, sim/memory/engram_tier_service.hpp) instead of taking the formula's stall.
 // Row counts are per GPU rank and come from the model's analytic fetch (engram_fetch.hpp).
 struct EngramLayerStep {
-  int layer = 0;             // backbone layer index
-  bool sees_prompt = true;   // prompt tokens pass this layer (false: decode positions only)
-  double positions = 0.0;    // token positions through the layer, whole replica
-  Time window;               // compute from forward entry until the GPU reaches the layer
-  double lookups = 0.0;      // row lookups of one rank
+  int layer = 0;               // backbone layer index
+  bool sees_prompt = true;     // prompt tokens pass this layer (false: decode positions only)
+  double positions = 0.0;      // token positions through the layer, whole replica
+  Time window;                 // compute from forward entry until the GPU reaches the layer
+  double lookups = 0.0;        // row lookups of one rank
   double distinct_rows = 0.0;  // expected after within-step dedup; 0 = not known
-  double host_rows = 0.0;    // rows crossing the host link (after the analytic caches)
-  double ssd_pages = 0.0;    // pages read from NVMe (ssd tier)
+  double host_rows = 0.0;      // rows crossing the host link (after the analytic caches)
+  double ssd_pages = 0.0;      // pages read from NVMe (ssd tier)
 };
 
 class StepTimeModel {

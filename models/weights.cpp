@@ -49,8 +49,8 @@ void add_attention(const ModelCard& c, int layer_index, GroupMaker& g) {
       }
       // The latent and the decoupled RoPE key are shared by all heads: every rank needs them whole.
       g.add("attn.kv_a", WeightKind::attn_kv, h * (a.kv_lora_rank + a.qk_rope_head_dim), p, sc, rep);
-      g.add("attn.kv_b", WeightKind::attn_kv, I64{a.kv_lora_rank} * heads * (a.qk_nope_head_dim + a.v_head_dim), p,
-            sc, tp, heads);
+      g.add("attn.kv_b", WeightKind::attn_kv, I64{a.kv_lora_rank} * heads * (a.qk_nope_head_dim + a.v_head_dim), p, sc,
+            tp, heads);
       g.add("norm.kv_a", WeightKind::norms, a.kv_lora_rank, Precision::bf16, 0.0, rep);
       g.add("attn.o", WeightKind::attn_o, heads * a.v_head_dim * h, p, sc, tp, heads);
       break;
@@ -143,30 +143,48 @@ Bytes sum_bytes(const std::vector<WeightGroup>& gs) {
 
 const char* to_string(ShardingClass s) {
   switch (s) {
-    case ShardingClass::tp_sharded: return "tp_sharded";
-    case ShardingClass::ep_sharded: return "ep_sharded";
-    case ShardingClass::replicated: return "replicated";
+    case ShardingClass::tp_sharded:
+      return "tp_sharded";
+    case ShardingClass::ep_sharded:
+      return "ep_sharded";
+    case ShardingClass::replicated:
+      return "replicated";
   }
   return "?";
 }
 
 const char* to_string(WeightKind k) {
   switch (k) {
-    case WeightKind::attn_q: return "attn_q";
-    case WeightKind::attn_kv: return "attn_kv";
-    case WeightKind::attn_o: return "attn_o";
-    case WeightKind::attn_indexer: return "attn_indexer";
-    case WeightKind::attn_compressor: return "attn_compressor";
-    case WeightKind::dense_ffn: return "dense_ffn";
-    case WeightKind::routed_experts: return "routed_experts";
-    case WeightKind::shared_experts: return "shared_experts";
-    case WeightKind::router: return "router";
-    case WeightKind::mhc: return "mhc";
-    case WeightKind::engram_fusion: return "engram_fusion";
-    case WeightKind::norms: return "norms";
-    case WeightKind::embedding: return "embedding";
-    case WeightKind::lm_head: return "lm_head";
-    case WeightKind::drafter_merge: return "drafter_merge";
+    case WeightKind::attn_q:
+      return "attn_q";
+    case WeightKind::attn_kv:
+      return "attn_kv";
+    case WeightKind::attn_o:
+      return "attn_o";
+    case WeightKind::attn_indexer:
+      return "attn_indexer";
+    case WeightKind::attn_compressor:
+      return "attn_compressor";
+    case WeightKind::dense_ffn:
+      return "dense_ffn";
+    case WeightKind::routed_experts:
+      return "routed_experts";
+    case WeightKind::shared_experts:
+      return "shared_experts";
+    case WeightKind::router:
+      return "router";
+    case WeightKind::mhc:
+      return "mhc";
+    case WeightKind::engram_fusion:
+      return "engram_fusion";
+    case WeightKind::norms:
+      return "norms";
+    case WeightKind::embedding:
+      return "embedding";
+    case WeightKind::lm_head:
+      return "lm_head";
+    case WeightKind::drafter_merge:
+      return "drafter_merge";
   }
   return "?";
 }
@@ -302,7 +320,8 @@ double shard_fraction(const WeightGroup& g, const ParallelLayout& layout, bool r
   if (replicate_all) return 1.0;
   const double tp = layout.tp;
   switch (g.sharding) {
-    case ShardingClass::replicated: return 1.0;
+    case ShardingClass::replicated:
+      return 1.0;
     case ShardingClass::tp_sharded: {
       if (layout.dp_attention) return 1.0;
       if (g.shard_units <= 0) return 1.0 / tp;
@@ -312,9 +331,10 @@ double shard_fraction(const WeightGroup& g, const ParallelLayout& layout, bool r
     case ShardingClass::ep_sharded: {
       const double inner = static_cast<double>(layout.tp / layout.ep);  // GPUs splitting one EP group's experts
       if (g.shard_units <= 0) return 1.0 / tp;
-      const I64 redundant = g.kind == WeightKind::routed_experts && layout.expert_balance.placement == ExpertPlacement::eplb
-                                ? layout.expert_balance.redundant_experts
-                                : 0;
+      const I64 redundant =
+          g.kind == WeightKind::routed_experts && layout.expert_balance.placement == ExpertPlacement::eplb
+              ? layout.expert_balance.redundant_experts
+              : 0;
       const I64 per_group = (g.shard_units + redundant + layout.ep - 1) / layout.ep;
       return static_cast<double>(per_group) / static_cast<double>(g.shard_units) / inner;
     }

@@ -62,7 +62,7 @@ enum class WeightKind {
   norms,
   embedding,
   lm_head,
-  drafter_merge,    // MTP: concat(embedding, hidden) -> hidden
+  drafter_merge,  // MTP: concat(embedding, hidden) -> hidden
 };
 const char* to_string(WeightKind k);
 

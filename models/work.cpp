@@ -31,8 +31,8 @@ double min_or_all(double cap, double v) { return cap > 0.0 ? std::min(cap, v) : 
 // Templates outlive any one inventory, so op names are string literals: the inventory's group
 // name when it is one of these, else `fallback`.
 const char* static_name(const std::string& group_name, const char* fallback) {
-  static constexpr const char* known[] = {"attn.q",   "attn.q_a",    "attn.q_b",        "attn.kv",
-                                          "attn.kv_a", "attn.kv_b",  "attn.o",          "attn.o_a",
+  static constexpr const char* known[] = {"attn.q",    "attn.q_a",        "attn.q_b",     "attn.kv",
+                                          "attn.kv_a", "attn.kv_b",       "attn.o",       "attn.o_a",
                                           "attn.o_b",  "attn.compressor", "attn.indexer", "attn.indexer_compressor"};
   for (const char* k : known)
     if (group_name == k) return k;
@@ -52,8 +52,7 @@ Dims activation_dims(const WeightGroup& g, const ModelCard& c) {
   const double heads = a.num_heads;
   const std::string& n = g.name;
   if (n == "attn.q") return {h, heads * a.head_dim};
-  if (n == "attn.kv")
-    return {h, (a.kind == AttentionKind::gqa ? 2.0 : 1.0) * a.num_kv_heads * a.head_dim};
+  if (n == "attn.kv") return {h, (a.kind == AttentionKind::gqa ? 2.0 : 1.0) * a.num_kv_heads * a.head_dim};
   if (n == "attn.o") return {heads * (a.kind == AttentionKind::mla ? a.v_head_dim : a.head_dim), h};
   if (n == "attn.q_a") return {h, static_cast<double>(a.q_lora_rank)};
   if (n == "attn.q_b")
@@ -84,11 +83,10 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
       if (a[i].slot != b[i].slot || a[i].coef != b[i].coef) return false;
     return true;
   };
-  return std::strcmp(name, o.name) == 0 && op_class == o.op_class && precision == o.precision &&
-         kernels == o.kernels && collective == o.collective && collective_ranks == o.collective_ranks &&
-         set == o.set && same_terms(flops, o.flops) && same_terms(bytes, o.bytes) &&
-         same_terms(collective_bytes, o.collective_bytes) && same_terms(scale_up_bytes, o.scale_up_bytes) &&
-         flops_key.slot == o.flops_key.slot &&
+  return std::strcmp(name, o.name) == 0 && op_class == o.op_class && precision == o.precision && kernels == o.kernels &&
+         collective == o.collective && collective_ranks == o.collective_ranks && set == o.set &&
+         same_terms(flops, o.flops) && same_terms(bytes, o.bytes) && same_terms(collective_bytes, o.collective_bytes) &&
+         same_terms(scale_up_bytes, o.scale_up_bytes) && flops_key.slot == o.flops_key.slot &&
          flops_key.coef == o.flops_key.coef && bw_key == o.bw_key;
 }
 
@@ -97,11 +95,13 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
   check_layout();
   // Expert-load imbalance over the EP ranks (models/expert_balance.hpp).
   if (card_.moe && layout_.ep > 1 && layout_.expert_balance.placement != ExpertPlacement::ideal) {
-    expert_skew_ = hottest_rank_skew(card_.moe->num_experts, layout_.ep, card_.moe->popularity_cv, layout_.expert_balance);
+    expert_skew_ =
+        hottest_rank_skew(card_.moe->num_experts, layout_.ep, card_.moe->popularity_cv, layout_.expert_balance);
     expert_noise_z_ = expected_max_standard_normal(layout_.ep);
   }
   build_geometries();
-  if (card_.engram) engram_lookups_per_pos_ = static_cast<double>(card_.engram->rows_per_token_per_layer()) / layout_.tp;
+  if (card_.engram)
+    engram_lookups_per_pos_ = static_cast<double>(card_.engram->rows_per_token_per_layer()) / layout_.tp;
 
   add_pre_ops();
   layer_ops_.resize(static_cast<std::size_t>(card_.num_layers));
@@ -228,9 +228,7 @@ void WorkModel::pack_templates() {
   }
 }
 
-int WorkModel::layer_set(int layer) const {
-  return card_.prefill_layers == 0 || layer < card_.prefill_layers ? 0 : 1;
-}
+int WorkModel::layer_set(int layer) const { return card_.prefill_layers == 0 || layer < card_.prefill_layers ? 0 : 1; }
 
 int WorkModel::geometry_of(int layer) const {
   return layer_geometry_.at(static_cast<std::size_t>(std::clamp(layer, 0, card_.num_layers - 1)));
@@ -297,8 +295,8 @@ struct WorkModel::LayerBuilder {
   // The layer's attention shapes as one rank sees them.
   struct AttentionShape {
     double heads_rank = 0.0;
-    double pair_share = 1.0;        // per-rank share of attention pairs: heads split under TP; sequences under DP
-    double entry_bytes = 0.0;       // one KV entry as one rank stores it
+    double pair_share = 1.0;   // per-rank share of attention pairs: heads split under TP; sequences under DP
+    double entry_bytes = 0.0;  // one KV entry as one rank stores it
     double pair_flops_decode = 0.0;
     double pair_flops_prefill = 0.0;
     double rows_per_kv_head = 0.0;
@@ -456,7 +454,8 @@ void WorkModel::LayerBuilder::attention_block() {
       case WeightKind::attn_compressor:
         gemm(wg, drafter ? "draft.attn.proj" : static_name(wg.name, "attn.proj"), 1);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   attention_kernels(sh);
@@ -536,7 +535,8 @@ void WorkModel::LayerBuilder::ffn_block() {
   }
   if (const WeightGroup* r = find_group(WeightKind::router)) gemm(*r, nm("moe.router", "draft.moe.router"), 2);
   if (const WeightGroup* ex = find_group(WeightKind::routed_experts)) routed_experts(*ex);
-  if (const WeightGroup* sh = find_group(WeightKind::shared_experts)) gemm(*sh, nm("moe.shared", "draft.moe.shared"), 3);
+  if (const WeightGroup* sh = find_group(WeightKind::shared_experts))
+    gemm(*sh, nm("moe.shared", "draft.moe.shared"), 3);
   const ParallelLayout& l = m.layout_;
   const bool spans_domains = l.gpus_per_domain > 0 && l.tp > l.gpus_per_domain;
   if (dp && l.ep > 1 && !replicate_all && spans_domains) {
@@ -553,9 +553,8 @@ void WorkModel::LayerBuilder::routed_experts(const WeightGroup& ex) {
   const double k = lw.top_k;
   const double ep = replicate_all ? 1.0 : l.ep;
   const double inner = replicate_all ? 1.0 : tp / l.ep;
-  const double redundant = !replicate_all && l.expert_balance.placement == ExpertPlacement::eplb
-                               ? l.expert_balance.redundant_experts
-                               : 0.0;
+  const double redundant =
+      !replicate_all && l.expert_balance.placement == ExpertPlacement::eplb ? l.expert_balance.redundant_experts : 0.0;
   const double group_experts = std::ceil((experts + redundant) / ep);
   const double per_expert_el = static_cast<double>(ex.elements) / experts;
   const double inter = per_expert_el / (3.0 * h);
@@ -603,9 +602,11 @@ void WorkModel::LayerBuilder::expert_all_to_all_across_domains() {
     const double payload = h * (pass == 0 ? 1.0 : 2.0);  // FP8 dispatch, BF16 combine
     for (int kernels = 0; kernels < 2; ++kernels) {
       OpTemplate t;
-      if (kernels == 0) t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
-      else t.name = pass == 0 ? nm("moe.dispatch.low_latency", "draft.moe.dispatch.low_latency")
-                              : nm("moe.combine.low_latency", "draft.moe.combine.low_latency");
+      if (kernels == 0)
+        t.name = pass == 0 ? nm("moe.dispatch", "draft.moe.dispatch") : nm("moe.combine", "draft.moe.combine");
+      else
+        t.name = pass == 0 ? nm("moe.dispatch.low_latency", "draft.moe.dispatch.low_latency")
+                           : nm("moe.combine.low_latency", "draft.moe.combine.low_latency");
       t.set = set;
       t.collective = kernels == 0 ? CollectiveKind::expert_normal : CollectiveKind::expert_low_latency;
       t.collective_ranks = l.tp;
@@ -633,8 +634,7 @@ void WorkModel::LayerBuilder::expert_all_to_all() {
   }
 }
 
-void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter,
-                              std::vector<std::size_t>& out) {
+void WorkModel::add_layer_ops(const LayerWeights& lw, int layer, int set, bool drafter, std::vector<std::size_t>& out) {
   LayerBuilder b(*this, lw, layer, set, drafter, out);
   if (!drafter && lw.engram && card_.engram) b.engram_block();
   b.attention_block();
@@ -802,8 +802,10 @@ bool WorkModel::exact_decode_sums(const BatchShape& batch, BatchStats& s, Decode
     const std::int64_t p = d.positions;
     big |= (c | p) >> 21;
     ipos += p;
-    if (c >= sat_from) isat.add(c, p);
-    else accumulate_decode(s, 0, static_cast<double>(c), static_cast<double>(p));
+    if (c >= sat_from)
+      isat.add(c, p);
+    else
+      accumulate_decode(s, 0, static_cast<double>(c), static_cast<double>(p));
     if (spec && p > 1) {
       in_draft += 1;
       id_sum += p - 1;
@@ -811,8 +813,10 @@ bool WorkModel::exact_decode_sums(const BatchShape& batch, BatchStats& s, Decode
       // once, MTP one per pass.
       const std::int64_t dc = c + 1;
       const std::int64_t dq = block_drafter ? p - 1 : 1;
-      if (dc >= sat_from) idraft.add(dc, dq);
-      else accumulate_decode(s, 2, static_cast<double>(dc), static_cast<double>(dq));
+      if (dc >= sat_from)
+        idraft.add(dc, dq);
+      else
+        accumulate_decode(s, 2, static_cast<double>(dc), static_cast<double>(dq));
     }
   }
   bool exact = big == 0 && batch.decode.size() < (std::size_t{1} << 19);
@@ -893,8 +897,8 @@ void WorkModel::fill_layer_sets(const BatchShape& batch, BatchStats& s, double c
   const double moe_k = card_.moe ? card_.moe->top_k : 0.0;
   const bool all_layers_prefill = card_.prefill_layers == 0;
   fill_token_counts(s, 0, s.decode_positions + s.prefill_tokens, s.decode_positions + s.prefill_chunks, moe_e, moe_k);
-  fill_token_counts(s, 1, s.decode_positions, s.decode_positions + (all_layers_prefill ? s.prefill_chunks : 0.0),
-                    moe_e, moe_k);
+  fill_token_counts(s, 1, s.decode_positions, s.decode_positions + (all_layers_prefill ? s.prefill_chunks : 0.0), moe_e,
+                    moe_k);
   // DeepEP-style engines pick the expert kernels per batch: normal ones when prompt tokens are in
   // it, low-latency ones for decode-only batches (SGLang's deepep-mode auto).
   const bool normal_kernels = s.prefill_tokens > 0.0;
@@ -958,7 +962,8 @@ void WorkModel::apply_expert_balance(BatchStats& s) const {
     const double tokens = s.at(set, kTokens);
     double factor = 1.0;
     if (card_.moe && ep > 1.0 && tokens > 0.0 && expert_noise_z_ > 0.0) {
-      const double k = set == 2 && card_.spec_decode.drafter_top_k > 0 ? card_.spec_decode.drafter_top_k : card_.moe->top_k;
+      const double k =
+          set == 2 && card_.spec_decode.drafter_top_k > 0 ? card_.spec_decode.drafter_top_k : card_.moe->top_k;
       const double n = tokens * k / ep;
       factor = hottest_rank_rows(n, expert_skew_, expert_noise_z_) / n;
     }
@@ -1003,9 +1008,8 @@ void WorkModel::busiest_rank_prompts(const BatchShape& batch, BatchStats& s) con
   std::size_t k = 0;
   for (std::size_t i = 0; i < batch.prefill.size(); ++i)
     if (batch.prefill[i].tokens > 0) order[k++] = i;
-  std::stable_sort(order, order + n, [&](std::size_t a, std::size_t b) {
-    return batch.prefill[a].tokens > batch.prefill[b].tokens;
-  });
+  std::stable_sort(order, order + n,
+                   [&](std::size_t a, std::size_t b) { return batch.prefill[a].tokens > batch.prefill[b].tokens; });
   std::fill_n(load, ranks, s.decode_positions / ranks);
   for (std::size_t j = 0; j < n; ++j) {
     const int r = static_cast<int>(std::min_element(load, load + ranks) - load);

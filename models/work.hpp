@@ -66,29 +66,29 @@ inline constexpr int kMaxGeometries = 4;
 // Per-set statistic slots (see BatchStats).
 enum StatSlot : std::uint16_t {
   kOne = 0,
-  kTokens,             // T: positions through the layer, whole replica
-  kTokensRank,         // TR: tokens one rank processes on the attention side
-  kLogits,             // positions that need logits (whole replica)
-  kLogitsRank,         // ... per rank
-  kMoeDistinct,        // 1 - (1 - k/E)^T: share of experts touched
-  kMoeTokensPerExpert, // T k / E / share touched: tokens per touched expert
-  kDecodePosPerSeq,    // mean positions per decode sequence
-  kPrefillTokPerChunk, // mean new tokens per prefill chunk
-  kPrefillCached,      // sum of cached context over prefill chunks (MLA up-projection)
-  kDrafterPasses,      // sequential drafter passes (MTP); 1 for block drafters
-  kTokensRankNormal,   // TR when the step holds prompt tokens (normal expert kernels), else 0
-  kTokensRankLowLat,   // TR when the step is decode-only (low-latency expert kernels), else 0
-  kMoeHotTokens,       // T scaled to the busiest EP rank's routed rows (models/expert_balance.hpp)
-  kMoeCommTokensRank,  // tokens behind the busiest rank's all-to-all: max(TR sent, busiest EP rank's receive)
-  kGeometryBase,       // then, per geometry g: kGeometryBase + kGeomSlots * g + GeomSlot
+  kTokens,              // T: positions through the layer, whole replica
+  kTokensRank,          // TR: tokens one rank processes on the attention side
+  kLogits,              // positions that need logits (whole replica)
+  kLogitsRank,          // ... per rank
+  kMoeDistinct,         // 1 - (1 - k/E)^T: share of experts touched
+  kMoeTokensPerExpert,  // T k / E / share touched: tokens per touched expert
+  kDecodePosPerSeq,     // mean positions per decode sequence
+  kPrefillTokPerChunk,  // mean new tokens per prefill chunk
+  kPrefillCached,       // sum of cached context over prefill chunks (MLA up-projection)
+  kDrafterPasses,       // sequential drafter passes (MTP); 1 for block drafters
+  kTokensRankNormal,    // TR when the step holds prompt tokens (normal expert kernels), else 0
+  kTokensRankLowLat,    // TR when the step is decode-only (low-latency expert kernels), else 0
+  kMoeHotTokens,        // T scaled to the busiest EP rank's routed rows (models/expert_balance.hpp)
+  kMoeCommTokensRank,   // tokens behind the busiest rank's all-to-all: max(TR sent, busiest EP rank's receive)
+  kGeometryBase,        // then, per geometry g: kGeometryBase + kGeomSlots * g + GeomSlot
 };
 enum GeomSlot : std::uint16_t {
   kDecodePairs = 0,  // attended (query, key) pairs of decode positions
   kDecodeKv,         // KV entries read by decode sequences
   kPrefillPairs,
   kPrefillKv,
-  kIndexPairs,       // (query, compressed entry) pairs the indexer scores
-  kIndexKv,          // compressed index keys read
+  kIndexPairs,  // (query, compressed entry) pairs the indexer scores
+  kIndexKv,     // compressed index keys read
   kGeomSlots,
 };
 inline constexpr int kSlotsPerSet = kGeometryBase + kGeomSlots * kMaxGeometries;
@@ -136,8 +136,8 @@ struct OpTemplate {
   std::vector<Term> bytes;
   std::vector<Term> collective_bytes;  // expert_* kinds: bytes over the scale-out NIC
   std::vector<Term> scale_up_bytes;    // expert_* kinds: bytes over the scale-up fabric
-  Term flops_key{kOne, 1.0};  // key = coef x stats[slot]
-  double bw_key = 0.0;        // fixed bandwidth key (0 = the op's bytes)
+  Term flops_key{kOne, 1.0};           // key = coef x stats[slot]
+  double bw_key = 0.0;                 // fixed bandwidth key (0 = the op's bytes)
   bool operator==(const OpTemplate& o) const;
 };
 
@@ -145,13 +145,13 @@ struct LayerWork {
   int layer = 0;
   std::vector<OpWork> ops;
   bool engram = false;
-  double engram_positions = 0.0;       // token positions through the Engram module (replica)
+  double engram_positions = 0.0;         // token positions through the Engram module (replica)
   double engram_lookups_per_rank = 0.0;  // row lookups one rank issues (before dedup)
 };
 
 struct StepWork {
   BatchStats stats;
-  std::vector<OpWork> pre;      // embedding, mHC expansion
+  std::vector<OpWork> pre;  // embedding, mHC expansion
   std::vector<LayerWork> layers;
   std::vector<OpWork> post;     // final norm, LM head, logits gather, sampling
   std::vector<OpWork> drafter;  // the drafter's ops, work of one pass
@@ -165,9 +165,7 @@ struct PackedForms {
   std::array<Term, 4> terms{};  // flops terms, then bytes, then collective bytes, then scale-up bytes
   double flops(const double* x) const { return sum(x, 0, n_flops); }
   double bytes(const double* x) const { return sum(x, n_flops, n_bytes); }
-  double collective_bytes(const double* x) const {
-    return sum(x, static_cast<std::size_t>(n_flops) + n_bytes, n_coll);
-  }
+  double collective_bytes(const double* x) const { return sum(x, static_cast<std::size_t>(n_flops) + n_bytes, n_coll); }
   double scale_up_bytes(const double* x) const {
     return sum(x, static_cast<std::size_t>(n_flops) + n_bytes + n_coll, n_up);
   }

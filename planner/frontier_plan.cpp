@@ -39,7 +39,8 @@ FleetCostInputs cost_inputs(const ReportPoint& p) {
 }
 
 Table fleet_table(const std::vector<RankedPlan>& ranking) {
-  Table t{"fleet_plan", "Fleet at the target interactivity (cheapest first)",
+  Table t{"fleet_plan",
+          "Fleet at the target interactivity (cheapest first)",
           {"configuration", "tok/s per replica", "replicas", "nodes", "GPUs", "utilization", "$/hour", "$/M tokens"},
           {}};
   for (const auto& r : ranking) {
@@ -57,7 +58,8 @@ std::string verdict_text(const FrontierPlan& f) {
   std::string t = "At " + fmt(f.interactivity, "%.4g") + " tok/s/user, serving " + fmt(f.target_tokens_per_s, "%.0f") +
                   " tok/s takes " + f.ranking.front().name + ": " + std::to_string(w.replicas) + " replicas on " +
                   std::to_string(w.nodes) + " nodes (" + std::to_string(w.gpus) + " GPUs), $" +
-                  fmt(w.cost_per_hour.value(), "%.0f") + "/hour, " + format_usd_per_mtok(w.usd_per_million_tokens) + ".";
+                  fmt(w.cost_per_hour.value(), "%.0f") + "/hour, " + format_usd_per_mtok(w.usd_per_million_tokens) +
+                  ".";
   if (f.ranking.size() > 1)
     t += " Next: " + f.ranking[1].name + " at " +
          fmt(f.ranking[1].plan.cost_per_hour.value() / w.cost_per_hour.value(), "%.3f") + "x the cost.";
@@ -95,7 +97,8 @@ FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_
     const auto err_best = config_error(d, f.ranking.front().name);
     for (std::size_t i = 1; i < f.ranking.size(); ++i) {
       const auto err = config_error(d, f.ranking[i].name);
-      const double margin = f.ranking[i].plan.cost_per_hour.value() / f.ranking.front().plan.cost_per_hour.value() - 1.0;
+      const double margin =
+          f.ranking[i].plan.cost_per_hour.value() / f.ranking.front().plan.cost_per_hour.value() - 1.0;
       if ((err_best || err) && margin <= std::max(err_best.value_or(0.0), err.value_or(0.0)))
         f.tied.push_back(f.ranking[i].name);
     }

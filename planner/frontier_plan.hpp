@@ -18,13 +18,13 @@
 namespace engramsim::planner {
 
 struct FrontierPlan {
-  double interactivity = 0.0;       // tok/s/user the configurations are sized at
+  double interactivity = 0.0;  // tok/s/user the configurations are sized at
   double target_tokens_per_s = 0.0;
   std::vector<RankedPlan> ranking;  // cheapest first; max_rate_per_replica in tokens/s
   std::vector<std::string> tied;    // configurations whose cost is within the validation error of the first
   std::vector<OutOfRange> out_of_range;
-  Table table;                      // fleet_plan
-  std::string verdict;              // one paragraph, the answer first
+  Table table;          // fleet_plan
+  std::string verdict;  // one paragraph, the answer first
 };
 
 // `target_tokens_per_s` > 0, or `target_requests_per_s` > 0 converted with each configuration's

@@ -21,8 +21,8 @@ struct CurvePoint {
   double x = 0.0;  // interactivity, tok/s/user
   double y = 0.0;  // per-GPU figure of merit
   double concurrency = 0.0;
-  std::string config;    // which configuration produced it
-  std::size_t index = 0; // sweep point index
+  std::string config;     // which configuration produced it
+  std::size_t index = 0;  // sweep point index
 };
 
 struct Curve {

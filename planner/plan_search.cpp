@@ -130,8 +130,8 @@ FleetPlan size_fleet(double target_rate, double max_rate_per_replica, double tok
   p.utilization = target_rate / (p.replicas * max_rate_per_replica);
   p.gpu_cost_per_hour = c.gpu_hour * static_cast<double>(p.gpus);
   const double life_hours = c.amortization_life.seconds() / 3600.0;
-  const double storage_usd = c.extra_dram_per_node.value() * c.dram_price.value() +
-                             c.extra_ssd_per_node.value() * c.ssd_price.value();
+  const double storage_usd =
+      c.extra_dram_per_node.value() * c.dram_price.value() + c.extra_ssd_per_node.value() * c.ssd_price.value();
   p.storage_cost_per_hour = MoneyRate(storage_usd / life_hours * p.nodes);
   p.cost_per_hour = p.gpu_cost_per_hour + p.storage_cost_per_hour;
   const double mtok_per_hour = target_rate * tokens_per_request * 3600.0 / 1e6;

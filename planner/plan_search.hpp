@@ -50,11 +50,11 @@ struct RateSearchOptions {
 };
 
 struct RateSearchResult {
-  bool found = false;           // some probed rate met the SLO
-  double max_rate = 0.0;        // largest passing rate below the lowest failing one
-  double lowest_failing = 0.0;  // +inf when nothing failed (hit hi_limit or max_probes)
-  bool non_monotone = false;    // some passing probe lies above a failing one
-  bool hit_limit = false;       // stopped at hi_limit or max_probes before bracketing
+  bool found = false;             // some probed rate met the SLO
+  double max_rate = 0.0;          // largest passing rate below the lowest failing one
+  double lowest_failing = 0.0;    // +inf when nothing failed (hit hi_limit or max_probes)
+  bool non_monotone = false;      // some passing probe lies above a failing one
+  bool hit_limit = false;         // stopped at hi_limit or max_probes before bracketing
   std::vector<RateProbe> probes;  // in probe order
   nlohmann::json best_result;     // the result at max_rate
 };
@@ -73,24 +73,24 @@ RateSearchResult find_max_rate(const RateEvaluator& evaluate_at_rate, const SloC
 struct FleetCostInputs {
   int gpus_per_replica = 1;
   int gpus_per_node = 8;
-  MoneyRate gpu_hour;                 // $/GPU-hour at the chosen tier
-  Bytes extra_dram_per_node;          // host DRAM added for Engram beyond the base server
+  MoneyRate gpu_hour;         // $/GPU-hour at the chosen tier
+  Bytes extra_dram_per_node;  // host DRAM added for Engram beyond the base server
   MoneyPerByte dram_price;
-  Bytes extra_ssd_per_node;           // NVMe capacity added for Engram
+  Bytes extra_ssd_per_node;  // NVMe capacity added for Engram
   MoneyPerByte ssd_price;
   Time amortization_life = Time::from_seconds(4.0 * 8766.0 * 3600.0);  // 4 years of 8,766 h, as the node presets
 };
 
 struct FleetPlan {
-  double target_rate = 0.0;           // requests/s to serve
+  double target_rate = 0.0;  // requests/s to serve
   double max_rate_per_replica = 0.0;
   int replicas = 0;
   int nodes = 0;
-  int gpus = 0;                       // all GPUs in the bought nodes
-  double utilization = 0.0;           // target / (replicas * max_rate_per_replica)
+  int gpus = 0;              // all GPUs in the bought nodes
+  double utilization = 0.0;  // target / (replicas * max_rate_per_replica)
   MoneyRate gpu_cost_per_hour;
-  MoneyRate storage_cost_per_hour;    // amortised extra DRAM + SSD
-  MoneyRate cost_per_hour;            // the sum
+  MoneyRate storage_cost_per_hour;      // amortised extra DRAM + SSD
+  MoneyRate cost_per_hour;              // the sum
   double usd_per_million_tokens = 0.0;  // at the target load
 };
 
@@ -100,9 +100,9 @@ FleetPlan size_fleet(double target_rate, double max_rate_per_replica, double tok
 
 struct Candidate {
   std::string name;
-  double max_rate_per_replica = 0.0;  // from find_max_rate
-  double tokens_per_request = 0.0;    // input + output tokens per request of the workload
-  FleetCostInputs cost;               // gpu_hour is overridden per tier by the sensitivity analysis
+  double max_rate_per_replica = 0.0;                  // from find_max_rate
+  double tokens_per_request = 0.0;                    // input + output tokens per request of the workload
+  FleetCostInputs cost;                               // gpu_hour is overridden per tier by the sensitivity analysis
   std::map<std::string, MoneyRate> gpu_hour_by_tier;  // "hyperscaler", "neocloud", "rental"
 };
 
@@ -121,14 +121,14 @@ std::vector<RankedPlan> plan_fleets(const std::vector<Candidate>& candidates, do
 
 struct SensitivityCase {
   std::string tier;
-  double load_factor = 1.0;       // target multiplied by this
+  double load_factor = 1.0;  // target multiplied by this
   std::vector<RankedPlan> ranking;
 };
 
 struct SensitivityReport {
   std::vector<SensitivityCase> cases;
-  std::string baseline_winner;    // at (baseline tier, factor 1)
-  bool winner_stable = true;      // the same candidate wins every case
+  std::string baseline_winner;  // at (baseline tier, factor 1)
+  bool winner_stable = true;    // the same candidate wins every case
 };
 
 // Re-ranks the candidates for every (tier, load factor) pair; a tier a candidate has no price for

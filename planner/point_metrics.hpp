@@ -42,22 +42,22 @@ struct FootprintTerm {
 };
 
 struct PointMetrics {
-  int gpus = 0;                      // GPUs per replica (tp x pp x ...)
-  double concurrency = 0.0;          // concurrent requests (closed loop) or NaN for open loop
-  double request_rate = 0.0;         // requests/s offered (open loop) or achieved
-  double throughput_per_gpu = 0.0;   // tok/s/GPU, input + output
+  int gpus = 0;                     // GPUs per replica (tp x pp x ...)
+  double concurrency = 0.0;         // concurrent requests (closed loop) or NaN for open loop
+  double request_rate = 0.0;        // requests/s offered (open loop) or achieved
+  double throughput_per_gpu = 0.0;  // tok/s/GPU, input + output
   double output_throughput_per_gpu = 0.0;
-  double interactivity = 0.0;        // tok/s/user
+  double interactivity = 0.0;  // tok/s/user
   Percentiles ttft_ms;
   Percentiles tpot_ms;
   Percentiles e2e_ms;
-  double gpu_hour_usd = 0.0;         // GPU price alone at the chosen tier
-  double cost_per_gpu_hour_usd = 0.0;  // all-in, see header
-  double power_kw_per_gpu = 0.0;     // all-in; NaN/0 when unknown
-  std::string engram_tier;           // hbm | dram | ssd | none
-  double engram_stall_share = 0.0;   // exposed Engram stall / step time, 0..1
+  double gpu_hour_usd = 0.0;                 // GPU price alone at the chosen tier
+  double cost_per_gpu_hour_usd = 0.0;        // all-in, see header
+  double power_kw_per_gpu = 0.0;             // all-in; NaN/0 when unknown
+  std::string engram_tier;                   // hbm | dram | ssd | none
+  double engram_stall_share = 0.0;           // exposed Engram stall / step time, 0..1
   std::vector<FootprintTerm> hbm_footprint;  // per GPU, in stacking order
-  std::vector<double> ttft_samples_ms;  // for CDFs; may be a quantile summary (see downsample_quantiles)
+  std::vector<double> ttft_samples_ms;       // for CDFs; may be a quantile summary (see downsample_quantiles)
   std::vector<double> tpot_samples_ms;
   nlohmann::json extra = nlohmann::json::object();
 };

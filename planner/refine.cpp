@@ -44,7 +44,8 @@ std::vector<SweepPoint> refinement_points(const ReportData& d, const std::vector
   std::set<std::string> ids;
   for (const auto& c : order) {
     auto& pts = by_config[c];
-    std::stable_sort(pts.begin(), pts.end(), [](const ReportPoint* a, const ReportPoint* b) { return a->concurrency < b->concurrency; });
+    std::stable_sort(pts.begin(), pts.end(),
+                     [](const ReportPoint* a, const ReportPoint* b) { return a->concurrency < b->concurrency; });
     for (std::size_t i = 0; i + 1 < pts.size(); ++i) {
       const double a = pts[i]->metrics.interactivity - target;
       const double b = pts[i + 1]->metrics.interactivity - target;

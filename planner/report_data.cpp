@@ -96,7 +96,8 @@ ReportContext ReportContext::from_json(const nlohmann::json& j) {
   }
   if (auto it = j.find("assumptions"); it != j.end() && it->is_array()) {
     for (const auto& a : *it)
-      c.assumptions.push_back({a.value("figure", ""), a.value("value", ""), a.value("source", ""), a.value("kind", "")});
+      c.assumptions.push_back(
+          {a.value("figure", ""), a.value("value", ""), a.value("source", ""), a.value("kind", "")});
   }
   if (j.contains("notes")) c.notes = j.at("notes").get<std::vector<std::string>>();
   if (auto it = j.find("extra_tables"); it != j.end() && it->is_array()) {
@@ -115,7 +116,8 @@ ReportContext ReportContext::from_json(const nlohmann::json& j) {
     c.validation.serving_throughput = read_opt(*it, "serving_throughput");
   }
   c.tool = j.value("tool", "");
-  if (j.contains("overrides") && j.at("overrides").is_array()) c.overrides = j.at("overrides").get<std::vector<std::string>>();
+  if (j.contains("overrides") && j.at("overrides").is_array())
+    c.overrides = j.at("overrides").get<std::vector<std::string>>();
   return c;
 }
 
@@ -159,8 +161,10 @@ ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines
     p.config = config_label(l.assignments, axes, d.context.curve_axis);
     p.status = l.status;
     p.reason = l.status == PointStatus::error ? l.error : l.reason;
-    if (l.status == PointStatus::ok) p.metrics = metrics_from_json(l.result);
-    else p.metrics = metrics_from_json(nlohmann::json());
+    if (l.status == PointStatus::ok)
+      p.metrics = metrics_from_json(l.result);
+    else
+      p.metrics = metrics_from_json(nlohmann::json());
     p.concurrency = kNaN;
     if (l.assignments.is_object() && l.assignments.contains(d.context.curve_axis) &&
         l.assignments[d.context.curve_axis].is_number()) {
@@ -310,9 +314,13 @@ std::optional<double> config_error(const ReportData& d, const std::string& confi
 
 Table host_memory_table(const ReportData& d) {
   static const std::vector<std::pair<const char*, const char*>> cols = {
-      {"capacity", "capacity"}, {"reserve", "reserve"}, {"pinned_engram", "pinned Engram tables"},
-      {"dram_row_caches", "DRAM row caches"}, {"kv_offload", "KV offload pools"},
-      {"page_cache_used", "Engram pages in page cache"}, {"page_cache_capacity", "page cache may hold"},
+      {"capacity", "capacity"},
+      {"reserve", "reserve"},
+      {"pinned_engram", "pinned Engram tables"},
+      {"dram_row_caches", "DRAM row caches"},
+      {"kv_offload", "KV offload pools"},
+      {"page_cache_used", "Engram pages in page cache"},
+      {"page_cache_capacity", "page cache may hold"},
       {"rest", "rest"}};
   Table t{"host_memory", "Host memory per node (GiB)", {"configuration"}, {}};
   for (const auto& [key, title] : cols) t.columns.push_back(title);
@@ -322,14 +330,17 @@ Table host_memory_table(const ReportData& d) {
   for (const auto& p : d.points) {
     if (p.status != PointStatus::ok || !p.metrics.extra.contains("host_memory_per_node_gib")) continue;
     auto [it, inserted] = pick.emplace(p.config, &p);
-    if (inserted) order.push_back(p.config);
-    else if (target && std::abs(p.metrics.interactivity - *target) < std::abs(it->second->metrics.interactivity - *target))
+    if (inserted)
+      order.push_back(p.config);
+    else if (target &&
+             std::abs(p.metrics.interactivity - *target) < std::abs(it->second->metrics.interactivity - *target))
       it->second = &p;
   }
   for (const auto& c : order) {
     const nlohmann::json& h = pick[c]->metrics.extra.at("host_memory_per_node_gib");
     std::vector<std::string> row = {c};
-    for (const auto& [key, title] : cols) row.push_back(h.contains(key) && h.at(key).is_number() ? fmt(h.at(key).get<double>(), "%.1f") : "");
+    for (const auto& [key, title] : cols)
+      row.push_back(h.contains(key) && h.at(key).is_number() ? fmt(h.at(key).get<double>(), "%.1f") : "");
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -358,8 +369,10 @@ std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivit
     }
     const auto [lo, hi] = r->second;
     const std::string span = "its points span " + fmt(lo, "%.1f") + ".." + fmt(hi, "%.1f") + " tok/s/user";
-    if (hi < interactivity) out.push_back({c, span + ", all below the target (slower per user at every concurrency)"});
-    else if (lo > interactivity) out.push_back({c, span + ", all above the target (a larger concurrency would reach it)"});
+    if (hi < interactivity)
+      out.push_back({c, span + ", all below the target (slower per user at every concurrency)"});
+    else if (lo > interactivity)
+      out.push_back({c, span + ", all above the target (a larger concurrency would reach it)"});
   }
   return out;
 }
@@ -368,8 +381,9 @@ namespace {
 
 // "At X tok/s/user, C serves the most ...": the winner's figures and its margin to the next best.
 std::string winner_text(const Recommendation& r, const std::vector<ConfigComparison>& cmp, double x) {
-  std::string t = "At " + fmt(x) + " tok/s/user, " + r.config + " serves the most tokens per dollar: " +
-                  format_mtok_per_usd(r.tokens_per_dollar / 1e6) + " (" + format_usd_per_mtok(1e6 / r.tokens_per_dollar) + ")";
+  std::string t = "At " + fmt(x) + " tok/s/user, " + r.config +
+                  " serves the most tokens per dollar: " + format_mtok_per_usd(r.tokens_per_dollar / 1e6) + " (" +
+                  format_usd_per_mtok(1e6 / r.tokens_per_dollar) + ")";
   if (cmp.front().throughput_per_gpu) t += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
   if (r.margin) t += ", " + fmt(1.0 + *r.margin, "%.3f") + "x the next best, " + cmp[1].config;
   t += ".";
@@ -384,8 +398,10 @@ std::string winner_text(const Recommendation& r, const std::vector<ConfigCompari
   std::size_t more = 0;
   for (std::size_t i = 2; i < cmp.size(); ++i) {
     if (!cmp[i].ratio_to_best) continue;
-    if (i < 5) others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x";
-    else ++more;
+    if (i < 5)
+      others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x";
+    else
+      ++more;
   }
   if (more > 0) others += "; " + std::to_string(more) + " more in the comparison table";
   if (!others.empty()) t += " The others there, as a share of it: " + others + ".";
@@ -462,11 +478,12 @@ Recommendation recommend(const ReportData& d) {
   r.point_index = best->index;
   r.tokens_per_dollar = best->tokens_per_dollar;
   r.interactivity = best->metrics.interactivity;
-  r.text += "Among points meeting the SLO, " + best->config + " at " + d.context.curve_axis + "=" +
-            fmt(best->concurrency) + " serves the most tokens per dollar: " +
-            format_mtok_per_usd(best->tokens_per_dollar / 1e6) + " (" + format_usd_per_mtok(1e6 / best->tokens_per_dollar) +
-            ", " + format_joules_per_token(cost_metrics_of(best->metrics).joules_per_token) + ") at " + fmt(best->metrics.interactivity) + " tok/s/user and " +
-            fmt(best->metrics.throughput_per_gpu) + " tok/s/GPU.";
+  r.text +=
+      "Among points meeting the SLO, " + best->config + " at " + d.context.curve_axis + "=" + fmt(best->concurrency) +
+      " serves the most tokens per dollar: " + format_mtok_per_usd(best->tokens_per_dollar / 1e6) + " (" +
+      format_usd_per_mtok(1e6 / best->tokens_per_dollar) + ", " +
+      format_joules_per_token(cost_metrics_of(best->metrics).joules_per_token) + ") at " +
+      fmt(best->metrics.interactivity) + " tok/s/user and " + fmt(best->metrics.throughput_per_gpu) + " tok/s/GPU.";
   return r;
 }
 

@@ -42,7 +42,7 @@ struct Slo {
 
 // A table for the report; also written as tables/<name>.csv and tables/<name>.json.
 struct Table {
-  std::string name;   // file stem: [a-z0-9_]+
+  std::string name;  // file stem: [a-z0-9_]+
   std::string title;
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
@@ -60,12 +60,12 @@ struct ValidationErrors {
 
 struct ReportContext {
   std::string title = "engramsim sizing report";
-  std::string question;             // the what-if question, one or two sentences
-  std::string scenario;             // scenario file
+  std::string question;  // the what-if question, one or two sentences
+  std::string scenario;  // scenario file
   std::string model_card;
   std::vector<std::string> presets;  // hardware presets used (GPU, node, prices)
-  std::string calibration_profile;  // empty: datasheet defaults only
-  std::string price_tier;           // hyperscaler | neocloud | rental
+  std::string calibration_profile;   // empty: datasheet defaults only
+  std::string price_tier;            // hyperscaler | neocloud | rental
   std::string curve_axis = "workload.concurrency";
   std::optional<double> target_interactivity;  // tok/s/user at which configurations are compared
   Slo slo;
@@ -73,8 +73,8 @@ struct ReportContext {
   std::vector<std::string> notes;   // free text (e.g. the fleet-sizing summary)
   std::vector<Table> extra_tables;  // e.g. fleet plans from plan_search
   ValidationErrors validation;
-  std::string tool;                     // "engramsim 0.1.0 (commit 1a2b3c4)"; empty: the library's version
-  std::vector<std::string> overrides;   // the command line's --set key=value, as run
+  std::string tool;                    // "engramsim 0.1.0 (commit 1a2b3c4)"; empty: the library's version
+  std::vector<std::string> overrides;  // the command line's --set key=value, as run
 
   nlohmann::json to_json() const;
   static ReportContext from_json(const nlohmann::json& j);
@@ -84,20 +84,20 @@ struct ReportPoint {
   std::size_t index = 0;
   std::string id;
   nlohmann::json assignments;
-  std::string config;            // label of the configuration
-  double concurrency = 0.0;      // the curve axis value (or metrics.concurrency)
+  std::string config;        // label of the configuration
+  double concurrency = 0.0;  // the curve axis value (or metrics.concurrency)
   PointStatus status = PointStatus::ok;
-  std::string reason;            // infeasible reason or error message
-  PointMetrics metrics;          // status ok only
-  double usd_per_gpu_hour = 0.0;  // all-in if given, else the GPU price; NaN when unknown
-  double tokens_per_dollar = 0.0; // NaN when the price is unknown
+  std::string reason;              // infeasible reason or error message
+  PointMetrics metrics;            // status ok only
+  double usd_per_gpu_hour = 0.0;   // all-in if given, else the GPU price; NaN when unknown
+  double tokens_per_dollar = 0.0;  // NaN when the price is unknown
 };
 
 struct ReportData {
   ReportContext context;
-  std::vector<std::string> axes;   // sweep axes in order (from sweep.json; else from the lines)
-  std::size_t total_points = 0;    // in the sweep (sweep.json), >= points.size()
-  std::vector<ReportPoint> points; // ascending index
+  std::vector<std::string> axes;    // sweep axes in order (from sweep.json; else from the lines)
+  std::size_t total_points = 0;     // in the sweep (sweep.json), >= points.size()
+  std::vector<ReportPoint> points;  // ascending index
 };
 
 // Builds ReportData from result lines (any order). Pure.
@@ -129,7 +129,7 @@ struct ConfigComparison {
   std::string config;
   std::optional<double> throughput_per_gpu;  // at the target interactivity (Steffen on its frontier)
   std::optional<double> tokens_per_dollar;
-  std::optional<double> ratio_to_best;       // tokens per dollar / the best configuration's
+  std::optional<double> ratio_to_best;  // tokens per dollar / the best configuration's
 };
 
 // Every configuration at `interactivity`, best tokens per dollar first (unknown values last).
@@ -144,10 +144,10 @@ struct OutOfRange {
 struct Recommendation {
   bool found = false;
   std::string config;
-  std::vector<std::string> tied;            // within the validation error of `config` (best first)
-  std::optional<double> margin;             // best / next best tokens per dollar, minus 1
-  std::optional<double> error_bound;        // the validation error the margin is judged against
-  std::vector<OutOfRange> out_of_range;     // configurations the target's comparison leaves out
+  std::vector<std::string> tied;           // within the validation error of `config` (best first)
+  std::optional<double> margin;            // best / next best tokens per dollar, minus 1
+  std::optional<double> error_bound;       // the validation error the margin is judged against
+  std::vector<OutOfRange> out_of_range;    // configurations the target's comparison leaves out
   std::optional<std::size_t> point_index;  // the chosen point (point-based rule)
   double tokens_per_dollar = 0.0;
   double interactivity = 0.0;

@@ -52,15 +52,19 @@ std::string fetch_text(const std::string& v) {
 
 std::string part_text(Part part, const std::string& key, const std::string& value, bool full_key) {
   switch (part) {
-    case Part::gpu: return gpu_display_name(value);
+    case Part::gpu:
+      return gpu_display_name(value);
     case Part::layout: {
       std::string name = last_component(key);
       for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       return name + value;
     }
-    case Part::tier: return tier_text(value);
-    case Part::fetch: return fetch_text(value);
-    case Part::other: break;
+    case Part::tier:
+      return tier_text(value);
+    case Part::fetch:
+      return fetch_text(value);
+    case Part::other:
+      break;
   }
   return (full_key ? key : last_component(key)) + "=" + value;
 }
@@ -79,7 +83,8 @@ std::vector<std::string> name_axes(const nlohmann::json& assignments, const std:
 }
 
 // The value of the first assignment of `part`, or "".
-std::string part_value(const ReportPoint& p, const std::vector<std::string>& axes, const std::string& curve_axis, Part part) {
+std::string part_value(const ReportPoint& p, const std::vector<std::string>& axes, const std::string& curve_axis,
+                       Part part) {
   std::string out;
   for (const auto& k : name_axes(p.assignments, axes, curve_axis))
     if (part_of(k) == part) out += (out.empty() ? "" : " ") + value_text(p.assignments.at(k));
@@ -128,7 +133,8 @@ std::string human_config_name(const nlohmann::json& assignments, const std::vect
   for (const auto& k : keys) ++short_count[last_component(k)];
   std::string out;
   for (const auto& k : keys) {
-    const std::string text = part_text(part_of(k), k, value_text(assignments.at(k)), short_count[last_component(k)] > 1);
+    const std::string text =
+        part_text(part_of(k), k, value_text(assignments.at(k)), short_count[last_component(k)] > 1);
     out += (out.empty() ? "" : " \u00b7 ") + text;
   }
   return out.empty() ? "base" : out;
@@ -177,7 +183,8 @@ std::map<std::string, SeriesStyle> series_styles(const ReportData& d) {
     if (!gpu.count(p.config)) first.push_back(&p);
     std::string g = part_value(p, d.axes, d.context.curve_axis, Part::gpu);
     if (g.empty() && p.status == PointStatus::ok)
-      if (const auto it = p.metrics.extra.find("gpu"); it != p.metrics.extra.end() && it->is_string()) g = it->get<std::string>();
+      if (const auto it = p.metrics.extra.find("gpu"); it != p.metrics.extra.end() && it->is_string())
+        g = it->get<std::string>();
     if (!gpu.count(p.config) || (gpu[p.config].empty() && !g.empty())) gpu[p.config] = g;
   }
   std::vector<std::string> groups, layouts;

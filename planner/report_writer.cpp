@@ -145,7 +145,8 @@ Chart latency_cdf(const ReportData& d, const Look& look, const std::string& id, 
                 AxisSpec{"Fraction of requests", false, 0.0, 1.0});
   for (auto& s : series) chart.add(std::move(s));
   std::string caption = "Cumulative distribution of " + what + " per configuration, at the point ";
-  caption += d.context.target_interactivity ? "closest to the target interactivity" : "in the middle of its concurrency range";
+  caption +=
+      d.context.target_interactivity ? "closest to the target interactivity" : "in the middle of its concurrency range";
   caption += ". Sampled by the simulator; may be a quantile summary.";
   return {id, what + " CDF", caption, chart.svg()};
 }
@@ -176,9 +177,12 @@ std::string html_escape(const std::string& s) { return xml_escape(s); }
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -206,9 +210,10 @@ std::string uri_escape(const std::string& s) {
 // The table with a CSV download link carrying its data (no file or network needed).
 std::string html_table(const Table& t, const char* cls = "data") {
   std::ostringstream o;
-  o << "<div class=\"table-tools\"><a class=\"csv\" download=\"" << html_escape(t.name) << ".csv\" href=\"data:text/csv;charset=utf-8,"
-    << uri_escape(table_to_csv(t)) << "\">CSV</a></div>";
-  o << "<div class=\"table-wrap\"><table class=\"" << cls << "\" id=\"table-" << html_escape(t.name) << "\"><thead><tr>";
+  o << "<div class=\"table-tools\"><a class=\"csv\" download=\"" << html_escape(t.name)
+    << ".csv\" href=\"data:text/csv;charset=utf-8," << uri_escape(table_to_csv(t)) << "\">CSV</a></div>";
+  o << "<div class=\"table-wrap\"><table class=\"" << cls << "\" id=\"table-" << html_escape(t.name)
+    << "\"><thead><tr>";
   for (const auto& c : t.columns) o << "<th>" << html_escape(c) << "</th>";
   o << "</tr></thead><tbody>";
   for (const auto& r : t.rows) {
@@ -262,9 +267,9 @@ std::string points_summary(const ReportData& d) {
     if (p.status == PointStatus::infeasible) ++inf;
     if (p.status == PointStatus::error) ++err;
   }
-  std::string s = std::to_string(d.points.size()) + " of " + std::to_string(d.total_points) + " points: " +
-                  std::to_string(ok) + " evaluated, " + std::to_string(inf) + " infeasible, " + std::to_string(err) +
-                  " failed";
+  std::string s = std::to_string(d.points.size()) + " of " + std::to_string(d.total_points) +
+                  " points: " + std::to_string(ok) + " evaluated, " + std::to_string(inf) + " infeasible, " +
+                  std::to_string(err) + " failed";
   if (d.points.size() < d.total_points) s += " (the sweep is incomplete)";
   return s;
 }
@@ -295,10 +300,11 @@ std::string point_tip(const ReportData& d, const Look& look, const CurvePoint& c
     if (p.index != c.index) continue;
     const auto cm = cost_metrics_of(p.metrics);
     return look.name(p.config) + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + "\ninteractivity " +
-           fmt(p.metrics.interactivity, "%.1f") + " tok/s/user\nthroughput " + fmt(p.metrics.throughput_per_gpu, "%.0f") +
-           " tok/s/GPU\n" + format_mtok_per_usd(p.tokens_per_dollar / 1e6) + ", " +
-           format_usd_per_mtok(cm.usd_per_m_total_tokens) + "\nTTFT p99 " + fmt(p.metrics.ttft_ms.p99, "%.0f") +
-           " ms, TPOT p99 " + fmt(p.metrics.tpot_ms.p99, "%.1f") + " ms\n" + format_joules_per_token(cm.joules_per_token);
+           fmt(p.metrics.interactivity, "%.1f") + " tok/s/user\nthroughput " +
+           fmt(p.metrics.throughput_per_gpu, "%.0f") + " tok/s/GPU\n" + format_mtok_per_usd(p.tokens_per_dollar / 1e6) +
+           ", " + format_usd_per_mtok(cm.usd_per_m_total_tokens) + "\nTTFT p99 " + fmt(p.metrics.ttft_ms.p99, "%.0f") +
+           " ms, TPOT p99 " + fmt(p.metrics.tpot_ms.p99, "%.1f") + " ms\n" +
+           format_joules_per_token(cm.joules_per_token);
   }
   return c.config;
 }
@@ -332,7 +338,8 @@ std::string interactivity_chart(const ReportData& d, const Look& look, const std
   for (const auto& p : pareto_frontier(pts)) f.points.emplace_back(p.x, p.y);
   if (!f.points.empty()) c.add(std::move(f));
   if (d.context.target_interactivity)
-    c.add_vertical_marker(*d.context.target_interactivity, "target " + fmt(*d.context.target_interactivity) + " tok/s/user");
+    c.add_vertical_marker(*d.context.target_interactivity,
+                          "target " + fmt(*d.context.target_interactivity) + " tok/s/user");
   return c.svg();
 }
 
@@ -375,13 +382,14 @@ std::string verdict_headline(const ReportData& d, const Recommendation& rec, con
     if (!rec.tied.empty()) {
       std::string others;
       for (const auto& c : rec.tied) others += (others.empty() ? "" : ", ") + look.name(c);
-      return "A tie at " + at + ": " + best + " leads " + others + " by " + plain_number(100.0 * rec.margin.value_or(0.0), 2) +
-             " %, inside the \u00b1" + plain_number(100.0 * rec.error_bound.value_or(0.0), 3) +
-             " % validation error (" + best + ": " + money + ").";
+      return "A tie at " + at + ": " + best + " leads " + others + " by " +
+             plain_number(100.0 * rec.margin.value_or(0.0), 2) + " %, inside the \u00b1" +
+             plain_number(100.0 * rec.error_bound.value_or(0.0), 3) + " % validation error (" + best + ": " + money +
+             ").";
     }
     if (rec.margin && cmp.size() > 1)
-      return "Run " + best + ": " + fmt(1.0 + *rec.margin, "%.2f") + "x the tokens per dollar of " + look.name(cmp[1].config) +
-             " at " + at + " (" + money + "); " + trust;
+      return "Run " + best + ": " + fmt(1.0 + *rec.margin, "%.2f") + "x the tokens per dollar of " +
+             look.name(cmp[1].config) + " at " + at + " (" + money + "); " + trust;
     return "Run " + best + ": the only configuration compared at " + at + " (" + money + "); " + trust;
   }
   for (const auto& p : d.points) {
@@ -421,8 +429,8 @@ std::vector<std::pair<std::string, std::string>> as_run_facts(const ReportData& 
           {"Model", or_unknown(c.model_card)},
           {"Hardware (catalog presets)", presets.empty() ? "not recorded" : presets},
           {"Prices", prices},
-          {"Calibration", c.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)"
-                                                        : c.calibration_profile},
+          {"Calibration",
+           c.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : c.calibration_profile},
           {"Validation MAPE", validation.empty() ? "not recorded" : validation}};
 }
 
@@ -459,28 +467,32 @@ document.body.setAttribute('data-checks',JSON.stringify(r));});
 std::vector<Chart> report_charts(const ReportData& d) {
   std::vector<Chart> charts;
   const Look look = look_of(d, recommend(d));
-  const std::string key = "Colour: the GPU (shades of one hue per GPU, each configuration its own); line dash: the "
-                          "parallel layout; marker: the Engram tier (HBM circle, DRAM square, SSD triangle).";
+  const std::string key =
+      "Colour: the GPU (shades of one hue per GPU, each configuration its own); line dash: the "
+      "parallel layout; marker: the Engram tier (HBM circle, DRAM square, SSD triangle).";
   const std::string band = look.error ? " The shaded band is the recommended configuration's curve \u00b1 its "
                                         "validation error (the MAPE of the validation cases on its GPU and engine)."
                                       : "";
   {
     const auto pts = throughput_points(d);
-    charts.push_back({"pareto", "Throughput per GPU vs interactivity",
-                      "Each line is one configuration as concurrency grows (right to left: more users, slower "
-                      "each). The dashed line is the upper-right Pareto frontier across configurations; the dotted "
-                      "vertical line is the target interactivity. Hover a point for its figures; switch the x axis to log "
-                      "to spread the low-interactivity end. " + key + band,
-                      interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
-                                          "Throughput per GPU (tok/s/GPU, input + output)", pts, false),
-                      interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
-                                          "Throughput per GPU (tok/s/GPU, input + output)", pts, true)});
+    charts.push_back(
+        {"pareto", "Throughput per GPU vs interactivity",
+         "Each line is one configuration as concurrency grows (right to left: more users, slower "
+         "each). The dashed line is the upper-right Pareto frontier across configurations; the dotted "
+         "vertical line is the target interactivity. Hover a point for its figures; switch the x axis to log "
+         "to spread the low-interactivity end. " +
+             key + band,
+         interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
+                             "Throughput per GPU (tok/s/GPU, input + output)", pts, false),
+         interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
+                             "Throughput per GPU (tok/s/GPU, input + output)", pts, true)});
   }
   {
     const auto pts = tokens_per_dollar_points(d);
     std::string tier = d.context.price_tier.empty() ? "" : " at the " + d.context.price_tier + " price tier";
     charts.push_back({"tokens_per_dollar", "Tokens per dollar vs interactivity",
-                      "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier + ". " + key + band,
+                      "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier +
+                          ". " + key + band,
                       interactivity_chart(d, look, "tokens_per_dollar", "Tokens per dollar vs interactivity",
                                           "Tokens per dollar (tok/$)", pts, false),
                       interactivity_chart(d, look, "tokens_per_dollar", "Tokens per dollar vs interactivity",
@@ -530,24 +542,52 @@ using NameFn = std::function<std::string(const std::string&)>;
 
 // One row per point: its configuration, status and every headline metric.
 Table points_table(const ReportData& d, const NameFn& name) {
-  Table t{"points", "Every point",
-          {"index", "id", "configuration", d.context.curve_axis, "status", "interactivity (tok/s/user)",
-           "throughput (tok/s/GPU)", "output (tok/s/GPU)", "$/GPU-hour", "$/M tokens", "M tokens/$",
-           "tok/s per all-in MW", "J/token", "TTFT p50 (ms)",
-           "TTFT p99 (ms)", "TPOT p50 (ms)", "TPOT p99 (ms)", "Engram stall (%)", "engram tier", "reason"},
+  Table t{"points",
+          "Every point",
+          {"index",
+           "id",
+           "configuration",
+           d.context.curve_axis,
+           "status",
+           "interactivity (tok/s/user)",
+           "throughput (tok/s/GPU)",
+           "output (tok/s/GPU)",
+           "$/GPU-hour",
+           "$/M tokens",
+           "M tokens/$",
+           "tok/s per all-in MW",
+           "J/token",
+           "TTFT p50 (ms)",
+           "TTFT p99 (ms)",
+           "TPOT p50 (ms)",
+           "TPOT p99 (ms)",
+           "Engram stall (%)",
+           "engram tier",
+           "reason"},
           {}};
   for (const auto& p : d.points) {
     const auto& m = p.metrics;
     const bool ok = p.status == PointStatus::ok;
-    t.rows.push_back({std::to_string(p.index), p.id, name(p.config), fmt(p.concurrency), status_name(p.status),
-                      ok ? fmt(m.interactivity) : "", ok ? fmt(m.throughput_per_gpu) : "",
-                      ok ? fmt(m.output_throughput_per_gpu) : "", ok ? fmt(p.usd_per_gpu_hour) : "",
+    t.rows.push_back({std::to_string(p.index),
+                      p.id,
+                      name(p.config),
+                      fmt(p.concurrency),
+                      status_name(p.status),
+                      ok ? fmt(m.interactivity) : "",
+                      ok ? fmt(m.throughput_per_gpu) : "",
+                      ok ? fmt(m.output_throughput_per_gpu) : "",
+                      ok ? fmt(p.usd_per_gpu_hour) : "",
                       ok ? format_usd_per_mtok(cost_metrics_of(m).usd_per_m_total_tokens) : "",
                       ok ? format_mtok_per_usd(cost_metrics_of(m).m_tokens_per_usd) : "",
                       ok ? format_tokens_per_mw(cost_metrics_of(m).tokens_per_s_per_mw) : "",
-                      ok ? format_joules_per_token(cost_metrics_of(m).joules_per_token) : "", ok ? fmt(m.ttft_ms.p50) : "",
-                      ok ? fmt(m.ttft_ms.p99) : "", ok ? fmt(m.tpot_ms.p50) : "", ok ? fmt(m.tpot_ms.p99) : "",
-                      ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "", m.engram_tier, p.reason});
+                      ok ? format_joules_per_token(cost_metrics_of(m).joules_per_token) : "",
+                      ok ? fmt(m.ttft_ms.p50) : "",
+                      ok ? fmt(m.ttft_ms.p99) : "",
+                      ok ? fmt(m.tpot_ms.p50) : "",
+                      ok ? fmt(m.tpot_ms.p99) : "",
+                      ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "",
+                      m.engram_tier,
+                      p.reason});
   }
   return t;
 }
@@ -555,14 +595,18 @@ Table points_table(const ReportData& d, const NameFn& name) {
 // The two Pareto frontiers: throughput per GPU, and tokens per dollar (written as M tokens/$ and
 // $/M tokens: they run to tens of millions).
 void add_frontier_tables(const ReportData& d, const NameFn& name, std::vector<Table>& ts) {
-  ts.push_back(Table{"frontier_throughput", "Pareto frontier: throughput per GPU",
-                     {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis, "index"},
-                     {}});
+  ts.push_back(
+      Table{"frontier_throughput",
+            "Pareto frontier: throughput per GPU",
+            {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis, "index"},
+            {}});
   for (const auto& p : pareto_frontier(throughput_points(d)))
     ts.back().rows.push_back({fmt(p.x), fmt(p.y), name(p.config), fmt(p.concurrency), std::to_string(p.index)});
-  ts.push_back(Table{"frontier_tokens_per_dollar", "Pareto frontier: tokens per dollar",
-                     {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis, "index"},
-                     {}});
+  ts.push_back(
+      Table{"frontier_tokens_per_dollar",
+            "Pareto frontier: tokens per dollar",
+            {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis, "index"},
+            {}});
   for (const auto& p : pareto_frontier(tokens_per_dollar_points(d)))
     ts.back().rows.push_back({fmt(p.x), fmt(p.y / 1e6, "%.4g"), fmt(1e6 / p.y, "%.4g"), name(p.config),
                               fmt(p.concurrency), std::to_string(p.index)});
@@ -570,7 +614,8 @@ void add_frontier_tables(const ReportData& d, const NameFn& name, std::vector<Ta
 
 // The configurations side by side at the target interactivity (Steffen interpolation).
 Table comparison_table(const ReportData& d, const NameFn& name, double target) {
-  Table t{"comparison", "Configurations at " + fmt(target) + " tok/s/user (Steffen interpolation)",
+  Table t{"comparison",
+          "Configurations at " + fmt(target) + " tok/s/user (Steffen interpolation)",
           {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "sweep label"},
           {}};
   for (const auto& c : compare_at(d, target)) {
@@ -670,7 +715,8 @@ namespace {
 void html_first_screen(std::ostringstream& o, const ReportData& d, const Recommendation& rec, const Look& look) {
   const auto& ctx = d.context;
   o << "<header><h1 id=\"title\">" << html_escape(ctx.title);
-  if (!ctx.overrides.empty()) o << " <span class=\"as-run-title\">" << html_escape(title_as_run(ctx).substr(ctx.title.size() + 1)) << "</span>";
+  if (!ctx.overrides.empty())
+    o << " <span class=\"as-run-title\">" << html_escape(title_as_run(ctx).substr(ctx.title.size() + 1)) << "</span>";
   o << "</h1><p class=\"meta\">" << html_escape(ctx.tool.empty() ? "engramsim " + engramsim_version() : ctx.tool)
     << (ctx.scenario.empty() ? "" : " &middot; scenario " + html_escape(ctx.scenario)) << " &middot; "
     << html_escape(points_summary(d)) << "</p></header>\n";
@@ -680,14 +726,18 @@ void html_first_screen(std::ostringstream& o, const ReportData& d, const Recomme
   o << "<section id=\"question\"><h2>Question</h2><p class=\"question\">"
     << html_escape(ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question) << "</p>";
   if (!ctx.overrides.empty()) {
-    o << "<p class=\"overrides\" id=\"overrides\">Run with overrides of the scenario file (its title and question above "
+    o << "<p class=\"overrides\" id=\"overrides\">Run with overrides of the scenario file (its title and question "
+         "above "
          "are as written there; the figures are the run's): ";
-    for (std::size_t i = 0; i < ctx.overrides.size(); ++i) o << (i ? ", " : "") << "<code>" << html_escape(ctx.overrides[i]) << "</code>";
+    for (std::size_t i = 0; i < ctx.overrides.size(); ++i)
+      o << (i ? ", " : "") << "<code>" << html_escape(ctx.overrides[i]) << "</code>";
     o << ".</p>";
   }
-  o << "<p>SLO: " << html_escape(slo_text(ctx.slo)) << (ctx.target_interactivity ? "; compared at " + html_escape(fmt(*ctx.target_interactivity)) + " tok/s/user" : "")
+  o << "<p>SLO: " << html_escape(slo_text(ctx.slo))
+    << (ctx.target_interactivity ? "; compared at " + html_escape(fmt(*ctx.target_interactivity)) + " tok/s/user" : "")
     << ".</p><table class=\"facts\" id=\"as-run\"><tbody>";
-  for (const auto& [k, v] : as_run_facts(d)) o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
+  for (const auto& [k, v] : as_run_facts(d))
+    o << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>";
   o << "</tbody></table></section>\n";
 }
 
@@ -700,10 +750,12 @@ namespace {
 void html_recommendation(std::ostringstream& o, const ReportData& d, const std::vector<Table>& tables,
                          const Recommendation& rec, const Look& look) {
   o << "<section id=\"recommendation\"><h2>Recommendation</h2>";
-  if (const Table* t = find_table(tables, "comparison")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  if (const Table* t = find_table(tables, "comparison"))
+    o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   if (!rec.out_of_range.empty()) {
     o << "<h3>Not compared at the target</h3><ul id=\"out-of-range\">";
-    for (const auto& r : rec.out_of_range) o << "<li>" << html_escape(look.name(r.config)) << ": " << html_escape(r.why) << "</li>";
+    for (const auto& r : rec.out_of_range)
+      o << "<li>" << html_escape(look.name(r.config)) << ": " << html_escape(r.why) << "</li>";
     o << "</ul>";
   }
   for (const auto& n : d.context.notes) o << "<p>" << html_escape(with_display_names(n, look.names)) << "</p>";
@@ -718,7 +770,8 @@ void html_figure(std::ostringstream& o, const std::vector<Chart>& charts, const 
     if (c.id != id) continue;
     o << "<figure id=\"chart-" << c.id << "\">";
     if (!c.svg_log.empty())
-      o << "<div class=\"axis-toggle\">Interactivity axis: <button type=\"button\" onclick=\"axis(this,'lin')\">linear</button>"
+      o << "<div class=\"axis-toggle\">Interactivity axis: <button type=\"button\" "
+           "onclick=\"axis(this,'lin')\">linear</button>"
            "<button type=\"button\" onclick=\"axis(this,'log')\">log</button></div><div class=\"lin\">"
         << c.svg << "</div><div class=\"log\" style=\"display:none\">" << c.svg_log << "</div>";
     else
@@ -732,10 +785,12 @@ void html_chart_sections(std::ostringstream& o, const ReportData& d, const std::
                          const std::vector<Table>& tables) {
   o << "<section id=\"pareto\"><h2>Throughput per GPU vs interactivity</h2>";
   html_figure(o, charts, "pareto");
-  if (const Table* t = find_table(tables, "frontier_throughput")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  if (const Table* t = find_table(tables, "frontier_throughput"))
+    o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"tokens-per-dollar\"><h2>Tokens per dollar</h2>";
   html_figure(o, charts, "tokens_per_dollar");
-  if (const Table* t = find_table(tables, "frontier_tokens_per_dollar")) o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  if (const Table* t = find_table(tables, "frontier_tokens_per_dollar"))
+    o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"footprint\"><h2>HBM footprint</h2>";
   html_figure(o, charts, "hbm_footprint");
   if (const Table* t = find_table(tables, "footprint")) o << html_table(*t);
@@ -758,7 +813,8 @@ void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vec
     << "<li>Model card: " << html_escape(or_unknown(ctx.model_card)) << "</li>"
     << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : presets) << "</li>"
     << "<li>Calibration profile: "
-    << html_escape(ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : ctx.calibration_profile)
+    << html_escape(ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)"
+                                                   : ctx.calibration_profile)
     << "</li><li>Price tier: " << html_escape(or_unknown(ctx.price_tier)) << "</li>"
     << "<li>Curve axis: " << html_escape(ctx.curve_axis) << "</li></ul>";
   const Table* t = find_table(tables, "assumptions");
@@ -808,7 +864,8 @@ std::string render_markdown(const ReportData& d) {
   o << "engramsim " << engramsim_version() << (ctx.scenario.empty() ? "" : ", scenario `" + ctx.scenario + "`") << "; "
     << points_summary(d) << ".\n\n";
   o << "**" << verdict_headline(d, rec, look) << "**\n\n";
-  o << "## Question\n\n" << (ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question)
+  o << "## Question\n\n"
+    << (ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question)
     << "\n\nSLO: " << slo_text(ctx.slo)
     << (ctx.target_interactivity ? "; compared at " + fmt(*ctx.target_interactivity) + " tok/s/user" : "") << ".\n\n";
   Table facts{"as_run", "As run", {"", ""}, {}};

@@ -20,7 +20,7 @@
 namespace engramsim::planner {
 
 struct Chart {
-  std::string id;     // file stem and data-chart attribute
+  std::string id;  // file stem and data-chart attribute
   std::string title;
   std::string caption;
   std::string svg;

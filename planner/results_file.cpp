@@ -49,9 +49,12 @@ void fsync_dir(const fs::path& dir) {
 
 const char* to_string(PointStatus s) {
   switch (s) {
-    case PointStatus::ok: return "ok";
-    case PointStatus::infeasible: return "infeasible";
-    case PointStatus::error: return "error";
+    case PointStatus::ok:
+      return "ok";
+    case PointStatus::infeasible:
+      return "infeasible";
+    case PointStatus::error:
+      return "error";
   }
   return "error";
 }
@@ -63,9 +66,15 @@ nlohmann::json ResultLine::to_json() const {
   j["assignments"] = assignments;
   j["status"] = to_string(status);
   switch (status) {
-    case PointStatus::ok: j["result"] = result; break;
-    case PointStatus::infeasible: j["reason"] = reason; break;
-    case PointStatus::error: j["error"] = error; break;
+    case PointStatus::ok:
+      j["result"] = result;
+      break;
+    case PointStatus::infeasible:
+      j["reason"] = reason;
+      break;
+    case PointStatus::error:
+      j["error"] = error;
+      break;
   }
   return j;
 }
@@ -124,8 +133,9 @@ ReadResults read_results_file(const fs::path& file) {
         out.torn_tail = true;
         break;
       }
-      throw ConfigError({file.string(), static_cast<int>(line_no), 0}, "",
-                        std::string("not a result line (") + e.what() + "); only the last line of a results file may be damaged");
+      throw ConfigError(
+          {file.string(), static_cast<int>(line_no), 0}, "",
+          std::string("not a result line (") + e.what() + "); only the last line of a results file may be damaged");
     }
     pos = nl + 1;
     out.valid_bytes = pos;
@@ -134,7 +144,8 @@ ReadResults read_results_file(const fs::path& file) {
 }
 
 std::vector<ResultLine> canonicalize(std::vector<ResultLine> lines) {
-  std::stable_sort(lines.begin(), lines.end(), [](const ResultLine& a, const ResultLine& b) { return a.index < b.index; });
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const ResultLine& a, const ResultLine& b) { return a.index < b.index; });
   std::vector<ResultLine> out;
   out.reserve(lines.size());
   for (auto& l : lines) {

@@ -50,9 +50,9 @@ struct ResultLine {
 };
 
 struct ReadResults {
-  std::vector<ResultLine> lines;      // in file order
-  std::size_t valid_bytes = 0;        // length of the prefix made of complete, valid lines
-  bool torn_tail = false;             // a partial or unparsable last line was ignored
+  std::vector<ResultLine> lines;  // in file order
+  std::size_t valid_bytes = 0;    // length of the prefix made of complete, valid lines
+  bool torn_tail = false;         // a partial or unparsable last line was ignored
 };
 
 // The largest results file read back (a sweep at its point limit writes well under this).
@@ -76,8 +76,7 @@ struct MergeReport {
 
 // Merges shard (or any) result files into `output` in canonical form. With expected_points, lists
 // the indices still missing (the merge is still written, so partial progress can be inspected).
-MergeReport merge_result_files(const std::vector<std::filesystem::path>& inputs,
-                               const std::filesystem::path& output,
+MergeReport merge_result_files(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output,
                                std::optional<std::size_t> expected_points = std::nullopt);
 
 // File names inside a sweep output folder.

@@ -40,7 +40,8 @@ bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v > 0.0)
 
 // Ticks and the domain they span for one axis over the data values.
 std::vector<double> axis_ticks(const AxisSpec& a, std::vector<double> values, double& lo, double& hi) {
-  values.erase(std::remove_if(values.begin(), values.end(), [&](double v) { return !drawable(v, a.log); }), values.end());
+  values.erase(std::remove_if(values.begin(), values.end(), [&](double v) { return !drawable(v, a.log); }),
+               values.end());
   if (values.empty()) values = a.log ? std::vector<double>{1.0, 10.0} : std::vector<double>{0.0, 1.0};
   lo = a.min.value_or(*std::min_element(values.begin(), values.end()));
   hi = a.max.value_or(*std::max_element(values.begin(), values.end()));
@@ -92,9 +93,9 @@ int legend_rows(const std::vector<std::string>& names) {
 struct LegendEntry {
   std::string name;
   std::string color;
-  std::string dash;                          // stroke-dasharray of the sample line; empty: solid
-  std::optional<MarkerShape> marker;         // drawn on the sample line
-  bool band = false;                         // a shaded swatch instead of a line
+  std::string dash;                   // stroke-dasharray of the sample line; empty: solid
+  std::optional<MarkerShape> marker;  // drawn on the sample line
+  bool band = false;                  // a shaded swatch instead of a line
 };
 
 // One marker of the given shape centred at (x, y), opened: the caller closes it (</circle> etc.).
@@ -109,8 +110,8 @@ std::string marker_open(MarkerShape m, double x, double y, const std::string& co
       o << "<rect" << c << " x=\"" << num(x - 3.6) << "\" y=\"" << num(y - 3.6) << "\" width=\"7.2\" height=\"7.2\">";
       break;
     case MarkerShape::triangle:
-      o << "<polygon" << c << " points=\"" << num(x) << "," << num(y - 4.8) << " " << num(x - 4.6) << "," << num(y + 3.4)
-        << " " << num(x + 4.6) << "," << num(y + 3.4) << "\">";
+      o << "<polygon" << c << " points=\"" << num(x) << "," << num(y - 4.8) << " " << num(x - 4.6) << ","
+        << num(y + 3.4) << " " << num(x + 4.6) << "," << num(y + 3.4) << "\">";
       break;
     case MarkerShape::diamond:
       o << "<polygon" << c << " points=\"" << num(x) << "," << num(y - 5) << " " << num(x + 5) << "," << num(y) << " "
@@ -178,8 +179,9 @@ void legend(std::ostringstream& o, int x, int y, const std::vector<LegendEntry>&
       o << "<rect x=\"" << x << "\" y=\"" << yy - 5 << "\" width=\"22\" height=\"10\" fill=\"" << e.color
         << "\" fill-opacity=\"0.22\"/>";
     } else {
-      o << "<line x1=\"" << x << "\" y1=\"" << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\"" << e.color
-        << "\" stroke-width=\"2.5\"" << (e.dash.empty() ? "" : " stroke-dasharray=\"" + e.dash + "\"") << "/>";
+      o << "<line x1=\"" << x << "\" y1=\"" << yy << "\" x2=\"" << x + 22 << "\" y2=\"" << yy << "\" stroke=\""
+        << e.color << "\" stroke-width=\"2.5\"" << (e.dash.empty() ? "" : " stroke-dasharray=\"" + e.dash + "\"")
+        << "/>";
       if (e.marker) o << marker_open(*e.marker, x + 11, yy, e.color, "legend-marker") << marker_close(*e.marker);
     }
     for (const auto& line : legend_lines(e.name)) {
@@ -233,12 +235,23 @@ std::string xml_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -357,25 +370,31 @@ std::string XYChart::svg(int width, int height) const {
   svg_open(o, id_, title_, width, height);
   // Grid and tick labels.
   o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
-  for (double t : xt) o << "<line x1=\"" << num(sx(t)) << "\" y1=\"" << kTop << "\" x2=\"" << num(sx(t)) << "\" y2=\"" << plot_bottom << "\"/>";
-  for (double t : yt) o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t)) << "\"/>";
+  for (double t : xt)
+    o << "<line x1=\"" << num(sx(t)) << "\" y1=\"" << kTop << "\" x2=\"" << num(sx(t)) << "\" y2=\"" << plot_bottom
+      << "\"/>";
+  for (double t : yt)
+    o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t))
+      << "\"/>";
   o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
   for (double t : xt)
-    o << "<text x=\"" << num(sx(t)) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\">" << format_tick(t) << "</text>";
+    o << "<text x=\"" << num(sx(t)) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\">" << format_tick(t)
+      << "</text>";
   for (double t : yt)
-    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t) << "</text>";
+    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t)
+      << "</text>";
   o << "</g>";
   // Axes and their labels.
-  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom << "\" x2=\""
-    << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop << "\" x2=\"" << kLeft
-    << "\" y2=\"" << plot_bottom << "\"/></g>";
+  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom
+    << "\" x2=\"" << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop
+    << "\" x2=\"" << kLeft << "\" y2=\"" << plot_bottom << "\"/></g>";
   o << "<text class=\"axis-label\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << height - 14
-    << "\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(x_.label + (x_.log ? " (log scale)" : ""))
-    << "</text>";
+    << "\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">"
+    << xml_escape(x_.label + (x_.log ? " (log scale)" : "")) << "</text>";
   const int ymid = (kTop + plot_bottom) / 2;
   o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
-    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_.label + (y_.log ? " (log scale)" : ""))
-    << "</text>";
+    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">"
+    << xml_escape(y_.label + (y_.log ? " (log scale)" : "")) << "</text>";
   // Data.
   if (xs.empty()) {
     o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << ymid
@@ -410,7 +429,9 @@ void StackedBarChart::add_bar(std::string category, std::vector<BarSegment> segm
   bars_.emplace_back(std::move(category), std::move(segments));
 }
 
-void StackedBarChart::add_reference(double value, std::string label) { references_.emplace_back(value, std::move(label)); }
+void StackedBarChart::add_reference(double value, std::string label) {
+  references_.emplace_back(value, std::move(label));
+}
 
 namespace {
 
@@ -450,7 +471,8 @@ std::pair<bool, int> label_layout(const Bars& bars) {
     rotate = rotate || cat.size() * 7 > 600 / std::max<std::size_t>(1, bars.size());
     longest = std::max(longest, cat.size());
   }
-  const int bottom = rotate ? kBottom + static_cast<int>(std::lround(static_cast<double>(longest) * 6.0 * 0.574)) : kBottom;
+  const int bottom =
+      rotate ? kBottom + static_cast<int>(std::lround(static_cast<double>(longest) * 6.0 * 0.574)) : kBottom;
   return {rotate, bottom};
 }
 
@@ -458,14 +480,17 @@ std::pair<bool, int> label_layout(const Bars& bars) {
 void draw_value_axis(std::ostringstream& o, const std::vector<double>& ticks, const Scale& sy, int plot_right,
                      int plot_bottom, const std::string& y_label) {
   o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
-  for (double t : ticks) o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t)) << "\"/>";
+  for (double t : ticks)
+    o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t))
+      << "\"/>";
   o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
   for (double t : ticks)
-    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t) << "</text>";
+    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t)
+      << "</text>";
   o << "</g>";
-  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom << "\" x2=\""
-    << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop << "\" x2=\"" << kLeft
-    << "\" y2=\"" << plot_bottom << "\"/></g>";
+  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom
+    << "\" x2=\"" << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop
+    << "\" x2=\"" << kLeft << "\" y2=\"" << plot_bottom << "\"/></g>";
   const int ymid = (kTop + plot_bottom) / 2;
   o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
     << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_label) << "</text>";
@@ -481,14 +506,15 @@ void draw_bar(std::ostringstream& o, const std::string& cat, const std::vector<B
     const double y_top = sy(base + s.value);
     const double y_bot = sy(base);
     o << "<rect class=\"bar\" x=\"" << num(cx - bw / 2) << "\" y=\"" << num(y_top) << "\" width=\"" << num(bw)
-      << "\" height=\"" << num(y_bot - y_top) << "\" fill=\"" << palette_color(legend.color_of.at(s.name)) << "\"><title>"
-      << xml_escape(cat + ": " + s.name + " " + format_tick(s.value)) << "</title></rect>";
+      << "\" height=\"" << num(y_bot - y_top) << "\" fill=\"" << palette_color(legend.color_of.at(s.name))
+      << "\"><title>" << xml_escape(cat + ": " + s.name + " " + format_tick(s.value)) << "</title></rect>";
     base += s.value;
   }
   o << "</g>";
   if (rotate) {
     o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 14 << "\" transform=\"rotate(-35 " << num(cx) << " "
-      << plot_bottom + 14 << ")\" text-anchor=\"end\" font-size=\"11\" " << kFont << ">" << xml_escape(cat) << "</text>";
+      << plot_bottom + 14 << ")\" text-anchor=\"end\" font-size=\"11\" " << kFont << ">" << xml_escape(cat)
+      << "</text>";
   } else {
     o << "<text x=\"" << num(cx) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\" font-size=\"11\" "
       << kFont << ">" << xml_escape(cat) << "</text>";
@@ -523,8 +549,8 @@ std::string StackedBarChart::svg(int width, int height) const {
              rotate, plot_bottom);
   for (const auto& [v, label] : references_) {
     if (!std::isfinite(v)) continue;
-    o << "<line class=\"reference\" x1=\"" << kLeft << "\" y1=\"" << num(sy(v)) << "\" x2=\"" << plot_right << "\" y2=\""
-      << num(sy(v)) << "\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>";
+    o << "<line class=\"reference\" x1=\"" << kLeft << "\" y1=\"" << num(sy(v)) << "\" x2=\"" << plot_right
+      << "\" y2=\"" << num(sy(v)) << "\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>";
   }
   legend(o, plot_right + 16, kTop + 8, legend_data.entries);
   o << "</svg>";

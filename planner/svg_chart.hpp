@@ -28,10 +28,10 @@ struct Series {
   std::vector<std::pair<double, double>> points;  // drawn in the given order
   bool line = true;
   bool markers = true;
-  bool dashed = false;  // the "6 3" dash, unless `dash` names another
-  std::string color;  // empty: the next palette colour
+  bool dashed = false;            // the "6 3" dash, unless `dash` names another
+  std::string color;              // empty: the next palette colour
   std::vector<std::string> tips;  // hover text per point (every figure of it); empty: the coordinates
-  std::string dash;   // stroke-dasharray of the line, e.g. "2 3"; empty: solid (or "6 3" when dashed)
+  std::string dash;               // stroke-dasharray of the line, e.g. "2 3"; empty: solid (or "6 3" when dashed)
   MarkerShape marker = MarkerShape::circle;
 };
 

@@ -215,13 +215,16 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
   const auto existing = read_manifest(o.out_dir);
   const bool has_lines = fs::exists(run.path) && fs::file_size(run.path) > 0;
   if (has_lines && !o.resume) {
-    throw ConfigError({"--out", 0, 0}, "", run.path.string() + " already holds results; pass --resume to continue that sweep, "
-                                           "or choose another output folder");
+    throw ConfigError({"--out", 0, 0}, "",
+                      run.path.string() +
+                          " already holds results; pass --resume to continue that sweep, "
+                          "or choose another output folder");
   }
   if (o.resume && existing && !(*existing == mine)) {
     throw ConfigError({"--resume", 0, 0}, "",
                       (o.out_dir / "sweep.json").string() +
-                          " describes a different sweep (its points, axes, scenario, evaluation settings or calibration profiles differ); "
+                          " describes a different sweep (its points, axes, scenario, evaluation settings or "
+                          "calibration profiles differ); "
                           "resume needs the same scenario and sweep");
   }
   if (!existing || !(*existing == mine)) write_manifest(o.out_dir, mine);
@@ -237,7 +240,8 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
                               ") is not in this sweep; the file belongs to a different sweep");
       }
       if (!shard.owns(l.index)) {
-        throw ConfigError({run.path.string(), 0, 0}, "", "point " + std::to_string(l.index) + " belongs to another shard");
+        throw ConfigError({run.path.string(), 0, 0}, "",
+                          "point " + std::to_string(l.index) + " belongs to another shard");
       }
       if (run.finished[l.index] == '0') ++run.already_done;
       run.finished[l.index] = '1';
@@ -248,9 +252,7 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
   return run;
 }
 
-void finalize_file(const fs::path& path) {
-  write_canonical_file(path, canonicalize(read_results_file(path).lines));
-}
+void finalize_file(const fs::path& path) { write_canonical_file(path, canonicalize(read_results_file(path).lines)); }
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -275,9 +277,9 @@ SweepRunSummary run_local(const std::vector<SweepPoint>& points, const EvaluateF
     ++s.owned_points;
     if (run.finished[i] == '0') todo.push_back(i);
   }
-  Progress progress(progress_out(o), resolve_mode(o), todo.size(),
-                    o.shard.count > 1 ? "shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count)
-                                      : "sweep");
+  Progress progress(
+      progress_out(o), resolve_mode(o), todo.size(),
+      o.shard.count > 1 ? "shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) : "sweep");
   LineQueue q;
   {
     WorkerPool pool(points, todo, evaluate, o.prune, o.jobs, q);
@@ -321,7 +323,8 @@ std::string broadcast_finished(const MpiSession& mpi, const std::vector<SweepPoi
     }
   }
   mpi.broadcast(status);
-  if (status.empty() || status[0] != 'O') throw std::runtime_error(status.empty() ? "MPI broadcast failed" : status.substr(1));
+  if (status.empty() || status[0] != 'O')
+    throw std::runtime_error(status.empty() ? "MPI broadcast failed" : status.substr(1));
   return status.substr(1);
 }
 
@@ -449,7 +452,8 @@ SweepRunSummary run_sweep(const std::vector<SweepPoint>& points, const EvaluateF
                           const SweepRunOptions& options) {
   if (!evaluate) throw std::invalid_argument("run_sweep: no evaluate function");
   for (std::size_t i = 0; i < points.size(); ++i)
-    if (points[i].index != i) throw std::invalid_argument("run_sweep: points must be the whole expanded sweep, in order");
+    if (points[i].index != i)
+      throw std::invalid_argument("run_sweep: points must be the whole expanded sweep, in order");
   if (options.shard.count < 1 || options.shard.index < 0 || options.shard.index >= options.shard.count)
     throw std::invalid_argument("run_sweep: bad shard");
   if (options.mpi != nullptr && options.mpi->size() > 1) return run_mpi(points, evaluate, options);

@@ -57,7 +57,9 @@ struct ShardSpec {
   int count = 1;
   // "i/N" with 0 <= i < N; throws ConfigError (field "--shard") otherwise.
   static ShardSpec parse(const std::string& text);
-  bool owns(std::size_t point_index) const { return point_index % static_cast<std::size_t>(count) == static_cast<std::size_t>(index); }
+  bool owns(std::size_t point_index) const {
+    return point_index % static_cast<std::size_t>(count) == static_cast<std::size_t>(index);
+  }
 };
 
 struct SweepRunOptions {
@@ -67,20 +69,20 @@ struct SweepRunOptions {
   ShardSpec shard;
   ProgressMode progress = ProgressMode::automatic;  // automatic: bar on a terminal, lines otherwise
   std::ostream* progress_stream = nullptr;          // nullptr = std::cerr
-  bool durable = true;       // fdatasync after every batch of lines (off only for benchmarks)
+  bool durable = true;                              // fdatasync after every batch of lines (off only for benchmarks)
   PruneFn prune;
-  std::string fingerprint;   // stored in sweep.json and checked on resume
+  std::string fingerprint;          // stored in sweep.json and checked on resume
   const MpiSession* mpi = nullptr;  // distribute across ranks when non-null with size > 1
 };
 
 struct SweepRunSummary {
-  std::size_t total_points = 0;    // in the whole sweep
-  std::size_t owned_points = 0;    // this shard's / the job's share (all ranks for MPI rank 0)
-  std::size_t already_done = 0;    // found in the file on resume
-  std::size_t evaluated = 0;       // run now, by this process (MPI rank 0: by all ranks)
-  std::size_t infeasible = 0;      // among evaluated
-  std::size_t errors = 0;          // among evaluated
-  bool complete = false;           // every owned point has a line; the file is canonical
+  std::size_t total_points = 0;  // in the whole sweep
+  std::size_t owned_points = 0;  // this shard's / the job's share (all ranks for MPI rank 0)
+  std::size_t already_done = 0;  // found in the file on resume
+  std::size_t evaluated = 0;     // run now, by this process (MPI rank 0: by all ranks)
+  std::size_t infeasible = 0;    // among evaluated
+  std::size_t errors = 0;        // among evaluated
+  bool complete = false;         // every owned point has a line; the file is canonical
   std::filesystem::path results_file;
   double wall_seconds = 0.0;
 };

@@ -111,8 +111,8 @@ SweepSpec SweepSpec::parse(const ConfigNode& sweep) {
         check_unique(dim.axes.back(), z.child("key"));
         if (dim.axes.back().values.size() != dim.axes.front().values.size()) {
           z.fail("zipped axes must have equal lengths: \"" + dim.axes.back().key + "\" has " +
-                 std::to_string(dim.axes.back().values.size()) + " values, \"" + dim.axes.front().key +
-                 "\" has " + std::to_string(dim.axes.front().values.size()));
+                 std::to_string(dim.axes.back().values.size()) + " values, \"" + dim.axes.front().key + "\" has " +
+                 std::to_string(dim.axes.front().values.size()));
         }
       }
       if (dim.axes.empty()) zip.fail("zip is empty");

@@ -67,7 +67,7 @@ struct Assignment {
 
 struct SweepPoint {
   std::size_t index = 0;
-  std::string id;  // 16 lowercase hex digits
+  std::string id;                       // 16 lowercase hex digits
   std::vector<Assignment> assignments;  // in axis order
 
   // {"key": value, ...}: scalars typed as JSON numbers/bools/null/strings (quoted YAML stays a string).

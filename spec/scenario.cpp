@@ -71,14 +71,14 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const No
     if (model == "text") out.in_run.access_model = AccessModel::text;
     a->finish();
   }
-  out.fetch.dram_path = e.one_of_or("fetch", {"zero_copy", "staged"}, "zero_copy") == "staged" ? DramPath::staged
-                                                                                                : DramPath::zero_copy;
+  out.fetch.dram_path =
+      e.one_of_or("fetch", {"zero_copy", "staged"}, "zero_copy") == "staged" ? DramPath::staged : DramPath::zero_copy;
   out.fetch.dedup = e.boolean_or("dedup", true);
   std::string hbm_policy = to_string(out.in_run.hbm_policy);
   std::string dram_policy = to_string(out.in_run.dram_policy);
   out.fetch.hbm_hot_cache = parse_cache_size(e, "hbm_cache", Bytes(0.0), hbm_policy, {"lfu", "lru", "static"});
   out.fetch.dram_cache = parse_cache_size(e, "dram_cache", Bytes(0.0), dram_policy, {"lru", "lfu"});
-  out.in_run.hbm_policy = *hot_row_policy_from(hbm_policy);     // one of the names allowed above
+  out.in_run.hbm_policy = *hot_row_policy_from(hbm_policy);  // one of the names allowed above
   out.in_run.dram_policy = *row_cache_policy_from(dram_policy);
   if (out.fetch.hbm_hot_cache.value() < 0) e.fail_key("hbm_cache", "must be >= 0");
   if (out.fetch.dram_cache.value() < 0) e.fail_key("dram_cache", "must be >= 0");
@@ -97,15 +97,16 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const No
   if (e.has("ssd_path")) {
     const bool pc = e.one_of("ssd_path", {"direct", "page_cache"}) == "page_cache";
     if (pc && host.engram_ssd_path != SsdPath::page_cache)
-      e.fail_key("ssd_path", "engine preset '" + host.engine + "' has no page_cache terms (engram_ssd_path: page_cache)");
+      e.fail_key("ssd_path",
+                 "engine preset '" + host.engine + "' has no page_cache terms (engram_ssd_path: page_cache)");
     host.engram_ssd_path = pc ? SsdPath::page_cache : SsdPath::direct;
   }
   if (out.tier == EngramTier::ssd && host.engram_ssd_path == SsdPath::page_cache) {
     if (out.fetch.dram_cache.value() > 0.0)
-      e.fail_key("dram_cache", "engine '" + host.engine + "' reads SSD through the OS page cache, sized from host RAM; "
-                 "a DRAM row cache needs ssd_path: direct");
-    if (out.in_run.enabled)
-      e.fail_key("in_run", "the in-run tier models direct reads; set ssd_path: direct");
+      e.fail_key("dram_cache", "engine '" + host.engine +
+                                   "' reads SSD through the OS page cache, sized from host RAM; "
+                                   "a DRAM row cache needs ssd_path: direct");
+    if (out.in_run.enabled) e.fail_key("in_run", "the in-run tier models direct reads; set ssd_path: direct");
   }
   e.finish();
   return out;
@@ -143,8 +144,10 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
   ScenarioDeployment out;
   const bool has_nodes = d.has("nodes"), has_replicas = d.has("replicas");
   if (has_nodes == has_replicas) d.fail("give exactly one of nodes (whole nodes) or replicas");
-  if (has_nodes) out.nodes = static_cast<int>(d.integer("nodes", 1, 1 << 20));
-  else out.replicas = static_cast<int>(d.integer("replicas", 1, 1 << 20));
+  if (has_nodes)
+    out.nodes = static_cast<int>(d.integer("nodes", 1, 1 << 20));
+  else
+    out.replicas = static_cast<int>(d.integer("replicas", 1, 1 << 20));
   out.tp = static_cast<int>(d.integer_or("tp", 1, 1, 4096));
   out.ep = static_cast<int>(d.integer_or("ep", 0, 0, 4096));
   if (out.ep > 0 && out.tp % out.ep != 0)
@@ -156,8 +159,8 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
       d.fail_key("tp", "a replica of " + std::to_string(out.tp) + " GPUs must span whole " + std::to_string(g) +
                            "-GPU nodes of " + node.name + " when the deployment is given in nodes");
     if (out.tp > g && (out.nodes * g) % out.tp != 0)
-      d.fail_key("nodes", std::to_string(out.nodes) + " nodes do not hold a whole number of TP" + std::to_string(out.tp) +
-                              " replicas");
+      d.fail_key("nodes", std::to_string(out.nodes) + " nodes do not hold a whole number of TP" +
+                              std::to_string(out.tp) + " replicas");
   }
   const std::string attention = d.one_of_or("attention", {"automatic", "tensor", "data"}, "automatic");
   out.attention = attention == "tensor" ? AttentionParallel::tensor
@@ -176,7 +179,8 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
       resolve.tp = out.tp;
       resolve.ep = out.ep;
       resolve.attention = out.attention;
-      const std::string why = expert_slots_problem(card.moe->num_experts, resolved_ep(card, resolve), out.expert_balance);
+      const std::string why =
+          expert_slots_problem(card.moe->num_experts, resolved_ep(card, resolve), out.expert_balance);
       if (!why.empty())
         d.fail_key(d.has("redundant_experts") ? "redundant_experts" : "expert_placement",
                    why + (out.ep > 0 ? "" : " (automatic)"));
@@ -188,10 +192,15 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, 
   out.host = load_engine(out.engine_path);
   out.engine = out.host.engine;
   out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
-  if (const auto e = d.optional_child("engram")) out.engram = parse_engram(*e, card, node, out.host);
-  else out.engram = parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card, node, out.host);
-  if (const auto s = d.optional_child("scheduler")) out.scheduler = parse_scheduler_section(*s, schedulers);
-  else out.scheduler.policy.name = "vllm";
+  if (const auto e = d.optional_child("engram"))
+    out.engram = parse_engram(*e, card, node, out.host);
+  else
+    out.engram =
+        parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card, node, out.host);
+  if (const auto s = d.optional_child("scheduler"))
+    out.scheduler = parse_scheduler_section(*s, schedulers);
+  else
+    out.scheduler.policy.name = "vllm";
   out.spec_decode = parse_spec_decode(d.optional_child("spec_decode"), card);
   if (const auto r = d.optional_child("router")) out.router = parse_router(*r, routers);
   d.finish();
@@ -215,8 +224,9 @@ ScenarioSlo parse_slo_section(const ConfigNode& s) {
     const std::string metric = key.substr(0, us);
     const auto m = std::find(metrics.begin(), metrics.end(), metric);
     if (m == metrics.end() || (us == std::string::npos && metric == "itl")) {
-      s.fail_key(key, "unknown SLO key (known: ttft, tpot, e2el per-request bounds; <ttft|tpot|itl|e2el>_<p50|p90|p99|mean> "
-                      "targets; min_interactivity)");
+      s.fail_key(key,
+                 "unknown SLO key (known: ttft, tpot, e2el per-request bounds; <ttft|tpot|itl|e2el>_<p50|p90|p99|mean> "
+                 "targets; min_interactivity)");
     }
     const Time t = v.as_time();
     if (t <= Time::zero()) v.fail("must be > 0");
@@ -229,7 +239,8 @@ ScenarioSlo parse_slo_section(const ConfigNode& s) {
     const std::string stat = key.substr(us + 1);
     const auto st = std::find(stats.begin(), stats.end(), stat);
     if (st == stats.end()) s.fail_key(key, "unknown statistic '" + stat + "' (known: p50, p90, p99, mean)");
-    out.targets.push_back({key, static_cast<SloMetric>(m - metrics.begin()), static_cast<SloStat>(st - stats.begin()), t});
+    out.targets.push_back(
+        {key, static_cast<SloMetric>(m - metrics.begin()), static_cast<SloStat>(st - stats.begin()), t});
     if (stat == "p99") p99[m - metrics.begin()] = t;
   }
   s.finish();
@@ -280,10 +291,9 @@ void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency)
   if (s.max_num_seqs_rule) s.policy.max_num_seqs = static_cast<std::int32_t>(s.max_num_seqs_rule->apply(concurrency));
   if (s.capture_size_rule) s.max_cudagraph_capture_size = s.capture_size_rule->apply(concurrency);
   if (s.max_cudagraph_capture_size > 0)
-    s.cuda_graph_batch_sizes = vllm_capture_sizes(
-        s.max_cudagraph_capture_size, d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0);
+    s.cuda_graph_batch_sizes =
+        vllm_capture_sizes(s.max_cudagraph_capture_size, d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0);
 }
-
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
   if (!root.is_map()) root.fail("a scenario file must be a map");
@@ -302,8 +312,9 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   p.card = load_model_card(p.model_path);
   p.node = load_node(p.node_path);
 
-  const CalibrationCandidate* by_gpu =
-      options.calibrations_by_gpu != nullptr ? choose_calibration(*options.calibrations_by_gpu, p.node.gpu.name) : nullptr;
+  const CalibrationCandidate* by_gpu = options.calibrations_by_gpu != nullptr
+                                           ? choose_calibration(*options.calibrations_by_gpu, p.node.gpu.name)
+                                           : nullptr;
   if (by_gpu != nullptr) {
     root.ignore("calibration");
     p.calibration_path = by_gpu->path;
@@ -365,10 +376,14 @@ double slo_statistic_ms(const SloTarget& t, const Summary& s) {
                             : t.metric == SloMetric::itl  ? s.itl
                                                           : s.e2el;
   switch (t.stat) {
-    case SloStat::p50: return l.median;
-    case SloStat::p90: return l.p90;
-    case SloStat::p99: return l.p99;
-    case SloStat::mean: return l.mean;
+    case SloStat::p50:
+      return l.median;
+    case SloStat::p90:
+      return l.p90;
+    case SloStat::p99:
+      return l.p99;
+    case SloStat::mean:
+      return l.mean;
   }
   return l.mean;
 }

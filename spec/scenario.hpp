@@ -31,11 +31,11 @@
 #include "models/model_card.hpp"
 #include "models/roofline_step_model.hpp"
 #include "sim/metrics/summary.hpp"
-#include "spec/scenario_in_run.hpp"
-#include "spec/scenario_workload.hpp"
+#include "sim/serving/router_registry.hpp"
 #include "sim/serving/scheduler.hpp"
 #include "sim/serving/scheduler_registry.hpp"
-#include "sim/serving/router_registry.hpp"
+#include "spec/scenario_in_run.hpp"
+#include "spec/scenario_workload.hpp"
 
 namespace engramsim::sim {
 
@@ -91,7 +91,6 @@ struct ScenarioScheduler {
 // the distinct floor(size / (1 + draft_tokens)) >= 1, ascending.
 std::vector<std::int32_t> vllm_capture_sizes(std::int64_t max_tokens, int draft_tokens);
 
-
 struct ScenarioSpecDecode {
   bool enabled = false;
   int draft_tokens = 0;
@@ -102,13 +101,13 @@ struct ScenarioDeployment {
   int nodes = 0;     // `nodes: N`: every GPU of N nodes; 0 when `replicas` is given
   int replicas = 0;  // `replicas: N`; 0 when `nodes` is given
   int tp = 1;
-  int ep = 0;        // 0 = automatic (footprint.hpp)
+  int ep = 0;  // 0 = automatic (footprint.hpp)
   AttentionParallel attention = AttentionParallel::automatic;
   // Routed-token spread over the EP ranks (models/expert_balance.hpp): no balancer unless stated.
   ExpertBalance expert_balance{ExpertPlacement::static_order, 0};
-  std::string engine = "vllm";   // the engine preset's name (models/engines/, engine_loader.hpp)
-  std::string engine_path;       // the preset file, resolved
-  HostOverhead host;             // its host overhead per step
+  std::string engine = "vllm";     // the engine preset's name (models/engines/, engine_loader.hpp)
+  std::string engine_path;         // the preset file, resolved
+  HostOverhead host;               // its host overhead per step
   std::int64_t max_model_len = 0;  // 0 = the card's max_context
   ScenarioEngram engram;
   ScenarioScheduler scheduler;
@@ -133,7 +132,7 @@ struct SloTarget {
 };
 
 struct ScenarioSlo {
-  SloParams per_request;          // bounds for goodput (explicit, else the p99 targets)
+  SloParams per_request;           // bounds for goodput (explicit, else the p99 targets)
   std::vector<SloTarget> targets;  // checked against the run's summary
   double min_interactivity = 0.0;  // tok/s/user from the median TPOT; 0 = none
   bool any() const { return per_request.any() || !targets.empty() || min_interactivity > 0.0; }
@@ -146,7 +145,7 @@ struct ScenarioParams {
   std::uint64_t seed = 0;
   std::string model_path;  // resolved
   std::string node_path;
-  ModelCard card;          // as loaded (build applies spec-decode and Engram choices)
+  ModelCard card;  // as loaded (build applies spec-decode and Engram choices)
   NodeSpec node;
   std::string calibration_path;  // resolved; empty: none
   std::optional<CalibrationProfile> calibration;

@@ -110,15 +110,16 @@ std::int64_t kv_tokens_beside_hbm_cache(BuiltScenario& b, const ScenarioParams& 
     b.hbm_cache_per_gpu = d.engram.fetch.hbm_hot_cache / static_cast<double>(d.tp);
     const double block_bytes = g.kv_bytes_per_token.value() * d.scheduler.block_size;
     const double room = (g.kv_pool - g.kv_window_reserve - b.hbm_cache_per_gpu).value();
-    const std::int64_t tokens =
-        room > 0.0 && block_bytes > 0.0
-            ? static_cast<std::int64_t>(std::floor(room / block_bytes)) * d.scheduler.block_size
-            : 0;
+    const std::int64_t tokens = room > 0.0 && block_bytes > 0.0
+                                    ? static_cast<std::int64_t>(std::floor(room / block_bytes)) * d.scheduler.block_size
+                                    : 0;
     if (tokens < b.footprint.max_model_len) {
       char buf[512];
-      std::snprintf(buf, sizeof buf, "the HBM hot-row cache (%.2f GiB per GPU) leaves room for %lld KV tokens per GPU, "
-                    "short of one max_model_len sequence (%lld tokens)", b.hbm_cache_per_gpu.gib(),
-                    static_cast<long long>(tokens), static_cast<long long>(b.footprint.max_model_len));
+      std::snprintf(buf, sizeof buf,
+                    "the HBM hot-row cache (%.2f GiB per GPU) leaves room for %lld KV tokens per GPU, "
+                    "short of one max_model_len sequence (%lld tokens)",
+                    b.hbm_cache_per_gpu.gib(), static_cast<long long>(tokens),
+                    static_cast<long long>(b.footprint.max_model_len));
       throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
     }
     replica_kv_tokens = b.footprint.dp_attention ? tokens * d.tp : tokens;
@@ -133,7 +134,8 @@ Bytes size_host_pools(BuiltScenario& b, const ScenarioParams& params) {
   const NodeSpec& node = params.node;
   const GpuFootprint& g = b.footprint.per_gpu;
   const NodeFootprint& nf = b.footprint.per_node;
-  if (d.engram.tier == EngramTier::ssd) b.dram_cache_per_node = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
+  if (d.engram.tier == EngramTier::ssd)
+    b.dram_cache_per_node = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
   // KV offload: a block holds block_size tokens on every GPU of a TP-attention replica (each keeps
   // its heads' share, or a copy of a latent) and on one GPU under data-parallel attention.
   b.kv_block_bytes_per_replica =
@@ -150,9 +152,11 @@ Bytes size_host_pools(BuiltScenario& b, const ScenarioParams& params) {
   }
   if ((nf.host_dram_engram + b.dram_cache_per_node + kv_offload_per_node).value() > nf.host_dram_available.value()) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "host DRAM over budget: pinned tables %.1f GiB + DRAM row caches %.1f GiB + "
-                  "KV-offload pools %.1f GiB > %.1f GiB available per node", nf.host_dram_engram.gib(),
-                  b.dram_cache_per_node.gib(), kv_offload_per_node.gib(), nf.host_dram_available.gib());
+    std::snprintf(buf, sizeof buf,
+                  "host DRAM over budget: pinned tables %.1f GiB + DRAM row caches %.1f GiB + "
+                  "KV-offload pools %.1f GiB > %.1f GiB available per node",
+                  nf.host_dram_engram.gib(), b.dram_cache_per_node.gib(), kv_offload_per_node.gib(),
+                  nf.host_dram_available.gib());
     throw InfeasibleScenario(b.card.name + " TP" + std::to_string(d.tp) + " on " + node.name + ": " + buf);
   }
   return kv_offload_per_node;
@@ -217,9 +221,9 @@ void configure_run(BuiltScenario& b, const ScenarioParams& params) {
   const NodeSpec& node = params.node;
   RunConfig& rc = b.run;
   const auto ranks = b.scheduler_ranks;
-  const DecodePadding padding = make_decode_padding(
-      d.scheduler.cuda_graph_batch_sizes, d.scheduler.policy.max_num_seqs, d.scheduler.policy.max_num_batched_tokens,
-      d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0, ranks);
+  const DecodePadding padding = make_decode_padding(d.scheduler.cuda_graph_batch_sizes, d.scheduler.policy.max_num_seqs,
+                                                    d.scheduler.policy.max_num_batched_tokens,
+                                                    d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0, ranks);
   for (int i = 0; i < b.replicas; ++i) {
     ReplicaParams r;
     r.name = "replica" + std::to_string(i);
@@ -351,9 +355,9 @@ json scheduler_json(const BuiltScenario& b) {
 // HBM per GPU, Engram capacity beside it, and host memory per node.
 void add_memory_json(const BuiltScenario& b, json& out) {
   const GpuFootprint& g = b.footprint.per_gpu;
-  out["hbm_per_gpu_gib"] = {{"usable", g.hbm_capacity.gib()},      {"budget", g.budget.gib()},
-                            {"weights", g.weights.gib()},           {"engram", g.engram.gib()},
-                            {"activations", g.activation.gib()},    {"reserve", g.reserved.gib()},
+  out["hbm_per_gpu_gib"] = {{"usable", g.hbm_capacity.gib()},    {"budget", g.budget.gib()},
+                            {"weights", g.weights.gib()},        {"engram", g.engram.gib()},
+                            {"activations", g.activation.gib()}, {"reserve", g.reserved.gib()},
                             {"kv_pool", g.kv_pool.gib()}};
   out["host_dram_engram_per_node_gib"] = b.footprint.per_node.host_dram_engram.gib();
   out["hbm_hot_cache_per_gpu_gib"] = b.hbm_cache_per_gpu.gib();
@@ -424,7 +428,8 @@ std::string scenario_json(const BuiltScenario& b) {
       {"engram_tier", b.engram_label()},
       {"engine", d.engine},
       {"engine_preset", d.engine_path},
-      {"host_overhead_us", {{"per_step", d.host.per_step.seconds() * 1e6}, {"per_sequence", d.host.per_sequence.seconds() * 1e6}}},
+      {"host_overhead_us",
+       {{"per_step", d.host.per_step.seconds() * 1e6}, {"per_sequence", d.host.per_sequence.seconds() * 1e6}}},
       {"replicas", b.replicas},
       {"gpus", b.replicas * b.gpus_per_replica},
       {"scheduler", scheduler_json(b)},

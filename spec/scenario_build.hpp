@@ -36,12 +36,12 @@
 #include <vector>
 
 #include "hardware/calibration_profile.hpp"
-#include "models/footprint.hpp"
 #include "models/calibration_apply.hpp"
+#include "models/footprint.hpp"
 #include "models/roofline_step_model.hpp"
 #include "models/step_memo.hpp"
-#include "spec/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "spec/scenario.hpp"
 
 namespace engramsim::sim {
 
@@ -52,8 +52,8 @@ class InfeasibleScenario : public std::runtime_error {
 };
 
 struct ScenarioPrice {
-  MoneyRate gpu_hour;          // the tier's GPU-hour price
-  MoneyRate engram_capacity;   // amortised Engram DRAM/SSD capital per GPU-hour
+  MoneyRate gpu_hour;         // the tier's GPU-hour price
+  MoneyRate engram_capacity;  // amortised Engram DRAM/SSD capital per GPU-hour
   MoneyRate total() const { return gpu_hour + engram_capacity; }
   // GPUs paid per GPU used (core/cost_metrics.hpp paid_gpus_per_used_gpu): the idle GPUs of a
   // node that holds a whole number of replicas; the run's tokens per dollar and power use it.
@@ -68,10 +68,10 @@ struct BuiltScenario {
   Footprint footprint;
   int replicas = 0;
   int gpus_per_replica = 0;
-  int active_gpus_per_node = 0;     // GPUs fetching Engram rows at once on one node
+  int active_gpus_per_node = 0;            // GPUs fetching Engram rows at once on one node
   std::int64_t kv_blocks_per_replica = 0;  // after the HBM hot-row cache's share
-  Bytes hbm_cache_per_gpu;    // Engram hot rows in HBM (dram/ssd tiers), taken from the KV pool
-  Bytes dram_cache_per_node;  // Engram DRAM row caches of the node's replicas (ssd tier)
+  Bytes hbm_cache_per_gpu;                 // Engram hot rows in HBM (dram/ssd tiers), taken from the KV pool
+  Bytes dram_cache_per_node;               // Engram DRAM row caches of the node's replicas (ssd tier)
   // Host KV-offload pool per replica (deployment.scheduler.kv_offloading_size): its blocks and the
   // bytes of one block over the replica's GPUs (0 blocks: no pool).
   std::int64_t kv_offload_blocks_per_replica = 0;
@@ -89,7 +89,7 @@ struct BuiltScenario {
   std::int32_t scheduler_ranks = 1;  // engine schedulers per replica (tp under data-parallel attention)
   std::shared_ptr<const RooflineStepModel> step_model;
   std::shared_ptr<const MemoStepModel> step_memo;  // step_model behind its memo; what the replicas call
-  CalibrationReport calibration_applied;          // empty without a profile
+  CalibrationReport calibration_applied;           // empty without a profile
   std::vector<SectionDescription> calibration_sections;
   ScenarioPrice price;
   RunConfig run;  // ready for run_simulation()

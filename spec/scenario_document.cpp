@@ -2,9 +2,9 @@
 
 #include <fstream>
 #include <optional>
-#include <tuple>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/config_input.hpp"
 #include "core/config_node.hpp"
@@ -24,8 +24,10 @@ YAML::Node parse_set_value(const SetArgument& s) { return parse_config_value(s.v
 void bind_uncloned(YAML::Node root, const std::string& path, const YAML::Node& value) {
   YAML::Node cur = root;
   for (const auto& part : split_key_path(path)) {
-    if (cur.IsSequence()) cur.reset(cur[std::stoul(part)]);
-    else cur.reset(cur[part]);
+    if (cur.IsSequence())
+      cur.reset(cur[std::stoul(part)]);
+    else
+      cur.reset(cur[part]);
   }
   cur = value;
 }
@@ -52,17 +54,19 @@ bool safe_name(const std::string& s) {
 // is then `compare[0]` of its tree. A layout where entries do not own whole lines (flow style)
 // gives no plan, and each variant parses the whole file instead.
 struct CompareLines {
-  int key = -1;                // line of `compare:`
-  int end = -1;                // first line after the block (-1: end of file)
-  std::vector<int> entries;    // first line of each entry
+  int key = -1;              // line of `compare:`
+  int end = -1;              // first line after the block (-1: end of file)
+  std::vector<int> entries;  // first line of each entry
 };
 
 std::optional<CompareLines> compare_lines(const YAML::Node& full) {
   CompareLines c;
   for (const auto& kv : full) {
     const int line = kv.first.Mark().line;
-    if (kv.first.Scalar() == "compare") c.key = line;
-    else if (c.key >= 0 && line > c.key && (c.end < 0 || line < c.end)) c.end = line;
+    if (kv.first.Scalar() == "compare")
+      c.key = line;
+    else if (c.key >= 0 && line > c.key && (c.end < 0 || line < c.end))
+      c.end = line;
   }
   const YAML::Node list = full["compare"];
   if (c.key < 0 || !list.IsSequence()) return std::nullopt;
@@ -124,9 +128,7 @@ void strip(YAML::Node& root) {
 
 }  // namespace
 
-ScenarioDocument read_scenario_document(const std::string& path) {
-  return {path, ConfigNode::read_file(path)};
-}
+ScenarioDocument read_scenario_document(const std::string& path) { return {path, ConfigNode::read_file(path)}; }
 
 namespace {
 
@@ -166,8 +168,10 @@ std::vector<CompareEntry> parse_compare_list(const ConfigNode& root) {
       if (&c != &entries.front()) c.baseline = entries.front().name;
       continue;
     }
-    if (c.baseline == c.name) throw ConfigError(c.baseline_at, "compare.baseline", "a variant cannot be its own baseline");
-    if (!seen.count(c.baseline)) throw ConfigError(c.baseline_at, "compare.baseline", "no variant named '" + c.baseline + "'");
+    if (c.baseline == c.name)
+      throw ConfigError(c.baseline_at, "compare.baseline", "a variant cannot be its own baseline");
+    if (!seen.count(c.baseline))
+      throw ConfigError(c.baseline_at, "compare.baseline", "no variant named '" + c.baseline + "'");
   }
   return entries;
 }
@@ -187,7 +191,8 @@ ScenarioVariant expand_variant(const ScenarioDocument& doc, const std::optional<
   for (const std::string& key : entry.keys) {
     const YAML::Node value = set[key];
     if (!value.IsDefined())
-      throw ConfigError({doc.file, 0, 0}, "compare[" + std::to_string(i) + "].set." + key, "lost while expanding the variant");
+      throw ConfigError({doc.file, 0, 0}, "compare[" + std::to_string(i) + "].set." + key,
+                        "lost while expanding the variant");
     const YAML::Mark m = value.Mark();
     apply_override(v.root, key, value, {doc.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
     bind_uncloned(v.root, key, value);

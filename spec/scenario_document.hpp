@@ -51,11 +51,11 @@ struct SetArgument {
 };
 
 struct ScenarioVariant {
-  std::string name;         // empty when the file has no compare list
+  std::string name;  // empty when the file has no compare list
   std::string description;
-  std::string baseline;     // the variant ratios are taken against; empty for the first by default
+  std::string baseline;  // the variant ratios are taken against; empty for the first by default
   std::vector<std::pair<std::string, std::string>> set;  // the variant's overrides, as canonical text
-  YAML::Node root;          // the scenario to parse (compare and sweep removed)
+  YAML::Node root;                                       // the scenario to parse (compare and sweep removed)
 };
 
 // One variant without `compare:`, else one per entry, in file order. Bad compare entries (missing

@@ -24,12 +24,11 @@ struct Tolerance {
 };
 
 Tolerance tolerance_for(const std::string& metric) {
-  static const std::set<std::string> exact = {"num_requests",       "completed",         "unfinished",
-                                              "rejected",           "total_input_tokens", "total_output_tokens",
+  static const std::set<std::string> exact = {"num_requests",     "completed",          "unfinished",
+                                              "rejected",         "total_input_tokens", "total_output_tokens",
                                               "excluded_requests"};
-  static const std::set<std::string> shares = {"mean_kv_usage",         "gpu_busy_fraction",
-                                               "engram_stall_share",    "prefix_cache_hit_rate",
-                                               "goodput_fraction",      "ideal_prefix_hit_rate",
+  static const std::set<std::string> shares = {"mean_kv_usage",          "gpu_busy_fraction", "engram_stall_share",
+                                               "prefix_cache_hit_rate",  "goodput_fraction",  "ideal_prefix_hit_rate",
                                                "session_hit_rate_median"};
   if (exact.count(metric)) return {0.0, 0.0};
   if (shares.count(metric)) return {0.0, 0.005};
@@ -103,8 +102,10 @@ Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgume
   for (const auto& v : session.variants) {
     GoldenVariant gv;
     gv.name = v.name;
-    if (!v.built) gv.infeasible = v.infeasible;
-    else if (v.result) gv.metrics = golden_metrics(v.result->summary);
+    if (!v.built)
+      gv.infeasible = v.infeasible;
+    else if (v.result)
+      gv.metrics = golden_metrics(v.result->summary);
     g.variants.push_back(std::move(gv));
   }
   return g;
@@ -122,7 +123,8 @@ Golden read_golden(const std::string& path) {
     Golden g;
     g.scenario = j.at("scenario").get<std::string>();
     g.note = j.value("note", "");
-    for (const auto& s : j.at("set")) g.set.push_back({s.at("key").get<std::string>(), s.at("value").get<std::string>()});
+    for (const auto& s : j.at("set"))
+      g.set.push_back({s.at("key").get<std::string>(), s.at("value").get<std::string>()});
     for (const auto& v : j.at("variants")) {
       GoldenVariant gv;
       gv.name = v.at("name").get<std::string>();
@@ -183,22 +185,25 @@ std::vector<std::string> compare_with_golden(const Golden& expected, const Golde
     }
     if (!e.infeasible.empty() || !a.infeasible.empty()) {
       if (e.infeasible.empty() != a.infeasible.empty())
-        out.push_back(label + ": " + (a.infeasible.empty() ? "fits now, golden: does not fit (" + e.infeasible + ")"
-                                                           : "does not fit (" + a.infeasible + "), golden: fits"));
+        out.push_back(label + ": " +
+                      (a.infeasible.empty() ? "fits now, golden: does not fit (" + e.infeasible + ")"
+                                            : "does not fit (" + a.infeasible + "), golden: fits"));
       continue;
     }
     for (const auto& metric : e.metrics) {
       // A named reference, not a structured binding: C++20 lets lambdas capture bindings, clang 14 does not.
       const std::string& key = metric.first;
       const double want = metric.second;
-      const auto it = std::find_if(a.metrics.begin(), a.metrics.end(), [&key](const auto& m) { return m.first == key; });
+      const auto it =
+          std::find_if(a.metrics.begin(), a.metrics.end(), [&key](const auto& m) { return m.first == key; });
       if (it == a.metrics.end()) {
         out.push_back(label + ": " + key + " missing from the run");
         continue;
       }
       const double got = it->second;
       if (std::isnan(want) || std::isnan(got)) {
-        if (std::isnan(want) != std::isnan(got)) out.push_back(label + ": " + key + " " + fmt(got) + " vs golden " + fmt(want));
+        if (std::isnan(want) != std::isnan(got))
+          out.push_back(label + ": " + key + " " + fmt(got) + " vs golden " + fmt(want));
         continue;
       }
       const Tolerance t = tolerance_for(key);

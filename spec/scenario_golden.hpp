@@ -28,7 +28,7 @@ namespace engramsim::sim {
 
 struct GoldenVariant {
   std::string name;
-  std::string infeasible;  // non-empty: the variant does not fit, and must still not fit
+  std::string infeasible;                               // non-empty: the variant does not fit, and must still not fit
   std::vector<std::pair<std::string, double>> metrics;  // NaN: undefined (null in the file)
 };
 

@@ -44,11 +44,13 @@ void parse_in_run_sections(const ConfigNode& root, bool has_offloaded_tier, Scen
     out.kv_offload = k->boolean_or("enabled", false);
     k->finish();
     if (out.kv_offload && !out.enabled)
-      k->fail_key("enabled", "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)");
+      k->fail_key("enabled",
+                  "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)");
   }
   if (out.enabled && !has_offloaded_tier)
-    root.child("deployment").child("engram").fail_key(
-        "in_run", "the in-run tier moves rows over the host links: it needs tier dram or ssd");
+    root.child("deployment")
+        .child("engram")
+        .fail_key("in_run", "the in-run tier moves rows over the host links: it needs tier dram or ssd");
 }
 
 EngramTierParams engram_tier_params(const BuiltScenario& b) {
@@ -73,8 +75,15 @@ EngramTierParams engram_tier_params(const BuiltScenario& b) {
 
   p.access.model = ir.access_model;
   p.access.zipf_s = se.fetch.access.zipf_s;
-  p.access.hash = {static_cast<int>(spec.layers.size()), spec.min_order, spec.max_order, spec.heads_per_order,
-                   spec.vocab_size_per_ngram, spec.compressed_vocab_size, spec.pad_token_id, spec.hash_seed, {}};
+  p.access.hash = {static_cast<int>(spec.layers.size()),
+                   spec.min_order,
+                   spec.max_order,
+                   spec.heads_per_order,
+                   spec.vocab_size_per_ngram,
+                   spec.compressed_vocab_size,
+                   spec.pad_token_id,
+                   spec.hash_seed,
+                   {}};
   p.access.seed = sp.seed;
   p.hbm_cache = se.fetch.hbm_hot_cache;
   p.hbm_policy = ir.hbm_policy;

@@ -123,7 +123,8 @@ void run_session(ScenarioSession& s, int jobs) {
   std::vector<VariantOutcome*> todo;
   for (auto& v : s.variants)
     if (v.built) todo.push_back(&v);
-  const std::size_t threads = std::clamp<std::size_t>(jobs < 1 ? 1 : static_cast<std::size_t>(jobs), 1, std::max<std::size_t>(1, todo.size()));
+  const std::size_t threads =
+      std::clamp<std::size_t>(jobs < 1 ? 1 : static_cast<std::size_t>(jobs), 1, std::max<std::size_t>(1, todo.size()));
   std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
   std::exception_ptr error;
@@ -164,7 +165,8 @@ std::vector<std::string> session_output_files(const ScenarioSession& s, const st
   for (const auto& v : s.variants) {
     if (!v.built) continue;
     const fs::path sub = s.compare ? fs::path(dir) / v.name : fs::path(dir);
-    for (const char* f : {"requests.csv", "summary.json", "timeseries.csv", "scenario.json"}) out.push_back((sub / f).string());
+    for (const char* f : {"requests.csv", "summary.json", "timeseries.csv", "scenario.json"})
+      out.push_back((sub / f).string());
   }
   if (s.compare) out.push_back((fs::path(dir) / "compare.json").string());
   return out;
@@ -180,8 +182,7 @@ void check_outputs_spare_inputs(const ScenarioSession& s, const std::vector<std:
     for (const std::string& out : outputs) {
       const fs::path output = fs::weakly_canonical(out, ec);
       if (!ec && output == input)
-        throw ConfigError({flag, 0, 0}, "",
-                          "would overwrite the input file " + in + "; write the results elsewhere");
+        throw ConfigError({flag, 0, 0}, "", "would overwrite the input file " + in + "; write the results elsewhere");
     }
   }
 }

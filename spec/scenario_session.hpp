@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "sim/run/run_simulation.hpp"
 #include "spec/scenario_build.hpp"
 #include "spec/scenario_document.hpp"
-#include "sim/run/run_simulation.hpp"
 
 namespace engramsim::sim {
 

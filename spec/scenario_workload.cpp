@@ -16,10 +16,14 @@ namespace engramsim::sim {
 
 const char* to_string(WorkloadKind k) {
   switch (k) {
-    case WorkloadKind::closed_loop: return "closed_loop";
-    case WorkloadKind::open_loop: return "open_loop";
-    case WorkloadKind::trace: return "trace";
-    case WorkloadKind::agentx: return "agentx";
+    case WorkloadKind::closed_loop:
+      return "closed_loop";
+    case WorkloadKind::open_loop:
+      return "open_loop";
+    case WorkloadKind::trace:
+      return "trace";
+    case WorkloadKind::agentx:
+      return "agentx";
   }
   return "?";
 }
@@ -29,10 +33,10 @@ std::int32_t FixedLength::sample(RngStream&) const { return tokens_; }
 std::string FixedLength::describe() const { return std::to_string(tokens_); }
 
 UniformLength::UniformLength(std::int32_t lo, std::int32_t hi) : lo_(lo), hi_(hi) {}
-std::int32_t UniformLength::sample(RngStream& rng) const { return static_cast<std::int32_t>(rng.uniform_int(lo_, hi_)); }
-std::string UniformLength::describe() const {
-  return "U[" + std::to_string(lo_) + ", " + std::to_string(hi_) + "]";
+std::int32_t UniformLength::sample(RngStream& rng) const {
+  return static_cast<std::int32_t>(rng.uniform_int(lo_, hi_));
 }
+std::string UniformLength::describe() const { return "U[" + std::to_string(lo_) + ", " + std::to_string(hi_) + "]"; }
 
 IndependentLengths::IndependentLengths(std::shared_ptr<const LengthMarginal> input,
                                        std::shared_ptr<const LengthMarginal> output)
@@ -112,9 +116,7 @@ std::string seconds_text(Time t) {
   return buf;
 }
 
-std::uint64_t requests_or_unbounded(std::int64_t n) {
-  return n > 0 ? static_cast<std::uint64_t>(n) : UINT64_MAX;
-}
+std::uint64_t requests_or_unbounded(std::int64_t n) { return n > 0 ? static_cast<std::uint64_t>(n) : UINT64_MAX; }
 
 // The most live session trees an agentx workload may ask for: each lane holds a whole tree (a
 // generated main agent averages some 4 MB of hash ids), and InferenceX sweeps 1..128.
@@ -195,8 +197,8 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
   w.finish();
   const AgenticReplayParams& p = a.replay;
   out.spec.agentic = a;
-  out.description += ", " + std::to_string(p.lanes) + " lanes, " + seconds_text(p.duration) + " measured after at most " +
-                     seconds_text(p.grace) + " of warm-up";
+  out.description += ", " + std::to_string(p.lanes) + " lanes, " + seconds_text(p.duration) +
+                     " measured after at most " + seconds_text(p.grace) + " of warm-up";
   return out;
 }
 
@@ -258,10 +260,13 @@ ScenarioWorkload parse_open_loop(const ConfigNode& w) {
   const std::uint64_t count = requests_or_unbounded(n);
   out.num_requests = n > 0 ? count : 0;
   out.spec.max_requests = count;
-  out.spec.source = [process, rate, cv, lengths, count, duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+  out.spec.source = [process, rate, cv, lengths, count,
+                     duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
     std::unique_ptr<ArrivalProcess> arrivals;
-    if (process == "poisson") arrivals = std::make_unique<PoissonArrivals>(rate);
-    else arrivals = std::make_unique<GammaArrivals>(rate, cv);
+    if (process == "poisson")
+      arrivals = std::make_unique<PoissonArrivals>(rate);
+    else
+      arrivals = std::make_unique<GammaArrivals>(rate, cv);
     return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
   };
   out.description = open_loop_description(process, rate, cv, n, duration, lengths_text);

@@ -40,10 +40,10 @@ const char* to_string(WorkloadKind k);
 
 struct ScenarioWorkload {
   WorkloadKind kind = WorkloadKind::closed_loop;
-  WorkloadSpec spec;        // source factory, concurrency, request cap
+  WorkloadSpec spec;               // source factory, concurrency, request cap
   std::uint64_t num_requests = 0;  // 0 = unbounded (a trace replayed whole, or an open loop by duration)
-  std::string trace_path;   // resolved (trace kind; agentx kind with `trace:`)
-  std::string description;  // one line, for reports
+  std::string trace_path;          // resolved (trace kind; agentx kind with `trace:`)
+  std::string description;         // one line, for reports
 };
 
 // The most requests a run may be asked for (a run keeps a record per request, about 200 bytes

@@ -26,8 +26,10 @@ std::vector<std::string> vllm_flags(const BuiltScenario& b) {
   const ScenarioScheduler& s = d.scheduler;
   const ParallelLayout& l = b.footprint.layout;
   std::vector<std::string> f;
-  if (l.dp_attention) f = {"--data-parallel-size " + std::to_string(l.tp), "--tensor-parallel-size 1"};
-  else f = {"--tensor-parallel-size " + std::to_string(l.tp)};
+  if (l.dp_attention)
+    f = {"--data-parallel-size " + std::to_string(l.tp), "--tensor-parallel-size 1"};
+  else
+    f = {"--tensor-parallel-size " + std::to_string(l.tp)};
   if (l.ep > 1) f.push_back("--enable-expert-parallel");
   if (d.engram.tier) {
     if (*d.engram.tier == EngramTier::hbm) f.push_back("--engram-config '{\"cpu_offload\":false}'");
@@ -47,7 +49,8 @@ std::vector<std::string> vllm_flags(const BuiltScenario& b) {
   if (s.max_cudagraph_capture_size > 0)
     f.push_back("--max-cudagraph-capture-size " + std::to_string(s.max_cudagraph_capture_size));
   if (d.spec_decode.enabled)
-    f.push_back("--speculative-config '{\"num_speculative_tokens\":" + std::to_string(d.spec_decode.draft_tokens) + "}'");
+    f.push_back("--speculative-config '{\"num_speculative_tokens\":" + std::to_string(d.spec_decode.draft_tokens) +
+                "}'");
   if (s.kv_offloading_size.value() > 0.0)
     f.push_back("--kv-offloading-size " + num(std::round(s.kv_offloading_size.gib())));
   return f;
@@ -60,14 +63,17 @@ std::vector<std::string> sglang_flags(const BuiltScenario& b) {
   std::vector<std::string> f = {"--model-path " + b.card.name, "--tp " + std::to_string(l.tp)};
   if (l.dp_attention) f.insert(f.end(), {"--dp " + std::to_string(l.tp), "--enable-dp-attention"});
   if (l.ep > 1) f.push_back("--ep-size " + std::to_string(l.ep));
-  f.push_back("--chunked-prefill-size " + std::to_string(s.policy.enable_chunked_prefill ? s.policy.max_num_batched_tokens : -1));
+  f.push_back("--chunked-prefill-size " +
+              std::to_string(s.policy.enable_chunked_prefill ? s.policy.max_num_batched_tokens : -1));
   f.push_back("--max-running-requests " + std::to_string(s.policy.max_num_seqs));
   f.push_back("--mem-fraction-static " + num(s.gpu_memory_utilization));
   f.push_back("--page-size " + std::to_string(s.block_size));
   if (!s.enable_prefix_caching) f.push_back("--disable-radix-cache");
   if (d.max_model_len > 0) f.push_back("--context-length " + std::to_string(d.max_model_len));
-  if (!s.cuda_graph_batch_sizes.empty()) f.push_back("--cuda-graph-max-bs " + std::to_string(s.cuda_graph_batch_sizes.back()));
-  if (d.spec_decode.enabled) f.push_back("--speculative-num-draft-tokens " + std::to_string(d.spec_decode.draft_tokens));
+  if (!s.cuda_graph_batch_sizes.empty())
+    f.push_back("--cuda-graph-max-bs " + std::to_string(s.cuda_graph_batch_sizes.back()));
+  if (d.spec_decode.enabled)
+    f.push_back("--speculative-num-draft-tokens " + std::to_string(d.spec_decode.draft_tokens));
   return f;
 }
 

@@ -12,8 +12,9 @@
 namespace engramsim::validation {
 namespace {
 
-constexpr MetricKind kKinds[] = {MetricKind::step, MetricKind::serving_throughput, MetricKind::latency,
-                                 MetricKind::engram_penalty, MetricKind::ratio, MetricKind::footprint};
+constexpr MetricKind kKinds[] = {MetricKind::step,    MetricKind::serving_throughput,
+                                 MetricKind::latency, MetricKind::engram_penalty,
+                                 MetricKind::ratio,   MetricKind::footprint};
 
 std::string percent(double fraction) {
   char buf[32];
@@ -44,8 +45,10 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
   const ConfigNode m = root.child("mape_percent");
   if (!m.is_map()) m.fail("expected a map of metric kind: percent");
   for (const std::string& key : m.keys()) {
-    const auto* k = std::find_if(std::begin(kKinds), std::end(kKinds), [&](MetricKind x) { return key == kind_key(x); });
-    if (k == std::end(kKinds)) m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint)");
+    const auto* k =
+        std::find_if(std::begin(kKinds), std::end(kKinds), [&](MetricKind x) { return key == kind_key(x); });
+    if (k == std::end(kKinds))
+      m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint)");
     r.mape[*k] = m.number(key, 0.0, 1e6) / 100.0;
   }
   m.finish();
@@ -64,8 +67,7 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
 void check_cases(const ValidationReport& report, const std::set<std::string>& recorded, RatchetResult& out) {
   std::set<std::string> missing = recorded;
   for (const CaseResult& r : report.results) {
-    if (r.status == CaseStatus::fail)
-      out.problems.push_back(r.id + ": outside its tolerance and not a known miss");
+    if (r.status == CaseStatus::fail) out.problems.push_back(r.id + ": outside its tolerance and not a known miss");
     if (r.status == CaseStatus::error) out.problems.push_back(r.id + ": the reproduction failed: " + r.message);
     if (r.status == CaseStatus::pass && !r.known_miss.empty())
       out.problems.push_back(r.id + ": within tolerance now; remove its known_miss from the cases file");
@@ -91,7 +93,8 @@ void check_groups(const std::vector<GroupSummary>& run, const std::map<std::stri
     const auto it = recorded.find(g.group);
     const std::string name = std::string(what) + " " + g.group;
     if (it == recorded.end()) {
-      out.problems.push_back(name + ": not recorded (" + std::to_string(g.cases) + " cases, MAPE " + percent(g.mape) + ")");
+      out.problems.push_back(name + ": not recorded (" + std::to_string(g.cases) + " cases, MAPE " + percent(g.mape) +
+                             ")");
     } else if (it->second.cases != g.cases) {
       out.problems.push_back(name + ": " + std::to_string(g.cases) + " cases, recorded " +
                              std::to_string(it->second.cases) + "; record the set as it is");
@@ -115,12 +118,18 @@ std::optional<std::string> validation_accuracy_for(const std::map<std::string, R
 
 const char* kind_key(MetricKind k) {
   switch (k) {
-    case MetricKind::step: return "step";
-    case MetricKind::serving_throughput: return "serving_throughput";
-    case MetricKind::latency: return "latency";
-    case MetricKind::engram_penalty: return "engram_penalty";
-    case MetricKind::ratio: return "ratio";
-    case MetricKind::footprint: return "footprint";
+    case MetricKind::step:
+      return "step";
+    case MetricKind::serving_throughput:
+      return "serving_throughput";
+    case MetricKind::latency:
+      return "latency";
+    case MetricKind::engram_penalty:
+      return "engram_penalty";
+    case MetricKind::ratio:
+      return "ratio";
+    case MetricKind::footprint:
+      return "footprint";
   }
   return "?";
 }

@@ -36,7 +36,7 @@ struct RecordedGroup {
 
 struct RecordedAccuracy {
   std::string file;
-  std::map<MetricKind, double> mape;     // ceilings, as fractions
+  std::map<MetricKind, double> mape;      // ceilings, as fractions
   std::vector<std::string> known_misses;  // case ids, in file order
   std::map<std::string, RecordedGroup> by_gpu;
   std::map<std::string, RecordedGroup> by_engine;

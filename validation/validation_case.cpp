@@ -89,7 +89,8 @@ StepReproduction parse_step(const ConfigNode& n, const std::string& base_dir) {
   // An engine preset: a catalog name, or a file relative to the cases file. A missing one is an
   // error here; a bad one is located in the preset.
   s.engine = resolve_ref(n.str_or("engine", "vllm"), base_dir);
-  if (const std::string why = ConfigNode::file_problem(resolve_catalog_path("models/engines", s.engine)); !why.empty()) {
+  if (const std::string why = ConfigNode::file_problem(resolve_catalog_path("models/engines", s.engine));
+      !why.empty()) {
     std::string known;
     for (const auto& name : known_engines()) known += (known.empty() ? "" : ", ") + name;
     n.fail_key("engine", "no engine preset '" + s.engine + "' (" + why + "; known: " + known + ")");
@@ -132,9 +133,9 @@ std::vector<sim::SetArgument> parse_set_map(const ConfigNode& n) {
 
 std::string scenario_ref(const ConfigNode& n, const std::string& base_dir) {
   const std::string scenario = n.str("scenario");
-  return resolve_ref(scenario.find('/') == std::string::npos && !ends_with(scenario, ".yaml") ? scenario + ".yaml"
-                                                                                               : scenario,
-                     base_dir);
+  return resolve_ref(
+      scenario.find('/') == std::string::npos && !ends_with(scenario, ".yaml") ? scenario + ".yaml" : scenario,
+      base_dir);
 }
 
 ServingReproduction parse_serving(const ConfigNode& n, const std::string& base_dir) {
@@ -160,8 +161,10 @@ SweepReproduction parse_sweep(const ConfigNode& n, const std::string& base_dir, 
   if (auto set = n.optional_child("set")) s.set = parse_set_map(*set);
   s.config = n.str("config");
   const bool ratio = metric != "total_tokens_per_dollar" && metric != "total_tput_per_gpu";
-  if (ratio) s.baseline = n.str("baseline");
-  else if (n.has("baseline")) n.fail_key("baseline", metric + " reads one configuration");
+  if (ratio)
+    s.baseline = n.str("baseline");
+  else if (n.has("baseline"))
+    n.fail_key("baseline", metric + " reads one configuration");
   if (metric == "frontier_ratio_max") {
     if (n.has("at_interactivity")) n.fail_key("at_interactivity", "the maximum is taken over the frontiers' overlap");
   } else {
@@ -296,9 +299,12 @@ void parse_source_and_config(const ConfigNode& n, ValidationCase& c) {
   const ConfigNode cfg = n.child("config");
   if (!cfg.is_map()) cfg.fail("expected a map");
   for (const std::string& k : cfg.keys()) {
-    if (k == "model") c.model = cfg.str("model");
-    else if (k == "gpu") c.gpu = cfg.str("gpu");
-    else if (k == "same_as") c.config_same_as = cfg.str("same_as");
+    if (k == "model")
+      c.model = cfg.str("model");
+    else if (k == "gpu")
+      c.gpu = cfg.str("gpu");
+    else if (k == "same_as")
+      c.config_same_as = cfg.str("same_as");
   }
 }
 
@@ -310,8 +316,8 @@ void parse_reproduction(const ConfigNode& r, ValidationCase& c, const std::strin
   if (auto s = r.optional_child("footprint")) c.footprint = parse_footprint(*s, base_dir);
   if (r.has("same_as")) c.same_as = r.str("same_as");
   r.finish();
-  const int kinds = (c.step ? 1 : 0) + (c.serving ? 1 : 0) + (c.sweep ? 1 : 0) + (c.footprint ? 1 : 0) +
-                    (r.has("same_as") ? 1 : 0);
+  const int kinds =
+      (c.step ? 1 : 0) + (c.serving ? 1 : 0) + (c.sweep ? 1 : 0) + (c.footprint ? 1 : 0) + (r.has("same_as") ? 1 : 0);
   if (kinds != 1) r.fail("give exactly one of step, serving, sweep, footprint, same_as");
   if (c.step && c.level != CaseLevel::step) r.fail_key("step", "a serving-level case needs a serving reproduction");
   if (c.serving && c.level != CaseLevel::serving) r.fail_key("serving", "a step-level case needs a step reproduction");
@@ -367,33 +373,48 @@ const char* to_string(CaseLevel l) {
 
 const char* to_string(MetricKind k) {
   switch (k) {
-    case MetricKind::step: return "step-level";
-    case MetricKind::serving_throughput: return "serving throughput";
-    case MetricKind::latency: return "serving latency";
-    case MetricKind::engram_penalty: return "Engram offload penalty";
-    case MetricKind::ratio: return "ratio of two runs";
-    case MetricKind::footprint: return "HBM footprint";
+    case MetricKind::step:
+      return "step-level";
+    case MetricKind::serving_throughput:
+      return "serving throughput";
+    case MetricKind::latency:
+      return "serving latency";
+    case MetricKind::engram_penalty:
+      return "Engram offload penalty";
+    case MetricKind::ratio:
+      return "ratio of two runs";
+    case MetricKind::footprint:
+      return "HBM footprint";
   }
   return "?";
 }
 
 const char* to_string(Pool p) {
   switch (p) {
-    case Pool::colocated: return "colocated";
-    case Pool::prefill: return "prefill";
-    case Pool::decode: return "decode";
+    case Pool::colocated:
+      return "colocated";
+    case Pool::prefill:
+      return "prefill";
+    case Pool::decode:
+      return "decode";
   }
   return "?";
 }
 
 Tolerance kind_tolerance(MetricKind k) {
   switch (k) {
-    case MetricKind::step: return {ToleranceType::rel, 0.10, "step-level cases: +/-10 %"};
-    case MetricKind::serving_throughput: return {ToleranceType::rel, 0.20, "serving throughput: +/-20 %"};
-    case MetricKind::latency: return {ToleranceType::rel, 0.15, "serving latency: +/-15 %"};
-    case MetricKind::engram_penalty: return {ToleranceType::abs_pp, 1.5, "Engram offload penalty: +/-1.5 pp"};
-    case MetricKind::ratio: return {ToleranceType::abs, 0.05, "ratio of two runs: +/-0.05"};
-    case MetricKind::footprint: return {ToleranceType::rel, 0.20, "HBM footprint: +/-20 %"};
+    case MetricKind::step:
+      return {ToleranceType::rel, 0.10, "step-level cases: +/-10 %"};
+    case MetricKind::serving_throughput:
+      return {ToleranceType::rel, 0.20, "serving throughput: +/-20 %"};
+    case MetricKind::latency:
+      return {ToleranceType::rel, 0.15, "serving latency: +/-15 %"};
+    case MetricKind::engram_penalty:
+      return {ToleranceType::abs_pp, 1.5, "Engram offload penalty: +/-1.5 pp"};
+    case MetricKind::ratio:
+      return {ToleranceType::abs, 0.05, "ratio of two runs: +/-0.05"};
+    case MetricKind::footprint:
+      return {ToleranceType::rel, 0.20, "HBM footprint: +/-20 %"};
   }
   return {};
 }
@@ -413,10 +434,14 @@ bool Tolerance::holds(double predicted, double published) const {
 
 std::string Tolerance::describe() const {
   char buf[64];
-  if (type == ToleranceType::rel) std::snprintf(buf, sizeof buf, "±%g%%", value * 100.0);
-  else if (type == ToleranceType::abs_pp) std::snprintf(buf, sizeof buf, "±%g pp", value);
-  else if (type == ToleranceType::range) std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
-  else std::snprintf(buf, sizeof buf, "±%g", value);
+  if (type == ToleranceType::rel)
+    std::snprintf(buf, sizeof buf, "±%g%%", value * 100.0);
+  else if (type == ToleranceType::abs_pp)
+    std::snprintf(buf, sizeof buf, "±%g pp", value);
+  else if (type == ToleranceType::range)
+    std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
+  else
+    std::snprintf(buf, sizeof buf, "±%g", value);
   return buf;
 }
 
@@ -432,9 +457,12 @@ void PrecisionOverrides::apply(ModelCard& card) const {
   if (embedding) card.precisions.embedding = *embedding;
   if (lm_head) card.precisions.lm_head = *lm_head;
   if (kv_cache) card.kv.precision = *kv_cache;
-  if (attention_scale_bytes_per_element) card.precisions.attention_scale_bytes_per_element = *attention_scale_bytes_per_element;
-  if (dense_ffn_scale_bytes_per_element) card.precisions.dense_ffn_scale_bytes_per_element = *dense_ffn_scale_bytes_per_element;
-  if (experts_scale_bytes_per_element) card.precisions.experts_scale_bytes_per_element = *experts_scale_bytes_per_element;
+  if (attention_scale_bytes_per_element)
+    card.precisions.attention_scale_bytes_per_element = *attention_scale_bytes_per_element;
+  if (dense_ffn_scale_bytes_per_element)
+    card.precisions.dense_ffn_scale_bytes_per_element = *dense_ffn_scale_bytes_per_element;
+  if (experts_scale_bytes_per_element)
+    card.precisions.experts_scale_bytes_per_element = *experts_scale_bytes_per_element;
 }
 
 std::string PrecisionOverrides::describe() const {
@@ -470,7 +498,7 @@ std::optional<MetricKind> metric_kind(const std::string& m, CaseLevel level) {
     if (step.count(m)) return MetricKind::step;
     return std::nullopt;
   }
-  static const std::set<std::string> tput = {"output_tput_per_gpu", "input_tput_per_gpu", "total_tput_per_gpu",
+  static const std::set<std::string> tput = {"output_tput_per_gpu", "input_tput_per_gpu",   "total_tput_per_gpu",
                                              "input_tput_per_node", "output_tput_per_node", "total_tokens_per_dollar"};
   if (tput.count(m)) return MetricKind::serving_throughput;
   if (m == "mean_ttft_ms" || m == "mean_tpot_ms") return MetricKind::latency;
@@ -521,8 +549,7 @@ ValidationSet validation_set_from_yaml(const std::string& text, const std::strin
   for (auto& c : set.cases) {
     if (!c.supported() || c.step || c.serving || c.sweep || c.footprint) continue;
     const auto it = index.find(c.same_as);
-    if (it == index.end())
-      throw ConfigError(c.where, c.id + ".reproduce.same_as", "no case '" + c.same_as + "'");
+    if (it == index.end()) throw ConfigError(c.where, c.id + ".reproduce.same_as", "no case '" + c.same_as + "'");
     const ValidationCase& target = set.cases[it->second];
     if (!target.step && !target.serving && !target.sweep && !target.footprint)
       throw ConfigError(c.where, c.id + ".reproduce.same_as", "'" + c.same_as + "' has no reproduction of its own");

@@ -95,8 +95,8 @@ struct StepReproduction {
   bool spec_decode = false;  // off: the card's drafter removed
   int decode_seqs = 0;       // per replica
   int decode_context = 0;
-  int prefill_chunks = 0;    // per replica
-  int prefill_tokens = 0;    // per chunk
+  int prefill_chunks = 0;  // per replica
+  int prefill_tokens = 0;  // per chunk
   int prefill_cached = 0;
   std::vector<std::string> ops;  // non-empty: sum these ops of `layer` instead of the step
   int layer = 0;
@@ -109,9 +109,9 @@ enum class Pool { colocated, prefill, decode };
 const char* to_string(Pool p);
 
 struct ServingReproduction {
-  std::string scenario;   // resolved path
-  std::string variant;    // compare variant to read; empty: the scenario has no compare list
-  std::string baseline;   // second variant for penalty and ratio metrics
+  std::string scenario;               // resolved path
+  std::string variant;                // compare variant to read; empty: the scenario has no compare list
+  std::string baseline;               // second variant for penalty and ratio metrics
   std::vector<sim::SetArgument> set;  // overrides (e.g. fewer requests for CI), in file order
   PrecisionOverrides precision;
   Pool pool = Pool::colocated;
@@ -127,11 +127,11 @@ struct ServingReproduction {
 // A sweep read off the planner's frontiers (docs/planning.md §4). The CLI and the tests supply the
 // evaluation (EvalOptions::evaluate_sweep), since the simulator library does not link the planner.
 struct SweepReproduction {
-  std::string scenario;                // resolved path
-  std::vector<sim::SetArgument> set;   // overrides applied to the file before it is expanded
-  std::string config;                  // the configuration read
-  std::string baseline;                // the second configuration of a ratio
-  double at_interactivity = 0.0;       // tok/s/user (P90 E2E-normalised under AgentX); 0 for frontier_ratio_max
+  std::string scenario;               // resolved path
+  std::vector<sim::SetArgument> set;  // overrides applied to the file before it is expanded
+  std::string config;                 // the configuration read
+  std::string baseline;               // the second configuration of a ratio
+  double at_interactivity = 0.0;      // tok/s/user (P90 E2E-normalised under AgentX); 0 for frontier_ratio_max
 };
 
 // One replica's HBM footprint (models/footprint.hpp), with the scenario keys' defaults.
@@ -169,10 +169,10 @@ struct ValidationCase {
   std::optional<ServingReproduction> serving;
   std::optional<SweepReproduction> sweep;
   std::optional<FootprintReproduction> footprint;
-  std::string same_as;         // reproduce.same_as, resolved into step/serving by the loader
+  std::string same_as;                 // reproduce.same_as, resolved into step/serving by the loader
   std::optional<Tolerance> tolerance;  // the kind's, or the case's narrower one; none if unsupported
-  std::string known_miss;      // reason; non-empty: expected outside its tolerance
-  std::string unsupported;     // reason; non-empty: not evaluated
+  std::string known_miss;              // reason; non-empty: expected outside its tolerance
+  std::string unsupported;             // reason; non-empty: not evaluated
   bool supported() const { return unsupported.empty(); }
 };
 

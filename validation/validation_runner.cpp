@@ -12,13 +12,13 @@
 #include <thread>
 
 #include "hardware/hardware_loader.hpp"
+#include "models/calibration_apply.hpp"
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
-#include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"
-#include "sim/run/run_simulation.hpp"
 #include "validation/pool_step_model.hpp"
 
 namespace engramsim::validation {
@@ -32,9 +32,7 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-double wall_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double wall_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // ---------------------------------------------------------------------------------------------
 // Step cases
@@ -73,8 +71,8 @@ double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::s
                                           PrefillChunk{r.prefill_tokens, r.prefill_cached});
   const BatchShape batch{prefill, decode};
 
-  detail = card.name + " on " + node.name + ", TP" + std::to_string(r.tp) + (r.ep > 1 ? " EP" + std::to_string(r.ep) : "") +
-           (r.dp_attention ? " DP-attention" : "") + ", " + r.engine;
+  detail = card.name + " on " + node.name + ", TP" + std::to_string(r.tp) +
+           (r.ep > 1 ? " EP" + std::to_string(r.ep) : "") + (r.dp_attention ? " DP-attention" : "") + ", " + r.engine;
   if (r.decode_seqs > 0)
     detail += ", " + std::to_string(r.decode_seqs) + " decode x ctx " + std::to_string(r.decode_context);
   if (r.prefill_chunks > 0)
@@ -182,8 +180,7 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   if (!chosen) {
     std::string names;
     for (const auto& v : variants) names += (names.empty() ? "" : ", ") + (v.name.empty() ? "(none)" : v.name);
-    throw ConfigError({r.scenario, 0, 0}, "compare",
-                      "no variant '" + variant + "' (variants: " + names + ")");
+    throw ConfigError({r.scenario, 0, 0}, "compare", "no variant '" + variant + "' (variants: " + names + ")");
   }
   sim::ScenarioParams p = sim::parse_scenario(ConfigNode(chosen->root, doc.file, ""));
   if (p.calibration)
@@ -199,7 +196,8 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   out.engine = p.deployment.engine;
   const std::uint64_t waves =
       p.workload.spec.concurrency > 0 && p.workload.spec.max_requests != UINT64_MAX
-          ? std::max<std::uint64_t>(1, p.workload.spec.max_requests / static_cast<std::uint64_t>(p.workload.spec.concurrency))
+          ? std::max<std::uint64_t>(
+                1, p.workload.spec.max_requests / static_cast<std::uint64_t>(p.workload.spec.concurrency))
           : 1;
   const double context = r.target_interactivity > 0 ? mean_decode_context(p) : 0.0;
   sim::BuiltScenario b = sim::build_scenario(std::move(p));
@@ -210,7 +208,8 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
     for (auto& rep : b.run.replicas) rep.step_model = pool.get();
   }
   if (r.target_interactivity > 0) {
-    if (b.run.workload.concurrency <= 0) throw ConfigError({r.scenario, 0, 0}, "workload", "target_interactivity needs a closed loop");
+    if (b.run.workload.concurrency <= 0)
+      throw ConfigError({r.scenario, 0, 0}, "workload", "target_interactivity needs a closed loop");
     const std::int32_t per_replica =
         concurrency_for_interactivity(*b.step_memo, context, r.target_interactivity, b.scheduler_ranks);
     const std::int32_t clients = per_replica * static_cast<std::int32_t>(b.replicas);
@@ -225,8 +224,8 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   out.detail += b.card.name + ": " + b.deployment_line() + "; " + b.params.workload.description;
   if (r.pool != Pool::colocated) out.detail += std::string("; ") + to_string(r.pool) + " pool";
   if (r.precision.any()) out.detail += "; " + r.precision.describe();
-  out.detail += "; " + std::to_string(result.summary.completed) + " requests, " + fmt("%.1f", result.summary.duration_s) +
-                " s simulated";
+  out.detail += "; " + std::to_string(result.summary.completed) + " requests, " +
+                fmt("%.1f", result.summary.duration_s) + " s simulated";
   out.wall_s = wall_now() - t0;
   return out;
 }
@@ -243,7 +242,9 @@ double serving_metric(const ValidationCase& c, const ServingRun& run, const Serv
   if (m == "total_tokens_per_dollar") return s.tokens_per_dollar;
   if (m == "mean_ttft_ms") return s.ttft.mean;
   if (m == "mean_tpot_ms") return s.tpot.mean;
-  if (!base) throw ConfigError(c.where, c.id + ".reproduce.serving.baseline", c.metric + " compares two variants: give baseline");
+  if (!base)
+    throw ConfigError(c.where, c.id + ".reproduce.serving.baseline",
+                      c.metric + " compares two variants: give baseline");
   if (m == "throughput_penalty_pct")
     return (base->summary.output_tput_per_gpu - s.output_tput_per_gpu) / base->summary.output_tput_per_gpu * 100.0;
   if (m == "tput_ratio_hbm_over_dram") return s.tput_per_gpu / base->summary.tput_per_gpu;
@@ -313,11 +314,16 @@ bool evaluated_status(CaseStatus s) {
 
 const char* to_string(CaseStatus s) {
   switch (s) {
-    case CaseStatus::pass: return "pass";
-    case CaseStatus::fail: return "FAIL";
-    case CaseStatus::known_miss: return "known miss";
-    case CaseStatus::unsupported: return "unsupported";
-    case CaseStatus::error: return "ERROR";
+    case CaseStatus::pass:
+      return "pass";
+    case CaseStatus::fail:
+      return "FAIL";
+    case CaseStatus::known_miss:
+      return "known miss";
+    case CaseStatus::unsupported:
+      return "unsupported";
+    case CaseStatus::error:
+      return "ERROR";
   }
   return "?";
 }

@@ -76,27 +76,27 @@ struct CaseResult {
   MetricKind kind = MetricKind::step;
   std::string unit;
   double published = 0.0;
-  double predicted = 0.0;   // NaN unless evaluated
-  double rel_error = 0.0;   // (predicted - published) / published; NaN unless evaluated
-  double abs_error = 0.0;   // predicted - published
+  double predicted = 0.0;  // NaN unless evaluated
+  double rel_error = 0.0;  // (predicted - published) / published; NaN unless evaluated
+  double abs_error = 0.0;  // predicted - published
   std::optional<Tolerance> tolerance;
   std::string known_miss;  // the case file's reason, when listed as a known miss
   CaseStatus status = CaseStatus::unsupported;
   std::string source;
   std::string gpu;
   std::string model;
-  std::string engine;   // the engine preset the reproduction ran (its name); empty unless evaluated
-                        // and for operator-level step cases, which involve no engine
-  std::string detail;   // what ran: layout, batch or workload, simulated time
+  std::string engine;       // the engine preset the reproduction ran (its name); empty unless evaluated
+                            // and for operator-level step cases, which involve no engine
+  std::string detail;       // what ran: layout, batch or workload, simulated time
   std::string calibration;  // path of the profile applied; empty: default efficiencies
-  std::string message;  // unsupported reason or error
-  double wall_s = 0.0;  // host time of the case's own runs
+  std::string message;      // unsupported reason or error
+  double wall_s = 0.0;      // host time of the case's own runs
 };
 
 struct KindSummary {
   MetricKind kind = MetricKind::step;
   int cases = 0;
-  int failed = 0;              // outside tolerance and not a known miss
+  int failed = 0;  // outside tolerance and not a known miss
   int known_misses = 0;
   double mape = 0.0;          // mean |relative error|, as a fraction
   double mean_abs_error = 0;  // metric units (percentage points for the penalty)
@@ -116,8 +116,8 @@ struct ValidationReport {
   std::string file;
   std::vector<CaseResult> results;  // in file order
   std::vector<KindSummary> kinds;   // kinds with at least one evaluated case, in enum order
-  int evaluated() const;             // pass, fail or known miss
-  int failed() const;                // fail or error
+  int evaluated() const;            // pass, fail or known miss
+  int failed() const;               // fail or error
   int known_misses() const;
   bool all_within_tolerance() const { return failed() == 0; }
   // Known misses that have come within tolerance (status pass): their entries can be removed.

@@ -155,7 +155,8 @@ AttentionRun gpu_attention_decode(const GpuBenchConfig& c, const std::vector<Att
   run.kv_heads = kv_heads;
   run.q_heads_per_kv = kGroup;
   run.head_dim = kHeadDim;
-  run.kernel = "GQA decode, bf16 KV, " + std::to_string(kv_heads) + " KV heads x 128, 8 query heads per KV head, "
+  run.kernel = "GQA decode, bf16 KV, " + std::to_string(kv_heads) +
+               " KV heads x 128, 8 query heads per KV head, "
                "split-K over 256-token chunks + combine, CUDA cores (FP32 math)";
   Stream s;
   for (const AttentionCase& ac : cases) {
@@ -212,8 +213,8 @@ AttentionRun gpu_attention_decode(const GpuBenchConfig& c, const std::vector<Att
           o /= den;
           const double y = got[(bh * kGroup + g) * kHeadDim + d];
           if (!std::isfinite(y))
-            throw GpuCorrectnessError("attention decode: output not written or not finite (batch " + std::to_string(ac.batch) +
-                                      ", context " + std::to_string(ac.context) + ")");
+            throw GpuCorrectnessError("attention decode: output not written or not finite (batch " +
+                                      std::to_string(ac.batch) + ", context " + std::to_string(ac.context) + ")");
           err2 += (y - o) * (y - o);
           ref2 += o * o;
         }
@@ -221,8 +222,9 @@ AttentionRun gpu_attention_decode(const GpuBenchConfig& c, const std::vector<Att
     }
     const double rel = std::sqrt(err2 / std::max(ref2, 1e-300));
     if (!(rel < 2e-3))
-      throw GpuCorrectnessError("attention decode: relative error " + std::to_string(rel) + " against the CPU reference (batch " +
-                                std::to_string(ac.batch) + ", context " + std::to_string(ac.context) + ")");
+      throw GpuCorrectnessError("attention decode: relative error " + std::to_string(rel) +
+                                " against the CPU reference (batch " + std::to_string(ac.batch) + ", context " +
+                                std::to_string(ac.context) + ")");
     AttentionPointResult p;
     p.c = ac;
     p.kv_bytes = 2 * kv_elems * sizeof(__nv_bfloat16);

@@ -135,8 +135,9 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
         const int left = (r + n - 1) % n;
         const auto ch = static_cast<std::uint64_t>((r - step - 1 + 2 * n) % n);
         add_from_peer<<<grid_for(chunk, 256, sms[static_cast<std::size_t>(r)]), 256, 0,
-                        streams[static_cast<std::size_t>(r)]->get()>>>(buf[static_cast<std::size_t>(r)].get() + ch * chunk,
-                                                                      buf[static_cast<std::size_t>(left)].get() + ch * chunk, chunk);
+                        streams[static_cast<std::size_t>(r)]->get()>>>(
+            buf[static_cast<std::size_t>(r)].get() + ch * chunk, buf[static_cast<std::size_t>(left)].get() + ch * chunk,
+            chunk);
         ENGRAMSIM_CUDA_LAUNCHED("add_from_peer");
       }
       barrier();
@@ -147,8 +148,8 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
         const int left = (r + n - 1) % n;
         const auto ch = static_cast<std::uint64_t>((r - step + 2 * n) % n);
         ENGRAMSIM_CUDA(cudaMemcpyAsync(buf[static_cast<std::size_t>(r)].get() + ch * chunk,
-                                       buf[static_cast<std::size_t>(left)].get() + ch * chunk, chunk * 4, cudaMemcpyDefault,
-                                       streams[static_cast<std::size_t>(r)]->get()));
+                                       buf[static_cast<std::size_t>(left)].get() + ch * chunk, chunk * 4,
+                                       cudaMemcpyDefault, streams[static_cast<std::size_t>(r)]->get()));
       }
       barrier();
     }
@@ -158,8 +159,8 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
     if (elems == 0) continue;
     for (int r = 0; r < n; ++r) {
       DeviceGuard g(r);
-      ring_init<<<grid_for(elems, 256, sms[static_cast<std::size_t>(r)]), 256, 0, streams[static_cast<std::size_t>(r)]->get()>>>(
-          buf[static_cast<std::size_t>(r)].get(), elems, r);
+      ring_init<<<grid_for(elems, 256, sms[static_cast<std::size_t>(r)]), 256, 0,
+                  streams[static_cast<std::size_t>(r)]->get()>>>(buf[static_cast<std::size_t>(r)].get(), elems, r);
       ENGRAMSIM_CUDA_LAUNCHED("ring_init");
     }
     barrier();

@@ -9,9 +9,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <memory>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -29,7 +29,8 @@ inline void check(cudaError_t e, const char* what, const char* file, int line) {
 }
 #define ENGRAMSIM_CUDA(call) ::engramsim::calibration::cuda::check((call), #call, __FILE__, __LINE__)
 // After every launch: launch-configuration errors surface here, execution errors at the next sync.
-#define ENGRAMSIM_CUDA_LAUNCHED(name) ::engramsim::calibration::cuda::check(cudaGetLastError(), name, __FILE__, __LINE__)
+#define ENGRAMSIM_CUDA_LAUNCHED(name) \
+  ::engramsim::calibration::cuda::check(cudaGetLastError(), name, __FILE__, __LINE__)
 
 __host__ __device__ inline std::uint64_t mix64(std::uint64_t seed, std::uint64_t w) {
   std::uint64_t z = seed + (w + 1) * 0x9e3779b97f4a7c15ULL;

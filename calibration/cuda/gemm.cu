@@ -59,7 +59,8 @@ float bf16_to_float(std::uint16_t bits) {
 
 using namespace cuda;
 
-GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes, const std::vector<Precision>& precisions) {
+GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes,
+                 const std::vector<Precision>& precisions) {
   DeviceGuard guard(c.device);
   const int sms = sm_count(c.device);
   cudaDeviceProp prop{};
@@ -72,41 +73,48 @@ GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes, 
   GemmRun run;
   {
     const std::size_t v = cublasLtGetVersion();
-    run.library = "cuBLASLt " + std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
-                  std::to_string(v % 100);
+    run.library =
+        "cuBLASLt " + std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
   }
   for (const Precision prec : precisions) {
     if (prec != Precision::bf16 && prec != Precision::fp8) {
-      run.skipped.push_back(std::string("precision ") + (prec == Precision::fp16 ? "fp16" : "fp4/fp32") + ": not benchmarked");
+      run.skipped.push_back(std::string("precision ") + (prec == Precision::fp16 ? "fp16" : "fp4/fp32") +
+                            ": not benchmarked");
       continue;
     }
     const bool fp8 = prec == Precision::fp8;
     if (fp8 && !fp8_ok) {
-      run.skipped.push_back("fp8: needs compute capability 8.9 or later, device has " + std::to_string(prop.major) + "." +
-                            std::to_string(prop.minor));
+      run.skipped.push_back("fp8: needs compute capability 8.9 or later, device has " + std::to_string(prop.major) +
+                            "." + std::to_string(prop.minor));
       continue;
     }
     const cudaDataType_t in_type = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
     const std::size_t in_size = fp8 ? 1 : 2;
     for (const GemmShape& sh : shapes) {
-      const std::string label = std::string(fp8 ? "fp8" : "bf16") + " m=" + std::to_string(sh.m) + " n=" + std::to_string(sh.n) +
-                                " k=" + std::to_string(sh.k);
+      const std::string label = std::string(fp8 ? "fp8" : "bf16") + " m=" + std::to_string(sh.m) +
+                                " n=" + std::to_string(sh.n) + " k=" + std::to_string(sh.k);
       if (sh.m < 1 || sh.n < 16 || sh.k < 16 || sh.n % 16 != 0 || sh.k % 16 != 0) {
         run.skipped.push_back(label + ": n and k must be multiples of 16");
         continue;
       }
-      const auto m = static_cast<std::uint64_t>(sh.m), n = static_cast<std::uint64_t>(sh.n), k = static_cast<std::uint64_t>(sh.k);
+      const auto m = static_cast<std::uint64_t>(sh.m), n = static_cast<std::uint64_t>(sh.n),
+                 k = static_cast<std::uint64_t>(sh.k);
       const std::uint64_t w_bytes = n * k * in_size;
-      const int copies = static_cast<int>(std::clamp<std::uint64_t>((5 * static_cast<std::uint64_t>(prop.l2CacheSize) / 2 + w_bytes - 1) / w_bytes, 1, 8));
+      const int copies = static_cast<int>(std::clamp<std::uint64_t>(
+          (5 * static_cast<std::uint64_t>(prop.l2CacheSize) / 2 + w_bytes - 1) / w_bytes, 1, 8));
       std::vector<DeviceBuffer<unsigned char>> w;
       for (int i = 0; i < copies; ++i) {
         w.emplace_back(w_bytes);
-        if (fp8) fill_fp8_e4m3(w.back().get(), n * k, kWSeed, s.get(), sms);
-        else fill_bf16(w.back().get(), n * k, kWSeed, s.get(), sms);
+        if (fp8)
+          fill_fp8_e4m3(w.back().get(), n * k, kWSeed, s.get(), sms);
+        else
+          fill_bf16(w.back().get(), n * k, kWSeed, s.get(), sms);
       }
       DeviceBuffer<unsigned char> x(m * k * in_size);
-      if (fp8) fill_fp8_e4m3(x.get(), m * k, kXSeed, s.get(), sms);
-      else fill_bf16(x.get(), m * k, kXSeed, s.get(), sms);
+      if (fp8)
+        fill_fp8_e4m3(x.get(), m * k, kXSeed, s.get(), sms);
+      else
+        fill_bf16(x.get(), m * k, kXSeed, s.get(), sms);
       DeviceBuffer<std::uint16_t> y(m * n);
 
       Desc d;
@@ -119,8 +127,8 @@ GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes, 
       ENGRAMSIM_LT(cublasLtMatrixLayoutCreate(&d.b, in_type, k, m, static_cast<std::int64_t>(k)));
       ENGRAMSIM_LT(cublasLtMatrixLayoutCreate(&d.d, CUDA_R_16BF, n, m, static_cast<std::int64_t>(n)));
       ENGRAMSIM_LT(cublasLtMatmulPreferenceCreate(&d.pref));
-      ENGRAMSIM_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
-                                                        sizeof workspace_bytes));
+      ENGRAMSIM_LT(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                        &workspace_bytes, sizeof workspace_bytes));
       cublasLtMatmulHeuristicResult_t heur{};
       int found = 0;
       const cublasStatus_t hs =
@@ -151,7 +159,8 @@ GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes, 
                       static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(n) - 1))});
       std::vector<std::uint16_t> got(at.size());
       for (std::size_t i = 0; i < at.size(); ++i)
-        ENGRAMSIM_CUDA(cudaMemcpyAsync(&got[i], y.get() + at[i].first * n + at[i].second, 2, cudaMemcpyDeviceToHost, s.get()));
+        ENGRAMSIM_CUDA(
+            cudaMemcpyAsync(&got[i], y.get() + at[i].first * n + at[i].second, 2, cudaMemcpyDeviceToHost, s.get()));
       ENGRAMSIM_CUDA(cudaStreamSynchronize(s.get()));
       double err2 = 0.0, ref2 = 0.0;
       for (std::size_t i = 0; i < at.size(); ++i) {
@@ -174,7 +183,8 @@ GemmRun gpu_gemm(const GpuBenchConfig& c, const std::vector<GemmShape>& shapes, 
       const double rel = ref2 > 0.0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
       // BF16 output rounding alone gives ~2e-3; 1e-2 leaves room for FP32 accumulation order.
       if (!(rel < 1e-2))
-        throw GpuCorrectnessError("GEMM " + label + ": relative error " + std::to_string(rel) + " against the CPU reference");
+        throw GpuCorrectnessError("GEMM " + label + ": relative error " + std::to_string(rel) +
+                                  " against the CPU reference");
 
       GemmPointResult p;
       p.precision = prec;

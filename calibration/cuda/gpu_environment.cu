@@ -28,8 +28,10 @@ std::string kernel_driver_version() {
     int dots = 0;
     bool ok = !tok.empty() && std::isdigit(static_cast<unsigned char>(tok[0]));
     for (const char c : tok) {
-      if (c == '.') ++dots;
-      else if (!std::isdigit(static_cast<unsigned char>(c))) ok = false;
+      if (c == '.')
+        ++dots;
+      else if (!std::isdigit(static_cast<unsigned char>(c)))
+        ok = false;
     }
     if (ok && dots >= 1) return tok;
   }
@@ -52,7 +54,8 @@ GpuEnvironment probe_gpu_environment() {
   const std::string module = kernel_driver_version();
   e.driver_version = module.empty() ? version_string(driver) + " (CUDA driver API)" : module;
   const std::size_t lt = cublasLtGetVersion();
-  e.cublas_version = std::to_string(lt / 10000) + "." + std::to_string((lt / 100) % 100) + "." + std::to_string(lt % 100);
+  e.cublas_version =
+      std::to_string(lt / 10000) + "." + std::to_string((lt / 100) % 100) + "." + std::to_string(lt % 100);
   int count = 0;
   const cudaError_t ce = cudaGetDeviceCount(&count);
   if (ce != cudaSuccess || count == 0) {

@@ -71,7 +71,8 @@ class Graph {
 
 KernelLaunchRun gpu_kernel_launch(const GpuBenchConfig& c, int kernels, std::uint32_t row_floats) {
   using namespace cuda;
-  if (kernels < 1 || row_floats < 1) throw std::invalid_argument("kernel launch benchmark: kernels and row size must be >= 1");
+  if (kernels < 1 || row_floats < 1)
+    throw std::invalid_argument("kernel launch benchmark: kernels and row size must be >= 1");
   DeviceGuard guard(c.device);
   Stream stream;
   KernelLaunchRun r;
@@ -106,7 +107,8 @@ KernelLaunchRun gpu_kernel_launch(const GpuBenchConfig& c, int kernels, std::uin
   // The chain starts from x0; the timed launches continue it (the row stays normalised), and the
   // checked launch restarts it so that its result is one chain of `kernels` steps.
   const auto reset = [&] {
-    ENGRAMSIM_CUDA(cudaMemcpyAsync(a.get(), x0.data(), row_floats * sizeof(float), cudaMemcpyHostToDevice, stream.get()));
+    ENGRAMSIM_CUDA(
+        cudaMemcpyAsync(a.get(), x0.data(), row_floats * sizeof(float), cudaMemcpyHostToDevice, stream.get()));
   };
   reset();
   r.tiny_seconds = time_on_stream(stream.get(), c.warmup, c.repetitions, [&](int) { tiny.launch(stream.get()); });
@@ -126,7 +128,8 @@ KernelLaunchRun gpu_kernel_launch(const GpuBenchConfig& c, int kernels, std::uin
   }
   const double rel = std::sqrt(err / std::max(norm, 1e-300));
   if (!(rel < 1e-3))
-    throw GpuCorrectnessError("kernel launch: tiny-kernel chain off the CPU reference by a relative " + std::to_string(rel));
+    throw GpuCorrectnessError("kernel launch: tiny-kernel chain off the CPU reference by a relative " +
+                              std::to_string(rel));
   return r;
 }
 

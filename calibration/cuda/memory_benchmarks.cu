@@ -16,7 +16,8 @@ namespace {
 constexpr std::uint64_t kTableSeed = 0x5eed7ab1e0000001ULL;
 constexpr std::uint64_t kOutputCap = 512ull << 20;  // largest gather output / staging buffer
 
-__global__ void read_words_kernel(const std::uint64_t* src, const std::uint64_t* pos, std::uint64_t* out, std::uint32_t n) {
+__global__ void read_words_kernel(const std::uint64_t* src, const std::uint64_t* pos, std::uint64_t* out,
+                                  std::uint32_t n) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = src[pos[i]];
 }
@@ -139,9 +140,9 @@ void check_gather(const std::uint64_t* out_dev, const std::vector<std::uint64_t>
     const std::uint64_t j = pos[i] % wpr;
     const std::uint64_t want = mix64(kTableSeed, idx[first + r] * wpr + j);
     if (got[i] != want) {
-      throw GpuCorrectnessError(std::string(what) + " gather: output row " + std::to_string(r) + " word " + std::to_string(j) +
-                                " differs from the CPU reference (row " + std::to_string(row_bytes) + " B, " +
-                                std::to_string(rows) + " rows)");
+      throw GpuCorrectnessError(std::string(what) + " gather: output row " + std::to_string(r) + " word " +
+                                std::to_string(j) + " differs from the CPU reference (row " +
+                                std::to_string(row_bytes) + " B, " + std::to_string(rows) + " rows)");
     }
   }
 }
@@ -210,11 +211,13 @@ std::vector<GpuGatherPoint> gpu_gather(const GpuBenchConfig& c, GatherSource sou
 
   std::vector<GpuGatherPoint> pts;
   for (const auto& k : cases) {
-    if (k.row_bytes == 0 || k.row_bytes % 8 != 0) throw std::invalid_argument("gather rows must be multiples of 8 bytes");
+    if (k.row_bytes == 0 || k.row_bytes % 8 != 0)
+      throw std::invalid_argument("gather rows must be multiples of 8 bytes");
     const std::uint64_t table_rows = table_words * 8 / k.row_bytes;
     for (const std::uint64_t i : k.indices)
       if (i >= table_rows) throw std::invalid_argument("gather index beyond the table");
-    ENGRAMSIM_CUDA(cudaMemcpyAsync(didx.get(), k.indices.data(), k.indices.size() * 8, cudaMemcpyHostToDevice, s.get()));
+    ENGRAMSIM_CUDA(
+        cudaMemcpyAsync(didx.get(), k.indices.data(), k.indices.size() * 8, cudaMemcpyHostToDevice, s.get()));
     for (const std::uint64_t want_rows : k.batch_rows) {
       const std::uint64_t rows64 = std::min<std::uint64_t>(want_rows, kOutputCap / k.row_bytes);
       if (rows64 != want_rows || 2 * rows64 > k.indices.size()) continue;  // beyond the buffers: not a point
@@ -278,7 +281,8 @@ HostLinkRun gpu_host_link(const GpuBenchConfig& c, const std::vector<std::uint64
     const auto got = read_words(dev.get(), pos, s.get());
     for (std::size_t i = 0; i < pos.size(); ++i)
       if (got[i] != mix64(kTableSeed, pos[i]))
-        throw GpuCorrectnessError("H2D copy of " + std::to_string(bytes) + " bytes: word " + std::to_string(pos[i]) + " differs");
+        throw GpuCorrectnessError("H2D copy of " + std::to_string(bytes) + " bytes: word " + std::to_string(pos[i]) +
+                                  " differs");
     std::memset(hdst.get(), 0xff, bytes);
     TimedSize down{bytes, {}};
     down.seconds = time_on_stream(s.get(), c.warmup, c.repetitions, [&](int) {
@@ -286,7 +290,8 @@ HostLinkRun gpu_host_link(const GpuBenchConfig& c, const std::vector<std::uint64
     });
     for (const std::uint64_t p : pos)
       if (hdst.get()[p] != mix64(kTableSeed, p))
-        throw GpuCorrectnessError("D2H copy of " + std::to_string(bytes) + " bytes: word " + std::to_string(p) + " differs");
+        throw GpuCorrectnessError("D2H copy of " + std::to_string(bytes) + " bytes: word " + std::to_string(p) +
+                                  " differs");
     r.h2d.push_back(std::move(up));
     r.d2h.push_back(std::move(down));
   }

@@ -55,15 +55,24 @@ int run(int argc, char** argv) {
       o.command_line += std::string(" ") + argv[i + 1];
       return argv[++i];
     };
-    if (a == "--out") out = value();
-    else if (a == "--quick") o.quick = true;
-    else if (a == "--probe") probe = true;
-    else if (a == "--only") only = value();
-    else if (a == "--device") o.gpu_device = std::stoi(value());
-    else if (a == "--seed") o.seed = std::stoull(value());
-    else if (a == "--name") o.name = value();
-    else if (a == "--gpu-table-size") o.gpu_table_size = static_cast<std::uint64_t>(parse_bytes(value()).value());
-    else return usage("unknown argument " + a);
+    if (a == "--out")
+      out = value();
+    else if (a == "--quick")
+      o.quick = true;
+    else if (a == "--probe")
+      probe = true;
+    else if (a == "--only")
+      only = value();
+    else if (a == "--device")
+      o.gpu_device = std::stoi(value());
+    else if (a == "--seed")
+      o.seed = std::stoull(value());
+    else if (a == "--name")
+      o.name = value();
+    else if (a == "--gpu-table-size")
+      o.gpu_table_size = static_cast<std::uint64_t>(parse_bytes(value()).value());
+    else
+      return usage("unknown argument " + a);
   }
   const GpuEnvironment env = probe_gpu_environment();
   if (probe) {
@@ -82,7 +91,8 @@ int run(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   const Progress progress = [&](const std::string& section, const std::string& what) {
     char stamp[32];
-    std::snprintf(stamp, sizeof stamp, "[%6.1fs] ", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::snprintf(stamp, sizeof stamp, "[%6.1fs] ",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     std::cout << stamp << section << ": " << what << std::endl;
   };
   CalibrationRun runv;

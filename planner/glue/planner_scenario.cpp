@@ -26,8 +26,10 @@ PlanSettings parse_plan_settings(const ConfigNode& n) {
   const bool by_requests = t.has("requests_per_s");
   const bool by_tokens = t.has("tokens_per_s");
   if (by_requests == by_tokens) t.fail("give exactly one of requests_per_s or tokens_per_s");
-  if (by_requests) p.target.requests_per_s = t.number("requests_per_s", 1e-9, 1e12);
-  else p.target.tokens_per_s = t.number("tokens_per_s", 1e-9, 1e15);
+  if (by_requests)
+    p.target.requests_per_s = t.number("requests_per_s", 1e-9, 1e12);
+  else
+    p.target.tokens_per_s = t.number("tokens_per_s", 1e-9, 1e15);
   t.finish();
   p.probe_requests = n.integer_or("probe_requests", p.probe_requests, 1, 1000000);
   p.min_probe_span = n.time_or("min_probe_span", p.min_probe_span);
@@ -90,7 +92,8 @@ PlannerScenario load_planner_scenario(const std::string& path, const std::vector
   if (curve_axis_at) {
     const std::vector<std::string> keys = out.sweep.spec.keys();
     if (std::find(keys.begin(), keys.end(), out.report.curve_axis) == keys.end())
-      throw ConfigError(*curve_axis_at, "sweep.report.curve_axis", "'" + out.report.curve_axis + "' is not a swept key");
+      throw ConfigError(*curve_axis_at, "sweep.report.curve_axis",
+                        "'" + out.report.curve_axis + "' is not a swept key");
   }
   return out;
 }

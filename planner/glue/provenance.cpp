@@ -36,11 +36,16 @@ std::string display_path(const std::string& file) {
 
 std::string provenance_kind(char tag) {
   switch (tag) {
-    case 'S': return "datasheet";
-    case 'D': return "derived";
-    case 'E': return "assumed";
-    case 'M': return "measured";
-    default: return {};
+    case 'S':
+      return "datasheet";
+    case 'D':
+      return "derived";
+    case 'E':
+      return "assumed";
+    case 'M':
+      return "measured";
+    default:
+      return {};
   }
 }
 
@@ -66,7 +71,8 @@ std::vector<Assumption> tagged_figures(const std::string& file, const std::strin
       continue;
     }
     if (!m[5].matched || !starts_with_any(key, key_prefixes)) continue;
-    out.push_back({label + " " + key, value, display_path(file) + ": " + trim(m[6].str()), provenance_kind(m[5].str()[0])});
+    out.push_back(
+        {label + " " + key, value, display_path(file) + ": " + trim(m[6].str()), provenance_kind(m[5].str()[0])});
   }
   return out;
 }

@@ -49,7 +49,8 @@ std::string slo_misses(const sim::ScenarioSlo& slo, const sim::Summary& s, Time 
   std::string why;
   auto add = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
   if (s.completed < s.num_requests)
-    add(std::to_string(s.num_requests - s.completed) + " of " + std::to_string(s.num_requests) + " requests unfinished");
+    add(std::to_string(s.num_requests - s.completed) + " of " + std::to_string(s.num_requests) +
+        " requests unfinished");
   for (const auto& t : slo.targets) {
     if (sim::slo_target_met(t, s)) continue;
     add(t.key + " " + fmt(sim::slo_statistic_ms(t, s)) + " ms > " + fmt(t.limit.millis()) + " ms");
@@ -79,15 +80,18 @@ void RatePlanner::validate(const std::vector<SweepPoint>& points) const {
     if (params.workload.kind == sim::WorkloadKind::agentx)
       throw ConfigError({evaluator_.file(), 0, 0}, "workload",
                         "plan drives the workload at a request rate; an agentx replay is driven by its lanes "
-                        "(sweep workload.concurrency with engramsim sweep instead)" + where);
+                        "(sweep workload.concurrency with engramsim sweep instead)" +
+                            where);
     if (params.workload.kind == sim::WorkloadKind::closed_loop || params.workload.spec.concurrency > 0)
       throw ConfigError({evaluator_.file(), 0, 0}, "workload",
                         "plan drives the workload at a request rate: use kind open_loop or trace (without "
-                        "concurrency)" + where);
+                        "concurrency)" +
+                            where);
     if (params.slo.targets.empty() && !(params.slo.min_interactivity > 0.0))
       throw ConfigError({evaluator_.file(), 0, 0}, "slo",
                         "plan needs an SLO to size against: a percentile target (ttft_p99, tpot_p99, ...) or "
-                        "min_interactivity" + where);
+                        "min_interactivity" +
+                            where);
   }
 }
 
@@ -110,8 +114,10 @@ struct ProbeContext {
 // Requests a probe at `offered` req/s asks for: enough for the probe count and the minimum span,
 // within a run's limit, and (for a trace, whose num_requests chooses the part replayed) the user's cap.
 std::pair<std::uint64_t, std::uint64_t> probe_requests(const ProbeContext& c, double offered) {
-  std::uint64_t want = static_cast<std::uint64_t>(c.settings->probe_requests) * static_cast<std::uint64_t>(c.b.replicas);
-  want = std::max<std::uint64_t>(want, static_cast<std::uint64_t>(std::ceil(offered * c.settings->min_probe_span.seconds())));
+  std::uint64_t want =
+      static_cast<std::uint64_t>(c.settings->probe_requests) * static_cast<std::uint64_t>(c.b.replicas);
+  want = std::max<std::uint64_t>(want,
+                                 static_cast<std::uint64_t>(std::ceil(offered * c.settings->min_probe_span.seconds())));
   want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(sim::kMaxRequestsPerRun));
   const std::uint64_t ask = c.trace && c.user_cap > 0 ? std::min(want, c.user_cap) : want;
   return {want, ask};
@@ -136,8 +142,10 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
   const auto [want, ask] = probe_requests(c, offered);
   YAML::Node w = YAML::Clone(c.workload);
   w["num_requests"] = ask;
-  if (c.trace) w["trace"]["rate_scale"] = c.base_scale * offered / c.stream.rate();
-  else w["arrival"]["rate_per_s"] = offered;
+  if (c.trace)
+    w["trace"]["rate_scale"] = c.base_scale * offered / c.stream.rate();
+  else
+    w["arrival"]["rate_per_s"] = offered;
   sim::RunConfig rc = c.b.run;
   rc.workload = sim::parse_scenario_workload(ConfigNode(w, c.evaluator->file(), "workload")).spec;
   const sim::RunResult run = sim::run_simulation(rc);
@@ -213,8 +221,9 @@ std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, co
     const YAML::Node t = c.workload["trace"];
     if (t["rate_scale"]) c.base_scale = t["rate_scale"].as<double>();
     if (!(c.stream.rate() > 0.0))
-      throw ConfigError({evaluator.file(), 0, 0}, "workload.trace",
-                        "the replayed trace has fewer than two requests or no time span: it cannot be scaled to a rate");
+      throw ConfigError(
+          {evaluator.file(), 0, 0}, "workload.trace",
+          "the replayed trace has fewer than two requests or no time span: it cannot be scaled to a rate");
   }
   c.settings = &settings;
   c.evaluator = &evaluator;
@@ -227,15 +236,15 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
   ProbeContext c;
   if (const auto why = prepare_probes(evaluator_, settings_, point, c)) return Outcome::infeasible(*why);
   std::vector<nlohmann::json> rows;
-  const RateSearchResult rs = find_max_rate(
-      [&](double rate) { return probe_at(c, rate, rows); },
-      [](const nlohmann::json& j) { return j.at("meets_slo").get<bool>(); }, settings_.search);
+  const RateSearchResult rs =
+      find_max_rate([&](double rate) { return probe_at(c, rate, rows); },
+                    [](const nlohmann::json& j) { return j.at("meets_slo").get<bool>(); }, settings_.search);
   if (!rs.found) {
     const RateProbe* lowest = nullptr;
     for (const auto& p : rs.probes)
       if (lowest == nullptr || p.rate < lowest->rate) lowest = &p;
-    return Outcome::infeasible("never meets the SLO: at " + fmt(lowest ? lowest->rate : 0.0) +
-                               " req/s per replica, " + (lowest ? lowest->result.value("why", std::string()) : ""));
+    return Outcome::infeasible("never meets the SLO: at " + fmt(lowest ? lowest->rate : 0.0) + " req/s per replica, " +
+                               (lowest ? lowest->result.value("why", std::string()) : ""));
   }
   nlohmann::json result = rs.best_result.at("metrics");
   result["extra"]["plan"] = plan_extra(c, rs, std::move(rows));

@@ -8,8 +8,8 @@
 
 namespace engramsim::planner {
 
-std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator,
-                               SweepRunOptions o, const std::string& out, int rounds) {
+std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator, SweepRunOptions o,
+                               const std::string& out, int rounds) {
   if (!sc.report.target_interactivity || rounds <= 0) return 0;
   const double x = *sc.report.target_interactivity;
   std::vector<SweepPoint> known = sc.sweep.points;
@@ -20,9 +20,10 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
     if (next.empty()) break;
     o.out_dir = refine_round_dir(out, round);
     std::filesystem::create_directories(o.out_dir);
-    const SweepRunSummary s =
-        run_sweep(next, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
-    if (!s.complete) throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
+    const SweepRunSummary s = run_sweep(
+        next, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    if (!s.complete)
+      throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
     ran += next.size();
     known.insert(known.end(), next.begin(), next.end());
     const double moved = largest_change(compare_at(before, x), compare_at(load_results(out), x));

@@ -90,7 +90,10 @@ CalibrationOverrides load_calibration_overrides(const std::vector<std::string>& 
 
 ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, CalibrationOverrides calibrations,
                                      std::size_t cdf_samples)
-    : file_(std::move(file)), base_(std::move(base)), calibrations_(std::move(calibrations)), cdf_samples_(cdf_samples) {}
+    : file_(std::move(file)),
+      base_(std::move(base)),
+      calibrations_(std::move(calibrations)),
+      cdf_samples_(cdf_samples) {}
 
 sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
   sim::ScenarioParseOptions options;
@@ -142,7 +145,8 @@ void add_point_inputs(const sim::ScenarioParams& params, SweepInputs& in) {
   add_unique(in.node_paths, params.node_path);
   add_unique(in.gpu_names, params.node.gpu.name);
   add_unique(in.calibration_paths, params.calibration_path);
-  if (std::find(in.engine_paths.begin(), in.engine_paths.end(), params.deployment.engine_path) == in.engine_paths.end()) {
+  if (std::find(in.engine_paths.begin(), in.engine_paths.end(), params.deployment.engine_path) ==
+      in.engine_paths.end()) {
     in.engine_paths.push_back(params.deployment.engine_path);
     in.engine_names.push_back(params.deployment.engine);
   }
@@ -239,7 +243,6 @@ void add_hbm_terms(const sim::BuiltScenario& b, PointMetrics& m) {
   term("engram_hot_cache", b.hbm_cache_per_gpu);
   term("kv_pool", g.kv_pool - b.hbm_cache_per_gpu);
   term("headroom", g.hbm_capacity - g.budget);
-
 }
 
 // Quantile samples of the finished requests' TTFT and TPOT (the report's CDFs).
@@ -255,7 +258,6 @@ void add_latency_samples(const sim::RunResult& r, std::size_t cdf_samples, Point
   }
   m.ttft_samples_ms = downsample_quantiles(std::move(ttft), cdf_samples);
   m.tpot_samples_ms = downsample_quantiles(std::move(tpot), cdf_samples);
-
 }
 
 // The deployment and run details the results file keeps beside the headline metrics.
@@ -317,9 +319,9 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   const bool closed = b.run.workload.concurrency > 0;
   m.concurrency = agentic  ? static_cast<double>(b.run.workload.agentic->replay.lanes)
                   : closed ? static_cast<double>(b.run.workload.concurrency)
-                         : (std::isfinite(s.request_throughput) && std::isfinite(s.e2el.mean)
-                                ? s.request_throughput * s.e2el.mean / 1000.0
-                                : kNaN);
+                           : (std::isfinite(s.request_throughput) && std::isfinite(s.e2el.mean)
+                                  ? s.request_throughput * s.e2el.mean / 1000.0
+                                  : kNaN);
   m.request_rate = s.request_throughput;
   m.throughput_per_gpu = s.tput_per_gpu;
   m.output_throughput_per_gpu = s.output_tput_per_gpu;
@@ -400,13 +402,14 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
   auto& a = c.assumptions;
   a.push_back({"price tier", in.price_tier, "scenario price_tier", "assumed"});
   if (in.calibration_paths.empty()) {
-    a.push_back({"calibration", "none: datasheet peaks with the default efficiencies", "models/efficiency.hpp",
-                 "assumed"});
+    a.push_back(
+        {"calibration", "none: datasheet peaks with the default efficiencies", "models/efficiency.hpp", "assumed"});
   }
   for (const auto& p : in.calibration_paths) a.push_back({"calibration profile", p, p, "measured"});
   for (std::size_t i = 0; i < in.model_paths.size(); ++i) {
-    const auto figs = tagged_figures(in.model_paths[i], i < in.model_names.size() ? in.model_names[i] : "model",
-                                     {"engram.", "kv.", "spec_decode.", "precision.", "published_params", "num_layers"});
+    const auto figs =
+        tagged_figures(in.model_paths[i], i < in.model_names.size() ? in.model_names[i] : "model",
+                       {"engram.", "kv.", "spec_decode.", "precision.", "published_params", "num_layers"});
     a.insert(a.end(), figs.begin(), figs.end());
   }
   for (std::size_t i = 0; i < in.gpu_names.size(); ++i) {
@@ -416,13 +419,14 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
     a.insert(a.end(), figs.begin(), figs.end());
   }
   for (std::size_t i = 0; i < in.node_paths.size(); ++i) {
-    const auto figs = tagged_figures(in.node_paths[i], in.node_names[i],
-                                     {"host_dram", "host_link_latency", "topology.switch_uplink_bandwidth", "nvme.",
-                                      "prices."});
+    const auto figs =
+        tagged_figures(in.node_paths[i], in.node_names[i],
+                       {"host_dram", "host_link_latency", "topology.switch_uplink_bandwidth", "nvme.", "prices."});
     a.insert(a.end(), figs.begin(), figs.end());
   }
   for (std::size_t i = 0; i < in.engine_paths.size(); ++i) {
-    const auto figs = tagged_figures(in.engine_paths[i], in.engine_names[i], {"per_step", "per_sequence", "engram_lookup"});
+    const auto figs =
+        tagged_figures(in.engine_paths[i], in.engine_names[i], {"per_step", "per_sequence", "engram_lookup"});
     a.insert(a.end(), figs.begin(), figs.end());
   }
   const RuntimeReserve r;

@@ -30,9 +30,9 @@
 #include "planner/point_metrics.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"
-#include "sim/run/run_simulation.hpp"
 
 namespace engramsim::planner {
 

@@ -47,7 +47,7 @@ enum class RunEnd {
 struct RunStats {
   std::uint64_t events = 0;  // dispatched by this call to run()
   RunEnd end = RunEnd::drained;
-  Time clock;                // now() when run() returned
+  Time clock;  // now() when run() returned
 };
 
 class Simulation {

@@ -24,8 +24,7 @@ void register_builtin_fabrics(FabricRegistry& registry) {
   });
 }
 
-std::unique_ptr<Fabric> make_fabric(std::string_view backend, FabricTopology topology,
-                                    const FabricOptions& options) {
+std::unique_ptr<Fabric> make_fabric(std::string_view backend, FabricTopology topology, const FabricOptions& options) {
   FabricRegistry registry;
   register_builtin_fabrics(registry);
   return registry.create(backend, std::move(topology), options);
@@ -35,13 +34,11 @@ void validate_flow_spec(const FabricTopology& topology, Time now, const FlowSpec
   if (spec.route >= topology.route_count())
     throw std::invalid_argument("fabric flow: unknown route id " + std::to_string(spec.route));
   if (!(spec.size.value() >= 0.0) || !std::isfinite(spec.size.value()))
-    throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name +
-                                ": size must be finite and >= 0");
+    throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name + ": size must be finite and >= 0");
   if (spec.start < now)
     throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name + ": start " +
                                 to_string(spec.start) + " is before now " + to_string(now));
-  if (spec.rate_bound &&
-      (!(spec.rate_bound->value() > 0.0) || !std::isfinite(spec.rate_bound->value())))
+  if (spec.rate_bound && (!(spec.rate_bound->value() > 0.0) || !std::isfinite(spec.rate_bound->value())))
     throw std::invalid_argument("fabric flow on " + topology.route(spec.route).name +
                                 ": rate bound must be positive and finite");
 }

@@ -39,9 +39,9 @@ using FlowId = std::uint64_t;
 
 struct FlowSpec {
   RouteId route = 0;
-  Bytes size;                            // >= 0 (the SimGrid backend rounds to whole bytes)
-  Time start;                            // >= the fabric's now()
-  std::optional<Bandwidth> rate_bound;   // per-flow cap, > 0 when set
+  Bytes size;                           // >= 0 (the SimGrid backend rounds to whole bytes)
+  Time start;                           // >= the fabric's now()
+  std::optional<Bandwidth> rate_bound;  // per-flow cap, > 0 when set
 };
 
 struct FlowCompletion {
@@ -79,8 +79,7 @@ class Fabric {
   virtual std::vector<FlowCompletion> advance_to(Time t) = 0;
 };
 
-using FabricFactory =
-    std::function<std::unique_ptr<Fabric>(FabricTopology topology, const FabricOptions& options)>;
+using FabricFactory = std::function<std::unique_ptr<Fabric>(FabricTopology topology, const FabricOptions& options)>;
 
 // Backends by name. The caller owns the registry; builtins are added by an explicit call. add() of
 // a name already there throws std::logic_error (core/registry.hpp).

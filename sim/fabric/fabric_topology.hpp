@@ -60,7 +60,7 @@ struct NvmeParams {
   Bandwidth read_bandwidth;  // sequential read, bytes/s
   double iops = 0.0;         // random reads/s of one page at high queue depth
   Bytes page = Bytes::kib(4);
-  Time latency;              // one page read at queue depth 1
+  Time latency;  // one page read at queue depth 1
 };
 
 // The bytes a read of `pages` pages of `page` bytes moves (the size of its flow).
@@ -80,8 +80,7 @@ class FabricTopology {
   };
 
   // Throws std::invalid_argument on a non-positive capacity, negative latency or empty name.
-  ResourceId add_resource(std::string name, Bandwidth capacity, Time latency,
-                          ResourceKind kind = ResourceKind::link);
+  ResourceId add_resource(std::string name, Bandwidth capacity, Time latency, ResourceKind kind = ResourceKind::link);
   // `bandwidth` is per direction for a full-duplex link and the shared total for a half-duplex one.
   // Full-duplex resources are named NAME.fwd and NAME.bwd.
   LinkEnds add_link(const std::string& name, Bandwidth bandwidth, Time latency, Duplex duplex);

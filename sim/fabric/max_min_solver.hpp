@@ -25,8 +25,8 @@
 namespace engramsim::fabric {
 
 struct FlowClassDemand {
-  std::span<const std::uint32_t> resources;  // distinct resource indices, non-empty
-  double count = 0.0;                        // flows in the class, > 0
+  std::span<const std::uint32_t> resources;                // distinct resource indices, non-empty
+  double count = 0.0;                                      // flows in the class, > 0
   double bound = std::numeric_limits<double>::infinity();  // per-flow rate cap, > 0
 };
 
@@ -56,12 +56,12 @@ class MaxMinSolver {
   std::vector<std::uint32_t> adj_fill_;
   std::vector<std::uint32_t> adj_;
   std::vector<std::uint8_t> is_touched_;
-  std::vector<std::uint32_t> live_;          // resources still carrying unfrozen flows
+  std::vector<std::uint32_t> live_;  // resources still carrying unfrozen flows
   std::vector<std::uint32_t> saturated_;
-  std::vector<std::uint32_t> bounded_;       // classes with a finite bound, by bound
-  std::vector<std::uint8_t> frozen_;         // per class
-  std::uint32_t unfrozen_ = 0;               // classes not yet frozen in this solve
-  std::size_t next_bounded_ = 0;             // first bounded_ entry that may still be unfrozen
+  std::vector<std::uint32_t> bounded_;  // classes with a finite bound, by bound
+  std::vector<std::uint8_t> frozen_;    // per class
+  std::uint32_t unfrozen_ = 0;          // classes not yet frozen in this solve
+  std::size_t next_bounded_ = 0;        // first bounded_ entry that may still be unfrozen
 };
 
 }  // namespace engramsim::fabric

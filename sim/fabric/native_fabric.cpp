@@ -19,9 +19,7 @@ constexpr double kRebaseBytes = 1099511627776.0;
 // Solves remembered. The look-ahead and the advance that follows it revisit the same few states.
 constexpr std::size_t kMemoSize = 32;
 
-bool heap_after(const auto& a, const auto& b) {
-  return a.done_at != b.done_at ? a.done_at > b.done_at : a.id > b.id;
-}
+bool heap_after(const auto& a, const auto& b) { return a.done_at != b.done_at ? a.done_at > b.done_at : a.id > b.id; }
 
 std::vector<double> capacities_of(const FabricTopology& topology) {
   std::vector<double> caps;
@@ -138,8 +136,7 @@ void NativeFabric::complete_due(std::uint32_t trigger, Time finish, std::vector<
   for (std::size_t i = 0; i < active_.size();) {
     FlowClass& k = classes_[active_[i]];
     bool force = active_[i] == trigger;  // guarantees progress whatever the rounding
-    while (!k.heap.empty() &&
-           (force || k.heap.front().done_at - k.progress <= k.rate * kSimultaneousS)) {
+    while (!k.heap.empty() && (force || k.heap.front().done_at - k.progress <= k.rate * kSimultaneousS)) {
       force = false;
       std::pop_heap(k.heap.begin(), k.heap.end(), after);
       out.push_back(FlowCompletion{k.heap.back().id, k.heap.back().start, finish});
@@ -158,8 +155,7 @@ void NativeFabric::complete_due(std::uint32_t trigger, Time finish, std::vector<
 }
 
 std::vector<FlowCompletion> NativeFabric::advance_to(Time t) {
-  if (t < now_)
-    throw std::invalid_argument("fabric: advance_to(" + to_string(t) + ") before now " + to_string(now_));
+  if (t < now_) throw std::invalid_argument("fabric: advance_to(" + to_string(t) + ") before now " + to_string(now_));
   std::vector<FlowCompletion> out;
   for (;;) {
     ensure_rates();

@@ -28,10 +28,10 @@
 namespace engramsim::fabric {
 
 struct NativeFabricStats {
-  std::uint64_t solves = 0;         // max-min solves actually run
-  std::uint64_t memo_hits = 0;      // solves answered from the memo
-  std::uint64_t lookaheads = 0;     // next_completion_time() calls that had to look ahead
-  std::uint64_t events = 0;         // activation batches and completion instants processed
+  std::uint64_t solves = 0;      // max-min solves actually run
+  std::uint64_t memo_hits = 0;   // solves answered from the memo
+  std::uint64_t lookaheads = 0;  // next_completion_time() calls that had to look ahead
+  std::uint64_t events = 0;      // activation batches and completion instants processed
 };
 
 class NativeFabric final : public Fabric {
@@ -94,7 +94,7 @@ class NativeFabric final : public Fabric {
   MaxMinSolver solver_;
   std::vector<FlowClass> classes_;
   std::map<std::pair<RouteId, double>, std::uint32_t> class_index_;
-  std::vector<std::uint32_t> active_;  // classes with flows transferring, ascending index
+  std::vector<std::uint32_t> active_;                               // classes with flows transferring, ascending index
   std::map<std::pair<Time, std::uint32_t>, PendingGroup> pending_;  // (activation, class)
   std::size_t pending_flows_ = 0;
   std::size_t active_flows_ = 0;

@@ -20,8 +20,7 @@ std::vector<int> group_of(const std::vector<std::vector<int>>& groups, int n, co
     if (resolved[g].empty()) throw std::invalid_argument(std::string("node fabric: empty ") + what + " group");
     for (const int m : resolved[g]) {
       if (m < 0 || m >= n)
-        throw std::invalid_argument(std::string("node fabric: ") + what + " " + std::to_string(m) +
-                                    " out of range");
+        throw std::invalid_argument(std::string("node fabric: ") + what + " " + std::to_string(m) + " out of range");
       if (owner[static_cast<std::size_t>(m)] >= 0)
         throw std::invalid_argument(std::string("node fabric: ") + what + " " + std::to_string(m) +
                                     " is in two groups");
@@ -30,8 +29,7 @@ std::vector<int> group_of(const std::vector<std::vector<int>>& groups, int n, co
   }
   for (int i = 0; i < n; ++i)
     if (owner[static_cast<std::size_t>(i)] < 0)
-      throw std::invalid_argument(std::string("node fabric: ") + what + " " + std::to_string(i) +
-                                  " is in no group");
+      throw std::invalid_argument(std::string("node fabric: ") + what + " " + std::to_string(i) + " is in no group");
   return owner;
 }
 
@@ -75,11 +73,12 @@ class NodeFabricBuilder {
   void add_host_links() {
     if (shared_group_link_)
       for (std::size_t g = 0; g < gpu_groups_.size(); ++g)
-        uplink_.push_back(t_.add_link((switched_ ? "switch" : "cpu") + std::to_string(g) + (switched_ ? ".uplink" : ".c2c"),
-                                      p_.switch_uplink_bandwidth, p_.switch_uplink_latency, Duplex::full));
+        uplink_.push_back(
+            t_.add_link((switched_ ? "switch" : "cpu") + std::to_string(g) + (switched_ ? ".uplink" : ".c2c"),
+                        p_.switch_uplink_bandwidth, p_.switch_uplink_latency, Duplex::full));
     for (int g = 0; g < p_.gpu_count; ++g)
-      gpu_link_.push_back(t_.add_link("gpu" + std::to_string(g) + ".link", p_.gpu_link_bandwidth, p_.gpu_link_latency,
-                                      Duplex::full));
+      gpu_link_.push_back(
+          t_.add_link("gpu" + std::to_string(g) + ".link", p_.gpu_link_bandwidth, p_.gpu_link_latency, Duplex::full));
   }
 
   // Host-side hops from the root complex down to GPU g (excluding DRAM), in path order.
@@ -108,8 +107,9 @@ class NodeFabricBuilder {
   void add_drives() {
     on_gpu_switch_ = p_.drive_attach == DriveAttach::gpu_switch && p_.drive_count > 0;
     if (on_gpu_switch_ && (p_.host_attach != HostAttach::pcie_switch || drive_groups_.size() != gpu_groups_.size()))
-      throw std::invalid_argument("node fabric: drives on GPU switches need a pcie_switch node and one drive "
-                                  "group per GPU group");
+      throw std::invalid_argument(
+          "node fabric: drives on GPU switches need a pcie_switch node and one drive "
+          "group per GPU group");
     if (!on_gpu_switch_ && p_.drive_group_uplink_bandwidth.value() > 0.0)
       for (std::size_t k = 0; k < drive_groups_.size(); ++k)
         drive_uplink_.push_back(t_.add_link("drives" + std::to_string(k) + ".uplink", p_.drive_group_uplink_bandwidth,
@@ -147,8 +147,8 @@ class NodeFabricBuilder {
     if (!(p_.nvlink_bandwidth.value() > 0.0)) return;
     std::vector<FabricTopology::LinkEnds> port;
     for (int g = 0; g < p_.gpu_count; ++g)
-      port.push_back(t_.add_link("gpu" + std::to_string(g) + ".nvlink", p_.nvlink_bandwidth, p_.nvlink_latency,
-                                 Duplex::full));
+      port.push_back(
+          t_.add_link("gpu" + std::to_string(g) + ".nvlink", p_.nvlink_bandwidth, p_.nvlink_latency, Duplex::full));
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = 0; b < n; ++b)
         if (a != b)

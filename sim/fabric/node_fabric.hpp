@@ -53,14 +53,14 @@ struct NodeFabricParams {
   // GPUs behind one switch (pcie_switch) or one CPU (c2c); every GPU exactly once.
   // Empty: one group holding all GPUs.
   std::vector<std::vector<int>> gpu_groups;
-  Bandwidth gpu_link_bandwidth;       // per direction (PCIe x16 or C2C)
+  Bandwidth gpu_link_bandwidth;  // per direction (PCIe x16 or C2C)
   Time gpu_link_latency;
   // Per direction, per group: the switch uplink (pcie_switch) or the CPU's C2C port (c2c; zero there
   // means each GPU's own link is the only limit).
   Bandwidth switch_uplink_bandwidth;
   Time switch_uplink_latency;
   int cpu_sockets = 1;
-  Bandwidth host_dram_bandwidth;      // aggregate over sockets
+  Bandwidth host_dram_bandwidth;  // aggregate over sockets
   Time host_dram_latency;
 
   int drive_count = 0;
@@ -79,11 +79,11 @@ inline constexpr RouteId kNoRoute = static_cast<RouteId>(-1);
 
 struct NodeFabric {
   FabricTopology topology;
-  std::vector<ResourceId> dram;              // per socket
-  std::vector<int> gpu_socket;               // per GPU
-  std::vector<RouteId> dram_to_gpu;          // per GPU
-  std::vector<RouteId> gpu_to_dram;          // per GPU
-  std::vector<RouteId> drive_to_dram;        // per drive
+  std::vector<ResourceId> dram;                    // per socket
+  std::vector<int> gpu_socket;                     // per GPU
+  std::vector<RouteId> dram_to_gpu;                // per GPU
+  std::vector<RouteId> gpu_to_dram;                // per GPU
+  std::vector<RouteId> drive_to_dram;              // per drive
   std::vector<std::vector<RouteId>> drive_to_gpu;  // [drive][gpu], GPUDirect Storage path
   std::vector<std::vector<RouteId>> gpu_to_gpu;    // [src][dst]; kNoRoute on the diagonal or without NVLink
 };

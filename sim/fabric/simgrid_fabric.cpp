@@ -40,12 +40,12 @@ bool simgrid_fabric_available(const FabricOptions& options) {
   return !path.empty() && ::access(path.c_str(), X_OK) == 0;
 }
 
-SimGridFabric::SimGridFabric(FabricTopology topology, const FabricOptions& options)
-    : topology_(std::move(topology)) {
+SimGridFabric::SimGridFabric(FabricTopology topology, const FabricOptions& options) : topology_(std::move(topology)) {
   const std::string helper = simgrid_helper_path(options);
   if (helper.empty())
-    throw std::runtime_error("fabric backend simgrid: this build has no SimGrid helper "
-                             "(SimGrid 3.32 was not found at configure time)");
+    throw std::runtime_error(
+        "fabric backend simgrid: this build has no SimGrid helper "
+        "(SimGrid 3.32 was not found at configure time)");
   if (options.simgrid_bound_slots < 0)
     throw std::invalid_argument("fabric backend simgrid: simgrid_bound_slots must be >= 0");
 
@@ -134,8 +134,8 @@ FlowId SimGridFabric::start_flow(const FlowSpec& spec) {
   const Time activation = spec.start + topology_.route(spec.route).latency;
   const double bytes = std::round(spec.size.value());
   std::ostringstream line;
-  line << "flow " << id << ' ' << activation.count_ns() << ' ' << static_cast<std::uint64_t>(bytes) << ' '
-       << spec.route << ' ' << exact(spec.rate_bound ? spec.rate_bound->value() : 0.0) << '\n';
+  line << "flow " << id << ' ' << activation.count_ns() << ' ' << static_cast<std::uint64_t>(bytes) << ' ' << spec.route
+       << ' ' << exact(spec.rate_bound ? spec.rate_bound->value() : 0.0) << '\n';
   send(line.str());
   starts_.emplace(id, spec.start);
   next_valid_ = false;
@@ -160,8 +160,7 @@ Time SimGridFabric::next_completion_time() {
 }
 
 std::vector<FlowCompletion> SimGridFabric::advance_to(Time t) {
-  if (t < now_)
-    throw std::invalid_argument("fabric: advance_to(" + to_string(t) + ") before now " + to_string(now_));
+  if (t < now_) throw std::invalid_argument("fabric: advance_to(" + to_string(t) + ") before now " + to_string(now_));
   send("advance " + std::to_string(t.count_ns()) + "\n");
   std::vector<FlowCompletion> out;
   for (;;) {

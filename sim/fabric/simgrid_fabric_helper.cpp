@@ -24,8 +24,8 @@
 // "latency first, then bandwidth" semantics with equal weights. Comm::set_rate is ignored for
 // host-to-host comms in 3.32, so a flow's rate bound is a private link of that bandwidth appended
 // to its route (one of K slots per route, reconfigured with set_bandwidth before each use).
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,8 +110,8 @@ class Driver {
       connect(ends.src, ends.dst, links);
       for (int j = 0; j < bound_slots_; ++j) {
         const std::string slot = base + indexed("b", static_cast<std::size_t>(j));
-        auto* bound_link = zone->create_link(slot, 1.0)->set_latency(0.0)->set_sharing_policy(
-            sg4::Link::SharingPolicy::SHARED);
+        auto* bound_link =
+            zone->create_link(slot, 1.0)->set_latency(0.0)->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
         auto with_bound = links;
         with_bound.push_back(bound_link);
         BoundSlot s{zone->create_host(slot + "s", 1e9), zone->create_host(slot + "d", 1e9), bound_link, false};
@@ -193,9 +193,8 @@ class Driver {
       for (std::size_t j = 0; j < ends.slots.size() && slot < 0; ++j)
         if (!ends.slots[j].busy) slot = static_cast<int>(j);
       if (slot < 0)
-        fail("more than " + std::to_string(ends.slots.size()) +
-             " rate-bounded flows in flight on route " + std::to_string(f.route) +
-             " (raise FabricOptions::simgrid_bound_slots)");
+        fail("more than " + std::to_string(ends.slots.size()) + " rate-bounded flows in flight on route " +
+             std::to_string(f.route) + " (raise FabricOptions::simgrid_bound_slots)");
       BoundSlot& s = ends.slots[static_cast<std::size_t>(slot)];
       s.busy = true;
       s.link->set_bandwidth(f.bound);
@@ -212,7 +211,8 @@ class Driver {
   void on_completion(const sg4::Activity& a) {
     const auto it = running_.find(&a);
     if (it == running_.end()) return;
-    if (it->second.slot >= 0) endpoints_[it->second.route].slots[static_cast<std::size_t>(it->second.slot)].busy = false;
+    if (it->second.slot >= 0)
+      endpoints_[it->second.route].slots[static_cast<std::size_t>(it->second.slot)].busy = false;
     record(it->second.id, a.get_finish_time());
     // Dropping the last reference inside SimGrid's callback would free the activity under it.
     finished_.push_back(&a);

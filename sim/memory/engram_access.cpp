@@ -9,12 +9,11 @@
 
 #include "core/paths.hpp"
 #include "core/rng.hpp"
-#include "sim/memory/word_tokenizer.hpp"
 #include "core/zipf_sampler.hpp"
+#include "sim/memory/word_tokenizer.hpp"
 
 namespace engramsim {
 namespace {
-
 
 // (a * k) mod m for a, k < m < 2^40 without overflow: k is split into 20-bit halves.
 std::uint64_t mulmod(std::uint64_t a, std::uint64_t k, std::uint64_t m) {
@@ -44,7 +43,8 @@ void check_shape(const EngramTableShape& s) {
 class ZipfAccess final : public EngramAccessModel {
  public:
   ZipfAccess(const EngramAccessParams& p, const EngramTableShape& s) {
-    if (!(p.zipf_s >= 0.0) || p.zipf_s > 8.0) throw std::invalid_argument("engram access: zipf exponent outside [0, 8]");
+    if (!(p.zipf_s >= 0.0) || p.zipf_s > 8.0)
+      throw std::invalid_argument("engram access: zipf exponent outside [0, 8]");
     for (const auto rows : s.table_rows) {
       if (rows / s.rows_per_token >= (std::int64_t{1} << 40))
         throw std::invalid_argument("engram access: sub-tables of 2^40 rows or more");
@@ -74,8 +74,8 @@ class ZipfAccess final : public EngramAccessModel {
     const Layer& l = layers_[static_cast<std::size_t>(layer)];
     const auto k = static_cast<std::uint64_t>(l.zipf.sample(rng) - 1);
     const auto rows = static_cast<std::uint64_t>(l.rows);
-    const auto scattered = static_cast<std::int64_t>((mulmod(static_cast<std::uint64_t>(l.a), k, rows) +
-                                                      static_cast<std::uint64_t>(l.b)) % rows);
+    const auto scattered = static_cast<std::int64_t>(
+        (mulmod(static_cast<std::uint64_t>(l.a), k, rows) + static_cast<std::uint64_t>(l.b)) % rows);
     return static_cast<std::int64_t>(subtable) * l.rows + scattered;
   }
 
@@ -100,7 +100,8 @@ class TextAccess final : public EngramAccessModel {
     ss << f.rdbuf();
     NgramHashParams hp = p.hash;
     hp.num_layers = static_cast<int>(s.table_rows.size());
-    if (hp.compressed_vocab_size <= 3) throw std::invalid_argument("engram access: text needs the card's compressed vocabulary");
+    if (hp.compressed_vocab_size <= 3)
+      throw std::invalid_argument("engram access: text needs the card's compressed vocabulary");
     const NgramHasher hasher(hp);
     if (hasher.rows_per_token_per_layer() != s.rows_per_token)
       throw std::invalid_argument("engram access: hashing parameters disagree with the table's sub-tables");
@@ -130,7 +131,8 @@ class TextAccess final : public EngramAccessModel {
   std::int64_t row(int layer, int subtable, std::uint64_t request, std::int64_t position, RngStream&) const override {
     const std::uint64_t offset = hash64(request ^ hash64(seed_)) % tokens_;
     const std::uint64_t i = (offset + static_cast<std::uint64_t>(position)) % tokens_;
-    return rows_[static_cast<std::size_t>(layer)][i * static_cast<std::size_t>(k_) + static_cast<std::size_t>(subtable)];
+    return rows_[static_cast<std::size_t>(layer)]
+                [i * static_cast<std::size_t>(k_) + static_cast<std::size_t>(subtable)];
   }
   std::size_t tokens() const { return tokens_; }
 

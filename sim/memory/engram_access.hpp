@@ -42,8 +42,8 @@ const char* to_string(AccessModel model);
 struct EngramAccessParams {
   AccessModel model = AccessModel::zipf;
   double zipf_s = 1.0;
-  NgramHashParams hash;        // text: the card's Engram hashing parameters
-  std::string text_path;       // text: empty = the shipped text under the data root
+  NgramHashParams hash;   // text: the card's Engram hashing parameters
+  std::string text_path;  // text: empty = the shipped text under the data root
   std::uint64_t seed = 0;
 };
 

@@ -10,7 +10,6 @@
 namespace engramsim {
 namespace {
 
-
 // Cache keys: the Engram layer in the top bits, the row (or page) below; rows stay far below 2^48.
 std::uint64_t key_of(std::size_t layer, std::uint64_t id) { return (static_cast<std::uint64_t>(layer) << 48) | id; }
 
@@ -33,16 +32,20 @@ std::vector<int> gpu_order(const fabric::NodeFabricParams& node, bool spread) {
 
 const char* to_string(HotRowPolicy policy) {
   switch (policy) {
-    case HotRowPolicy::lru: return "lru";
-    case HotRowPolicy::lfu: return "lfu";
-    case HotRowPolicy::static_top: return "static";
+    case HotRowPolicy::lru:
+      return "lru";
+    case HotRowPolicy::lfu:
+      return "lfu";
+    case HotRowPolicy::static_top:
+      return "static";
   }
   return "?";
 }
 
 std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name) {
   if (name == "static") return HotRowPolicy::static_top;
-  if (const auto p = row_cache_policy_from(name)) return *p == RowCachePolicy::lru ? HotRowPolicy::lru : HotRowPolicy::lfu;
+  if (const auto p = row_cache_policy_from(name))
+    return *p == RowCachePolicy::lru ? HotRowPolicy::lru : HotRowPolicy::lfu;
   return std::nullopt;
 }
 
@@ -165,8 +168,8 @@ std::int64_t EngramTierService::sample_keys(ReplicaState& r, std::size_t e, cons
     if (s.prompt && !layer.sees_prompt) continue;
     while (taken < sample_positions) {
       next_index = sample_positions < positions
-                       ? std::min<std::int64_t>(positions - 1,
-                                                static_cast<std::int64_t>((static_cast<double>(taken) + phase) * stride))
+                       ? std::min<std::int64_t>(
+                             positions - 1, static_cast<std::int64_t>((static_cast<double>(taken) + phase) * stride))
                        : taken;
       if (next_index >= base + s.count) break;
       const std::int64_t pos = s.first + (next_index - base);
@@ -189,8 +192,10 @@ void EngramTierService::classify_rows(ReplicaState& r, std::size_t e, std::size_
   std::sort(keys_.begin(), keys_.end());
   distinct_.clear();
   for (const std::uint64_t key : keys_) {
-    if (!distinct_.empty() && distinct_.back().first == key) ++distinct_.back().second;
-    else distinct_.emplace_back(key, 1u);
+    if (!distinct_.empty() && distinct_.back().first == key)
+      ++distinct_.back().second;
+    else
+      distinct_.emplace_back(key, 1u);
   }
   hits = missing = 0.0;
   pages_.clear();
@@ -255,7 +260,8 @@ void EngramTierService::sampled_counts(ReplicaState& r, std::size_t e, const Eng
   // the step model knows the expected distinct count of all positions: scale the sample's
   // distinct rows (and what follows from them) to it, keeping the sample's miss fraction.
   double dedup = 1.0;
-  if (sample_positions < positions && p_.access.model == AccessModel::zipf && layer.distinct_rows > 0.0 && !distinct_.empty())
+  if (sample_positions < positions && p_.access.model == AccessModel::zipf && layer.distinct_rows > 0.0 &&
+      !distinct_.empty())
     dedup = std::min(1.0, layer.distinct_rows / (static_cast<double>(distinct_.size()) * scale));
   n.host_rows = missing * scale * dedup;
   if (drives > 0) read_pages(r, w, drives, scale, dedup, n);
@@ -333,9 +339,11 @@ bool EngramTierService::start_step(const EngramStepInput& in, EngramStepOutcome&
       const double out = in.kv_swap_out_tokens * p_.kv_bytes_per_token.value();
       const double back = in.kv_swap_in_tokens * p_.kv_bytes_per_token.value();
       if (out > 0.0)
-        start_flow(node, nf.gpu_to_dram[static_cast<std::size_t>(gpu)], out, in.start, 0.0, FlowKind::kv_out, in.replica, k);
+        start_flow(node, nf.gpu_to_dram[static_cast<std::size_t>(gpu)], out, in.start, 0.0, FlowKind::kv_out,
+                   in.replica, k);
       if (back > 0.0)
-        start_flow(node, nf.dram_to_gpu[static_cast<std::size_t>(gpu)], back, in.start, 0.0, FlowKind::kv_in, in.replica, k);
+        start_flow(node, nf.dram_to_gpu[static_cast<std::size_t>(gpu)], back, in.start, 0.0, FlowKind::kv_in,
+                   in.replica, k);
       r.stats.kv_swap_bytes += out + back;
     }
   }
@@ -393,8 +401,8 @@ void EngramTierService::issue(std::uint32_t replica, int rank, Time t) {
     if (ssd) {
       for (std::size_t d = 0; d < w.drive_pages.size(); ++d) {
         if (w.drive_pages[d] <= 0.0) continue;
-        start_flow(node, nf.drive_to_dram[d], w.drive_pages[d] * p_.page.value(), t, ssd_bound_, FlowKind::ssd,
-                   replica, rank);
+        start_flow(node, nf.drive_to_dram[d], w.drive_pages[d] * p_.page.value(), t, ssd_bound_, FlowKind::ssd, replica,
+                   rank);
         ++s.outstanding;
       }
       if (s.outstanding > 0) return;

@@ -65,9 +65,9 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -94,36 +94,36 @@ struct EngramTierParams {
   EngramTier tier = EngramTier::dram;  // dram or ssd
   EngramTableShape shape;              // per-layer table rows, sub-tables
   Bytes row_bytes;
-  int tp = 1;                          // GPUs (ranks) per replica
+  int tp = 1;  // GPUs (ranks) per replica
   int replicas = 1;
 
   EngramAccessParams access;
-  Bytes hbm_cache;                     // per replica (split over ranks); 0 = none
+  Bytes hbm_cache;  // per replica (split over ranks); 0 = none
   HotRowPolicy hbm_policy = HotRowPolicy::lfu;
-  Bytes dram_cache;                    // per replica page cache (ssd tier; split over ranks); 0 = none
+  Bytes dram_cache;  // per replica page cache (ssd tier; split over ranks); 0 = none
   RowCachePolicy dram_policy = RowCachePolicy::lru;
   Bytes page = Bytes(4096.0);
   std::int64_t sample_rows_per_step = 128;  // per Engram layer per replica step
-  bool always_sample = false;          // sample even where the analytic counts would do (tests)
+  bool always_sample = false;               // sample even where the analytic counts would do (tests)
   // Largest cache simulated entry by entry; a larger one is simulated on a spatial sample of the
   // keys (rate = this / capacity) with the capacity scaled alike.
   std::uint64_t max_cache_entries = 1u << 17;
 
   DramPath dram_path = DramPath::zero_copy;
-  double uva_efficiency = 1.0;         // zero_copy gather efficiency at the row size
-  EfficiencyCurve copy_efficiency;     // staged copies, by bytes
-  Bandwidth cpu_gather_rate;           // staged: per GPU; 0 = unbounded
+  double uva_efficiency = 1.0;      // zero_copy gather efficiency at the row size
+  EfficiencyCurve copy_efficiency;  // staged copies, by bytes
+  Bandwidth cpu_gather_rate;        // staged: per GPU; 0 = unbounded
   int ssd_queue_depth = 128;
-  Bandwidth hbm_gather_rate;           // HBM hot-row gather; 0 = free
-  Time gather_overhead;                // per gather kernel
+  Bandwidth hbm_gather_rate;  // HBM hot-row gather; 0 = free
+  Time gather_overhead;       // per gather kernel
 
   fabric::NodeFabricParams node;
   std::string backend = "native";
   fabric::FabricOptions fabric_options;
-  bool spread = false;                 // placement over switch groups
+  bool spread = false;  // placement over switch groups
 
   bool kv_offload = false;
-  Bytes kv_bytes_per_token;            // per GPU
+  Bytes kv_bytes_per_token;  // per GPU
   std::uint64_t seed = 0;
 };
 
@@ -138,9 +138,9 @@ struct EngramStepInput {
 
 struct EngramStepOutcome {
   std::uint32_t replica = 0;
-  Time ready;   // when the last of the step's fetches finished
-  Time stall;   // exposed: sum over layers of max(0, D_l - A_l)
-  Time fetch;   // sum over layers of D_l - issue_l
+  Time ready;  // when the last of the step's fetches finished
+  Time stall;  // exposed: sum over layers of max(0, D_l - A_l)
+  Time fetch;  // sum over layers of D_l - issue_l
   EngramStepStats stats;
 };
 
@@ -163,8 +163,8 @@ struct EngramTierReport {
 class EngramTraceSink {
  public:
   // A flow finished. `what`: "engram", "ssd", "copy", "kv_out", "kv_in".
-  virtual void on_flow(int node, const std::string& route, const char* what, std::uint32_t replica, int gpu,
-                       Time start, Time finish, double bytes) = 0;
+  virtual void on_flow(int node, const std::string& route, const char* what, std::uint32_t replica, int gpu, Time start,
+                       Time finish, double bytes) = 0;
   // Layer `layer` of a replica step finished on one GPU (issue -> done, fabric part).
   virtual void on_layer_fetch(int node, int gpu, std::uint32_t replica, int layer, Time issue, Time done,
                               double bytes) = 0;
@@ -218,12 +218,12 @@ class EngramTierService {
   };
   struct LayerWork {
     Time window;
-    double host_rows = 0.0;             // per rank
-    double wire_bytes = 0.0;            // per rank, over the host link
-    std::vector<double> drive_pages;    // per rank, per drive (ssd)
+    double host_rows = 0.0;           // per rank
+    double wire_bytes = 0.0;          // per rank, over the host link
+    std::vector<double> drive_pages;  // per rank, per drive (ssd)
     Time hbm_gather;
-    Time issue = Time::max();           // earliest over ranks
-    Time done;                          // latest over ranks (incl. the HBM gather)
+    Time issue = Time::max();  // earliest over ranks
+    Time done;                 // latest over ranks (incl. the HBM gather)
   };
   struct RankStream {
     int layer = 0;
@@ -256,9 +256,9 @@ class EngramTierService {
     std::unique_ptr<RowCache> hbm;
     std::int64_t hbm_static_rank = 0;  // "static": ranks <= this are in HBM
     std::unique_ptr<RowCache> dram;
-    double hbm_rate = 1.0;   // spatial sampling rates of the caches
+    double hbm_rate = 1.0;  // spatial sampling rates of the caches
     double dram_rate = 1.0;
-    RunningRatio hbm_hits;   // over the sampled keys
+    RunningRatio hbm_hits;  // over the sampled keys
     RunningRatio dram_hits;
     std::uint64_t steps = 0;
     RngStream rng{0};
@@ -273,8 +273,8 @@ class EngramTierService {
                            std::span<const EngramSeqSpan> seqs, std::int64_t positions, double all);
   void classify_rows(ReplicaState& r, std::size_t e, std::size_t drives, double& hits, double& missing);
   void read_pages(ReplicaState& r, LayerWork& w, std::size_t drives, double scale, double dedup, LayerCounts& n);
-  void sampled_counts(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
-                      std::span<const EngramSeqSpan> seqs, std::int64_t positions, LayerWork& w, LayerCounts& n);
+  void sampled_counts(ReplicaState& r, std::size_t e, const EngramLayerStep& layer, std::span<const EngramSeqSpan> seqs,
+                      std::int64_t positions, LayerWork& w, LayerCounts& n);
   void account_layer(ReplicaState& r, LayerWork& w, const LayerCounts& n);
   void issue(std::uint32_t replica, int rank, Time t);
   fabric::FlowId start_flow(int node, fabric::RouteId route, double bytes, Time t, double bound, FlowKind kind,

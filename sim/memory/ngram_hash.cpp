@@ -123,7 +123,8 @@ void NgramHasher::rows_at(std::span<const std::int64_t> tokens, std::size_t t, i
   std::uint64_t mix = 0;
   std::size_t slot = 0;
   for (int k = 0; k < p_.max_order; ++k) {
-    const std::int64_t tok = (t >= static_cast<std::size_t>(k)) ? tokens[t - static_cast<std::size_t>(k)] : p_.pad_token_id;
+    const std::int64_t tok =
+        (t >= static_cast<std::size_t>(k)) ? tokens[t - static_cast<std::size_t>(k)] : p_.pad_token_id;
     mix ^= static_cast<std::uint64_t>(tok) * static_cast<std::uint64_t>(m[static_cast<std::size_t>(k)]);
     const int order = k + 1;
     if (order < p_.min_order) continue;

@@ -20,7 +20,7 @@
 namespace engramsim {
 
 struct NgramHashParams {
-  int num_layers = 1;          // Engram layers hashed (index l = 0..num_layers-1)
+  int num_layers = 1;  // Engram layers hashed (index l = 0..num_layers-1)
   int min_order = 2;
   int max_order = 3;
   int heads_per_order = 8;

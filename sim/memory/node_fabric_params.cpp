@@ -8,8 +8,8 @@ fabric::NodeFabricParams node_fabric_params(const NodeSpec& node) {
   fabric::NodeFabricParams p;
   const HostTopology& t = node.topology;
   p.gpu_count = node.gpu_count;
-  p.host_attach = node.gpu.host_link == HostLinkKind::nvlink_c2c ? fabric::HostAttach::c2c
-                                                                 : fabric::HostAttach::pcie_switch;
+  p.host_attach =
+      node.gpu.host_link == HostLinkKind::nvlink_c2c ? fabric::HostAttach::c2c : fabric::HostAttach::pcie_switch;
   p.gpu_groups = t.gpu_groups;
   p.gpu_link_bandwidth = node.gpu.host_link_bandwidth;
   p.cpu_sockets = std::max(1, t.cpu_sockets);
@@ -39,8 +39,8 @@ fabric::NodeFabricParams node_fabric_params(const NodeSpec& node) {
     p.drive_groups = t.drive_groups;
     const std::size_t gpu_groups = p.gpu_groups.empty() ? 1 : p.gpu_groups.size();
     const std::size_t drive_groups = p.drive_groups.empty() ? 1 : p.drive_groups.size();
-    p.drive_attach = switched && gpu_groups == drive_groups ? fabric::DriveAttach::gpu_switch
-                                                            : fabric::DriveAttach::own_switch;
+    p.drive_attach =
+        switched && gpu_groups == drive_groups ? fabric::DriveAttach::gpu_switch : fabric::DriveAttach::own_switch;
   }
   return p;
 }

@@ -2,8 +2,8 @@
 
 #include <list>
 #include <set>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 

@@ -10,7 +10,8 @@ namespace engramsim {
 
 WordTokenizer::WordTokenizer(std::int64_t vocab_size, std::int64_t first_id)
     : vocab_size_(vocab_size), first_id_(first_id) {
-  if (first_id < 0 || vocab_size <= first_id) throw std::invalid_argument("WordTokenizer: vocab_size must exceed first_id");
+  if (first_id < 0 || vocab_size <= first_id)
+    throw std::invalid_argument("WordTokenizer: vocab_size must exceed first_id");
 }
 
 std::vector<std::int64_t> WordTokenizer::encode(std::string_view text) const {

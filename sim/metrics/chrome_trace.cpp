@@ -76,8 +76,8 @@ void ChromeTraceRecorder::on_step(const StepRecord& s) {
   events_.push_back(std::move(it));
 }
 
-void ChromeTraceRecorder::on_flow(int node, const std::string& route, const char* what, std::uint32_t replica,
-                                  int gpu, Time start, Time finish, double bytes) {
+void ChromeTraceRecorder::on_flow(int node, const std::string& route, const char* what, std::uint32_t replica, int gpu,
+                                  Time start, Time finish, double bytes) {
   if (!keep(start)) return;
   Item it;
   it.start = start;
@@ -86,8 +86,8 @@ void ChromeTraceRecorder::on_flow(int node, const std::string& route, const char
   it.kind = 2;
   it.route = route_index(node, route);
   it.name = what;
-  it.args = "{\"replica\":" + std::to_string(replica) + ",\"gpu\":" + std::to_string(gpu) +
-            ",\"bytes\":" + num(bytes) + "}";
+  it.args =
+      "{\"replica\":" + std::to_string(replica) + ",\"gpu\":" + std::to_string(gpu) + ",\"bytes\":" + num(bytes) + "}";
   events_.push_back(std::move(it));
 }
 

@@ -28,8 +28,8 @@
 namespace engramsim::sim {
 
 struct ChromeTraceOptions {
-  std::string path;                          // empty: no trace
-  Time window = Time::from_seconds(10.0);    // keep events that start before this
+  std::string path;                        // empty: no trace
+  Time window = Time::from_seconds(10.0);  // keep events that start before this
   std::uint64_t max_events = 1'000'000;
 };
 
@@ -53,7 +53,7 @@ class ChromeTraceRecorder final : public ServingObserver, public EngramTraceSink
     Time start;
     Time duration;
     int pid = 0;
-    int tid = 0;  // resolved at write time for flows (lanes)
+    int tid = 0;   // resolved at write time for flows (lanes)
     int kind = 0;  // 0 step, 1 layer fetch, 2 flow
     int route = -1;
     std::string name;

@@ -23,8 +23,8 @@ class LogHistogram {
   std::uint64_t count() const { return count_; }
   std::int64_t min() const { return min_; }
   std::int64_t max() const { return max_; }
-  double mean() const;    // ns; NaN when empty
-  double stddev() const;  // population standard deviation, ns; NaN when empty
+  double mean() const;                // ns; NaN when empty
+  double stddev() const;              // population standard deviation, ns; NaN when empty
   double percentile(double p) const;  // p in [0, 100]; ns; NaN when empty
 
   static std::size_t bucket_of(std::int64_t ns);

@@ -194,13 +194,14 @@ void write_timeseries_csv(const TimeSeries& ts, std::ostream& os) {
   const auto& bins = ts.bins();
   for (std::size_t i = 0; i < bins.size(); ++i) {
     const TimeSeriesBin& b = bins[i];
-    os << format_number((ts.interval() * static_cast<std::int64_t>(i)).seconds(), 6, false) << ',' << b.arrivals
-       << ',' << b.finished << ',' << b.steps << ',' << b.prefill_tokens << ',' << b.decode_positions << ','
+    os << format_number((ts.interval() * static_cast<std::int64_t>(i)).seconds(), 6, false) << ',' << b.arrivals << ','
+       << b.finished << ',' << b.steps << ',' << b.prefill_tokens << ',' << b.decode_positions << ','
        << format_number(ts.utilization(i), 6, false) << ',' << format_number(ts.kv_usage(i), 6, false) << ','
        << format_number(b.stall_ns * 1e-9, 6, false) << ',' << format_number(ts.engram_stall_share(i), 6, false);
     if (tier)
-      os << ',' << format_number(b.engram_lookups, 0, false) << ',' << format_number(ts.engram_hbm_hit_ratio(i), 6, false)
-         << ',' << format_number(b.engram_host_bytes * 1e-9, 6, false) << ',' << format_number(b.engram_ssd_pages, 0, false)
+      os << ',' << format_number(b.engram_lookups, 0, false) << ','
+         << format_number(ts.engram_hbm_hit_ratio(i), 6, false) << ','
+         << format_number(b.engram_host_bytes * 1e-9, 6, false) << ',' << format_number(b.engram_ssd_pages, 0, false)
          << ',' << format_number(ts.engram_cache_hit_ratio(i), 6, false);
     os << '\n';
   }

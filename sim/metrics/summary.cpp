@@ -47,7 +47,7 @@ namespace {
 struct SessionTokens {
   std::int64_t cached = 0;  // GPU and host hits
   std::int64_t prompt = 0;
-  std::int64_t host = 0;    // host-pool hits
+  std::int64_t host = 0;  // host-pool hits
 };
 
 double median_of(std::vector<double> v) {
@@ -81,8 +81,9 @@ void summarize_offload(Summary& s, const KvOffloadTotals& t, const std::map<std:
   s.kv_offload_write_exposed_s = t.write_exposed.seconds();
 }
 
-void summarize_agentic(Summary& s, std::vector<double> e2e_per_token, const std::map<std::uint64_t, SessionTokens>& sessions,
-                       std::int64_t reusable, std::int64_t prompt_with_reusable, std::int64_t kv_evictions) {
+void summarize_agentic(Summary& s, std::vector<double> e2e_per_token,
+                       const std::map<std::uint64_t, SessionTokens>& sessions, std::int64_t reusable,
+                       std::int64_t prompt_with_reusable, std::int64_t kv_evictions) {
   const double gpus_s = static_cast<double>(s.num_gpus) * s.duration_s;
   s.cached_input_tokens = 0;
   for (const auto& [id, cp] : sessions) s.cached_input_tokens += cp.cached;
@@ -213,7 +214,8 @@ void summarize_fleet(const SummaryInputs& in, const RequestPass& p, double durat
   s.preemptions = in.preemptions;
   s.decode_padding_share =
       ratio(static_cast<double>(in.padding_rows), static_cast<double>(in.padding_rows + in.decode_positions));
-  s.prefix_cache_hit_rate = ratio(static_cast<double>(p.cached_of_completed), static_cast<double>(p.prompt_of_completed));
+  s.prefix_cache_hit_rate =
+      ratio(static_cast<double>(p.cached_of_completed), static_cast<double>(p.prompt_of_completed));
   const FleetTotals& t = in.metrics->totals();
   const double fleet_s = in.windowed ? in.end_time.seconds() : duration;
   const double replica_ns = fleet_s * 1e9 * in.num_replicas;
@@ -237,9 +239,9 @@ void summarize_cost(const SummaryInputs& in, double duration, Summary& s) {
   } else {
     s.usd_per_gpu_hour = s.cost_usd = s.tokens_per_dollar = s.output_tokens_per_dollar = kNaN;
   }
-  const CostMetrics c = cost_metrics({s.tput_per_gpu, s.input_tput_per_gpu, s.output_tput_per_gpu,
-                                      MoneyRate(in.price_per_gpu_hour ? in.price_per_gpu_hour->value() : 0.0),
-                                      in.power_kw_per_gpu});
+  const CostMetrics c =
+      cost_metrics({s.tput_per_gpu, s.input_tput_per_gpu, s.output_tput_per_gpu,
+                    MoneyRate(in.price_per_gpu_hour ? in.price_per_gpu_hour->value() : 0.0), in.power_kw_per_gpu});
   s.usd_per_m_total_tokens = c.usd_per_m_total_tokens;
   s.usd_per_m_input_tokens = c.usd_per_m_input_tokens;
   s.usd_per_m_output_tokens = c.usd_per_m_output_tokens;

@@ -183,8 +183,8 @@ struct SummaryInputs {
   std::optional<MoneyRate> price_per_gpu_hour;
   double power_kw_per_gpu = 0.0;  // all-in; 0 leaves tokens per MW and joules per token NaN
   std::uint64_t events = 0;
-  bool windowed = false;          // count only RequestRecord::measured requests
-  std::int64_t kv_evictions = 0;  // all replicas
+  bool windowed = false;                      // count only RequestRecord::measured requests
+  std::int64_t kv_evictions = 0;              // all replicas
   std::optional<KvOffloadTotals> kv_offload;  // set when the replicas have host KV-offload pools
 };
 

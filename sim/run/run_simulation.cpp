@@ -60,7 +60,8 @@ Drivers start_drivers(const RunConfig& cfg, Simulation& sim, Deployment& deploym
     const AgenticWorkloadSpec& a = *cfg.workload.agentic;
     const std::uint64_t seed = cfg.seed;
     auto sessions = a.sessions;
-    d.replay = std::make_unique<AgenticReplayDriver>(sim, [sessions, seed] { return sessions(seed); }, deployment, a.replay);
+    d.replay = std::make_unique<AgenticReplayDriver>(
+        sim, [sessions, seed] { return sessions(seed); }, deployment, a.replay);
     deployment.add_observer(*d.replay);
     d.replay->start();
     d.workload = "agentic replay, " + std::to_string(a.replay.lanes) + " lanes";

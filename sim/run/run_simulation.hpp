@@ -79,10 +79,10 @@ struct RunResult {
   TimeSeries timeseries{Time::from_seconds(1.0), 1};
   RunEnd end = RunEnd::drained;
   std::uint64_t events = 0;
-  double wall_seconds = 0.0;  // host time of the run (not part of any output file)
-  std::string workload;       // the source's description
+  double wall_seconds = 0.0;                    // host time of the run (not part of any output file)
+  std::string workload;                         // the source's description
   std::optional<EngramTierReport> engram_tier;  // with the in-run Engram tier
-  std::optional<AgenticReplayStats> agentic;     // with the agentic replay
+  std::optional<AgenticReplayStats> agentic;    // with the agentic replay
 };
 
 RunResult run_simulation(const RunConfig& config);

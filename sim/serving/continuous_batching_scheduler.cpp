@@ -10,9 +10,7 @@ KvPolicy vllm_v1_kv_policy() { return {}; }
 
 // Vidur's Sarathi replica scheduler: whole-prompt reservation, watermark_blocks_fraction 0.01
 // (its default), victims from the tail of a running list kept in arrival order.
-KvPolicy sarathi_kv_policy() {
-  return {AdmissionReserve::whole_prompt, 0.01, VictimOrder::latest_arrival, true};
-}
+KvPolicy sarathi_kv_policy() { return {AdmissionReserve::whole_prompt, 0.01, VictimOrder::latest_arrival, true}; }
 
 KvPolicy guaranteed_no_evict_kv_policy() {
   KvPolicy p;
@@ -93,18 +91,18 @@ void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   // 3. Admissions from the waiting queue, unless this step had to preempt (vLLM v1 does the same:
   //    admitting right after evicting would only thrash; Sarathi's watermark gates it instead).
   if (!preempted || policy_.admit_after_preemption) {
-    const auto watermark = static_cast<std::int64_t>(
-        std::floor(policy_.watermark_fraction * static_cast<double>(st.kv().num_blocks())));
+    const auto watermark =
+        static_cast<std::int64_t>(std::floor(policy_.watermark_fraction * static_cast<double>(st.kv().num_blocks())));
     st.compact_running();
     while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_) && left > 0) {
       AdmitResult r;
       if (chunked_) {
-        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)), FirstChunk::any_part,
-                                  policy_.reserve, watermark);
+        r = st.admit_waiting_head(static_cast<std::int32_t>(std::min<std::int64_t>(left, max_chunk_)),
+                                  FirstChunk::any_part, policy_.reserve, watermark);
       } else {
         const bool alone = plan.empty();
-        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), FirstChunk::whole_prefill, policy_.reserve,
-                                  watermark);
+        r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), FirstChunk::whole_prefill,
+                                  policy_.reserve, watermark);
       }
       if (!r.admitted) break;
       st.plan_prefill(plan, running.back(), r.chunk);

@@ -9,7 +9,8 @@
 //  2. unfinished prefills of running sequences, oldest first, each chunk at most the remaining
 //     budget and the per-sequence cap; a chunk shrinks to the KV that is free, and when nothing is
 //     free a later-admitted unplaced sequence is preempted;
-//  3. if nothing was preempted this step (or the policy admits after preemption), new or preempted sequences from the head of the waiting
+//  3. if nothing was preempted this step (or the policy admits after preemption), new or preempted sequences from the
+//  head of the waiting
 //     queue (FCFS, prefix-cache hits first), each with a first chunk; the first one that does not
 //     fit ends admission (head-of-line order is kept, as vLLM does).
 // With chunked prefill off, a prefill must fit in the remaining budget whole, except that a prompt

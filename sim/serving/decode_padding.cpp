@@ -6,8 +6,7 @@
 namespace engramsim::sim {
 
 DecodePadding make_decode_padding(std::vector<std::int32_t> listed, std::int32_t max_num_seqs_per_rank,
-                                  std::int32_t max_num_tokens_per_rank, std::int32_t draft_tokens,
-                                  std::int32_t ranks) {
+                                  std::int32_t max_num_tokens_per_rank, std::int32_t draft_tokens, std::int32_t ranks) {
   if (ranks < 1) throw std::invalid_argument("make_decode_padding: ranks must be >= 1");
   DecodePadding out;
   out.ranks = ranks;
@@ -20,8 +19,10 @@ DecodePadding make_decode_padding(std::vector<std::int32_t> listed, std::int32_t
   bool dropped = false;
   for (const std::int32_t b : listed) {
     if (b < 1) throw std::invalid_argument("make_decode_padding: batch sizes must be positive");
-    if (b <= cap) out.batch_sizes.push_back(b);
-    else dropped = true;
+    if (b <= cap)
+      out.batch_sizes.push_back(b);
+    else
+      dropped = true;
   }
   if (dropped && (out.batch_sizes.empty() || out.batch_sizes.back() != cap)) out.batch_sizes.push_back(cap);
   return out;

@@ -27,8 +27,7 @@ struct DecodePadding {
 
 // The captured sizes for `listed` (any order, positive) under the per-rank limits.
 DecodePadding make_decode_padding(std::vector<std::int32_t> listed, std::int32_t max_num_seqs_per_rank,
-                                  std::int32_t max_num_tokens_per_rank, std::int32_t draft_tokens,
-                                  std::int32_t ranks);
+                                  std::int32_t max_num_tokens_per_rank, std::int32_t draft_tokens, std::int32_t ranks);
 
 // Rows a decode-only step of `n` sequences runs as (n itself when no captured size holds it).
 std::int32_t padded_decode_rows(const DecodePadding& p, std::int32_t n);

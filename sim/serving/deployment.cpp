@@ -22,13 +22,12 @@ Deployment::Deployment(Simulation& sim, const std::vector<ReplicaParams>& replic
 void Deployment::submit(Request&& request) {
   for (std::size_t i = 0; i < replicas_.size(); ++i) loads_[i] = replicas_[i]->load();
   const std::size_t target = router_->route(request, loads_);
-  for (std::size_t i = 1; i < observers_.size(); ++i) observers_[i]->on_arrival(request, static_cast<std::uint32_t>(target));
+  for (std::size_t i = 1; i < observers_.size(); ++i)
+    observers_[i]->on_arrival(request, static_cast<std::uint32_t>(target));
   replicas_[target]->submit(std::move(request));
 }
 
-void Deployment::on_request_done(const RequestRecord& record) {
-  router_->on_finished(record.session, record.replica);
-}
+void Deployment::on_request_done(const RequestRecord& record) { router_->on_finished(record.session, record.replica); }
 
 std::int32_t Deployment::total_gpus() const {
   std::int32_t n = 0;

@@ -7,8 +7,7 @@ namespace engramsim::sim {
 EngramInRun::EngramInRun(Simulation& sim, const EngramTierParams& params)
     : sim_(sim), service_(params), listeners_(static_cast<std::size_t>(params.replicas), nullptr) {}
 
-bool EngramInRun::begin_step(const EngramStepInput& input, EngramStepListener& listener,
-                             EngramStepOutcome& immediate) {
+bool EngramInRun::begin_step(const EngramStepInput& input, EngramStepListener& listener, EngramStepOutcome& immediate) {
   EngramStepInput in = input;
   in.start = sim_.now();
   const bool pending = service_.start_step(in, immediate);

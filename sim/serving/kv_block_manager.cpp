@@ -141,10 +141,14 @@ void KvBlockManager::evict_one() {
 
 void KvBlockManager::lru_unlink(EntryId e) {
   Entry& en = entries_[e];
-  if (en.prev != kNone) entries_[en.prev].next = en.next;
-  else lru_head_ = en.next;
-  if (en.next != kNone) entries_[en.next].prev = en.prev;
-  else lru_tail_ = en.prev;
+  if (en.prev != kNone)
+    entries_[en.prev].next = en.next;
+  else
+    lru_head_ = en.next;
+  if (en.next != kNone)
+    entries_[en.next].prev = en.prev;
+  else
+    lru_tail_ = en.prev;
   en.prev = en.next = kNone;
 }
 
@@ -152,8 +156,10 @@ void KvBlockManager::lru_push_back(EntryId e) {
   Entry& en = entries_[e];
   en.prev = lru_tail_;
   en.next = kNone;
-  if (lru_tail_ != kNone) entries_[lru_tail_].next = e;
-  else lru_head_ = e;
+  if (lru_tail_ != kNone)
+    entries_[lru_tail_].next = e;
+  else
+    lru_head_ = e;
   lru_tail_ = e;
 }
 

@@ -28,8 +28,8 @@
 namespace engramsim::sim {
 
 struct KvPoolParams {
-  std::int64_t num_blocks = 0;     // > 0
-  std::int32_t block_size = 16;    // tokens per block, > 0
+  std::int64_t num_blocks = 0;   // > 0
+  std::int32_t block_size = 16;  // tokens per block, > 0
   bool enable_prefix_caching = false;
   std::int64_t offload_blocks = 0;  // host-DRAM KV-offload pool; 0 = none
 };
@@ -106,7 +106,9 @@ class KvBlockManager {
     std::uint64_t hash = 0;
     EntryId entry = kNone;  // kNone = empty
   };
-  std::size_t home(std::uint64_t hash) const { return static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ULL) >> shift_); }
+  std::size_t home(std::uint64_t hash) const {
+    return static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ULL) >> shift_);
+  }
   std::size_t find_slot(std::uint64_t hash) const;  // the slot holding `hash`, or an empty one
   void erase_slot(std::size_t i);
   void resize_table(std::size_t capacity);

@@ -50,10 +50,14 @@ std::vector<std::uint64_t> KvOffloadPool::lru_order() const {
 
 void KvOffloadPool::unlink(std::uint32_t e) {
   Entry& en = entries_[e];
-  if (en.prev != kNone) entries_[en.prev].next = en.next;
-  else head_ = en.next;
-  if (en.next != kNone) entries_[en.next].prev = en.prev;
-  else tail_ = en.prev;
+  if (en.prev != kNone)
+    entries_[en.prev].next = en.next;
+  else
+    head_ = en.next;
+  if (en.next != kNone)
+    entries_[en.next].prev = en.prev;
+  else
+    tail_ = en.prev;
   en.prev = en.next = kNone;
 }
 
@@ -61,8 +65,10 @@ void KvOffloadPool::push_back(std::uint32_t e) {
   Entry& en = entries_[e];
   en.prev = tail_;
   en.next = kNone;
-  if (tail_ != kNone) entries_[tail_].next = e;
-  else head_ = e;
+  if (tail_ != kNone)
+    entries_[tail_].next = e;
+  else
+    head_ = e;
   tail_ = e;
 }
 

@@ -14,7 +14,8 @@ void PrefillFirstScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   st.compact_running();
   while (!st.waiting().empty() && st.num_running() < static_cast<std::size_t>(max_num_seqs_) && left > 0) {
     const bool alone = plan.empty();
-    const AdmitResult r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left), FirstChunk::whole_prefill, AdmissionReserve::first_chunk);
+    const AdmitResult r = st.admit_waiting_head(alone ? INT32_MAX : static_cast<std::int32_t>(left),
+                                                FirstChunk::whole_prefill, AdmissionReserve::first_chunk);
     if (!r.admitted) break;
     st.plan_prefill(plan, running.back(), r.chunk);
     left -= r.chunk;

@@ -57,7 +57,8 @@ ReplicaLoad Replica::load() const {
 }
 
 void Replica::submit(Request&& request) {
-  const bool too_long = max_model_len_ > 0 && std::int64_t{request.prompt_tokens} + request.output_tokens > max_model_len_;
+  const bool too_long =
+      max_model_len_ > 0 && std::int64_t{request.prompt_tokens} + request.output_tokens > max_model_len_;
   if (too_long || !state_.fits_ever(request)) {
     Sequence s;
     s.request = std::move(request);
@@ -102,7 +103,8 @@ void Replica::start_step() {
   const Time now = sim_.now();
   fill_batch(now);
   busy_ = true;
-  const StepStart step{now, BatchShape{prefill_buf_, decode_buf_}, &plan_, &state_, state_.preemptions() - preempted_before};
+  const StepStart step{now, BatchShape{prefill_buf_, decode_buf_}, &plan_, &state_,
+                       state_.preemptions() - preempted_before};
   executor_->begin(step, *this);
 }
 
@@ -254,7 +256,8 @@ void Replica::collect_unfinished(std::vector<RequestRecord>& out) const {
     const Sequence& s = state_.seq(slot);
     if (s.state == SeqState::running) out.push_back(make_record(s, RequestStatus::unfinished));
   }
-  for (const std::uint32_t slot : state_.waiting()) out.push_back(make_record(state_.seq(slot), RequestStatus::unfinished));
+  for (const std::uint32_t slot : state_.waiting())
+    out.push_back(make_record(state_.seq(slot), RequestStatus::unfinished));
 }
 
 }  // namespace engramsim::sim

@@ -54,10 +54,10 @@ struct KvOffloadLink {
 };
 
 struct ReplicaParams {
-  std::string name;                         // for reports; defaults to "replica<i>"
+  std::string name;                           // for reports; defaults to "replica<i>"
   const StepTimeModel* step_model = nullptr;  // not owned; must outlive the run
   KvPoolParams kv;
-  std::int32_t gpus = 1;                    // GPUs this replica occupies (TP x EP), for per-GPU metrics and cost
+  std::int32_t gpus = 1;  // GPUs this replica occupies (TP x EP), for per-GPU metrics and cost
   SpecDecodeParams spec;
   // In-run Engram tier of this run (not owned); null: the step model's formula stall.
   EngramInRun* engram_in_run = nullptr;
@@ -84,12 +84,12 @@ struct ReplicaTotals {
   // Host KV-offload pool (zero without one).
   std::int64_t offload_written_blocks = 0;
   std::int64_t offload_loaded_blocks = 0;
-  std::int64_t offload_evictions = 0;   // blocks the full pool dropped
-  Bytes offload_written_bytes;          // whole replica
+  std::int64_t offload_evictions = 0;  // blocks the full pool dropped
+  Bytes offload_written_bytes;         // whole replica
   Bytes offload_loaded_bytes;
-  Time offload_load_time;               // added to steps by loads
-  Time offload_write_time;              // copy-stream time of the writes (overlapped)
-  Time offload_write_exposed;           // part of it that outlasted the step
+  Time offload_load_time;      // added to steps by loads
+  Time offload_write_time;     // copy-stream time of the writes (overlapped)
+  Time offload_write_exposed;  // part of it that outlasted the step
 };
 
 class Replica final : public EventHandler, public StepCostSink {

@@ -20,7 +20,7 @@
 namespace engramsim::sim {
 
 struct Request {
-  std::uint64_t id = 0;          // unique within a run, assigned in arrival order from 0
+  std::uint64_t id = 0;  // unique within a run, assigned in arrival order from 0
   Time arrival;
   std::int32_t prompt_tokens = 0;  // >= 1
   std::int32_t output_tokens = 0;  // >= 1: tokens the request generates before it finishes

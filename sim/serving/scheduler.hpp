@@ -22,11 +22,11 @@ namespace engramsim::sim {
 // beside the implementations), so no policy reads a field that is not its own.
 struct SchedulerParams {
   std::string name = "vllm";
-  std::int32_t max_num_batched_tokens = 8192;  // token budget per step (prefill tokens + decode positions)
-  std::int32_t max_num_seqs = 256;             // running sequences at most
-  bool enable_chunked_prefill = true;          // split prompts across steps (vllm, sarathi)
+  std::int32_t max_num_batched_tokens = 8192;     // token budget per step (prefill tokens + decode positions)
+  std::int32_t max_num_seqs = 256;                // running sequences at most
+  bool enable_chunked_prefill = true;             // split prompts across steps (vllm, sarathi)
   std::int32_t long_prefill_token_threshold = 0;  // cap on one sequence's prefill chunk; 0 = none
-  std::int32_t chunk_size = 512;               // sarathi: the fixed token budget per step
+  std::int32_t chunk_size = 512;                  // sarathi: the fixed token budget per step
 };
 
 class Scheduler {

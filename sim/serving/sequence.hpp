@@ -30,20 +30,20 @@ struct Sequence {
   // KV blocks held: private ones by count, cached prefix blocks by entry (block order).
   std::int64_t private_blocks = 0;
   std::vector<std::uint32_t> cache_refs;
-  std::int32_t next_register_block = 0;  // first block index not yet offered to the prefix cache
-  std::int32_t cached_prompt_tokens = 0; // prefix-cache hits at first admission (GPU and host pool)
+  std::int32_t next_register_block = 0;      // first block index not yet offered to the prefix cache
+  std::int32_t cached_prompt_tokens = 0;     // prefix-cache hits at first admission (GPU and host pool)
   std::int32_t offloaded_prompt_tokens = 0;  // the part of them loaded from the host KV-offload pool
-  std::int64_t discarded_tokens = 0;     // KV tokens thrown away by preemptions (recomputed later)
+  std::int64_t discarded_tokens = 0;         // KV tokens thrown away by preemptions (recomputed later)
   // Work ledger over the request's life, for conservation checks (no policy reads it):
   //   computed + discarded_tokens == hit_tokens_total + prefill_tokens_total + decode_tokens_total
   //   generated == prefill_samples + decode_tokens_total
-  std::int64_t hit_tokens_total = 0;      // prefix-cache hit tokens over every (re)admission (GPU and host)
-  std::int64_t host_hit_tokens_total = 0; // the part of them loaded from the host KV-offload pool
-  std::int64_t prefill_tokens_total = 0;  // tokens computed by prefill chunks, recompute included
-  std::int64_t decode_tokens_total = 0;   // tokens accepted by decode steps
-  std::int32_t prefill_samples = 0;       // tokens sampled by the steps that completed a prefill
+  std::int64_t hit_tokens_total = 0;       // prefix-cache hit tokens over every (re)admission (GPU and host)
+  std::int64_t host_hit_tokens_total = 0;  // the part of them loaded from the host KV-offload pool
+  std::int64_t prefill_tokens_total = 0;   // tokens computed by prefill chunks, recompute included
+  std::int64_t decode_tokens_total = 0;    // tokens accepted by decode steps
+  std::int32_t prefill_samples = 0;        // tokens sampled by the steps that completed a prefill
   std::int32_t preemptions = 0;
-  std::uint64_t admit_order = 0;         // increases with each (re)admission; preemption victims are the largest
+  std::uint64_t admit_order = 0;            // increases with each (re)admission; preemption victims are the largest
   std::uint64_t planned_step = UINT64_MAX;  // the step this sequence was last placed in
   bool ever_admitted = false;
   Time first_scheduled = Time::max();  // first step that computed any of its tokens

@@ -31,10 +31,10 @@ struct RequestRecord {
   Time first_token = Time::max();
   Time finish = Time::max();
   std::int32_t prompt_tokens = 0;
-  std::int32_t output_tokens = 0;     // requested
-  std::int32_t generated_tokens = 0;  // emitted
-  std::int32_t cached_prompt_tokens = 0;      // prefix hits at first admission, GPU and host pool
-  std::int32_t offloaded_prompt_tokens = 0;   // the part of them loaded from the host KV-offload pool
+  std::int32_t output_tokens = 0;            // requested
+  std::int32_t generated_tokens = 0;         // emitted
+  std::int32_t cached_prompt_tokens = 0;     // prefix hits at first admission, GPU and host pool
+  std::int32_t offloaded_prompt_tokens = 0;  // the part of them loaded from the host KV-offload pool
   std::int32_t preemptions = 0;
   std::int64_t recomputed_tokens = 0;        // KV tokens thrown away by preemptions, computed again
   std::int32_t reusable_prompt_tokens = -1;  // Request::reusable_prompt_tokens

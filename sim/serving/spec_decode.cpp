@@ -27,8 +27,10 @@ AcceptanceSampler::AcceptanceSampler(const SpecDecodeParams& params) : k_(params
   double lo = 0.0, hi = 1.0;
   for (int it = 0; it < 200; ++it) {
     const double mid = 0.5 * (lo + hi);
-    if (expected_length(mid, k_) < l) lo = mid;
-    else hi = mid;
+    if (expected_length(mid, k_) < l)
+      lo = mid;
+    else
+      hi = mid;
   }
   alpha_ = 0.5 * (lo + hi);
 }

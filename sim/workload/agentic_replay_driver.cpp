@@ -11,7 +11,6 @@
 namespace engramsim::sim {
 namespace {
 
-
 constexpr std::uint64_t kGraceTag = UINT64_MAX;
 
 std::size_t main_calls(const AgenticSession& s) {
@@ -48,8 +47,10 @@ AgenticReplayDriver::AgenticReplayDriver(Simulation& sim, AgenticSourceFactory s
 }
 
 void AgenticReplayDriver::start() {
-  if (params_.warmup_requests == 0 || params_.grace == Time::zero()) open_window();
-  else sim_.schedule_at(params_.grace, event_priority::arrival, *this, kGraceTag);
+  if (params_.warmup_requests == 0 || params_.grace == Time::zero())
+    open_window();
+  else
+    sim_.schedule_at(params_.grace, event_priority::arrival, *this, kGraceTag);
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) start_tree(i, true);
 }
 
@@ -125,7 +126,8 @@ void AgenticReplayDriver::launch_next(std::uint32_t lane, Time end) {
     const auto& g = std::get<AgenticSubagent>(entries[l.cursor]);
     l.groups.push_back(Strand{l.cursor, 1});
     ++l.open_groups;
-    send_after(lane, static_cast<std::int32_t>(l.groups.size() - 1), g.calls.front(), capped_gap(g.calls.front().start, end));
+    send_after(lane, static_cast<std::int32_t>(l.groups.size() - 1), g.calls.front(),
+               capped_gap(g.calls.front().start, end));
     ++l.cursor;
   }
 }
@@ -192,8 +194,10 @@ Request AgenticReplayDriver::make_request(Lane& l, const AgenticCall& call) {
   std::size_t lo = 0, hi = r.prefix_hashes.size();  // first unseen index lies in [lo, hi]
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
-    if (l.seen.count(r.prefix_hashes[mid])) lo = mid + 1;
-    else hi = mid;
+    if (l.seen.count(r.prefix_hashes[mid]))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   for (std::size_t i = lo; i < r.prefix_hashes.size(); ++i) l.seen.insert(r.prefix_hashes[i]);
   const std::int64_t reusable = static_cast<std::int64_t>(lo) * r.hash_block_tokens;

@@ -67,7 +67,7 @@ struct AgenticReplayStats {
   std::uint64_t corpus_passes = 0;  // times the source was (re)opened
   Time window_start = Time::max();  // Time::max(): never opened
   Time window_end = Time::max();
-  Time idle_skipped;                // total whole-system idle cut by system_idle_cap
+  Time idle_skipped;  // total whole-system idle cut by system_idle_cap
 };
 
 class AgenticReplayDriver final : public EventHandler, public ServingObserver {
@@ -93,13 +93,12 @@ class AgenticReplayDriver final : public EventHandler, public ServingObserver {
     std::size_t main_entry = 0;  // the main call in flight (or last sent)
     std::vector<Strand> groups;  // running subagent groups
     std::int32_t open_groups = 0;
-    std::int32_t busy = 0;       // calls pending or in flight
-    Time barrier_end;            // recorded end the next main call waits for
-    std::int64_t issued = 0;     // requests this lane has sent (warm-up accounting)
+    std::int32_t busy = 0;    // calls pending or in flight
+    Time barrier_end;         // recorded end the next main call waits for
+    std::int64_t issued = 0;  // requests this lane has sent (warm-up accounting)
     std::int64_t warm_done = 0;
     bool stopped = false;
     std::unordered_set<std::uint64_t> seen;  // salted hashes this tree use has sent
-
   };
   struct Pending {
     std::uint32_t lane = 0;

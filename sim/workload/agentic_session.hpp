@@ -25,9 +25,9 @@ enum class AgenticCallType : std::uint8_t { normal, subagent_call };  // trace `
 
 // One LLM call.
 struct AgenticCall {
-  Time start;       // `t`: from the session's start
-  Time api_time;    // `api_time`: recorded service time (>= 0)
-  Time think_time;  // `think_time`: recorded client time before the call; zero when absent
+  Time start;                      // `t`: from the session's start
+  Time api_time;                   // `api_time`: recorded service time (>= 0)
+  Time think_time;                 // `think_time`: recorded client time before the call; zero when absent
   std::int32_t input_tokens = 0;   // `in` (>= 1)
   std::int32_t output_tokens = 0;  // `out` (>= 1 after the reader's rules)
   AgenticCallType type = AgenticCallType::normal;
@@ -44,7 +44,7 @@ using AgenticEntry = std::variant<AgenticCall, AgenticSubagent>;
 
 struct AgenticSession {
   std::string id;
-  std::int32_t block_tokens = 64;  // `block_size`
+  std::int32_t block_tokens = 64;     // `block_size`
   std::vector<AgenticEntry> entries;  // in trace order; at least one main-agent call
 };
 

@@ -24,9 +24,9 @@ struct LogNormal {
   double mu;
   double sigma;
 };
-constexpr LogNormal kTurns{4.1744, 1.2678};        // main turns per session: p50 65, p90 330 (mean 145 = corpus)
-constexpr LogNormal kOutput{6.4232, 1.3560};       // main output: p50 616, p90 3,502
-constexpr std::int64_t kMaxOutput = 32000;         // a call's output limit [E]
+constexpr LogNormal kTurns{4.1744, 1.2678};   // main turns per session: p50 65, p90 330 (mean 145 = corpus)
+constexpr LogNormal kOutput{6.4232, 1.3560};  // main output: p50 616, p90 3,502
+constexpr std::int64_t kMaxOutput = 32000;    // a call's output limit [E]
 // New content of a turn (tool results, user text), before the previous output is added: ordinary
 // results and, for 3.6 % of turns, large reads or pastes. Fitted so the uncached tokens per turn
 // ceil64(previous out + new) come to p50 1,664, mean 3,792, p99 46,722.
@@ -38,10 +38,10 @@ constexpr double kNewLargeShare = 0.0360;
 constexpr LogNormal kGapNarrow{1.5697, 2.2969};
 constexpr LogNormal kGapWide{1.7058, 3.5574};
 constexpr double kGapWideShare = 0.2259;
-constexpr double kGapCapS = 604800;                // a week
-constexpr double kSubagentSessionShare = 0.445;    // sessions with subagents
-constexpr LogNormal kGroups{1.3863, 1.3313};       // groups per such session: median 4, mean 9.7 (1,697 / 175)
-constexpr LogNormal kGroupCalls{2.7726, 0.9348};   // calls per group: median 16, mean 24.8 (42,029 / 1,697)
+constexpr double kGapCapS = 604800;               // a week
+constexpr double kSubagentSessionShare = 0.445;   // sessions with subagents
+constexpr LogNormal kGroups{1.3863, 1.3313};      // groups per such session: median 4, mean 9.7 (1,697 / 175)
+constexpr LogNormal kGroupCalls{2.7726, 0.9348};  // calls per group: median 16, mean 24.8 (42,029 / 1,697)
 constexpr std::int64_t kMaxGroupsAtOnce = 3;
 // Subagents read and search more per call than the main agent: their new content is the main
 // agent's scaled by this factor (fitted to subagent input p50 64,000 / p90 196,326).
@@ -52,7 +52,7 @@ constexpr std::int64_t kSubagentContext = 262144;
 // The main agent's context also restarts before the limit (the user clears it, starts a new task):
 // a per-turn hazard fitted to main input p50 254,080 (without it: 321k).
 constexpr double kResetHazard = 0.0045;
-constexpr LogNormal kSubagentGap{0.6931, 1.0};     // between a group's calls: median 2 s [E]
+constexpr LogNormal kSubagentGap{0.6931, 1.0};  // between a group's calls: median 2 s [E]
 // Service time [E]: TTFT = 0.4 s + uncached tokens at 8,000 tok/s; decode at a per-call rate with
 // median 100 tok/s (sessions then wait ~0.96 of their time, as the corpus does).
 constexpr double kTtftBaseS = 0.4;
@@ -129,7 +129,8 @@ void AgentxGenerator::append_tokens(Chain& c, std::int64_t tokens) {
   for (std::int64_t b = 0; b < blocks; ++b) c.blocks.push_back(next_id_++);
 }
 
-void AgentxGenerator::start_chain(Chain& c, std::uint64_t system_first, std::int64_t system_blocks, std::int64_t tokens) {
+void AgentxGenerator::start_chain(Chain& c, std::uint64_t system_first, std::int64_t system_blocks,
+                                  std::int64_t tokens) {
   c.blocks.clear();
   for (std::int64_t b = 0; b < system_blocks; ++b) c.blocks.push_back(system_first + static_cast<std::uint64_t>(b));
   append_tokens(c, tokens);
@@ -153,11 +154,11 @@ AgenticCall AgentxGenerator::make_call(RngStream& rng, Chain& c, std::int64_t ne
   AgenticCall call;
   call.input_tokens = static_cast<std::int32_t>(static_cast<std::int64_t>(c.blocks.size()) * block);
   const std::int64_t room = c.context - call.input_tokens;
-  call.output_tokens = static_cast<std::int32_t>(std::clamp<std::int64_t>(std::llround(draw(rng, kOutput)), 1,
-                                                                          std::min(kMaxOutput, std::max<std::int64_t>(1, room))));
+  call.output_tokens = static_cast<std::int32_t>(std::clamp<std::int64_t>(
+      std::llround(draw(rng, kOutput)), 1, std::min(kMaxOutput, std::max<std::int64_t>(1, room))));
   call.hash_ids = c.blocks;
-  const std::int64_t uncached = c.blocks.size() > before ? static_cast<std::int64_t>(c.blocks.size() - before) * block
-                                                         : call.input_tokens;
+  const std::int64_t uncached =
+      c.blocks.size() > before ? static_cast<std::int64_t>(c.blocks.size() - before) * block : call.input_tokens;
   const double decode_s = call.output_tokens / draw(rng, kDecodeTokS);
   call.api_time = micros(kTtftBaseS + static_cast<double>(uncached) / kPrefillTokS + decode_s);
   call.start = c.now;
@@ -177,7 +178,8 @@ AgenticSubagent AgentxGenerator::make_group(RngStream& rng, Time start, std::int
   const std::int64_t calls = draw_count(rng, kGroupCalls, 1, kMaxGroupCalls);
   for (std::int64_t k = 0; k < calls; ++k) {
     if (k > 0) c.now += micros(draw(rng, kSubagentGap));
-    g.calls.push_back(make_call(rng, c, new_content(rng, kSubagentNewScale), sub_system_[type], kSubagentSystemBlocks[type]));
+    g.calls.push_back(
+        make_call(rng, c, new_content(rng, kSubagentNewScale), sub_system_[type], kSubagentSystemBlocks[type]));
   }
   end = c.now;
   return g;
@@ -293,7 +295,8 @@ void put_group(std::string& s, const AgenticSubagent& g) {
   s += "{\"type\":\"subagent\",\"agent_id\":";
   put_string(s, g.agent_id);
   s += ",\"subagent_type\":\"general-purpose\",\"status\":\"completed\",\"duration_ms\":";
-  const Time span = g.calls.empty() ? Time::zero() : g.calls.back().start + g.calls.back().api_time - g.calls.front().start;
+  const Time span =
+      g.calls.empty() ? Time::zero() : g.calls.back().start + g.calls.back().api_time - g.calls.front().start;
   put_int(s, span.count_ns() / 1'000'000);
   s += ",\"models\":[\"synthetic\"],\"requests\":[";
   for (std::size_t i = 0; i < g.calls.size(); ++i) {
@@ -311,8 +314,10 @@ std::string session_line(const AgenticSession& session) {
   s += ",\"hash_id_scope\":\"local\",\"requests\":[";
   for (std::size_t i = 0; i < session.entries.size(); ++i) {
     if (i > 0) s += ',';
-    if (const auto* call = std::get_if<AgenticCall>(&session.entries[i])) put_call(s, *call);
-    else put_group(s, std::get<AgenticSubagent>(session.entries[i]));
+    if (const auto* call = std::get_if<AgenticCall>(&session.entries[i]))
+      put_call(s, *call);
+    else
+      put_group(s, std::get<AgenticSubagent>(session.entries[i]));
   }
   s += "]}\n";
   return s;
@@ -326,7 +331,9 @@ std::unique_ptr<AgenticSessionSource> make_agentx_generator(const AgentxGenerato
     throw ConfigError({}, "block_tokens", "must be in [1, 1048576], got " + std::to_string(params.block_tokens));
   const std::int64_t needed = (kMainSystemBlocks.back() + 1) * 64 + kSummaryMax + kMaxOutput;
   if (params.max_model_len < needed * 2)
-    throw ConfigError({}, "max_model_len", "must be >= " + std::to_string(needed * 2) + " (room for the system prompt, a summary and outputs)");
+    throw ConfigError(
+        {}, "max_model_len",
+        "must be >= " + std::to_string(needed * 2) + " (room for the system prompt, a summary and outputs)");
   return std::make_unique<AgentxGenerator>(params);
 }
 

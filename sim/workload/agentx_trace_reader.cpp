@@ -111,8 +111,10 @@ struct LineCtx {
   std::string field(std::string_view key) const {
     std::string f;
     for (const JsonStep& s : path) {
-      if (s.index >= 0) f += "[" + std::to_string(s.index) + "]";
-      else f += (f.empty() ? "" : ".") + std::string(s.key);
+      if (s.index >= 0)
+        f += "[" + std::to_string(s.index) + "]";
+      else
+        f += (f.empty() ? "" : ".") + std::string(s.key);
     }
     if (!key.empty()) f += (f.empty() ? "" : ".") + std::string(key);
     return f;
@@ -158,11 +160,14 @@ const json& member(const LineCtx& c, const json& o, const char* key) {
 std::int64_t integer(const LineCtx& c, const json& o, const char* key, std::int64_t lo, std::int64_t hi) {
   const json& v = member(c, o, key);
   std::int64_t x = 0;
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) c.fail(key, "too large");
-  if (v.is_number_integer()) x = v.get<std::int64_t>();
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    c.fail(key, "too large");
+  if (v.is_number_integer())
+    x = v.get<std::int64_t>();
   else if (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9e15)
     x = static_cast<std::int64_t>(v.get<double>());
-  else c.fail(key, "not an integer");
+  else
+    c.fail(key, "not an integer");
   if (x < lo) c.fail(key, "must be >= " + std::to_string(lo) + ", got " + std::to_string(x));
   if (x > hi) c.fail(key, "must be <= " + std::to_string(hi) + ", got " + std::to_string(x));
   return x;
@@ -199,8 +204,8 @@ void hash_ids(LineCtx& c, const json& o, std::int64_t in, std::vector<std::uint6
   const std::int64_t want = (in + c.block_tokens - 1) / c.block_tokens;
   const auto have = static_cast<std::int64_t>(v.size());
   if (have != want)
-    c.fail("hash_ids", std::to_string(have) + " ids for in = " + std::to_string(in) + ", expected ceil(in / block_size) = " +
-                           std::to_string(want));
+    c.fail("hash_ids", std::to_string(have) + " ids for in = " + std::to_string(in) +
+                           ", expected ceil(in / block_size) = " + std::to_string(want));
   c.hash_ids += have;
   if (c.hash_ids > kAgentxMaxHashIdsPerSession)
     c.fail("hash_ids", "the session holds more than " + std::to_string(kAgentxMaxHashIdsPerSession) + " hash ids");
@@ -316,7 +321,8 @@ void parse_session(LineCtx& c, const json& o, AgenticSession& s) {
   if (!any_main) c.fail("requests", "a session without a main-agent call");
 }
 
-[[noreturn]] void fail_parse(const LineReader& reader, std::string_view line, const json::exception& e, std::size_t byte) {
+[[noreturn]] void fail_parse(const LineReader& reader, std::string_view line, const json::exception& e,
+                             std::size_t byte) {
   std::string what = e.what();
   const std::size_t col = what.find(", column ");
   const std::size_t colon = what.find(": ", col == std::string::npos ? 0 : col);

@@ -35,11 +35,11 @@
 
 namespace engramsim::sim {
 
-inline constexpr std::size_t kAgentxMaxLineBytes = std::size_t{1} << 30;         // 1 GiB of JSON text
-inline constexpr std::int64_t kAgentxMaxInputTokens = std::int64_t{1} << 24;      // 16,777,216 (16x a 1M context)
+inline constexpr std::size_t kAgentxMaxLineBytes = std::size_t{1} << 30;      // 1 GiB of JSON text
+inline constexpr std::int64_t kAgentxMaxInputTokens = std::int64_t{1} << 24;  // 16,777,216 (16x a 1M context)
 inline constexpr std::int64_t kAgentxMaxCallsPerSession = 1'000'000;
 inline constexpr std::int64_t kAgentxMaxHashIdsPerSession = std::int64_t{1} << 27;  // 134M ids = 1 GiB
-inline constexpr std::int64_t kAgentxGapToleranceNs = 1'000'000;                  // 1 ms
+inline constexpr std::int64_t kAgentxGapToleranceNs = 1'000'000;                    // 1 ms
 
 class AgentxTraceSource : public AgenticSessionSource {
  public:

@@ -1,7 +1,7 @@
 // BurstGPT traces (HPMLL/BurstGPT): CSV with Timestamp (seconds from the start), Model,
 // Request tokens, Response tokens, Total tokens, Log Type. The time and the two token counts are
-// used; Total tokens, when present, must be their sum. Failed calls appear with 0 response tokens: set TraceOptions::skip_zero_output to drop
-// them (otherwise they are an error, as in every format).
+// used; Total tokens, when present, must be their sum. Failed calls appear with 0 response tokens: set
+// TraceOptions::skip_zero_output to drop them (otherwise they are an error, as in every format).
 #pragma once
 
 #include "sim/workload/csv_reader.hpp"

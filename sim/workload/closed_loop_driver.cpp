@@ -5,8 +5,8 @@
 
 namespace engramsim::sim {
 
-ClosedLoopDriver::ClosedLoopDriver(Simulation& sim, RequestSource& source, RequestSink& sink,
-                                   std::int32_t concurrency, std::uint64_t max_requests)
+ClosedLoopDriver::ClosedLoopDriver(Simulation& sim, RequestSource& source, RequestSink& sink, std::int32_t concurrency,
+                                   std::uint64_t max_requests)
     : sim_(sim), source_(source), sink_(sink), concurrency_(concurrency), max_requests_(max_requests) {
   if (concurrency <= 0) throw ConfigError({}, "workload.concurrency", "must be positive");
 }

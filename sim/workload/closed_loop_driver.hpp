@@ -36,7 +36,7 @@ class ClosedLoopDriver final : public EventHandler, public ServingObserver {
   std::deque<Request> pending_;  // pulled, arrival event scheduled, in that order
   std::uint64_t pulled_ = 0;
   std::uint64_t submitted_ = 0;
-  std::int64_t in_flight_ = 0;   // pulled and not yet done
+  std::int64_t in_flight_ = 0;  // pulled and not yet done
   bool exhausted_ = false;
 };
 

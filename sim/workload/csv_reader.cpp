@@ -84,9 +84,9 @@ void CsvReader::split(std::string_view line) {
       for (;;) {
         if (j >= n) {
           const std::size_t c = pieces_.size();
-          reader_.fail_field({c < header_.size() ? std::string_view(header_[c]) : std::string_view(""),
-                              static_cast<int>(start) + 1},
-                             "unterminated quoted field");
+          reader_.fail_field(
+              {c < header_.size() ? std::string_view(header_[c]) : std::string_view(""), static_cast<int>(start) + 1},
+              "unterminated quoted field");
         }
         if (line[j] == '"') {
           if (j + 1 < n && line[j + 1] == '"') {
@@ -120,13 +120,15 @@ void CsvReader::split(std::string_view line) {
   // More fields than the header names: a shifted or merged row, whose values would be read from the
   // wrong columns. (Short rows fail when a missing column is read.)
   if (!header_.empty() && fields_.size() > header_.size())
-    reader_.fail_field({"", static_cast<int>(pieces_[header_.size()].start) + 1},
-                       "row has " + std::to_string(fields_.size()) + " fields, the header " + std::to_string(header_.size()));
+    reader_.fail_field(
+        {"", static_cast<int>(pieces_[header_.size()].start) + 1},
+        "row has " + std::to_string(fields_.size()) + " fields, the header " + std::to_string(header_.size()));
 }
 
 FieldRef CsvReader::ref(int column) const {
   const auto c = static_cast<std::size_t>(column);
-  const std::string_view name = column >= 0 && c < header_.size() ? std::string_view(header_[c]) : std::string_view("?");
+  const std::string_view name =
+      column >= 0 && c < header_.size() ? std::string_view(header_[c]) : std::string_view("?");
   // A missing field is placed just past the end of the row.
   const std::size_t start = column >= 0 && c < pieces_.size() ? pieces_[c].start : line_length_;
   return {name, static_cast<int>(start) + 1};

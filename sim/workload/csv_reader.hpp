@@ -46,13 +46,12 @@ class CsvReader {
   struct Piece {
     std::size_t off = 0;
     std::size_t len = 0;
-    bool quoted = false;  // offset into unquoted_ rather than into the line
+    bool quoted = false;    // offset into unquoted_ rather than into the line
     std::size_t start = 0;  // where the field's text begins in the line (0-based)
   };
   std::size_t line_length_ = 0;
   std::vector<Piece> pieces_;
   std::string unquoted_;  // quoted fields with "" turned into "
-
 };
 
 // Parses a decimal integer / finite number occupying the whole string (surrounding spaces allowed).

@@ -158,12 +158,16 @@ bool MooncakeTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes)
 }
 
 // Unlocatable (an escaped key): the row's first column.
-int MooncakeTraceSource::value_column(std::string_view field) const { return std::max(1, json_value_column(line_, field)); }
+int MooncakeTraceSource::value_column(std::string_view field) const {
+  return std::max(1, json_value_column(line_, field));
+}
 
 BailianTraceSource::BailianTraceSource(const std::string& path, const TraceOptions& options)
     : TraceSource(path, "bailian", 16, options), reader_(path) {}
 
-int BailianTraceSource::value_column(std::string_view field) const { return std::max(1, json_value_column(line_, field)); }
+int BailianTraceSource::value_column(std::string_view field) const {
+  return std::max(1, json_value_column(line_, field));
+}
 
 bool BailianTraceSource::read_row(Row& row, std::vector<std::uint64_t>& hashes) {
   std::optional<JsonRow> r;

@@ -35,7 +35,8 @@ void LineReader::fail_field(const FieldRef& field, const std::string& message) c
 
 void LineReader::fail_long_line() const {
   const bool mib = max_line_bytes_ % (std::size_t{1} << 20) == 0;
-  const std::string limit = mib ? std::to_string(max_line_bytes_ >> 20) + " MiB" : std::to_string(max_line_bytes_) + " bytes";
+  const std::string limit =
+      mib ? std::to_string(max_line_bytes_ >> 20) + " MiB" : std::to_string(max_line_bytes_) + " bytes";
   fail_at(line_no_ + 1, "line longer than " + limit + ", the limit for one line of this format (no newline?)");
 }
 

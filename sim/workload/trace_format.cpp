@@ -44,8 +44,9 @@ std::unique_ptr<RequestSource> open_trace(const std::string& path, const std::st
   if (f == "vidur") return std::make_unique<VidurTraceSource>(path, options);
   if (f == "burstgpt") return std::make_unique<BurstGptTraceSource>(path, options);
   if (f == "bailian") return std::make_unique<BailianTraceSource>(path, options);
-  throw ConfigError({}, "workload.format",
-                    "unknown trace format '" + format + "' (known: auto, canonical, azure, mooncake, vidur, burstgpt, bailian)");
+  throw ConfigError(
+      {}, "workload.format",
+      "unknown trace format '" + format + "' (known: auto, canonical, azure, mooncake, vidur, burstgpt, bailian)");
 }
 
 }  // namespace engramsim::sim

@@ -19,11 +19,13 @@ TraceSource::TraceSource(std::string path, std::string format, std::int32_t hash
       hash_block_tokens_(options.hash_block_tokens > 0 ? options.hash_block_tokens : hash_block_tokens),
       options_(options) {}
 
-void TraceSource::fail_at(int line, const std::string& message) const { throw ConfigError({path_, line, 0}, "", message); }
+void TraceSource::fail_at(int line, const std::string& message) const {
+  throw ConfigError({path_, line, 0}, "", message);
+}
 
 void TraceSource::fail_field(const Row& row, const FieldRef& field, const std::string& message) const {
-  throw ConfigError({path_, row.line, field.column > 0 ? field.column : value_column(field.name)}, std::string(field.name),
-                    message);
+  throw ConfigError({path_, row.line, field.column > 0 ? field.column : value_column(field.name)},
+                    std::string(field.name), message);
 }
 
 std::string TraceSource::describe() const { return format_ + " trace " + path_; }
@@ -37,12 +39,14 @@ bool TraceSource::next(Request& out) {
       return false;
     }
     last_line_ = row.line;
-    if (row.t_ns == kTimestampOutOfRange) fail_field(row, row.time, "timestamp out of range (beyond about 292 years in ns)");
+    if (row.t_ns == kTimestampOutOfRange)
+      fail_field(row, row.time, "timestamp out of range (beyond about 292 years in ns)");
     if (row.t_ns < 0) fail_field(row, row.time, "negative timestamp");
     if (started_ && row.t_ns < prev_ns_) {
-      fail_field(row, row.time, "timestamp decreases (" + std::to_string(static_cast<double>(row.t_ns - first_ns_) * 1e-9) +
-                            " s after the first request, previous row " +
-                            std::to_string(static_cast<double>(prev_ns_ - first_ns_) * 1e-9) + " s)");
+      fail_field(row, row.time,
+                 "timestamp decreases (" + std::to_string(static_cast<double>(row.t_ns - first_ns_) * 1e-9) +
+                     " s after the first request, previous row " +
+                     std::to_string(static_cast<double>(prev_ns_ - first_ns_) * 1e-9) + " s)");
     }
     if (row.input < 1) fail_field(row, row.input_at, "input tokens must be >= 1, got " + std::to_string(row.input));
     if (row.input > INT32_MAX) fail_field(row, row.input_at, "token count too large");
@@ -71,10 +75,12 @@ bool TraceSource::next(Request& out) {
       const std::int64_t started = (row.input + hash_block_tokens_ - 1) / hash_block_tokens_;
       const auto n = static_cast<std::int64_t>(out.prefix_hashes.size());
       if (n != full && n != started)
-        fail_field(row, row.hashes_at, std::to_string(n) + " block hashes for " + std::to_string(row.input) +
-                              " input tokens, where blocks of " + std::to_string(hash_block_tokens_) + " tokens give " +
-                              (full == started ? std::to_string(full) : std::to_string(full) + " or " + std::to_string(started)) +
-                              " (trace.hash_block_tokens sets another block size)");
+        fail_field(
+            row, row.hashes_at,
+            std::to_string(n) + " block hashes for " + std::to_string(row.input) + " input tokens, where blocks of " +
+                std::to_string(hash_block_tokens_) + " tokens give " +
+                (full == started ? std::to_string(full) : std::to_string(full) + " or " + std::to_string(started)) +
+                " (trace.hash_block_tokens sets another block size)");
     }
     out.id = delivered_++;
     out.arrival = Time::ns(options_.rebase ? row.t_ns - first_ns_ : row.t_ns);

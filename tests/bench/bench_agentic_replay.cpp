@@ -74,7 +74,8 @@ bool BenchTrees::next(AgenticSession& out) {
   Time t;
   const auto turns = 20 + rng.uniform_int(0, 60);
   for (std::int64_t k = 0; k < turns; ++k) {
-    out.entries.emplace_back(make_call(rng, t, chain, next_id, k == 0 ? 30000 : static_cast<std::int32_t>(rng.exponential(1.0 / 3800.0))));
+    out.entries.emplace_back(
+        make_call(rng, t, chain, next_id, k == 0 ? 30000 : static_cast<std::int32_t>(rng.exponential(1.0 / 3800.0))));
     if (k % 8 == 7) {
       AgenticSubagent g;
       g.agent_id = "g" + std::to_string(k);

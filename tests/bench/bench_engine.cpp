@@ -28,7 +28,8 @@ void BM_EventQueueHold(benchmark::State& state) {
     ++k;
   }
   benchmark::DoNotOptimize(now);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_EventQueueHold)->Arg(16)->Arg(1024)->Arg(1 << 20);
 

@@ -118,8 +118,8 @@ void BM_MaxMinSolve(benchmark::State& state) {
   std::vector<FlowClassDemand> demands;
   const auto classes = static_cast<std::size_t>(state.range(0));
   for (std::size_t c = 0; c < classes; ++c)
-    demands.push_back({nf.topology.route(static_cast<RouteId>(c % nf.topology.route_count())).hops,
-                       static_cast<double>(1 + c % 7)});
+    demands.push_back(
+        {nf.topology.route(static_cast<RouteId>(c % nf.topology.route_count())).hops, static_cast<double>(1 + c % 7)});
   std::vector<double> rates(demands.size());
   for (auto _ : state) {
     solver.solve(demands, rates);

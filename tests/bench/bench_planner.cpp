@@ -31,11 +31,13 @@ std::string scenario_text(int concurrency_values) {
          "workload: {kind: closed_loop, concurrency: 1, isl: 8192, osl: 1024, requests: 1000}\n"
          "sweep:\n  axes:\n    - {key: deployment.tp, values: [1, 2, 4, 8]}\n"
          "    - {key: deployment.engram_tier, values: [hbm, dram, ssd]}\n"
-         "    - {key: workload.concurrency, values: [" + values + "]}\n";
+         "    - {key: workload.concurrency, values: [" +
+         values + "]}\n";
 }
 
 std::vector<SweepPoint> make_points(int concurrency_values) {
-  return expand_sweep(SweepSpec::from_scenario(ConfigNode::load_string(scenario_text(concurrency_values), "bench.yaml")));
+  return expand_sweep(
+      SweepSpec::from_scenario(ConfigNode::load_string(scenario_text(concurrency_values), "bench.yaml")));
 }
 
 fs::path fresh_dir() {
@@ -45,7 +47,8 @@ fs::path fresh_dir() {
 }
 
 void BM_ExpandSweep(benchmark::State& state) {
-  const auto spec = SweepSpec::from_scenario(ConfigNode::load_string(scenario_text(static_cast<int>(state.range(0))), "b.yaml"));
+  const auto spec =
+      SweepSpec::from_scenario(ConfigNode::load_string(scenario_text(static_cast<int>(state.range(0))), "b.yaml"));
   for (auto _ : state) benchmark::DoNotOptimize(expand_sweep(spec));
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(spec.point_count()));
 }
@@ -84,8 +87,8 @@ void BM_RunSweepTrivial(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(points.size()));
-  state.counters["points/s"] = benchmark::Counter(static_cast<double>(state.iterations() * points.size()),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["points/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * points.size()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_RunSweepTrivial)
     ->Args({1200, 1, 0})

@@ -47,7 +47,7 @@ class Analytic70B final : public StepTimeModel {
   static constexpr double kParams = 70.6e9;
   static constexpr double kLayers = 80, kHidden = 8192;
   static constexpr double kKvBytesPerToken = 80 * 2 * 8 * 128 * 2;  // layers x K,V x kv heads x dim x BF16
-  static constexpr double kPeakFlops = 1979e12;                      // dense FP8
+  static constexpr double kPeakFlops = 1979e12;                     // dense FP8
   static constexpr double kHbmBw = 4.8e12;
   static constexpr double kOverhead = 0.5e-3;
 };

@@ -76,7 +76,8 @@ void BM_SweepOneHourTrace(benchmark::State& state) {
     o.jobs = jobs;
     o.progress = ProgressMode::none;
     o.fingerprint = sweep.fingerprint;
-    const SweepRunSummary s = run_sweep(points, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    const SweepRunSummary s = run_sweep(
+        points, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
     if (s.errors != 0 || s.evaluated != count) state.SkipWithError("a point failed");
     done += s.evaluated;
     for (const auto& l : read_results_file(results_path(dir.path())).lines)

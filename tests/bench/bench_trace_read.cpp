@@ -1,7 +1,8 @@
 // Trace loading rate: every row of a shipped trace read through open_trace (parse, checks, block
 // hashes), in rows/s and bytes/s of the file as stored. The Azure CSV, the Mooncake JSON lines
-// (gzip), the synthetic AgentX session trees (gzip) and the Vidur CSV (Splitwise conversation arrivals) are the files under scenarios/traces/; Bailian and BurstGPT rows are
-// written once per run in their published layouts, since no such file ships.
+// (gzip), the synthetic AgentX session trees (gzip) and the Vidur CSV (Splitwise conversation arrivals) are the files
+// under scenarios/traces/; Bailian and BurstGPT rows are written once per run in their published layouts, since no such
+// file ships.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -29,9 +30,10 @@ std::string bailian_file() {
     for (int i = 0; i < 50000; ++i) {
       const int input = 200 + (i * 37) % 3000;
       const bool first = i % 4 == 0;
-      out << "{\"chat_id\": " << i << ", \"parent_chat_id\": " << (first ? -1 : parent) << ", \"timestamp\": " << i * 0.01
-          << ", \"input_length\": " << input << ", \"output_length\": " << 20 + i % 400
-          << ", \"type\": \"text\", \"turn\": " << i % 4 + 1 << ", \"hash_ids\": [";
+      out << "{\"chat_id\": " << i << ", \"parent_chat_id\": " << (first ? -1 : parent)
+          << ", \"timestamp\": " << i * 0.01 << ", \"input_length\": " << input
+          << ", \"output_length\": " << 20 + i % 400 << ", \"type\": \"text\", \"turn\": " << i % 4 + 1
+          << ", \"hash_ids\": [";
       for (int b = 0; b < input / 16; ++b) out << (b ? ", " : "") << i * 200 + b;
       out << "]}\n";
       parent = i;
@@ -80,7 +82,9 @@ void BM_ReadAgentxJsonlGz(benchmark::State& state) {
     AgenticSession s;
     while (src->next(s))
       for (const AgenticEntry& e : s.entries)
-        calls += std::holds_alternative<AgenticCall>(e) ? 1 : static_cast<std::int64_t>(std::get<AgenticSubagent>(e).calls.size());
+        calls += std::holds_alternative<AgenticCall>(e)
+                     ? 1
+                     : static_cast<std::int64_t>(std::get<AgenticSubagent>(e).calls.size());
   }
   state.SetItemsProcessed(calls);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *

@@ -23,7 +23,8 @@ struct Result {
 
 Result run_cli(const std::string& args, const testing::TempDir& dir) {
   const std::string log = dir.file("cli.log");
-  const std::string cmd = std::string("'") + engramsim::test::cli_path() + "' calibrate " + args + " > '" + log + "' 2>&1";
+  const std::string cmd =
+      std::string("'") + engramsim::test::cli_path() + "' calibrate " + args + " > '" + log + "' 2>&1";
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -89,9 +90,7 @@ TEST(CalibrateCli, BadInputExitsWithTwo) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("p.yaml")));
   // --out onto a file that is not a profile, or onto a folder, is refused before measuring.
-  {
-    std::ofstream(dir.file("scenario.yaml")) << "name: keep\n";
-  }
+  { std::ofstream(dir.file("scenario.yaml")) << "name: keep\n"; }
   r = run_cli("--only memcpy --out '" + dir.file("scenario.yaml") + "'", dir);
   EXPECT_EQ(r.code, 2) << r.output;
   std::ifstream kept(dir.file("scenario.yaml"));

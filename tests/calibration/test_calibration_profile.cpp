@@ -58,10 +58,11 @@ CalibrationProfile full_profile() {
                                     1.1,
                                     {{Bytes(264), IndexDistribution::uniform, 1, 4.5e6, Bandwidth::gb_per_s(1.188)},
                                      {Bytes(4096), IndexDistribution::zipf, 64, 2.5e7, Bandwidth::gb_per_s(102.4)}}};
-  p.ssd_random_read = SsdRandomReadSection{
-      "io_uring O_DIRECT", Bytes::kib(4), Bytes::gib(2),
-      {{1, 12500.5, {Time::us(78.2), Time::us(85.0), Time::us(120.4)}},
-       {256, 1.45e6, {Time::us(170.0), Time::us(210.9), Time::ms(1.25)}}}};
+  p.ssd_random_read = SsdRandomReadSection{"io_uring O_DIRECT",
+                                           Bytes::kib(4),
+                                           Bytes::gib(2),
+                                           {{1, 12500.5, {Time::us(78.2), Time::us(85.0), Time::us(120.4)}},
+                                            {256, 1.45e6, {Time::us(170.0), Time::us(210.9), Time::ms(1.25)}}}};
   p.ssd_mmap = SsdMmapSection{Bytes::kib(4), Bytes::gib(2), {{4, 48000, {Time::us(80), Time::us(95), Time::us(300)}}}};
   p.ssd_sequential = SsdSequentialSection{"io_uring O_DIRECT", Bytes::mib(1), 8, Bandwidth::gb_per_s(6.81)};
   p.hbm = HbmSection{Bytes::gib(1), Bandwidth::gb_per_s(4312.5)};
@@ -81,8 +82,7 @@ CalibrationProfile full_profile() {
   g.fits = {{Precision::fp8, 28672, 8192, Time::us(6.5), FlopRate::tflops(1150.0), 0.02, 0.05, 4}};
   p.gemm = g;
   p.attention_decode = AttentionDecodeSection{
-      "GQA decode proxy", 8, 8, 128,
-      {{32, 8192, Bytes::gib(1), Time::us(420.0), Bandwidth::gb_per_s(2556.4), 0.59}}};
+      "GQA decode proxy", 8, 8, 128, {{32, 8192, Bytes::gib(1), Time::us(420.0), Bandwidth::gb_per_s(2556.4), 0.59}}};
   p.kernel_launch = KernelLaunchSection{200, Bytes::kib(16), Time::us(1.9), Time::us(4.6)};
   CollectivesSection c;
   c.gpus = 8;
@@ -90,14 +90,19 @@ CalibrationProfile full_profile() {
   c.p2p = {{Bytes::kib(64), Time::us(12)}, {Bytes::mib(64), Time::us(190)}};
   c.all_reduce = {{Bytes::kib(64), Time::us(80)}, {Bytes::mib(64), Time::us(900)}};
   c.p2p_fit = ab(10.0, 360.0);
-  c.p2p_pairs = {{0, 1, Bytes::mib(256), Bandwidth::gb_per_s(371.5)}, {7, 0, Bytes::mib(256), Bandwidth::gb_per_s(365.25)}};
+  c.p2p_pairs = {{0, 1, Bytes::mib(256), Bandwidth::gb_per_s(371.5)},
+                 {7, 0, Bytes::mib(256), Bandwidth::gb_per_s(365.25)}};
   c.all_reduce_fit = ab(70.0, 80.0);
   p.collectives = c;
   return p;
 }
 
-void expect_close(double a, double b) { EXPECT_NEAR(a, b, 1e-5 * std::max(std::abs(a), std::abs(b))) << a << " vs " << b; }
-void expect_close(Time a, Time b) { EXPECT_NEAR(static_cast<double>(a.count_ns()), static_cast<double>(b.count_ns()), 1.0 + 1e-5 * b.count_ns()); }
+void expect_close(double a, double b) {
+  EXPECT_NEAR(a, b, 1e-5 * std::max(std::abs(a), std::abs(b))) << a << " vs " << b;
+}
+void expect_close(Time a, Time b) {
+  EXPECT_NEAR(static_cast<double>(a.count_ns()), static_cast<double>(b.count_ns()), 1.0 + 1e-5 * b.count_ns());
+}
 
 // A minimal valid profile text to which each bad-input test adds or changes one thing.
 std::string base_text(const std::string& extra) {
@@ -212,7 +217,8 @@ TEST(CalibrationProfile, RejectsUnknownSectionWithLocation) {
 }
 
 TEST(CalibrationProfile, RejectsUnknownFieldInsideAPoint) {
-  const std::string e = error_of(base_text("memcpy:\n  buffer_size: 64MiB\n  points:\n    - {threads: 1, traffic: 10GB/s, trafic: 1GB/s}\n"));
+  const std::string e = error_of(
+      base_text("memcpy:\n  buffer_size: 64MiB\n  points:\n    - {threads: 1, traffic: 10GB/s, trafic: 1GB/s}\n"));
   EXPECT_NE(e.find("memcpy.points[0].trafic"), std::string::npos) << e;
 }
 
@@ -223,25 +229,37 @@ TEST(CalibrationProfile, RejectsWrongUnitsAndBareNumbers) {
   EXPECT_NE(error_of(base_text("memcpy:\n  buffer_size: 64\n  points:\n    - {threads: 1, traffic: 10GB/s}\n"))
                 .find("bare number"),
             std::string::npos);
-  EXPECT_NE(error_of(base_text("ssd_sequential:\n  engine: x\n  block_size: 1MiB\n  queue_depth: 1\n  bandwidth: 2us\n"))
-                .find("ssd_sequential.bandwidth"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(base_text("ssd_sequential:\n  engine: x\n  block_size: 1MiB\n  queue_depth: 1\n  bandwidth: 2us\n"))
+          .find("ssd_sequential.bandwidth"),
+      std::string::npos);
 }
 
 TEST(CalibrationProfile, RejectsNanNegativeAndZero) {
   const std::string pre = "dram_gather:\n  table_size: 1GiB\n  zipf_exponent: 1\n  points:\n";
-  EXPECT_NE(error_of(base_text(pre + "    - {row_size: 264B, distribution: uniform, threads: 1, rows_per_s: .nan, bandwidth: 1GB/s}\n"))
-                .find("rows_per_s"),
-            std::string::npos);
-  EXPECT_NE(error_of(base_text(pre + "    - {row_size: 264B, distribution: uniform, threads: 1, rows_per_s: 5, bandwidth: -1GB/s}\n"))
-                .find("negative"),
-            std::string::npos);
-  EXPECT_NE(error_of(base_text(pre + "    - {row_size: 264B, distribution: uniform, threads: 1, rows_per_s: 5, bandwidth: 0GB/s}\n"))
-                .find("greater than zero"),
-            std::string::npos);
-  EXPECT_NE(error_of(base_text(pre + "    - {row_size: 264B, distribution: normal, threads: 1, rows_per_s: 5, bandwidth: 1GB/s}\n"))
-                .find("expected one of uniform, zipf"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          base_text(pre +
+                    "    - {row_size: 264B, distribution: uniform, threads: 1, rows_per_s: .nan, bandwidth: 1GB/s}\n"))
+          .find("rows_per_s"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          base_text(pre +
+                    "    - {row_size: 264B, distribution: uniform, threads: 1, rows_per_s: 5, bandwidth: -1GB/s}\n"))
+          .find("negative"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          base_text(pre +
+                    "    - {row_size: 264B, distribution: uniform, threads: 1, rows_per_s: 5, bandwidth: 0GB/s}\n"))
+          .find("greater than zero"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(base_text(pre +
+                         "    - {row_size: 264B, distribution: normal, threads: 1, rows_per_s: 5, bandwidth: 1GB/s}\n"))
+          .find("expected one of uniform, zipf"),
+      std::string::npos);
 }
 
 TEST(CalibrationProfile, RejectsUnorderedPercentiles) {
@@ -252,7 +270,8 @@ TEST(CalibrationProfile, RejectsUnorderedPercentiles) {
 }
 
 TEST(CalibrationProfile, RejectsEmptyPointsAndMalformedNotMeasured) {
-  EXPECT_NE(error_of(base_text("memcpy:\n  buffer_size: 64MiB\n  points: []\n")).find("at least one entry"), std::string::npos);
+  EXPECT_NE(error_of(base_text("memcpy:\n  buffer_size: 64MiB\n  points: []\n")).find("at least one entry"),
+            std::string::npos);
   EXPECT_NE(error_of(base_text("memcpy:\n  not_measured: \"no\"\n  buffer_size: 64MiB\n")).find("memcpy.buffer_size"),
             std::string::npos);
   EXPECT_NE(error_of(base_text("memcpy:\n  not_measured: \"\"\n")).find("give the reason"), std::string::npos);
@@ -317,14 +336,16 @@ TEST(CalibrationProfile, ChoosingAmongProfilesPrefersTheGpusOwn) {
   host_only.memcpy = MemcpySection{Bytes::mib(64), {{1, Bandwidth::gb_per_s(10)}}};
   CalibrationProfile nvl = full_profile();
   nvl.provenance.gpu = "NVIDIA H200 NVL";
-  const std::vector<CalibrationCandidate> c = {{"host.yaml", host_only}, {"nvl.yaml", nvl}, {"h200.yaml", full_profile()}};
-  EXPECT_EQ(choose_calibration(c, "h200-sxm")->path, "h200.yaml");        // measured on it
+  const std::vector<CalibrationCandidate> c = {
+      {"host.yaml", host_only}, {"nvl.yaml", nvl}, {"h200.yaml", full_profile()}};
+  EXPECT_EQ(choose_calibration(c, "h200-sxm")->path, "h200.yaml");            // measured on it
   EXPECT_EQ(choose_calibration({c[0], c[1]}, "h200-sxm")->path, "nvl.yaml");  // a variant of its chip
-  EXPECT_EQ(choose_calibration(c, "b300")->path, "host.yaml");            // host sections only
+  EXPECT_EQ(choose_calibration(c, "b300")->path, "host.yaml");                // host sections only
   EXPECT_EQ(choose_calibration({c[1], c[2]}, "b300"), nullptr);
   EXPECT_EQ(choose_calibration({}, "b300"), nullptr);
   // Two of the best rank: ambiguous, whatever their order.
-  const std::vector<CalibrationCandidate> two = {{"a.yaml", full_profile()}, {"host.yaml", host_only}, {"b.yaml", full_profile()}};
+  const std::vector<CalibrationCandidate> two = {
+      {"a.yaml", full_profile()}, {"host.yaml", host_only}, {"b.yaml", full_profile()}};
   try {
     choose_calibration(two, "h200-sxm");
     ADD_FAILURE() << "expected an error";

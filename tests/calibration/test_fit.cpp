@@ -30,7 +30,8 @@ TEST(Fit, AlphaBetaExactWithoutNoise) {
 
 TEST(Fit, AlphaBetaRecoversParametersWithinOnePercentUnderNoise) {
   // +-1% multiplicative noise, several repetitions per size, as a real sweep gives.
-  for (const auto& [alpha, beta] : std::vector<std::pair<double, double>>{{5e-6, 50e9}, {2e-6, 3.3e12}, {80e-6, 12e9}}) {
+  for (const auto& [alpha, beta] :
+       std::vector<std::pair<double, double>>{{5e-6, 50e9}, {2e-6, 3.3e12}, {80e-6, 12e9}}) {
     RngStream rng(42, "fit-noise");
     std::vector<double> x, y;
     for (const double b : sizes_4k_to_256m())

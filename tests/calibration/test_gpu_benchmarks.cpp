@@ -16,8 +16,8 @@ GpuBenchConfig small() {
   return c;
 }
 
-#define REQUIRE_GPU()                                                       \
-  const GpuEnvironment env = probe_gpu_environment();                       \
+#define REQUIRE_GPU()                                 \
+  const GpuEnvironment env = probe_gpu_environment(); \
   if (!env.available) GTEST_SKIP() << "no GPU to run on: " << env.reason
 
 TEST(GpuProbe, AnswersWithoutThrowing) {
@@ -85,7 +85,8 @@ TEST(GpuBenchmarks, HostLink) {
 
 TEST(GpuBenchmarks, GemmMatchesTheCpuReference) {
   REQUIRE_GPU();
-  const auto r = gpu_gemm(small(), {{1, 256, 512}, {64, 512, 256}, {300, 2304, 5120}}, {Precision::bf16, Precision::fp8});
+  const auto r =
+      gpu_gemm(small(), {{1, 256, 512}, {64, 512, 256}, {300, 2304, 5120}}, {Precision::bf16, Precision::fp8});
   EXPECT_FALSE(r.library.empty());
   EXPECT_GE(r.points.size(), 3u);  // bf16 always; fp8 where the device has it
   for (const auto& p : r.points) EXPECT_LT(p.relative_error, 1e-2);

@@ -7,9 +7,9 @@
 
 #include "calibration/calibration_runner.hpp"
 #include "calibration/memory_benchmarks.hpp"
+#include "calibration/rank_scatter.hpp"
 #include "calibration/sample_log.hpp"
 #include "calibration/stats.hpp"
-#include "calibration/rank_scatter.hpp"
 #include "core/error.hpp"
 #include "core/zipf_sampler.hpp"
 

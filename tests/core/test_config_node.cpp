@@ -41,7 +41,8 @@ TEST(ConfigNode, RefusesKeysThatAreNotNamesWhereTheyStand) {
   // exception from every loader.
   const std::string e = error_of([] { ConfigNode::load_string("a: 1\nb: {[x]: 1}\n", "k.yaml"); });
   EXPECT_NE(e.find("k.yaml:2:5: b: a map key must be a plain name, got a list as a key"), std::string::npos) << e;
-  const std::string f = error_of([] { ConfigNode::load_string("compare:\n  - {name: a, set: {{p: 1}: 2}}\n", "m.yaml"); });
+  const std::string f =
+      error_of([] { ConfigNode::load_string("compare:\n  - {name: a, set: {{p: 1}: 2}}\n", "m.yaml"); });
   EXPECT_NE(f.find("m.yaml:2:21: compare[0].set: a map key must be a plain name, got a map"), std::string::npos) << f;
   const std::string g = error_of([] { parse_config_value("{[a]: 1}", "--set", "sweep.report.title"); });
   EXPECT_NE(g.find("--set: sweep.report.title"), std::string::npos) << g;
@@ -54,8 +55,10 @@ TEST(ConfigNode, RefusesTextThatIsNotUtf8WhereItStands) {
   const std::string k = error_of([] { ConfigNode::load_string("a\xc3: 1\n", "key.yaml"); });
   EXPECT_NE(k.find("key.yaml:1:1"), std::string::npos) << k;
   // Overlong forms, surrogates and truncated sequences are invalid; real multi-byte text is fine.
-  for (const char* bad : {"v: \"\xc0\xaf\"\n", "v: \"\xed\xa0\x80\"\n", "v: \"\xe2\x82\"\n", "v: \"\xf4\x90\x80\x80\"\n"})
-    EXPECT_NE(error_of([&] { ConfigNode::load_string(bad, "b.yaml"); }).find("not valid UTF-8"), std::string::npos) << bad;
+  for (const char* bad :
+       {"v: \"\xc0\xaf\"\n", "v: \"\xed\xa0\x80\"\n", "v: \"\xe2\x82\"\n", "v: \"\xf4\x90\x80\x80\"\n"})
+    EXPECT_NE(error_of([&] { ConfigNode::load_string(bad, "b.yaml"); }).find("not valid UTF-8"), std::string::npos)
+        << bad;
   EXPECT_NO_THROW(ConfigNode::load_string("v: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\n", "ok.yaml"));
 }
 
@@ -99,9 +102,13 @@ TEST(ConfigNode, WrongTypesAndBadYaml) {
   EXPECT_NE(error_of([] { ConfigNode::load_file("/nonexistent/x.yaml"); }).find("no such file"), std::string::npos);
   EXPECT_NE(error_of([] { ConfigNode::load_file("/tmp"); }).find("/tmp: is a folder, not a file"), std::string::npos);
   // A second document (after --- or ...) is refused where it starts, not silently dropped.
-  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n---\nb: 2\n", "two.yaml"); }).find("two.yaml:3:1: a second YAML document"),
+  EXPECT_NE(error_of([] {
+              ConfigNode::load_string("a: 1\n---\nb: 2\n", "two.yaml");
+            }).find("two.yaml:3:1: a second YAML document"),
             std::string::npos);
-  EXPECT_NE(error_of([] { ConfigNode::load_string("a: 1\n...\nb: 2\n", "end.yaml"); }).find("end.yaml:3:1: a second YAML document"),
+  EXPECT_NE(error_of([] {
+              ConfigNode::load_string("a: 1\n...\nb: 2\n", "end.yaml");
+            }).find("end.yaml:3:1: a second YAML document"),
             std::string::npos);
   EXPECT_EQ(ConfigNode::load_string("a: 1\n---\n", "bare.yaml").integer("a"), 1);  // an empty trailing document
   // A stray ',' where a value should start: an error at it (the YAML library's own document loop
@@ -156,8 +163,8 @@ TEST(ConfigNode, DidYouMeanStaysWithinATyposReach) {
   EXPECT_EQ(ConfigNode::closest_key("tpp", known), "tp");
   EXPECT_EQ(ConfigNode::closest_key("replica", known), "replicas");
   EXPECT_EQ(ConfigNode::closest_key("num_reqests", known), "num_requests");
-  EXPECT_EQ(ConfigNode::closest_key("tpxx", known), "");    // two slips in a short key
-  EXPECT_EQ(ConfigNode::closest_key("extra", known), "");   // nothing near
+  EXPECT_EQ(ConfigNode::closest_key("tpxx", known), "");   // two slips in a short key
+  EXPECT_EQ(ConfigNode::closest_key("extra", known), "");  // nothing near
   // A missing field with no close sibling keeps its plain message.
   auto root = ConfigNode::load_string("a: 5\n", "f.yaml");
   EXPECT_EQ(error_of([&] { root.str("bcd"); }), "f.yaml:1:1: bcd: missing required field");

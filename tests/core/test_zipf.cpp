@@ -34,7 +34,8 @@ TEST(Zipf, SampleFrequenciesMatchTheDistribution) {
     const double hn = generalized_harmonic(n, s);
     for (int k : {1, 2, 10, 100}) {
       const double expected = draws * std::pow(k, -s) / hn;
-      EXPECT_NEAR(counts[static_cast<std::size_t>(k)], expected, 5.0 * std::sqrt(expected) + 1.0) << "s=" << s << " k=" << k;
+      EXPECT_NEAR(counts[static_cast<std::size_t>(k)], expected, 5.0 * std::sqrt(expected) + 1.0)
+          << "s=" << s << " k=" << k;
     }
   }
 }

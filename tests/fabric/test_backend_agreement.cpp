@@ -58,9 +58,9 @@ TEST(BackendAgreement, TwoFlowsShareALink) {
 
 TEST(BackendAgreement, StaggeredStarts) {
   Link t(Duplex::full);
-  expect_agreement(t.topo, {flow(t.ab, Bytes(40e6)), flow(t.ab, Bytes(20e6), Time::ms(1)),
-                            flow(t.ab, Bytes(30e6), Time::us(2500)), flow(t.ab, Bytes(5e6), Time::ms(4)),
-                            flow(t.ba, Bytes(10e6), Time::us(1500))});
+  expect_agreement(
+      t.topo, {flow(t.ab, Bytes(40e6)), flow(t.ab, Bytes(20e6), Time::ms(1)), flow(t.ab, Bytes(30e6), Time::us(2500)),
+               flow(t.ab, Bytes(5e6), Time::ms(4)), flow(t.ba, Bytes(10e6), Time::us(1500))});
 }
 
 TEST(BackendAgreement, HalfDuplexLinkSharedByBothDirections) {
@@ -92,7 +92,8 @@ TEST(BackendAgreement, SsdSaturatedByIops) {
   const auto dram = topo.add_resource("dram", Bandwidth::gb_per_s(200), Time::zero(), ResourceKind::dram);
   const RouteId read = topo.add_route("nvme0->dram", {d.iops, d.bandwidth, dram});
   std::vector<FlowSpec> flows;
-  for (int i = 0; i < 64; ++i) flows.push_back(flow(read, page_read_bytes(2048 + 64 * static_cast<std::uint64_t>(i)), Time::us(150.0 * i)));
+  for (int i = 0; i < 64; ++i)
+    flows.push_back(flow(read, page_read_bytes(2048 + 64 * static_cast<std::uint64_t>(i)), Time::us(150.0 * i)));
   expect_agreement(topo, flows);
 }
 
@@ -124,15 +125,26 @@ TEST(BackendAgreement, RandomWorkloadOnAnEightGpuNode) {
     const auto d = static_cast<std::size_t>(rng.uniform_int(0, 3));
     RouteId r = 0;
     switch (rng.uniform_int(0, 4)) {
-      case 0: r = nf.dram_to_gpu[g]; break;
-      case 1: r = nf.gpu_to_dram[g]; break;
-      case 2: r = nf.drive_to_dram[d]; break;
-      case 3: r = nf.drive_to_gpu[d][g]; break;
-      default: r = nf.gpu_to_gpu[g][(g + 3) % 8]; break;
+      case 0:
+        r = nf.dram_to_gpu[g];
+        break;
+      case 1:
+        r = nf.gpu_to_dram[g];
+        break;
+      case 2:
+        r = nf.drive_to_dram[d];
+        break;
+      case 3:
+        r = nf.drive_to_gpu[d][g];
+        break;
+      default:
+        r = nf.gpu_to_gpu[g][(g + 3) % 8];
+        break;
     }
     std::optional<Bandwidth> bound;
     if (rng.uniform01() < 0.15) bound = Bandwidth::gb_per_s(rng.uniform(2, 20));
-    flows.push_back(flow(r, Bytes(std::round(rng.uniform(20e6, 200e6))), Time::ns(rng.uniform_int(0, 20'000'000)), bound));
+    flows.push_back(
+        flow(r, Bytes(std::round(rng.uniform(20e6, 200e6))), Time::ns(rng.uniform_int(0, 20'000'000)), bound));
   }
   expect_agreement(nf.topology, flows);
 }

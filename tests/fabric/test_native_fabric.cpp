@@ -107,8 +107,8 @@ TEST(NativeFabric, UpfrontAndEngineStyleDrivingAgree) {
 TEST(NativeFabric, RateBoundCapsOneFlowAndTheOtherTakesTheRest) {
   OneLink t(Duplex::full, Time::zero());
   NativeFabric f(t.topo);
-  const auto fin = run_as_engine(
-      f, {flow(t.ab, Bytes(20e6), Time::zero(), Bandwidth::gb_per_s(2)), flow(t.ab, Bytes(20e6))});
+  const auto fin =
+      run_as_engine(f, {flow(t.ab, Bytes(20e6), Time::zero(), Bandwidth::gb_per_s(2)), flow(t.ab, Bytes(20e6))});
   EXPECT_EQ(fin[1], Time::us(2500));
   EXPECT_EQ(fin[0], Time::ms(10));
 }
@@ -202,8 +202,9 @@ std::vector<double> reference_finish(const FabricTopology& topo, const std::vect
     for (std::size_t i = 0; i < flows.size(); ++i)
       if (finish[i] < 0 && activation[i] <= now) {
         active.push_back(i);
-        demands.push_back({topo.route(flows[i].route).hops, 1.0,
-                           flows[i].rate_bound ? flows[i].rate_bound->value() : std::numeric_limits<double>::infinity()});
+        demands.push_back(
+            {topo.route(flows[i].route).hops, 1.0,
+             flows[i].rate_bound ? flows[i].rate_bound->value() : std::numeric_limits<double>::infinity()});
       }
     std::vector<double> rate(active.size());
     solver.solve(demands, rate);
@@ -250,16 +251,25 @@ TEST(NativeFabric, MatchesAPerFlowReferenceOnARandomNodeWorkload) {
     const auto d = static_cast<std::size_t>(rng.uniform_int(0, 7));
     RouteId r = 0;
     switch (rng.uniform_int(0, 4)) {
-      case 0: r = nf.dram_to_gpu[g]; break;
-      case 1: r = nf.gpu_to_dram[g]; break;
-      case 2: r = nf.drive_to_dram[d]; break;
-      case 3: r = nf.drive_to_gpu[d][g]; break;
-      default: r = nf.gpu_to_gpu[g][(g + 1 + static_cast<std::size_t>(rng.uniform_int(0, 6))) % 8]; break;
+      case 0:
+        r = nf.dram_to_gpu[g];
+        break;
+      case 1:
+        r = nf.gpu_to_dram[g];
+        break;
+      case 2:
+        r = nf.drive_to_dram[d];
+        break;
+      case 3:
+        r = nf.drive_to_gpu[d][g];
+        break;
+      default:
+        r = nf.gpu_to_gpu[g][(g + 1 + static_cast<std::size_t>(rng.uniform_int(0, 6))) % 8];
+        break;
     }
     std::optional<Bandwidth> bound;
     if (rng.uniform01() < 0.2) bound = Bandwidth::gb_per_s(rng.uniform(1, 20));
-    flows.push_back(flow(r, Bytes(std::round(rng.uniform(1e5, 3e7))),
-                         Time::ns(rng.uniform_int(0, 5'000'000)), bound));
+    flows.push_back(flow(r, Bytes(std::round(rng.uniform(1e5, 3e7))), Time::ns(rng.uniform_int(0, 5'000'000)), bound));
   }
   NativeFabric f(nf.topology);
   const auto got = run_as_engine(f, flows);

@@ -36,8 +36,10 @@ NodeFabricParams four_gpus_two_switches() {
 TEST(NodeFabric, PcieRoutesCrossDramSwitchUplinkAndGpuLink) {
   const NodeFabric nf = build_node_fabric(four_gpus_two_switches());
   const auto& t = nf.topology;
-  EXPECT_EQ(hop_names(t, nf.dram_to_gpu[3]), (std::vector<std::string>{"dram.0", "switch1.uplink.fwd", "gpu3.link.fwd"}));
-  EXPECT_EQ(hop_names(t, nf.gpu_to_dram[0]), (std::vector<std::string>{"gpu0.link.bwd", "switch0.uplink.bwd", "dram.0"}));
+  EXPECT_EQ(hop_names(t, nf.dram_to_gpu[3]),
+            (std::vector<std::string>{"dram.0", "switch1.uplink.fwd", "gpu3.link.fwd"}));
+  EXPECT_EQ(hop_names(t, nf.gpu_to_dram[0]),
+            (std::vector<std::string>{"gpu0.link.bwd", "switch0.uplink.bwd", "dram.0"}));
   EXPECT_EQ(hop_names(t, nf.drive_to_dram[1]), (std::vector<std::string>{"nvme1.iops", "nvme1.bw", "dram.0"}));
   EXPECT_EQ(hop_names(t, nf.drive_to_gpu[0][2]),
             (std::vector<std::string>{"nvme0.iops", "nvme0.bw", "switch1.uplink.fwd", "gpu2.link.fwd"}));
@@ -57,10 +59,12 @@ TEST(NodeFabric, DrivesOnGpuSwitchesShareTheUplinkAndReachLocalGpusBelowIt) {
   p.cpu_sockets = 2;
   const NodeFabric nf = build_node_fabric(p);
   const auto& t = nf.topology;
-  EXPECT_EQ(hop_names(t, nf.drive_to_dram[3]), (std::vector<std::string>{"nvme3.iops", "nvme3.bw", "switch1.uplink.bwd", "dram.1"}));
+  EXPECT_EQ(hop_names(t, nf.drive_to_dram[3]),
+            (std::vector<std::string>{"nvme3.iops", "nvme3.bw", "switch1.uplink.bwd", "dram.1"}));
   EXPECT_EQ(hop_names(t, nf.drive_to_gpu[0][1]), (std::vector<std::string>{"nvme0.iops", "nvme0.bw", "gpu1.link.fwd"}));
   EXPECT_EQ(hop_names(t, nf.drive_to_gpu[0][2]),
-            (std::vector<std::string>{"nvme0.iops", "nvme0.bw", "switch0.uplink.bwd", "switch1.uplink.fwd", "gpu2.link.fwd"}));
+            (std::vector<std::string>{"nvme0.iops", "nvme0.bw", "switch0.uplink.bwd", "switch1.uplink.fwd",
+                                      "gpu2.link.fwd"}));
   EXPECT_FALSE(t.find_resource("drives0.uplink.fwd").has_value());
   p.drive_groups = {{0, 1, 2, 3}};
   EXPECT_THROW(build_node_fabric(p), std::invalid_argument);
@@ -85,7 +89,8 @@ TEST(NodeFabric, C2cNodesHaveOneLinkPerGpuAndDramPerSocket) {
   EXPECT_EQ(hop_names(nf.topology, nf.dram_to_gpu[2]), (std::vector<std::string>{"dram.1", "gpu2.link.fwd"}));
   EXPECT_EQ(nf.topology.resource(nf.dram[1]).capacity.value(), 500e9);
   EXPECT_EQ(nf.gpu_socket, (std::vector<int>{0, 0, 1, 1}));
-  EXPECT_EQ(hop_names(nf.topology, nf.gpu_to_gpu[1][3]), (std::vector<std::string>{"gpu1.nvlink.fwd", "gpu3.nvlink.bwd"}));
+  EXPECT_EQ(hop_names(nf.topology, nf.gpu_to_gpu[1][3]),
+            (std::vector<std::string>{"gpu1.nvlink.fwd", "gpu3.nvlink.bwd"}));
   EXPECT_EQ(nf.gpu_to_gpu[2][2], kNoRoute);
 }
 
@@ -97,8 +102,10 @@ TEST(NodeFabric, GpusOfOneGraceShareItsC2cPortWhenTheNodeStatesOne) {
   p.switch_uplink_bandwidth = Bandwidth::gb_per_s(450);
   p.host_dram_bandwidth = Bandwidth::gb_per_s(2000);
   const NodeFabric nf = build_node_fabric(p);
-  EXPECT_EQ(hop_names(nf.topology, nf.dram_to_gpu[2]), (std::vector<std::string>{"dram.1", "cpu1.c2c.fwd", "gpu2.link.fwd"}));
-  EXPECT_EQ(hop_names(nf.topology, nf.gpu_to_dram[1]), (std::vector<std::string>{"gpu1.link.bwd", "cpu0.c2c.bwd", "dram.0"}));
+  EXPECT_EQ(hop_names(nf.topology, nf.dram_to_gpu[2]),
+            (std::vector<std::string>{"dram.1", "cpu1.c2c.fwd", "gpu2.link.fwd"}));
+  EXPECT_EQ(hop_names(nf.topology, nf.gpu_to_dram[1]),
+            (std::vector<std::string>{"gpu1.link.bwd", "cpu0.c2c.bwd", "dram.0"}));
   NativeFabric f(nf.topology);
   const auto fin = run_as_engine(f, {flow(nf.dram_to_gpu[0], Bytes(450e6)), flow(nf.dram_to_gpu[1], Bytes(450e6)),
                                      flow(nf.dram_to_gpu[2], Bytes(450e6))});

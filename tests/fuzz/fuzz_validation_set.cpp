@@ -1,8 +1,8 @@
 // Fuzz target: a validation-case file (scenarios/validation/cases.yaml); the scenario files its
 // cases name resolve in the shipped validation folder.
 #include "core/paths.hpp"
-#include "validation/validation_case.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
+#include "validation/validation_case.hpp"
 
 using namespace engramsim;
 

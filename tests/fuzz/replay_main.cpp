@@ -1,8 +1,9 @@
 // The main of a fuzz target outside the fuzz build: feeds every input named on the command line
 // (a file, or each regular file directly inside a folder, in name order) to LLVMFuzzerTestOneInput
 // once, as libFuzzer replays a corpus. `--cut-to N` cuts the inputs of the paths after it to N
-// bytes, as libFuzzer's -max_len cuts corpus files (kept regressions come before it, whole). Exit 0 when every input was accepted or refused with a ConfigError;
-// 1 when any threw something else (each such input is named); 2 for a missing path or no inputs.
+// bytes, as libFuzzer's -max_len cuts corpus files (kept regressions come before it, whole). Exit 0 when every input
+// was accepted or refused with a ConfigError; 1 when any threw something else (each such input is named); 2 for a
+// missing path or no inputs.
 #include <sys/resource.h>
 
 #include <algorithm>

@@ -41,8 +41,8 @@ std::string refusal(const std::function<void()>& load) {
 TEST(FuzzFindings, AModelOrNodeNameTooLongForTheFileSystemIsUnknown) {
   const fuzz::ScratchDir dir;
   const std::string text = shipped("scenarios/default.yaml");
-  for (const auto& [from, field] : {std::pair<std::string, std::string>{"model: deepseek-v4.1-flash", "model"},
-                                    {"node: hgx-b300", "node"}}) {
+  for (const auto& [from, field] :
+       {std::pair<std::string, std::string>{"model: deepseek-v4.1-flash", "model"}, {"node: hgx-b300", "node"}}) {
     const std::string path = dir.write("scenario.yaml", replaced_line(text, from, field + ": " + kLongName));
     const std::string msg = refusal([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
     EXPECT_NE(msg.find(path + ":"), std::string::npos) << msg;
@@ -55,7 +55,8 @@ TEST(FuzzFindings, ATracePathTooLongForTheFileSystemIsMissing) {
   const fuzz::ScratchDir dir;
   const std::string text = shipped("scenarios/agentx-v41-b200-tp4.yaml");
   const std::string path = dir.write(
-      "scenario.yaml", replaced_line(text, "trace: traces/agentx-synthetic-seed42.jsonl.gz", "trace: " + kLongName + ".jsonl"));
+      "scenario.yaml",
+      replaced_line(text, "trace: traces/agentx-synthetic-seed42.jsonl.gz", "trace: " + kLongName + ".jsonl"));
   const std::string msg = refusal([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
   EXPECT_NE(msg.find("workload.trace: "), std::string::npos) << msg;
   EXPECT_NE(msg.find("no such file"), std::string::npos) << msg;
@@ -64,8 +65,8 @@ TEST(FuzzFindings, ATracePathTooLongForTheFileSystemIsMissing) {
 // And for a node preset's `gpu:`.
 TEST(FuzzFindings, ANodeGpuNameTooLongForTheFileSystemIsUnknown) {
   const fuzz::ScratchDir dir;
-  const std::string path =
-      dir.write("node.yaml", replaced_line(shipped("hardware/nodes/hgx-h100.yaml"), "gpu: h100-sxm", "gpu: " + kLongName));
+  const std::string path = dir.write(
+      "node.yaml", replaced_line(shipped("hardware/nodes/hgx-h100.yaml"), "gpu: h100-sxm", "gpu: " + kLongName));
   const std::string msg = refusal([&] { load_node(path); });
   EXPECT_NE(msg.find(path + ":5:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unknown GPU"), std::string::npos) << msg;

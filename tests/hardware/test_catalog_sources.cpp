@@ -45,7 +45,8 @@ void split_comment(const std::string& line, std::string& code, std::string& comm
       if (c == quote) quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
+    if (c == '"' || c == '\'')
+      quote = c;
     else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
       code = line.substr(0, i);
       comment = line.substr(i);
@@ -137,22 +138,22 @@ std::string read_file(const fs::path& p) {
 TEST(CatalogSources, CheckerFlagsUntaggedNumbersOnly) {
   const std::string text =
       "# header comment with 288 GB is fine\n"
-      "name: b300\n"                                       // a name with digits is not a number
-      "description: \"8x MI300X platform, 2 TB\"\n"        // prose
+      "name: b300\n"                                 // a name with digits is not a number
+      "description: \"8x MI300X platform, 2 TB\"\n"  // prose
       "hbm: \"288GiB\"  # [S] facts sheet\n"
-      "bw: \"8TB/s\"\n"                                    // 5: untagged
-      "power_kw: 2.17  # from somewhere\n"                 // 6: comment without a tag
+      "bw: \"8TB/s\"\n"                     // 5: untagged
+      "power_kw: 2.17  # from somewhere\n"  // 6: comment without a tag
       "groups: [[0, 1], [2, 3]]   # [E] guess\n"
-      "drives: [[0, 1]]\n"                                 // 8: untagged list
+      "drives: [[0, 1]]\n"  // 8: untagged list
       "layers:\n"
-      "  - 14\n"                                           // 10: untagged list item
+      "  - 14\n"  // 10: untagged list item
       "  - 2   # [D/E] mixed tag\n"
       "url: \"http://x/#frag\"  # [S] quoted hash\n"
       "notes: |\n"
-      "  measured 42 GB/s\n"                               // block scalar: prose
-      "mixed: \"12 layers\"\n"                             // prose
+      "  measured 42 GB/s\n"    // block scalar: prose
+      "mixed: \"12 layers\"\n"  // prose
       "sci: 1e6  # [S, fitted]\n"
-      "neg: -3\n";                                         // 17: untagged
+      "neg: -3\n";  // 17: untagged
   const auto bad = unsourced_numeric_lines(text, "t.yaml");
   ASSERT_EQ(bad.size(), 5u) << ::testing::PrintToString(bad);
   EXPECT_EQ(bad[0].rfind("t.yaml:5:", 0), 0u);

@@ -226,7 +226,8 @@ TEST_F(HardwareLoaderTest, ScaleOutBandwidthIsOptionalAndPositive) {
 TEST_F(HardwareLoaderTest, HostReadFieldsAreOptionalAndGoTogether) {
   auto lines = good_node_lines();
   EXPECT_EQ(load_node(write_node(lines)).host_max_outstanding_reads, 0);
-  replace_line(lines, "host_link_latency:", "host_link_latency: \"1.5us\"\nhost_read_request: \"128B\"\nhost_max_outstanding_reads: 768");
+  replace_line(lines, "host_link_latency:",
+               "host_link_latency: \"1.5us\"\nhost_read_request: \"128B\"\nhost_max_outstanding_reads: 768");
   const NodeSpec n = load_node(write_node(lines));
   EXPECT_DOUBLE_EQ(n.host_read_request.value(), 128.0);
   EXPECT_EQ(n.host_max_outstanding_reads, 768);
@@ -296,7 +297,8 @@ TEST_F(HardwareLoaderTest, MissingRequiredField) {
 TEST_F(HardwareLoaderTest, NodeWithoutDrives) {
   auto lines = good_node_lines();
   drop_line(lines, "drive_groups:");
-  for (const char* key : {"capacity_per_drive:", "seq_read_per_drive:", "random_read_iops_4k_per_drive:", "read_latency:"})
+  for (const char* key :
+       {"capacity_per_drive:", "seq_read_per_drive:", "random_read_iops_4k_per_drive:", "read_latency:"})
     drop_line(lines, key);
   replace_line(lines, "count:", "  count: 0");
   const NodeSpec n = load_node(write_node(lines));
@@ -347,13 +349,12 @@ TEST_F(HardwareLoaderTest, ImplausibleValuesAndMissingBf16AreRefused) {
   lines.erase(lines.begin() + line_of(lines, "bf16:") - 1);
   std::string path = write_gpu(lines);
   // A map is located at its first entry.
-  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8:"), "dense_flops",
-                 "must include bf16");
+  expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, "fp8:"), "dense_flops", "must include bf16");
   auto node = good_node_lines();
   replace_line(node, "host_dram_capacity:", "host_dram_capacity: \"2MB\"");
   path = write_node(node);
-  expect_located(error_of([&] { load_node(path); }), path, line_of(node, "host_dram_capacity:"),
-                 "host_dram_capacity", "plausible range");
+  expect_located(error_of([&] { load_node(path); }), path, line_of(node, "host_dram_capacity:"), "host_dram_capacity",
+                 "plausible range");
 }
 
 TEST_F(HardwareLoaderTest, GemmEfficiencyIsOptionalAndChecked) {
@@ -401,7 +402,8 @@ TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {
   for (const std::string bad : {"hbm_efficiency: 1.2", "hbm_efficiency: 0", "hbm_efficiency: -0.5"}) {
     const auto lines = with(bad);
     const std::string path = write_gpu(lines);
-    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "hbm_efficiency", "must be a number in (0, 1]");
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "hbm_efficiency",
+                   "must be a number in (0, 1]");
   }
   // A bandwidth where a share belongs is a located error too.
   const auto lines = with("hbm_efficiency: \"4TB/s\"");
@@ -423,8 +425,8 @@ TEST_F(HardwareLoaderTest, TopologyIndexOutOfRange) {
   auto lines = good_node_lines();
   replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [2, 4]]");
   const std::string path = write_node(lines);
-  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"),
-                 "topology.gpu_groups[1][1]", "GPU index 4 out of range [0, 4)");
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"), "topology.gpu_groups[1][1]",
+                 "GPU index 4 out of range [0, 4)");
   // The last valid index is accepted.
   replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [2, 3]]");
   EXPECT_NO_THROW(load_node(write_node(lines)));
@@ -434,8 +436,8 @@ TEST_F(HardwareLoaderTest, TopologyEachGpuInExactlyOneGroup) {
   auto lines = good_node_lines();
   replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [1, 2, 3]]");
   std::string path = write_node(lines);
-  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"),
-                 "topology.gpu_groups[1][0]", "GPU 1 is already in group 0");
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_groups:"), "topology.gpu_groups[1][0]",
+                 "GPU 1 is already in group 0");
 
   replace_line(lines, "gpu_groups:", "  gpu_groups: [[0, 1], [3]]");
   path = write_node(lines);
@@ -453,8 +455,7 @@ TEST_F(HardwareLoaderTest, NodeCountsAndGpuReference) {
   auto lines = good_node_lines();
   replace_line(lines, "gpu_count:", "gpu_count: 0");
   std::string path = write_node(lines);
-  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_count:"), "gpu_count",
-                 "out of range");
+  expect_located(error_of([&] { load_node(path); }), path, line_of(lines, "gpu_count:"), "gpu_count", "out of range");
 
   lines = good_node_lines();
   replace_line(lines, "scale_up_domain_gpus:", "scale_up_domain_gpus: 3");
@@ -488,8 +489,10 @@ TEST_F(HardwareLoaderTest, ListCatalogReportsAFileWithoutName) {
       ::setenv("ENGRAMSIM_DATA_ROOT", root.c_str(), 1);
     }
     ~DataRootGuard() {
-      if (had) ::setenv("ENGRAMSIM_DATA_ROOT", saved.c_str(), 1);
-      else ::unsetenv("ENGRAMSIM_DATA_ROOT");
+      if (had)
+        ::setenv("ENGRAMSIM_DATA_ROOT", saved.c_str(), 1);
+      else
+        ::unsetenv("ENGRAMSIM_DATA_ROOT");
     }
     std::string saved;
     bool had = false;

@@ -71,8 +71,9 @@ TEST_F(PriceFileTest, MissingTierTheRunNeeds) {
 
 TEST_F(PriceFileTest, NegativePrice) {
   const std::string path = write("prices:\n  b200:\n    neocloud: \"-1.5USD/h\"\n");
-  EXPECT_EQ(error_of([&] { load_price_file(path); }),
-            path + ":3:15: prices.b200.neocloud: expected a price like \"1.41USD/h\", got a negative value \"-1.5USD/h\"");
+  EXPECT_EQ(
+      error_of([&] { load_price_file(path); }),
+      path + ":3:15: prices.b200.neocloud: expected a price like \"1.41USD/h\", got a negative value \"-1.5USD/h\"");
 }
 
 TEST_F(PriceFileTest, NonFinitePrice) {

@@ -45,8 +45,9 @@ void InvariantProbe::fail(const std::string& what) {
 }
 
 void InvariantProbe::on_dispatch(const sim::Event& event) {
-  if (event.key.time < last_event_) fail("event at " + std::to_string(event.key.time.count_ns()) + " ns after one at " +
-                                         std::to_string(last_event_.count_ns()) + " ns");
+  if (event.key.time < last_event_)
+    fail("event at " + std::to_string(event.key.time.count_ns()) + " ns after one at " +
+         std::to_string(last_event_.count_ns()) + " ns");
   last_event_ = event.key.time;
 }
 
@@ -85,7 +86,8 @@ void InvariantProbe::on_step(const sim::StepRecord& step) {
          std::to_string(bound_.min_step.seconds()) + " s)");
   const double flop_s = static_cast<double>(step.prefill_tokens + step.decode_positions) * bound_.seconds_per_position;
   if (total_s + slack < flop_s * (1 - 1e-9))
-    fail(where.str() + "faster than the GPUs' peak FLOPs (" + std::to_string(total_s) + " s < " + std::to_string(flop_s) + " s)");
+    fail(where.str() + "faster than the GPUs' peak FLOPs (" + std::to_string(total_s) + " s < " +
+         std::to_string(flop_s) + " s)");
   check_pool(step.replica);
 }
 
@@ -104,13 +106,15 @@ void InvariantProbe::check_ledger(const sim::Sequence& s, bool finished) {
   if (s.preemptions == 0 && s.discarded_tokens != 0) fail(who + "discarded KV tokens without a preemption");
   if (s.computed + s.discarded_tokens != s.hit_tokens_total + s.prefill_tokens_total + s.decode_tokens_total)
     fail(who + "KV tokens held + discarded != hits + prefilled + decoded");
-  if (s.generated != s.prefill_samples + s.decode_tokens_total) fail(who + "emitted != sampled after prefill + decoded");
+  if (s.generated != s.prefill_samples + s.decode_tokens_total)
+    fail(who + "emitted != sampled after prefill + decoded");
   if (s.generated > s.request.output_tokens) fail(who + "emitted more than its output tokens");
-  if (s.preemptions == 0 && s.hit_tokens_total != s.cached_prompt_tokens) fail(who + "prefix hits after a single admission");
+  if (s.preemptions == 0 && s.hit_tokens_total != s.cached_prompt_tokens)
+    fail(who + "prefix hits after a single admission");
   if (s.preemptions == 0 && s.prefill_tokens_total > prompt - s.cached_prompt_tokens)
     fail(who + "prefilled more than its uncached prompt without a preemption");
-  if (s.state == sim::SeqState::running && !s.prefilling() && s.generated > 0 && s.computed != prompt + s.generated - 1 &&
-      !finished)
+  if (s.state == sim::SeqState::running && !s.prefilling() && s.generated > 0 &&
+      s.computed != prompt + s.generated - 1 && !finished)
     fail(who + "decoding with computed != prompt + generated - 1");
   if (!finished) return;
   if (s.generated != s.request.output_tokens) fail(who + "finished without all its output tokens");
@@ -130,7 +134,8 @@ void InvariantProbe::check_pool(std::uint32_t replica) {
                                 kv.cached_free_blocks()};
   for (const std::int64_t p : parts)
     if (p < 0 || p > kv.num_blocks()) fail(where + "a block count out of [0, capacity]");
-  if (parts[0] + parts[1] + parts[2] + parts[3] != kv.num_blocks()) fail(where + "states do not add up to the capacity");
+  if (parts[0] + parts[1] + parts[2] + parts[3] != kv.num_blocks())
+    fail(where + "states do not add up to the capacity");
   std::int64_t held_private = 0;
   std::map<std::uint32_t, std::int32_t> refs;
   for (const std::uint32_t slot : st.running()) {
@@ -146,12 +151,14 @@ void InvariantProbe::check_pool(std::uint32_t replica) {
   for (const std::uint32_t slot : st.waiting())
     if (st.seq(slot).blocks() != 0) fail(where + "a waiting sequence holds blocks");
   if (held_private != kv.private_blocks()) fail(where + "private blocks != those the sequences hold");
-  if (static_cast<std::int64_t>(refs.size()) != kv.cached_in_use_blocks()) fail(where + "cached in-use blocks != those referenced");
+  if (static_cast<std::int64_t>(refs.size()) != kv.cached_in_use_blocks())
+    fail(where + "cached in-use blocks != those referenced");
   for (const auto& [e, n] : refs)
     if (kv.refcount(e) != n) fail(where + "a cached block's refcount != its references");
 }
 
-void InvariantProbe::on_run_end(const sim::Simulation& sim, const sim::Deployment& deployment, const sim::RunStats& stats) {
+void InvariantProbe::on_run_end(const sim::Simulation& sim, const sim::Deployment& deployment,
+                                const sim::RunStats& stats) {
   ended_ = true;
   drained_ = stats.end == sim::RunEnd::drained;
   end_clock_ = sim.now();
@@ -224,8 +231,9 @@ void InvariantProbe::check_result(const sim::RunResult& result, bool generated, 
   }
   if (static_cast<std::int64_t>(preemptions_) != ledger_preemptions_ || ledger_preemptions_ != record_preemptions ||
       result.summary.preemptions != record_preemptions)
-    fail("preemptions: replicas " + std::to_string(preemptions_) + ", sequences " + std::to_string(ledger_preemptions_) +
-         ", records " + std::to_string(record_preemptions) + ", summary " + std::to_string(result.summary.preemptions));
+    fail("preemptions: replicas " + std::to_string(preemptions_) + ", sequences " +
+         std::to_string(ledger_preemptions_) + ", records " + std::to_string(record_preemptions) + ", summary " +
+         std::to_string(result.summary.preemptions));
   if (record_recomputed != ledger_discarded_) fail("recomputed tokens of the records != those the sequences discarded");
   if (!result.summary.windowed && result.summary.recomputed_tokens != finished_recomputed)
     fail("the summary's recomputed tokens != the finished requests'");

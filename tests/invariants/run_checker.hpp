@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "spec/scenario_build.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/serving/deployment.hpp"
 #include "sim/serving/run_probe.hpp"
-#include "sim/run/run_simulation.hpp"
+#include "spec/scenario_build.hpp"
 
 namespace engramsim::testing {
 
@@ -18,7 +18,7 @@ namespace engramsim::testing {
 // step streams the per-rank share of the weights every token passes (attention q/o projections,
 // dense FFN, shared experts) from HBM, and does at least 2 FLOPs per such weight per token position.
 struct RooflineBound {
-  Time min_step;               // weight bytes per rank / HBM bandwidth
+  Time min_step;                      // weight bytes per rank / HBM bandwidth
   double seconds_per_position = 0.0;  // 2 x weights per token / (tp x the GPU's highest dense peak)
 };
 
@@ -51,9 +51,9 @@ class InvariantProbe final : public sim::RunProbe {
   const sim::Simulation* sim_ = nullptr;
   const sim::Deployment* deployment_ = nullptr;
   Time last_event_;
-  std::vector<Time> last_step_end_;  // per replica: when its latest step ends
+  std::vector<Time> last_step_end_;              // per replica: when its latest step ends
   std::vector<std::int64_t> last_step_prefill_;  // per replica: prefill tokens of its latest step
-  std::int64_t in_flight_prefill_ = 0;  // of steps still running at the end
+  std::int64_t in_flight_prefill_ = 0;           // of steps still running at the end
   std::uint64_t arrivals_ = 0;
   std::uint64_t steps_ = 0;
   std::uint64_t preemptions_ = 0;

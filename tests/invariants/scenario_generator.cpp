@@ -44,7 +44,7 @@ struct NodeChoice {
 
 const std::vector<NodeChoice>& nodes() {
   static const std::vector<NodeChoice> list = {
-      {"hgx-h100", 8}, {"hgx-h200", 8}, {"hgx-h800", 8}, {"hgx-b200", 8},  {"hgx-b300", 8},    {"dgx-a100", 8},
+      {"hgx-h100", 8}, {"hgx-h200", 8}, {"hgx-h800", 8}, {"hgx-b200", 8},    {"hgx-b300", 8},    {"dgx-a100", 8},
       {"mi300x-8", 8}, {"mi325x-8", 8}, {"mi355x-8", 8}, {"gb200-nvl72", 4}, {"gb300-nvl72", 4},
   };
   return list;
@@ -78,8 +78,8 @@ std::string length_spec(Draw& d, std::int64_t max_tokens) {
       break;
     }
     default:
-      os << "{distribution: uniform_ratio, tokens: " << d.in(1, max_tokens) << ", ratio: " << d.pick<double>({0.1, 0.5, 0.8, 1.0})
-         << "}";
+      os << "{distribution: uniform_ratio, tokens: " << d.in(1, max_tokens)
+         << ", ratio: " << d.pick<double>({0.1, 0.5, 0.8, 1.0}) << "}";
   }
   return os.str();
 }
@@ -132,12 +132,16 @@ std::string workload_section(Draw& d, GeneratedCase& c, const std::string& dir, 
     c.num_requests = static_cast<std::uint64_t>(d.in(1, 40));
     w << "  kind: open_loop\n  num_requests: " << c.num_requests << "\n";
     const double rate = d.pick<double>({0.5, 2.0, 10.0, 40.0, 200.0});
-    if (d.chance(0.5)) w << "  arrival: {process: poisson, rate_per_s: " << rate << "}\n";
-    else w << "  arrival: {process: gamma, rate_per_s: " << rate << ", cv: " << d.pick<double>({0.5, 1.0, 2.0, 4.0}) << "}\n";
+    if (d.chance(0.5))
+      w << "  arrival: {process: poisson, rate_per_s: " << rate << "}\n";
+    else
+      w << "  arrival: {process: gamma, rate_per_s: " << rate << ", cv: " << d.pick<double>({0.5, 1.0, 2.0, 4.0})
+        << "}\n";
   }
   if (kind <= 3) {
     if (d.chance(0.2)) {
-      w << "  lengths: {distribution: empirical, file: scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n";
+      w << "  lengths: {distribution: empirical, file: "
+           "scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n";
     } else {
       w << "  input: " << length_spec(d, d.pick<std::int64_t>({64, 512, 3000})) << "\n";
       w << "  output: " << length_spec(d, d.pick<std::int64_t>({8, 64, 300})) << "\n";
@@ -177,7 +181,8 @@ std::string tight_workload_section(Draw& d, GeneratedCase& c, const std::string&
   const std::int64_t clients = replicas * d.in(3, 8);
   if (d.chance(0.2)) {
     const int block = static_cast<int>(d.pick<std::int64_t>({16, 32, 64}));
-    fit_tokens = write_prefix_trace(d, dir + "/prefix-trace.csv", block, static_cast<int>(c.num_requests + d.in(0, 5))).mean;
+    fit_tokens =
+        write_prefix_trace(d, dir + "/prefix-trace.csv", block, static_cast<int>(c.num_requests + d.in(0, 5))).mean;
     w << "  kind: trace\n  num_requests: " << c.num_requests << "\n  concurrency: " << clients << "\n  trace:\n"
       << "    path: prefix-trace.csv\n    format: canonical\n    hash_block_tokens: " << block << "\n";
     return w.str();
@@ -186,12 +191,15 @@ std::string tight_workload_section(Draw& d, GeneratedCase& c, const std::string&
   if (d.chance(0.75)) {
     w << "  kind: closed_loop\n  concurrency: " << clients << "\n  num_requests: " << c.num_requests << "\n";
   } else {
-    w << "  kind: open_loop\n  num_requests: " << c.num_requests << "\n  arrival: {process: poisson, rate_per_s: 1000}\n";
+    w << "  kind: open_loop\n  num_requests: " << c.num_requests
+      << "\n  arrival: {process: poisson, rate_per_s: 1000}\n";
   }
   const std::int64_t in_hi = d.pick<std::int64_t>({512, 1500, 3000});
   const std::int64_t out_hi = d.pick<std::int64_t>({128, 300, 600});
-  if (d.chance(0.3)) w << "  input: {distribution: fixed, tokens: " << in_hi << "}\n";
-  else w << "  input: {distribution: uniform, min: " << in_hi / 2 << ", max: " << in_hi << "}\n";
+  if (d.chance(0.3))
+    w << "  input: {distribution: fixed, tokens: " << in_hi << "}\n";
+  else
+    w << "  input: {distribution: uniform, min: " << in_hi / 2 << ", max: " << in_hi << "}\n";
   w << "  output: {distribution: uniform, min: " << out_hi / 4 << ", max: " << out_hi << "}\n";
   fit_tokens = in_hi + out_hi;
   return w.str();
@@ -214,16 +222,19 @@ std::string scheduler_section(Draw& d, bool tight, std::int64_t& block_size) {
   static const std::vector<std::string> preempting = {"vllm", "vllm", "sarathi", "prefill_first"};
   const std::string policy = d.pick(tight ? preempting : policies);
   s << "  scheduler:\n    policy: " << policy << "\n";
-  s << "    max_num_seqs: " << d.pick<std::int64_t>(tight ? std::vector<std::int64_t>{4, 8, 16, 64, 256}
-                                                          : std::vector<std::int64_t>{1, 2, 4, 8, 16, 64, 256})
+  s << "    max_num_seqs: "
+    << d.pick<std::int64_t>(tight ? std::vector<std::int64_t>{4, 8, 16, 64, 256}
+                                  : std::vector<std::int64_t>{1, 2, 4, 8, 16, 64, 256})
     << "\n";
   s << "    max_num_batched_tokens: " << d.pick<std::int64_t>({256, 512, 2048, 8192}) << "\n";
   block_size = d.pick<std::int64_t>({16, 32, 64});
   s << "    block_size: " << block_size << "\n";
   s << "    enable_prefix_caching: " << (d.chance(0.6) ? "true" : "false") << "\n";
   s << "    gpu_memory_utilization: " << d.pick<double>({0.6, 0.8, 0.9, 0.95}) << "\n";
-  if (policy == "vllm" || policy == "trtllm") s << "    chunked_prefill: " << (d.chance(0.7) ? "true" : "false") << "\n";
-  if (policy == "vllm" && d.chance(0.3)) s << "    long_prefill_token_threshold: " << d.pick<std::int64_t>({64, 256, 1024}) << "\n";
+  if (policy == "vllm" || policy == "trtllm")
+    s << "    chunked_prefill: " << (d.chance(0.7) ? "true" : "false") << "\n";
+  if (policy == "vllm" && d.chance(0.3))
+    s << "    long_prefill_token_threshold: " << d.pick<std::int64_t>({64, 256, 1024}) << "\n";
   if (policy == "sarathi") s << "    chunk_size: " << d.pick<std::int64_t>({64, 256, 512, 1024}) << "\n";
   if (d.chance(0.25)) s << "    cuda_graph_batch_sizes: [1, 2, 4, 8, 16, 32]\n";
   return s.str();
@@ -275,11 +286,13 @@ GeneratedCase generate_case(std::uint64_t seed, const std::string& dir) {
                                        : workload_section(d, c, dir, max_model_len);
 
   std::ostringstream y;
-  y << "name: invariant-case-" << seed << "\nseed: " << d.in(0, 1000000) << "\nmodel: " << card.name << "\nnode: "
-    << node->name << "\n";
+  y << "name: invariant-case-" << seed << "\nseed: " << d.in(0, 1000000) << "\nmodel: " << card.name
+    << "\nnode: " << node->name << "\n";
   max_model_len = std::min<std::int64_t>(max_model_len, card.context);
-  y << "deployment:\n  replicas: " << (c.tight ? tight_replicas : d.in(1, 3)) << "\n  tp: " << tp << "\n  max_model_len: " << max_model_len << "\n";
-  y << "  router: " << d.pick<std::string>({"round_robin", "least_outstanding", "least_kv", "session_affinity"}) << "\n";
+  y << "deployment:\n  replicas: " << (c.tight ? tight_replicas : d.in(1, 3)) << "\n  tp: " << tp
+    << "\n  max_model_len: " << max_model_len << "\n";
+  y << "  router: " << d.pick<std::string>({"round_robin", "least_outstanding", "least_kv", "session_affinity"})
+    << "\n";
   std::int64_t block_size = 16;
   y << engram_section(d, card) << scheduler_section(d, c.tight, block_size);
   if (card.drafter) y << "  spec_decode: {enabled: " << (d.chance(0.5) ? "true" : "false") << "}\n";

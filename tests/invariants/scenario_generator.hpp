@@ -6,8 +6,8 @@
 // arrivals, a shipped trace, or a generated canonical trace with shared prefixes and sessions),
 // sometimes a horizon; plus a KV-pool cap that the test applies to the built run (a pool this small
 // forces preemption and rejection). A share of the cases is tight on KV (GeneratedCase::tight): long
-// requests, several at once, a pool sized from the longest one, so that most of them preempt. Files the case needs (the scenario, a generated trace) are
-// written into `dir`. The same seed gives the same case.
+// requests, several at once, a pool sized from the longest one, so that most of them preempt. Files the case needs (the
+// scenario, a generated trace) are written into `dir`. The same seed gives the same case.
 #pragma once
 
 #include <cstdint>

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "../scenario/scenario_test_util.hpp"
 #include "run_checker.hpp"
 #include "scenario_generator.hpp"
-#include "../scenario/scenario_test_util.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"
 
@@ -32,7 +32,8 @@ std::string describe(const GeneratedCase& c, const std::vector<std::string>& vio
 
 void expect_same_outputs(const std::string& a, const std::string& b, const GeneratedCase& c) {
   for (const char* f : {"summary.json", "requests.csv", "timeseries.csv"})
-    EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f << " differs between two runs of\n" << describe(c, {});
+    EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f << " differs between two runs of\n"
+                                                              << describe(c, {});
 }
 
 void run_case(std::uint64_t seed, bool compare, Coverage& cov) {
@@ -88,12 +89,13 @@ TEST(RunInvariants, RandomValidScenariosKeepEveryInvariant) {
   Coverage cov;
   cov.cases = property_cases(300);
   for (int i = 0; i < cov.cases; ++i) run_case(kBaseSeed + static_cast<std::uint64_t>(i), i % 10 == 0, cov);
-  std::printf("%d cases: %d ran, %d infeasible; runs with preemption %d (%.1f %% of the runs), with recompute %d, "
-              "rejections %d, unfinished %d, prefix hits %d; %d compared for identical files; tight on KV: %d cases, "
-              "%d ran, %d preempted\n",
-              cov.cases, cov.ran, cov.infeasible, cov.preempted, cov.ran > 0 ? 100.0 * cov.preempted / cov.ran : 0.0,
-              cov.recomputed, cov.rejected, cov.unfinished, cov.prefix_hits, cov.compared, cov.tight, cov.tight_ran,
-              cov.tight_preempted);
+  std::printf(
+      "%d cases: %d ran, %d infeasible; runs with preemption %d (%.1f %% of the runs), with recompute %d, "
+      "rejections %d, unfinished %d, prefix hits %d; %d compared for identical files; tight on KV: %d cases, "
+      "%d ran, %d preempted\n",
+      cov.cases, cov.ran, cov.infeasible, cov.preempted, cov.ran > 0 ? 100.0 * cov.preempted / cov.ran : 0.0,
+      cov.recomputed, cov.rejected, cov.unfinished, cov.prefix_hits, cov.compared, cov.tight, cov.tight_ran,
+      cov.tight_preempted);
   // The generator must keep producing runnable cases that reach the interesting paths.
   EXPECT_GE(cov.ran * 2, cov.cases);
   if (cov.cases >= 100) {

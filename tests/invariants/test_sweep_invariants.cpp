@@ -26,7 +26,8 @@ planner::SweepRunSummary sweep(const planner::PreparedSweep& prep, const planner
   o.progress = planner::ProgressMode::none;
   o.durable = false;
   o.fingerprint = prep.fingerprint;
-  return planner::run_sweep(prep.points, [&eval](const planner::SweepPoint& p) { return eval.evaluate(p); }, o);
+  return planner::run_sweep(
+      prep.points, [&eval](const planner::SweepPoint& p) { return eval.evaluate(p); }, o);
 }
 
 // Returns the number of points that ran (status ok).
@@ -54,7 +55,8 @@ int check_sweep(std::uint64_t seed) {
   const planner::SweepRunSummary resumed = sweep(prep, eval, cut, 2, true);
   EXPECT_TRUE(resumed.complete);
   EXPECT_EQ(full, read_file(planner::results_path(cut).string()))
-      << "resumed after a cut at byte " << at << " of " << full.size() << " differs for\n" << yaml;
+      << "resumed after a cut at byte " << at << " of " << full.size() << " differs for\n"
+      << yaml;
   int ok = 0;
   for (const auto& line : planner::read_results_file(planner::results_path(one)).lines)
     ok += line.status == planner::PointStatus::ok ? 1 : 0;

@@ -17,7 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Dir {
-  Dir() : path(fs::temp_directory_path() / ("engram_cli_" + std::to_string(::getpid()))) { fs::create_directories(path); }
+  Dir() : path(fs::temp_directory_path() / ("engram_cli_" + std::to_string(::getpid()))) {
+    fs::create_directories(path);
+  }
   ~Dir() {
     std::error_code ec;
     fs::remove_all(path, ec);
@@ -25,7 +27,9 @@ struct Dir {
   fs::path path;
 };
 
-int run(const std::string& args) { return engramsim::test::run_cli(args + " > /dev/null", engramsim::test::Stderr::dropped).rc; }
+int run(const std::string& args) {
+  return engramsim::test::run_cli(args + " > /dev/null", engramsim::test::Stderr::dropped).rc;
+}
 
 const char* kScenario = R"(name: trace-test
 model: deepseek-v4.1-flash

@@ -11,25 +11,25 @@
 #include <set>
 #include <sstream>
 
-#include "sim/fabric/fabric.hpp"
-#include "sim/fabric/simgrid_fabric.hpp"
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "engram_tier_test_util.hpp"
+#include "sim/fabric/fabric.hpp"
+#include "sim/fabric/simgrid_fabric.hpp"
 #include "sim/metrics/result_writers.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/serving/step_executor.hpp"
-#include "engram_tier_test_util.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_build.hpp"
 
 namespace engramsim {
 namespace {
 
 using sim::RunConfig;
 using sim::RunResult;
-using test::ToyEngramModel;
 using test::toy_node;
 using test::toy_tier;
+using test::ToyEngramModel;
 
 class ListSource final : public sim::RequestSource {
  public:
@@ -146,7 +146,7 @@ double per_gpu_fetch_bandwidth(int gpus_per_switch, double* throughput) {
 
 TEST(EngramInRun, TwoGpusPerPcieSwitchHalveThePerGpuFetchBandwidth) {
   double alone_tput = 0, shared_tput = 0;
-  const double alone = per_gpu_fetch_bandwidth(1, &alone_tput);   // 8 switches, one GPU each
+  const double alone = per_gpu_fetch_bandwidth(1, &alone_tput);    // 8 switches, one GPU each
   const double shared = per_gpu_fetch_bandwidth(2, &shared_tput);  // 4 switches, two GPUs each
   RecordProperty("alone_GBps", std::to_string(alone * 1e-9));
   RecordProperty("shared_GBps", std::to_string(shared * 1e-9));
@@ -168,7 +168,7 @@ double ssd_throughput(const SsdCase& c, RunResult* out = nullptr) {
   tier.node.drive_groups.clear();
   tier.access.zipf_s = c.zipf;
   tier.dram_cache = Bytes(c.cache_mib * 1048576.0);
-  tier.always_sample = true;  // the same method for every case, cache or not
+  tier.always_sample = true;        // the same method for every case, cache or not
   tier.sample_rows_per_step = 128;  // decode steps: 8 of the 24 sub-tables
   cfg.engram_tier = tier;
   cfg.timeseries_interval = Time::ms(20);
@@ -195,8 +195,8 @@ TEST(EngramInRun, SsdThroughputRisesWithThePageCacheAndSkewAndFallsWithFewerDriv
   const double d1 = ssd_throughput({1.0, 64, 1});
   EXPECT_LT(d2 * 1.05, c64);
   EXPECT_LT(d1 * 1.05, d2);
-  RecordProperty("tput_cache_0_16_64_256",
-                 std::to_string(c0) + " " + std::to_string(c16) + " " + std::to_string(c64) + " " + std::to_string(c256));
+  RecordProperty("tput_cache_0_16_64_256", std::to_string(c0) + " " + std::to_string(c16) + " " + std::to_string(c64) +
+                                               " " + std::to_string(c256));
   RecordProperty("tput_zipf_06_10_12", std::to_string(s06) + " " + std::to_string(c64) + " " + std::to_string(s12));
   RecordProperty("tput_drives_4_2_1", std::to_string(c64) + " " + std::to_string(d2) + " " + std::to_string(d1));
 }
@@ -317,7 +317,8 @@ TEST(EngramInRun, NativeAndSimGridBackendsAgree) {
     const double a = native.requests[i].finish.seconds(), b = simgrid.requests[i].finish.seconds();
     EXPECT_NEAR(a, b, 1e-6 * a + 2e-9) << i;
   }
-  EXPECT_NEAR(native.summary.engram_stall_s, simgrid.summary.engram_stall_s, 1e-6 * native.summary.engram_stall_s + 1e-8);
+  EXPECT_NEAR(native.summary.engram_stall_s, simgrid.summary.engram_stall_s,
+              1e-6 * native.summary.engram_stall_s + 1e-8);
 }
 
 // DeepSeek-V4.1-Flash, TP2 on an HGX B300 (4 replicas on one node), `engram` lines under
@@ -372,12 +373,14 @@ TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
 }
 
 TEST(EngramInRunScenario, BadCombinationsNameTheirKeys) {
-  EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n    access: {model: text}\n")).find("deployment.engram.access"),
-            std::string::npos);
+  EXPECT_NE(
+      scenario_error(v41_scenario("    tier: dram\n    access: {model: text}\n")).find("deployment.engram.access"),
+      std::string::npos);
   EXPECT_NE(scenario_error(v41_scenario("    tier: hbm\n    in_run: true\n")).find("deployment.engram.in_run"),
             std::string::npos);
-  EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n", "kv_offload: {enabled: true}\n")).find("kv_offload.enabled"),
-            std::string::npos);
+  EXPECT_NE(
+      scenario_error(v41_scenario("    tier: dram\n", "kv_offload: {enabled: true}\n")).find("kv_offload.enabled"),
+      std::string::npos);
   EXPECT_NE(scenario_error(v41_scenario("    tier: dram\n", "fabric: {backend: ns3}\n")).find("fabric.backend"),
             std::string::npos);
   EXPECT_NE(scenario_error(v41_scenario("    tier: ssd\n    dram_cache: {policy: fifo, capacity: 1GiB}\n"))
@@ -393,8 +396,8 @@ TEST(EngramInRunScenario, BadCombinationsNameTheirKeys) {
 TEST(EngramInRunScenario, V41RunsWithTheStepModelWindows) {
   // The real step model: fetches at layer 1 (window: the embedding and layer 0) and layer 14.
   for (const char* tier : {"dram", "ssd"}) {
-    const auto p = sim::parse_scenario(
-        ConfigNode::load_string(v41_scenario(std::string("    tier: ") + tier + "\n    ssd_path: direct\n    in_run: true\n"), "t.yaml"));
+    const auto p = sim::parse_scenario(ConfigNode::load_string(
+        v41_scenario(std::string("    tier: ") + tier + "\n    ssd_path: direct\n    in_run: true\n"), "t.yaml"));
     const sim::BuiltScenario b = sim::build_scenario(p);
     const RunResult r = run_simulation(b.run);
     EXPECT_EQ(r.summary.completed, 32) << tier;

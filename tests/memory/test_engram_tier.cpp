@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/zipf_sampler.hpp"
+#include "engram_tier_test_util.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/engram_fetch.hpp"
 #include "sim/memory/engram_access.hpp"
 #include "sim/memory/engram_tier_service.hpp"
 #include "sim/memory/node_fabric_params.hpp"
-#include "core/zipf_sampler.hpp"
-#include "engram_tier_test_util.hpp"
 
 namespace engramsim {
 namespace {
@@ -179,7 +179,8 @@ class RecordingSink final : public EngramTraceSink {
                     std::to_string(start.count_ns()) + "-" + std::to_string(finish.count_ns()));
   }
   void on_layer_fetch(int, int, std::uint32_t, int layer, Time issue, Time done, double) override {
-    layers.push_back(std::to_string(layer) + " " + std::to_string(issue.count_ns()) + "-" + std::to_string(done.count_ns()));
+    layers.push_back(std::to_string(layer) + " " + std::to_string(issue.count_ns()) + "-" +
+                     std::to_string(done.count_ns()));
   }
   std::vector<std::string> flows, layers;
 };
@@ -194,7 +195,8 @@ TEST(EngramTier, TraceSinkSeesFlowsAndLayers) {
   EngramStepOutcome now;
   ASSERT_TRUE(s.start_step(in, now));
   drain(s);
-  EXPECT_EQ(sink.flows, (std::vector<std::string>{"0 dram->gpu0 engram gpu0 0-5125", "0 dram->gpu0 engram gpu0 5125-14375"}));
+  EXPECT_EQ(sink.flows,
+            (std::vector<std::string>{"0 dram->gpu0 engram gpu0 0-5125", "0 dram->gpu0 engram gpu0 5125-14375"}));
   EXPECT_EQ(sink.layers, (std::vector<std::string>{"0 0-5125", "1 5125-14375"}));
 }
 
@@ -380,8 +382,15 @@ TEST(EngramTier, TextAccessReadsTheHashedRowsOfTheText) {
   const EngramSpec& e = *card.engram;
   EngramAccessParams a;
   a.model = AccessModel::text;
-  a.hash = {static_cast<int>(e.layers.size()), e.min_order, e.max_order, e.heads_per_order, e.vocab_size_per_ngram,
-            e.compressed_vocab_size, e.pad_token_id, e.hash_seed, {}};
+  a.hash = {static_cast<int>(e.layers.size()),
+            e.min_order,
+            e.max_order,
+            e.heads_per_order,
+            e.vocab_size_per_ngram,
+            e.compressed_vocab_size,
+            e.pad_token_id,
+            e.hash_seed,
+            {}};
   EngramTableShape shape{e.table_rows, e.rows_per_token_per_layer(), 12};  // TP2: rank 0 reads 12 sub-tables
   const auto model = make_engram_access(a, shape);
   RngStream rng(1);

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "sim/memory/row_cache.hpp"
 #include "core/zipf_sampler.hpp"
+#include "sim/memory/row_cache.hpp"
 
 using namespace engramsim;
 

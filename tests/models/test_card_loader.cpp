@@ -163,9 +163,7 @@ TEST(CardLoaderErrors, MissingFile) {
   }
 }
 
-TEST(CardLoaderErrors, MissingCatalogName) {
-  EXPECT_THROW(load_model_card("no-such-model"), ConfigError);
-}
+TEST(CardLoaderErrors, MissingCatalogName) { EXPECT_THROW(load_model_card("no-such-model"), ConfigError); }
 
 TEST(CardLoaderErrors, BadYaml) {
   const std::string msg = error_of(replace(kBase, "  num_heads: 8\n", "  num_heads: [8\n"));
@@ -180,14 +178,14 @@ TEST(CardLoaderErrors, UnknownKeyNamesLineAndPath) {
 
 TEST(CardLoaderErrors, RoutingGroupsMustDivideTheExperts) {
   // Line 19 is first_moe_layer; the added keys follow it.
-  std::string msg = error_of(replace(kBase, "  first_moe_layer: 1\n",
-                                     "  first_moe_layer: 1\n  routing_groups: 3\n  groups_per_token: 1\n"));
+  std::string msg = error_of(
+      replace(kBase, "  first_moe_layer: 1\n", "  first_moe_layer: 1\n  routing_groups: 3\n  groups_per_token: 1\n"));
   EXPECT_NE(msg.find("moe.routing_groups: must divide num_experts (8)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("card.yaml:20:19:"), std::string::npos) << msg;
   msg = error_of(replace(kBase, "  first_moe_layer: 1\n", "  first_moe_layer: 1\n  routing_groups: 4\n"));
   EXPECT_NE(msg.find("moe.groups_per_token"), std::string::npos) << msg;
-  msg = error_of(replace(kBase, "  first_moe_layer: 1\n",
-                         "  first_moe_layer: 1\n  routing_groups: 4\n  groups_per_token: 5\n"));
+  msg = error_of(
+      replace(kBase, "  first_moe_layer: 1\n", "  first_moe_layer: 1\n  routing_groups: 4\n  groups_per_token: 5\n"));
   EXPECT_NE(msg.find("card.yaml:21:21:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("moe.groups_per_token"), std::string::npos) << msg;
 }
@@ -235,17 +233,16 @@ TEST(CardValidation, TopKAtMostExperts) {
 TEST(CardValidation, LayerIndicesBelowNumLayers) {
   EXPECT_EQ(error_of(replace(kBase, "layers: [1]", "layers: [3]")), "");
   const std::string msg = error_of(replace(kBase, "layers: [1]", "layers: [4]"));
-  EXPECT_NE(msg.find("card.yaml:21:12: engram.layers[0]: layer index 4 out of range [0, 3]"), std::string::npos)
-      << msg;
+  EXPECT_NE(msg.find("card.yaml:21:12: engram.layers[0]: layer index 4 out of range [0, 3]"), std::string::npos) << msg;
   EXPECT_NE(error_of(replace(kBase, "layers: [1]", "layers: [-1]")).find("engram.layers[0]"), std::string::npos);
 }
 
 TEST(CardValidation, LayerIndicesStrictlyIncreasing) {
-  const std::string ok = replace(replace(kBase, "layers: [1]", "layers: [1, 2]"), "table_rows: [1000]",
-                                 "table_rows: [1000, 1000]");
+  const std::string ok =
+      replace(replace(kBase, "layers: [1]", "layers: [1, 2]"), "table_rows: [1000]", "table_rows: [1000, 1000]");
   EXPECT_EQ(error_of(ok), "");
-  const std::string bad = replace(replace(kBase, "layers: [1]", "layers: [2, 2]"), "table_rows: [1000]",
-                                  "table_rows: [1000, 1000]");
+  const std::string bad =
+      replace(replace(kBase, "layers: [1]", "layers: [2, 2]"), "table_rows: [1000]", "table_rows: [1000, 1000]");
   EXPECT_NE(error_of(bad).find("engram.layers[1]: layer indices must be strictly increasing"), std::string::npos);
 }
 
@@ -299,9 +296,9 @@ TEST(CardValidation, MlaNeedsLatentShapes) {
   EXPECT_EQ(error_of(mla), "");
   EXPECT_EQ(model_card_from_yaml(mla, "card.yaml").attention.head_dim, 48);
   EXPECT_NE(error_of(replace(mla, "  v_head_dim: 32\n", "")).find("attention.v_head_dim"), std::string::npos);
-  EXPECT_NE(error_of(replace(mla, "  v_head_dim: 32\n", "  v_head_dim: 32\n  head_dim: 40\n"))
-                .find("attention.head_dim"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(replace(mla, "  v_head_dim: 32\n", "  v_head_dim: 32\n  head_dim: 40\n")).find("attention.head_dim"),
+      std::string::npos);
 }
 
 TEST(CardValidation, CsaFieldsOnlyOnCsa) {

@@ -115,15 +115,16 @@ TEST(Footprint, CollectiveBuffersOnlyWithMoreThanOneGpu) {
   const RuntimeReserve r;
   const Bytes one = r.driver_context + r.library_workspace + r.graph_pool;
   EXPECT_DOUBLE_EQ(compute_footprint(c, make_node(80), opts(1)).per_gpu.reserved.value(), one.value());
-  EXPECT_DOUBLE_EQ(compute_footprint(c, make_node(80), opts(2)).per_gpu.reserved.value(), (one + r.collectives).value());
+  EXPECT_DOUBLE_EQ(compute_footprint(c, make_node(80), opts(2)).per_gpu.reserved.value(),
+                   (one + r.collectives).value());
 }
 
 TEST(Footprint, AutomaticAttentionParallelism) {
   const NodeSpec n = make_node(1000);
-  EXPECT_TRUE(compute_footprint(v41(), n, opts(4)).dp_attention);     // MoE, one KV head
+  EXPECT_TRUE(compute_footprint(v41(), n, opts(4)).dp_attention);  // MoE, one KV head
   EXPECT_EQ(compute_footprint(v41(), n, opts(4)).layout.ep, 4);
-  EXPECT_FALSE(compute_footprint(v41(), n, opts(1)).dp_attention);    // nothing to parallelise
-  EXPECT_FALSE(compute_footprint(load_model_card("qwen3-235b-a22b"), n, opts(4)).dp_attention);  // GQA splits
+  EXPECT_FALSE(compute_footprint(v41(), n, opts(1)).dp_attention);  // nothing to parallelise
+  EXPECT_FALSE(compute_footprint(load_model_card("qwen3-235b-a22b"), n, opts(4)).dp_attention);          // GQA splits
   EXPECT_FALSE(compute_footprint(load_model_card("engram-offload-dense-4b"), n, opts(2)).dp_attention);  // dense
   FootprintOptions o = opts(4);
   o.attention = AttentionParallel::tensor;

@@ -75,8 +75,8 @@ TEST(Weights, V41LayersCarryTheirSpecialModules) {
     EXPECT_EQ(l.engram, i == 1 || i == 14) << i;
     EXPECT_EQ(l.elements_of(WeightKind::engram_fusion) > 0, i == 1 || i == 14) << i;
     EXPECT_EQ(has_group(l, "attn.compressor"), i == 2 || i == 8 || i == 14 || i == 20) << i;
-    EXPECT_EQ(has_group(l, "attn.indexer"), i == 2 || i == 8 || i == 14 || i == 20 || i == 24 ||
-                                                            i == 28 || i == 32 || i == 36)
+    EXPECT_EQ(has_group(l, "attn.indexer"),
+              i == 2 || i == 8 || i == 14 || i == 20 || i == 24 || i == 28 || i == 32 || i == 36)
         << i;
     EXPECT_TRUE(l.moe);
   }
@@ -180,9 +180,9 @@ TEST(Sharding, DataParallelAttentionKeepsTpGroupsWholeButNotExperts) {
 
 TEST(Sharding, ExpertsSpreadWholeAcrossEpGroups) {
   const auto g = group(ShardingClass::ep_sharded, 55);
-  EXPECT_DOUBLE_EQ(shard_fraction(g, {8, 1, false}), 1.0 / 8);         // TP inside every expert
-  EXPECT_DOUBLE_EQ(shard_fraction(g, {8, 8, false}), 7.0 / 55);        // ceil(55 / 8) = 7 experts per GPU
-  EXPECT_DOUBLE_EQ(shard_fraction(g, {8, 2, false}), 28.0 / 55 / 4);   // 28 experts per group of 4 GPUs
+  EXPECT_DOUBLE_EQ(shard_fraction(g, {8, 1, false}), 1.0 / 8);        // TP inside every expert
+  EXPECT_DOUBLE_EQ(shard_fraction(g, {8, 8, false}), 7.0 / 55);       // ceil(55 / 8) = 7 experts per GPU
+  EXPECT_DOUBLE_EQ(shard_fraction(g, {8, 2, false}), 28.0 / 55 / 4);  // 28 experts per group of 4 GPUs
   EXPECT_DOUBLE_EQ(shard_fraction(group(ShardingClass::ep_sharded, 384), {8, 8, false}), 1.0 / 8);
 }
 

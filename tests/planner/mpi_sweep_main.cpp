@@ -56,7 +56,8 @@ int main() {
     if (::mkdtemp(tmpl.data()) == nullptr) return 1;
     dir = tmpl;
     // The single-process reference, and a torn, out-of-order partial file for the resume case.
-    run_sweep(points, [](const SweepPoint& p) { return evaluate_small(p); }, options(fs::path(dir) / "ref", nullptr, false));
+    run_sweep(
+        points, [](const SweepPoint& p) { return evaluate_small(p); }, options(fs::path(dir) / "ref", nullptr, false));
     std::vector<std::string> lines;
     {
       std::stringstream ss(read_file(fs::path(dir) / "ref/results.jsonl"));
@@ -73,10 +74,12 @@ int main() {
   }
   mpi->broadcast(dir);
 
-  const auto fresh = run_sweep(points, [](const SweepPoint& p) { return evaluate_small(p, 2); },
-                               options(fs::path(dir) / "mpi", mpi.get(), false));
-  const auto resumed = run_sweep(points, [](const SweepPoint& p) { return evaluate_small(p, 2); },
-                                 options(fs::path(dir) / "resume", mpi.get(), true));
+  const auto fresh = run_sweep(
+      points, [](const SweepPoint& p) { return evaluate_small(p, 2); },
+      options(fs::path(dir) / "mpi", mpi.get(), false));
+  const auto resumed = run_sweep(
+      points, [](const SweepPoint& p) { return evaluate_small(p, 2); },
+      options(fs::path(dir) / "resume", mpi.get(), true));
   // Each rank evaluated only its own share.
   for (const auto* s : {&fresh, &resumed}) {
     if (!root && s->evaluated > 18) {
@@ -99,7 +102,8 @@ int main() {
       ++failures;
     }
     if (resumed.already_done != 10 || resumed.evaluated != 26) {
-      std::cerr << "resume: " << resumed.already_done << " kept, " << resumed.evaluated << " evaluated; expected 10 and 26\n";
+      std::cerr << "resume: " << resumed.already_done << " kept, " << resumed.evaluated
+                << " evaluated; expected 10 and 26\n";
       ++failures;
     }
     std::error_code ec;

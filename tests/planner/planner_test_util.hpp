@@ -77,8 +77,10 @@ inline Outcome evaluate_small(const SweepPoint& p, int delay_ms = 0) {
   const int tp = a["deployment.tp"].get<int>();
   const std::string tier = a["deployment.engram_tier"].get<std::string>();
   const int c = a["workload.concurrency"].get<int>();
-  if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms * (1 + static_cast<int>((p.index * 7) % 3))));
-  if (tp == 2 && tier == "hbm" && c > 8) return Outcome::infeasible("HBM: KV pool short by " + std::to_string(c) + " GiB");
+  if (delay_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms * (1 + static_cast<int>((p.index * 7) % 3))));
+  if (tp == 2 && tier == "hbm" && c > 8)
+    return Outcome::infeasible("HBM: KV pool short by " + std::to_string(c) + " GiB");
   if (tp == 4 && tier == "ssd" && c == 32) throw std::runtime_error("simulated failure");
   const double tier_penalty = tier == "hbm" ? 1.0 : tier == "dram" ? 1.1 : 1.6;
   nlohmann::json r;

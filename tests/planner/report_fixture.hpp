@@ -76,7 +76,8 @@ inline const char* kWideScenario =
 inline ReportContext analytic_context() {
   ReportContext c;
   c.title = "DRAM offload of Engram tables on a 288 GiB GPU";
-  c.question = "Does moving Engram tables to host DRAM beat keeping them in HBM, in tokens per dollar at 60 tok/s/user?";
+  c.question =
+      "Does moving Engram tables to host DRAM beat keeping them in HBM, in tokens per dollar at 60 tok/s/user?";
   c.scenario = "scenarios/synthetic.yaml";
   c.model_card = "synthetic-card";
   c.presets = {"gpu: synthetic-288g", "node: synthetic-8x"};
@@ -88,7 +89,8 @@ inline ReportContext analytic_context() {
                    {"DRAM gather bandwidth", "50 GB/s", "calibration run 1", "measured"},
                    {"Cost tier", "$2.34/GPU-hour", "price survey", "assumed"}};
   c.notes = {"Fleet sizing: see the table below."};
-  c.extra_tables = {{"fleet", "Fleet plans", {"configuration", "replicas", "$/hour"}, {{"tp=2 engram_tier=dram", "12", "224.6"}}}};
+  c.extra_tables = {
+      {"fleet", "Fleet plans", {"configuration", "replicas", "$/hour"}, {{"tp=2 engram_tier=dram", "12", "224.6"}}}};
   return c;
 }
 

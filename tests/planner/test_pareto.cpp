@@ -20,8 +20,8 @@ CurvePoint pt(double x, double y, const std::string& config = "c", double conc =
 
 TEST(Pareto, FrontierKeepsUndominatedPointsSortedByInteractivity) {
   // C is beaten by B on both axes; D by E (same x, higher y); F by A (higher x, same y).
-  const auto f = pareto_frontier({pt(10, 100, "A"), pt(20, 80, "B"), pt(15, 70, "C"), pt(30, 40, "D"),
-                                  pt(30, 50, "E"), pt(5, 100, "F"), pt(NAN, 1e9, "G")});
+  const auto f = pareto_frontier({pt(10, 100, "A"), pt(20, 80, "B"), pt(15, 70, "C"), pt(30, 40, "D"), pt(30, 50, "E"),
+                                  pt(5, 100, "F"), pt(NAN, 1e9, "G")});
   ASSERT_EQ(f.size(), 3u);
   EXPECT_EQ(f[0].config, "A");
   EXPECT_EQ(f[1].config, "B");
@@ -32,8 +32,8 @@ TEST(Pareto, FrontierKeepsUndominatedPointsSortedByInteractivity) {
 }
 
 TEST(Pareto, CurvesGroupByConfigurationInConcurrencyOrder) {
-  const auto curves = build_curves({pt(5, 50, "tp4", 8), pt(9, 10, "tp2", 1), pt(8, 20, "tp4", 1), pt(6, 40, "tp4", 4),
-                                    pt(INFINITY, 1, "tp2", 2)});
+  const auto curves = build_curves(
+      {pt(5, 50, "tp4", 8), pt(9, 10, "tp2", 1), pt(8, 20, "tp4", 1), pt(6, 40, "tp4", 4), pt(INFINITY, 1, "tp2", 2)});
   ASSERT_EQ(curves.size(), 2u);
   EXPECT_EQ(curves[0].config, "tp4");
   ASSERT_EQ(curves[0].points.size(), 3u);

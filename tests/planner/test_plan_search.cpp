@@ -10,9 +10,7 @@ using namespace engramsim::planner;
 namespace {
 
 // M/M/1 with service rate 100/s: mean latency 1/(100 - rate) s; an SLO of 100 ms holds up to 90/s.
-nlohmann::json mm1(double rate) {
-  return {{"latency_s", rate < 100.0 ? 1.0 / (100.0 - rate) : 1e9}};
-}
+nlohmann::json mm1(double rate) { return {{"latency_s", rate < 100.0 ? 1.0 / (100.0 - rate) : 1e9}}; }
 bool within_100ms(const nlohmann::json& r) { return r["latency_s"].get<double>() <= 0.1; }
 
 }  // namespace
@@ -41,7 +39,8 @@ TEST(FindMaxRate, StopsAtTheUpperLimit) {
   o.lo = 1;
   o.hi = 2;
   o.hi_limit = 50;
-  const auto r = find_max_rate([](double) { return nlohmann::json::object(); }, [](const nlohmann::json&) { return true; }, o);
+  const auto r =
+      find_max_rate([](double) { return nlohmann::json::object(); }, [](const nlohmann::json&) { return true; }, o);
   EXPECT_TRUE(r.found);
   EXPECT_TRUE(r.hit_limit);
   EXPECT_DOUBLE_EQ(r.max_rate, 50.0);

@@ -19,7 +19,8 @@ namespace {
 std::vector<SweepPoint> grid(const std::vector<int>& concurrencies) {
   std::vector<SweepPoint> out;
   for (int c : concurrencies)
-    out.push_back(make_sweep_point(out.size(), {{"deployment.tp", YAML::Node(4)}, {"workload.concurrency", YAML::Node(c)}}));
+    out.push_back(
+        make_sweep_point(out.size(), {{"deployment.tp", YAML::Node(4)}, {"workload.concurrency", YAML::Node(c)}}));
   return out;
 }
 
@@ -115,7 +116,7 @@ TEST(FrontierPlan, SizesWholeNodesAtTheTargetAndStatesTies) {
   // either of the first two (at 60,000 dram would need an 11th, a sixth node: no tie).
   const std::vector<ResultLine> lines = {line(0, "hbm", 4, 8, 150, 1000), line(1, "hbm", 4, 32, 100, 2000),
                                          line(2, "dram", 4, 8, 150, 990), line(3, "dram", 4, 32, 100, 1970),
-                                         line(4, "ssd", 4, 8, 150, 300), line(5, "ssd", 4, 32, 100, 700)};
+                                         line(4, "ssd", 4, 8, 150, 300),  line(5, "ssd", 4, 32, 100, 700)};
   ReportContext ctx;
   ctx.target_interactivity = 125.0;
   ctx.validation.by_engine["vllm"] = 0.05;
@@ -131,7 +132,8 @@ TEST(FrontierPlan, SizesWholeNodesAtTheTargetAndStatesTies) {
   EXPECT_EQ(f.ranking[2].name, "tier=ssd tp=4");
   ASSERT_EQ(f.tied.size(), 1u);
   EXPECT_EQ(f.tied[0], "tier=dram tp=4");
-  EXPECT_EQ(f.verdict.rfind("At 125 tok/s/user, serving 59000 tok/s takes tier=hbm tp=4: 10 replicas on 5 nodes", 0), 0u)
+  EXPECT_EQ(f.verdict.rfind("At 125 tok/s/user, serving 59000 tok/s takes tier=hbm tp=4: 10 replicas on 5 nodes", 0),
+            0u)
       << f.verdict;
   EXPECT_THROW(plan_at_interactivity(d, 125.0, 0.0, 0.0), std::invalid_argument);
 }

@@ -39,8 +39,9 @@ ResultLine ok_line(std::size_t index, const std::string& tier, double conc, doub
 
 TEST(ReportData, ConfigLabelsLeaveOutTheCurveAxis) {
   const nlohmann::json a = {{"deployment.tp", 2}, {"deployment.engram_tier", "dram"}, {"workload.concurrency", 8}};
-  EXPECT_EQ(config_label(a, {"deployment.tp", "deployment.engram_tier", "workload.concurrency"}, "workload.concurrency"),
-            "tp=2 engram_tier=dram");
+  EXPECT_EQ(
+      config_label(a, {"deployment.tp", "deployment.engram_tier", "workload.concurrency"}, "workload.concurrency"),
+      "tp=2 engram_tier=dram");
   // Two axes ending in the same name keep their full keys.
   const nlohmann::json b = {{"a.tp", 1}, {"b.tp", 2}};
   EXPECT_EQ(config_label(b, {"a.tp", "b.tp"}, "workload.concurrency"), "a.tp=1 b.tp=2");
@@ -99,12 +100,10 @@ TEST(ReportData, TiesInsideTheValidationErrorAndConfigurationsOutOfRange) {
     l.result["extra"] = {{"gpu", gpu}, {"engine", "vllm"}};
     return l;
   };
-  std::vector<ResultLine> lines = {with_gpu(ok_line(0, "hbm", 1, 100, 1000, 2.0), "b300"),
-                                   with_gpu(ok_line(1, "hbm", 8, 50, 2000, 2.0), "b300"),
-                                   with_gpu(ok_line(2, "dram", 1, 100, 1030, 2.0), "b300"),
-                                   with_gpu(ok_line(3, "dram", 8, 50, 2060, 2.0), "b300"),
-                                   with_gpu(ok_line(4, "ssd", 1, 40, 500, 2.0), "b300"),
-                                   with_gpu(ok_line(5, "ssd", 8, 20, 900, 2.0), "b300")};
+  std::vector<ResultLine> lines = {
+      with_gpu(ok_line(0, "hbm", 1, 100, 1000, 2.0), "b300"),  with_gpu(ok_line(1, "hbm", 8, 50, 2000, 2.0), "b300"),
+      with_gpu(ok_line(2, "dram", 1, 100, 1030, 2.0), "b300"), with_gpu(ok_line(3, "dram", 8, 50, 2060, 2.0), "b300"),
+      with_gpu(ok_line(4, "ssd", 1, 40, 500, 2.0), "b300"),    with_gpu(ok_line(5, "ssd", 8, 20, 900, 2.0), "b300")};
   ReportContext ctx;
   ctx.target_interactivity = 75.0;
   ctx.validation.by_engine["vllm"] = 0.05;
@@ -160,11 +159,11 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
   EXPECT_EQ(d.points.size(), n);
   EXPECT_EQ(d.context.title, analytic_context().title);
   const auto files = write_report(d, t.path());
-  for (const auto* name : {"report.html", "report.md", "charts/pareto.svg", "charts/tokens_per_dollar.svg",
-                           "charts/hbm_footprint.svg", "charts/ttft_cdf.svg", "charts/tpot_cdf.svg",
-                           "charts/engram_stall.svg", "tables/points.csv", "tables/points.json",
-                           "tables/frontier_throughput.csv", "tables/comparison.csv", "tables/footprint.csv",
-                           "tables/assumptions.json", "tables/fleet.csv"}) {
+  for (const auto* name :
+       {"report.html", "report.md", "charts/pareto.svg", "charts/tokens_per_dollar.svg", "charts/hbm_footprint.svg",
+        "charts/ttft_cdf.svg", "charts/tpot_cdf.svg", "charts/engram_stall.svg", "tables/points.csv",
+        "tables/points.json", "tables/frontier_throughput.csv", "tables/comparison.csv", "tables/footprint.csv",
+        "tables/assumptions.json", "tables/fleet.csv"}) {
     EXPECT_TRUE(fs::exists(t / name)) << name;
     EXPECT_GT(fs::file_size(t / name), 0u) << name;
   }
@@ -184,9 +183,9 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
-  for (const auto* section : {"id=\"question\"", "id=\"recommendation\"", "id=\"pareto\"", "id=\"tokens-per-dollar\"",
-                              "id=\"footprint\"", "id=\"latency\"", "id=\"engram-stall\"", "id=\"points\"",
-                              "id=\"assumptions\""})
+  for (const auto* section :
+       {"id=\"question\"", "id=\"recommendation\"", "id=\"pareto\"", "id=\"tokens-per-dollar\"", "id=\"footprint\"",
+        "id=\"latency\"", "id=\"engram-stall\"", "id=\"points\"", "id=\"assumptions\""})
     EXPECT_NE(html.find(section), std::string::npos) << section;
   EXPECT_NE(html.find("class=\"kind-measured\""), std::string::npos);
   EXPECT_NE(html.find("Fleet plans"), std::string::npos);
@@ -259,9 +258,10 @@ TEST(Report, FirstScreenVerdictOverridesAndTheRunAsItWas) {
   EXPECT_NE(between(html, "<title>", "</title>").find("(as run with node=hgx-b200)"), std::string::npos);
   EXPECT_NE(between(html, "<h1 id=\"title\">", "</h1>").find("as run with node=hgx-b200"), std::string::npos);
   const std::string facts = between(html, "id=\"as-run\"", "</table>");
-  for (const char* f : {"<th>Overrides</th><td>node=hgx-b200</td>", "<th>Tool</th><td>engramsim 0.1.0 (commit abc1234)</td>",
-                        "<th>Scenario</th><td>scenarios/synthetic.yaml</td>", "synthetic-288g", "hyperscaler price tier, $2.34",
-                        "<th>Calibration</th><td>none"})
+  for (const char* f :
+       {"<th>Overrides</th><td>node=hgx-b200</td>", "<th>Tool</th><td>engramsim 0.1.0 (commit abc1234)</td>",
+        "<th>Scenario</th><td>scenarios/synthetic.yaml</td>", "synthetic-288g", "hyperscaler price tier, $2.34",
+        "<th>Calibration</th><td>none"})
     EXPECT_NE(facts.find(f), std::string::npos) << f << " in " << facts;
   EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"as-run\""));
   // The band of the recommended curve's validation error.
@@ -320,9 +320,11 @@ TEST(Report, VerdictSaysATieInsideTheValidationError) {
   ReportContext ctx;
   ctx.target_interactivity = 75.0;
   ctx.validation.serving_throughput = 0.05;
-  const std::string html = render_html(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}));
+  const std::string html =
+      render_html(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}));
   EXPECT_NE(between(html, "id=\"verdict-headline\">", "</p>")
-                .find("A tie at 75 tok/s/user: Engram in DRAM leads Engram in HBM by 3 %, inside the \u00b15 % validation error"),
+                .find("A tie at 75 tok/s/user: Engram in DRAM leads Engram in HBM by 3 %, inside the \u00b15 % "
+                      "validation error"),
             std::string::npos)
       << between(html, "id=\"verdict-headline\">", "</p>");
 }

@@ -3,15 +3,15 @@
 // legend and horizontal overflow at a 1,400 px window. Skipped (with the reason) when no Chromium is found;
 // `make test` installs it. Label: browser.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <chrono>
 #include <cstdlib>
-#include <fcntl.h>
 #include <set>
 #include <thread>
 
@@ -131,17 +131,25 @@ Image decode_png(const std::string& png) {
       const int c = prev && x >= std::size_t(bpp) ? prev[x - bpp] : 0;
       int v = in[x];
       switch (filter) {
-        case 0: break;
-        case 1: v += a; break;
-        case 2: v += b; break;
-        case 3: v += (a + b) / 2; break;
+        case 0:
+          break;
+        case 1:
+          v += a;
+          break;
+        case 2:
+          v += b;
+          break;
+        case 3:
+          v += (a + b) / 2;
+          break;
         case 4: {
           const int p = a + b - c;
           const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
           v += (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
           break;
         }
-        default: throw std::runtime_error("bad PNG filter");
+        default:
+          throw std::runtime_error("bad PNG filter");
       }
       out[x] = static_cast<std::uint8_t>(v);
     }
@@ -155,7 +163,6 @@ std::string chart_svg(const std::string& html, const std::string& id) {
   const auto end = html.find("</svg>", start);
   return end == std::string::npos ? "" : html.substr(start, end - start);
 }
-
 
 std::vector<std::string> chromium_args(const std::string& chromium, const fs::path& profile, const std::string& size) {
   return {chromium,
@@ -188,7 +195,8 @@ std::vector<std::string> series_colours(const std::string& svg) {
 
 // Loads the page in headless Chromium at a 1,400 px window and returns the layout self-check its
 // script wrote to <body data-checks>, and the dumped DOM (console errors land in it with the log).
-nlohmann::json page_checks(const std::string& chromium, const fs::path& html_path, const fs::path& work, std::string& out) {
+nlohmann::json page_checks(const std::string& chromium, const fs::path& html_path, const fs::path& work,
+                           std::string& out) {
   const fs::path profile = work / "profile";
   fs::create_directories(profile);
   auto args = chromium_args(chromium, profile, "1400,1000");
@@ -238,7 +246,8 @@ TEST(ReportBrowser, ManyConfigurationsStayReadableAt1400Pixels) {
   for (const char* id : {"pareto", "tokens_per_dollar"}) {
     const auto colours = series_colours(chart_svg(html, id));
     EXPECT_EQ(colours.size(), 18u) << id;  // TP2 with Engram in HBM does not fit: 18 of 24 run
-    EXPECT_EQ(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size()) << id << ": a colour repeats";
+    EXPECT_EQ(std::set<std::string>(colours.begin(), colours.end()).size(), colours.size())
+        << id << ": a colour repeats";
     EXPECT_NE(chart_svg(html, id).find("class=\"target-marker\""), std::string::npos) << id << ": no target marker";
     EXPECT_NE(chart_svg(html, id).find("class=\"uncertainty-band\""), std::string::npos) << id << ": no band";
   }
@@ -273,9 +282,11 @@ TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAMissingTargetMarkerAndACut
   const auto first = series_colours(chart_svg(html, "pareto"));
   ASSERT_GE(first.size(), 2u);
   const std::string from = "data-color=\"" + first[1] + "\"";
-  for (std::size_t at; (at = html.find(from)) != std::string::npos;) html.replace(at, from.size(), "data-color=\"" + first[0] + "\"");
+  for (std::size_t at; (at = html.find(from)) != std::string::npos;)
+    html.replace(at, from.size(), "data-color=\"" + first[0] + "\"");
   const std::string marker = "class=\"target-marker\"";
-  for (std::size_t at; (at = html.find(marker)) != std::string::npos;) html.replace(at, marker.size(), "class=\"removed\"");
+  for (std::size_t at; (at = html.find(marker)) != std::string::npos;)
+    html.replace(at, marker.size(), "class=\"removed\"");
   // A view box narrower than the chart cuts the first chart's legend off.
   const auto vb = html.find("viewBox=\"0 0 800 ");
   ASSERT_NE(vb, std::string::npos);
@@ -332,10 +343,9 @@ TEST(ReportBrowser, RendersInHeadlessChromiumWithoutErrorsAndWithData) {
   std::stringstream ss(out);
   for (std::string line; std::getline(ss, line);) {
     const bool console = line.find(":CONSOLE") != std::string::npos;
-    const bool error = line.find("Uncaught") != std::string::npos ||
-                       line.find("Failed to load resource") != std::string::npos ||
-                       line.find("net::ERR_") != std::string::npos ||
-                       (console && line.find("ERROR:CONSOLE") != std::string::npos);
+    const bool error =
+        line.find("Uncaught") != std::string::npos || line.find("Failed to load resource") != std::string::npos ||
+        line.find("net::ERR_") != std::string::npos || (console && line.find("ERROR:CONSOLE") != std::string::npos);
     EXPECT_FALSE(error) << "console error: " << line;
   }
 

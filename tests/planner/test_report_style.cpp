@@ -26,10 +26,13 @@ TEST(ReportStyle, HumanConfigurationNamesFromTheAssignments) {
                             {"deployment.engram.tier", "dram"},
                             {"deployment.engram.fetch", "zero_copy"},
                             {"workload.concurrency", 8}};
-  EXPECT_EQ(human_config_name(a, axes, "workload.concurrency"), "B200 \u00b7 TP2 \u00b7 Engram in DRAM \u00b7 zero-copy fetch");
+  EXPECT_EQ(human_config_name(a, axes, "workload.concurrency"),
+            "B200 \u00b7 TP2 \u00b7 Engram in DRAM \u00b7 zero-copy fetch");
   // Reading order does not follow the axes' order: GPU, layout, tier, then the rest.
-  const nlohmann::json b = {{"deployment.engram_tier", "hbm"}, {"deployment.scheduler.max_num_seqs", 256}, {"deployment.tp", 4}};
-  EXPECT_EQ(human_config_name(b, {"deployment.engram_tier", "deployment.scheduler.max_num_seqs", "deployment.tp"}, "workload.concurrency"),
+  const nlohmann::json b = {
+      {"deployment.engram_tier", "hbm"}, {"deployment.scheduler.max_num_seqs", 256}, {"deployment.tp", 4}};
+  EXPECT_EQ(human_config_name(b, {"deployment.engram_tier", "deployment.scheduler.max_num_seqs", "deployment.tp"},
+                              "workload.concurrency"),
             "TP4 \u00b7 Engram in HBM \u00b7 max_num_seqs=256");
   EXPECT_EQ(human_config_name({{"deployment.engram.tier", "ssd"}, {"deployment.engram.fetch", "staged"}}, {}, "x"),
             "Engram on SSD \u00b7 staged fetch");

@@ -33,7 +33,8 @@ SweepRunOptions quiet(const fs::path& dir, int jobs = 1) {
 // A reference run with one job; returns the canonical file's text.
 std::string reference_run(const fs::path& dir) {
   const auto pts = small_sweep();
-  run_sweep(pts, [](const SweepPoint& p) { return evaluate_small(p); }, quiet(dir));
+  run_sweep(
+      pts, [](const SweepPoint& p) { return evaluate_small(p); }, quiet(dir));
   return read_file(results_path(dir));
 }
 
@@ -52,7 +53,8 @@ TEST(SweepRunner, FileIsCanonicalAndIndependentOfJobs) {
   const auto pts = small_sweep();
   const std::string one = reference_run(t / "one");
   auto o = quiet(t / "four", 4);
-  const auto s = run_sweep(pts, [](const SweepPoint& p) { return evaluate_small(p, 1); }, o);
+  const auto s = run_sweep(
+      pts, [](const SweepPoint& p) { return evaluate_small(p, 1); }, o);
   EXPECT_TRUE(s.complete);
   EXPECT_EQ(s.evaluated, 36u);
   EXPECT_EQ(s.infeasible, 2u);
@@ -86,12 +88,13 @@ TEST(SweepRunner, PrunedPointsAreRecordedAndNeverEvaluated) {
     return std::nullopt;
   };
   std::atomic<int> ssd_evaluations{0};
-  const auto s = run_sweep(small_sweep(),
-                           [&](const SweepPoint& p) {
-                             if (p.assignments_json()["deployment.engram_tier"] == "ssd") ++ssd_evaluations;
-                             return evaluate_small(p);
-                           },
-                           o);
+  const auto s = run_sweep(
+      small_sweep(),
+      [&](const SweepPoint& p) {
+        if (p.assignments_json()["deployment.engram_tier"] == "ssd") ++ssd_evaluations;
+        return evaluate_small(p);
+      },
+      o);
   EXPECT_EQ(ssd_evaluations.load(), 0);
   EXPECT_EQ(s.infeasible, 2u + 12u);
   EXPECT_EQ(s.errors, 0u);
@@ -104,7 +107,8 @@ TEST(SweepRunner, RefusesToOverwriteWithoutResume) {
   reference_run(t.path());
   const std::string before = read_file(results_path(t.path()));
   try {
-    run_sweep(small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, quiet(t.path()));
+    run_sweep(
+        small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, quiet(t.path()));
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos) << e.what();
@@ -132,14 +136,15 @@ TEST(SweepRunner, ResumeAfterTornFileEqualsUninterruptedRun) {
   std::mutex mu;
   auto o = quiet(t / "cut", 3);
   o.resume = true;
-  const auto s = run_sweep(small_sweep(),
-                           [&](const SweepPoint& p) {
-                             ++calls;
-                             std::lock_guard<std::mutex> lock(mu);
-                             evaluated.insert(p.index);
-                             return evaluate_small(p);
-                           },
-                           o);
+  const auto s = run_sweep(
+      small_sweep(),
+      [&](const SweepPoint& p) {
+        ++calls;
+        std::lock_guard<std::mutex> lock(mu);
+        evaluated.insert(p.index);
+        return evaluate_small(p);
+      },
+      o);
   EXPECT_EQ(s.already_done, 10u);
   EXPECT_EQ(s.evaluated, 26u);
   EXPECT_EQ(calls.load(), 26);
@@ -147,7 +152,13 @@ TEST(SweepRunner, ResumeAfterTornFileEqualsUninterruptedRun) {
   EXPECT_EQ(read_file(t / "cut/results.jsonl"), ref);
   // Resuming a finished sweep evaluates nothing and leaves the file as it is.
   calls = 0;
-  run_sweep(small_sweep(), [&](const SweepPoint& p) { ++calls; return evaluate_small(p); }, o);
+  run_sweep(
+      small_sweep(),
+      [&](const SweepPoint& p) {
+        ++calls;
+        return evaluate_small(p);
+      },
+      o);
   EXPECT_EQ(calls.load(), 0);
   EXPECT_EQ(read_file(t / "cut/results.jsonl"), ref);
 }
@@ -158,7 +169,9 @@ TEST(SweepRunner, ResumeRejectsAnotherSweepsFiles) {
   auto o = quiet(t.path());
   o.resume = true;
   o.fingerprint = "another scenario";
-  EXPECT_THROW(run_sweep(small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, o), std::runtime_error);
+  EXPECT_THROW(run_sweep(
+                   small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, o),
+               std::runtime_error);
   // Same manifest, but a line whose id is not the point at its index.
   o.fingerprint = "small-v1";
   auto lines = split_lines(read_file(results_path(t.path())));
@@ -166,7 +179,8 @@ TEST(SweepRunner, ResumeRejectsAnotherSweepsFiles) {
   j["id"] = "0123456789abcdef";
   write_file(results_path(t.path()), lines[0] + "\n" + j.dump() + "\n");
   try {
-    run_sweep(small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, o);
+    run_sweep(
+        small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, o);
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("different sweep"), std::string::npos) << e.what();
@@ -209,7 +223,9 @@ TEST(ResultsFile, CanonicalizeRejectsConflictingDuplicates) {
     ADD_FAILURE() << "conflicting results merged";
   } catch (const ConfigError& e) {
     const std::string w = e.what();
-    EXPECT_NE(w.find((t / "c.jsonl").string() + ":2:1: index: a second, different result for point 1"), std::string::npos) << w;
+    EXPECT_NE(w.find((t / "c.jsonl").string() + ":2:1: index: a second, different result for point 1"),
+              std::string::npos)
+        << w;
     EXPECT_NE(w.find("the first is at " + (t / "a.jsonl").string() + ":1"), std::string::npos) << w;
   }
   EXPECT_FALSE(fs::exists(t / "out.jsonl"));
@@ -225,8 +241,10 @@ TEST(ResultsFile, MergeLocatesAPointBeyondTheSweep) {
     merge_result_files({t / "a.jsonl"}, t / "out.jsonl", std::size_t{1});
     ADD_FAILURE() << "a point beyond the sweep merged";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find((t / "a.jsonl").string() + ":1:1: index: result for point 5 but the sweep has only 1 points"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find((t / "a.jsonl").string() +
+                                         ":1:1: index: result for point 5 but the sweep has only 1 points"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(fs::exists(t / "out.jsonl"));
 }
@@ -239,7 +257,8 @@ TEST(ResultsFile, ManifestPointCountIsBounded) {
     ADD_FAILURE() << "a manifest of 1e14 points was accepted";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("total_points 100000000000000 is above the limit of 100000 points"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -254,7 +273,8 @@ TEST(SweepRunner, SigkillMidwayThenResumeEqualsUninterruptedRun) {
   if (pid == 0) {
     // Child: a slow sweep that the parent kills partway.
     try {
-      run_sweep(small_sweep(), [](const SweepPoint& p) { return evaluate_small(p, 40); }, quiet(dir, 2));
+      run_sweep(
+          small_sweep(), [](const SweepPoint& p) { return evaluate_small(p, 40); }, quiet(dir, 2));
     } catch (...) {
       ::_exit(3);
     }
@@ -278,7 +298,13 @@ TEST(SweepRunner, SigkillMidwayThenResumeEqualsUninterruptedRun) {
   auto o = quiet(dir, 2);
   o.resume = true;
   std::atomic<int> calls{0};
-  const auto s = run_sweep(small_sweep(), [&](const SweepPoint& p) { ++calls; return evaluate_small(p); }, o);
+  const auto s = run_sweep(
+      small_sweep(),
+      [&](const SweepPoint& p) {
+        ++calls;
+        return evaluate_small(p);
+      },
+      o);
   EXPECT_EQ(s.already_done, survived.size());
   EXPECT_EQ(static_cast<std::size_t>(calls.load()), 36u - survived.size());
   const std::string final_text = read_file(dir / "results.jsonl");
@@ -295,7 +321,8 @@ TEST(SweepRunner, ShardsMergeIntoTheSingleRunFile) {
   for (int i : {2, 0, 1}) {
     auto o = quiet(dir, 2);
     o.shard = ShardSpec{i, 3};
-    const auto s = run_sweep(pts, [](const SweepPoint& p) { return evaluate_small(p); }, o);
+    const auto s = run_sweep(
+        pts, [](const SweepPoint& p) { return evaluate_small(p); }, o);
     EXPECT_EQ(s.owned_points, 12u);
     EXPECT_TRUE(s.complete);
     EXPECT_EQ(s.results_file, shard_results_path(dir, i, 3));
@@ -320,13 +347,14 @@ TEST(SweepRunner, SecondWriterOnTheSameFileIsRefused) {
   std::string first_error;
   std::thread first([&] {
     try {
-      run_sweep(small_sweep(),
-                [&](const SweepPoint& p) {
-                  evaluating = true;
-                  while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                  return evaluate_small(p);
-                },
-                quiet(t.path()));
+      run_sweep(
+          small_sweep(),
+          [&](const SweepPoint& p) {
+            evaluating = true;
+            while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return evaluate_small(p);
+          },
+          quiet(t.path()));
     } catch (const std::exception& e) {
       first_error = e.what();
       evaluating = true;
@@ -336,7 +364,8 @@ TEST(SweepRunner, SecondWriterOnTheSameFileIsRefused) {
   auto o = quiet(t.path());
   o.resume = true;
   try {
-    run_sweep(small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, o);
+    run_sweep(
+        small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, o);
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("another sweep process"), std::string::npos) << e.what();
@@ -354,7 +383,8 @@ TEST(ShardSpec, Parse) {
   EXPECT_EQ(s.count, 8);
   EXPECT_TRUE(s.owns(11));
   EXPECT_FALSE(s.owns(12));
-  for (const char* bad : {"8/8", "-1/4", "1", "a/b", "1/0", "1/4x", ""}) EXPECT_THROW(ShardSpec::parse(bad), ConfigError) << bad;
+  for (const char* bad : {"8/8", "-1/4", "1", "a/b", "1/0", "1/4x", ""})
+    EXPECT_THROW(ShardSpec::parse(bad), ConfigError) << bad;
 }
 
 TEST(Progress, PlainLinesAndBar) {
@@ -365,7 +395,7 @@ TEST(Progress, PlainLinesAndBar) {
     now = 10.0;
     p.point_done(false, false);  // first update draws (more than 5 s since start)
     now = 11.0;
-    p.point_done(true, false);   // within 5 s: throttled
+    p.point_done(true, false);  // within 5 s: throttled
     now = 20.0;
     p.point_done(false, true);
     EXPECT_EQ(p.status_text(), "sweep: 3/4 points, 0.15 points/s, elapsed 20s, ETA 7s, 1 infeasible, 1 failed");

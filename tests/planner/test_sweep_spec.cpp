@@ -36,9 +36,7 @@ std::string config_error(const std::function<void()>& f) {
   return "";
 }
 
-SweepSpec spec_of(const std::string& text) {
-  return SweepSpec::from_scenario(ConfigNode::load_string(text, "s.yaml"));
-}
+SweepSpec spec_of(const std::string& text) { return SweepSpec::from_scenario(ConfigNode::load_string(text, "s.yaml")); }
 
 }  // namespace
 
@@ -74,10 +72,10 @@ TEST(SweepSpec, IdDependsOnAssignmentsOnlyNotOnPosition) {
 }
 
 TEST(SweepSpec, AssignmentsAsTypedJson) {
-  const auto pts = expand_sweep(spec_of(
-      "a: {n: 1, s: x, f: 1.5, b: true, q: '7'}\n"
-      "sweep: {axes: [{key: a.n, values: [3]}, {key: a.s, values: [dram]}, {key: a.f, values: [2.5]},"
-      " {key: a.b, values: [false]}, {key: a.q, values: ['8']}]}\n"));
+  const auto pts = expand_sweep(
+      spec_of("a: {n: 1, s: x, f: 1.5, b: true, q: '7'}\n"
+              "sweep: {axes: [{key: a.n, values: [3]}, {key: a.s, values: [dram]}, {key: a.f, values: [2.5]},"
+              " {key: a.b, values: [false]}, {key: a.q, values: ['8']}]}\n"));
   ASSERT_EQ(pts.size(), 1u);
   const auto j = pts[0].assignments_json();
   EXPECT_EQ(j["a.n"], 3);
@@ -119,7 +117,8 @@ TEST(SweepSpec, NoSweepBlockIsOnePoint) {
 // The largest sweep allowed expands (it used to exhaust memory long before its limit), one point
 // more is refused where the sweep is declared.
 TEST(SweepSpec, ExpandsAtItsPointLimitAndRefusesOneDimensionMore) {
-  const std::string axes = "{key: w.c, range: {from: 1, to: 1000, step: 1}}, {key: w.r, range: {from: 1, to: 100, step: 1}}";
+  const std::string axes =
+      "{key: w.c, range: {from: 1, to: 1000, step: 1}}, {key: w.r, range: {from: 1, to: 100, step: 1}}";
   const auto spec = spec_of("w: {c: 1, r: 1, s: 1}\nsweep: {axes: [" + axes + "]}\n");
   ASSERT_EQ(spec.point_count(), kMaxSweepPoints);
   const auto pts = expand_sweep(spec);
@@ -137,18 +136,16 @@ TEST(SweepSpec, ErrorsNameFileLineAndColumn) {
   const std::string typo = config_error([] { spec_of("sweep: {axes: [{key: a, valuez: [1]}]}\n"); });
   EXPECT_NE(typo.find("s.yaml:1:25: sweep.axes[0].valuez: unknown field; did you mean 'values'?"), std::string::npos)
       << typo;
-  const std::string dup = config_error([] {
-    spec_of("sweep:\n  axes:\n    - {key: a, values: [1]}\n    - {key: a, values: [2]}\n");
-  });
+  const std::string dup =
+      config_error([] { spec_of("sweep:\n  axes:\n    - {key: a, values: [1]}\n    - {key: a, values: [2]}\n"); });
   EXPECT_NE(dup.find("s.yaml:4:13"), std::string::npos) << dup;
   EXPECT_NE(dup.find("swept twice"), std::string::npos);
-  const std::string zip = config_error([] {
-    spec_of("sweep:\n  axes:\n    - zip: [{key: a, values: [1, 2]}, {key: b, values: [1]}]\n");
-  });
+  const std::string zip =
+      config_error([] { spec_of("sweep:\n  axes:\n    - zip: [{key: a, values: [1, 2]}, {key: b, values: [1]}]\n"); });
   EXPECT_NE(zip.find("equal lengths"), std::string::npos) << zip;
-  EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: a, range: {from: 1, to: 8}}]}\n"); })
-                .find("exactly one of step"),
-            std::string::npos);
+  EXPECT_NE(
+      config_error([] { spec_of("sweep: {axes: [{key: a, range: {from: 1, to: 8}}]}\n"); }).find("exactly one of step"),
+      std::string::npos);
   EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: 'a..b', values: [1]}]}\n"); }).find("empty component"),
             std::string::npos);
 }

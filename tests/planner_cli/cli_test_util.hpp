@@ -58,7 +58,9 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
-inline std::string data_file(const std::string& name) { return engramsim::test::source_root() + "/tests/planner_cli/" + name; }
+inline std::string data_file(const std::string& name) {
+  return engramsim::test::source_root() + "/tests/planner_cli/" + name;
+}
 inline std::string source_file(const std::string& name) { return engramsim::test::source_root() + "/" + name; }
 
 inline std::string quoted(const std::string& s) {
@@ -74,7 +76,8 @@ struct CliResult {
 };
 
 // Runs `prefix engramsim args...` through the shell with stdout and stderr captured.
-inline CliResult run_cli(const std::vector<std::string>& args, const fs::path& scratch, const std::string& prefix = "") {
+inline CliResult run_cli(const std::vector<std::string>& args, const fs::path& scratch,
+                         const std::string& prefix = "") {
   const fs::path out = scratch / "cli.stdout";
   const fs::path err = scratch / "cli.stderr";
   std::string cmd = prefix + quoted(engramsim::test::cli_path());
@@ -89,6 +92,8 @@ inline CliResult run_cli(const std::vector<std::string>& args, const fs::path& s
   return r;
 }
 
-inline std::string describe(const CliResult& r) { return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
+inline std::string describe(const CliResult& r) {
+  return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
 
 }  // namespace engramsim::planner::cli_testing

@@ -43,14 +43,14 @@ TEST(CliHabit, SetAcceptsAnOptionalKeyTheFileLeavesOut) {
   // scheduler.max_num_seqs is documented and optional; the file has no scheduler block at all.
   TempDir dir;
   write_file(dir / "s.yaml", small_scenario("  replicas: 1\n  tp: 1\n"));
-  const CliResult ok = run_cli({"run", (dir / "s.yaml").string(), "--out", (dir / "o").string(), "--set",
-                                "deployment.scheduler.max_num_seqs=1"},
-                               dir.path());
+  const CliResult ok = run_cli(
+      {"run", (dir / "s.yaml").string(), "--out", (dir / "o").string(), "--set", "deployment.scheduler.max_num_seqs=1"},
+      dir.path());
   EXPECT_EQ(ok.code, 0) << describe(ok);
   // A misspelt key set from the command line is refused by the loader, with the likely name.
-  const CliResult bad = run_cli({"run", (dir / "s.yaml").string(), "--out", (dir / "o2").string(), "--set",
-                                 "deployment.scheduler.max_num_seq=1"},
-                                dir.path());
+  const CliResult bad = run_cli(
+      {"run", (dir / "s.yaml").string(), "--out", (dir / "o2").string(), "--set", "deployment.scheduler.max_num_seq=1"},
+      dir.path());
   EXPECT_EQ(bad.code, 2) << describe(bad);
   EXPECT_NE(bad.err.find("deployment.scheduler.max_num_seq: unknown field; did you mean 'max_num_seqs'?"),
             std::string::npos)
@@ -84,8 +84,8 @@ TEST(CliHabit, OutNamingAFileIsAPlainErrorForEveryCommand) {
   for (const auto& args : commands) {
     const CliResult r = run_cli(args, dir.path());
     EXPECT_EQ(r.code, 2) << args[0] << "\n" << describe(r);
-    EXPECT_NE(r.err.find("error: --out: " + taken + " is a file, not a folder"), std::string::npos)
-        << args[0] << "\n" << describe(r);
+    EXPECT_NE(r.err.find("error: --out: " + taken + " is a file, not a folder"), std::string::npos) << args[0] << "\n"
+                                                                                                    << describe(r);
     EXPECT_EQ(read_file(dir / "taken"), "x");
   }
 }
@@ -94,7 +94,8 @@ TEST(CliHabit, VersionNamesTheCommit) {
   TempDir dir;
   const CliResult r = run_cli({"--version"}, dir.path());
   EXPECT_EQ(r.code, 0) << describe(r);
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^engramsim 0\.1\.0 \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)\n$)")))
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(R"(^engramsim 0\.1\.0 \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)\n$)")))
       << describe(r);
 }
 
@@ -205,8 +206,8 @@ TEST(CliHabit, OldSpellingsAreRefused) {
     EXPECT_NE(r.err.find("not expected"), std::string::npos) << old << "\n" << describe(r);
   }
   for (const char* old : {"--max-batched-tokens", "--kv-free-fraction", "--share-engram"}) {
-    const CliResult r =
-        run_cli({"footprint", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", old, "1"}, dir.path());
+    const CliResult r = run_cli(
+        {"footprint", "--model", "deepseek-v4.1-flash", "--node", "hgx-b300", "--tp", "2", old, "1"}, dir.path());
     EXPECT_EQ(r.code, 2) << old << "\n" << describe(r);
   }
 }
@@ -228,7 +229,9 @@ TEST(CliHabit, RunListsOnlyTheFilesItWrote) {
 // A measured profile minimal enough for a test: HBM copy traffic on one GPU.
 std::string gpu_profile(const std::string& gpu) {
   return "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
-         "  gpu: \"" + gpu + "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+         "  gpu: \"" +
+         gpu +
+         "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
          "hbm:\n  buffer_size: 1GiB\n  copy_traffic: 2TB/s\n";
 }
 
@@ -236,9 +239,11 @@ TEST(CliHabit, RunTakesSeveralCalibrationsAndChoosesByGpu) {
   TempDir dir;
   write_file(dir / "b300.yaml", gpu_profile("NVIDIA B300"));
   write_file(dir / "other.yaml", gpu_profile("AMD Instinct MI300X"));
-  const std::string text = "name: cal\nmodel: llama-3.1-8b\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 1\n" + kWorkload;
+  const std::string text =
+      "name: cal\nmodel: llama-3.1-8b\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 1\n" + kWorkload;
   write_file(dir / "cal.yaml", text);
-  for (const auto& order : {std::vector<std::string>{"other.yaml", "b300.yaml"}, std::vector<std::string>{"b300.yaml", "other.yaml"}}) {
+  for (const auto& order :
+       {std::vector<std::string>{"other.yaml", "b300.yaml"}, std::vector<std::string>{"b300.yaml", "other.yaml"}}) {
     const CliResult r = run_cli({"run", (dir / "cal.yaml").string(), "--calibration", (dir / order[0]).string(),
                                  "--calibration", (dir / order[1]).string()},
                                 dir.path());

@@ -13,7 +13,8 @@ TEST(CliMpi, TwoRanksWriteTheSingleProcessFile) {
   if (!MpiSession::compiled_in() || mpiexec.empty()) GTEST_SKIP() << "no MPI in this build";
   TempDir t;
   const std::vector<std::string> more = {"--set", "sweep.axes.1.values=[1, 2, 4, 8]", "--progress", "none"};
-  std::vector<std::string> single = {"sweep", data_file("tiny_sweep.yaml"), "--out", (t / "single").string(), "--jobs", "1"};
+  std::vector<std::string> single = {"sweep", data_file("tiny_sweep.yaml"), "--out", (t / "single").string(), "--jobs",
+                                     "1"};
   single.insert(single.end(), more.begin(), more.end());
   const CliResult a = run_cli(single, t.path());
   ASSERT_EQ(a.code, 0) << describe(a);
@@ -30,7 +31,8 @@ TEST(CliMpi, TwoRanksWriteTheSingleProcessFile) {
   EXPECT_EQ(read_file(t / "mpi" / "report.md"), read_file(t / "single" / "report.md"));
   // Only rank 0 printed the summary.
   std::size_t summaries = 0;
-  for (std::size_t p = b.out.find("12 points:"); p != std::string::npos; p = b.out.find("12 points:", p + 1)) ++summaries;
+  for (std::size_t p = b.out.find("12 points:"); p != std::string::npos; p = b.out.find("12 points:", p + 1))
+    ++summaries;
   EXPECT_EQ(summaries, 1u) << b.out;
 }
 

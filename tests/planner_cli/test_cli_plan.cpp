@@ -13,8 +13,8 @@ namespace engramsim::planner::cli_testing {
 namespace {
 
 std::vector<std::string> plan_args(const fs::path& out, std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"plan", data_file("tiny_plan.yaml"), "--out", out.string(), "--jobs", "2",
-                                "--progress", "none"};
+  std::vector<std::string> a = {"plan", data_file("tiny_plan.yaml"), "--out", out.string(), "--jobs", "2", "--progress",
+                                "none"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -25,18 +25,17 @@ TEST(CliPlan, ClosedLoopPlansFromTheFrontierWithTheSweepsVerdict) {
   TempDir t;
   const fs::path file = t / "frontier.yaml";
   write_file(file, read_file(data_file("tiny_sweep.yaml")) + "  plan:\n    target: {tokens_per_s: 50000}\n");
-  const CliResult p = run_cli({"plan", file.string(), "--out", (t / "plan").string(), "--jobs", "2", "--progress", "none",
-                               "--json"},
-                              t.path());
+  const CliResult p = run_cli(
+      {"plan", file.string(), "--out", (t / "plan").string(), "--jobs", "2", "--progress", "none", "--json"}, t.path());
   ASSERT_EQ(p.code, 0) << describe(p);
   const auto pj = nlohmann::json::parse(p.out);
   ASSERT_FALSE(pj.at("ranking").empty()) << p.out;
   EXPECT_EQ(pj.at("verdict").get<std::string>().rfind("At 200 tok/s/user, serving 50000 tok/s takes ", 0), 0u) << p.out;
   const auto& first = pj.at("ranking").at(0);
   EXPECT_EQ(first.at("gpus").get<int>() % 8, 0) << "whole HGX nodes";
-  const CliResult s = run_cli({"sweep", file.string(), "--out", (t / "sweep").string(), "--jobs", "2", "--progress",
-                               "none", "--json"},
-                              t.path());
+  const CliResult s =
+      run_cli({"sweep", file.string(), "--out", (t / "sweep").string(), "--jobs", "2", "--progress", "none", "--json"},
+              t.path());
   ASSERT_EQ(s.code, 0) << describe(s);
   EXPECT_EQ(nlohmann::json::parse(s.out).at("recommendation").at("config"), first.at("name"));
   EXPECT_TRUE(fs::is_regular_file(t / "plan" / "report.html"));
@@ -98,7 +97,8 @@ TEST(CliPlan, SearchesEachCandidateSizesAndRanksTheFleet) {
   }
 
   // --resume with every candidate done re-sizes for a new target without simulating again.
-  const CliResult again = run_cli(plan_args(dir, {"--resume", "--set", "sweep.plan.target.requests_per_s=400"}), t.path());
+  const CliResult again =
+      run_cli(plan_args(dir, {"--resume", "--set", "sweep.plan.target.requests_per_s=400"}), t.path());
   ASSERT_EQ(again.code, 0) << describe(again);
   EXPECT_NE(again.out.find("2 already done, 0 evaluated now"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("Fleet plans at 400 req/s"), std::string::npos) << again.out;
@@ -138,12 +138,14 @@ TEST(CliPlan, MinimumInteractivityAloneIsAnSlo) {
 TEST(CliPlan, CalibrationProfileChangesTheCapacityOfItsGpu) {
   TempDir t;
   const fs::path slow = t / "h100-slow.yaml";  // a quarter of the preset's 3.35 TB/s
-  write_file(slow, "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n"
-                   "  cpu_threads: 2\n  gpu: \"NVIDIA H100 80GB HBM3\"\n  date: \"2026-11-20T10:11:12Z\"\n"
-                   "  engramsim_version: \"0.1.0\"\nhbm:\n  buffer_size: 1GiB\n  copy_traffic: 0.85TB/s\n");
+  write_file(slow,
+             "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n"
+             "  cpu_threads: 2\n  gpu: \"NVIDIA H100 80GB HBM3\"\n  date: \"2026-11-20T10:11:12Z\"\n"
+             "  engramsim_version: \"0.1.0\"\nhbm:\n  buffer_size: 1GiB\n  copy_traffic: 0.85TB/s\n");
   const CliResult base = run_cli(plan_args(t / "base", {"--set", "sweep.axes.0.values=[1]"}), t.path());
   ASSERT_EQ(base.code, 0) << describe(base);
-  const CliResult cal = run_cli(plan_args(t / "cal", {"--set", "sweep.axes.0.values=[1]", "--calibration", slow.string()}), t.path());
+  const CliResult cal =
+      run_cli(plan_args(t / "cal", {"--set", "sweep.axes.0.values=[1]", "--calibration", slow.string()}), t.path());
   ASSERT_EQ(cal.code, 0) << describe(cal);
   const auto rate = [](const fs::path& dir) {
     const auto j = nlohmann::json::parse(lines_of(read_file(dir / "results.jsonl")).at(0));

@@ -21,8 +21,8 @@ namespace engramsim::planner::cli_testing {
 namespace {
 
 std::vector<std::string> sweep_args(const fs::path& out, const std::string& jobs, std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"sweep", data_file("tiny_sweep.yaml"), "--out", out.string(), "--jobs", jobs,
-                                "--progress", "none"};
+  std::vector<std::string> a = {
+      "sweep", data_file("tiny_sweep.yaml"), "--out", out.string(), "--jobs", jobs, "--progress", "none"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -103,9 +103,27 @@ TEST(CliSweep, JobsDoNotChangeResults) {
 TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
   TempDir t;
   const fs::path dir = t / "ask";
-  const CliResult r = run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "h100,b200", "--workload", "1k/128",
-                               "--target-interactivity", "100", "--tp", "1,2", "--concurrency", "2,8,32", "--requests",
-                               "32", "--out", dir.string(), "--jobs", "2", "--progress", "none"},
+  const CliResult r = run_cli({"ask",
+                               "--model",
+                               "llama-3.1-8b",
+                               "--gpus",
+                               "h100,b200",
+                               "--workload",
+                               "1k/128",
+                               "--target-interactivity",
+                               "100",
+                               "--tp",
+                               "1,2",
+                               "--concurrency",
+                               "2,8,32",
+                               "--requests",
+                               "32",
+                               "--out",
+                               dir.string(),
+                               "--jobs",
+                               "2",
+                               "--progress",
+                               "none"},
                               t.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(r.out.rfind("At 100 tok/s/user, ", 0), 0u) << r.out;
@@ -119,8 +137,8 @@ TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
   EXPECT_EQ(bad.code, 2) << describe(bad);
   EXPECT_NE(bad.err.find("did you mean b200?"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(t / "bad"));
-  EXPECT_EQ(run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "b200", "--workload", "8k-1k", "--target-interactivity",
-                     "100", "--out", (t / "bad2").string()},
+  EXPECT_EQ(run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "b200", "--workload", "8k-1k",
+                     "--target-interactivity", "100", "--out", (t / "bad2").string()},
                     t.path())
                 .code,
             2);
@@ -156,7 +174,8 @@ std::size_t line_count(const fs::path& p) {
 TEST(CliSweep, ResumeAfterSigkillMatchesAnUninterruptedRun) {
   TempDir t;
   // 12 points, 8 of them simulated (2,000 requests each, a fraction of a second per point).
-  const std::vector<std::string> size = {"--set", "workload.num_requests=2000", "--set", "sweep.axes.1.values=[8, 16, 32, 64]"};
+  const std::vector<std::string> size = {"--set", "workload.num_requests=2000", "--set",
+                                         "sweep.axes.1.values=[8, 16, 32, 64]"};
   const CliResult ref = run_cli(sweep_args(t / "ref", "1", size), t.path());
   ASSERT_EQ(ref.code, 0) << describe(ref);
   const std::string expected = read_file(t / "ref" / "results.jsonl");
@@ -218,12 +237,18 @@ TEST(CliSweep, ResumeAfterSigkillMatchesAnUninterruptedRun) {
 // A measured profile minimal enough for a test: HBM copy traffic on one GPU.
 std::string gpu_profile(const std::string& gpu, const std::string& copy_traffic) {
   return "schema: engramsim-calibration/1\nname: t\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
-         "  gpu: \"" + gpu + "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
-         "hbm:\n  buffer_size: 1GiB\n  copy_traffic: " + copy_traffic + "\n";
+         "  gpu: \"" +
+         gpu +
+         "\"\n  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+         "hbm:\n  buffer_size: 1GiB\n  copy_traffic: " +
+         copy_traffic + "\n";
 }
 
 double output_tput(const fs::path& results, std::size_t index) {
-  return nlohmann::json::parse(lines_of(read_file(results))[index]).at("result").at("output_throughput_per_gpu").get<double>();
+  return nlohmann::json::parse(lines_of(read_file(results))[index])
+      .at("result")
+      .at("output_throughput_per_gpu")
+      .get<double>();
 }
 
 TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
@@ -251,14 +276,17 @@ TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
   // A host-only profile beside the B300 one: the B300 points take their GPU's own, the others the
   // host profile; the order of the flags does not change the fingerprint.
   const fs::path host = t / "host.yaml";
-  write_file(host, "schema: engramsim-calibration/1\nname: h\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
-                   "  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
-                   "memcpy:\n  buffer_size: 64MiB\n  points:\n    - {threads: 1, traffic: 10GB/s}\n");
-  const CliResult both = run_cli(sweep_args(t / "both", "2", {"--calibration", host.string(), "--calibration", slow.string()}), t.path());
+  write_file(host,
+             "schema: engramsim-calibration/1\nname: h\nprovenance:\n  host: h\n  cpu_model: c\n  cpu_threads: 2\n"
+             "  date: \"2026-11-20T10:11:12Z\"\n  engramsim_version: \"0.1.0\"\n"
+             "memcpy:\n  buffer_size: 64MiB\n  points:\n    - {threads: 1, traffic: 10GB/s}\n");
+  const CliResult both =
+      run_cli(sweep_args(t / "both", "2", {"--calibration", host.string(), "--calibration", slow.string()}), t.path());
   ASSERT_EQ(both.code, 0) << describe(both);
   EXPECT_DOUBLE_EQ(output_tput(t / "both" / "results.jsonl", 0), output_tput(t / "cal" / "results.jsonl", 0));
   const CliResult reordered =
-      run_cli(sweep_args(t / "both", "2", {"--resume", "--calibration", slow.string(), "--calibration", host.string()}), t.path());
+      run_cli(sweep_args(t / "both", "2", {"--resume", "--calibration", slow.string(), "--calibration", host.string()}),
+              t.path());
   EXPECT_EQ(reordered.code, 0) << describe(reordered);
 
   // A profile no point can use, or two for one GPU: bad input, nothing written.
@@ -270,7 +298,8 @@ TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
                   {"--set", "sweep.axes=[{key: workload.concurrency, values: [2]}]", "--calibration", host.string(),
                    "--calibration", slow.string()}),
        "host.yaml applies to no point of the sweep: on b300 it is outranked by"},
-      {sweep_args(t / "x", "1", {"--calibration", slow.string(), "--calibration", other.string()}), "both apply to GPU"},
+      {sweep_args(t / "x", "1", {"--calibration", slow.string(), "--calibration", other.string()}),
+       "both apply to GPU"},
       {sweep_args(t / "x", "1", {"--calibration", (t / "absent.yaml").string()}), "absent.yaml"},
   };
   for (const auto& [args, needle] : cases) {
@@ -299,8 +328,9 @@ TEST(CliSweep, BadInputExitsTwoAndWritesNothing) {
       {sweep_args(dir, "1", {"--set", "deployment.tpp=2"}), "tpp"},
       {sweep_args(dir, "1", {"--set", "deployment.scheduler.block_size=0"}), "--set: deployment.scheduler.block_size"},
       {sweep_args(dir, "1", {"--shard", "3/2"}), "--shard"},
-      {sweep_args(dir, "1", {"--set", "workload={kind: trace, trace: {path: " + bad_trace.string() + "}, num_requests: 2}",
-                             "--set", "sweep.axes=[{key: workload.num_requests, values: [2, 10]}]"}),
+      {sweep_args(dir, "1",
+                  {"--set", "workload={kind: trace, trace: {path: " + bad_trace.string() + "}, num_requests: 2}",
+                   "--set", "sweep.axes=[{key: workload.num_requests, values: [2, 10]}]"}),
        "bad.csv:6:3: input_tokens: not an integer"},
       {{"sweep", typo_report, "--out", dir.string()}, "titel"},
       // A bad value that is not swept is located where the file holds it.
@@ -339,8 +369,7 @@ TEST(CliSweep, FuzzFindingsAreLocatedErrors) {
   fs::create_directories(merge_dir);
   write_file(merge_dir / "sweep.json", "{\"total_points\": 1e14, \"axes\": [\"a\"]}\n");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"sweep", non_scalar_value, "--out", dir.string(), "--progress", "none"},
-       "nonscalar-value.yaml:"},
+      {{"sweep", non_scalar_value, "--out", dir.string(), "--progress", "none"}, "nonscalar-value.yaml:"},
       {{"run", non_scalar_set, "--out", dir.string()}, "nonscalar-set.yaml:34:"},
       {{"validate", non_scalar_set}, "a map key must be a plain name"},
       {{"sweep", non_utf8, "--out", dir.string(), "--progress", "none"}, "non-utf8.yaml:42:12: sweep.report.title"},

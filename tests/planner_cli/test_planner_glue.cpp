@@ -56,9 +56,9 @@ TEST(PlannerScenario, AppliesSetsThenTakesOutReportAndPlan) {
 TEST(PlannerScenario, StrictPlanAndReportBlocks) {
   auto plan = [](const std::string& text) { return parse_plan_settings(ConfigNode::load_string(text, "p.yaml")); };
   EXPECT_NO_THROW(plan("target: {tokens_per_s: 1000}"));
-  EXPECT_THROW(plan("target: {requests_per_s: 1, tokens_per_s: 5}"), ConfigError);  // both
-  EXPECT_THROW(plan("target: {}"), ConfigError);                                    // neither
-  EXPECT_THROW(plan("target: {requests_per_s: 0}"), ConfigError);                   // not positive
+  EXPECT_THROW(plan("target: {requests_per_s: 1, tokens_per_s: 5}"), ConfigError);   // both
+  EXPECT_THROW(plan("target: {}"), ConfigError);                                     // neither
+  EXPECT_THROW(plan("target: {requests_per_s: 0}"), ConfigError);                    // not positive
   EXPECT_THROW(plan("target: {requests_per_s: 1}\nprobe_request: 3"), ConfigError);  // typo
   EXPECT_THROW(plan("target: {requests_per_s: 1}\ntiers: [cheap]"), ConfigError);
   EXPECT_THROW(plan("target: {requests_per_s: 1}\nsearch: {lo_per_s: 2, hi_per_s: 2}"), ConfigError);
@@ -169,7 +169,7 @@ TEST_F(TinySweep, FootprintAddsUpToUsableHbmAndPricesIncludeEngramCapacity) {
   EXPECT_DOUBLE_EQ(term(d, "engram"), 0.0);
   EXPECT_GT(term(d, "weights"), term(h, "weights"));  // TP2 holds twice the sharded weights of TP4
   EXPECT_GT(term(d, "kv_pool"), 0.0);
-  EXPECT_NEAR(term(h, "headroom"), 27.0, 1e-6);       // 10 % of 270 GiB above the utilisation target
+  EXPECT_NEAR(term(h, "headroom"), 27.0, 1e-6);  // 10 % of 270 GiB above the utilisation target
   // Tables pinned in host DRAM cost capital; in HBM they cost nothing extra.
   EXPECT_DOUBLE_EQ(h.cost_per_gpu_hour_usd, h.gpu_hour_usd);
   EXPECT_GT(d.cost_per_gpu_hour_usd, d.gpu_hour_usd);
@@ -237,7 +237,8 @@ TEST_F(TinySweep, ReportContextStatesValidationAccuracyPerGpuAndEngine) {
   ASSERT_EQ(acc.count("validation accuracy, GPU b300"), 1u);
   EXPECT_EQ(acc["validation accuracy, GPU b300"].rfind("no validation case", 0), 0u);
   bool flagged = false;
-  for (const auto& n : c.notes) flagged = flagged || n.find("No case of the validation set runs on GPU b300") != std::string::npos;
+  for (const auto& n : c.notes)
+    flagged = flagged || n.find("No case of the validation set runs on GPU b300") != std::string::npos;
   EXPECT_TRUE(flagged);
 }
 

@@ -108,8 +108,13 @@ TEST(ScenarioBuild, LimitsDerivedFromTheConcurrency) {
   const std::string rules =
       "max_num_batched_tokens: 4096, max_num_seqs: {per_concurrency: 2, min: 16, max: 256}, "
       "max_cudagraph_capture_size: {per_concurrency: 6, power_of_two: true, min: 64, max: 2048}";
-  for (const auto& [c, seqs, capture] : std::vector<std::tuple<int, int, int>>{
-           {1, 16, 64}, {4, 16, 64}, {16, 32, 128}, {32, 64, 256}, {96, 192, 1024}, {128, 256, 1024}, {512, 256, 2048}}) {
+  for (const auto& [c, seqs, capture] : std::vector<std::tuple<int, int, int>>{{1, 16, 64},
+                                                                               {4, 16, 64},
+                                                                               {16, 32, 128},
+                                                                               {32, 64, 256},
+                                                                               {96, 192, 1024},
+                                                                               {128, 256, 1024},
+                                                                               {512, 256, 2048}}) {
     const ScenarioParams p = with(rules, c);
     EXPECT_EQ(p.deployment.scheduler.policy.max_num_seqs, seqs) << c;
     EXPECT_EQ(p.deployment.scheduler.max_cudagraph_capture_size, capture) << c;
@@ -123,7 +128,9 @@ TEST(ScenarioBuild, LimitsDerivedFromTheConcurrency) {
   EXPECT_EQ(vllm_capture_sizes(288, 0).back(), 288);
   EXPECT_EQ(vllm_capture_sizes(64, 5), (std::vector<std::int32_t>{1, 2, 4, 5, 6, 8, 9, 10}));
   // A plain capture size is taken as given.
-  EXPECT_EQ(with("max_num_batched_tokens: 4096, max_cudagraph_capture_size: 48", 8).deployment.scheduler.cuda_graph_batch_sizes.back(), 8);
+  EXPECT_EQ(with("max_num_batched_tokens: 4096, max_cudagraph_capture_size: 48", 8)
+                .deployment.scheduler.cuda_graph_batch_sizes.back(),
+            8);
 }
 
 TEST(ScenarioBuild, ConcurrencyRulesRefuseBadInputAtTheKey) {
@@ -139,10 +146,12 @@ TEST(ScenarioBuild, ConcurrencyRulesRefuseBadInputAtTheKey) {
     }
     return "";
   };
-  EXPECT_NE(error("max_num_seqs: {per_concurrency: 2, min: 300, max: 256}", "").find("deployment.scheduler.max_num_seqs.max"),
-            std::string::npos);
+  EXPECT_NE(
+      error("max_num_seqs: {per_concurrency: 2, min: 300, max: 256}", "").find("deployment.scheduler.max_num_seqs.max"),
+      std::string::npos);
   EXPECT_NE(error("max_num_seqs: {per_concurency: 2}", "").find("per_concurency"), std::string::npos);
-  EXPECT_NE(error("max_num_seqs: {per_concurrency: 2, power_of_two: true}", "").find("power_of_two"), std::string::npos);
+  EXPECT_NE(error("max_num_seqs: {per_concurrency: 2, power_of_two: true}", "").find("power_of_two"),
+            std::string::npos);
   EXPECT_NE(error("cuda_graph_batch_sizes: [1, 2], max_cudagraph_capture_size: 64", "").find("not both"),
             std::string::npos);
   const std::string open_loop =
@@ -200,7 +209,8 @@ TEST(ScenarioBuild, SarathiSizesActivationsByItsChunk) {
     t.replace(t.find(from), from.size(), scheduler);
     return build(t);
   };
-  const BuiltScenario sarathi = with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 8192, policy: sarathi, chunk_size: 512}");
+  const BuiltScenario sarathi =
+      with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 8192, policy: sarathi, chunk_size: 512}");
   const BuiltScenario vllm = with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 512}");
   const BuiltScenario big = with("{block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 8192}");
   EXPECT_EQ(sarathi.kv_blocks_per_replica, vllm.kv_blocks_per_replica);
@@ -212,7 +222,8 @@ TEST(ScenarioBuild, DramRowCachesMustFitInHostMemoryAndArePaidFor) {
   const BuiltScenario cached = build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, ssd_path: direct, dram_cache: 64GiB}"));
   EXPECT_DOUBLE_EQ(cached.dram_cache_per_node.value(), Bytes::gib(256).value());  // 4 replicas
   EXPECT_GT(cached.price.engram_capacity.value(), ssd.price.engram_capacity.value());
-  EXPECT_THROW(build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, ssd_path: direct, dram_cache: 1TiB}")), InfeasibleScenario);
+  EXPECT_THROW(build(v41("  nodes: 1\n  tp: 2\n", "{tier: ssd, ssd_path: direct, dram_cache: 1TiB}")),
+               InfeasibleScenario);
 }
 
 TEST(ScenarioBuild, HostMemoryPerNodeAndThePageCache) {

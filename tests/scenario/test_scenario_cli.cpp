@@ -5,14 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
 #include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <cstdio>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include "scenario_test_util.hpp"
 #include "tests/support/cli_run.hpp"
@@ -20,8 +20,8 @@
 
 namespace {
 
-using engramsim::testing::ScratchDir;
 using engramsim::test::source_root;
+using engramsim::testing::ScratchDir;
 using engramsim::testing::write_file;
 
 using engramsim::test::CliRun;
@@ -69,7 +69,8 @@ TEST_F(RunCli, ProgressLinesLeaveTheRestAlone) {
   ASSERT_EQ(with.rc, 0) << with.out;
   std::string rest, progress;
   std::istringstream in(with.out);
-  for (std::string line; std::getline(in, line);) (line.find(" requests done, ") != std::string::npos ? progress : rest) += line + "\n";
+  for (std::string line; std::getline(in, line);)
+    (line.find(" requests done, ") != std::string::npos ? progress : rest) += line + "\n";
   EXPECT_EQ(rest, without.out);
   EXPECT_NE(progress.find(", done\n"), std::string::npos) << with.out;
   EXPECT_EQ(without.out.find(" requests done, "), std::string::npos);
@@ -95,7 +96,8 @@ TEST_F(RunCli, BadScenarioFilesExitTwoNamingTheField) {
   EXPECT_NE(policy.out.find("deployment.scheduler.policy"), std::string::npos) << policy.out;
 
   const std::string corpus = source_root() + "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz";
-  const CliRun lanes = run_cli("run " + put("a.yaml", scenario("", "  kind: agentx\n  trace: " + corpus + "\n  concurrency: 0\n")));
+  const CliRun lanes =
+      run_cli("run " + put("a.yaml", scenario("", "  kind: agentx\n  trace: " + corpus + "\n  concurrency: 0\n")));
   EXPECT_EQ(lanes.rc, 2) << lanes.out;
   EXPECT_NE(lanes.out.find("a.yaml:10:16: workload.concurrency"), std::string::npos) << lanes.out;
 
@@ -109,7 +111,7 @@ TEST_F(RunCli, AgentxWorkloadRunsValidatesAndTakesSet) {
       put("ax.yaml", scenario("  scheduler: {enable_prefix_caching: true}\n  router: sticky_session\n",
                               "  kind: agentx\n  trace: " + source_root() +
                                   "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz\n  concurrency: 4\n"
-                              "  duration: 60s\n  grace: 0s\n  warmup_requests: 0\n"));
+                                  "  duration: 60s\n  grace: 0s\n  warmup_requests: 0\n"));
   const CliRun v = run_cli("validate " + path);
   EXPECT_EQ(v.rc, 0) << v.out;
   const CliRun r = run_cli("run " + path + " --set workload.concurrency=2 --out " + dir_.file("ax-out"));
@@ -151,8 +153,9 @@ TEST_F(RunCli, DoesNotFitExitsThree) {
   EXPECT_NE(r.out.find("does not fit"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("over budget"), std::string::npos) << r.out;
   // With compare, the variant that fits still runs and prints; the exit code says one did not.
-  const CliRun c = run_cli("run " + put("big2.yaml", v41 + "compare:\n  - name: dram\n    set: {deployment.engram.tier: dram}\n"
-                                                            "  - name: hbm\n    set: {deployment.engram.tier: hbm}\n"));
+  const CliRun c =
+      run_cli("run " + put("big2.yaml", v41 + "compare:\n  - name: dram\n    set: {deployment.engram.tier: dram}\n"
+                                              "  - name: hbm\n    set: {deployment.engram.tier: hbm}\n"));
   EXPECT_EQ(c.rc, 3) << c.out;
   EXPECT_NE(c.out.find("1/1"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("variant hbm does not fit"), std::string::npos) << c.out;
@@ -255,7 +258,8 @@ TEST_F(RunCli, ValidateDetectsKindsAndFailsOnBadFiles) {
   // A first word that is no command says so, with the list.
   const CliRun unknown = run_cli("no-such-command");
   EXPECT_EQ(unknown.rc, 2);
-  EXPECT_NE(unknown.out.find("unknown command 'no-such-command' (commands: ask, calibrate"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("unknown command 'no-such-command' (commands: ask, calibrate"), std::string::npos)
+      << unknown.out;
 }
 
 }  // namespace

@@ -80,8 +80,9 @@ TEST(ScenarioConfig, TensorRtLlmKvFractionExcludesGpuMemoryUtilization) {
   EXPECT_NE(both.find("t.yaml:7:"), std::string::npos) << both;
   EXPECT_NE(both.find("deployment.scheduler.kv_cache_free_gpu_mem_fraction"), std::string::npos) << both;
   EXPECT_NE(both.find("not both"), std::string::npos) << both;
-  EXPECT_NE(error_of(minimal("  scheduler: {kv_cache_free_gpu_mem_fraction: 1.5}\n")).find("kv_cache_free_gpu_mem_fraction"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(minimal("  scheduler: {kv_cache_free_gpu_mem_fraction: 1.5}\n")).find("kv_cache_free_gpu_mem_fraction"),
+      std::string::npos);
   // 0 states vLLM's rule explicitly and may sit beside gpu_memory_utilization.
   EXPECT_EQ(error_of(minimal("  scheduler: {gpu_memory_utilization: 0.8, kv_cache_free_gpu_mem_fraction: 0}\n")), "");
 }
@@ -91,9 +92,10 @@ TEST(ScenarioConfig, BareNumberWhereAUnitIsNeededIsAnError) {
   EXPECT_NE(e.find("horizon"), std::string::npos) << e;
   EXPECT_NE(e.find("unit"), std::string::npos) << e;
   EXPECT_EQ(error_of(minimal("", "", "horizon: 10min\n")), "");
-  const std::string v41 = "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"
-                          "  engram: {tier: ssd, dram_cache: 64}\nworkload:\n  kind: closed_loop\n  concurrency: 1\n"
-                          "  input: {distribution: fixed, tokens: 8}\n  output: {distribution: fixed, tokens: 8}\n";
+  const std::string v41 =
+      "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"
+      "  engram: {tier: ssd, dram_cache: 64}\nworkload:\n  kind: closed_loop\n  concurrency: 1\n"
+      "  input: {distribution: fixed, tokens: 8}\n  output: {distribution: fixed, tokens: 8}\n";
   EXPECT_NE(error_of(v41).find("deployment.engram.dram_cache"), std::string::npos) << error_of(v41);
 }
 
@@ -164,16 +166,18 @@ TEST(ScenarioConfig, DeploymentShapeIsChecked) {
 
 TEST(ScenarioConfig, ExpertPlacementIsCheckedWhereItIsWritten) {
   const std::string head = "name: t\nmodel: deepseek-v3\nnode: hgx-h200\ndeployment:\n  replicas: 1\n  tp: 8\n";
-  const std::string w = "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
-                        "  output: {distribution: fixed, tokens: 8}\n";
+  const std::string w =
+      "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
+      "  output: {distribution: fixed, tokens: 8}\n";
   // 256 experts + 32 replicas over ep 8 (automatic under data-parallel attention): 36 per rank.
   const ScenarioParams ok = parse(head + "  expert_placement: eplb\n  redundant_experts: 32\n" + w);
   EXPECT_EQ(ok.deployment.expert_balance.placement, ExpertPlacement::eplb);
   EXPECT_EQ(ok.deployment.expert_balance.redundant_experts, 32);
   EXPECT_EQ(error_of(head + "  expert_placement: balanced\n" + w),
             "t.yaml:7:21: deployment.expert_placement: expected one of ideal, static, eplb, got \"balanced\"");
-  EXPECT_NE(error_of(head + "  redundant_experts: 8\n" + w).find("t.yaml:7:22: deployment.redundant_experts: "
-                                                                  "redundant expert replicas need expert_placement: eplb"),
+  EXPECT_NE(error_of(head + "  redundant_experts: 8\n" + w)
+                .find("t.yaml:7:22: deployment.redundant_experts: "
+                      "redundant expert replicas need expert_placement: eplb"),
             std::string::npos);
   // Slots that do not divide over the EP ranks: named at redundant_experts with line and column,
   // for an explicit ep and for the automatic one.
@@ -187,8 +191,9 @@ TEST(ScenarioConfig, ExpertPlacementIsCheckedWhereItIsWritten) {
 
 TEST(ScenarioConfig, SpecDecodeDefaultsComeFromTheCard) {
   const std::string head = "name: t\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n";
-  const std::string w = "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
-                        "  output: {distribution: fixed, tokens: 8}\n";
+  const std::string w =
+      "workload:\n  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 8}\n"
+      "  output: {distribution: fixed, tokens: 8}\n";
   const ScenarioParams p = parse(head + w);
   EXPECT_TRUE(p.deployment.spec_decode.enabled);
   EXPECT_EQ(p.deployment.spec_decode.draft_tokens, p.card.spec_decode.draft_tokens);
@@ -211,7 +216,8 @@ TEST(ScenarioConfig, SpecDecodeDefaultsComeFromTheCard) {
 }
 
 TEST(ScenarioConfig, SloKeys) {
-  const ScenarioParams p = parse(minimal("", "", "slo: {ttft_p99: 2s, tpot_p50: 20ms, e2el: 1min, min_interactivity: 30}\n"));
+  const ScenarioParams p =
+      parse(minimal("", "", "slo: {ttft_p99: 2s, tpot_p50: 20ms, e2el: 1min, min_interactivity: 30}\n"));
   ASSERT_EQ(p.slo.targets.size(), 2u);
   EXPECT_EQ(p.slo.targets[0].metric, SloMetric::ttft);
   EXPECT_EQ(p.slo.targets[0].stat, SloStat::p99);
@@ -236,9 +242,10 @@ TEST(ScenarioConfig, SloKeys) {
 }
 
 TEST(ScenarioWorkloadConfig, ClosedLoopDefaultsToTenRequestsPerClient) {
-  const ScenarioParams p = parse(minimal("", "  kind: closed_loop\n  concurrency: 6\n"
-                                             "  input: {distribution: fixed, tokens: 9}\n"
-                                             "  output: {distribution: fixed, tokens: 3}\n"));
+  const ScenarioParams p = parse(minimal("",
+                                         "  kind: closed_loop\n  concurrency: 6\n"
+                                         "  input: {distribution: fixed, tokens: 9}\n"
+                                         "  output: {distribution: fixed, tokens: 3}\n"));
   EXPECT_EQ(p.workload.num_requests, 60u);
   EXPECT_EQ(p.workload.spec.max_requests, 60u);
   auto src = p.workload.spec.source(1);
@@ -253,9 +260,10 @@ TEST(ScenarioWorkloadConfig, ClosedLoopDefaultsToTenRequestsPerClient) {
 }
 
 TEST(ScenarioWorkloadConfig, UniformRatioCoversItsRangeAndNothingElse) {
-  const ScenarioParams p = parse(minimal("", "  kind: closed_loop\n  concurrency: 1\n  num_requests: 4000\n"
-                                             "  input: {distribution: uniform_ratio, tokens: 100, ratio: 0.8}\n"
-                                             "  output: {distribution: uniform, min: 5, max: 7}\n"));
+  const ScenarioParams p = parse(minimal("",
+                                         "  kind: closed_loop\n  concurrency: 1\n  num_requests: 4000\n"
+                                         "  input: {distribution: uniform_ratio, tokens: 100, ratio: 0.8}\n"
+                                         "  output: {distribution: uniform, min: 5, max: 7}\n"));
   auto src = p.workload.spec.source(42);
   Request r;
   std::map<int, int> in, out;
@@ -269,23 +277,27 @@ TEST(ScenarioWorkloadConfig, UniformRatioCoversItsRangeAndNothingElse) {
   EXPECT_EQ(out.size(), 3u);
   EXPECT_EQ(out.begin()->first, 5);
   EXPECT_EQ(out.rbegin()->first, 7);
-  EXPECT_NE(error_of(minimal("", "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: uniform, min: 9, max: 8}\n"
-                                 "  output: {distribution: fixed, tokens: 3}\n"))
+  EXPECT_NE(error_of(minimal("",
+                             "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: uniform, min: 9, max: 8}\n"
+                             "  output: {distribution: fixed, tokens: 3}\n"))
                 .find("workload.input.max"),
             std::string::npos);
 }
 
 TEST(ScenarioWorkloadConfig, KindsNeedTheirKeys) {
-  EXPECT_NE(error_of(minimal("", "  kind: closed_loop\n  input: {distribution: fixed, tokens: 9}\n"
-                                 "  output: {distribution: fixed, tokens: 3}\n"))
+  EXPECT_NE(error_of(minimal("",
+                             "  kind: closed_loop\n  input: {distribution: fixed, tokens: 9}\n"
+                             "  output: {distribution: fixed, tokens: 3}\n"))
                 .find("workload.concurrency"),
             std::string::npos);
-  EXPECT_NE(error_of(minimal("", "  kind: open_loop\n  arrival: {process: poisson, rate_per_s: 2}\n"
-                                 "  input: {distribution: fixed, tokens: 9}\n  output: {distribution: fixed, tokens: 3}\n"))
+  EXPECT_NE(error_of(minimal("",
+                             "  kind: open_loop\n  arrival: {process: poisson, rate_per_s: 2}\n"
+                             "  input: {distribution: fixed, tokens: 9}\n  output: {distribution: fixed, tokens: 3}\n"))
                 .find("num_requests and/or duration"),
             std::string::npos);
-  EXPECT_NE(error_of(minimal("", "  kind: open_loop\n  num_requests: 3\n  arrival: {process: gamma, rate_per_s: 2}\n"
-                                 "  input: {distribution: fixed, tokens: 9}\n  output: {distribution: fixed, tokens: 3}\n"))
+  EXPECT_NE(error_of(minimal("",
+                             "  kind: open_loop\n  num_requests: 3\n  arrival: {process: gamma, rate_per_s: 2}\n"
+                             "  input: {distribution: fixed, tokens: 9}\n  output: {distribution: fixed, tokens: 3}\n"))
                 .find("workload.arrival.cv"),
             std::string::npos);
   EXPECT_NE(error_of(minimal("", "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 9}\n"))
@@ -293,18 +305,22 @@ TEST(ScenarioWorkloadConfig, KindsNeedTheirKeys) {
             std::string::npos);
   EXPECT_NE(error_of(minimal("", "  kind: poisson\n")).find("workload.kind"), std::string::npos);
   EXPECT_NE(
-      error_of(minimal("", "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 9}\n"
-                           "  output: {distribution: fixed, tokens: 3}\n"
-                           "  lengths: {distribution: empirical, file: traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"))
+      error_of(
+          minimal(
+              "",
+              "  kind: closed_loop\n  concurrency: 1\n  input: {distribution: fixed, tokens: 9}\n"
+              "  output: {distribution: fixed, tokens: 3}\n"
+              "  lengths: {distribution: empirical, file: traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"))
           .find("not both"),
       std::string::npos);
 }
 
 TEST(ScenarioWorkloadConfig, OpenLoopArrivesAtItsRate) {
-  const ScenarioParams p = parse(minimal("", "  kind: open_loop\n  num_requests: 2000\n"
-                                             "  arrival: {process: poisson, rate_per_s: 4}\n"
-                                             "  input: {distribution: fixed, tokens: 9}\n"
-                                             "  output: {distribution: fixed, tokens: 3}\n"));
+  const ScenarioParams p = parse(minimal("",
+                                         "  kind: open_loop\n  num_requests: 2000\n"
+                                         "  arrival: {process: poisson, rate_per_s: 4}\n"
+                                         "  input: {distribution: fixed, tokens: 9}\n"
+                                         "  output: {distribution: fixed, tokens: 3}\n"));
   EXPECT_EQ(p.workload.spec.concurrency, 0);
   auto src = p.workload.spec.source(5);
   Request r;
@@ -320,9 +336,10 @@ TEST(ScenarioWorkloadConfig, OpenLoopArrivesAtItsRate) {
 }
 
 TEST(ScenarioWorkloadConfig, EmpiricalLengthsComeFromTheFile) {
-  const ScenarioParams p = parse(
-      minimal("", "  kind: closed_loop\n  concurrency: 2\n  num_requests: 50\n"
-                  "  lengths: {distribution: empirical, file: scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"));
+  const ScenarioParams p = parse(minimal("",
+                                         "  kind: closed_loop\n  concurrency: 2\n  num_requests: 50\n"
+                                         "  lengths: {distribution: empirical, file: "
+                                         "scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"));
   auto src = p.workload.spec.source(3);
   Request r;
   int n = 0;
@@ -356,9 +373,10 @@ TEST(ScenarioWorkloadConfig, AgentxTakesTheReplayDefaults) {
   read_trace_through(p);  // the whole corpus is valid
 
   // A generated corpus needs a long context: V4.1-Flash's 1M here (parsing builds nothing).
-  std::string generated = minimal("", "  kind: agentx\n  generate: {seed: 7, sessions: 2}\n  concurrency: 1\n"
-                                             "  duration: 10min\n  warmup_requests: 0\n  grace: 0s\n"
-                                             "  start_ratio: {min: 0.5, max: 0.5}\n");
+  std::string generated = minimal("",
+                                  "  kind: agentx\n  generate: {seed: 7, sessions: 2}\n  concurrency: 1\n"
+                                  "  duration: 10min\n  warmup_requests: 0\n  grace: 0s\n"
+                                  "  start_ratio: {min: 0.5, max: 0.5}\n");
   generated.replace(generated.find("llama-3.1-8b"), 12, "deepseek-v4.1-flash");
   const ScenarioParams g = parse(generated);
   EXPECT_TRUE(g.workload.trace_path.empty());
@@ -377,33 +395,42 @@ TEST(ScenarioWorkloadConfig, AgentxBadValuesNameFileLineColumnAndField) {
   };
   const std::vector<Row> rows = {
       {"", "  kind: agentx\n  concurrency: 4\n", "t.yaml:8:3: workload: an agentx workload needs exactly one of trace"},
-      {"", trace + "  generate: {seed: 1}\n  concurrency: 4\n", "t.yaml:8:3: workload: an agentx workload needs exactly one"},
+      {"", trace + "  generate: {seed: 1}\n  concurrency: 4\n",
+       "t.yaml:8:3: workload: an agentx workload needs exactly one"},
       {"", "  kind: agentx\n  trace: traces/no-such-corpus.jsonl\n  concurrency: 4\n", "t.yaml:9:10: workload.trace: "},
       {"", trace, "t.yaml:8:3: workload.concurrency"},
       {"", trace + "  concurrency: 0\n", "t.yaml:10:16: workload.concurrency"},
       {"", trace + "  concurrency: 5000\n", "t.yaml:10:16: workload.concurrency"},
       {"", trace + "  concurrency: 4\n  duration: 600\n", "t.yaml:11:13: workload.duration"},
       {"", trace + "  concurrency: 4\n  duration: 0s\n", "t.yaml:11:13: workload.duration: must be > 0"},
-      {"", trace + "  concurrency: 4\n  duration: 800000s\n", "t.yaml:11:13: workload.duration: must be at most 7 days"},
+      {"", trace + "  concurrency: 4\n  duration: 800000s\n",
+       "t.yaml:11:13: workload.duration: must be at most 7 days"},
       {"", trace + "  concurrency: 4\n  grace: -1s\n", "t.yaml:11:10: workload.grace: expected a time"},
       {"", trace + "  concurrency: 4\n  warmup_requests: -1\n", "t.yaml:11:20: workload.warmup_requests"},
       {"", trace + "  concurrency: 4\n  tree_idle_cap: 5\n", "t.yaml:11:18: workload.tree_idle_cap"},
-      {"", trace + "  concurrency: 4\n  system_idle_cap: -2s\n", "t.yaml:11:20: workload.system_idle_cap: expected a time"},
-      {"", trace + "  concurrency: 4\n  start_ratio: {min: 0.8, max: 0.5}\n", "t.yaml:11:32: workload.start_ratio.max: must be >= min"},
-      {"", trace + "  concurrency: 4\n  start_ratio: {min: 1.5}\n", "t.yaml:11:22: workload.start_ratio.min: value 1.5 out of range [0, 1]"},
+      {"", trace + "  concurrency: 4\n  system_idle_cap: -2s\n",
+       "t.yaml:11:20: workload.system_idle_cap: expected a time"},
+      {"", trace + "  concurrency: 4\n  start_ratio: {min: 0.8, max: 0.5}\n",
+       "t.yaml:11:32: workload.start_ratio.max: must be >= min"},
+      {"", trace + "  concurrency: 4\n  start_ratio: {min: 1.5}\n",
+       "t.yaml:11:22: workload.start_ratio.min: value 1.5 out of range [0, 1]"},
       {"", trace + "  concurrency: 4\n  lanes: 4\n", "t.yaml:11:3: workload.lanes"},
       {"", trace + "  concurrency: 4\n  num_requests: 4\n", "t.yaml:11:3: workload.num_requests"},
-      {"", "  kind: agentx\n  generate: {seed: 1, sesions: 3}\n  concurrency: 4\n", "t.yaml:9:23: workload.generate.sesions"},
-      {"", "  kind: agentx\n  generate: {sessions: 0}\n  concurrency: 4\n", "t.yaml:9:24: workload.generate.sessions: value 0 out of range"},
+      {"", "  kind: agentx\n  generate: {seed: 1, sesions: 3}\n  concurrency: 4\n",
+       "t.yaml:9:23: workload.generate.sesions"},
+      {"", "  kind: agentx\n  generate: {sessions: 0}\n  concurrency: 4\n",
+       "t.yaml:9:24: workload.generate.sessions: value 0 out of range"},
       {"  max_model_len: 4096\n", "  kind: agentx\n  generate: {sessions: 2}\n  concurrency: 4\n",
        "workload.generate: the deployment's max_model_len 4096 is too small"},
   };
   for (const Row& r : rows) {
     const std::string e = error_of(minimal(r.deployment, r.workload));
-    EXPECT_NE(e.find(r.expected), std::string::npos) << "expected '" << r.expected << "' for\n" << r.workload << "got: " << e;
+    EXPECT_NE(e.find(r.expected), std::string::npos) << "expected '" << r.expected << "' for\n"
+                                                     << r.workload << "got: " << e;
   }
   // A file that is no AgentX corpus fails while parsing, naming the file.
-  const std::string csv = error_of(minimal("", "  kind: agentx\n  trace: scenarios/traces/splitwise_conv.csv\n  concurrency: 4\n"));
+  const std::string csv =
+      error_of(minimal("", "  kind: agentx\n  trace: scenarios/traces/splitwise_conv.csv\n  concurrency: 4\n"));
   EXPECT_NE(csv.find("splitwise_conv.csv"), std::string::npos) << csv;
 }
 

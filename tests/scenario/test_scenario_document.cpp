@@ -78,8 +78,7 @@ TEST(ScenarioDocument, VariantsApplyTheirSetsAndTheCommandLineWins) {
 
 TEST(ScenarioDocument, BadCompareEntriesAreErrorsAtTheirLines) {
   const std::string head = kBase + "compare:\n";
-  EXPECT_NE(error_of(head + "  - name: a\n    set: {workload.concurrencyy: 2}\n").find("c.yaml:17:"),
-            std::string::npos)
+  EXPECT_NE(error_of(head + "  - name: a\n    set: {workload.concurrencyy: 2}\n").find("c.yaml:17:"), std::string::npos)
       << error_of(head + "  - name: a\n    set: {workload.concurrencyy: 2}\n");
   EXPECT_NE(error_of(head + "  - name: a\n    set: {workload.concurrency: 2}\n  - name: a\n    set: {seed: 1}\n")
                 .find("duplicate"),
@@ -142,8 +141,8 @@ TEST(ScenarioDocument, SetArgumentsAreCheckedAndNamed) {
   EXPECT_NE(bad_value.find("deployment.tp=abc"), std::string::npos) << bad_value;
   EXPECT_NE(error_of(kBase, {{"workload.concurrency", "[1"}}).find("not valid YAML"), std::string::npos);
   // A variant's entry cannot be replaced from the command line (fuzzing found it lost its keys).
-  const std::string compare = error_of(kBase + "compare:\n  - name: a\n    set: {seed: 1}\n",
-                                       {{"compare.0.set", "{deployment.tp: 8}"}});
+  const std::string compare =
+      error_of(kBase + "compare:\n  - name: a\n    set: {seed: 1}\n", {{"compare.0.set", "{deployment.tp: 8}"}});
   EXPECT_NE(compare.find("--set: compare.0.set: the compare list cannot be changed"), std::string::npos) << compare;
 }
 

@@ -64,8 +64,12 @@ void expect_conserved(const VariantOutcome& v) {
         in += q.prompt_tokens;
         out += q.output_tokens;
         break;
-      case RequestStatus::unfinished: ++unfinished; break;
-      case RequestStatus::rejected: ++rejected; break;
+      case RequestStatus::unfinished:
+        ++unfinished;
+        break;
+      case RequestStatus::rejected:
+        ++rejected;
+        break;
     }
   }
   EXPECT_EQ(finished, s.completed) << label;
@@ -149,8 +153,13 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ScenarioGolden, ::testing::ValuesIn(scenario_s
 TEST(GoldenCompare, TolerancesBiteOnBothSides) {
   Golden g;
   g.scenario = "x";
-  g.variants.push_back({"v", "", {{"completed", 100.0}, {"tput_per_gpu", 1000.0}, {"mean_kv_usage", 0.5},
-                                  {"steps", 1000.0}, {"p99_ttft_ms", NAN}}});
+  g.variants.push_back({"v",
+                        "",
+                        {{"completed", 100.0},
+                         {"tput_per_gpu", 1000.0},
+                         {"mean_kv_usage", 0.5},
+                         {"steps", 1000.0},
+                         {"p99_ttft_ms", NAN}}});
   EXPECT_TRUE(compare_with_golden(g, g).empty());
   auto with = [&](const std::string& key, double value) {
     Golden a = g;
@@ -158,14 +167,14 @@ TEST(GoldenCompare, TolerancesBiteOnBothSides) {
       if (k == key) v = value;
     return compare_with_golden(g, a).size();
   };
-  EXPECT_EQ(with("completed", 101.0), 1u);        // exact
-  EXPECT_EQ(with("tput_per_gpu", 1009.9), 0u);    // rel 1 % + 1e-3
+  EXPECT_EQ(with("completed", 101.0), 1u);      // exact
+  EXPECT_EQ(with("tput_per_gpu", 1009.9), 0u);  // rel 1 % + 1e-3
   EXPECT_EQ(with("tput_per_gpu", 1010.1), 1u);
-  EXPECT_EQ(with("mean_kv_usage", 0.5049), 0u);   // abs 0.005
+  EXPECT_EQ(with("mean_kv_usage", 0.5049), 0u);  // abs 0.005
   EXPECT_EQ(with("mean_kv_usage", 0.5051), 1u);
-  EXPECT_EQ(with("steps", 1011.9), 0u);           // rel 1 % + 2
+  EXPECT_EQ(with("steps", 1011.9), 0u);  // rel 1 % + 2
   EXPECT_EQ(with("steps", 1012.1), 1u);
-  EXPECT_EQ(with("p99_ttft_ms", 5.0), 1u);        // undefined vs defined
+  EXPECT_EQ(with("p99_ttft_ms", 5.0), 1u);  // undefined vs defined
   Golden renamed = g;
   renamed.variants[0].name = "w";
   EXPECT_EQ(compare_with_golden(g, renamed).size(), 1u);

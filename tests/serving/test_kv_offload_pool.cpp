@@ -156,7 +156,8 @@ TEST(CachedPrefixLookup, ABlockedHeadSeesBlocksCachedAfterItsFirstProbe) {
   ReplicaState st(KvPoolParams{10, 16, true}, 0);
   run_and_finish(st, prompt(1, 2, 1000));
   st.add_waiting(prompt(2, 4, 1000));  // H
-  for (int i = 0; i < 2; ++i) EXPECT_FALSE(st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk, 8).admitted);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_FALSE(st.admit_waiting_head(1 << 20, FirstChunk::any_part, AdmissionReserve::first_chunk, 8).admitted);
   const std::uint32_t h = st.waiting().front();
   st.waiting().pop_front();
   run_and_finish(st, prompt(3, 4, 1000));  // C, ahead of H for this step

@@ -18,8 +18,11 @@ namespace {
 std::string scenario(const std::string& replicas, const std::string& scheduler_extra,
                      const std::string& attention = "tensor") {
   return "name: k\nmodel: deepseek-v4.1-flash\nnode: hgx-b200\nseed: 3\ndeployment:\n  replicas: " + replicas +
-         "\n  tp: 4\n  attention: " + attention + "\n  engram: {tier: dram}\n"
-         "  scheduler: {block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 4096" + scheduler_extra + "}\n"
+         "\n  tp: 4\n  attention: " + attention +
+         "\n  engram: {tier: dram}\n"
+         "  scheduler: {block_size: 64, max_num_seqs: 64, max_num_batched_tokens: 4096" +
+         scheduler_extra +
+         "}\n"
          "workload:\n  kind: closed_loop\n  concurrency: 8\n  num_requests: 16\n"
          "  input: {distribution: fixed, tokens: 512}\n  output: {distribution: fixed, tokens: 32}\n";
 }
@@ -64,8 +67,7 @@ TEST(KvOffloadScenario, UnderDataParallelAttentionABlockLivesOnOneGpu) {
   const BuiltScenario tensor = build(scenario("1", key));
   const BuiltScenario data = build(scenario("1", key, "data"));
   ASSERT_TRUE(data.footprint.dp_attention);
-  EXPECT_DOUBLE_EQ(data.kv_block_bytes_per_replica.value(),
-                   data.footprint.per_gpu.kv_bytes_per_token.value() * 64.0);
+  EXPECT_DOUBLE_EQ(data.kv_block_bytes_per_replica.value(), data.footprint.per_gpu.kv_bytes_per_token.value() * 64.0);
   EXPECT_DOUBLE_EQ(data.run.replicas[0].offload_link.block_bytes_per_gpu.value(),
                    data.kv_block_bytes_per_replica.value() / 4.0);  // spread over the four links
   EXPECT_FALSE(tensor.footprint.dp_attention);

@@ -31,7 +31,10 @@ class LinearStepModel final : public StepTimeModel {
  public:
   LinearStepModel(Time base, Time per_prefill_token, Time per_decode, double ns_per_context_token,
                   double stall_fraction = 0.0)
-      : base_(base), prefill_(per_prefill_token), decode_(per_decode), ctx_(ns_per_context_token),
+      : base_(base),
+        prefill_(per_prefill_token),
+        decode_(per_decode),
+        ctx_(ns_per_context_token),
         stall_(stall_fraction) {}
   StepCost step(const BatchShape& b) const override {
     std::int64_t ns = base_.count_ns();
@@ -109,8 +112,9 @@ inline Request make_request(double arrival_s, std::int32_t prompt, std::int32_t 
 }
 
 // One replica over `model` with a pool of `num_blocks` blocks of 16 tokens, replaying `requests`.
-inline RunConfig one_replica(const StepTimeModel& model, std::vector<Request> requests, std::int64_t num_blocks = 100000,
-                             const std::string& scheduler = "vllm", std::int32_t budget = 8192) {
+inline RunConfig one_replica(const StepTimeModel& model, std::vector<Request> requests,
+                             std::int64_t num_blocks = 100000, const std::string& scheduler = "vllm",
+                             std::int32_t budget = 8192) {
   RunConfig cfg;
   ReplicaParams rp;
   rp.step_model = &model;

@@ -27,7 +27,9 @@ AgenticCall call(double t_s, double api_s, std::int32_t in, std::int32_t out, st
   return c;
 }
 
-AgenticSubagent group(std::string id, std::vector<AgenticCall> calls) { return AgenticSubagent{std::move(id), std::move(calls)}; }
+AgenticSubagent group(std::string id, std::vector<AgenticCall> calls) {
+  return AgenticSubagent{std::move(id), std::move(calls)};
+}
 
 class SessionList final : public AgenticSessionSource {
  public:
@@ -294,7 +296,8 @@ TEST(AgenticMetrics, HandComputedThroughputSplitAndE2eInteractivity) {
   EXPECT_DOUBLE_EQ(s.cached_input_tput_per_gpu, 6500.0 / 10.0 / 2.0);
   EXPECT_DOUBLE_EQ(s.uncached_input_tput_per_gpu, 3500.0 / 10.0 / 2.0);
   EXPECT_DOUBLE_EQ(s.tput_per_gpu, (10000.0 + 1000.0) / 10.0 / 2.0);
-  EXPECT_NEAR(s.cached_input_tput_per_gpu + s.uncached_input_tput_per_gpu + s.output_tput_per_gpu, s.tput_per_gpu, 1e-9);
+  EXPECT_NEAR(s.cached_input_tput_per_gpu + s.uncached_input_tput_per_gpu + s.output_tput_per_gpu, s.tput_per_gpu,
+              1e-9);
   // P90 (linear) of 1..10 ms = 9.1 ms per token -> 109.89 tokens/s/user; median 5.5 ms.
   EXPECT_NEAR(s.p90_e2e_norm_intvty, 1.0 / 0.0091, 1e-6);
   EXPECT_NEAR(s.median_e2e_norm_intvty, 1.0 / 0.0055, 1e-6);

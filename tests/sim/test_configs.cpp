@@ -2,9 +2,9 @@
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "sim/serving/router_registry.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "spec/scenario_workload.hpp"
-#include "sim/serving/router_registry.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -53,14 +53,14 @@ TEST(WorkloadConfig, TraceWithWindowAndScaling) {
 }
 
 TEST(WorkloadConfig, GeneratorsAndClosedLoop) {
-  const ScenarioWorkload a = parse_scenario_workload(
-      yaml("kind: open_loop\narrival: {process: gamma, rate_per_s: 4, cv: 2}\n"
-           "input: {distribution: uniform_ratio, tokens: 1024, ratio: 0.5}\noutput: {distribution: fixed, tokens: 128}\n"
-           "num_requests: 300\n"));
+  const ScenarioWorkload a = parse_scenario_workload(yaml(
+      "kind: open_loop\narrival: {process: gamma, rate_per_s: 4, cv: 2}\n"
+      "input: {distribution: uniform_ratio, tokens: 1024, ratio: 0.5}\noutput: {distribution: fixed, tokens: 128}\n"
+      "num_requests: 300\n"));
   EXPECT_EQ(count(a.spec), 300u);
-  const ScenarioWorkload b = parse_scenario_workload(
-      yaml("kind: closed_loop\nconcurrency: 16\nnum_requests: 50\n"
-           "lengths: {distribution: empirical, file: scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"));
+  const ScenarioWorkload b = parse_scenario_workload(yaml(
+      "kind: closed_loop\nconcurrency: 16\nnum_requests: 50\n"
+      "lengths: {distribution: empirical, file: scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv}\n"));
   EXPECT_EQ(b.spec.concurrency, 16);
   EXPECT_EQ(b.spec.max_requests, 50u);
   const ScenarioWorkload c = parse_scenario_workload(
@@ -72,20 +72,30 @@ TEST(WorkloadConfig, GeneratorsAndClosedLoop) {
 TEST(WorkloadConfig, BadSectionsNameTheFileAndField) {
   const std::string fixed = "input: {distribution: fixed, tokens: 8}\noutput: {distribution: fixed, tokens: 8}\n";
   expect_config_error(
-      [] { parse_scenario_workload(yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, format: csv}\n")); },
+      [] {
+        parse_scenario_workload(yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, format: csv}\n"));
+      },
       "format");
   expect_config_error(
-      [] { parse_scenario_workload(yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, rate_scal: 2}\n")); },
+      [] {
+        parse_scenario_workload(
+            yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, rate_scal: 2}\n"));
+      },
       "rate_scal");
-  expect_config_error([&] { parse_scenario_workload(yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 1}\n" + fixed)); },
-                      "num_requests");
   expect_config_error(
-      [&] { parse_scenario_workload(yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 0}\nnum_requests: 1\n" + fixed)); },
+      [&] { parse_scenario_workload(yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 1}\n" + fixed)); },
+      "num_requests");
+  expect_config_error(
+      [&] {
+        parse_scenario_workload(
+            yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 0}\nnum_requests: 1\n" + fixed));
+      },
       "rate_per_s");
   expect_config_error(
       [] {
-        parse_scenario_workload(yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, "
-                                     "window: {start: 10s, end: 5s}}\n"));
+        parse_scenario_workload(
+            yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, "
+                 "window: {start: 10s, end: 5s}}\n"));
       },
       "window");
   expect_config_error([] { parse_scenario_workload(yaml("kind: trace\ntrace: {path: no/such/trace.csv}\n")); },

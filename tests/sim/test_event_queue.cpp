@@ -14,13 +14,13 @@ using namespace engramsim::sim;
 
 TEST(EventOrder, TimeThenPriorityThenSequence) {
   const EventKey a{Time::ns(5), 3, 10};
-  EXPECT_TRUE(event_before(EventKey{Time::ns(4), 9, 99}, a));   // earlier time wins over priority and seq
+  EXPECT_TRUE(event_before(EventKey{Time::ns(4), 9, 99}, a));  // earlier time wins over priority and seq
   EXPECT_FALSE(event_before(EventKey{Time::ns(6), 0, 0}, a));
-  EXPECT_TRUE(event_before(EventKey{Time::ns(5), 2, 99}, a));   // same time: lower priority first
+  EXPECT_TRUE(event_before(EventKey{Time::ns(5), 2, 99}, a));  // same time: lower priority first
   EXPECT_FALSE(event_before(EventKey{Time::ns(5), 4, 0}, a));
-  EXPECT_TRUE(event_before(EventKey{Time::ns(5), 3, 9}, a));    // same time and priority: lower seq first
+  EXPECT_TRUE(event_before(EventKey{Time::ns(5), 3, 9}, a));  // same time and priority: lower seq first
   EXPECT_FALSE(event_before(EventKey{Time::ns(5), 3, 11}, a));
-  EXPECT_FALSE(event_before(a, a));                             // strict
+  EXPECT_FALSE(event_before(a, a));  // strict
 }
 
 TEST(EventQueue, PopsInKeyOrderAndAssignsIncreasingSequence) {

@@ -69,7 +69,8 @@ TEST(LengthDistribution, FixedUniformRatioAndEmpirical) {
   EXPECT_GT(lo_seen, 0);  // both ends inclusive
   EXPECT_GT(hi_seen, 0);
 
-  EmpiricalLengths e(engramsim::test::source_root() + "/scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
+  EmpiricalLengths e(engramsim::test::source_root() +
+                     "/scenarios/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
   EXPECT_EQ(e.size(), 30731u);
   double mi = 0, mo = 0;
   for (int i = 0; i < 100000; ++i) {

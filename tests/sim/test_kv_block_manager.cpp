@@ -34,7 +34,7 @@ TEST(KvBlockManager, CachedBlocksAreReusedThenEvictedLeastRecentlyReleasedFirst)
   EXPECT_EQ(kv.used_blocks(), 4);
   kv.release_private(1);
   EXPECT_THROW(kv.register_block(444), std::logic_error);  // no private block left to name
-  kv.release(*b);  // LRU order: b, then a, then c
+  kv.release(*b);                                          // LRU order: b, then a, then c
   kv.release(*a);
   kv.release(*c);
   EXPECT_EQ(kv.used_blocks(), 0);

@@ -108,7 +108,7 @@ TEST(Summary, DefinitionsOnHandBuiltRecords) {
   EXPECT_DOUBLE_EQ(sum.mean_intvty, 1000.0 / 600);
   EXPECT_DOUBLE_EQ(sum.e2el.p99, 2500 + 0.99 * 2500);
   EXPECT_DOUBLE_EQ(sum.queue.mean, (0 + 500 + 500) / 3.0);  // includes the unfinished one
-  EXPECT_DOUBLE_EQ(sum.request_goodput, 0.1);                // only request 0 meets TTFT <= 800 ms
+  EXPECT_DOUBLE_EQ(sum.request_goodput, 0.1);               // only request 0 meets TTFT <= 800 ms
   EXPECT_DOUBLE_EQ(sum.goodput_fraction, 0.5);
   EXPECT_DOUBLE_EQ(sum.prefix_cache_hit_rate, 0.25);
   EXPECT_DOUBLE_EQ(sum.mean_kv_usage, 0.5 * 4 / 20);
@@ -131,10 +131,10 @@ TEST(ResultWriters, FixedDeterministicFormatting) {
   std::ostringstream os;
   write_summary_json(s, SloParams{}, os);
   const std::string j = os.str();
-  for (const char* key : {"\"mean_ttft_ms\"", "\"p99_tpot_ms\"", "\"median_itl_ms\"", "\"request_throughput\"",
-                          "\"output_throughput\"", "\"total_token_throughput\"", "\"tput_per_gpu\"",
-                          "\"output_tput_per_gpu\"", "\"intvty\"", "\"request_goodput\"", "\"tokens_per_dollar\"",
-                          "\"engram_stall_share\"", "\"slo_ttft_ms\": null"}) {
+  for (const char* key :
+       {"\"mean_ttft_ms\"", "\"p99_tpot_ms\"", "\"median_itl_ms\"", "\"request_throughput\"", "\"output_throughput\"",
+        "\"total_token_throughput\"", "\"tput_per_gpu\"", "\"output_tput_per_gpu\"", "\"intvty\"",
+        "\"request_goodput\"", "\"tokens_per_dollar\"", "\"engram_stall_share\"", "\"slo_ttft_ms\": null"}) {
     EXPECT_NE(j.find(key), std::string::npos) << key;
   }
   EXPECT_EQ(j.front(), '{');

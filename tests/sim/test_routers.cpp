@@ -42,9 +42,9 @@ TEST(Routers, SessionAffinityKeepsTurnsTogetherAndForgetsFinishedSessions) {
   loads[1].outstanding = 9;
   EXPECT_EQ(r->route(with_session(42), loads), 1u);  // sticky despite load
   EXPECT_EQ(r->route(with_session(7), loads), 2u);
-  EXPECT_EQ(r->route(Request{}, loads), 2u);         // no session: least outstanding
+  EXPECT_EQ(r->route(Request{}, loads), 2u);  // no session: least outstanding
   r->on_finished(42, 1);
-  r->on_finished(42, 1);                              // both turns done: binding dropped
+  r->on_finished(42, 1);  // both turns done: binding dropped
   EXPECT_EQ(r->route(with_session(42), loads), 2u);
 }
 
@@ -52,15 +52,15 @@ TEST(Routers, StickySessionKeepsASessionOnItsReplicaBetweenTurns) {
   auto r = make("sticky_session");
   std::vector<ReplicaLoad> loads{{2, 0, 0}, {0, 0, 0}, {1, 0, 0}};
   EXPECT_EQ(r->route(with_session(42), loads), 1u);  // first turn: least outstanding
-  r->on_finished(42, 1);                              // nothing in flight: the session is between turns
+  r->on_finished(42, 1);                             // nothing in flight: the session is between turns
   loads[1].outstanding = 9;
   EXPECT_EQ(r->route(with_session(42), loads), 1u);  // next turn: same replica despite load
   EXPECT_EQ(r->route(with_session(7), loads), 2u);
   r->on_finished(7, 2);
   loads = {{0, 0, 0}, {0, 0, 0}, {5, 0, 0}};
   EXPECT_EQ(r->route(with_session(7), loads), 2u);
-  EXPECT_EQ(r->route(with_session(8), loads), 0u);   // a new session: least outstanding
-  EXPECT_EQ(r->route(Request{}, loads), 0u);         // no session: least outstanding, unbound
+  EXPECT_EQ(r->route(with_session(8), loads), 0u);  // a new session: least outstanding
+  EXPECT_EQ(r->route(Request{}, loads), 0u);        // no session: least outstanding, unbound
   // Fewer replicas than the bound index (another deployment): re-chosen.
   std::vector<ReplicaLoad> one(1);
   EXPECT_EQ(r->route(with_session(7), one), 0u);

@@ -89,8 +89,8 @@ TEST(RunSimulation, SameSeedGivesByteIdenticalOutputs) {
 
 TEST(RunSimulation, WritesTheThreeFilesFromFinalize) {
   RunConfig cfg = mooncake_config(200, 1);
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("engramsim_run_" + std::to_string(static_cast<long long>(::getpid())));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("engramsim_run_" + std::to_string(static_cast<long long>(::getpid())));
   cfg.output_dir = dir.string();
   const RunResult r = run_simulation(cfg);
   const Outputs expected = render(r, cfg.slo);

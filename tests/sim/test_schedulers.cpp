@@ -48,7 +48,8 @@ TEST(VllmScheduler, DecodesFirstThenPrefillChunksFillTheBudget) {
   RecordingStepModel m(kStep);
   RunConfig cfg = one_replica(m, {make_request(0, 60, 3), make_request(0, 200, 2)}, 100000, "vllm", 100);
   run_simulation(cfg);
-  EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(60,0)P(40,0)", "P(99,40)D(60,1)", "P(61,139)D(61,1)", "D(200,1)"}));
+  EXPECT_EQ(shapes_of(m),
+            (std::vector<std::string>{"P(60,0)P(40,0)", "P(99,40)D(60,1)", "P(61,139)D(61,1)", "D(200,1)"}));
   for (const auto& s : m.shapes()) {
     int tokens = 0;
     for (const auto& p : s.prefill) tokens += p.tokens;
@@ -123,8 +124,7 @@ TEST(VllmScheduler, PrefixCacheHitsSkipPrefillWork) {
   {
     // Mooncake-style 512-token hash blocks over 16-token KV blocks: the first 512 tokens are shared.
     RecordingStepModel m(kStep);
-    RunConfig cfg =
-        one_replica(m, {make_request(0, 1000, 1, {5, 6}, 512), make_request(1, 1000, 1, {5, 7}, 512)});
+    RunConfig cfg = one_replica(m, {make_request(0, 1000, 1, {5, 6}, 512), make_request(1, 1000, 1, {5, 7}, 512)});
     cfg.replicas[0].kv.enable_prefix_caching = true;
     run_simulation(cfg);
     EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(1000,0)", "P(488,512)"}));
@@ -133,8 +133,8 @@ TEST(VllmScheduler, PrefixCacheHitsSkipPrefillWork) {
 
 TEST(VllmScheduler, ChunkedPrefillOffRunsWholePromptsAndOverlongOnesAlone) {
   RecordingStepModel m(kStep);
-  RunConfig cfg = one_replica(m, {make_request(0, 150, 1), make_request(0, 60, 1), make_request(0, 50, 1)},
-                              100000, "vllm", 100);
+  RunConfig cfg =
+      one_replica(m, {make_request(0, 150, 1), make_request(0, 60, 1), make_request(0, 50, 1)}, 100000, "vllm", 100);
   cfg.scheduler.enable_chunked_prefill = false;
   run_simulation(cfg);
   EXPECT_EQ(shapes_of(m), (std::vector<std::string>{"P(150,0)", "P(60,0)", "P(50,0)"}));
@@ -249,8 +249,8 @@ TEST(PrefillFirstScheduler, NewPromptsStallRunningDecodes) {
 
 TEST(StaticScheduler, BatchRunsToCompletionBeforeTheNextForms) {
   RecordingStepModel m(kStep);
-  RunConfig cfg = one_replica(m, {make_request(0, 10, 2), make_request(0, 20, 4), make_request(0, 30, 1)}, 100000,
-                              "static");
+  RunConfig cfg =
+      one_replica(m, {make_request(0, 10, 2), make_request(0, 20, 4), make_request(0, 30, 1)}, 100000, "static");
   cfg.scheduler.max_num_seqs = 2;
   run_simulation(cfg);
   EXPECT_EQ(shapes_of(m),

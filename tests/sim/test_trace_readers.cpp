@@ -226,8 +226,9 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
                      "2:5: num_decode_tokens", "missing field");
   expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical",
                      "2:1: arrival_s", "negative timestamp");
-  expect_trace_error(write_file("bad_hashes.jsonl", "{\"timestamp\": 0, \"input_length\": 60000, \"output_length\": 1, "
-                                                   "\"hash_ids\": [1]}\n"),
+  expect_trace_error(write_file("bad_hashes.jsonl",
+                                "{\"timestamp\": 0, \"input_length\": 60000, \"output_length\": 1, "
+                                "\"hash_ids\": [1]}\n"),
                      "mooncake", "1:73: hash_ids", "1 block hashes for 60000 input tokens");
   expect_trace_error(write_file("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical",
                      "2:1: arrival_s", "timestamp out of range");
@@ -251,36 +252,44 @@ TEST(TraceReaders, BadTracesNameFileAndLine) {
   expect_trace_error(write_file("str.jsonl", "{\"timestamp\": \"0\", \"input_length\": 5, \"output_length\": 1}\n"),
                      "mooncake", "1:15: timestamp", "not a number");
   // A key's name inside a string value is not the key; the message carries the file's position only.
-  expect_trace_error(write_file("decoy.jsonl", "{\"note\": \"input_length\", \"timestamp\": 0, \"input_length\": 0, "
-                                               "\"output_length\": 1}\n"),
+  expect_trace_error(write_file("decoy.jsonl",
+                                "{\"note\": \"input_length\", \"timestamp\": 0, \"input_length\": 0, "
+                                "\"output_length\": 1}\n"),
                      "mooncake", "1:58: input_length", "input tokens must be >= 1");
   expect_trace_error(write_file("bad2.jsonl", "{\"timestamp\": 0, \"input_length\": }\n"), "mooncake", "1:34",
                      "invalid JSON: syntax error");
-  expect_trace_error(write_file("overflow.jsonl", "{\"timestamp\": 0, \"input_length\": 1e999, \"output_length\": 1}\n"),
-                     "mooncake", "1:34", "invalid JSON: number overflow");
+  expect_trace_error(
+      write_file("overflow.jsonl", "{\"timestamp\": 0, \"input_length\": 1e999, \"output_length\": 1}\n"), "mooncake",
+      "1:34", "invalid JSON: number overflow");
   expect_trace_error(write_file("csv_quote.csv", "arrival_s,input_tokens,output_tokens\n0,10,\"5\n"), "canonical",
                      "2:6: output_tokens", "unterminated quoted field");
   // BurstGPT: the log's total must be the sum of its two counts.
-  expect_trace_error(write_file("burst_total.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-                                                   "5,ChatGPT,472,18,490,Conversation log\n"
-                                                   "6,ChatGPT,472,18,491,Conversation log\n"),
+  expect_trace_error(write_file("burst_total.csv",
+                                "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                "5,ChatGPT,472,18,490,Conversation log\n"
+                                "6,ChatGPT,472,18,491,Conversation log\n"),
                      "burstgpt", "3:18: Total tokens", "is not Request tokens + Response tokens (472 + 18)");
   // Bailian: ids and the conversation structure.
-  const std::string turn0 = "{\"chat_id\": 7, \"parent_chat_id\": -1, \"timestamp\": 0.5, \"input_length\": 20, "
-                            "\"output_length\": 4, \"type\": \"text\", \"turn\": 1}\n";
+  const std::string turn0 =
+      "{\"chat_id\": 7, \"parent_chat_id\": -1, \"timestamp\": 0.5, \"input_length\": 20, "
+      "\"output_length\": 4, \"type\": \"text\", \"turn\": 1}\n";
   expect_trace_error(write_file("bl_dup.jsonl", turn0 + turn0), "bailian", "2:13: chat_id",
                      "7 already names the request of line 1");
-  expect_trace_error(write_file("bl_self.jsonl", "{\"chat_id\": 3, \"parent_chat_id\": 3, \"timestamp\": 0, "
-                                                "\"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(write_file("bl_self.jsonl",
+                                "{\"chat_id\": 3, \"parent_chat_id\": 3, \"timestamp\": 0, "
+                                "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:34: parent_chat_id", "cannot follow itself");
-  expect_trace_error(write_file("bl_neg.jsonl", "{\"chat_id\": -4, \"parent_chat_id\": 2, \"timestamp\": 0, "
-                                               "\"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(write_file("bl_neg.jsonl",
+                                "{\"chat_id\": -4, \"parent_chat_id\": 2, \"timestamp\": 0, "
+                                "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:13: chat_id", "must be >= 0");
-  expect_trace_error(write_file("bl_parent.jsonl", "{\"chat_id\": 4, \"parent_chat_id\": -2, \"timestamp\": 0, "
-                                                  "\"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(write_file("bl_parent.jsonl",
+                                "{\"chat_id\": 4, \"parent_chat_id\": -2, \"timestamp\": 0, "
+                                "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:34: parent_chat_id", "must be -1");
-  expect_trace_error(write_file("bl_huge.jsonl", "{\"chat_id\": 18446744073709551615, \"parent_chat_id\": -1, "
-                                                "\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(write_file("bl_huge.jsonl",
+                                "{\"chat_id\": 18446744073709551615, \"parent_chat_id\": -1, "
+                                "\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:13: chat_id", "too large");
   EXPECT_THROW(open_trace(scratch("does_not_exist.csv"), "vidur"), ConfigError);
   EXPECT_THROW(open_trace(write_file("x.csv", "a,b,c\n1,2,3\n"), "auto"), ConfigError);
@@ -302,8 +311,9 @@ TEST(TraceReaders, JsonValueColumnFindsTopLevelKeysOnly) {
 }
 
 TEST(TraceReaders, SixtyFourBitHashIdsAreKept) {
-  auto s = open_trace(write_file("u64.jsonl", "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
-                                              "\"hash_ids\": [18446744073709551615, 9223372036854775808]}\n"),
+  auto s = open_trace(write_file("u64.jsonl",
+                                 "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
+                                 "\"hash_ids\": [18446744073709551615, 9223372036854775808]}\n"),
                       "mooncake");
   Request r;
   ASSERT_TRUE(s->next(r));
@@ -345,9 +355,12 @@ TEST(TraceReaders, CorruptAndTruncatedGzip) {
 TEST(TraceReaders, LinesLongerThanTheReadBuffer) {
   std::string hashes;
   for (int i = 0; i < 60000; ++i) hashes += (i ? ", " : "") + std::to_string(i);  // ~400 KB line
-  const std::string p = write_file("long.jsonl", "{\"timestamp\": 0, \"input_length\": 30720000, \"output_length\": 1, "
-                                                 "\"hash_ids\": [" + hashes + "]}\n"
-                                                 "{\"timestamp\": 1, \"input_length\": 6, \"output_length\": 2}");
+  const std::string p = write_file("long.jsonl",
+                                   "{\"timestamp\": 0, \"input_length\": 30720000, \"output_length\": 1, "
+                                   "\"hash_ids\": [" +
+                                       hashes +
+                                       "]}\n"
+                                       "{\"timestamp\": 1, \"input_length\": 6, \"output_length\": 2}");
   auto s = open_trace(p, "mooncake");
   Request r;
   ASSERT_TRUE(s->next(r));
@@ -384,8 +397,9 @@ TEST(TraceReaders, EndlessLinesStopAtTheLineBound) {
 }
 
 TEST(TransformedSource, WindowScaleAndLimit) {
-  const std::string p = write_file("win.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"
-                                              "0,1,1\n10,2,1\n20,3,1\n30,4,1\n40,5,1\n");
+  const std::string p = write_file("win.csv",
+                                   "arrived_at,num_prefill_tokens,num_decode_tokens\n"
+                                   "0,1,1\n10,2,1\n20,3,1\n30,4,1\n40,5,1\n");
   TransformParams t;
   t.window_start = Time::from_seconds(10);
   t.window_end = Time::from_seconds(40);

@@ -12,9 +12,9 @@
 //     hashes, the CPU gather into pinned staging) sits between sampling and the next forward. The
 //     model charges it as host time (HostOverhead::engram_lookup_on_host_thread, docs/cost-model.md)
 //     and the copy hides behind block 0. Outcome of this step replay: 1.77 % and 1.31 %, within the
-//     +-1.5 point target (-0.15 and -1.47 points; the serving run gives 1.75 % and 1.30 %). The published 8B penalty is larger than the 4B one although both arms
-//     carry the same Engram layer; no mechanism here grows with the backbone, so the 8B gap is the
-//     larger one (docs/cost-model.md, "Known limits").
+//     +-1.5 point target (-0.15 and -1.47 points; the serving run gives 1.75 % and 1.30 %). The published 8B penalty is
+//     larger than the 4B one although both arms carry the same Engram layer; no mechanism here grows with the backbone,
+//     so the 8B gap is the larger one (docs/cost-model.md, "Known limits").
 //  2. DeepSeek-V4.1-Flash on hgx-b300 TP2, 64 decode sequences at 8k context: the stall is zero with
 //     the tables in HBM, a small share of the step in DRAM, much larger on SSD without a cache.
 #include <gtest/gtest.h>
@@ -117,14 +117,15 @@ struct PaperArm {
 TEST(Acceptance, EngramPaperOffloadPenalty) {
   const NodeSpec node = load_node("hgx-h100");
   const Workload w = paper_workload();
-  for (const PaperArm arm : {PaperArm{"engram-offload-dense-4b", 0.0192}, PaperArm{"engram-offload-dense-8b", 0.0278}}) {
+  for (const PaperArm arm :
+       {PaperArm{"engram-offload-dense-4b", 0.0192}, PaperArm{"engram-offload-dense-8b", 0.0278}}) {
     const ModelCard with = load_model_card(arm.card);
     ModelCard without = with;
     without.engram.reset();
     RooflineOptions o;
     o.layout = ParallelLayout{1, 1, false};
     o.engram.tier = EngramTier::dram;
-    o.engram.active_gpus = 1;  // the paper ran one GPU: its PCIe switch uplink is not shared
+    o.engram.active_gpus = 1;               // the paper ran one GPU: its PCIe switch uplink is not shared
     o.engram.dram_path = DramPath::staged;  // host gather into pinned staging, then the copy
     o.host = load_engine("nano-vllm");
     const RooflineStepModel engram_model(with, node, o);
@@ -133,11 +134,13 @@ TEST(Acceptance, EngramPaperOffloadPenalty) {
     const Replay b = replay(base_model, w);
     ASSERT_DOUBLE_EQ(e.tokens, b.tokens);
     const double penalty = 1.0 - e.throughput() / b.throughput();
-    std::printf("%s: baseline %.0f tok/s, with Engram %.0f tok/s (%d steps); penalty %.2f %% (published %.2f %%); "
-                "stall %.3f s of %.3f s, fetch %.3f s\n",
-                arm.card, b.throughput(), e.throughput(), e.steps, 100 * penalty, 100 * arm.published_penalty,
-                e.stall_seconds, e.seconds, e.fetch_seconds);
-    std::printf("  gap to the published penalty: %.2f points (target +-1.5)\n", 100 * (arm.published_penalty - penalty));
+    std::printf(
+        "%s: baseline %.0f tok/s, with Engram %.0f tok/s (%d steps); penalty %.2f %% (published %.2f %%); "
+        "stall %.3f s of %.3f s, fetch %.3f s\n",
+        arm.card, b.throughput(), e.throughput(), e.steps, 100 * penalty, 100 * arm.published_penalty, e.stall_seconds,
+        e.seconds, e.fetch_seconds);
+    std::printf("  gap to the published penalty: %.2f points (target +-1.5)\n",
+                100 * (arm.published_penalty - penalty));
     EXPECT_EQ(e.stall_seconds, 0.0) << arm.card;
     EXPECT_GT(e.fetch_seconds, 0.0) << arm.card;
     EXPECT_LE(std::abs(arm.published_penalty - penalty), 0.015) << arm.card;

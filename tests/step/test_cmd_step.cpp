@@ -3,14 +3,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "tests/support/cli_run.hpp"
 #include "tests/support/test_paths.hpp"
@@ -33,9 +33,10 @@ TEST(CmdStep, JsonSchemaAndTotals) {
   const auto j = nlohmann::json::parse(r.out);
   const double total = j.at("step_time_s").get<double>();
   EXPECT_GT(total, 0.0);
-  EXPECT_NEAR(total, j.at("compute_s").get<double>() + j.at("engram_stall_s").get<double>() +
-                         j.at("host_overhead_s").get<double>(),
-              1e-8);
+  EXPECT_NEAR(
+      total,
+      j.at("compute_s").get<double>() + j.at("engram_stall_s").get<double>() + j.at("host_overhead_s").get<double>(),
+      1e-8);
   const auto& layers = j.at("engram").at("layers");
   ASSERT_EQ(layers.size(), 2u);
   double stall = 0.0;
@@ -78,14 +79,18 @@ TEST(CmdStep, ShowsTheGemmSharePerPrecision) {
 TEST(CmdStep, BadInputExitsTwo) {
   if (!cli_built()) GTEST_SKIP() << "engramsim not built";
   // Tensor-parallel attention cannot split 64 heads over 3 ranks.
-  EXPECT_EQ(run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --attention tensor --decode-seqs 1 --context 10").rc, 2);
+  EXPECT_EQ(
+      run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 3 --attention tensor --decode-seqs 1 --context 10")
+          .rc,
+      2);
   EXPECT_EQ(run_cli("step --model no-such-model --node hgx-b300 --tp 1 --decode-seqs 1 --context 10").rc, 2);
-  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --context 10").rc, 2);  // no batch
+  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --context 10").rc, 2);     // no batch
   EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8").rc, 2);  // no --context
   // No --tp: the layout is stated, never assumed (footprint too).
   EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --decode-seqs 8 --context 10").rc, 2);
   // A tier on a card without Engram is bad input, as in a scenario.
-  EXPECT_EQ(run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --engram-tier ssd --decode-seqs 8 --context 10").rc, 2);
+  EXPECT_EQ(
+      run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --engram-tier ssd --decode-seqs 8 --context 10").rc, 2);
   EXPECT_EQ(run_cli("footprint --model llama-3.1-8b --node hgx-h100 --tp 1 --engram-tier ssd").rc, 2);
   EXPECT_EQ(run_cli("no-such-command").rc, 2);
 }
@@ -113,14 +118,15 @@ TEST(CmdStep, EnginePresetByNameOrFile) {
   const std::string good = (dir / "mine.yaml").string(), bad = (dir / "bad.yaml").string();
   { std::ofstream(good) << "name: mine\nper_step: 40us\nper_sequence: 100ns\n"; }
   { std::ofstream(bad) << "name: bad\nper_step: 40\nper_sequence: 100ns\n"; }
-  const std::string base = "step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8 --context 100 --json --engine ";
+  const std::string base =
+      "step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8 --context 100 --json --engine ";
   const CliRun mine = run_cli(base + good);
   ASSERT_EQ(mine.rc, 0) << mine.out;
   const nlohmann::json j = nlohmann::json::parse(mine.out);
   EXPECT_EQ(j.at("engine"), "mine");
   EXPECT_DOUBLE_EQ(j.at("host_overhead_us").at("per_step").get<double>(), 40.0);
-  EXPECT_DOUBLE_EQ(nlohmann::json::parse(run_cli(base + "sglang").out).at("host_overhead_us").at("per_step").get<double>(),
-                   200.0);
+  EXPECT_DOUBLE_EQ(
+      nlohmann::json::parse(run_cli(base + "sglang").out).at("host_overhead_us").at("per_step").get<double>(), 200.0);
   EXPECT_EQ(run_cli(base + bad).rc, 2);
   EXPECT_EQ(run_cli(base + "tgi").rc, 2);
   EXPECT_EQ(run_cli("validate " + good).rc, 0);
@@ -141,8 +147,9 @@ TEST(CmdStep, LayoutAndEngramTierFollowFootprint) {
   const CliRun llama = run_cli("step --model llama-3.1-8b --node hgx-h100 --tp 1 --decode-seqs 8 --context 100");
   ASSERT_EQ(llama.rc, 0);
   EXPECT_NE(llama.out.find("TP1 EP1, Engram tier none"), std::string::npos) << llama.out;
-  const CliRun none =
-      run_cli("step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --engram-tier none --decode-seqs 8 --context 100 --json");
+  const CliRun none = run_cli(
+      "step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --engram-tier none --decode-seqs 8 --context 100 "
+      "--json");
   ASSERT_EQ(none.rc, 0);
   const nlohmann::json j = nlohmann::json::parse(none.out);
   EXPECT_EQ(j.at("engram").at("tier"), "none");
@@ -153,7 +160,8 @@ TEST(CmdStep, LayoutAndEngramTierFollowFootprint) {
 // key's values (any size spelling), and refuses what the key refuses, naming both.
 TEST(CmdStep, FlagsNameTheirScenarioKeys) {
   if (!cli_built()) GTEST_SKIP() << "engramsim not built";
-  const std::string base = "step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --decode-seqs 8 --context 100 --json ";
+  const std::string base =
+      "step --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --decode-seqs 8 --context 100 --json ";
   const CliRun now = run_cli(base + "--attention automatic --hbm-cache 4GiB --fetch staged --acceptance-length 2");
   ASSERT_EQ(now.rc, 0) << now.out;
   const CliRun same = run_cli(base + "--attention automatic --hbm-cache 4096MiB --fetch staged --acceptance-length 2");
@@ -163,7 +171,8 @@ TEST(CmdStep, FlagsNameTheirScenarioKeys) {
   const CliRun bad = run_cli(base + "--acceptance-length 9");
   EXPECT_EQ(bad.rc, 2);
   const std::string fp = "footprint --model deepseek-v4.1-flash --node hgx-b300 --tp 2 --json ";
-  const CliRun f_now = run_cli(fp + "--max-num-batched-tokens 4096 --kv-cache-free-gpu-mem-fraction 0.8 --share-across-replicas");
+  const CliRun f_now =
+      run_cli(fp + "--max-num-batched-tokens 4096 --kv-cache-free-gpu-mem-fraction 0.8 --share-across-replicas");
   ASSERT_EQ(f_now.rc, 0) << f_now.out;
   EXPECT_NE(f_now.out, run_cli(fp).out);
   EXPECT_EQ(run_cli(fp + "--gpu-memory-utilization 0.8 --kv-cache-free-gpu-mem-fraction 0.8").rc, 2);

@@ -92,10 +92,11 @@ TEST(Collectives, DgxH100AllReduceDefaultsAreTheFit) {
     const auto ql = collective_fit_quality(fit, large);
     std::printf("  all %zu sizes: median %.1f%%, mean %.1f%%, p90 %.1f%%, max %.1f%%\n", pts.size(), 100 * q.median,
                 100 * q.mean, 100 * q.p90, 100 * q.max);
-    std::printf("  < 1 MiB (%zu): median %.1f%%, p90 %.1f%%; 1-4 MiB (%zu): median %.1f%%, p90 %.1f%%; "
-                ">= 4 MiB (%zu): median %.1f%%, p90 %.1f%%, max %.1f%%\n",
-                small.size(), 100 * qs.median, 100 * qs.p90, mid.size(), 100 * qm.median, 100 * qm.p90,
-                large.size(), 100 * ql.median, 100 * ql.p90, 100 * ql.max);
+    std::printf(
+        "  < 1 MiB (%zu): median %.1f%%, p90 %.1f%%; 1-4 MiB (%zu): median %.1f%%, p90 %.1f%%; "
+        ">= 4 MiB (%zu): median %.1f%%, p90 %.1f%%, max %.1f%%\n",
+        small.size(), 100 * qs.median, 100 * qs.p90, mid.size(), 100 * qm.median, 100 * qm.p90, large.size(),
+        100 * ql.median, 100 * ql.p90, 100 * ql.max);
     // Achieved on this table (2/4/8 ranks): median 7.7/6.8/4.4 %, mean 15.8/8.8/5.5 %; 1-4 MiB
     // median 15.9/12.8/4.2 %; >= 4 MiB median 7.0/6.1/3.8 %, p90 16.6/9.7/8.1 %. Below 1 MiB the
     // measured times are bimodal (7 us or ~40 us at 2 ranks) and flat up to ~4 MiB at 2 and 4
@@ -172,7 +173,6 @@ TEST(Collectives, InterpolatesAndExtrapolatesRankCounts) {
   EXPECT_NEAR(net.all_reduce_seconds(s, 6), alpha + s / (busbw * 6.0 / 10.0), 1e-12);
 }
 
-
 // DeepEP's low-latency table (models/data/deepep-h800/low_latency.csv): rows at EP >= 32 as
 // (bytes a rank sends to experts on other 8-GPU nodes, latency). Dispatch carries FP8 plus one FP32
 // scale per 128 elements, combine BF16. The stored scale-out default is this fit on a 50 GB/s NIC.
@@ -186,7 +186,8 @@ std::vector<MessageTiming> deepep_low_latency_points() {
   char kernel[32];
   int ep = 0, tokens = 0, hidden = 0, top_k = 0;
   double latency_us = 0.0, gbps = 0.0;
-  while (std::fscanf(f, " %31[a-z],%d,%d,%d,%d,%lf,%lf", kernel, &ep, &tokens, &hidden, &top_k, &latency_us, &gbps) == 7) {
+  while (std::fscanf(f, " %31[a-z],%d,%d,%d,%d,%lf,%lf", kernel, &ep, &tokens, &hidden, &top_k, &latency_us, &gbps) ==
+         7) {
     if (ep < 32) continue;
     const bool dispatch = std::string(kernel) == "dispatch";
     const double payload = dispatch ? hidden * (1.0 + 4.0 / 128.0) : 2.0 * hidden;

@@ -54,12 +54,12 @@ TEST(EngramHostPath, RoundTripSumsItsParts) {
   r.faults = 16.0;
   r.row_bytes = Bytes(264.0);
   r.link_latency = Time::us(2);
-  r.link = Bandwidth(8e9);             // 8,000 B of ids: 1 us
-  r.cpu_gather = Bandwidth(211.2e6);   // 211,200 B: 1 ms
-  r.copy_efficiency = 0.5;             // 211,200 B at 4 GB/s: 52.8 us
+  r.link = Bandwidth(8e9);                     // 8,000 B of ids: 1 us
+  r.cpu_gather = Bandwidth(211.2e6);           // 211,200 B: 1 ms
+  r.copy_efficiency = 0.5;                     // 211,200 B at 4 GB/s: 52.8 us
   r.dedup_per_id = Time::from_seconds(20e-9);  // 20 us
   r.fault_latency = Time::us(70);
-  r.fault_concurrency = 8.0;           // 16 x 70 / 8 = 140 us
+  r.fault_concurrency = 8.0;  // 16 x 70 / 8 = 140 us
   r.kernel = Time::us(5);
   r.fixed = Time::us(100);
   const HostRoundTripCost c = host_round_trip(r);
@@ -85,13 +85,16 @@ TEST(EngramHostPath, EnginePresetSelectsTheSsdPath) {
   EXPECT_EQ(pc.piecewise_per_layer, Time::us(130));
   EXPECT_EQ(direct.piecewise_per_layer, Time::zero());
   // The old per-step key is gone: an unknown key, located.
-  EXPECT_ANY_THROW(engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\n"
-                                    "engram_host_round_trip: 1us\nengram_host_dedup_per_id: 1ns\n"
-                                    "engram_page_fault_concurrency: 1\nengram_piecewise_per_step: 1ms\n",
-                                    "x.yaml"));
+  EXPECT_ANY_THROW(
+      engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\n"
+                       "engram_host_round_trip: 1us\nengram_host_dedup_per_id: 1ns\n"
+                       "engram_page_fault_concurrency: 1\nengram_piecewise_per_step: 1ms\n",
+                       "x.yaml"));
   // page_cache terms without the path, and the path without its terms, are errors.
-  EXPECT_ANY_THROW(engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_host_round_trip: 1us\n", "x.yaml"));
-  EXPECT_ANY_THROW(engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\n", "x.yaml"));
+  EXPECT_ANY_THROW(
+      engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_host_round_trip: 1us\n", "x.yaml"));
+  EXPECT_ANY_THROW(
+      engine_from_yaml("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_ssd_path: page_cache\n", "x.yaml"));
 }
 
 }  // namespace

@@ -75,8 +75,10 @@ TEST(ExpertBalance, DeepSeekR1PublishedImbalance) {
   const double none32 = imbalance_ratio(256, 32, cv, {ExpertPlacement::static_order, 0}, 1024.0);
   const double eplb32 = imbalance_ratio(256, 32, cv, {ExpertPlacement::eplb, 32}, 1024.0);
   const double eplb36 = imbalance_ratio(256, 36, cv, {ExpertPlacement::eplb, 32}, 1024.0);
-  std::printf("imbalance ratio by rank: static EP32 %.3f (published 1.564), eplb 9 slots EP32 %.3f (0.109), "
-              "eplb EP36 %.3f (0.115)\n", none32, eplb32, eplb36);
+  std::printf(
+      "imbalance ratio by rank: static EP32 %.3f (published 1.564), eplb 9 slots EP32 %.3f (0.109), "
+      "eplb EP36 %.3f (0.115)\n",
+      none32, eplb32, eplb36);
   EXPECT_NEAR(none32, 1.564, 0.10);  // the fitted row
   // The balancer rows are not fitted: the model's EPLB knows the popularity exactly and is left with
   // sampling noise, so it is lower than the measured residual, within a factor of two.

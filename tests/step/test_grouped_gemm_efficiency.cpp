@@ -26,8 +26,7 @@ struct Row {
 };
 
 std::vector<Row> kernel_rows() {
-  const std::string path =
-      engramsim::test::source_root() + "/models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
+  const std::string path = engramsim::test::source_root() + "/models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
   std::FILE* f = std::fopen(path.c_str(), "r");
   std::vector<Row> rows;
   if (f == nullptr) return rows;
@@ -98,7 +97,7 @@ std::vector<Row> rows_of(Population p) {
   std::vector<Row> rows = kernel_rows();
   EXPECT_EQ(rows.size(), 129u) << "models/data/fused-moe-kernels/fused_moe_kernel_times.csv";
   const auto outside = [p](const Row& r) {
-    const Population of = block_scaled(r) ? Population::block_scaled_hopper
+    const Population of = block_scaled(r)    ? Population::block_scaled_hopper
                           : blackwell_ep8(r) ? Population::blackwell_ep8
                                              : Population::per_tensor;
     return of != p;
@@ -200,8 +199,8 @@ TEST(GroupedGemmEfficiency, BlackwellTensorRtLlmMoeAtDeepSeekEp8Shard) {
   for (const Row& r : rows) {
     const OpSeconds s = price(r, eff, net);
     const double ratio = r.us * 1e-6 / s.total;  // measured / model
-    std::printf("%-28s %6.0f tokens  %8.1f us  model %8.1f us  x%.2f  %s\n", r.table.c_str(), r.m, r.us,
-                s.total * 1e6, ratio, to_string(s.bound));
+    std::printf("%-28s %6.0f tokens  %8.1f us  model %8.1f us  x%.2f  %s\n", r.table.c_str(), r.m, r.us, s.total * 1e6,
+                ratio, to_string(s.bound));
     if (r.m < 16) {
       EXPECT_GT(ratio, 1.3) << r.table << " at " << r.m;
       EXPECT_LT(ratio, 3.0) << r.table << " at " << r.m;

@@ -29,12 +29,12 @@ Efficiencies flat(double flops_eff, double bw_eff, Time overhead) {
 
 TEST(EfficiencyCurve, InterpolatesInLog2AndClamps) {
   const EfficiencyCurve c({{16, 0.2}, {256, 0.6}});
-  EXPECT_DOUBLE_EQ(c.at(1), 0.2);     // clamped below
+  EXPECT_DOUBLE_EQ(c.at(1), 0.2);  // clamped below
   EXPECT_DOUBLE_EQ(c.at(16), 0.2);
   // 64 is halfway between 16 and 256 in log2 (4 -> 6 -> 8): 0.2 + 0.5 x 0.4 = 0.4.
   EXPECT_NEAR(c.at(64), 0.4, 1e-12);
   EXPECT_DOUBLE_EQ(c.at(256), 0.6);
-  EXPECT_DOUBLE_EQ(c.at(1e9), 0.6);   // clamped above
+  EXPECT_DOUBLE_EQ(c.at(1e9), 0.6);  // clamped above
   EXPECT_DOUBLE_EQ(EfficiencyCurve(0.3).at(12345), 0.3);
 }
 

@@ -168,8 +168,7 @@ TEST(StepModel, ContinuingPromptChunksPrefetchDuringThePreviousStep) {
   EXPECT_GT(a.cost.engram_stall, Time::zero());
   EXPECT_LT(c.cost.engram_stall, a.cost.engram_stall);
   // The continuing chunk's rows had the previous step (taken as this step's compute) as well.
-  EXPECT_NEAR(c.engram[0].prefetch_window.seconds(),
-              c.cost.compute.seconds(), 1e-6);
+  EXPECT_NEAR(c.engram[0].prefetch_window.seconds(), c.cost.compute.seconds(), 1e-6);
   // Turned off, the continuing chunk stalls like a first chunk: s1 = max(0, f1 - W1).
   o.prefill_prefetch = false;
   const RooflineStepModel off(engram_toy(), node, o);
@@ -306,7 +305,8 @@ TEST(StepModel, MemoizedStepEqualsUncachedBitForBit) {
         std::vector<EngramLayerStep> got(cached.engram_layer_count()), ref(plain.engram_layer_count());
         expect_same_cost(cached.step_engram(shapes[j].shape(), got), plain.step_engram(shapes[j].shape(), ref),
                          what + " (step_engram)");
-        for (std::size_t e = 0; e < got.size(); ++e) EXPECT_EQ(got[e].window.count_ns(), ref[e].window.count_ns()) << what;
+        for (std::size_t e = 0; e < got.size(); ++e)
+          EXPECT_EQ(got[e].window.count_ns(), ref[e].window.count_ns()) << what;
       }
     }
     // A model copied after use computes the same: it holds no state.
@@ -318,7 +318,8 @@ TEST(StepModel, MemoizedStepEqualsUncachedBitForBit) {
 TEST(StepModel, MemoRefusesNoModelAndAnEmptyTable) {
   RooflineOptions o;
   o.layout = ParallelLayout{1, 1, false};
-  const auto model = std::make_shared<const RooflineStepModel>(load_model_card("llama-3.1-8b"), load_node("hgx-h100"), o);
+  const auto model =
+      std::make_shared<const RooflineStepModel>(load_model_card("llama-3.1-8b"), load_node("hgx-h100"), o);
   EXPECT_THROW(MemoStepModel(nullptr), std::invalid_argument);
   EXPECT_THROW(MemoStepModel(model, 0), std::invalid_argument);
   EXPECT_EQ(MemoStepModel(model).engram_layer_count(), model->engram_layer_count());
@@ -353,7 +354,8 @@ TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
 }
 
 TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
-  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm", "vllm-rocm-day7", "vllm-sync"}));
+  EXPECT_EQ(known_engines(),
+            (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm", "vllm-rocm-day7", "vllm-sync"}));
   EXPECT_DOUBLE_EQ(load_engine("vllm").kernel_time_scale, 1.0);
   EXPECT_DOUBLE_EQ(load_engine("vllm-rocm-day7").kernel_time_scale, 1.5);
   EXPECT_EQ(load_engine("vllm").per_step, Time::us(250));
@@ -365,7 +367,8 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
     load_engine("tgi");
     ADD_FAILURE() << "expected an error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, trtllm, vllm, vllm-rocm-day7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, trtllm, vllm, vllm-rocm-day7"), std::string::npos)
+        << e.what();
   }
   const auto error_of = [](const std::string& text) {
     try {
@@ -378,15 +381,18 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
   EXPECT_EQ(error_of("name: x\nper_step: 10us\nper_sequence: 1ns\n"), "");
   EXPECT_NE(error_of("name: x\nper_step: 10\nper_sequence: 1ns\n").find("e.yaml:2:11: per_step"), std::string::npos);
   EXPECT_NE(error_of("name: x\nper_sequence: 1ns\n").find("per_step"), std::string::npos);
-  EXPECT_NE(error_of("name: x\nper_step: 2s\nper_sequence: 1ns\n").find("must be a time in [0, 1s]"), std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 2s\nper_sequence: 1ns\n").find("must be a time in [0, 1s]"),
+            std::string::npos);
   EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_lookup_per_step: 1us\n")
                 .find("e.yaml:4:25: engram_lookup_per_step: applies only with"),
             std::string::npos);
   EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nengram_lookup_on_host_thread: true\n")
                 .find("engram_lookup_per_step"),
             std::string::npos);
-  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nper_stepp: 1us\n").find("per_stepp"), std::string::npos);
-  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nkernel_time_scale: 0.5\n").find("e.yaml:4:20: kernel_time_scale"),
+  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nper_stepp: 1us\n").find("per_stepp"),
+            std::string::npos);
+  EXPECT_NE(error_of("name: x\nper_step: 1us\nper_sequence: 1ns\nkernel_time_scale: 0.5\n")
+                .find("e.yaml:4:20: kernel_time_scale"),
             std::string::npos);
 }
 

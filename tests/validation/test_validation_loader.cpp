@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "core/error.hpp"
@@ -26,8 +26,8 @@ namespace engramsim::validation {
 namespace {
 
 // One step case around `body` (the lines after `metric`, indented 4).
-std::string step_case(const std::string& id, const std::string& extra = "", const std::string& tolerance =
-                                                                                 "{rel: 0.1, why: \"test\"}") {
+std::string step_case(const std::string& id, const std::string& extra = "",
+                      const std::string& tolerance = "{rel: 0.1, why: \"test\"}") {
   return "  - id: " + id +
          "\n"
          "    level: step\n"
@@ -38,12 +38,14 @@ std::string step_case(const std::string& id, const std::string& extra = "", cons
          "    representable: full\n"
          "    suggested_tolerance: {rel: 0.25}\n"
          "    reproduce:\n"
-         "      step: {model: llama-2-70b, node: hgx-h100, tp: 4, prefill: {tokens: 4096}, ops: [attn.q, attn.kv, attn.o, ffn.dense], layer: 0}\n" +
+         "      step: {model: llama-2-70b, node: hgx-h100, tp: 4, prefill: {tokens: 4096}, ops: [attn.q, attn.kv, "
+         "attn.o, ffn.dense], layer: 0}\n" +
          extra + "    tolerance: " + tolerance + "\n";
 }
 
 ValidationSet parse(const std::string& cases) {
-  return validation_set_from_yaml("schema_version: 1\ncases:\n" + cases, "test.yaml", engramsim::test::source_root() + "/scenarios/validation");
+  return validation_set_from_yaml("schema_version: 1\ncases:\n" + cases, "test.yaml",
+                                  engramsim::test::source_root() + "/scenarios/validation");
 }
 
 void expect_error(const std::string& cases, const std::string& fragment) {
@@ -171,9 +173,10 @@ TEST(ValidationLoader, PenaltyTakesPercentagePoints) {
       "      serving: {scenario: ../engram-paper-offload.yaml, variant: dense4b-dram, baseline: dense4b-baseline}\n";
   const ValidationSet s = parse(c + "    tolerance: {abs_pp: 1.5, why: \"x\"}\n");
   EXPECT_EQ(s.cases[0].kind, MetricKind::engram_penalty);
-  EXPECT_EQ(s.cases[0].serving->scenario, std::filesystem::path(engramsim::test::source_root() + "/scenarios/engram-paper-offload.yaml")
-                                              .lexically_normal()
-                                              .string());
+  EXPECT_EQ(s.cases[0].serving->scenario,
+            std::filesystem::path(engramsim::test::source_root() + "/scenarios/engram-paper-offload.yaml")
+                .lexically_normal()
+                .string());
   expect_error(c + "    tolerance: {rel: 0.5, why: \"x\"}\n", "only be narrower");
 }
 
@@ -234,7 +237,7 @@ TEST(DecodePool, ChargesOnlyDecodeSequences) {
   const std::vector<DecodeSeq> decode = {{1000, 1}, {2000, 1}};
   EXPECT_EQ(pool.step(BatchShape{prefill, decode}).total, Time::ms(21.0));  // the prompts cost nothing
   EXPECT_EQ(inner.step(BatchShape{prefill, decode}).total, Time::ms(821.0));
-  EXPECT_EQ(pool.step(BatchShape{prefill, {}}).total, Time::us(1.0));      // KV handed over
+  EXPECT_EQ(pool.step(BatchShape{prefill, {}}).total, Time::us(1.0));  // KV handed over
 }
 
 TEST(KindSummary, MapeAndMeanAbsoluteErrorPerKind) {
@@ -279,7 +282,7 @@ TEST(ValidationSummary, GroupsBySourceAndGpuOverRelativeErrorKinds) {
   set(1, "b", "s1", "b200", MetricKind::serving_throughput, CaseStatus::fail, -0.25);
   set(2, "c", "s2", "b200", MetricKind::latency, CaseStatus::pass, 0.10);
   set(3, "d", "s2", "b200", MetricKind::engram_penalty, CaseStatus::pass, 0.90);  // percentage points: left out
-  set(4, "e", "s3", "h100", MetricKind::step, CaseStatus::unsupported, 0.0);       // not evaluated
+  set(4, "e", "s3", "h100", MetricKind::step, CaseStatus::unsupported, 0.0);      // not evaluated
   const auto by_source = summarize_by(r, &CaseResult::source);
   ASSERT_EQ(by_source.size(), 2u);
   EXPECT_EQ(by_source[0].group, "s1");
@@ -327,8 +330,8 @@ TEST(ValidationReport, GateNeedsEveryTargetMetAndNoUnlistedMiss) {
   ASSERT_EQ(r.targets_missed().size(), 1u);
   EXPECT_FALSE(r.gate_passed());
   // An unlisted miss fails even with the target met.
-  r = report_of({result("a", MetricKind::step, CaseStatus::pass, 0.0),
-                 result("b", MetricKind::step, CaseStatus::fail, 0.11)});
+  r = report_of(
+      {result("a", MetricKind::step, CaseStatus::pass, 0.0), result("b", MetricKind::step, CaseStatus::fail, 0.11)});
   EXPECT_FALSE(r.gate_passed());
   // A known miss that has come within tolerance is reported as stale.
   r = report_of({result("a", MetricKind::step, CaseStatus::pass, 0.01, "cause")});
@@ -337,24 +340,31 @@ TEST(ValidationReport, GateNeedsEveryTargetMetAndNoUnlistedMiss) {
 
 TEST(RecordedAccuracy, StrictFile) {
   const RecordedAccuracy r = recorded_accuracy_from_yaml(
-      "schema_version: 1\nmape_percent: {step: 7.8, serving_throughput: 36.3, latency: 8.7}\nknown_misses: [b, c]\n", "r.yaml");
+      "schema_version: 1\nmape_percent: {step: 7.8, serving_throughput: 36.3, latency: 8.7}\nknown_misses: [b, c]\n",
+      "r.yaml");
   EXPECT_DOUBLE_EQ(r.mape.at(MetricKind::serving_throughput), 0.363);
   EXPECT_EQ(r.known_misses.size(), 2u);
-  EXPECT_THROW(recorded_accuracy_from_yaml("schema_version: 1\nmape_percent: {step: 7.8, serving_throughput: 36}\n", "r.yaml"),
-               ConfigError);  // latency has a target: it must be recorded
-  EXPECT_THROW(recorded_accuracy_from_yaml(
-                   "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1, typo: 1}\n", "r.yaml"),
-               ConfigError);
-  EXPECT_THROW(recorded_accuracy_from_yaml(
-                   "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1}\nknown_misses: [a, a]\n", "r.yaml"),
-               ConfigError);
+  EXPECT_THROW(
+      recorded_accuracy_from_yaml("schema_version: 1\nmape_percent: {step: 7.8, serving_throughput: 36}\n", "r.yaml"),
+      ConfigError);  // latency has a target: it must be recorded
+  EXPECT_THROW(
+      recorded_accuracy_from_yaml(
+          "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1, typo: 1}\n", "r.yaml"),
+      ConfigError);
+  EXPECT_THROW(
+      recorded_accuracy_from_yaml(
+          "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1}\nknown_misses: [a, a]\n",
+          "r.yaml"),
+      ConfigError);
 }
 
 TEST(RecordedAccuracy, RatchetOnlyLetsAccuracyImprove) {
   RecordedAccuracy rec;
   rec.mape = {{MetricKind::step, 0.080}};
   rec.known_misses = {"b"};
-  const auto problems = [&](std::vector<CaseResult> rs) { return check_ratchet(report_of(std::move(rs)), rec).problems.size(); };
+  const auto problems = [&](std::vector<CaseResult> rs) {
+    return check_ratchet(report_of(std::move(rs)), rec).problems.size();
+  };
   // At the record: passes (MAPE 8.0 %, the recorded miss still a miss).
   EXPECT_EQ(problems({result("a", MetricKind::step, CaseStatus::pass, 0.04),
                       result("b", MetricKind::step, CaseStatus::known_miss, 0.12, "cause")}),
@@ -372,9 +382,10 @@ TEST(RecordedAccuracy, RatchetOnlyLetsAccuracyImprove) {
                       result("b", MetricKind::step, CaseStatus::pass, 0.05, "cause")}),
             2u);
   // An improvement of the MAPE is a note, not a problem.
-  const RatchetResult better = check_ratchet(report_of({result("a", MetricKind::step, CaseStatus::pass, 0.0),
-                                                        result("b", MetricKind::step, CaseStatus::known_miss, 0.12, "c")}),
-                                             rec);
+  const RatchetResult better =
+      check_ratchet(report_of({result("a", MetricKind::step, CaseStatus::pass, 0.0),
+                               result("b", MetricKind::step, CaseStatus::known_miss, 0.12, "c")}),
+                    rec);
   EXPECT_TRUE(better.passed());
   EXPECT_EQ(better.notes.size(), 1u);
 }
@@ -390,10 +401,11 @@ TEST(RecordedAccuracy, GpuAndEngineGroupsAreHeldAndQuoted) {
   };
   EXPECT_TRUE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", -0.15)}), rec).passed());
   EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", -0.16)}), rec).passed());  // above
-  EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05)}), rec).passed());                         // one case fewer
+  EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05)}), rec).passed());  // one case fewer
   EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", 0.0), on("c", "b200", 0.0)}), rec)
                    .passed());  // b200 not recorded
-  EXPECT_EQ(validation_accuracy_for(rec.by_gpu, "h100"), std::optional<std::string>("MAPE 10.0 % over 2 validation cases"));
+  EXPECT_EQ(validation_accuracy_for(rec.by_gpu, "h100"),
+            std::optional<std::string>("MAPE 10.0 % over 2 validation cases"));
   EXPECT_FALSE(validation_accuracy_for(rec.by_gpu, "mi300x").has_value());
 }
 
@@ -471,7 +483,8 @@ std::string sweep_case(const std::string& metric, const std::string& published, 
   return "  - id: s\n    level: serving\n    metric: " + metric + "\n    published: " + published +
          "\n    source: {name: semianalysis-engram-article, url: \"u\", where: \"w\"}\n"
          "    config: {model: deepseek-v4.1-flash, gpu: b300}\n    representable: partial\n"
-         "    reproduce:\n      sweep: " + sweep + "\n";
+         "    reproduce:\n      sweep: " +
+         sweep + "\n";
 }
 
 TEST(ValidationLoader, SweepCasesAndPublishedRanges) {
@@ -499,12 +512,14 @@ TEST(ValidationLoader, SweepCasesAndPublishedRanges) {
   expect_error(sweep_case("total_tokens_per_dollar", "{value: 1e8}",
                           "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a}"),
                "at_interactivity");
-  expect_error(sweep_case("frontier_ratio_max", "{value: 1.6}",
-                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
-               "overlap");
-  expect_error(sweep_case("mean_ttft_ms", "{value: \"10ms\"}",
-                          "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
-               "cannot read");
+  expect_error(
+      sweep_case("frontier_ratio_max", "{value: 1.6}",
+                 "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
+      "overlap");
+  expect_error(
+      sweep_case("mean_ttft_ms", "{value: \"10ms\"}",
+                 "{scenario: ../article-b300-agentx-tp4-vs-tp2.yaml, config: a, baseline: b, at_interactivity: 125}"),
+      "cannot read");
   expect_error(sweep_case("frontier_ratio_max", "{value: 1.6}", "{scenario: no-such.yaml, config: a, baseline: b}"),
                "no-such.yaml");
 }
@@ -512,16 +527,19 @@ TEST(ValidationLoader, SweepCasesAndPublishedRanges) {
 TEST(ValidationLoader, FootprintCases) {
   const std::string head =
       "  - id: f\n    level: footprint\n    metric: kv_gib_per_gpu\n    published: {value: -13.5}\n"
-      "    source: {name: inferencex, url: \"u\", where: \"w\"}\n    config: {model: deepseek-v4.1-flash, gpu: mi300x}\n"
+      "    source: {name: inferencex, url: \"u\", where: \"w\"}\n    config: {model: deepseek-v4.1-flash, gpu: "
+      "mi300x}\n"
       "    representable: full\n    reproduce:\n";
-  const ValidationSet s = parse(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, max_num_batched_tokens: 4096}\n");
+  const ValidationSet s = parse(
+      head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, max_num_batched_tokens: 4096}\n");
   const ValidationCase& c = s.cases[0];
   ASSERT_TRUE(c.footprint.has_value());
   EXPECT_EQ(c.kind, MetricKind::footprint);
   EXPECT_EQ(c.footprint->tp, 2);
   EXPECT_EQ(c.footprint->max_num_batched_tokens, 4096);
   EXPECT_EQ(c.tolerance->describe(), "±20%");
-  expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, ep: 3}\n", "must divide tp");
+  expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, ep: 3}\n",
+               "must divide tp");
   expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tiers: hbm}\n", "tiers");
   std::string serving = head;
   serving.replace(serving.find("level: footprint"), 16, "level: serving");

@@ -32,9 +32,9 @@ EvalOptions options(int jobs) {
 
 std::string gpu_generation(const std::string& gpu) {
   static const std::map<std::string, std::string> gen = {
-      {"a100-80gb", "ampere"}, {"h100-sxm", "hopper"},    {"h200-sxm", "hopper"}, {"h800-sxm", "hopper"},
-      {"b200", "blackwell"},   {"b300", "blackwell"},     {"gb200", "blackwell"}, {"gb300", "blackwell"},
-      {"mi300x", "cdna3"},     {"mi325x", "cdna3"},       {"mi355x", "cdna4"}};
+      {"a100-80gb", "ampere"}, {"h100-sxm", "hopper"}, {"h200-sxm", "hopper"}, {"h800-sxm", "hopper"},
+      {"b200", "blackwell"},   {"b300", "blackwell"},  {"gb200", "blackwell"}, {"gb300", "blackwell"},
+      {"mi300x", "cdna3"},     {"mi325x", "cdna3"},    {"mi355x", "cdna4"}};
   const auto it = gen.find(gpu);
   return it == gen.end() ? gpu : it->second;
 }
@@ -71,10 +71,11 @@ TEST_F(ShippedSet, AccuracyOnlyRatchetsUp) {
   for (const std::string& n : ratchet.notes) std::printf("[ NOTE     ] %s\n", n.c_str());
   for (const CaseResult& r : report_->results)
     if (r.status == CaseStatus::fail)
-      std::printf("[ MISS     ] %s: %+.1f %% against %s\n", r.id.c_str(), 100.0 * r.rel_error, r.tolerance->describe().c_str());
+      std::printf("[ MISS     ] %s: %+.1f %% against %s\n", r.id.c_str(), 100.0 * r.rel_error,
+                  r.tolerance->describe().c_str());
   for (const KindSummary& k : report_->kinds) {
-    std::printf("[ MAPE     ] %-24s %2d cases  %6.1f %%  mean |error| %.3g  known misses %d\n", to_string(k.kind), k.cases,
-                100.0 * k.mape, k.mean_abs_error, k.known_misses);
+    std::printf("[ MAPE     ] %-24s %2d cases  %6.1f %%  mean |error| %.3g  known misses %d\n", to_string(k.kind),
+                k.cases, 100.0 * k.mape, k.mean_abs_error, k.known_misses);
     RecordProperty(std::string("mape_") + to_string(k.kind), std::to_string(k.mape));
   }
 }
@@ -139,7 +140,6 @@ TEST(ValidationRunner, ResultsDoNotDependOnThreads) {
     EXPECT_EQ(a.results[i].predicted, b.results[i].predicted) << a.results[i].id;
   }
 }
-
 
 // A GPU-only profile: GEMMs at half the H100's BF16 peak at every M.
 CalibrationProfile half_speed_gemm_profile(const std::string& gpu) {
@@ -221,7 +221,8 @@ TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
       "    reproduce:\n      sweep:\n        scenario: ../article-b200-agentx-dram-vs-ssd.yaml\n"
       "        set: {sweep.axes.1: {key: workload.concurrency, values: [2, 32]}, workload.duration: 120s}\n"
       "        config: \"tier=ssd fetch=staged\"\n        baseline: \"tier=dram fetch=zero_copy\"\n";
-  const ValidationSet set = validation_set_from_yaml(text, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation");
+  const ValidationSet set =
+      validation_set_from_yaml(text, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation");
   const ValidationReport r = evaluate_set(set, options(2));
   ASSERT_EQ(r.results.size(), 1u);
   const CaseResult& c = r.results[0];
@@ -233,12 +234,16 @@ TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
   EXPECT_EQ(c.engine, "vllm");
   EXPECT_NE(c.detail.find("4-point sweep"), std::string::npos) << c.detail;
   // A configuration the sweep does not have is bad input naming what it has.
-  const std::string bad = text.substr(0, text.find("        config:")) + "        config: \"tier=hbm\"\n        baseline: \"tier=dram fetch=zero_copy\"\n";
+  const std::string bad = text.substr(0, text.find("        config:")) +
+                          "        config: \"tier=hbm\"\n        baseline: \"tier=dram fetch=zero_copy\"\n";
   try {
-    evaluate_set(validation_set_from_yaml(bad, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation"), options(2));
+    evaluate_set(validation_set_from_yaml(bad, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation"),
+                 options(2));
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("it has 'tier=dram fetch=zero_copy', 'tier=ssd fetch=staged'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("it has 'tier=dram fetch=zero_copy', 'tier=ssd fetch=staged'"),
+              std::string::npos)
+        << e.what();
   }
 }
 

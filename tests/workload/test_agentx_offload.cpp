@@ -68,7 +68,7 @@ TEST(AgentxKvOffload, HostPoolTurnsRecomputedPrefixesIntoLoadsAndRaisesThroughpu
             << o.host_prefix_hit_rate << ") recomputed " << o.recomputed_prefix_tokens << " tput/GPU " << o.tput_per_gpu
             << " loaded " << o.kv_offload_loaded_gb << " GB in " << o.kv_offload_load_s << " s, written "
             << o.kv_offload_written_gb << " GB, completed " << o.completed << "\n";
-  ASSERT_GT(g.kv_evictions, 0);             // the GPU pool is under pressure
+  ASSERT_GT(g.kv_evictions, 0);              // the GPU pool is under pressure
   ASSERT_GT(g.recomputed_prefix_tokens, 0);  // and evicted prefixes are recomputed
   EXPECT_FALSE(g.kv_offload);
   EXPECT_TRUE(o.kv_offload);

@@ -48,7 +48,9 @@ const std::string kGood =
     R"({"t":0,"type":"n","model":"m","in":100,"out":5,"hash_ids":[11,12],"api_time":1.5,"input_types":["text"],)"
     R"("output_types":["text"],"stop":"end_turn"},)"
     R"({"type":"subagent","agent_id":"a1","subagent_type":"general-purpose","status":"completed","duration_ms":900,)"
-    R"("models":["m"],"requests":[)" + kSubCall + R"(]},)"
+    R"("models":["m"],"requests":[)" +
+    kSubCall +
+    R"(]},)"
     R"({"t":3.25,"type":"s","model":"m","in":129,"out":9,"hash_ids":[11,12,13],"api_time":2,"think_time":0.75,)"
     R"("input_types":["text"],"output_types":["text"],"stop":"end_turn"}]})";
 
@@ -70,8 +72,8 @@ std::vector<AgenticSession> read_all(const std::string& path) {
 }  // namespace
 
 TEST(AgentxReader, ReadsATreePlainAndGzip) {
-  for (const std::string& path : {write_file("good.jsonl", kGood + "\n\n" + kGood + "\n"),
-                                  write_gz("good.jsonl.gz", kGood + "\n" + kGood)}) {
+  for (const std::string& path :
+       {write_file("good.jsonl", kGood + "\n\n" + kGood + "\n"), write_gz("good.jsonl.gz", kGood + "\n" + kGood)}) {
     const auto all = read_all(path);
     ASSERT_EQ(all.size(), 2u) << path;
     const AgenticSession& s = all[0];
@@ -119,7 +121,8 @@ TEST(AgentxReader, BadValuesNameFileLineColumnAndField) {
   const std::vector<Case> cases = {
       {R"("in":100)", R"("in":0)", "0", "requests[0].in", "must be >= 1", ""},
       {R"("out":5)", R"("out":-1)", "-1", "requests[0].out", "must be >= 0", ""},
-      {R"("hash_ids":[11,12])", R"("hash_ids":[11])", "[11]", "requests[0].hash_ids", "expected ceil(in / block_size) = 2", ""},
+      {R"("hash_ids":[11,12])", R"("hash_ids":[11])", "[11]", "requests[0].hash_ids",
+       "expected ceil(in / block_size) = 2", ""},
       {R"("hash_ids":[11,12])", R"("hash_ids":[11,-12])", "-12", "requests[0].hash_ids[1]", "non-negative integer", ""},
       {R"({"t":0,)", R"({"t":-1,)", "-1", "requests[0].t", "must be >= 0", ""},
       {R"("api_time":1.5)", R"("api_time":"x")", "\"x\"", "requests[0].api_time", "not a number", ""},
@@ -132,7 +135,8 @@ TEST(AgentxReader, BadValuesNameFileLineColumnAndField) {
        "requests[1].requests[0].type", "inside a subagent group", ""},
       {R"("t":3.25)", R"("t":1.0)", "1.0", "requests[2].t", "before the previous call of this agent ended", ""},
       {R"("block_size":64)", R"("block_size":0)", "0", "block_size", "must be >= 1", ""},
-      {R"("hash_id_scope":"local")", R"("hash_id_scope":"global")", "\"global\"", "hash_id_scope", "only \"local\"", ""},
+      {R"("hash_id_scope":"local")", R"("hash_id_scope":"global")", "\"global\"", "hash_id_scope", "only \"local\"",
+       ""},
       {R"("tool_tokens":10)", R"("tool_tokens":-3)", "-3", "tool_tokens", "must be >= 0", ""},
       {R"("duration_ms":900)", R"("duration_ms":-1)", "-1", "requests[1].duration_ms", "must be >= 0", ""},
       {R"({"id":"s1",)", R"({)", "", "id", "missing field", R"({"models")"},
@@ -187,10 +191,11 @@ TEST(AgentxReader, WholeLineErrors) {
   };
   const std::string only_sub = R"({"id":"s2","models":["m"],"block_size":64,"hash_id_scope":"local","requests":[)"
                                R"({"type":"subagent","agent_id":"a","subagent_type":"x","status":"ok","duration_ms":1,)"
-                               R"("models":[],"requests":[)" + kSubCall + "]}]}";
+                               R"("models":[],"requests":[)" +
+                               kSubCall + "]}]}";
   const std::size_t reqs = only_sub.find(R"([{"type")");
-  expect_error(write_file("nomain.jsonl", only_sub + "\n"), "1:" + std::to_string(reqs + 1) + ": requests: ",
-               "without a main-agent call");
+  expect_error(write_file("nomain.jsonl", only_sub + "\n"),
+               "1:" + std::to_string(reqs + 1) + ": requests: ", "without a main-agent call");
   expect_error(write_file("trunc.jsonl", kGood.substr(0, 40) + "\n"), "1:", "invalid JSON");
   expect_error(write_file("array.jsonl", "[1,2]\n"), "1:1: ", "expected a JSON object");
   expect_error(write_file("empty.jsonl", "\n\n"), "2: ", "holds no session");
@@ -207,7 +212,8 @@ TEST(AgentxReader, LineLengthLimit) {
     r.next(line);
     ADD_FAILURE() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ":2: line longer than 4096 bytes, the limit for one line of this format (no newline?)");
+    EXPECT_EQ(std::string(e.what()),
+              path + ":2: line longer than 4096 bytes, the limit for one line of this format (no newline?)");
   }
 }
 

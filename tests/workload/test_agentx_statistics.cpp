@@ -119,14 +119,17 @@ TEST(AgentxGeneratorStatistics, MatchesThePublishedCorpusFigures) {
   expect_within("subagent input p50", quantile(st.sub_in, 0.5), 64000, 0.20);
   expect_within("subagent input p90", quantile(st.sub_in, 0.9), 196326, 0.20);
   // Reported, not tested (no tolerance claimed): the heavy-tailed means and counts.
-  std::printf("  reported: output mean %.0f (1,374), gap p99 %.0f s (3,257), gap mean %.0f s (395), groups per "
-              "subagent session %.2f (9.70), calls per group %.1f (24.8), main calls per session %.1f (144.5)\n",
-              mean(st.main_out), quantile(st.gaps, 0.99), mean(st.gaps), st.groups / std::max(1.0, st.with_subagents),
-              st.sub_calls / std::max(1.0, st.groups), st.main_calls / st.sessions);
+  std::printf(
+      "  reported: output mean %.0f (1,374), gap p99 %.0f s (3,257), gap mean %.0f s (395), groups per "
+      "subagent session %.2f (9.70), calls per group %.1f (24.8), main calls per session %.1f (144.5)\n",
+      mean(st.main_out), quantile(st.gaps, 0.99), mean(st.gaps), st.groups / std::max(1.0, st.with_subagents),
+      st.sub_calls / std::max(1.0, st.groups), st.main_calls / st.sessions);
   std::vector<double> all_gaps = st.gaps;
   all_gaps.insert(all_gaps.end(), st.spawn_gaps.begin(), st.spawn_gaps.end());
-  std::printf("  reported: gaps of all main turns (with subagent runs) p50 %.2f p90 %.1f s; main agent waiting share %.3f (0.964)\n",
-              quantile(all_gaps, 0.5), quantile(all_gaps, 0.9), st.wait / (st.wait + st.busy));
+  std::printf(
+      "  reported: gaps of all main turns (with subagent runs) p50 %.2f p90 %.1f s; main agent waiting share %.3f "
+      "(0.964)\n",
+      quantile(all_gaps, 0.5), quantile(all_gaps, 0.9), st.wait / (st.wait + st.busy));
   const double hit_rate = st.hit / st.input;
   const double share = st.with_subagents / st.sessions;
   std::printf("  hit rate %.4f (0.983, +/-0.01), subagent session share %.3f (0.445, +/-0.07)\n", hit_rate, share);

@@ -63,8 +63,10 @@ std::string TextTable::render() const {
       const std::size_t pad = width[i] - r[i].size();
       const bool right = ri > 0 && i > 0 && numeric_looking(r[i]);
       if (i > 0) os << "  ";
-      if (right) os << std::string(pad, ' ') << r[i];
-      else os << r[i] << (i + 1 < r.size() ? std::string(pad, ' ') : "");
+      if (right)
+        os << std::string(pad, ' ') << r[i];
+      else
+        os << r[i] << (i + 1 < r.size() ? std::string(pad, ' ') : "");
     }
     os << "\n";
     if (ri == 0) {

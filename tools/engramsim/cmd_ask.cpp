@@ -37,8 +37,8 @@ struct AskArgs {
   std::vector<int> tps = {1, 2, 4, 8};
   std::vector<std::string> tiers = {"hbm", "dram"};
   std::vector<int> concurrency = {1, 4, 16, 64};
-  int requests = 200;              // closed loop: requests per point
-  std::string duration = "600s";   // agentx: the measured window per point
+  int requests = 200;             // closed loop: requests per point
+  std::string duration = "600s";  // agentx: the measured window per point
   SweepCliArgs sweep;
 };
 
@@ -123,7 +123,8 @@ std::string question_yaml(const AskArgs& a, const std::vector<std::string>& node
     << "deployment:\n  replicas: 1\n  tp: " << a.tps.front() << "\n  engine: vllm\n";
   if (engram) o << "  engram: {tier: " << a.tiers.front() << "}\n";
   o << "  scheduler: {policy: vllm, max_num_batched_tokens: 8192, max_num_seqs: 256, block_size: 64, "
-    << "enable_prefix_caching: " << (agentx ? "true" : "false") << ", chunked_prefill: true, gpu_memory_utilization: 0.9}\n"
+    << "enable_prefix_caching: " << (agentx ? "true" : "false")
+    << ", chunked_prefill: true, gpu_memory_utilization: 0.9}\n"
     << "  router: " << (agentx ? "sticky_session" : "round_robin") << "\n"
     << workload_yaml(a) << "sweep:\n  axes:\n    - {key: node, values: " << list(nodes) << "}\n"
     << "    - {key: deployment.tp, values: " << list(a.tps) << "}\n";
@@ -150,7 +151,8 @@ int ask_command(AskArgs a) {
 }  // namespace
 
 void add_ask_command(CLI::App& app, CommandAction& action) {
-  CLI::App* cmd = app.add_subcommand("ask", "Answer a one-line question: the best deployment of a model on some GPUs at a target interactivity");
+  CLI::App* cmd = app.add_subcommand(
+      "ask", "Answer a one-line question: the best deployment of a model on some GPUs at a target interactivity");
   auto a = std::make_shared<AskArgs>();
   cmd->add_option("--model", a->model, "Model card (engramsim list models)")->required();
   cmd->add_option("--gpus", a->gpus, "GPUs or node presets to consider, comma-separated")->required()->delimiter(',');
@@ -158,17 +160,22 @@ void add_ask_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--target-interactivity", a->target, "Tokens/s per user the deployments are compared at")
       ->required()
       ->check(CLI::Range(1e-3, 1e6));
-  cmd->add_option("--tp", a->tps, "Tensor-parallel sizes to consider (default 1,2,4,8)")->delimiter(',')->check(CLI::Range(1, limits::kMaxTp));
+  cmd->add_option("--tp", a->tps, "Tensor-parallel sizes to consider (default 1,2,4,8)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, limits::kMaxTp));
   cmd->add_option("--engram-tiers", a->tiers, "Engram tiers to consider for a model with Engram (default hbm,dram)")
       ->delimiter(',')
       ->check(CLI::IsMember({"hbm", "dram", "ssd"}));
   cmd->add_option("--concurrency", a->concurrency, "Concurrency grid (default 1,4,16,64; refined near the target)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--requests", a->requests, "Closed loop: requests per point (default 200)")->check(CLI::Range(1, 1 << 24));
+  cmd->add_option("--requests", a->requests, "Closed loop: requests per point (default 200)")
+      ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--duration", a->duration, "agentx: measured window per point (default 600s)");
-  cmd->add_option("--out", a->sweep.out, "Output folder (question.yaml, results, report, serve-command.sh)")->required();
-  cmd->add_option("--jobs", a->sweep.jobs, "Worker threads (0 = one per hardware thread)")->check(CLI::Range(0, limits::kMaxJobs));
+  cmd->add_option("--out", a->sweep.out, "Output folder (question.yaml, results, report, serve-command.sh)")
+      ->required();
+  cmd->add_option("--jobs", a->sweep.jobs, "Worker threads (0 = one per hardware thread)")
+      ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_option("--progress", a->sweep.progress, "Progress display: auto, bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
   cmd->add_flag("--json", a->sweep.json, "Print the outcome as one JSON object");

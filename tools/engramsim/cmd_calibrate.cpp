@@ -87,9 +87,12 @@ std::string g3(double v) {
 
 std::string iops_str(double v) {
   char buf[32];
-  if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM IOPS", v * 1e-6);
-  else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk IOPS", v * 1e-3);
-  else std::snprintf(buf, sizeof buf, "%.0f IOPS", v);
+  if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2fM IOPS", v * 1e-6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1fk IOPS", v * 1e-3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f IOPS", v);
   return buf;
 }
 
@@ -101,15 +104,17 @@ using RowFn = std::function<void(const std::string& what, double measured, const
 void host_comparison_rows(const CalibrationProfile& p, const std::optional<NodeSpec>& node, const RowFn& row) {
   if (p.memcpy && !p.memcpy->points.empty()) {
     const auto& best = p.memcpy->points.back();
-    row("host memcpy traffic, " + std::to_string(best.threads) + " threads", best.traffic.value(), to_string(best.traffic),
-        node ? std::optional<double>(node->host_dram_bandwidth.value()) : std::nullopt,
+    row("host memcpy traffic, " + std::to_string(best.threads) + " threads", best.traffic.value(),
+        to_string(best.traffic), node ? std::optional<double>(node->host_dram_bandwidth.value()) : std::nullopt,
         node ? to_string(node->host_dram_bandwidth) + " DRAM" : "");
   }
   if (p.dram_gather) {
     for (const auto& q : p.dram_gather->points)
       if (q.row_size.value() == 264.0 && q.threads == p.dram_gather->points.back().threads)
-        row(std::string("DRAM gather 264 B ") + to_string(q.distribution) + ", " + std::to_string(q.threads) + " threads",
-            q.bandwidth.value(), to_string(q.bandwidth) + " (" + g3(q.rows_per_s / 1e6) + "M rows/s)", std::nullopt, "");
+        row(std::string("DRAM gather 264 B ") + to_string(q.distribution) + ", " + std::to_string(q.threads) +
+                " threads",
+            q.bandwidth.value(), to_string(q.bandwidth) + " (" + g3(q.rows_per_s / 1e6) + "M rows/s)", std::nullopt,
+            "");
   }
   if (p.ssd_random_read && !p.ssd_random_read->points.empty()) {
     double best = 0.0;
@@ -123,8 +128,8 @@ void host_comparison_rows(const CalibrationProfile& p, const std::optional<NodeS
         node ? std::optional<double>(node->nvme.random_read_iops_4k_per_drive) : std::nullopt,
         node ? iops_str(node->nvme.random_read_iops_4k_per_drive) + " per drive" : "");
     const auto& q1 = p.ssd_random_read->points.front();
-    row("SSD 4 KiB read p50 latency, QD" + std::to_string(q1.queue_depth), q1.latency.p50.seconds(), to_string(q1.latency.p50),
-        node ? std::optional<double>(node->nvme.read_latency.seconds()) : std::nullopt,
+    row("SSD 4 KiB read p50 latency, QD" + std::to_string(q1.queue_depth), q1.latency.p50.seconds(),
+        to_string(q1.latency.p50), node ? std::optional<double>(node->nvme.read_latency.seconds()) : std::nullopt,
         node ? to_string(node->nvme.read_latency) : "");
   }
   if (p.ssd_mmap && !p.ssd_mmap->points.empty()) {
@@ -143,7 +148,8 @@ void gpu_comparison_rows(const CalibrationProfile& p, const std::optional<NodeSp
                          const std::optional<GpuSpec>& gpu, const RowFn& row) {
   if (p.hbm)
     row("HBM copy traffic", p.hbm->copy_traffic.value(), to_string(p.hbm->copy_traffic),
-        gpu ? std::optional<double>(gpu->hbm_bandwidth.value()) : std::nullopt, gpu ? to_string(gpu->hbm_bandwidth) : "");
+        gpu ? std::optional<double>(gpu->hbm_bandwidth.value()) : std::nullopt,
+        gpu ? to_string(gpu->hbm_bandwidth) : "");
   if (p.host_link) {
     row("H2D bandwidth (fit beta)", p.host_link->h2d_fit.beta.value(), to_string(p.host_link->h2d_fit.beta),
         gpu ? std::optional<double>(gpu->host_link_bandwidth.value()) : std::nullopt,
@@ -177,14 +183,16 @@ void gpu_comparison_rows(const CalibrationProfile& p, const std::optional<NodeSp
           peak_text = to_string(it->second);
         }
       }
-      row(std::string("GEMM best ") + (pr == Precision::bf16 ? "bf16" : "fp8"), best, to_string(FlopRate(best)), peak, peak_text);
+      row(std::string("GEMM best ") + (pr == Precision::bf16 ? "bf16" : "fp8"), best, to_string(FlopRate(best)), peak,
+          peak_text);
     }
   }
   if (p.attention_decode) {
     double best = 0.0;
     for (const auto& q : p.attention_decode->points) best = std::max(best, q.bandwidth.value());
     row("decode attention proxy, best KV read", best, to_string(Bandwidth(best)),
-        gpu ? std::optional<double>(gpu->hbm_bandwidth.value()) : std::nullopt, gpu ? to_string(gpu->hbm_bandwidth) : "");
+        gpu ? std::optional<double>(gpu->hbm_bandwidth.value()) : std::nullopt,
+        gpu ? to_string(gpu->hbm_bandwidth) : "");
   }
   if (p.collectives)
     row("P2P copy (fit beta)", p.collectives->p2p_fit.beta.value(), to_string(p.collectives->p2p_fit.beta),
@@ -193,8 +201,8 @@ void gpu_comparison_rows(const CalibrationProfile& p, const std::optional<NodeSp
 }
 
 // Rows of the closing table: what was measured, and the preset's datasheet value where one is given.
-void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>& node, const std::optional<GpuSpec>& gpu,
-                      std::ostream& os) {
+void comparison_table(const CalibrationProfile& p, const std::optional<NodeSpec>& node,
+                      const std::optional<GpuSpec>& gpu, std::ostream& os) {
   TextTable t({"QUANTITY", "MEASURED", "PRESET", "MEASURED/PRESET"});
   const RowFn row = [&](const std::string& what, double measured, const std::string& measured_text,
                         std::optional<double> preset, const std::string& preset_text) {
@@ -232,7 +240,8 @@ calibration::CalibrationOptions options_from(const CalibrateArgs& a) {
 // --out may replace an earlier profile, never a folder or another file.
 void check_destinations(const CalibrateArgs& a, const calibration::CalibrationOptions& o) {
   namespace fs = std::filesystem;
-  const bool ssd = o.sections.count("ssd_random_read") || o.sections.count("ssd_mmap") || o.sections.count("ssd_sequential");
+  const bool ssd =
+      o.sections.count("ssd_random_read") || o.sections.count("ssd_mmap") || o.sections.count("ssd_sequential");
   if (ssd && (a.ssd_path.empty() || fs::is_directory(a.ssd_path))) {
     std::error_code ec;
     const fs::space_info space = fs::space(a.ssd_path.empty() ? fs::temp_directory_path(ec) : fs::path(a.ssd_path), ec);
@@ -253,7 +262,6 @@ void check_destinations(const CalibrateArgs& a, const calibration::CalibrationOp
       profile = profile || line.rfind("schema: engramsim-calibration/", 0) == 0;
     if (!profile) bad("--out", "\"" + a.out + "\" exists and is not a calibration profile; it is left as it is");
   }
-
 }
 
 int run_calibrate(const CalibrateArgs& a) {
@@ -315,21 +323,25 @@ int run_calibrate(const CalibrateArgs& a) {
 
 void add_calibrate_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand(
-      "calibrate", "Measure this machine (DRAM gathers, SSD reads, memcpy; GPU kernels when present) and write a profile");
+      "calibrate",
+      "Measure this machine (DRAM gathers, SSD reads, memcpy; GPU kernels when present) and write a profile");
   auto a = std::make_shared<CalibrateArgs>();
   cmd->add_flag("--quick", a->quick, "Smaller sizes and fewer points (under a minute on a small machine)");
   cmd->add_option("--only", a->only, "Comma-separated benchmarks: " + calibration::benchmark_list_help());
   cmd->add_option("--ssd-path", a->ssd_path,
                   "File to read (never written) or folder for a scratch file (default: the system temp folder)");
   cmd->add_option("--ssd-size", a->ssd_size, "Scratch file size, e.g. 4GiB (default 2GiB, 256MiB with --quick)");
-  cmd->add_option("--dram-table-size", a->dram_table_size, "DRAM gather table size (default: well above the last-level cache)");
+  cmd->add_option("--dram-table-size", a->dram_table_size,
+                  "DRAM gather table size (default: well above the last-level cache)");
   cmd->add_option("--gpu-table-size", a->gpu_table_size, "GPU gather table size (HBM and pinned host)");
   cmd->add_option("--threads", a->threads, "CPU threads (default: all online CPUs)");
   cmd->add_option("--out", a->out, "Profile to write; samples go beside it as NAME.samples.csv")->capture_default_str();
   cmd->add_option("--name", a->name, "Profile name (default: the host name)");
   cmd->add_option("--node", a->node, "Node preset to compare against (catalog name or path)");
   cmd->add_option("--gpu", a->gpu, "GPU preset to compare against (default: the node's GPU)");
-  cmd->add_option("--zipf-exponent", a->zipf_s, "Zipf exponent of the skewed index stream (the profile's zipf_exponent)")->capture_default_str();
+  cmd->add_option("--zipf-exponent", a->zipf_s,
+                  "Zipf exponent of the skewed index stream (the profile's zipf_exponent)")
+      ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed of the index streams and check positions")->capture_default_str();
   cmd->add_option("--device", a->device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--gemm-shapes", a->gemm_shapes, "GEMM shapes MxNxK,... (default: the catalog models' projections)");

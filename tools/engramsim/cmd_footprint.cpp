@@ -62,15 +62,17 @@ std::optional<EngramTier> priced_tier(const ModelCard& card, const Footprint& f)
 const char* tier_words(const std::optional<EngramTier>& tier) {
   if (!tier) return "no Engram";
   switch (*tier) {
-    case EngramTier::hbm: return "Engram tables in HBM";
-    case EngramTier::dram: return "Engram tables in host DRAM";
-    case EngramTier::ssd: return "Engram tables on NVMe SSD";
+    case EngramTier::hbm:
+      return "Engram tables in HBM";
+    case EngramTier::dram:
+      return "Engram tables in host DRAM";
+    case EngramTier::ssd:
+      return "Engram tables on NVMe SSD";
   }
   return "";
 }
 
-nlohmann::json to_json(const ModelCard& card, const NodeSpec& node, const FootprintOptions& o,
-                       const Footprint& f) {
+nlohmann::json to_json(const ModelCard& card, const NodeSpec& node, const FootprintOptions& o, const Footprint& f) {
   const GpuFootprint& g = f.per_gpu;
   const NodeFootprint& n = f.per_node;
   nlohmann::json groups = nlohmann::json::array();
@@ -180,11 +182,13 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
   nd.add_row({"host DRAM pinned for Engram", gib(n.host_dram_engram)});
   nd.add_row({"NVMe capacity", gib(n.ssd_capacity)});
   nd.add_row({"NVMe used by Engram", gib(n.ssd_engram)});
-  std::cout << nd.render() << "(" << n.replicas << " replica" << (n.replicas == 1 ? "" : "s") << " of "
-            << f.layout.tp << " GPUs on the node's " << n.gpu_count << ")\n\n";
+  std::cout << nd.render() << "(" << n.replicas << " replica" << (n.replicas == 1 ? "" : "s") << " of " << f.layout.tp
+            << " GPUs on the node's " << n.gpu_count << ")\n\n";
 
-  if (f.feasible) std::cout << "fits\n";
-  else std::cout << "does not fit: " << f.infeasible_reason << "\n";
+  if (f.feasible)
+    std::cout << "fits\n";
+  else
+    std::cout << "does not fit: " << f.infeasible_reason << "\n";
 }
 
 int run_footprint(const FootprintArgs& a) {
@@ -203,8 +207,10 @@ int run_footprint(const FootprintArgs& a) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::bad_input;
   }
-  if (a.json) std::cout << json_text(to_json(card, node, o, f)) << "\n";
-  else print_human(card, node, o, f);
+  if (a.json)
+    std::cout << json_text(to_json(card, node, o, f)) << "\n";
+  else
+    print_human(card, node, o, f);
   return f.feasible ? exit_code::ok : exit_code::infeasible;
 }
 
@@ -215,10 +221,10 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<FootprintArgs>();
   cmd->add_option("--model", a->model, "Model card name or path (models/cards)")->required();
   cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
-  a->deployment.add_to(cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts",
-                             "--engram-tier", "--max-num-batched-tokens", "--max-num-seqs", "--max-model-len",
-                             "--gpu-memory-utilization", "--kv-cache-free-gpu-mem-fraction", "--block-size",
-                             "--share-across-replicas"});
+  a->deployment.add_to(cmd,
+                       {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts", "--engram-tier",
+                        "--max-num-batched-tokens", "--max-num-seqs", "--max-model-len", "--gpu-memory-utilization",
+                        "--kv-cache-free-gpu-mem-fraction", "--block-size", "--share-across-replicas"});
   cmd->get_option("--tp")->required();
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_footprint(*a); }; });

@@ -34,7 +34,8 @@ int generate_agentx(const GenerateAgentxArgs& a) {
 void add_generate_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("generate", "Write a synthetic workload corpus");
   cmd->require_subcommand(1);
-  CLI::App* agentx = cmd->add_subcommand("agentx", "A synthetic AgentX-like agentic coding corpus (Weka trace v7 JSONL)");
+  CLI::App* agentx =
+      cmd->add_subcommand("agentx", "A synthetic AgentX-like agentic coding corpus (Weka trace v7 JSONL)");
   auto a = std::make_shared<GenerateAgentxArgs>();
   agentx->add_option("--seed", a->seed, "Random seed")->capture_default_str();
   agentx->add_option("--sessions", a->sessions, "Number of session trees")

@@ -59,8 +59,9 @@ int run_list(const ListArgs& a) {
   std::error_code ec;
   const bool at_root = std::filesystem::equivalent(std::filesystem::current_path(ec), data_root(), ec);
   for (const CatalogEntry& e : entries)
-    table.add_row({scenarios ? (at_root ? folder + "/" + std::filesystem::path(e.path).filename().string() : e.path) : e.name,
-                   e.description});
+    table.add_row(
+        {scenarios ? (at_root ? folder + "/" + std::filesystem::path(e.path).filename().string() : e.path) : e.name,
+         e.description});
   std::cout << table.render();
   return exit_code::ok;
 }
@@ -68,8 +69,8 @@ int run_list(const ListArgs& a) {
 }  // namespace
 
 void add_list_command(CLI::App& app, CommandAction& action) {
-  CLI::App* cmd =
-      app.add_subcommand("list", "List catalog entries (models, gpus, nodes, engines) or shipped scenarios with descriptions");
+  CLI::App* cmd = app.add_subcommand(
+      "list", "List catalog entries (models, gpus, nodes, engines) or shipped scenarios with descriptions");
   auto a = std::make_shared<ListArgs>();
   cmd->add_flag("--json", a->json, "Print a JSON array of {name, path, description} instead of the table");
   cmd->add_option("kind", a->kind, "What to list: models, gpus, nodes, engines or scenarios")

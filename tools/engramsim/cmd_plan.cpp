@@ -34,13 +34,19 @@ std::string fixed(double v, int digits) {
 }
 
 // --json: the run's counts and the ranking (cheapest first) with each candidate's fleet.
-nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::FleetPlanResult& fleet, const std::string& report) {
+nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::FleetPlanResult& fleet,
+                         const std::string& report) {
   nlohmann::json ranking = nlohmann::json::array();
   for (const planner::RankedPlan& r : fleet.ranking) {
     const planner::FleetPlan& p = r.plan;
-    ranking.push_back({{"name", r.name}, {"replicas", p.replicas}, {"nodes", p.nodes}, {"gpus", p.gpus},
-                       {"max_rate_per_replica", p.max_rate_per_replica}, {"utilization", p.utilization},
-                       {"usd_per_hour", p.cost_per_hour.value()}, {"gpu_usd_per_hour", p.gpu_cost_per_hour.value()},
+    ranking.push_back({{"name", r.name},
+                       {"replicas", p.replicas},
+                       {"nodes", p.nodes},
+                       {"gpus", p.gpus},
+                       {"max_rate_per_replica", p.max_rate_per_replica},
+                       {"utilization", p.utilization},
+                       {"usd_per_hour", p.cost_per_hour.value()},
+                       {"gpu_usd_per_hour", p.gpu_cost_per_hour.value()},
                        {"storage_usd_per_hour", p.storage_cost_per_hour.value()},
                        {"usd_per_million_tokens", p.usd_per_million_tokens}});
   }
@@ -54,7 +60,8 @@ nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::Fleet
   return j;
 }
 
-void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::ReportContext& ctx, const std::string& report) {
+void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::ReportContext& ctx,
+                      const std::string& report) {
   for (const auto& t : fleet.tables) {
     if (t.name != "fleet_plan") continue;
     std::cout << "\n" << t.title << "\n";
@@ -91,12 +98,13 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
                           const planner::ScenarioEvaluator& evaluator, const planner::SweepInputs& inputs,
                           const planner::MpiSession* mpi) {
   planner::SweepRunOptions o = sweep_run_options(
-      a, mpi, planner::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                                         evaluator.calibrations().fingerprint));
+      a, mpi,
+      planner::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                                 evaluator.calibrations().fingerprint));
   if (o.shard.count > 1)
     throw ConfigError({sc.file, 0, 0}, "--shard", "a frontier plan (closed-loop or agentic workload) runs in one job");
-  const planner::SweepRunSummary s =
-      planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
+  const planner::SweepRunSummary s = planner::run_sweep(
+      sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (mpi && mpi->rank() != 0) return exit_code::ok;
   if (!s.complete) {
     std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
@@ -109,8 +117,8 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   o.mpi = nullptr;
   planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   const planner::PlanTarget& t = sc.plan->target;
-  const planner::FrontierPlan f = planner::plan_at_interactivity(planner::load_results(a.out), *sc.report.target_interactivity,
-                                                                 t.tokens_per_s, t.requests_per_s);
+  const planner::FrontierPlan f = planner::plan_at_interactivity(
+      planner::load_results(a.out), *sc.report.target_interactivity, t.tokens_per_s, t.requests_per_s);
   ctx.notes.push_back(f.verdict);
   ctx.extra_tables = {f.table};
   planner::write_context(a.out, ctx);
@@ -125,7 +133,10 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
     j["verdict"] = f.verdict;
     j["ranking"] = nlohmann::json::array();
     for (const auto& r : f.ranking)
-      j["ranking"].push_back({{"name", r.name}, {"replicas", r.plan.replicas}, {"nodes", r.plan.nodes}, {"gpus", r.plan.gpus},
+      j["ranking"].push_back({{"name", r.name},
+                              {"replicas", r.plan.replicas},
+                              {"nodes", r.plan.nodes},
+                              {"gpus", r.plan.gpus},
                               {"usd_per_hour", r.plan.cost_per_hour.value()},
                               {"usd_per_million_tokens", r.plan.usd_per_million_tokens}});
     j["tied"] = f.tied;
@@ -149,16 +160,18 @@ int plan_command(const SweepCliArgs& a) {
   if (!sc.plan)
     throw ConfigError({sc.file, 0, 0}, "sweep.plan",
                       "engramsim plan needs a sweep.plan block with the target load (docs/planning.md)");
-  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, planner::load_calibration_overrides(a.calibrations));
+  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base,
+                                             planner::load_calibration_overrides(a.calibrations));
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   if (frontier_mode(sc, inputs)) return frontier_plan_command(a, sc, evaluator, inputs, mpi.get());
   const planner::RatePlanner rate_planner(evaluator, *sc.plan);
   rate_planner.validate(sc.sweep.points);
-  planner::SweepRunOptions o =
-      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint));
+  planner::SweepRunOptions o = sweep_run_options(
+      a, mpi.get(),
+      planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint));
 
-  const planner::SweepRunSummary s =
-      planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);
+  const planner::SweepRunSummary s = planner::run_sweep(
+      sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
   if (!a.json) print_sweep_summary(s, std::cout);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
@@ -169,10 +182,12 @@ int plan_command(const SweepCliArgs& a) {
   ctx.curve_axis = "requests in system";
   if (o.shard.count > 1) {
     planner::write_context(a.out, ctx);
-    if (a.json) print_shard_json(s, o.shard, std::cout);
+    if (a.json)
+      print_shard_json(s, o.shard, std::cout);
     else
-      std::cout << "shard " << o.shard.index << "/" << o.shard.count << " done; when every shard is done: engramsim merge "
-                << a.out << " --shards " << o.shard.count << ", then engramsim plan " << a.scenario << " --out " << a.out
+      std::cout << "shard " << o.shard.index << "/" << o.shard.count
+                << " done; when every shard is done: engramsim merge " << a.out << " --shards " << o.shard.count
+                << ", then engramsim plan " << a.scenario << " --out " << a.out
                 << " --resume (sizes the fleet without simulating again)\n";
     return s.errors > 0 ? exit_code::failure : exit_code::ok;
   }
@@ -201,8 +216,10 @@ int plan_command(const SweepCliArgs& a) {
   std::size_t errors = 0;
   for (const auto& l : lines) errors += l.status == planner::PointStatus::error;
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
-  if (a.json) std::cout << plan_json(s, fleet, report).dump(2) << "\n";
-  else print_fleet_plan(fleet, ctx, report);
+  if (a.json)
+    std::cout << plan_json(s, fleet, report).dump(2) << "\n";
+  else
+    print_fleet_plan(fleet, ctx, report);
   if (errors > 0) {
     std::cerr << "error: " << errors << " candidates failed; their lines in results.jsonl carry the message\n";
     return exit_code::failure;
@@ -220,10 +237,12 @@ void add_plan_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("plan", "Find the cheapest fleet that serves a target load within the SLO");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
-  cmd->callback([&action, a] { action = [a] {
-    append_price_sets(a->price, a->set);
-    return plan_command(*a);
-  }; });
+  cmd->callback([&action, a] {
+    action = [a] {
+      append_price_sets(a->price, a->set);
+      return plan_command(*a);
+    };
+  });
 }
 
 }  // namespace engramsim::cli

@@ -31,9 +31,9 @@
 #include "core/unit_parse.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
+#include "sim/serving/scheduler_registry.hpp"
 #include "spec/scenario_golden.hpp"
 #include "spec/scenario_session.hpp"
-#include "sim/serving/scheduler_registry.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/run_progress.hpp"
 
@@ -117,7 +117,8 @@ const std::vector<Row>& agentic_rows() {
       {"P90 E2E-norm intvty tok/s/user", 1, [](const sim::Summary& s) { return s.p90_e2e_norm_intvty; }, true},
       {"prefix cache hit %", 1, [](const sim::Summary& s) { return 100.0 * s.prefix_cache_hit_rate; }, false},
       {"ideal prefix hit %", 1, [](const sim::Summary& s) { return 100.0 * s.ideal_prefix_hit_rate; }, false},
-      {"warm-up/unmeasured requests", 0, [](const sim::Summary& s) { return static_cast<double>(s.excluded_requests); }, false},
+      {"warm-up/unmeasured requests", 0, [](const sim::Summary& s) { return static_cast<double>(s.excluded_requests); },
+       false},
   };
   return r;
 }
@@ -127,8 +128,10 @@ const std::vector<Row>& offload_rows() {
   static const std::vector<Row> r = {
       {"prefix hit % from GPU", 1, [](const sim::Summary& s) { return 100.0 * s.gpu_prefix_hit_rate; }, false},
       {"prefix hit % from host pool", 1, [](const sim::Summary& s) { return 100.0 * s.host_prefix_hit_rate; }, false},
-      {"session host hit % median", 1, [](const sim::Summary& s) { return 100.0 * s.session_host_hit_rate_median; }, false},
-      {"recomputed prefix tokens (M)", 3, [](const sim::Summary& s) { return s.recomputed_prefix_tokens / 1e6; }, false},
+      {"session host hit % median", 1, [](const sim::Summary& s) { return 100.0 * s.session_host_hit_rate_median; },
+       false},
+      {"recomputed prefix tokens (M)", 3, [](const sim::Summary& s) { return s.recomputed_prefix_tokens / 1e6; },
+       false},
       {"KV offload written GB", 1, [](const sim::Summary& s) { return s.kv_offload_written_gb; }, false},
       {"KV offload loaded GB", 1, [](const sim::Summary& s) { return s.kv_offload_loaded_gb; }, false},
       {"KV load time s (all replicas)", 3, [](const sim::Summary& s) { return s.kv_offload_load_s; }, false},
@@ -162,16 +165,18 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
     const sim::BuiltScenario& b = *v.built;
     std::cout << b.card.name << ": " << b.deployment_line() << "\n";
     const std::string indent = s.compare ? std::string(v.name.size() + 3, ' ') : std::string();
-    std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " (" << b.run.scheduler.max_num_seqs
-              << " seqs, " << sim::step_token_budget(b.run.scheduler) << " tokens per step per replica"
+    std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " ("
+              << b.run.scheduler.max_num_seqs << " seqs, " << sim::step_token_budget(b.run.scheduler)
+              << " tokens per step per replica"
               << (b.scheduler_ranks > 1 ? ", " + std::to_string(b.scheduler_ranks) + " attention ranks" : std::string())
               << "), engine " << b.params.deployment.engine;
     if (b.params.deployment.spec_decode.enabled)
       std::cout << ", spec decode " << b.params.deployment.spec_decode.draft_tokens << " drafts, acceptance "
                 << fixed(b.params.deployment.spec_decode.acceptance_length, 2);
-    std::cout << "\n" << indent << "price " << fixed(b.price.total().value(), 3) << " $/GPU-hour ("
-              << to_string(b.params.price_tier) << " GPU " << fixed(b.price.gpu_hour.value(), 3) << " + Engram capacity "
-              << fixed(b.price.engram_capacity.value(), 3) << ")";
+    std::cout << "\n"
+              << indent << "price " << fixed(b.price.total().value(), 3) << " $/GPU-hour ("
+              << to_string(b.params.price_tier) << " GPU " << fixed(b.price.gpu_hour.value(), 3)
+              << " + Engram capacity " << fixed(b.price.engram_capacity.value(), 3) << ")";
     if (b.price.paid_per_used > 1.0)
       std::cout << "; whole nodes: " << fixed(b.price.paid_per_used, 3) << " GPUs paid per GPU used (idle GPUs), "
                 << fixed(b.price.per_gpu_used().value(), 3) << " $/GPU-hour used";
@@ -226,7 +231,8 @@ void print_table(const sim::ScenarioSession& s) {
   TextTable t(header);
   std::vector<std::string> done = {"requests done/total"};
   for (const auto* v : ran)
-    done.push_back(std::to_string(v->result->summary.completed) + "/" + std::to_string(v->result->summary.num_requests));
+    done.push_back(std::to_string(v->result->summary.completed) + "/" +
+                   std::to_string(v->result->summary.num_requests));
   done.resize(header.size());
   bool any_rejected = false;
   for (const auto* v : ran) any_rejected = any_rejected || v->result->summary.rejected > 0;
@@ -275,7 +281,8 @@ bool report_slo(const sim::ScenarioSession& s, bool print) {
       line += " interactivity " + fixed(iv, 1) + (ok ? ">=" : "<") + fixed(slo.min_interactivity, 1) +
               (ok ? " ok;" : " MISSED;");
     }
-    if (slo.per_request.any()) line += " goodput " + fixed(100.0 * v.result->summary.goodput_fraction, 1) + " % of requests";
+    if (slo.per_request.any())
+      line += " goodput " + fixed(100.0 * v.result->summary.goodput_fraction, 1) + " % of requests";
     if (print) std::cout << "SLO " << label_of(v) << ":" << line << "\n";
   }
   return all;
@@ -300,7 +307,8 @@ sim::SessionOptions session_options(const RunArgs& a) {
   }
   // One profile replaces the scenario's; several are chosen per GPU, as sweep and plan choose.
   if (a.calibrations.size() == 1) options.calibration = a.calibrations.front();
-  if (a.calibrations.size() > 1) options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
+  if (a.calibrations.size() > 1)
+    options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
   return options;
 }
 
@@ -322,7 +330,8 @@ void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
   }
   sim::check_outputs_spare_inputs(session, traces, "--trace-out");
   for (const std::string& t : traces)
-    if (std::filesystem::is_directory(t)) throw ConfigError({"--trace-out", 0, 0}, "", t + " is a folder; give a file name");
+    if (std::filesystem::is_directory(t))
+      throw ConfigError({"--trace-out", 0, 0}, "", t + " is a folder; give a file name");
 }
 
 // Every output path is checked before the run, so a bad one neither wastes the simulation nor
@@ -435,16 +444,20 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--check-slo", a->check_slo, "Exit 4 when a run misses an slo: target");
   cmd->add_option("--write-golden", a->write_golden, "Write a golden summary of this run (scenarios/golden/NAME.json)");
-  cmd->add_option("--check-golden", a->check_golden, "Compare this run with a golden summary; exit 4 outside tolerance");
-  CLI::Option* trace_out = cmd->add_option(
-      "--trace-out", a->trace_out, "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
+  cmd->add_option("--check-golden", a->check_golden,
+                  "Compare this run with a golden summary; exit 4 outside tolerance");
+  CLI::Option* trace_out =
+      cmd->add_option("--trace-out", a->trace_out,
+                      "Write a Chrome/Perfetto trace (steps, Engram fetches, fabric flows) of the start of the run");
   cmd->add_option("--trace-window", a->trace_window, "Simulated time the trace covers (default 10s)")->needs(trace_out);
   cmd->add_option("--progress", a->progress, "Progress lines on stderr: auto (on a terminal), lines, none")
       ->check(CLI::IsMember({"auto", "lines", "none"}));
-  cmd->callback([&action, a] { action = [a] {
-    append_price_sets(a->price, a->set);
-    return run_scenario_command(*a);
-  }; });
+  cmd->callback([&action, a] {
+    action = [a] {
+      append_price_sets(a->price, a->set);
+      return run_scenario_command(*a);
+    };
+  });
 }
 
 }  // namespace engramsim::cli

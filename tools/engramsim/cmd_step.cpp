@@ -23,11 +23,11 @@
 #include "core/json_text.hpp"
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
+#include "models/calibration_apply.hpp"
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/footprint.hpp"
 #include "models/op_cost.hpp"
-#include "models/calibration_apply.hpp"
 #include "models/roofline_step_model.hpp"
 #include "spec/scenario_build.hpp"
 #include "tools/engramsim/cli_common.hpp"
@@ -115,11 +115,13 @@ void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node,
   if (a.decode_seqs == 0 && a.prefill_tokens == 0)
     throw ConfigError({}, "batch", "give --decode-seqs and/or --prefill-tokens");
   if (a.decode_seqs > 0 && a.context >= card.max_context)
-    throw ConfigError({}, "--context", std::to_string(a.context) + " KV tokens reach the card's max_context of " +
-                                           std::to_string(card.max_context));
+    throw ConfigError(
+        {}, "--context",
+        std::to_string(a.context) + " KV tokens reach the card's max_context of " + std::to_string(card.max_context));
   if (a.prefill_cached + static_cast<std::int64_t>(a.prefill_tokens) > card.max_context)
-    throw ConfigError({}, "--prefill-tokens", "cached context plus the chunk exceed the card's max_context of " +
-                                                  std::to_string(card.max_context));
+    throw ConfigError(
+        {}, "--prefill-tokens",
+        "cached context plus the chunk exceed the card's max_context of " + std::to_string(card.max_context));
   if (d.engram.fetch.active_gpus > node.gpu_count)
     throw ConfigError({"--active-gpus", 0, 0}, "deployment.engram.active_gpus",
                       "the node has " + std::to_string(node.gpu_count) + " GPUs");
@@ -144,8 +146,7 @@ struct StepSetup {
   bool dp_attention = false;
   int ep = 1;
 };
-StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node,
-                     const sim::ScenarioDeployment& d) {
+StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d) {
   // The layout by the same rule as footprint and a scenario's deployment.
   const FootprintOptions layout_rule = sim::footprint_options(d);
   StepSetup st;
@@ -313,10 +314,11 @@ void print_json(const StepReport& s) {
 void print_header(const StepReport& s) {
   const StepArgs& a = s.a;
   const RooflineOptions& o = s.st.options;
-  std::cout << "Step: " << s.card.name << " on " << s.node.name << " (" << s.node.gpu.name << "), TP" << s.st.options.layout.tp << " EP"
-            << s.st.ep << (s.st.dp_attention ? " DP-attention" : "") << ", Engram tier " << engram_tier_label(s.tier)
-            << ", engine " << o.host.engine << " (host " << o.host.per_step.seconds() * 1e6 << " us per step + "
-            << o.host.per_sequence.seconds() * 1e6 << " us per sequence)\n";
+  std::cout << "Step: " << s.card.name << " on " << s.node.name << " (" << s.node.gpu.name << "), TP"
+            << s.st.options.layout.tp << " EP" << s.st.ep << (s.st.dp_attention ? " DP-attention" : "")
+            << ", Engram tier " << engram_tier_label(s.tier) << ", engine " << o.host.engine << " (host "
+            << o.host.per_step.seconds() * 1e6 << " us per step + " << o.host.per_sequence.seconds() * 1e6
+            << " us per sequence)\n";
   if (s.card.moe && s.st.ep > 1)
     std::cout << "Experts: " << placement_name(o.layout.expert_balance.placement) << " placement"
               << (o.layout.expert_balance.redundant_experts > 0
@@ -334,7 +336,8 @@ void print_header(const StepReport& s) {
               << " (GPU preset)\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << s.spec.positions << " positions at context "
             << a.context;
-  if (a.prefill_tokens > 0) std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
+  if (a.prefill_tokens > 0)
+    std::cout << " + prefill chunk " << a.prefill_tokens << " (cached " << a.prefill_cached << ")";
   std::cout << "\n";
   for (const auto& line : s.st.calibration.notes) std::cout << "Calibration note: " << line << "\n";
   for (const auto& line : s.st.calibration.applied) std::cout << "Calibration: " << line << "\n";
@@ -377,14 +380,14 @@ void print_text(const StepReport& s) {
   print_header(s);
   print_ops(s);
   print_engram(r.b);
-  std::cout << "\nStep total " << fixed(r.step_s * 1e3, 3) << " ms = compute " << fixed(r.b.cost.compute.seconds() * 1e3, 3)
-            << " ms + Engram stall " << fixed(r.b.cost.engram_stall.seconds() * 1e3, 3) << " ms ("
+  std::cout << "\nStep total " << fixed(r.step_s * 1e3, 3) << " ms = compute "
+            << fixed(r.b.cost.compute.seconds() * 1e3, 3) << " ms + Engram stall "
+            << fixed(r.b.cost.engram_stall.seconds() * 1e3, 3) << " ms ("
             << fixed(r.step_s > 0 ? 100 * r.b.cost.engram_stall.seconds() / r.step_s : 0, 2) << "% of the step) + host "
             << fixed(r.b.cost.host_overhead.seconds() * 1e3, 3) << " ms\n";
   if (s.a.decode_seqs > 0)
-    std::cout << "Decode: " << fixed(r.emitted, 1) << " tokens emitted (acceptance " << fixed(s.spec.accept, 2)
-              << "), " << fixed(s.spec.accept / r.step_s, 1) << " tok/s/user, " << fixed(r.per_gpu_tok_s, 0)
-              << " tok/s/GPU\n";
+    std::cout << "Decode: " << fixed(r.emitted, 1) << " tokens emitted (acceptance " << fixed(s.spec.accept, 2) << "), "
+              << fixed(s.spec.accept / r.step_s, 1) << " tok/s/user, " << fixed(r.per_gpu_tok_s, 0) << " tok/s/GPU\n";
 }
 
 int run_step(const StepArgs& a) {
@@ -411,18 +414,20 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<StepArgs>();
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
-  a->deployment.add_to(cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts",
-                             "--engram-tier", "--engine", "--zipf-exponent", "--dram-cache", "--hbm-cache", "--fetch",
-                             "--ssd-queue-depth", "--active-gpus", "--no-dedup", "--no-spec", "--draft-tokens",
-                             "--acceptance-length"});
+  a->deployment.add_to(
+      cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts", "--engram-tier", "--engine",
+            "--zipf-exponent", "--dram-cache", "--hbm-cache", "--fetch", "--ssd-queue-depth", "--active-gpus",
+            "--no-dedup", "--no-spec", "--draft-tokens", "--acceptance-length"});
   cmd->get_option("--tp")->required();
   CLI::Option* seqs =
       cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step")->check(CLI::Range(0, 1000000));
-  CLI::Option* context = cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
+  CLI::Option* context =
+      cmd->add_option("--context", a->context, "KV tokens per decode sequence (needed with --decode-seqs)");
   seqs->needs(context);
   cmd->add_option("--prefill-tokens", a->prefill_tokens, "Prompt tokens of one prefill chunk in the step");
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
-  cmd->add_option("--calibration", a->calibration, "Calibration profile (YAML) whose measured sections replace defaults");
+  cmd->add_option("--calibration", a->calibration,
+                  "Calibration profile (YAML) whose measured sections replace defaults");
   cmd->add_flag("--per-layer", a->per_layer, "Also list every op of every layer");
   cmd->add_flag("--json", a->json, "One JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_step(*a); }; });

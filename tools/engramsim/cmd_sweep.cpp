@@ -18,8 +18,8 @@
 #include <string>
 
 #include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/glue/refine_sweep.hpp"
+#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/report_data.hpp"
 #include "planner/report_writer.hpp"
 #include "planner/results_file.hpp"
@@ -53,8 +53,11 @@ void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, c
   j["errors"] = c.errors;
   j["report"] = report;
   j["serve_command"] = serve;
-  j["recommendation"] = {{"found", rec.found}, {"config", rec.config}, {"tokens_per_dollar", rec.tokens_per_dollar},
-                         {"interactivity", rec.interactivity}, {"text", rec.text}};
+  j["recommendation"] = {{"found", rec.found},
+                         {"config", rec.config},
+                         {"tokens_per_dollar", rec.tokens_per_dollar},
+                         {"interactivity", rec.interactivity},
+                         {"text", rec.text}};
   std::cout << j.dump(2) << "\n";
 }
 
@@ -69,16 +72,20 @@ int sweep_command(const SweepCliArgs& a) {
   const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
   if (writer && sc.sweep.spec.dimensions.empty())
     std::cerr << "note: " << a.scenario << " has no sweep: block; its base is the one point evaluated"
-              << (static_cast<const YAML::Node&>(sc.sweep.base)["compare"] ? " (compare: variants run with engramsim run)" : "")
+              << (static_cast<const YAML::Node&>(sc.sweep.base)["compare"]
+                      ? " (compare: variants run with engramsim run)"
+                      : "")
               << "\n";
-  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, planner::load_calibration_overrides(a.calibrations));
+  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base,
+                                             planner::load_calibration_overrides(a.calibrations));
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
-  planner::SweepRunOptions o =
-      sweep_run_options(a, mpi.get(), planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                                                    evaluator.calibrations().fingerprint));
+  planner::SweepRunOptions o = sweep_run_options(
+      a, mpi.get(),
+      planner::results_fingerprint(
+          sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) + evaluator.calibrations().fingerprint));
 
-  const planner::SweepRunSummary s =
-      planner::run_sweep(sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
+  const planner::SweepRunSummary s = planner::run_sweep(
+      sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
 
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
@@ -131,15 +138,16 @@ int sweep_command(const SweepCliArgs& a) {
   return exit_code::ok;
 }
 
-
 void add_sweep_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("sweep", "Simulate every point of a scenario's sweep and write the sizing report");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
-  cmd->callback([&action, a] { action = [a] {
-    append_price_sets(a->price, a->set);
-    return sweep_command(*a);
-  }; });
+  cmd->callback([&action, a] {
+    action = [a] {
+      append_price_sets(a->price, a->set);
+      return sweep_command(*a);
+    };
+  });
 }
 
 }  // namespace engramsim::cli

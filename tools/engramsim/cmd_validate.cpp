@@ -27,8 +27,8 @@
 #include "planner/sweep_spec.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_document.hpp"
-#include "validation/validation_case.hpp"
 #include "tools/engramsim/cli_common.hpp"
+#include "validation/validation_case.hpp"
 
 namespace engramsim::cli {
 namespace {
@@ -37,14 +37,22 @@ enum class Kind { card, gpu, node, engine, calibration, scenario, validation_set
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::card: return "model card";
-    case Kind::gpu: return "GPU preset";
-    case Kind::node: return "node preset";
-    case Kind::engine: return "engine preset";
-    case Kind::calibration: return "calibration profile";
-    case Kind::scenario: return "scenario";
-    case Kind::validation_set: return "validation set";
-    case Kind::unknown: return "unknown kind";
+    case Kind::card:
+      return "model card";
+    case Kind::gpu:
+      return "GPU preset";
+    case Kind::node:
+      return "node preset";
+    case Kind::engine:
+      return "engine preset";
+    case Kind::calibration:
+      return "calibration profile";
+    case Kind::scenario:
+      return "scenario";
+    case Kind::validation_set:
+      return "validation set";
+    case Kind::unknown:
+      return "unknown kind";
   }
   return "?";
 }
@@ -82,10 +90,18 @@ Kind kind_by_content(const std::string& path) {
 // Loads the file; returns a note for the OK line ("2 variants").
 std::string check(const std::string& path, Kind kind) {
   switch (kind) {
-    case Kind::card: load_model_card(path); return "";
-    case Kind::engine: load_engine(path); return "";
-    case Kind::gpu: load_gpu(path); return "";
-    case Kind::node: load_node(path); return "";
+    case Kind::card:
+      load_model_card(path);
+      return "";
+    case Kind::engine:
+      load_engine(path);
+      return "";
+    case Kind::gpu:
+      load_gpu(path);
+      return "";
+    case Kind::node:
+      load_node(path);
+      return "";
     case Kind::calibration: {
       // The raw samples it names must be the ones it was fitted from (their recorded hash).
       const CalibrationProfile p = load_calibration_profile(path);
@@ -105,7 +121,8 @@ std::string check(const std::string& path, Kind kind) {
         if (!p.workload.trace_path.empty()) {
           YAML::Emitter workload_text;
           workload_text << static_cast<const YAML::Node&>(v.root)["workload"];
-          if (traces_read.insert(p.workload.trace_path + "\n" + workload_text.c_str()).second) sim::read_trace_through(p);
+          if (traces_read.insert(p.workload.trace_path + "\n" + workload_text.c_str()).second)
+            sim::read_trace_through(p);
         }
       }
       if (variants.size() > 1) return std::to_string(variants.size()) + " variants";
@@ -115,11 +132,13 @@ std::string check(const std::string& path, Kind kind) {
       const auto set = validation::load_validation_set(path);
       return std::to_string(set.cases.size()) + " cases";
     }
-    case Kind::unknown: break;
+    case Kind::unknown:
+      break;
   }
-  throw ConfigError({path, 0, 0}, "",
-                    "cannot tell what kind of file this is (not under models/{cards,engines} or hardware/{gpus,nodes,calibrations}, "
-                    "and no workload, schema, gpu_count, hbm_capacity, num_layers, per_step or cases key)");
+  throw ConfigError(
+      {path, 0, 0}, "",
+      "cannot tell what kind of file this is (not under models/{cards,engines} or hardware/{gpus,nodes,calibrations}, "
+      "and no workload, schema, gpu_count, hbm_capacity, num_layers, per_step or cases key)");
 }
 
 int run_validate(const std::vector<std::string>& files) {
@@ -129,7 +148,8 @@ int run_validate(const std::vector<std::string>& files) {
     std::string note;
     std::string error;
     try {  // every file is checked, whatever an earlier one did
-      if (const std::string why = ConfigNode::file_problem(path); !why.empty()) throw ConfigError({path, 0, 0}, "", why);
+      if (const std::string why = ConfigNode::file_problem(path); !why.empty())
+        throw ConfigError({path, 0, 0}, "", why);
       if (kind == Kind::unknown) kind = kind_by_content(path);
       note = check(path, kind);
     } catch (const ConfigError& e) {
@@ -144,8 +164,10 @@ int run_validate(const std::vector<std::string>& files) {
     } else {
       ++failed;
       // Located messages already start with the path; say it once.
-      if (error.rfind(path, 0) == 0) std::cerr << "error: " << error << " (" << kind_name(kind) << ")\n";
-      else std::cerr << "error: " << path << " (" << kind_name(kind) << "): " << error << "\n";
+      if (error.rfind(path, 0) == 0)
+        std::cerr << "error: " << error << " (" << kind_name(kind) << ")\n";
+      else
+        std::cerr << "error: " << path << " (" << kind_name(kind) << "): " << error << "\n";
     }
   }
   return failed == 0 ? exit_code::ok : exit_code::bad_input;
@@ -154,8 +176,9 @@ int run_validate(const std::vector<std::string>& files) {
 }  // namespace
 
 void add_validate_command(CLI::App& app, CommandAction& action) {
-  CLI::App* cmd = app.add_subcommand(
-      "validate", "Check model cards, GPU/node and engine presets, calibration profiles, scenarios and validation sets with the strict loaders");
+  CLI::App* cmd = app.add_subcommand("validate",
+                                     "Check model cards, GPU/node and engine presets, calibration profiles, scenarios "
+                                     "and validation sets with the strict loaders");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("files", *files, "Files to check (kind from the folder, else from the keys)")->required();
   cmd->callback([&action, files] { action = [files] { return run_validate(*files); }; });

@@ -26,9 +26,9 @@
 #include "models/card_loader.hpp"
 #include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
+#include "tools/engramsim/cli_common.hpp"
 #include "validation/validation_case.hpp"
 #include "validation/validation_runner.hpp"
-#include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
 namespace {
@@ -125,8 +125,10 @@ void print_verdict(const val::ValidationReport& report) {
   for (const auto& id : report.stale_known_misses())
     std::cout << "note: " << id << " is listed as a known miss but is within tolerance: remove its known_miss\n";
   std::cout << "\n";
-  if (report.failed() > 0) std::cout << report.failed() << " case(s) outside tolerance and not known misses\n";
-  else std::cout << "every evaluated case within tolerance or a known miss (" << report.known_misses() << ")\n";
+  if (report.failed() > 0)
+    std::cout << report.failed() << " case(s) outside tolerance and not known misses\n";
+  else
+    std::cout << "every evaluated case within tolerance or a known miss (" << report.known_misses() << ")\n";
   for (const auto k : report.targets_missed()) {
     for (const auto& s : report.kinds)
       if (s.kind == k)
@@ -162,8 +164,13 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
   TextTable t(head);
   for (const auto& r : report.results) {
     if (r.status == val::CaseStatus::unsupported) continue;
-    std::vector<std::string> row{r.id, r.metric, value_text(r.published, r.unit), value_text(r.predicted, r.unit),
-                                 error_text(r), r.tolerance ? r.tolerance->describe() : "-", to_string(r.status)};
+    std::vector<std::string> row{r.id,
+                                 r.metric,
+                                 value_text(r.published, r.unit),
+                                 value_text(r.predicted, r.unit),
+                                 error_text(r),
+                                 r.tolerance ? r.tolerance->describe() : "-",
+                                 to_string(r.status)};
     if (cal) row.push_back(r.calibration.empty() ? "default" : "calibrated");
     t.add_row(row);
   }
@@ -182,27 +189,28 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
   for (const auto& s : report.kinds) {
     const double target = val::mape_target(s.kind);
     const std::string abs = s.kind == val::MetricKind::engram_penalty ? fmt("%.2f pp", s.mean_abs_error) : "-";
-    const std::string tgt = std::isfinite(target) ? fmt("<= %.0f%%", 100 * target) + (s.mape <= target ? " met" : " NOT met")
-                                                  : "-";
+    const std::string tgt =
+        std::isfinite(target) ? fmt("<= %.0f%%", 100 * target) + (s.mape <= target ? " met" : " NOT met") : "-";
     // A percentage-point metric is judged by its mean absolute error; a relative error of a small
     // percentage says little.
     const std::string mape = s.kind == val::MetricKind::engram_penalty ? "-" : fmt("%.1f%%", 100 * s.mape);
-    k.add_row({to_string(s.kind), std::to_string(s.cases), val::kind_tolerance(s.kind).describe(), std::to_string(s.failed),
-               std::to_string(s.known_misses), mape, abs, tgt});
+    k.add_row({to_string(s.kind), std::to_string(s.cases), val::kind_tolerance(s.kind).describe(),
+               std::to_string(s.failed), std::to_string(s.known_misses), mape, abs, tgt});
   }
   std::cout << k.render();
 
   // Where the error sits: the relative-error kinds by source and by GPU.
-  for (const auto& [title, field] : {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu},
-                                     std::pair{"ENGINE", &val::CaseResult::engine}}) {
+  for (const auto& [title, field] :
+       {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu},
+        std::pair{"ENGINE", &val::CaseResult::engine}}) {
     const auto groups = val::summarize_by(report.results, field);
     if (groups.empty()) continue;
     TextTable g({title, "CASES", "MAPE", "FURTHEST CASE", "ITS ERROR"});
     for (const auto& s : groups)
-      g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), s.worst_id, fmt("%+.1f%%", 100 * s.worst_rel)});
+      g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), s.worst_id,
+                 fmt("%+.1f%%", 100 * s.worst_rel)});
     const std::string by = std::string(title) == "GPU" ? "GPU" : std::string(title) == "ENGINE" ? "engine" : "source";
-    std::cout << "\nStep-level, serving-throughput and latency cases by " << by << ":\n"
-              << g.render();
+    std::cout << "\nStep-level, serving-throughput and latency cases by " << by << ":\n" << g.render();
   }
 
   const Coverage cov = coverage_of(set, report);
@@ -219,29 +227,30 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 void print_json(const val::ValidationSet& set, const val::ValidationReport& report) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& r : report.results) {
-    nlohmann::json c = {{"id", r.id},
-                        {"level", to_string(r.level)},
-                        {"metric", r.metric},
-                        {"kind", to_string(r.kind)},
-                        {"unit", r.unit},
-                        {"published", r.published},
-                        {"predicted", number_or_null(r.predicted)},
-                        {"rel_error", number_or_null(r.rel_error)},
-                        {"abs_error", number_or_null(r.abs_error)},
-                        {"status", to_string(r.status)},
-                        {"source", r.source},
-                        {"gpu", r.gpu},
-                        {"model", r.model},
-                        {"engine", r.engine},
-                        {"detail", r.detail},
-                        {"known_miss", r.known_miss.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.known_miss)},
-                        {"calibration", r.calibration.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.calibration)},
-                        {"message", r.message},
-                        {"wall_s", r.wall_s}};
+    nlohmann::json c = {
+        {"id", r.id},
+        {"level", to_string(r.level)},
+        {"metric", r.metric},
+        {"kind", to_string(r.kind)},
+        {"unit", r.unit},
+        {"published", r.published},
+        {"predicted", number_or_null(r.predicted)},
+        {"rel_error", number_or_null(r.rel_error)},
+        {"abs_error", number_or_null(r.abs_error)},
+        {"status", to_string(r.status)},
+        {"source", r.source},
+        {"gpu", r.gpu},
+        {"model", r.model},
+        {"engine", r.engine},
+        {"detail", r.detail},
+        {"known_miss", r.known_miss.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.known_miss)},
+        {"calibration", r.calibration.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.calibration)},
+        {"message", r.message},
+        {"wall_s", r.wall_s}};
     if (r.tolerance) {
-      const char* type = r.tolerance->type == val::ToleranceType::rel ? "rel"
+      const char* type = r.tolerance->type == val::ToleranceType::rel   ? "rel"
                          : r.tolerance->type == val::ToleranceType::abs ? "abs"
-                                                                         : "abs_pp";
+                                                                        : "abs_pp";
       c["tolerance"] = {{"type", type}, {"value", r.tolerance->value}, {"why", r.tolerance->why}};
     } else {
       c["tolerance"] = nullptr;
@@ -251,20 +260,25 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
   nlohmann::json kinds = nlohmann::json::array();
   for (const auto& s : report.kinds) {
     const double target = val::mape_target(s.kind);
-    kinds.push_back({{"kind", to_string(s.kind)},
-                     {"cases", s.cases},
-                     {"tolerance", val::kind_tolerance(s.kind).describe()},
-                     {"failed", s.failed},
-                     {"known_misses", s.known_misses},
-                     {"mape", s.mape},
-                     {"mean_abs_error", s.mean_abs_error},
-                     {"mape_target", number_or_null(target)},
-                     {"target_met", std::isfinite(target) ? nlohmann::json(s.mape <= target) : nlohmann::json(nullptr)}});
+    kinds.push_back(
+        {{"kind", to_string(s.kind)},
+         {"cases", s.cases},
+         {"tolerance", val::kind_tolerance(s.kind).describe()},
+         {"failed", s.failed},
+         {"known_misses", s.known_misses},
+         {"mape", s.mape},
+         {"mean_abs_error", s.mean_abs_error},
+         {"mape_target", number_or_null(target)},
+         {"target_met", std::isfinite(target) ? nlohmann::json(s.mape <= target) : nlohmann::json(nullptr)}});
   }
   const auto groups_json = [&](std::string val::CaseResult::*field) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& g : val::summarize_by(report.results, field))
-      a.push_back({{"group", g.group}, {"cases", g.cases}, {"mape", g.mape}, {"worst_id", g.worst_id}, {"worst_rel_error", g.worst_rel}});
+      a.push_back({{"group", g.group},
+                   {"cases", g.cases},
+                   {"mape", g.mape},
+                   {"worst_id", g.worst_id},
+                   {"worst_rel_error", g.worst_rel}});
     return a;
   };
   const Coverage cov = coverage_of(set, report);
@@ -298,25 +312,28 @@ int run_validate_set(const ValidateSetArgs& a) {
   options.only = a.only;
   for (const std::string& f : a.calibrations) options.calibrations.push_back({f, load_calibration_profile(f)});
   const val::ValidationReport report = val::evaluate_set(set, options);
-  if (a.json) print_json(set, report);
-  else print_text(set, report, options, a.verbose);
+  if (a.json)
+    print_json(set, report);
+  else
+    print_text(set, report, options, a.verbose);
   return report.gate_passed() ? exit_code::ok : exit_code::check_failed;
 }
 
 }  // namespace
 
 void add_validate_set_command(CLI::App& app, CommandAction& action) {
-  CLI::App* cmd = app.add_subcommand(
-      "validate-set",
-      "Reproduce the published measurements of the validation set and compare (exit 4: a case misses that is not a known miss, "
-      "or a MAPE target is missed)");
+  CLI::App* cmd = app.add_subcommand("validate-set",
+                                     "Reproduce the published measurements of the validation set and compare (exit 4: "
+                                     "a case misses that is not a known miss, "
+                                     "or a MAPE target is missed)");
   auto a = std::make_shared<ValidateSetArgs>();
   cmd->add_option("--cases", a->cases, "Validation set file (default: scenarios/validation/cases.yaml)");
   cmd->add_option("--case", a->only, "Evaluate only this case id (repeatable)")->allow_extra_args(false);
   cmd->add_option("--jobs", a->jobs, "Threads for serving runs (0 = one per hardware thread)")
       ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_option("--calibration", a->calibrations,
-                  "Calibration profile (engramsim calibrate) for the cases on its GPU (repeatable: one per GPU, as sweep chooses)")
+                  "Calibration profile (engramsim calibrate) for the cases on its GPU (repeatable: one per GPU, as "
+                  "sweep chooses)")
       ->allow_extra_args(false);
   cmd->add_flag("--verbose", a->verbose, "Also print what ran for each case");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");

@@ -48,8 +48,7 @@ inline void print_validation_accuracy(const planner::ReportContext& ctx, std::os
   for (const auto& a : ctx.assumptions)
     if (a.figure.rfind("validation accuracy", 0) == 0) out << a.figure << ": " << a.value << "\n";
   for (const auto& n : ctx.notes)
-    if (n.rfind("No case of the validation set", 0) == 0 || n.rfind("The validation record", 0) == 0)
-      out << n << "\n";
+    if (n.rfind("No case of the validation set", 0) == 0 || n.rfind("The validation record", 0) == 0) out << n << "\n";
 }
 
 // Writes DIR/serve-command.sh, the engine command line of `config` at its point nearest
@@ -59,7 +58,8 @@ inline std::string write_serve_command(const planner::ScenarioEvaluator& evaluat
   const planner::ReportPoint* best = nullptr;
   for (const auto& p : data.points)
     if (p.config == config && p.status == planner::PointStatus::ok &&
-        (best == nullptr || std::abs(p.metrics.interactivity - interactivity) < std::abs(best->metrics.interactivity - interactivity)))
+        (best == nullptr ||
+         std::abs(p.metrics.interactivity - interactivity) < std::abs(best->metrics.interactivity - interactivity)))
       best = &p;
   if (best == nullptr) return "";
   const std::optional<std::string> cmd = evaluator.serve_command(best->assignments);
@@ -69,7 +69,8 @@ inline std::string write_serve_command(const planner::ScenarioEvaluator& evaluat
                                            std::to_string(static_cast<long long>(std::lround(best->concurrency))) +
                                            " clients: the engine settings engramsim models, the rest left at the "
                                            "engine's defaults.\n# Replace the model name with the checkpoint's path "
-                                           "or hub id (docs/planning.md \"Deployable output\").\n" + *cmd);
+                                           "or hub id (docs/planning.md \"Deployable output\").\n" +
+                                           *cmd);
   return file.string();
 }
 
@@ -85,8 +86,9 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_option("--shard", a.shard, "Run only the points with index % N == i (i/N), into results.shard-i-of-N.jsonl");
   cmd->add_option("--set", a.set, "Override a scenario key before expanding: key.path=value (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--calibration", a.calibrations,
-                  "Calibration profile applied to the points on its GPU, replacing the scenario's (repeatable: one per GPU)")
+  cmd->add_option(
+         "--calibration", a.calibrations,
+         "Calibration profile applied to the points on its GPU, replacing the scenario's (repeatable: one per GPU)")
       ->allow_extra_args(false);
   cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
@@ -112,7 +114,8 @@ inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const p
   o.resume = a.resume;
   if (!a.shard.empty()) o.shard = planner::ShardSpec::parse(a.shard);
   if (mpi != nullptr && o.shard.count > 1)
-    throw ConfigError({"--shard", 0, 0}, "--shard", "cannot be combined with an MPI launch (MPI splits the points itself)");
+    throw ConfigError({"--shard", 0, 0}, "--shard",
+                      "cannot be combined with an MPI launch (MPI splits the points itself)");
   o.progress = progress_mode(a.progress);
   o.fingerprint = std::move(fingerprint);
   o.mpi = mpi;
@@ -121,8 +124,8 @@ inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const p
 
 // The counts of print_sweep_summary as JSON fields.
 inline nlohmann::json sweep_summary_json(const planner::SweepRunSummary& s) {
-  return {{"points", s.owned_points}, {"already_done", s.already_done}, {"evaluated", s.evaluated},
-          {"infeasible_now", s.infeasible}, {"errors_now", s.errors}, {"complete", s.complete},
+  return {{"points", s.owned_points},       {"already_done", s.already_done}, {"evaluated", s.evaluated},
+          {"infeasible_now", s.infeasible}, {"errors_now", s.errors},         {"complete", s.complete},
           {"wall_seconds", s.wall_seconds}};
 }
 
@@ -135,7 +138,8 @@ inline void print_shard_json(const planner::SweepRunSummary& s, const planner::S
 
 inline void print_sweep_summary(const planner::SweepRunSummary& s, std::ostream& os) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu points: %zu already done, %zu evaluated now (%zu infeasible, %zu errors) in %.1f s",
+  std::snprintf(buf, sizeof buf,
+                "%zu points: %zu already done, %zu evaluated now (%zu infeasible, %zu errors) in %.1f s",
                 s.owned_points, s.already_done, s.evaluated, s.infeasible, s.errors, s.wall_seconds);
   os << buf << "\n";
 }

@@ -1,7 +1,7 @@
 // `engramsim run --progress`: a line on stderr every couple of wall seconds while a run executes
 // ("[tp2-dram] simulated 812.4 s, 1,204 requests done, 9.8 s wall"), from a read-only run probe
-// (sim/serving/run_probe.hpp), and a last one when the run ends, so the results are the same with or without it. Compare variants
-// that run in parallel share one writer, so their lines do not interleave.
+// (sim/serving/run_probe.hpp), and a last one when the run ends, so the results are the same with or without it.
+// Compare variants that run in parallel share one writer, so their lines do not interleave.
 #pragma once
 
 #include <chrono>
