@@ -116,6 +116,12 @@ const char* quantity_words(Time);
 const char* quantity_words(Bandwidth);
 const char* quantity_words(FlopRate);
 
+// Whether M is a std::optional (a section read into one holds a value once its key is read).
+template <class M>
+inline constexpr bool is_std_optional = false;
+template <class M>
+inline constexpr bool is_std_optional<std::optional<M>> = true;
+
 template <class T>
 class FieldTable {
  public:
@@ -150,9 +156,11 @@ class FieldTable {
   explicit FieldTable(std::string name) : name_(std::move(name)) {}
 
   // `access` is a generic lambda returning a reference to the member: [](auto& t) -> auto& {...}.
+  // A default is read off T() (value-initialised: the same value as T{}, on which GCC 12 warns
+  // -Wmaybe-uninitialized for large aggregates).
   template <class Access>
   FieldTable& integer(std::string key, Access access, std::int64_t lo, std::int64_t hi, std::string meaning) {
-    const T dflt{};
+    const T dflt = T();
     Field f{{key, integer_type_words(lo, hi), std::to_string(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, lo, hi](const auto& m, T& out) {
       access(out) = static_cast<Member<Access>>(m.integer(key, lo, hi));
@@ -164,7 +172,7 @@ class FieldTable {
 
   template <class Access>
   FieldTable& number(std::string key, Access access, double lo, double hi, std::string meaning) {
-    const T dflt{};
+    const T dflt = T();
     Field f{{key, number_type_words(lo, hi, false), number_words(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, lo, hi](const auto& m, T& out) { access(out) = m.number(key, lo, hi); });
     f.write = [access](const T& v) { return FieldJson(access(v)); };
@@ -174,7 +182,7 @@ class FieldTable {
 
   template <class Access>
   FieldTable& boolean(std::string key, Access access, std::string meaning) {
-    const T dflt{};
+    const T dflt = T();
     Field f{{key, "bool", access(dflt) ? "true" : "false", std::move(meaning)}};
     f.read = reads([key, access](const auto& m, T& out) { access(out) = m.boolean(key); });
     f.write = [access](const T& v) { return FieldJson(static_cast<bool>(access(v))); };
@@ -201,7 +209,7 @@ class FieldTable {
   // A duration (`750us`, `1.5ms`) in [lo, hi]; written in seconds.
   template <class Access>
   FieldTable& time(std::string key, Access access, Time lo, Time hi, std::string meaning) {
-    const T dflt{};
+    const T dflt = T();
     const std::string type = "time in [" + time_words(lo) + ", " + time_words(hi) + "]";
     Field f{{key, type, time_words(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, lo, hi, type](const auto& m, T& out) {
@@ -217,7 +225,7 @@ class FieldTable {
   // A number in (lo, hi]: the lower bound itself is refused.
   template <class Access>
   FieldTable& number_above(std::string key, Access access, double lo, double hi, std::string meaning) {
-    const T dflt{};
+    const T dflt = T();
     const std::string type = number_type_words(lo, hi, true);
     Field f{{key, type, number_words(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, lo, hi, type](const auto& m, T& out) {
@@ -249,7 +257,7 @@ class FieldTable {
   // A string, empty allowed (`gpu: ""`: none).
   template <class Access>
   FieldTable& any_text(std::string key, Access access, std::string meaning) {
-    const T dflt{};
+    const T dflt = T();
     const std::string d = access(dflt);
     Field f{{key, "string", d.empty() ? "empty" : "`" + d + "`", std::move(meaning)}};
     f.read = reads([key, access](const auto& m, T& out) { access(out) = m.str(key); });
@@ -264,7 +272,7 @@ class FieldTable {
                      std::vector<std::pair<std::string, std::type_identity_t<E>>> options, std::string meaning) {
     std::vector<std::string> names;
     std::string type, dflt;
-    const T zero{};
+    const T zero = T();
     for (const auto& [name, value] : options) {
       names.push_back(name);
       type += (type.empty() ? "`" : " \\| `") + name + "`";
@@ -332,7 +340,8 @@ class FieldTable {
     return nested(
         std::move(key), [](auto& v) -> auto& { return v; }, sub, std::move(meaning));
   }
-  // A nested map `key` read into the member `access` returns, whose keys `sub` declares.
+  // A nested map `key` read into the member `access` returns, whose keys `sub` declares. A member
+  // that is a std::optional<Sub> holds a value once the key is read, and is written only then.
   template <class Access, class Sub>
   FieldTable& section(std::string key, Access access, const FieldTable<Sub>& sub, std::string meaning) {
     return nested(std::move(key), access, sub, std::move(meaning));
@@ -418,7 +427,20 @@ class FieldTable {
     return add(std::move(f));
   }
 
+  // A rule that joins keys of the map (exactly one of several, a key another requires), run once
+  // every key of the table is read and before the map's unknown keys are reported; it fails through
+  // the map it is given (file:line:col and the path of the map or of a key in it), and may complete
+  // the value (a member derived from several keys).
+  FieldTable& rule(Reader joins) { return rules_.push_back(reads(std::move(joins))), *this; }
+
   // Modifiers of the field added last.
+  // The keys of a map, or of a list's elements, that a custom field reads by hand: the docs list
+  // them after it as `key<prefix>subkey` (prefix "." for a map, "[]." for a list).
+  FieldTable& keys_below(std::vector<FieldDoc> docs, std::string prefix) {
+    last().sub_docs = std::move(docs);
+    last().sub_prefix = std::move(prefix);
+    return *this;
+  }
   FieldTable& default_words(std::string words) { return last().doc.dflt = std::move(words), *this; }
   FieldTable& type_words(std::string words) { return last().doc.type = std::move(words), *this; }
   FieldTable& unwritten() { return last().write = nullptr, last().yaml = nullptr, *this; }
@@ -445,6 +467,7 @@ class FieldTable {
       for (const Check& c : f.checks)
         if (const std::string p = c(out); !p.empty()) map.fail_key(f.doc.key, p);
     }
+    for (const Reader& r : rules_) r(map, out);
   }
 #endif
 
@@ -525,9 +548,16 @@ class FieldTable {
   FieldTable& nested(std::string key, Access access, const FieldTable<Sub>& sub, std::string meaning) {
     Field f{{key, "map", "", std::move(meaning)}};
     const auto table = std::make_shared<const FieldTable<Sub>>(sub);  // shared by the lambdas
-    f.read = reads([key, access, table](const auto& m, T& out) { read_into(m.child(key), *table, access(out)); });
-    f.write = [access, table](const T& v) { return table->write(access(v)); };
-    f.yaml = [access, table](const T& v) { return table->yaml_value(access(v)); };
+    if constexpr (is_std_optional<Member<Access>>) {
+      f.read = reads([key, access, table](const auto& m, T& out) { access(out) = read_map(m.child(key), *table); });
+      f.write = [access, table](const T& v) { return table->write(*access(v)); };
+      f.yaml = [access, table](const T& v) { return table->yaml_value(*access(v)); };
+      f.present = [access](const T& v) { return access(v).has_value(); };
+    } else {
+      f.read = reads([key, access, table](const auto& m, T& out) { read_into(m.child(key), *table, access(out)); });
+      f.write = [access, table](const T& v) { return table->write(access(v)); };
+      f.yaml = [access, table](const T& v) { return table->yaml_value(access(v)); };
+    }
     f.own_row = false;
     f.sub_docs = sub.docs();
     f.sub_prefix = ".";
@@ -537,7 +567,7 @@ class FieldTable {
   template <class Access>
   FieldTable& measure(std::string key, Access access, std::string meaning, bool above_zero) {
     using M = Member<Access>;
-    const T dflt{};
+    const T dflt = T();
     std::string type = std::string(kind_words<M>()) + (above_zero ? " > 0" : " >= 0");
     Field f{{key, std::move(type), scalar_text(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, above_zero](const auto& m, T& out) {
@@ -597,6 +627,7 @@ class FieldTable {
 
   std::string name_;
   std::vector<Field> fields_;
+  std::vector<Reader> rules_;  // read()'s last step (rule())
 };
 
 }  // namespace engramsim

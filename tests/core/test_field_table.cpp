@@ -276,6 +276,73 @@ TEST(FieldTable, DocsOfNestedKinds) {
             "| `spare.weight` | number > 0 | required | kg |\n");
 }
 
+// A section read into a std::optional member, and rules that join keys.
+struct Crate {
+  std::optional<Part> lid;
+  std::optional<Part> base;
+  int parts = 0;  // derived by the rule
+};
+
+FieldTable<Crate> crate_schema() {
+  FieldTable<Crate> t("crate");
+  t.section(
+      "lid", [](auto& c) -> auto& { return c.lid; }, part_schema(), "the top");
+  t.section(
+      "base", [](auto& c) -> auto& { return c.base; }, part_schema(), "the bottom");
+  t.rule([](const ConfigNode& m, Crate& c) {
+    c.parts = (c.lid ? 1 : 0) + (c.base ? 1 : 0);
+    if (c.parts == 0) m.fail("give a lid or a base");
+  });
+  return t;
+}
+
+std::string crate_error(const std::string& yaml, Crate* out = nullptr) {
+  Crate c;
+  try {
+    const ConfigNode n = ConfigNode::load_string(yaml, "crate.yaml");
+    crate_schema().read(n, c);
+    n.finish();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  if (out) *out = c;
+  return "";
+}
+
+TEST(FieldTable, OptionalMemberSectionsAndRules) {
+  Crate c;
+  EXPECT_EQ(crate_error("lid: {weight: 2}\n", &c), "");
+  ASSERT_TRUE(c.lid.has_value());
+  EXPECT_DOUBLE_EQ(c.lid->weight, 2.0);
+  EXPECT_FALSE(c.base.has_value());
+  EXPECT_EQ(c.parts, 1);
+  EXPECT_EQ(crate_schema().yaml(c), "lid:\n  shape: round\n  weight: 2\n");  // an empty one is not written
+  EXPECT_FALSE(crate_schema().write(c).contains("base"));
+  EXPECT_NE(crate_error("lid: {weight: 0}\n").find("crate.yaml:1:15: lid.weight: must be greater than zero"),
+            std::string::npos);
+  EXPECT_NE(crate_error("{}\n").find("crate.yaml:1:1: give a lid or a base"), std::string::npos);
+  // A rule runs before the map's unknown keys are reported, but after a close typo of a key it asked for.
+  EXPECT_NE(crate_error("lids: {weight: 1}\n").find("lids: unknown field; did you mean 'lid'?"), std::string::npos);
+  EXPECT_EQ(crate_schema().markdown(),
+            "| key | type | default | meaning |\n|---|---|---|---|\n"
+            "| `lid.shape` | `round` \\| `square` | round | outline |\n"
+            "| `lid.weight` | number > 0 | required | kg |\n"
+            "| `base.shape` | `round` \\| `square` | round | outline |\n"
+            "| `base.weight` | number > 0 | required | kg |\n");
+}
+
+TEST(FieldTable, KeysBelowACustomFieldAreDocumented) {
+  FieldTable<Crate> t("crate");
+  t.custom({"parts", "list of parts", "none", "read by hand"}, [](const ConfigNode& m, Crate&) {
+     m.ignore("parts");
+   }).keys_below(part_schema().docs(), "[].");
+  EXPECT_EQ(t.markdown(),
+            "| key | type | default | meaning |\n|---|---|---|---|\n"
+            "| `parts` | list of parts | none | read by hand |\n"
+            "| `parts[].shape` | `round` \\| `square` | round | outline |\n"
+            "| `parts[].weight` | number > 0 | required | kg |\n");
+}
+
 TEST(FieldTable, YamlTextLayout) {
   YamlValue fit = YamlValue::map();
   fit.add("alpha", YamlValue::scalar("1us"));
