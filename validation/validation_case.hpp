@@ -34,7 +34,8 @@
 // Every case has exactly one of reproduce or unsupported. `config` and `also_published` are the
 // sources' free-form records and are not interpreted (config.model and config.gpu are read for the
 // coverage report); every other key is read strictly: unknown keys, wrong types and bad values are
-// ConfigErrors naming file:line:col and the field path.
+// ConfigErrors naming file:line:col and the field path. The keys are declared once, in
+// validation/case_schema.hpp, whose table docs/validation.md shows ("Case keys").
 //
 // Metric units: *_time_s in seconds and *_ms in milliseconds (published as unit strings such as
 // "91.9ms"); throughputs in tokens/s; throughput_penalty_pct in percent; ratios plain.
