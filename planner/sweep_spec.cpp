@@ -7,6 +7,7 @@
 
 #include "core/config_input.hpp"
 #include "core/config_override.hpp"
+#include "core/field_table.hpp"
 #include "core/rng.hpp"
 
 namespace engramsim::planner {
@@ -25,76 +26,115 @@ std::string number_text(double v) {
   return buf;
 }
 
-// `range: {from, to, step}` (arithmetic) or `{from, to, factor}` (geometric), both inclusive of
-// `to` up to a relative 1e-9 so that 0.1 steps do not lose their last value to rounding.
+// A generated axis: `{from, to, step}` (arithmetic) or `{from, to, factor}` (geometric).
+struct RangeSpec {
+  double from = 0.0, to = 0.0, step = 0.0, factor = 0.0;
+  bool geometric = false;
+};
+
+const FieldTable<RangeSpec>& range_schema() {
+  static const FieldTable<RangeSpec> table = [] {
+    FieldTable<RangeSpec> t("range");
+    t.number(
+         "from", [](auto& r) -> auto& { return r.from; }, -1e308, 1e308, "the first value")
+        .required();
+    t.number(
+         "to", [](auto& r) -> auto& { return r.to; }, -1e308, 1e308,
+         "the last value, included up to a relative 1e-9 (so that 0.1 steps keep it); at least `from`")
+        .required();
+    t.number(
+         "step", [](auto& r) -> auto& { return r.step; }, 0.0, 1e308, "arithmetic: from, from + step, ...")
+        .type_words("number > 0")
+        .default_words("none");
+    t.number(
+         "factor", [](auto& r) -> auto& { return r.factor; }, -1e308, 1e308,
+         "geometric, instead of `step`: from, from x factor, ... (`from` > 0)")
+        .type_words("number > 1")
+        .default_words("none");
+    t.rule([](const ConfigNode& m, RangeSpec& r) {
+      const bool has_step = m.has("step");
+      r.geometric = m.has("factor");
+      if (has_step == r.geometric) m.fail("give exactly one of step (arithmetic) or factor (geometric)");
+      if (r.to < r.from) m.fail_key("to", "must be >= from");
+      if (has_step && !(r.step > 0.0)) m.fail_key("step", "must be > 0");
+      if (r.geometric && !(r.factor > 1.0)) m.fail_key("factor", "must be > 1");
+      if (r.geometric && !(r.from > 0.0)) m.fail_key("from", "must be > 0 for a geometric range");
+    });
+    return t;
+  }();
+  return table;
+}
+
+// The values of a `range:`, both ends included (`to` up to a relative 1e-9).
 std::vector<YAML::Node> expand_range(const ConfigNode& range) {
-  const double from = range.number("from");
-  const double to = range.number("to");
-  const bool has_step = range.has("step");
-  const bool has_factor = range.has("factor");
-  if (has_step == has_factor) range.fail("give exactly one of step (arithmetic) or factor (geometric)");
-  if (to < from) range.fail_key("to", "must be >= from");
-  std::vector<YAML::Node> out;
-  const double slack = 1e-9 * std::max(std::abs(from), std::abs(to));
-  if (has_step) {
-    const double step = range.number("step", 0.0);
-    if (!(step > 0.0)) range.fail_key("step", "must be > 0");
-    for (std::size_t i = 0;; ++i) {
-      const double v = from + static_cast<double>(i) * step;
-      if (v > to + slack) break;
-      if (out.size() >= kMaxRangeValues) range.fail("range has more than 100000 values");
-      out.emplace_back(number_text(v));
-    }
-  } else {
-    const double factor = range.number("factor");
-    if (!(factor > 1.0)) range.fail_key("factor", "must be > 1");
-    if (!(from > 0.0)) range.fail_key("from", "must be > 0 for a geometric range");
-    double v = from;
-    while (v <= to + slack) {
-      if (out.size() >= kMaxRangeValues) range.fail("range has more than 100000 values");
-      out.emplace_back(number_text(v));
-      v *= factor;
-    }
-  }
+  RangeSpec r;
+  range_schema().read(range, r);
   range.finish();
+  std::vector<YAML::Node> out;
+  const double slack = 1e-9 * std::max(std::abs(r.from), std::abs(r.to));
+  if (!r.geometric) {
+    for (std::size_t i = 0;; ++i) {
+      const double v = r.from + static_cast<double>(i) * r.step;
+      if (v > r.to + slack) break;
+      if (out.size() >= kMaxRangeValues) range.fail("range has more than 100000 values");
+      out.emplace_back(number_text(v));
+    }
+    return out;
+  }
+  for (double v = r.from; v <= r.to + slack; v *= r.factor) {
+    if (out.size() >= kMaxRangeValues) range.fail("range has more than 100000 values");
+    out.emplace_back(number_text(v));
+  }
   return out;
+}
+
+// The keys of one axis (an entry of `axes`, or of a `zip`).
+const FieldTable<SweepAxis>& axis_schema() {
+  static const FieldTable<SweepAxis> table = [] {
+    FieldTable<SweepAxis> t("axis");
+    t.custom({"key", "string", "required",
+              "dotted key path into the scenario (maps by key, lists by index); it must exist in the scenario"},
+             [](const ConfigNode& m, SweepAxis& axis) {
+               const ConfigNode key = m.child("key");
+               axis.key = key.as_str();
+               axis.where = key.location();
+               if (axis.key.empty()) key.fail("key is empty");
+               for (const auto& part : split_key_path(axis.key))
+                 if (part.empty()) key.fail("key \"" + axis.key + "\" has an empty component");
+             })
+        .required();
+    t.custom({"values", "list of YAML values", "none",
+              "the values, any YAML (scalars, lists, maps), each replacing the node at `key`"},
+             [](const ConfigNode& m, SweepAxis& axis) {
+               const ConfigNode values = m.child("values");
+               if (!values.is_sequence()) values.fail("expected a list of values");
+               for (const auto& v : values.elements()) axis.values.push_back(v.raw());
+               if (axis.values.empty()) values.fail("values is empty");
+             });
+    t.custom({"range", "map", "none", "instead of `values`: generated numbers"}, [](const ConfigNode& m,
+                                                                                    SweepAxis& axis) {
+       axis.values = expand_range(m.child("range"));
+       if (axis.values.empty()) m.child("range").fail("range is empty");
+     }).keys_below(range_schema().docs(), ".");
+    t.rule([](const ConfigNode& m, SweepAxis&) {
+      if (m.has("values") == m.has("range"))
+        m.fail("give exactly one of values: [...] or range: {from, to, step|factor}");
+    });
+    return t;
+  }();
+  return table;
 }
 
 SweepAxis parse_axis(const ConfigNode& entry) {
   if (!entry.is_map()) entry.fail("expected {key: dotted.path, values: [...]}");
   SweepAxis axis;
-  const ConfigNode key = entry.child("key");
-  axis.key = key.as_str();
-  axis.where = key.location();
-  if (axis.key.empty()) key.fail("key is empty");
-  for (const auto& part : split_key_path(axis.key))
-    if (part.empty()) key.fail("key \"" + axis.key + "\" has an empty component");
-  const bool has_values = entry.has("values");
-  const bool has_range = entry.has("range");
-  if (has_values == has_range) entry.fail("give exactly one of values: [...] or range: {from, to, step|factor}");
-  if (has_values) {
-    const ConfigNode values = entry.child("values");
-    if (!values.is_sequence()) values.fail("expected a list of values");
-    for (const auto& v : values.elements()) axis.values.push_back(v.raw());
-    if (axis.values.empty()) values.fail("values is empty");
-  } else {
-    axis.values = expand_range(entry.child("range"));
-    if (axis.values.empty()) entry.child("range").fail("range is empty");
-  }
+  axis_schema().read(entry, axis);
   entry.finish();
   return axis;
 }
 
-void append_hex(std::string& out, std::uint64_t v) {
-  static const char* digits = "0123456789abcdef";
-  for (int shift = 60; shift >= 0; shift -= 4) out.push_back(digits[(v >> shift) & 0xF]);
-}
-
-}  // namespace
-
-SweepSpec SweepSpec::parse(const ConfigNode& sweep) {
-  if (!sweep.is_map()) sweep.fail("expected a map with axes: [...]");
-  SweepSpec spec;
+// The entries of `axes`: one axis, or a `zip` of axes of equal length; no key swept twice.
+void read_axes(const ConfigNode& sweep, SweepSpec& spec) {
   const ConfigNode axes = sweep.child("axes");
   if (!axes.is_sequence()) axes.fail("expected a list of {key, values} or {zip: [...]}");
   std::set<std::string> seen;
@@ -123,13 +163,45 @@ SweepSpec SweepSpec::parse(const ConfigNode& sweep) {
     }
     spec.dimensions.push_back(std::move(dim));
   }
+}
+
+void append_hex(std::string& out, std::uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  for (int shift = 60; shift >= 0; shift -= 4) out.push_back(digits[(v >> shift) & 0xF]);
+}
+
+}  // namespace
+
+const FieldTable<SweepSpec>& sweep_schema() {
+  static const FieldTable<SweepSpec> table = [] {
+    std::vector<FieldDoc> entry = axis_schema().docs();
+    entry.push_back({"zip", "list of axes", "none",
+                     "instead of `key`: axes (`key` with `values` or `range`) of equal length that advance together"});
+    FieldTable<SweepSpec> t("sweep");
+    t.custom({"axes", "list of axes and zips", "required",
+              "the dimensions of the cartesian product, in file order (the first varies slowest)"},
+             read_axes)
+        .required()
+        .keys_below(entry, "[].");
+    t.rule([](const ConfigNode& m, SweepSpec& spec) {
+      m.finish();  // an unknown key is the error, not the size it leaves
+      std::size_t n = 1;
+      for (const auto& d : spec.dimensions) {
+        if (d.size() > kMaxSweepPoints / n)
+          m.fail("sweep expands to more than " + std::to_string(kMaxSweepPoints) + " points, the limit for one sweep");
+        n *= d.size();
+      }
+    });
+    return t;
+  }();
+  return table;
+}
+
+SweepSpec SweepSpec::parse(const ConfigNode& sweep) {
+  if (!sweep.is_map()) sweep.fail("expected a map with axes: [...]");
+  SweepSpec spec;
+  sweep_schema().read(sweep, spec);
   sweep.finish();
-  std::size_t n = 1;
-  for (const auto& d : spec.dimensions) {
-    if (d.size() > kMaxSweepPoints / n)
-      sweep.fail("sweep expands to more than " + std::to_string(kMaxSweepPoints) + " points, the limit for one sweep");
-    n *= d.size();
-  }
   return spec;
 }
 

@@ -26,6 +26,7 @@
 #include "core/config_node.hpp"
 #include "core/config_override.hpp"
 #include "core/error.hpp"
+#include "core/field_table.hpp"
 
 namespace engramsim::planner {
 
@@ -86,6 +87,12 @@ struct PreparedSweep {
 };
 // Parses and validates the sweep of a scenario root (every key must exist in the base).
 PreparedSweep prepare_sweep(const ConfigNode& scenario_root);
+
+// The keys of a `sweep:` block, declared once: SweepSpec::parse reads through it and docs/planning.md
+// shows its table. The entries of `axes` are read by hand (an entry is one axis or a zip of axes);
+// their keys are the table's rows below `axes`. `sweep.report` and `sweep.plan` are the planner's
+// (planner/glue/planner_scenario.hpp), read before the spec and removed from it.
+const FieldTable<SweepSpec>& sweep_schema();
 
 // Expands the product in deterministic order. An empty spec gives one point with no assignments.
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "planner/sweep_spec.hpp"
+#include "tests/support/docs_table.hpp"
 
 using namespace engramsim;
 using namespace engramsim::planner;
@@ -148,6 +149,34 @@ TEST(SweepSpec, ErrorsNameFileLineAndColumn) {
       std::string::npos);
   EXPECT_NE(config_error([] { spec_of("sweep: {axes: [{key: 'a..b', values: [1]}]}\n"); }).find("empty component"),
             std::string::npos);
+}
+
+TEST(SweepSpec, DocsTableIsTheSchemas) {
+  test::check_docs_table("docs/planning.md", "### Sweep keys (`sweep:`)", sweep_schema().markdown());
+}
+
+TEST(SweepSpec, RangeAndZipErrorsAreLocated) {
+  const auto error = [](const std::string& axes) {
+    return config_error([&] { spec_of("sweep: {axes: [" + axes + "]}\n"); });
+  };
+  EXPECT_NE(
+      error("{key: a, range: {from: 4, to: 2, step: 1}}").find("s.yaml:1:46: sweep.axes[0].range.to: must be >= from"),
+      std::string::npos);
+  EXPECT_NE(error("{key: a, range: {from: 0, to: 2, factor: 2}}")
+                .find("sweep.axes[0].range.from: must be > 0 for a geometric"),
+            std::string::npos);
+  EXPECT_NE(error("{key: a, range: {from: 1, to: 2, stepp: 1}}")
+                .find("sweep.axes[0].range.stepp: unknown field; did you mean 'step'?"),
+            std::string::npos);
+  EXPECT_NE(error("{key: a, values: [1], range: {from: 1, to: 2, step: 1}}")
+                .find("sweep.axes[0]: give exactly one of values"),
+            std::string::npos);
+  EXPECT_NE(error("{zip: [{key: a, values: [1]}], key: b}").find("sweep.axes[0].key: unknown field"),
+            std::string::npos);
+  EXPECT_NE(error("3").find("sweep.axes[0]: expected {key: dotted.path, values: [...]}"), std::string::npos);
+  EXPECT_NE(
+      config_error([] { spec_of("sweep: {axis: []}\n"); }).find("sweep.axis: unknown field; did you mean 'axes'?"),
+      std::string::npos);
 }
 
 TEST(SweepSpec, MissingKeyPathIsReportedAtTheSweepEntry) {
