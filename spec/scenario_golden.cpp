@@ -12,6 +12,7 @@
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "core/field_table.hpp"
 #include "core/json_text.hpp"
 #include "core/number_text.hpp"
 
@@ -38,11 +39,75 @@ Tolerance tolerance_for(const std::string& metric) {
 
 std::string fmt(double v) { return printf_number(v, "%.6g"); }
 
-[[noreturn]] void bad(const std::string& path, const std::string& field, const std::string& msg) {
-  throw ConfigError({path, 0, 0}, field, msg);
+// A tolerance in words, for the docs ("exact", "abs 0.005", "rel 1 % + 2").
+std::string tolerance_words(const Tolerance& t) {
+  if (t.rel == 0.0 && t.abs == 0.0) return "exact";
+  if (t.rel == 0.0) return "abs " + fmt(t.abs);
+  return "rel " + fmt(100.0 * t.rel) + " % + " + fmt(t.abs);
+}
+
+// One key per metric golden_metrics() stores (an agentic replay's too), each with its tolerance.
+FieldTable<GoldenVariant> metrics_schema() {
+  Summary plain, windowed;
+  windowed.windowed = true;
+  std::set<std::string> always;
+  for (const auto& m : golden_metrics(plain)) always.insert(m.first);
+  FieldTable<GoldenVariant> t("golden metrics");
+  for (const auto& m : golden_metrics(windowed)) {
+    const std::string key = m.first;
+    std::string meaning = "tolerance: " + tolerance_words(tolerance_for(key));
+    if (!always.count(key)) meaning += "; agentic replays only (docs/agentic.md)";
+    t.custom({key, "number or null", "absent", meaning}, [key](const ConfigNode& n, GoldenVariant& v) {
+      const ConfigNode value = n.child(key);
+      v.metrics.emplace_back(key, value.raw().IsNull() ? NAN : value.as_number());
+    });
+  }
+  return t;
+}
+
+FieldTable<GoldenVariant> variant_schema() {
+  FieldTable<GoldenVariant> t("golden variant");
+  t.any_text(
+       "name", [](auto& v) -> auto& { return v.name; }, "the compare variant (empty: the scenario has none)")
+      .required();
+  t.any_text(
+      "infeasible", [](auto& v) -> auto& { return v.infeasible; },
+      "why the variant does not fit (then it has no metrics, and must still not fit)");
+  t.section("metrics", metrics_schema(), "");
+  t.rule([](const ConfigNode& n, GoldenVariant& v) {
+    if (v.infeasible.empty()) n.child("metrics");  // required: throws when absent
+  });
+  return t;
 }
 
 }  // namespace
+
+const FieldTable<Golden>& golden_schema() {
+  static const FieldTable<Golden> table = [] {
+    FieldTable<SetArgument> set("golden set");
+    set.any_text(
+           "key", [](auto& s) -> auto& { return s.key; }, "key path, as `--set KEY=VALUE`")
+        .required();
+    set.any_text(
+           "value", [](auto& s) -> auto& { return s.value; }, "the value, as YAML text")
+        .required();
+    FieldTable<Golden> t("golden");
+    t.any_text(
+         "scenario", [](auto& g) -> auto& { return g.scenario; }, "the scenario's name")
+        .required();
+    t.any_text(
+        "note", [](auto& g) -> auto& { return g.note; }, "why the test overrides what it does");
+    t.list(
+         "set", [](auto& g) -> auto& { return g.set; }, set, 0, "the overrides the test applies before running")
+        .required();
+    t.list(
+         "variants", [](auto& g) -> auto& { return g.variants; }, variant_schema(), 0,
+         "per variant in the scenario's order, the reason it does not fit or its summary metrics")
+        .required();
+    return t;
+  }();
+  return table;
+}
 
 std::vector<std::pair<std::string, double>> golden_metrics(const Summary& s) {
   const auto d = [](std::int64_t v) { return static_cast<double>(v); };
@@ -112,33 +177,13 @@ Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgume
 }
 
 Golden read_golden(const std::string& path) {
-  const std::string text = ConfigNode::read_file(path);  // missing, folder, unreadable: located errors
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    bad(path, "", std::string("invalid JSON: ") + e.what());
-  }
-  try {
-    Golden g;
-    g.scenario = j.at("scenario").get<std::string>();
-    g.note = j.value("note", "");
-    for (const auto& s : j.at("set"))
-      g.set.push_back({s.at("key").get<std::string>(), s.at("value").get<std::string>()});
-    for (const auto& v : j.at("variants")) {
-      GoldenVariant gv;
-      gv.name = v.at("name").get<std::string>();
-      gv.infeasible = v.value("infeasible", "");
-      if (gv.infeasible.empty()) {
-        for (const auto& [k, val] : v.at("metrics").items())
-          gv.metrics.emplace_back(k, val.is_null() ? NAN : val.get<double>());
-      }
-      g.variants.push_back(std::move(gv));
-    }
-    return g;
-  } catch (const nlohmann::json::exception& e) {
-    bad(path, "", std::string("malformed golden file: ") + e.what());
-  }
+  // JSON is YAML: the file is read as any input is, with located errors.
+  const ConfigNode root = ConfigNode::load_string(ConfigNode::read_file(path), path);
+  if (!root.is_map()) root.fail("expected a golden summary (a map with scenario, set and variants)");
+  Golden g;
+  golden_schema().read(root, g);
+  root.finish();
+  return g;
 }
 
 void write_golden(const Golden& g, const std::string& path) {

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/field_table.hpp"
 #include "spec/scenario_session.hpp"
 
 namespace engramsim::sim {
@@ -42,6 +43,11 @@ struct Golden {
 // The metrics a golden stores, from a run's summary, in file order.
 std::vector<std::pair<std::string, double>> golden_metrics(const Summary& s);
 Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgument> set, std::string note);
+
+// The keys of a golden file, declared once: read_golden reads through it (JSON is YAML, so errors
+// name file:line:col and the key) and docs/scenarios.md shows its table, each metric with its
+// tolerance.
+const FieldTable<Golden>& golden_schema();
 
 // Strict reader (ConfigError on a malformed file) and deterministic writer.
 Golden read_golden(const std::string& path);

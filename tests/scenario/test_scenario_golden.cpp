@@ -15,6 +15,7 @@
 #include "scenario_test_util.hpp"
 #include "spec/scenario_golden.hpp"
 #include "spec/scenario_session.hpp"
+#include "tests/support/docs_table.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim::sim {
@@ -204,6 +205,33 @@ TEST(GoldenCompare, WriteReadRoundTrip) {
   EXPECT_EQ(r.variants[1].infeasible, "HBM over budget");
   testing::write_file(dir.file("bad.json"), "{\"scenario\": 1}");
   EXPECT_THROW(read_golden(dir.file("bad.json")), ConfigError);
+}
+
+TEST(GoldenSchema, DocsTableIsTheSchemas) {
+  test::check_docs_table("docs/scenarios.md", "### Golden file keys (`scenarios/golden/NAME.json`)",
+                         golden_schema().markdown());
+}
+
+TEST(GoldenSchema, MalformedGoldensAreLocated) {
+  ScratchDir dir;
+  const auto error_of = [&](const std::string& variant) {
+    testing::write_file(dir.file("g.json"), "{\"scenario\": \"s\", \"set\": [],\n \"variants\": [" + variant + "]}\n");
+    try {
+      read_golden(dir.file("g.json"));
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("{\"name\": \"a\", \"metrics\": {\"completed\": 1, \"p99_ttft_ms\": null}}"), "");
+  const std::string typo = error_of("{\"name\": \"a\", \"metrics\": {\"completd\": 1}}");
+  EXPECT_NE(typo.find("g.json:2:41: variants[0].metrics.completd: unknown field; did you mean 'completed'?"),
+            std::string::npos)
+      << typo;
+  EXPECT_NE(error_of("{\"name\": \"a\"}").find("variants[0].metrics: missing required field"), std::string::npos);
+  EXPECT_EQ(error_of("{\"name\": \"a\", \"infeasible\": \"HBM over budget\"}"), "");
+  EXPECT_NE(error_of("{\"name\": \"a\", \"metrics\": {\"steps\": \"many\"}}").find("variants[0].metrics.steps:"),
+            std::string::npos);
 }
 
 }  // namespace
