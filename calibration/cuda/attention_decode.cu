@@ -181,6 +181,94 @@ __global__ void attention_combine_kernel(const float* __restrict__ ws_m, const f
   out[(static_cast<std::size_t>(bh) * kGroup + g) * kHeadDim + d] = num / den;
 }
 
+// Adds to err2 and ref2 the squared errors and squared reference values of one (sequence, KV head)'s
+// outputs in `got`, against a double-precision CPU reference on the same bf16 inputs.
+void check_decode_head(const std::vector<float>& got, const AttentionCase& ac, std::uint64_t bh, double& err2,
+                       double& ref2) {
+  const std::uint64_t ctx = static_cast<std::uint64_t>(ac.context);
+  std::vector<double> kf(ctx * kHeadDim), vf(ctx * kHeadDim);
+  for (std::uint64_t i = 0; i < ctx * kHeadDim; ++i) {
+    kf[i] = bf16_round_host(pattern_float(kKSeed, bh * ctx * kHeadDim + i));
+    vf[i] = bf16_round_host(pattern_float(kVSeed, bh * ctx * kHeadDim + i));
+  }
+  for (int g = 0; g < kGroup; ++g) {
+    std::vector<double> qv(kHeadDim);
+    for (int d = 0; d < kHeadDim; ++d)
+      qv[static_cast<std::size_t>(d)] = bf16_round_host(pattern_float(kQSeed, (bh * kGroup + g) * kHeadDim + d));
+    std::vector<double> sc(ctx);
+    double mx = -INFINITY;
+    for (std::uint64_t t = 0; t < ctx; ++t) {
+      double dot = 0.0;
+      for (int d = 0; d < kHeadDim; ++d) dot += qv[static_cast<std::size_t>(d)] * kf[t * kHeadDim + d];
+      sc[t] = dot / std::sqrt(static_cast<double>(kHeadDim));
+      mx = std::max(mx, sc[t]);
+    }
+    double den = 0.0;
+    for (auto& x : sc) den += (x = std::exp(x - mx));
+    for (int d = 0; d < kHeadDim; ++d) {
+      double o = 0.0;
+      for (std::uint64_t t = 0; t < ctx; ++t) o += sc[t] * vf[t * kHeadDim + d];
+      o /= den;
+      const double y = got[(bh * kGroup + g) * kHeadDim + d];
+      if (!std::isfinite(y))
+        throw GpuCorrectnessError("attention decode: output not written or not finite (batch " +
+                                  std::to_string(ac.batch) + ", context " + std::to_string(ac.context) + ")");
+      err2 += (y - o) * (y - o);
+      ref2 += o * o;
+    }
+  }
+}
+
+// Relative error of the outputs against the CPU reference, which throws when it is too large.
+double decode_relative_error(const std::vector<float>& got, const AttentionCase& ac, std::uint64_t heads) {
+  // CPU reference (double) for the first, middle and last (sequence, KV head).
+  double err2 = 0.0, ref2 = 0.0;
+  for (const std::uint64_t bh : {std::uint64_t{0}, heads / 2, heads - 1}) check_decode_head(got, ac, bh, err2, ref2);
+  const double rel = std::sqrt(err2 / std::max(ref2, 1e-300));
+  if (!(rel < 2e-3))
+    throw GpuCorrectnessError("attention decode: relative error " + std::to_string(rel) +
+                              " against the CPU reference (batch " + std::to_string(ac.batch) + ", context " +
+                              std::to_string(ac.context) + ")");
+  return rel;
+}
+
+// One case: buffers filled with the pattern, one run checked against the CPU reference, then the
+// timed runs.
+AttentionPointResult decode_point(const GpuBenchConfig& c, const AttentionCase& ac, int kv_heads, int sms,
+                                  const Stream& s) {
+  if (ac.batch < 1 || ac.context < 1) throw std::invalid_argument("attention case needs batch and context >= 1");
+  const std::uint64_t heads = static_cast<std::uint64_t>(ac.batch) * kv_heads;
+  const std::uint64_t kv_elems = heads * static_cast<std::uint64_t>(ac.context) * kHeadDim;
+  const int splits = static_cast<int>((ac.context + kChunk - 1) / kChunk);
+  DeviceBuffer<__nv_bfloat16> q(heads * kGroup * kHeadDim), k(kv_elems), v(kv_elems);
+  DeviceBuffer<float> ws_m(heads * splits * kGroup), ws_l(heads * splits * kGroup),
+      ws_acc(heads * splits * kGroup * kHeadDim), out(heads * kGroup * kHeadDim);
+  fill_bf16(q.get(), q.size(), kQSeed, s.get(), sms);
+  fill_bf16(k.get(), k.size(), kKSeed, s.get(), sms);
+  fill_bf16(v.get(), v.size(), kVSeed, s.get(), sms);
+  ENGRAMSIM_CUDA(cudaMemsetAsync(out.get(), 0xff, out.bytes(), s.get()));  // NaN poison
+  const dim3 grid1(static_cast<unsigned>((splits + kWarps - 1) / kWarps), static_cast<unsigned>(heads));
+  auto launch = [&](int) {
+    attention_split_kernel<<<grid1, 32 * kWarps, 0, s.get()>>>(q.get(), k.get(), v.get(), ws_m.get(), ws_l.get(),
+                                                               ws_acc.get(), static_cast<int>(ac.context), splits);
+    ENGRAMSIM_CUDA_LAUNCHED("attention_split_kernel");
+    attention_combine_kernel<<<static_cast<unsigned>(heads), kGroup * kHeadDim, 0, s.get()>>>(
+        ws_m.get(), ws_l.get(), ws_acc.get(), out.get(), splits);
+    ENGRAMSIM_CUDA_LAUNCHED("attention_combine_kernel");
+  };
+  launch(0);
+  std::vector<float> got(out.size());
+  ENGRAMSIM_CUDA(cudaMemcpyAsync(got.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, s.get()));
+  ENGRAMSIM_CUDA(cudaStreamSynchronize(s.get()));
+  const double rel = decode_relative_error(got, ac, heads);
+  AttentionPointResult p;
+  p.c = ac;
+  p.kv_bytes = 2 * kv_elems * sizeof(__nv_bfloat16);
+  p.relative_error = rel;
+  p.seconds = time_on_stream(s.get(), c.warmup, c.repetitions, launch);
+  return p;
+}
+
 }  // namespace
 }  // namespace cuda
 
@@ -197,79 +285,7 @@ AttentionRun gpu_attention_decode(const GpuBenchConfig& c, const std::vector<Att
                " KV heads x 128, 8 query heads per KV head, "
                "split-K over 256-token chunks + combine, CUDA cores (FP32 math)";
   Stream s;
-  for (const AttentionCase& ac : cases) {
-    if (ac.batch < 1 || ac.context < 1) throw std::invalid_argument("attention case needs batch and context >= 1");
-    const std::uint64_t heads = static_cast<std::uint64_t>(ac.batch) * kv_heads;
-    const std::uint64_t kv_elems = heads * static_cast<std::uint64_t>(ac.context) * kHeadDim;
-    const int splits = static_cast<int>((ac.context + kChunk - 1) / kChunk);
-    DeviceBuffer<__nv_bfloat16> q(heads * kGroup * kHeadDim), k(kv_elems), v(kv_elems);
-    DeviceBuffer<float> ws_m(heads * splits * kGroup), ws_l(heads * splits * kGroup),
-        ws_acc(heads * splits * kGroup * kHeadDim), out(heads * kGroup * kHeadDim);
-    fill_bf16(q.get(), q.size(), kQSeed, s.get(), sms);
-    fill_bf16(k.get(), k.size(), kKSeed, s.get(), sms);
-    fill_bf16(v.get(), v.size(), kVSeed, s.get(), sms);
-    ENGRAMSIM_CUDA(cudaMemsetAsync(out.get(), 0xff, out.bytes(), s.get()));  // NaN poison
-    const dim3 grid1(static_cast<unsigned>((splits + kWarps - 1) / kWarps), static_cast<unsigned>(heads));
-    auto launch = [&](int) {
-      attention_split_kernel<<<grid1, 32 * kWarps, 0, s.get()>>>(q.get(), k.get(), v.get(), ws_m.get(), ws_l.get(),
-                                                                 ws_acc.get(), static_cast<int>(ac.context), splits);
-      ENGRAMSIM_CUDA_LAUNCHED("attention_split_kernel");
-      attention_combine_kernel<<<static_cast<unsigned>(heads), kGroup * kHeadDim, 0, s.get()>>>(
-          ws_m.get(), ws_l.get(), ws_acc.get(), out.get(), splits);
-      ENGRAMSIM_CUDA_LAUNCHED("attention_combine_kernel");
-    };
-    launch(0);
-    std::vector<float> got(out.size());
-    ENGRAMSIM_CUDA(cudaMemcpyAsync(got.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, s.get()));
-    ENGRAMSIM_CUDA(cudaStreamSynchronize(s.get()));
-    // CPU reference (double) for the first, middle and last (sequence, KV head).
-    double err2 = 0.0, ref2 = 0.0;
-    for (const std::uint64_t bh : {std::uint64_t{0}, heads / 2, heads - 1}) {
-      const std::uint64_t ctx = static_cast<std::uint64_t>(ac.context);
-      std::vector<double> kf(ctx * kHeadDim), vf(ctx * kHeadDim);
-      for (std::uint64_t i = 0; i < ctx * kHeadDim; ++i) {
-        kf[i] = bf16_round_host(pattern_float(kKSeed, bh * ctx * kHeadDim + i));
-        vf[i] = bf16_round_host(pattern_float(kVSeed, bh * ctx * kHeadDim + i));
-      }
-      for (int g = 0; g < kGroup; ++g) {
-        std::vector<double> qv(kHeadDim);
-        for (int d = 0; d < kHeadDim; ++d)
-          qv[static_cast<std::size_t>(d)] = bf16_round_host(pattern_float(kQSeed, (bh * kGroup + g) * kHeadDim + d));
-        std::vector<double> sc(ctx);
-        double mx = -INFINITY;
-        for (std::uint64_t t = 0; t < ctx; ++t) {
-          double dot = 0.0;
-          for (int d = 0; d < kHeadDim; ++d) dot += qv[static_cast<std::size_t>(d)] * kf[t * kHeadDim + d];
-          sc[t] = dot / std::sqrt(static_cast<double>(kHeadDim));
-          mx = std::max(mx, sc[t]);
-        }
-        double den = 0.0;
-        for (auto& x : sc) den += (x = std::exp(x - mx));
-        for (int d = 0; d < kHeadDim; ++d) {
-          double o = 0.0;
-          for (std::uint64_t t = 0; t < ctx; ++t) o += sc[t] * vf[t * kHeadDim + d];
-          o /= den;
-          const double y = got[(bh * kGroup + g) * kHeadDim + d];
-          if (!std::isfinite(y))
-            throw GpuCorrectnessError("attention decode: output not written or not finite (batch " +
-                                      std::to_string(ac.batch) + ", context " + std::to_string(ac.context) + ")");
-          err2 += (y - o) * (y - o);
-          ref2 += o * o;
-        }
-      }
-    }
-    const double rel = std::sqrt(err2 / std::max(ref2, 1e-300));
-    if (!(rel < 2e-3))
-      throw GpuCorrectnessError("attention decode: relative error " + std::to_string(rel) +
-                                " against the CPU reference (batch " + std::to_string(ac.batch) + ", context " +
-                                std::to_string(ac.context) + ")");
-    AttentionPointResult p;
-    p.c = ac;
-    p.kv_bytes = 2 * kv_elems * sizeof(__nv_bfloat16);
-    p.relative_error = rel;
-    p.seconds = time_on_stream(s.get(), c.warmup, c.repetitions, launch);
-    run.points.push_back(std::move(p));
-  }
+  for (const AttentionCase& ac : cases) run.points.push_back(decode_point(c, ac, kv_heads, sms, s));
   return run;
 }
 
