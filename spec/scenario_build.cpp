@@ -11,6 +11,7 @@
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "sim/serving/scheduler_registry.hpp"
+#include "spec/deployment_schema.hpp"
 #include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {
@@ -433,10 +434,7 @@ std::string scenario_json(const BuiltScenario& b) {
       {"replicas", b.replicas},
       {"gpus", b.replicas * b.gpus_per_replica},
       {"scheduler", scheduler_json(b)},
-      {"spec_decode",
-       {{"enabled", d.spec_decode.enabled},
-        {"draft_tokens", d.spec_decode.draft_tokens},
-        {"acceptance_length", d.spec_decode.acceptance_length}}},
+      {"spec_decode", spec_decode_schema().write({d.spec_decode})},
       {"router", d.router},
       {"kv_blocks_per_replica", b.kv_blocks_per_replica},
       {"kv_tokens_per_replica", b.footprint.replica_kv_tokens},

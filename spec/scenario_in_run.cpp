@@ -34,19 +34,20 @@ void parse_engram_in_run(const ConfigNode& e, ScenarioInRun& out) {
     e.fail_key("hbm_cache", "a static hot-row set needs popularity ranks (access model zipf or uniform)");
 }
 
-void parse_in_run_sections(const ConfigNode& root, bool has_offloaded_tier, ScenarioInRun& out) {
-  if (const auto f = root.optional_child("fabric")) {
-    out.backend = f->one_of_or("backend", {"native", "simgrid"}, out.backend);
-    out.spread = f->one_of_or("placement", {"packed", "spread"}, "packed") == "spread";
-    f->finish();
-  }
-  if (const auto k = root.optional_child("kv_offload")) {
-    out.kv_offload = k->boolean_or("enabled", false);
-    k->finish();
-    if (out.kv_offload && !out.enabled)
-      k->fail_key("enabled",
-                  "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)");
-  }
+void parse_fabric_section(const ConfigNode& f, ScenarioInRun& out) {
+  out.backend = f.one_of_or("backend", {"native", "simgrid"}, out.backend);
+  out.spread = f.one_of_or("placement", {"packed", "spread"}, "packed") == "spread";
+  f.finish();
+}
+
+void parse_kv_offload_section(const ConfigNode& k, ScenarioInRun& out) {
+  out.kv_offload = k.boolean_or("enabled", false);
+  k.finish();
+  if (out.kv_offload && !out.enabled)
+    k.fail_key("enabled", "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)");
+}
+
+void check_in_run_tier(const ConfigNode& root, bool has_offloaded_tier, const ScenarioInRun& out) {
   if (out.enabled && !has_offloaded_tier)
     root.child("deployment")
         .child("engram")

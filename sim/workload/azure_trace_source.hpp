@@ -20,7 +20,6 @@ class AzureTraceSource final : public TraceSource {
  private:
   CsvReader csv_;
   CsvRequestColumns cols_;
-  ;
 };
 
 }  // namespace engramsim::sim
