@@ -140,6 +140,13 @@ void add_sharing_keys(FieldTable<EngramDraft>& t) {
   t.boolean(
       "share_across_replicas", [](auto& o) -> auto& { return o.out.share_across_replicas; },
       "one pinned DRAM copy per node instead of one per replica (vLLM `dp_shared_memory`)");
+  t.boolean(
+      "in_run", [](auto& o) -> auto& { return o.out.in_run.enabled; },
+      "fetches run as flows on the node fabric inside the event loop and the stall is measured there "
+      "(docs/memory-tiers.md); needs tier `dram` or `ssd`");
+  t.integer(
+      "sample_rows_per_step", [](auto& o) -> auto& { return o.out.in_run.sample_rows_per_step; }, 1, 1 << 24,
+      "in-run: Engram rows sampled per Engram layer per replica step");
 }
 
 // The page-cache read path sizes its cache from host RAM and models no in-run flows.
@@ -158,7 +165,7 @@ ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const No
   static const FieldTable<EngramDraft> schema = engram_schema();
   if (!e.is_map()) e.finish();  // "expected a map"
   schema.read(e, draft);
-  parse_engram_in_run(e, draft.out.in_run);
+  check_engram_in_run(e, draft.out.in_run);
   check_ssd_path(e, draft);
   e.finish();
   return draft.out;

@@ -10,6 +10,7 @@
 #include "sim/serving/scheduler_registry.hpp"
 #include "spec/deployment_schema.hpp"
 #include "spec/scenario.hpp"
+#include "spec/scenario_in_run.hpp"
 #include "spec/scenario_workload.hpp"
 #include "spec/scheduler_schema.hpp"
 #include "tests/support/docs_table.hpp"
@@ -33,6 +34,11 @@ TEST(SchemaDocs, DeploymentTablesAreTheSchemas) {
   test::check_docs_table("docs/scenarios.md", "## `deployment`", deployment_schema(routers).markdown());
   test::check_docs_table("docs/scenarios.md", "### `deployment.engram`", engram_schema().markdown());
   test::check_docs_table("docs/scenarios.md", "### `deployment.spec_decode`", spec_decode_schema().markdown());
+}
+
+TEST(SchemaDocs, InRunSectionTablesAreTheSchemas) {
+  test::check_docs_table("docs/memory-tiers.md", "### `fabric`", fabric_schema().markdown());
+  test::check_docs_table("docs/memory-tiers.md", "### `kv_offload`", kv_offload_schema().markdown());
 }
 
 TEST(SchemaDocs, WorkloadTablesAreTheSchemas) {
