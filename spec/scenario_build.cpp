@@ -10,22 +10,13 @@
 
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
+#include "core/number_text.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 #include "spec/deployment_schema.hpp"
 #include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {
 namespace {
-
-std::string with_commas(std::int64_t v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 double json_number(double v) { return std::isfinite(v) ? v : 0.0; }
 

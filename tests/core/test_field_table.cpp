@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/field_table.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim {
 namespace {
@@ -42,14 +43,11 @@ FieldTable<Limits> limits_schema() {
 
 std::string error_of(const std::string& yaml) {
   Limits l;
-  try {
+  return test::config_error_of([&] {
     const ConfigNode n = ConfigNode::load_string(yaml, "limits.yaml");
     limits_schema().read(n, l);
     n.finish();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  });
 }
 
 TEST(FieldTable, ReadsPresentKeysAndKeepsDefaults) {
@@ -130,15 +128,13 @@ FieldTable<Limits> ruled_schema() {
 
 std::string ruled_error(const std::string& yaml, Limits* out = nullptr) {
   Limits l;
-  try {
+  const std::string e = test::config_error_of([&] {
     const ConfigNode n = ConfigNode::load_string(yaml, "r.yaml");
     ruled_schema().read(n, l);
     n.finish();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  if (out) *out = l;
-  return "";
+  });
+  if (e.empty() && out) *out = l;
+  return e;
 }
 
 TEST(FieldTable, RulesRunWhereDeclared) {
@@ -245,12 +241,7 @@ Box read_box(const std::string& yaml) {
 }
 
 std::string box_error(const std::string& yaml) {
-  try {
-    read_box(yaml);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { read_box(yaml); });
 }
 
 const std::string kBox =

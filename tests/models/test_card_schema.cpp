@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "models/card_loader.hpp"
+#include "tests/support/config_error.hpp"
 #include "tests/support/docs_table.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -36,12 +37,7 @@ const std::string kCard =
     "  lm_head: bf16\n";
 
 std::string error_of(const std::string& yaml) {
-  try {
-    model_card_from_yaml(yaml, "card.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { model_card_from_yaml(yaml, "card.yaml"); });
 }
 
 TEST(CardSchema, DocsTableIsTheSchemas) {

@@ -9,6 +9,7 @@
 #include "core/config_node.hpp"
 #include "scenario_test_util.hpp"
 #include "spec/scenario.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -30,12 +31,7 @@ ScenarioParams parse(const std::string& text, const std::string& file = "t.yaml"
 
 // The message of the ConfigError that parsing `text` throws ("" when it parses).
 std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { parse(text); });
 }
 
 TEST(ScenarioConfig, MinimalScenarioTakesTheDocumentedDefaults) {
