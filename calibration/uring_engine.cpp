@@ -23,6 +23,17 @@ class Ring {
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
   io_uring* get() { return &ring_; }
+  // Waits for at least one completion and puts those ready (up to cqes.size()) in `cqes`; returns
+  // how many. The caller marks them seen (io_uring_cq_advance).
+  unsigned wait(std::vector<io_uring_cqe*>& cqes) {
+    for (;;) {
+      io_uring_cqe* first = nullptr;
+      const int rc = io_uring_wait_cqe(&ring_, &first);
+      if (rc == -EINTR) continue;
+      if (rc < 0) throw IoError(std::string("io_uring_wait_cqe: ") + std::strerror(-rc), -rc);
+      return io_uring_peek_batch_cqe(&ring_, cqes.data(), static_cast<unsigned>(cqes.size()));
+    }
+  }
 
  private:
   io_uring ring_{};
@@ -86,11 +97,7 @@ RandomReadRun uring_random_reads(int fd, std::uint64_t file_bytes, std::uint32_t
   unsigned in_flight = qd;
   std::vector<io_uring_cqe*> cqes(qd);
   while (in_flight > 0) {
-    io_uring_cqe* first = nullptr;
-    const int rc = io_uring_wait_cqe(ring.get(), &first);
-    if (rc == -EINTR) continue;
-    if (rc < 0) throw IoError(std::string("io_uring_wait_cqe: ") + std::strerror(-rc), -rc);
-    const unsigned n = io_uring_peek_batch_cqe(ring.get(), cqes.data(), qd);
+    const unsigned n = ring.wait(cqes);
     const auto now = Clock::now();
     const bool refill = now < stop_at;
     for (unsigned i = 0; i < n; ++i) {
@@ -131,11 +138,7 @@ SequentialRun uring_sequential_read(int fd, std::uint64_t file_bytes, std::uint3
   io_uring_submit(ring.get());
   std::vector<io_uring_cqe*> cqes(qd);
   while (in_flight > 0) {
-    io_uring_cqe* first = nullptr;
-    const int rc = io_uring_wait_cqe(ring.get(), &first);
-    if (rc == -EINTR) continue;
-    if (rc < 0) throw IoError(std::string("io_uring_wait_cqe: ") + std::strerror(-rc), -rc);
-    const unsigned n = io_uring_peek_batch_cqe(ring.get(), cqes.data(), qd);
+    const unsigned n = ring.wait(cqes);
     // Stop issuing after a whole pass once the minimum time is reached, or at the pass limit.
     const bool more = next < total_limit && (Clock::now() < min_end || next % blocks != 0);
     for (unsigned i = 0; i < n; ++i) {

@@ -462,55 +462,42 @@ std::string ConfigNode::one_of(const std::string& key, const std::vector<std::st
   c.fail("expected one of " + list + ", got \"" + v + "\"");
 }
 
-double ConfigNode::number(const std::string& key, double lo, double hi) const {
-  ConfigNode c = child(key);
-  const double v = c.as_number();
+namespace {
+
+// `v`, the value of `n`; fails at `n` when it lies outside [lo, hi].
+template <typename T>
+T in_range(const ConfigNode& n, T v, T lo, T hi) {
   if (v < lo || v > hi) {
     std::ostringstream os;
     os << "value " << v << " out of range [" << lo << ", " << hi << "]";
-    c.fail(os.str());
+    n.fail(os.str());
   }
   return v;
 }
 
+}  // namespace
+
+double ConfigNode::number(const std::string& key, double lo, double hi) const {
+  const ConfigNode c = child(key);
+  return in_range(c, c.as_number(), lo, hi);
+}
+
 std::int64_t ConfigNode::integer(const std::string& key, std::int64_t lo, std::int64_t hi) const {
-  ConfigNode c = child(key);
-  const std::int64_t v = c.as_integer();
-  if (v < lo || v > hi) {
-    std::ostringstream os;
-    os << "value " << v << " out of range [" << lo << ", " << hi << "]";
-    c.fail(os.str());
-  }
-  return v;
+  const ConfigNode c = child(key);
+  return in_range(c, c.as_integer(), lo, hi);
 }
 
 bool ConfigNode::boolean(const std::string& key) const { return child(key).as_bool(); }
 
 std::vector<std::int64_t> ConfigNode::integers(const std::string& key, std::int64_t lo, std::int64_t hi) const {
   std::vector<std::int64_t> out;
-  for (const ConfigNode& e : child(key).elements()) {
-    const std::int64_t v = e.as_integer();
-    if (v < lo || v > hi) {
-      std::ostringstream os;
-      os << "value " << v << " out of range [" << lo << ", " << hi << "]";
-      e.fail(os.str());
-    }
-    out.push_back(v);
-  }
+  for (const ConfigNode& e : child(key).elements()) out.push_back(in_range(e, e.as_integer(), lo, hi));
   return out;
 }
 
 std::vector<double> ConfigNode::numbers(const std::string& key, double lo, double hi) const {
   std::vector<double> out;
-  for (const ConfigNode& e : child(key).elements()) {
-    const double v = e.as_number();
-    if (v < lo || v > hi) {
-      std::ostringstream os;
-      os << "value " << v << " out of range [" << lo << ", " << hi << "]";
-      e.fail(os.str());
-    }
-    out.push_back(v);
-  }
+  for (const ConfigNode& e : child(key).elements()) out.push_back(in_range(e, e.as_number(), lo, hi));
   return out;
 }
 

@@ -130,6 +130,8 @@ class FieldTable {
   using Yaml = std::function<YamlValue(const T& value)>;
   // What is wrong with a value once its field is read (or left at its default); empty: nothing.
   using Check = std::function<std::string(const T& value)>;
+  // A rule that reads the map itself (see rule()).
+  using Rule = std::function<void(const ConfigNode& map, T& out)>;
   // The type of the member that an `access` lambda returns.
   template <class Access>
   using Member = std::remove_reference_t<decltype(std::declval<Access&>()(std::declval<T&>()))>;
@@ -427,12 +429,6 @@ class FieldTable {
     return add(std::move(f));
   }
 
-  // A rule that joins keys of the map (exactly one of several, a key another requires), run once
-  // every key of the table is read and before the map's unknown keys are reported; it fails through
-  // the map it is given (file:line:col and the path of the map or of a key in it), and may complete
-  // the value (a member derived from several keys).
-  FieldTable& rule(Reader joins) { return rules_.push_back(reads(std::move(joins))), *this; }
-
   // Modifiers of the field added last.
   // The keys of a map, or of a list's elements, that a custom field reads by hand: the docs list
   // them after it as `key<prefix>subkey` (prefix "." for a map, "[]." for a list).
@@ -452,12 +448,28 @@ class FieldTable {
   // A rule the value must meet once the field is read or left at its default (an order among keys,
   // a key that another requires); `problem` says what is wrong, or returns "". The error names the key.
   FieldTable& check(Check problem) { return last().checks.push_back(std::move(problem)), *this; }
+  // Writes the field only when `when` holds of the value (a section the value may lack).
+  FieldTable& written_if(std::function<bool(const T&)> when) { return last().present = std::move(when), *this; }
+
+  // A rule among keys that a field's check cannot state, given the map for located errors: a key
+  // that another key calls for (`map.child(key)` throws "missing required field" when it is absent),
+  // a default derived from keys read before it, a check that names a key other than the last one read.
+  // It runs where it is declared: once the fields before it are read, before the fields after it.
+  FieldTable& rule(Rule r) { return rules_.emplace_back(fields_.size(), reads(std::move(r))), *this; }
 
 #ifndef ENGRAMSIM_FIELD_TABLE_TEXT_ONLY
   // Reads every key of the table that `map` holds into `out`; an absent key keeps `out`'s value (a
-  // required one is an error). Keys not in the table are left for map.finish().
+  // required one is an error), running each field's checks after it and the rules where they are
+  // declared. Keys not in the table are left for map.finish().
   void read(const ConfigNode& map, T& out) const {
-    for (const Field& f : fields_) {
+    std::size_t next_rule = 0;
+    const auto rules_before = [&](std::size_t field) {
+      for (; next_rule < rules_.size() && rules_[next_rule].first <= field; ++next_rule)
+        rules_[next_rule].second(map, out);
+    };
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      rules_before(i);
+      const Field& f = fields_[i];
       if (map.has(f.doc.key))
         f.read(map, out);
       else if (f.required)
@@ -467,7 +479,7 @@ class FieldTable {
       for (const Check& c : f.checks)
         if (const std::string p = c(out); !p.empty()) map.fail_key(f.doc.key, p);
     }
-    for (const Reader& r : rules_) r(map, out);
+    rules_before(fields_.size());
   }
 #endif
 
@@ -627,7 +639,7 @@ class FieldTable {
 
   std::string name_;
   std::vector<Field> fields_;
-  std::vector<Reader> rules_;  // read()'s last step (rule())
+  std::vector<std::pair<std::size_t, Rule>> rules_;  // each with the number of fields declared before it
 };
 
 }  // namespace engramsim

@@ -2,6 +2,7 @@
 // goldens, the SimGrid helper's pipe).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace engramsim {
@@ -11,5 +12,8 @@ std::string printf_number(double v, const char* spec);
 
 // 17 significant digits: reads back to the same double.
 std::string round_trip_number(double v);
+
+// An integer with its digits grouped by threes: 1234567 -> "1,234,567".
+std::string with_commas(std::int64_t v);
 
 }  // namespace engramsim

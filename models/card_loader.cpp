@@ -2,7 +2,12 @@
 
 #include <cctype>
 #include <climits>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/config_node.hpp"
@@ -11,39 +16,66 @@
 namespace engramsim {
 namespace {
 
+using Card = ModelCard;
+using Table = FieldTable<ModelCard>;
+// A bound that depends on keys read before the one it bounds (top_k <= num_experts).
+using Bound = std::function<std::int64_t(const Card&)>;
+
 constexpr std::int64_t kMaxDim = 1LL << 24;  // no width in a real model comes near 16M
 
-int dim(const ConfigNode& n, const std::string& key, std::int64_t lo = 1) {
-  return static_cast<int>(n.integer(key, lo, kMaxDim));
-}
-
-int dim_or(const ConfigNode& n, const std::string& key, int dflt, std::int64_t lo = 0) {
-  return static_cast<int>(n.integer_or(key, dflt, lo, kMaxDim));
-}
-
-Precision precision(const ConfigNode& n, const std::string& key) {
-  const std::string v = n.one_of(key, {"fp4", "fp8", "bf16", "fp16", "fp32"});
-  return *precision_from_string(v);
-}
-
-Precision precision_or(const ConfigNode& n, const std::string& key, Precision dflt) {
-  if (!n.has(key)) {
-    n.ignore(key);
-    return dflt;
+// A card's optional part (moe, engram) as the schema's accessors reach it: a key read into it
+// creates it; a card without it shows a default part, whose values are the docs' defaults.
+template <class Part, class C>
+auto& part(C& c, std::optional<Part> Card::*member) {
+  auto& o = c.*member;
+  if constexpr (std::is_const_v<C>) {
+    static const Part none{};
+    return o ? *o : none;
+  } else {
+    return o ? *o : o.emplace();
   }
-  return precision(n, key);
 }
+
+// The access to a member that a field table takes: member(&Card::m)(c) is c.m, and
+// of(&Card::p, &P::m)(c) is c.p.m (through part() when p is optional).
+template <class M>
+auto member(M Card::*m) {
+  return [m](auto& c) -> auto& { return c.*m; };
+}
+template <class P, class M>
+auto of(P Card::*p, M P::*m) {
+  return [=](auto& c) -> auto& { return (c.*p).*m; };
+}
+template <class P, class M>
+auto of(std::optional<P> Card::*p, M P::*m) {
+  return [=](auto& c) -> auto& { return part(c, p).*m; };
+}
+
+// A width or count in [lo, 16M].
+template <class Access>
+Table& dim(Table& t, std::string key, Access access, std::int64_t lo, std::string meaning) {
+  return t.integer(std::move(key), access, lo, kMaxDim, std::move(meaning));
+}
+
+// An integer in [lo(card), hi(card)]; `range` says the bounds in words ("[1, num_heads]").
+template <class Access>
+Table& bounded(Table& t, const std::string& key, Access access, Bound lo, Bound hi, const std::string& range,
+               std::string meaning) {
+  using M = std::remove_cvref_t<decltype(access(std::declval<Card&>()))>;
+  const Card dflt{};
+  return t.custom(
+      {key, "integer in " + range, std::to_string(access(dflt)), std::move(meaning)},
+      [key, access, lo, hi](const ConfigNode& m, Card& c) { access(c) = static_cast<M>(m.integer(key, lo(c), hi(c))); },
+      [access](const Card& c) { return nlohmann::json(access(c)); });
+}
+
+std::int64_t zero(const Card&) { return 0; }
+std::int64_t one(const Card&) { return 1; }
 
 // Layer indices: each in [0, num_layers), strictly increasing (a repeat is a typo, not a choice).
-std::vector<int> layer_list(const ConfigNode& n, const std::string& key, int num_layers) {
+std::vector<int> layer_list(const ConfigNode& list, int num_layers) {
   std::vector<int> out;
-  if (!n.has(key)) {
-    n.ignore(key);
-    return out;
-  }
-  const ConfigNode list = n.child(key);
-  const auto elems = list.elements();
-  for (const ConfigNode& e : elems) {
+  for (const ConfigNode& e : list.elements()) {
     const std::int64_t v = e.as_integer();
     if (v < 0 || v >= num_layers)
       e.fail("layer index " + std::to_string(v) + " out of range [0, " + std::to_string(num_layers - 1) +
@@ -54,48 +86,104 @@ std::vector<int> layer_list(const ConfigNode& n, const std::string& key, int num
   return out;
 }
 
+template <class Access>
+Table& layers(Table& t, const std::string& key, Access access, std::string meaning) {
+  return t.custom(
+      {key, "list of layer indices in [0, num_layers), increasing", "empty", std::move(meaning)},
+      [key, access](const ConfigNode& m, Card& c) { access(c) = layer_list(m.child(key), c.num_layers); },
+      [access](const Card& c) { return nlohmann::json(access(c)); });
+}
+
 // Block-scale overhead as bytes per element: {block_elements: N, bytes_per_scale: "1B"}.
-double scale_overhead(const ConfigNode& parent, const std::string& key) {
-  const auto n = parent.optional_child(key);
-  if (!n) return 0.0;
-  const std::int64_t block = n->integer("block_elements", 1, 1LL << 30);
-  const Bytes per = n->bytes("bytes_per_scale");
-  if (per.value() <= 0.0 || per.value() > 16.0) n->fail_key("bytes_per_scale", "expected 1B..16B per scale");
-  n->finish();
+double scale_overhead(const ConfigNode& n) {
+  const std::int64_t block = n.integer("block_elements", 1, 1LL << 30);
+  const Bytes per = n.bytes("bytes_per_scale");
+  if (per.value() <= 0.0 || per.value() > 16.0) n.fail_key("bytes_per_scale", "expected 1B..16B per scale");
+  n.finish();
   return per.value() / static_cast<double>(block);
 }
 
-AttentionSpec parse_attention(const ConfigNode& a, int num_layers) {
-  AttentionSpec s;
-  const std::string kind = a.one_of("kind", {"gqa", "mla", "csa"});
-  s.kind = kind == "gqa" ? AttentionKind::gqa : kind == "mla" ? AttentionKind::mla : AttentionKind::csa;
-  s.num_heads = dim(a, "num_heads");
-  s.num_kv_heads = static_cast<int>(a.integer("num_kv_heads", 1, s.num_heads));
-  if (s.kind != AttentionKind::mla && s.num_heads % s.num_kv_heads != 0)
-    a.fail_key("num_kv_heads", "num_heads (" + std::to_string(s.num_heads) + ") must be a multiple of num_kv_heads");
-  s.q_lora_rank = dim_or(a, "q_lora_rank", 0);
-  s.kv_lora_rank = dim_or(a, "kv_lora_rank", 0);
-  s.qk_rope_head_dim = dim_or(a, "qk_rope_head_dim", 0);
-  s.qk_nope_head_dim = dim_or(a, "qk_nope_head_dim", 0);
-  s.v_head_dim = dim_or(a, "v_head_dim", 0);
-  s.o_lora_rank = dim_or(a, "o_lora_rank", 0);
-  s.o_groups = dim_or(a, "o_groups", 0);
-  s.sliding_window = dim_or(a, "sliding_window", 0);
+template <class Access>
+Table& scales(Table& t, const std::string& key, Access access, const std::string& group) {
+  return t.custom({key, "`{block_elements: N, bytes_per_scale: S}`, N in [1, 2^30], S a size in (0, 16B]", "none (0)",
+                   "block scales of the " + group + " weights: S per N elements"},
+                  [key, access](const ConfigNode& m, Card& c) { access(c) = scale_overhead(m.child(key)); });
+}
 
+std::vector<std::pair<std::string, Precision>> precision_names() {
+  return {{"fp4", Precision::fp4},
+          {"fp8", Precision::fp8},
+          {"bf16", Precision::bf16},
+          {"fp16", Precision::fp16},
+          {"fp32", Precision::fp32}};
+}
+
+// --- attention ---------------------------------------------------------------------------------
+
+// MLA's latent shapes: required, and at least 1.
+void check_mla_latent(const ConfigNode& a, Card& c) {
+  if (c.attention.kind != AttentionKind::mla) return;
+  for (const char* k : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+    if (a.integer(k) < 1) a.fail_key(k, "required >= 1 for MLA attention");
+}
+
+void add_head_keys(Table& t) {
+  const auto a = &Card::attention;
+  t.choice("kind", of(a, &AttentionSpec::kind),
+           {{"gqa", AttentionKind::gqa}, {"mla", AttentionKind::mla}, {"csa", AttentionKind::csa}},
+           "`gqa`: grouped-query (MHA, MQA); `mla`: multi-head latent attention (DeepSeek-V2/V3); `csa`: "
+           "DeepSeek-V4's MQA with low-rank Q/O, a sliding window and compressed KV")
+      .required();
+  dim(t, "num_heads", of(a, &AttentionSpec::num_heads), 1, "query heads").required();
+  bounded(
+      t, "num_kv_heads", of(a, &AttentionSpec::num_kv_heads), one, [](const Card& c) { return c.attention.num_heads; },
+      "[1, num_heads]", "KV heads; must divide `num_heads` (but for `mla`)")
+      .required()
+      .check([](const Card& c) -> std::string {
+        const AttentionSpec& s = c.attention;
+        if (s.kind == AttentionKind::mla || s.num_heads % s.num_kv_heads == 0) return "";
+        return "num_heads (" + std::to_string(s.num_heads) + ") must be a multiple of num_kv_heads";
+      });
+  dim(t, "q_lora_rank", of(a, &AttentionSpec::q_lora_rank), 0, "`mla`, `csa`: low-rank query width (0: full rank)");
+  dim(t, "kv_lora_rank", of(a, &AttentionSpec::kv_lora_rank), 0,
+      "`mla` (required >= 1 there, 0 elsewhere): latent KV width cached per token and layer");
+  dim(t, "qk_rope_head_dim", of(a, &AttentionSpec::qk_rope_head_dim), 0,
+      "`mla` (required >= 1 there), `csa`: decoupled RoPE dims per head, at most `head_dim`");
+  dim(t, "qk_nope_head_dim", of(a, &AttentionSpec::qk_nope_head_dim), 0,
+      "`mla` (required >= 1 there): non-RoPE query/key dims per head");
+  dim(t, "v_head_dim", of(a, &AttentionSpec::v_head_dim), 0, "`mla` (required >= 1 there): value dims per head");
+  dim(t, "o_lora_rank", of(a, &AttentionSpec::o_lora_rank), 0,
+      "`csa` (required >= 1 there, 0 elsewhere): low-rank output projection");
+  dim(t, "o_groups", of(a, &AttentionSpec::o_groups), 0,
+      "`csa` (required >= 1 there, 0 elsewhere): grouped output projection; divides `num_heads` and `num_heads "
+      "x head_dim`");
+  dim(t, "sliding_window", of(a, &AttentionSpec::sliding_window), 0, "tokens of the window on every layer (0: none)");
+  t.rule(check_mla_latent);
+  dim(t, "head_dim", of(a, &AttentionSpec::head_dim), 1,
+      "per-head dims of Q and K; for `mla` it must equal `qk_nope_head_dim + qk_rope_head_dim`")
+      .default_words("required (`mla`: `qk_nope_head_dim + qk_rope_head_dim`)");
+}
+
+// head_dim: MLA's is qk_nope + qk_rope (derived when omitted), the others' is required; only MLA has
+// a latent KV.
+void check_head_dim(const ConfigNode& a, Card& c) {
+  AttentionSpec& s = c.attention;
   if (s.kind == AttentionKind::mla) {
-    for (const char* k : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
-      if (a.integer(k) < 1) a.fail_key(k, "required >= 1 for MLA attention");
     const int qk = s.qk_nope_head_dim + s.qk_rope_head_dim;
-    s.head_dim = dim_or(a, "head_dim", qk, 1);
+    if (!a.has("head_dim")) s.head_dim = qk;
     if (s.head_dim != qk)
       a.fail_key("head_dim",
                  "for MLA head_dim must equal qk_nope_head_dim + qk_rope_head_dim (" + std::to_string(qk) + ")");
   } else {
-    s.head_dim = dim(a, "head_dim");
+    a.child("head_dim");  // required: throws when absent
     if (s.kv_lora_rank != 0) a.fail_key("kv_lora_rank", "only MLA attention has a KV latent");
   }
   if (s.qk_rope_head_dim > s.head_dim) a.fail_key("qk_rope_head_dim", "exceeds head_dim");
+}
 
+// CSA's low-rank, grouped output; only CSA has one.
+void check_csa_output(const ConfigNode& a, Card& c) {
+  const AttentionSpec& s = c.attention;
   if (s.kind == AttentionKind::csa) {
     if (s.o_lora_rank < 1) a.fail_key("o_lora_rank", "required >= 1 for CSA attention");
     if (s.o_groups < 1) a.fail_key("o_groups", "required >= 1 for CSA attention");
@@ -106,177 +194,324 @@ AttentionSpec parse_attention(const ConfigNode& a, int num_layers) {
     if (s.o_lora_rank != 0) a.fail_key("o_lora_rank", "only CSA attention has a low-rank output");
     if (s.o_groups != 0) a.fail_key("o_groups", "only CSA attention has grouped outputs");
   }
-
-  s.kv_source_layers = layer_list(a, "kv_source_layers", num_layers);
-  s.index_source_layers = layer_list(a, "index_source_layers", num_layers);
-  if (a.has("compress_ratios")) {
-    const auto ratios = a.integers("compress_ratios", 0, 1 << 16);
-    if (static_cast<int>(ratios.size()) != num_layers)
-      a.fail_key("compress_ratios", "expected one ratio per layer (" + std::to_string(num_layers) + "), got " +
-                                        std::to_string(ratios.size()));
-    for (auto r : ratios) s.compress_ratios.push_back(static_cast<int>(r));
-  } else {
-    a.ignore("compress_ratios");
-  }
-  if (s.kind != AttentionKind::csa &&
-      (!s.kv_source_layers.empty() || !s.index_source_layers.empty() || !s.compress_ratios.empty()))
-    a.fail("kv_source_layers, index_source_layers and compress_ratios belong to CSA attention only");
-
-  if (const auto ix = a.optional_child("indexer")) {
-    s.indexer_heads = dim(*ix, "heads");
-    s.indexer_head_dim = dim(*ix, "head_dim");
-    s.indexer_topk = dim(*ix, "topk");
-    ix->finish();
-    if (s.index_source_layers.empty())
-      a.fail_key("indexer", "an indexer needs index_source_layers (the layers that run it)");
-  } else if (!s.index_source_layers.empty()) {
-    a.fail_key("index_source_layers", "index_source_layers given without an indexer");
-  }
-  a.finish();
-  return s;
 }
 
-MoeSpec parse_moe(const ConfigNode& m, int num_layers) {
-  MoeSpec s;
-  s.num_experts = dim(m, "num_experts");
-  s.top_k = static_cast<int>(m.integer("top_k", 1, s.num_experts));
-  s.num_shared_experts = dim_or(m, "num_shared_experts", 0);
-  s.expert_intermediate = dim(m, "expert_intermediate");
-  s.first_moe_layer = static_cast<int>(m.integer_or("first_moe_layer", 0, 0, num_layers - 1));
-  if (m.has("routing_groups") || m.has("groups_per_token")) {
-    s.routing_groups = static_cast<int>(m.integer("routing_groups", 1, s.num_experts));
-    if (s.num_experts % s.routing_groups != 0)
-      m.child("routing_groups").fail("must divide num_experts (" + std::to_string(s.num_experts) + ")");
-    s.groups_per_token = static_cast<int>(m.integer("groups_per_token", 1, s.routing_groups));
-  }
-  if (m.has("popularity_cv")) s.popularity_cv = m.number("popularity_cv", 0.0, 10.0);
-  m.finish();
-  return s;
+Table indexer_keys() {
+  const auto a = &Card::attention;
+  Table t("indexer");
+  dim(t, "heads", of(a, &AttentionSpec::indexer_heads), 1, "heads of the sparse indexer").required();
+  dim(t, "head_dim", of(a, &AttentionSpec::indexer_head_dim), 1, "dims per indexer head").required();
+  dim(t, "topk", of(a, &AttentionSpec::indexer_topk), 1, "compressed entries it selects per query").required();
+  return t;
 }
 
-EngramSpec parse_engram(const ConfigNode& e, int num_layers) {
-  EngramSpec s;
-  s.layers = layer_list(e, "layers", num_layers);
-  if (s.layers.empty()) e.fail_key("layers", "an Engram block needs at least one layer");
-  s.min_order = dim_or(e, "min_order", 2, 1);
-  s.max_order = static_cast<int>(e.integer("max_order", s.min_order, 64));
-  s.heads_per_order = dim(e, "heads_per_order");
-  s.head_dim = dim(e, "head_dim");
-  s.precision = precision(e, "precision");
-  s.row_bytes = e.bytes("row_bytes");
-  const double payload = s.head_dim * bytes_per_element(s.precision);
-  if (s.row_bytes.value() < payload)
-    e.fail_key("row_bytes", "smaller than the row payload (" + std::to_string(static_cast<long long>(payload)) +
-                                " B = head_dim x precision)");
-  const auto rows = e.integers("table_rows", 1, INT64_MAX);
-  if (rows.size() != s.layers.size())
-    e.fail_key("table_rows", "expected one entry per Engram layer (" + std::to_string(s.layers.size()) + "), got " +
-                                 std::to_string(rows.size()));
-  s.table_rows = rows;
-  s.vocab_size_per_ngram = e.integer_or("vocab_size_per_ngram", 0, 0, INT64_MAX);
-  s.compressed_vocab_size = e.integer_or("compressed_vocab_size", 0, 0, INT64_MAX);
-  s.pad_token_id = e.integer_or("pad_token_id", 0, 0, INT64_MAX);
-  s.hash_seed = static_cast<std::uint64_t>(e.integer_or("hash_seed", 0, 0, INT64_MAX));
-  e.finish();
-  return s;
+void add_compressed_kv_keys(Table& t) {
+  const auto a = &Card::attention;
+  layers(t, "kv_source_layers", of(a, &AttentionSpec::kv_source_layers),
+         "`csa`: layers that build compressed KV (the others reuse the latest source layer's)");
+  layers(t, "index_source_layers", of(a, &AttentionSpec::index_source_layers),
+         "`csa`: layers that run the indexer (with `indexer`)");
+  t.custom(
+      {"compress_ratios", "list of integers in [0, 65536], one per layer", "empty",
+       "`csa`: tokens per compressed KV entry on each layer (0: window only)"},
+      [](const ConfigNode& m, Card& c) {
+        const auto ratios = m.integers("compress_ratios", 0, 1 << 16);
+        if (static_cast<int>(ratios.size()) != c.num_layers)
+          m.fail_key("compress_ratios", "expected one ratio per layer (" + std::to_string(c.num_layers) + "), got " +
+                                            std::to_string(ratios.size()));
+        for (auto r : ratios) c.attention.compress_ratios.push_back(static_cast<int>(r));
+      },
+      [](const Card& c) { return nlohmann::json(c.attention.compress_ratios); });
+  t.rule([](const ConfigNode& m, Card& c) {
+    const AttentionSpec& s = c.attention;
+    if (s.kind != AttentionKind::csa &&
+        (!s.kv_source_layers.empty() || !s.index_source_layers.empty() || !s.compress_ratios.empty()))
+      m.fail("kv_source_layers, index_source_layers and compress_ratios belong to CSA attention only");
+  });
+  t.section("indexer", indexer_keys(), "`csa`: the sparse indexer that selects compressed entries");
+  t.rule([](const ConfigNode& m, Card& c) {
+    const AttentionSpec& s = c.attention;
+    if (s.indexer_heads > 0 && s.index_source_layers.empty())
+      m.fail_key("indexer", "an indexer needs index_source_layers (the layers that run it)");
+    if (s.indexer_heads == 0 && !s.index_source_layers.empty())
+      m.fail_key("index_source_layers", "index_source_layers given without an indexer");
+  });
 }
 
-KvCacheSpec parse_kv(const ConfigNode& k) {
-  KvCacheSpec s;
-  s.precision = precision(k, "precision");
-  if (k.has("bytes_per_token")) {
-    s.bytes_per_token = k.bytes("bytes_per_token");
-    if (s.bytes_per_token->value() <= 0.0) k.fail_key("bytes_per_token", "must be > 0");
-  } else {
-    k.ignore("bytes_per_token");
-  }
-  s.bytes_per_sequence_fixed = k.bytes_or("bytes_per_sequence_fixed", Bytes(0.0));
-  k.finish();
-  return s;
+Table attention_keys() {
+  Table t("attention");
+  add_head_keys(t);
+  t.rule(check_head_dim);
+  t.rule(check_csa_output);
+  add_compressed_kv_keys(t);
+  return t;
 }
 
-SpecDecodeSpec parse_spec(const ConfigNode& sd) {
-  SpecDecodeSpec s;
-  const std::string kind = sd.one_of("kind", {"none", "mtp", "dspark", "draft_model"});
-  s.kind = kind == "none"     ? SpecDecodeKind::none
-           : kind == "mtp"    ? SpecDecodeKind::mtp
-           : kind == "dspark" ? SpecDecodeKind::dspark
-                              : SpecDecodeKind::draft_model;
-  if (s.kind == SpecDecodeKind::none) {
-    sd.finish();
-    return s;
-  }
-  s.draft_tokens = static_cast<int>(sd.integer("draft_tokens", 1, 64));
-  s.acceptance_length = sd.number("acceptance_length", 1.0, 1.0 + s.draft_tokens);
-  s.drafter_params = sd.integer_or("drafter_params", 0, 0, INT64_MAX);
-  s.drafter_layers = dim_or(sd, "drafter_layers", 0);
-  s.drafter_experts = dim_or(sd, "drafter_experts", 0);
-  s.drafter_top_k = dim_or(sd, "drafter_top_k", 0);
-  sd.finish();
-  return s;
+// --- MoE and Engram ----------------------------------------------------------------------------
+
+// A rule: `key` is required when `with` is given.
+Table::Rule required_with(std::string key, std::string with) {
+  return [key, with](const ConfigNode& m, Card&) {
+    if (m.has(with)) m.child(key);  // throws when absent
+  };
 }
 
-WeightPrecisions parse_precisions(const ConfigNode& p) {
-  WeightPrecisions s;
-  s.attention = precision(p, "attention");
-  s.dense_ffn = precision(p, "dense_ffn");
-  s.experts = precision_or(p, "experts", s.dense_ffn);
-  s.embedding = precision(p, "embedding");
-  s.lm_head = precision(p, "lm_head");
-  s.attention_scale_bytes_per_element = scale_overhead(p, "attention_scales");
-  s.dense_ffn_scale_bytes_per_element = scale_overhead(p, "dense_ffn_scales");
-  s.experts_scale_bytes_per_element = scale_overhead(p, "experts_scales");
-  p.finish();
-  return s;
+Table moe_keys() {
+  const auto m = &Card::moe;
+  const Bound experts = [](const Card& c) { return part(c, &Card::moe).num_experts; };
+  Table t("moe");
+  dim(t, "num_experts", of(m, &MoeSpec::num_experts), 1, "routed experts").required();
+  bounded(t, "top_k", of(m, &MoeSpec::top_k), one, experts, "[1, num_experts]", "routed experts per token").required();
+  dim(t, "num_shared_experts", of(m, &MoeSpec::num_shared_experts), 0, "always-active experts");
+  dim(t, "expert_intermediate", of(m, &MoeSpec::expert_intermediate), 1, "FFN width of one expert").required();
+  bounded(
+      t, "first_moe_layer", of(m, &MoeSpec::first_moe_layer), zero,
+      [](const Card& c) { return std::int64_t{c.num_layers} - 1; }, "[0, num_layers)",
+      "layers before it run the dense FFN (`dense_intermediate`)");
+  t.rule(required_with("routing_groups", "groups_per_token"));
+  bounded(t, "routing_groups", of(m, &MoeSpec::routing_groups), one, experts, "[1, num_experts]",
+          "group-limited routing (HF `n_group`): experts form this many equal groups; with `groups_per_token`")
+      .default_words("0 (none)")
+      .check([](const Card& c) -> std::string {
+        const MoeSpec& s = part(c, &Card::moe);
+        if (s.routing_groups == 0 || s.num_experts % s.routing_groups == 0) return "";
+        return "must divide num_experts (" + std::to_string(s.num_experts) + ")";
+      });
+  t.rule(required_with("groups_per_token", "routing_groups"));
+  bounded(
+      t, "groups_per_token", of(m, &MoeSpec::groups_per_token), one,
+      [](const Card& c) { return part(c, &Card::moe).routing_groups; }, "[1, routing_groups]",
+      "HF `topk_group`: the groups a token picks its experts in; with `routing_groups`")
+      .default_words("0 (none)");
+  t.number("popularity_cv", of(m, &MoeSpec::popularity_cv), 0.0, 10.0,
+           "coefficient of variation of the rows routed to each expert in a layer (models/expert_balance.hpp); 0: "
+           "not stated, only sampling noise");
+  return t;
 }
 
-ModelCard parse_card(const ConfigNode& root) {
-  ModelCard c;
-  c.name = root.str("name");
-  if (c.name.empty()) root.fail_key("name", "must not be empty");
-  for (char ch : c.name)
-    if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' ||
-          ch == '.' || ch == '_'))
-      root.fail_key("name", "use lower-case letters, digits, '-', '.' and '_' only");
-  c.description = root.str("description");
-  c.family = root.str("family");
-  c.num_layers = dim(root, "num_layers");
-  c.hidden_size = dim(root, "hidden_size");
-  c.vocab_size = dim(root, "vocab_size");
-  c.max_context = root.integer("max_context", 1, 1LL << 40);
-  c.dense_intermediate = dim_or(root, "dense_intermediate", 0);
-  c.hc_mult = dim_or(root, "hc_mult", 1, 1);
-  c.prefill_layers = static_cast<int>(root.integer_or("prefill_layers", 0, 0, c.num_layers));
-  c.published_params = root.integer_or("published_params", 0, 0, INT64_MAX);
+void add_engram_table_keys(Table& t) {
+  const auto e = &Card::engram;
+  t.choice("precision", of(e, &EngramSpec::precision), precision_names(), "precision of a row's payload").required();
+  t.at_least_zero("row_bytes", of(e, &EngramSpec::row_bytes), "bytes per row: payload plus block scales")
+      .required()
+      .check([](const Card& c) -> std::string {
+        const EngramSpec& s = part(c, &Card::engram);
+        const double payload = s.head_dim * bytes_per_element(s.precision);
+        if (s.row_bytes.value() >= payload) return "";
+        return "smaller than the row payload (" + std::to_string(static_cast<long long>(payload)) +
+               " B = head_dim x precision)";
+      });
+  t.custom(
+       {"table_rows", "list of integers >= 1", "required", "rows of each Engram layer's table, as `layers`"},
+       [](const ConfigNode& m, Card& c) { part(c, &Card::engram).table_rows = m.integers("table_rows", 1, INT64_MAX); },
+       [](const Card& c) { return nlohmann::json(part(c, &Card::engram).table_rows); })
+      .required()
+      .check([](const Card& c) -> std::string {
+        const EngramSpec& s = part(c, &Card::engram);
+        if (s.table_rows.size() == s.layers.size()) return "";
+        return "expected one entry per Engram layer (" + std::to_string(s.layers.size()) + "), got " +
+               std::to_string(s.table_rows.size());
+      });
+  t.integer("vocab_size_per_ngram", of(e, &EngramSpec::vocab_size_per_ngram), 0, INT64_MAX,
+            "hashing: where the search for each table's prime starts");
+  t.integer("compressed_vocab_size", of(e, &EngramSpec::compressed_vocab_size), 0, INT64_MAX,
+            "hashing: the compressed tokenizer's vocabulary");
+  t.integer("pad_token_id", of(e, &EngramSpec::pad_token_id), 0, INT64_MAX, "hashing: the padding token");
+  t.integer("hash_seed", of(e, &EngramSpec::hash_seed), 0, INT64_MAX, "hashing: the seed");
+}
 
-  c.attention = parse_attention(root.child("attention"), c.num_layers);
-  if (const auto m = root.optional_child("moe")) c.moe = parse_moe(*m, c.num_layers);
+Table engram_keys() {
+  const auto e = &Card::engram;
+  Table t("engram");
+  layers(t, "layers", of(e, &EngramSpec::layers), "layers that hold an Engram module")
+      .default_words("required")
+      .check([](const Card& c) -> std::string {
+        return part(c, &Card::engram).layers.empty() ? "an Engram block needs at least one layer" : "";
+      });
+  dim(t, "min_order", of(e, &EngramSpec::min_order), 1, "lowest N-gram order");
+  bounded(
+      t, "max_order", of(e, &EngramSpec::max_order), [](const Card& c) { return part(c, &Card::engram).min_order; },
+      [](const Card&) { return std::int64_t{64}; }, "[min_order, 64]", "highest N-gram order")
+      .required();
+  dim(t, "heads_per_order", of(e, &EngramSpec::heads_per_order), 1, "hash heads per N-gram order").required();
+  dim(t, "head_dim", of(e, &EngramSpec::head_dim), 1, "elements of a row's payload").required();
+  add_engram_table_keys(t);
+  return t;
+}
+
+// --- KV cache, speculative decoding, precisions ------------------------------------------------
+
+Table kv_keys() {
+  const auto k = &Card::kv;
+  Table t("kv_cache");
+  t.choice("precision", of(k, &KvCacheSpec::precision), precision_names(), "precision of the cached K and V")
+      .required();
+  t.custom(
+       {"bytes_per_token", "size > 0", "derived from the attention shapes",
+        "KV per token of the whole model, before TP sharding; replaces the size the attention shapes give"},
+       [](const ConfigNode& m, Card& c) {
+         c.kv.bytes_per_token = m.bytes("bytes_per_token");
+         if (c.kv.bytes_per_token->value() <= 0.0) m.fail_key("bytes_per_token", "must be > 0");
+       },
+       [](const Card& c) { return nlohmann::json(c.kv.bytes_per_token.value_or(Bytes(0.0)).value()); })
+      .written_if([](const Card& c) { return c.kv.bytes_per_token.has_value(); });
+  t.at_least_zero("bytes_per_sequence_fixed", of(k, &KvCacheSpec::bytes_per_sequence_fixed),
+                  "fixed KV per sequence of the whole model (sliding-window ring buffers)");
+  return t;
+}
+
+// The drafter's experts: routed experts of an MoE backbone, at least its top-k.
+void check_drafter(const ConfigNode& sd, Card& c) {
+  const SpecDecodeSpec& s = c.spec_decode;
+  if (s.drafter_experts == 0 && s.drafter_top_k == 0) return;
+  if (!c.moe) sd.fail("drafter_experts / drafter_top_k need an MoE backbone");
+  const int experts = s.drafter_experts > 0 ? s.drafter_experts : c.moe->num_experts;
+  if (s.drafter_top_k > experts)
+    sd.fail_key("drafter_top_k", "exceeds the drafter's experts (" + std::to_string(experts) + ")");
+}
+
+// A rule: `key` is required unless the drafter kind is `none`.
+Table::Rule required_unless_none(std::string key) {
+  return [key](const ConfigNode& m, Card& c) {
+    if (c.spec_decode.kind != SpecDecodeKind::none) m.child(key);  // throws when absent
+  };
+}
+
+Table spec_keys() {
+  const auto s = &Card::spec_decode;
+  const std::string unless_none = "required unless `kind` is `none`";
+  Table t("spec_decode");
+  t.choice("kind", of(s, &SpecDecodeSpec::kind),
+           {{"none", SpecDecodeKind::none},
+            {"mtp", SpecDecodeKind::mtp},
+            {"dspark", SpecDecodeKind::dspark},
+            {"draft_model", SpecDecodeKind::draft_model}},
+           "the drafter; `none` takes no other key")
+      .required();
+  t.rule([](const ConfigNode& m, Card& c) {
+    if (c.spec_decode.kind == SpecDecodeKind::none) m.finish();  // no other key
+  });
+  t.rule(required_unless_none("draft_tokens"));
+  t.integer("draft_tokens", of(s, &SpecDecodeSpec::draft_tokens), 1, 64,
+            "positions drafted per step (a verify step touches 1 + draft_tokens)")
+      .default_words(unless_none);
+  t.rule(required_unless_none("acceptance_length"));
+  t.custom(
+      {"acceptance_length", "number in [1, 1 + draft_tokens]", unless_none, "mean tokens emitted per verify step"},
+      [](const ConfigNode& m, Card& c) {
+        c.spec_decode.acceptance_length = m.number("acceptance_length", 1.0, 1.0 + c.spec_decode.draft_tokens);
+      },
+      [](const Card& c) { return nlohmann::json(c.spec_decode.acceptance_length); });
+  t.integer("drafter_params", of(s, &SpecDecodeSpec::drafter_params), 0, INT64_MAX,
+            "parameters of the drafter (replicated per replica)");
+  dim(t, "drafter_layers", of(s, &SpecDecodeSpec::drafter_layers), 0, "drafter depth in backbone layer-equivalents");
+  dim(t, "drafter_experts", of(s, &SpecDecodeSpec::drafter_experts), 0,
+      "routed experts per drafter layer (0: the backbone's; needs `moe`)");
+  dim(t, "drafter_top_k", of(s, &SpecDecodeSpec::drafter_top_k), 0,
+      "routed experts per token in the drafter (0: the backbone's), at most its experts");
+  t.rule(check_drafter);
+  return t;
+}
+
+Table precision_keys() {
+  const auto p = &Card::precisions;
+  Table t("precisions");
+  t.choice("attention", of(p, &WeightPrecisions::attention), precision_names(), "attention weights").required();
+  t.choice("dense_ffn", of(p, &WeightPrecisions::dense_ffn), precision_names(),
+           "dense FFN weights, shared experts' too")
+      .required();
+  t.rule([](const ConfigNode&, Card& c) { c.precisions.experts = c.precisions.dense_ffn; });  // the default
+  t.choice("experts", of(p, &WeightPrecisions::experts), precision_names(), "routed experts' weights")
+      .default_words("`dense_ffn`'s");
+  t.choice("embedding", of(p, &WeightPrecisions::embedding), precision_names(), "embedding table").required();
+  t.choice("lm_head", of(p, &WeightPrecisions::lm_head), precision_names(), "output head").required();
+  scales(t, "attention_scales", of(p, &WeightPrecisions::attention_scale_bytes_per_element), "attention");
+  scales(t, "dense_ffn_scales", of(p, &WeightPrecisions::dense_ffn_scale_bytes_per_element), "dense FFN");
+  scales(t, "experts_scales", of(p, &WeightPrecisions::experts_scale_bytes_per_element), "routed experts'");
+  return t;
+}
+
+// --- the card ----------------------------------------------------------------------------------
+
+void add_identity_keys(Table& t) {
+  t.text("name", member(&Card::name), "catalog key, equal to the file name: lower-case letters, digits, `-`, `.`, `_`")
+      .required()
+      .check([](const Card& c) -> std::string {
+        for (char ch : c.name)
+          if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
+                ch == '-' || ch == '.' || ch == '_'))
+            return "use lower-case letters, digits, '-', '.' and '_' only";
+        return "";
+      });
+  t.any_text("description", member(&Card::description), "one line for `engramsim list models`").required();
+  t.any_text("family", member(&Card::family), "`deepseek`, `llama`, `qwen`, `engram-paper`, ...").required();
+}
+
+void add_shape_keys(Table& t) {
+  dim(t, "num_layers", member(&Card::num_layers), 1, "backbone layers").required();
+  dim(t, "hidden_size", member(&Card::hidden_size), 1, "model width").required();
+  dim(t, "vocab_size", member(&Card::vocab_size), 1, "tokenizer vocabulary").required();
+  t.integer("max_context", member(&Card::max_context), 1, 1LL << 40, "longest context in tokens").required();
+  dim(t, "dense_intermediate", member(&Card::dense_intermediate), 0,
+      "dense FFN width: required >= 1 when a layer runs a dense FFN (no `moe`, or `moe.first_moe_layer` > 0), "
+      "0 otherwise");
+  dim(t, "hc_mult", member(&Card::hc_mult), 1, "mHC residual streams (1: a plain residual)");
+  bounded(
+      t, "prefill_layers", member(&Card::prefill_layers), zero, [](const Card& c) { return c.num_layers; },
+      "[0, num_layers]", "layers that run for prompt tokens (0: all)");
+  t.integer("published_params", member(&Card::published_params), 0, INT64_MAX,
+            "published parameter count of the backbone (without Engram), for the inventory's self-check");
+}
+
+// A dense FFN width exactly where some layer runs a dense FFN.
+void check_dense_width(const ConfigNode& root, Card& c) {
   const bool needs_dense = !c.moe || c.moe->first_moe_layer > 0;
   if (needs_dense && c.dense_intermediate < 1)
     root.fail_key("dense_intermediate", "required >= 1: some layers run a dense FFN");
   if (!needs_dense && c.dense_intermediate != 0)
     root.fail_key("dense_intermediate", "every layer is MoE; a dense FFN width would be unused");
-  if (const auto e = root.optional_child("engram")) c.engram = parse_engram(*e, c.num_layers);
-  c.kv = parse_kv(root.child("kv_cache"));
-  if (const auto sd = root.optional_child("spec_decode")) c.spec_decode = parse_spec(*sd);
-  if (c.spec_decode.drafter_experts > 0 || c.spec_decode.drafter_top_k > 0) {
-    const ConfigNode sd = root.child("spec_decode");
-    if (!c.moe) sd.fail("drafter_experts / drafter_top_k need an MoE backbone");
-    const int experts = c.spec_decode.drafter_experts > 0 ? c.spec_decode.drafter_experts : c.moe->num_experts;
-    if (c.spec_decode.drafter_top_k > experts)
-      sd.fail_key("drafter_top_k", "exceeds the drafter's experts (" + std::to_string(experts) + ")");
-  }
-  c.precisions = parse_precisions(root.child("precisions"));
-  if (const auto fb = root.optional_child("fixed_buffers")) {
-    c.fixed_buffer_per_batched_token = fb->bytes("bytes_per_batched_token");
-    c.fixed_buffer_token_cap = fb->integer_or("token_cap", 0, 0, 1LL << 32);
-    fb->finish();
-  }
+}
+
+Table fixed_buffer_keys() {
+  Table t("fixed_buffers");
+  t.at_least_zero("bytes_per_batched_token", member(&Card::fixed_buffer_per_batched_token),
+                  "activation buffers the engine allocates per batched token (V4.1's indexer logits)")
+      .required();
+  t.integer("token_cap", member(&Card::fixed_buffer_token_cap), 0, 1LL << 32,
+            "batched tokens the buffer is capped at (0: none, sized by `max_num_batched_tokens`)");
+  return t;
+}
+
+ModelCard parse_card(const ConfigNode& root) {
+  ModelCard c;
+  card_schema().read(root, c);
   root.finish();
   return c;
 }
 
 }  // namespace
+
+const FieldTable<ModelCard>& card_schema() {
+  static const Table table = [] {
+    Table t("model card");
+    add_identity_keys(t);
+    add_shape_keys(t);
+    t.section("attention", attention_keys(), "attention shapes").required();
+    t.section("moe", moe_keys(), "mixture of experts (absent: every layer is dense)").written_if([](const Card& c) {
+      return c.moe.has_value();
+    });
+    t.rule(check_dense_width);
+    t.section("engram", engram_keys(), "Engram N-gram memory (absent: none)").written_if([](const Card& c) {
+      return c.engram.has_value();
+    });
+    t.section("kv_cache", kv_keys(), "KV cache").required();
+    t.section("spec_decode", spec_keys(), "speculative decoding (absent: none)");
+    t.section("precisions", precision_keys(), "weight precisions").required();
+    t.section("fixed_buffers", fixed_buffer_keys(), "fixed activation buffers (absent: none)");
+    return t;
+  }();
+  return table;
+}
 
 ModelCard load_model_card(const std::string& name_or_path) {
   const std::string path = resolve_catalog_path("models/cards", name_or_path);

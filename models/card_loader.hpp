@@ -1,8 +1,9 @@
 // Strict loader for model cards (models/cards/NAME.yaml) into a validated ModelCard.
 //
 // A name without '/' and without ".yaml" resolves to <data root>/models/cards/NAME.yaml; anything
-// else is a path. The schema mirrors ModelCard (field by field; see docs/footprint.md and any card
-// in models/cards/ for an annotated example). Sizes carry units ("264B", "2MiB"); counts are plain
+// else is a path. The schema mirrors ModelCard (field by field; see any card in models/cards/ for an
+// annotated example). Every key, its type, default and range: card_schema() below, printed as the
+// key table of docs/footprint.md ("Model card keys"). Sizes carry units ("264B", "2MiB"); counts are plain
 // integers. Unknown keys, missing required fields, bare numbers where a size is expected and
 // out-of-range values throw ConfigError naming file:line:col and the field path.
 //
@@ -24,9 +25,13 @@
 
 #include <string>
 
+#include "core/field_table.hpp"
 #include "models/model_card.hpp"
 
 namespace engramsim {
+
+// The card's keys, declared once: the loader reads them, docs/footprint.md's key table is theirs.
+const FieldTable<ModelCard>& card_schema();
 
 ModelCard load_model_card(const std::string& name_or_path);
 

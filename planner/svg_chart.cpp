@@ -204,6 +204,52 @@ void svg_open(std::ostringstream& o, const std::string& id, const std::string& t
     << ">" << xml_escape(title) << "</text>";
 }
 
+// The x axis of an XY chart for draw_axes: its ticks, scale and label (drawn at baseline label_y).
+struct XAxisDraw {
+  const std::vector<double>& ticks;
+  const Scale& sx;
+  std::string label;
+  int label_y;
+};
+
+// Grid, tick labels, both axes and their labels. Without `x` (a bar chart), only the value axis
+// has ticks and a label.
+void draw_axes(std::ostringstream& o, const XAxisDraw* x, const std::vector<double>& y_ticks, const Scale& sy,
+               int plot_right, int plot_bottom, const std::string& y_label) {
+  o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
+  if (x != nullptr)
+    for (double t : x->ticks)
+      o << "<line x1=\"" << num(x->sx(t)) << "\" y1=\"" << kTop << "\" x2=\"" << num(x->sx(t)) << "\" y2=\""
+        << plot_bottom << "\"/>";
+  for (double t : y_ticks)
+    o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t))
+      << "\"/>";
+  o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
+  if (x != nullptr)
+    for (double t : x->ticks)
+      o << "<text x=\"" << num(x->sx(t)) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\">"
+        << format_tick(t) << "</text>";
+  for (double t : y_ticks)
+    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t)
+      << "</text>";
+  o << "</g>";
+  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom
+    << "\" x2=\"" << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop
+    << "\" x2=\"" << kLeft << "\" y2=\"" << plot_bottom << "\"/></g>";
+  if (x != nullptr)
+    o << "<text class=\"axis-label\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << x->label_y
+      << "\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(x->label) << "</text>";
+  const int ymid = (kTop + plot_bottom) / 2;
+  o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
+    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_label) << "</text>";
+}
+
+// "no data" in the middle of an empty plot.
+void draw_no_data(std::ostringstream& o, int plot_right, int plot_bottom) {
+  o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << (kTop + plot_bottom) / 2
+    << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
+}
+
 }  // namespace
 
 std::string hsl_color(double hue, double saturation, double lightness) {
@@ -368,38 +414,9 @@ std::string XYChart::svg(int width, int height) const {
 
   std::ostringstream o;
   svg_open(o, id_, title_, width, height);
-  // Grid and tick labels.
-  o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
-  for (double t : xt)
-    o << "<line x1=\"" << num(sx(t)) << "\" y1=\"" << kTop << "\" x2=\"" << num(sx(t)) << "\" y2=\"" << plot_bottom
-      << "\"/>";
-  for (double t : yt)
-    o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t))
-      << "\"/>";
-  o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
-  for (double t : xt)
-    o << "<text x=\"" << num(sx(t)) << "\" y=\"" << plot_bottom + 16 << "\" text-anchor=\"middle\">" << format_tick(t)
-      << "</text>";
-  for (double t : yt)
-    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t)
-      << "</text>";
-  o << "</g>";
-  // Axes and their labels.
-  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom
-    << "\" x2=\"" << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop
-    << "\" x2=\"" << kLeft << "\" y2=\"" << plot_bottom << "\"/></g>";
-  o << "<text class=\"axis-label\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << height - 14
-    << "\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">"
-    << xml_escape(x_.label + (x_.log ? " (log scale)" : "")) << "</text>";
-  const int ymid = (kTop + plot_bottom) / 2;
-  o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
-    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">"
-    << xml_escape(y_.label + (y_.log ? " (log scale)" : "")) << "</text>";
-  // Data.
-  if (xs.empty()) {
-    o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << ymid
-      << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
-  }
+  const XAxisDraw x_axis{xt, sx, x_.label + (x_.log ? " (log scale)" : ""), height - 14};
+  draw_axes(o, &x_axis, yt, sy, plot_right, plot_bottom, y_.label + (y_.log ? " (log scale)" : ""));
+  if (xs.empty()) draw_no_data(o, plot_right, plot_bottom);
   std::vector<LegendEntry> entries;
   for (const auto& b : bands_) {
     entries.push_back({b.name, b.color, "", std::nullopt, true});
@@ -476,26 +493,6 @@ std::pair<bool, int> label_layout(const Bars& bars) {
   return {rotate, bottom};
 }
 
-// Grid, tick labels, both axes and the y label.
-void draw_value_axis(std::ostringstream& o, const std::vector<double>& ticks, const Scale& sy, int plot_right,
-                     int plot_bottom, const std::string& y_label) {
-  o << "<g class=\"grid\" stroke=\"#e3e3e3\" stroke-width=\"1\">";
-  for (double t : ticks)
-    o << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(t)) << "\" x2=\"" << plot_right << "\" y2=\"" << num(sy(t))
-      << "\"/>";
-  o << "</g><g class=\"ticks\" font-size=\"11\" fill=\"#333\" " << kFont << ">";
-  for (double t : ticks)
-    o << "<text x=\"" << kLeft - 6 << "\" y=\"" << num(sy(t) + 4) << "\" text-anchor=\"end\">" << format_tick(t)
-      << "</text>";
-  o << "</g>";
-  o << "<g class=\"axes\" stroke=\"#333\" stroke-width=\"1\"><line x1=\"" << kLeft << "\" y1=\"" << plot_bottom
-    << "\" x2=\"" << plot_right << "\" y2=\"" << plot_bottom << "\"/><line x1=\"" << kLeft << "\" y1=\"" << kTop
-    << "\" x2=\"" << kLeft << "\" y2=\"" << plot_bottom << "\"/></g>";
-  const int ymid = (kTop + plot_bottom) / 2;
-  o << "<text class=\"axis-label\" x=\"16\" y=\"" << ymid << "\" transform=\"rotate(-90 16 " << ymid
-    << ")\" text-anchor=\"middle\" font-size=\"12\" " << kFont << ">" << xml_escape(y_label) << "</text>";
-}
-
 // One stacked bar with its category label under it.
 void draw_bar(std::ostringstream& o, const std::string& cat, const std::vector<BarSegment>& segs, double cx, double bw,
               const Scale& sy, const BarLegend& legend, bool rotate, int plot_bottom) {
@@ -537,11 +534,8 @@ std::string StackedBarChart::svg(int width, int height) const {
 
   std::ostringstream o;
   svg_open(o, id_, title_, width, height);
-  draw_value_axis(o, ticks, sy, plot_right, plot_bottom, y_label_);
-  if (bars_.empty()) {
-    o << "<text class=\"no-data\" x=\"" << (kLeft + plot_right) / 2 << "\" y=\"" << (kTop + plot_bottom) / 2
-      << "\" text-anchor=\"middle\" font-size=\"14\" fill=\"#999\" " << kFont << ">no data</text>";
-  }
+  draw_axes(o, nullptr, ticks, sy, plot_right, plot_bottom, y_label_);
+  if (bars_.empty()) draw_no_data(o, plot_right, plot_bottom);
   const double band = static_cast<double>(plot_right - kLeft) / std::max<std::size_t>(1, bars_.size());
   const double bw = std::min(64.0, band * 0.6);
   for (std::size_t i = 0; i < bars_.size(); ++i)

@@ -14,198 +14,11 @@
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 #include "sim/serving/builtin_registries.hpp"
-#include "sim/serving/serving_config.hpp"
 #include "sim/workload/workload_config.hpp"
-#include "spec/scheduler_schema.hpp"
+#include "spec/deployment_schema.hpp"
 
 namespace engramsim::sim {
 namespace {
-
-bool names_a_path(const std::string& s) {
-  return s.find('/') != std::string::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".yaml");
-}
-
-// A catalog entry named by `key` of `root`: a name under `folder`, or a path beside the scenario
-// file (then under the data root). A missing entry is an error at the key, listing what exists.
-std::string resolve_entry(const ConfigNode& root, const std::string& key, const std::string& folder,
-                          const std::string& what) {
-  const ConfigNode v = root.child(key);
-  const std::string text = v.as_str();
-  if (text.empty()) v.fail("expected a " + what + " name or path");
-  const std::string path = names_a_path(text) ? resolve_data_path(root, text) : resolve_catalog_path(folder, text);
-  std::error_code ec;  // a name the file system refuses (one too long, say) is a missing entry too
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    std::string known;
-    for (const auto& e : list_catalog(folder)) known += (known.empty() ? "" : ", ") + e.name;
-    v.fail("no " + what + " '" + text + "' (" + path + " does not exist; known: " + known + ")");
-  }
-  return path;
-}
-
-// `page_cache_limit`: at least one 4 KiB page and at most the node's host RAM.
-Bytes parse_page_cache_limit(const ConfigNode& e, const NodeSpec& node) {
-  const Bytes v = e.bytes("page_cache_limit");
-  if (!(v.value() >= 4096.0)) e.fail_key("page_cache_limit", "must be at least one 4 KiB page");
-  if (v.value() > node.host_dram_capacity.value()) {
-    char buf[192];
-    std::snprintf(buf, sizeof buf, "%.1f GiB is larger than the host RAM of node '%s' (%.1f GiB, host_dram_capacity)",
-                  v.gib(), node.name.c_str(), node.host_dram_capacity.gib());
-    e.fail_key("page_cache_limit", buf);
-  }
-  return v;
-}
-
-ScenarioEngram parse_engram(const ConfigNode& e, const ModelCard& card, const NodeSpec& node, HostOverhead& host) {
-  ScenarioEngram out;
-  const std::string tier = e.one_of_or("tier", {"hbm", "dram", "ssd", "none"}, card.engram ? "dram" : "none");
-  if (tier != "none") {
-    if (!card.engram) e.fail_key("tier", "the model card '" + card.name + "' has no Engram module (use tier: none)");
-    out.tier = engram_tier_from_string(tier);
-    out.fetch.tier = *out.tier;
-    if (*out.tier == EngramTier::ssd && node.nvme.count == 0)
-      e.fail_key("tier", "node '" + node.name + "' has no NVMe drives (nvme.count: 0); use tier hbm or dram");
-  }
-  if (const auto a = e.optional_child("access")) {
-    const std::string model = a->one_of("model", {"uniform", "zipf", "text"});
-    if (model == "zipf") out.fetch.access.zipf_s = a->number("exponent", 1e-6, 4.0);
-    if (model == "text") out.in_run.access_model = AccessModel::text;
-    a->finish();
-  }
-  out.fetch.dram_path =
-      e.one_of_or("fetch", {"zero_copy", "staged"}, "zero_copy") == "staged" ? DramPath::staged : DramPath::zero_copy;
-  out.fetch.dedup = e.boolean_or("dedup", true);
-  std::string hbm_policy = to_string(out.in_run.hbm_policy);
-  std::string dram_policy = to_string(out.in_run.dram_policy);
-  out.fetch.hbm_hot_cache = parse_cache_size(e, "hbm_cache", Bytes(0.0), hbm_policy, {"lfu", "lru", "static"});
-  out.fetch.dram_cache = parse_cache_size(e, "dram_cache", Bytes(0.0), dram_policy, {"lru", "lfu"});
-  out.in_run.hbm_policy = *hot_row_policy_from(hbm_policy);  // one of the names allowed above
-  out.in_run.dram_policy = *row_cache_policy_from(dram_policy);
-  if (out.fetch.hbm_hot_cache.value() < 0) e.fail_key("hbm_cache", "must be >= 0");
-  if (out.fetch.dram_cache.value() < 0) e.fail_key("dram_cache", "must be >= 0");
-  out.fetch.ssd_queue_depth = static_cast<int>(e.integer_or("ssd_queue_depth", 128, 1, 65536));
-  out.fetch.ssd_iops_per_drive = e.number_or("ssd_iops_per_drive", 0.0, 0.0, 1e12);
-  out.fetch.ssd_read_latency = e.time_or("ssd_read_latency", Time::zero());
-  if (out.fetch.ssd_read_latency < Time::zero()) e.fail_key("ssd_read_latency", "must be >= 0");
-  out.fetch.ssd_page = e.bytes_or("ssd_page", Bytes(4096.0));
-  if (!(out.fetch.ssd_page.value() >= 512.0)) e.fail_key("ssd_page", "must be at least 512 B");
-  out.fetch.active_gpus = static_cast<int>(e.integer_or("active_gpus", 0, 0, 4096));
-  out.prefill_prefetch = e.boolean_or("prefill_prefetch", true);
-  out.share_across_replicas = e.boolean_or("share_across_replicas", false);
-  if (e.has("page_cache_limit")) out.page_cache_limit = parse_page_cache_limit(e, node);
-  parse_engram_in_run(e, out.in_run);
-  // The engine's ssd read path (models/engines/*.yaml engram_ssd_path), which a scenario may override.
-  if (e.has("ssd_path")) {
-    const bool pc = e.one_of("ssd_path", {"direct", "page_cache"}) == "page_cache";
-    if (pc && host.engram_ssd_path != SsdPath::page_cache)
-      e.fail_key("ssd_path",
-                 "engine preset '" + host.engine + "' has no page_cache terms (engram_ssd_path: page_cache)");
-    host.engram_ssd_path = pc ? SsdPath::page_cache : SsdPath::direct;
-  }
-  if (out.tier == EngramTier::ssd && host.engram_ssd_path == SsdPath::page_cache) {
-    if (out.fetch.dram_cache.value() > 0.0)
-      e.fail_key("dram_cache", "engine '" + host.engine +
-                                   "' reads SSD through the OS page cache, sized from host RAM; "
-                                   "a DRAM row cache needs ssd_path: direct");
-    if (out.in_run.enabled) e.fail_key("in_run", "the in-run tier models direct reads; set ssd_path: direct");
-  }
-  e.finish();
-  return out;
-}
-
-ScenarioSpecDecode parse_spec_decode(const std::optional<ConfigNode>& s, const ModelCard& card) {
-  const SpecDecodeSpec& c = card.spec_decode;
-  const bool card_has = c.kind != SpecDecodeKind::none && c.draft_tokens > 0;
-  ScenarioSpecDecode out;
-  out.enabled = card_has;
-  out.draft_tokens = card_has ? c.draft_tokens : 0;
-  out.acceptance_length = card_has ? c.acceptance_length : 1.0;
-  if (!s) return out;
-  out.enabled = s->boolean_or("enabled", card_has);
-  if (out.enabled && !card_has)
-    s->fail_key("enabled", "the model card '" + card.name + "' has no drafter (its spec_decode kind is none)");
-  const int draft = static_cast<int>(s->integer_or("draft_tokens", card_has ? c.draft_tokens : 1, 1, 64));
-  const bool given_acceptance = s->has("acceptance_length");
-  const double accept = s->number_or("acceptance_length", card_has ? c.acceptance_length : 1.0, 1.0, 65.0);
-  s->finish();
-  if (!out.enabled) return {false, 0, 1.0};
-  if (accept > 1.0 + draft) {
-    const std::string msg = "acceptance length " + std::to_string(accept) + (given_acceptance ? "" : " (the card's)") +
-                            " exceeds 1 + draft_tokens = " + std::to_string(1 + draft);
-    if (given_acceptance) s->fail_key("acceptance_length", msg);
-    s->fail_key("draft_tokens", msg + "; give acceptance_length as well");
-  }
-  out.draft_tokens = draft;
-  out.acceptance_length = accept;
-  return out;
-}
-
-ScenarioDeployment parse_deployment(const ConfigNode& d, const ModelCard& card, const NodeSpec& node,
-                                    const SchedulerRegistry& schedulers, const RouterRegistry& routers) {
-  ScenarioDeployment out;
-  const bool has_nodes = d.has("nodes"), has_replicas = d.has("replicas");
-  if (has_nodes == has_replicas) d.fail("give exactly one of nodes (whole nodes) or replicas");
-  if (has_nodes)
-    out.nodes = static_cast<int>(d.integer("nodes", 1, 1 << 20));
-  else
-    out.replicas = static_cast<int>(d.integer("replicas", 1, 1 << 20));
-  out.tp = static_cast<int>(d.integer_or("tp", 1, 1, 4096));
-  out.ep = static_cast<int>(d.integer_or("ep", 0, 0, 4096));
-  if (out.ep > 0 && out.tp % out.ep != 0)
-    d.fail_key("ep", "must divide tp (" + std::to_string(out.tp) + "); 0 chooses automatically");
-  if (has_nodes) {
-    // Whole nodes: every replica inside one node, or a replica spanning whole nodes.
-    const int g = node.gpu_count;
-    if (out.tp > g && out.tp % g != 0)
-      d.fail_key("tp", "a replica of " + std::to_string(out.tp) + " GPUs must span whole " + std::to_string(g) +
-                           "-GPU nodes of " + node.name + " when the deployment is given in nodes");
-    if (out.tp > g && (out.nodes * g) % out.tp != 0)
-      d.fail_key("nodes", std::to_string(out.nodes) + " nodes do not hold a whole number of TP" +
-                              std::to_string(out.tp) + " replicas");
-  }
-  const std::string attention = d.one_of_or("attention", {"automatic", "tensor", "data"}, "automatic");
-  out.attention = attention == "tensor" ? AttentionParallel::tensor
-                  : attention == "data" ? AttentionParallel::data
-                                        : AttentionParallel::automatic;
-  {
-    const std::string placement = d.one_of_or("expert_placement", placement_names(), "static");
-    out.expert_balance.placement = *placement_from_name(placement);
-    out.expert_balance.redundant_experts = static_cast<int>(d.integer_or("redundant_experts", 0, 0, 1 << 16));
-    if (out.expert_balance.redundant_experts > 0 && out.expert_balance.placement != ExpertPlacement::eplb)
-      d.fail_key("redundant_experts", "redundant expert replicas need expert_placement: eplb");
-    if (out.expert_balance.placement == ExpertPlacement::eplb && !card.moe)
-      d.fail_key("expert_placement", "eplb places routed experts; " + card.name + " has none");
-    if (out.expert_balance.placement == ExpertPlacement::eplb) {
-      FootprintOptions resolve;
-      resolve.tp = out.tp;
-      resolve.ep = out.ep;
-      resolve.attention = out.attention;
-      const std::string why =
-          expert_slots_problem(card.moe->num_experts, resolved_ep(card, resolve), out.expert_balance);
-      if (!why.empty())
-        d.fail_key(d.has("redundant_experts") ? "redundant_experts" : "expert_placement",
-                   why + (out.ep > 0 ? "" : " (automatic)"));
-    }
-  }
-  // A catalog name or a preset file beside the scenario (models/engine_loader.hpp).
-  out.engine_path = d.has("engine") ? resolve_entry(d, "engine", "models/engines", "engine preset")
-                                    : resolve_catalog_path("models/engines", out.engine);
-  out.host = load_engine(out.engine_path);
-  out.engine = out.host.engine;
-  out.max_model_len = d.integer_or("max_model_len", 0, 0, card.max_context);
-  if (const auto e = d.optional_child("engram"))
-    out.engram = parse_engram(*e, card, node, out.host);
-  else
-    out.engram =
-        parse_engram(ConfigNode(YAML::Node(YAML::NodeType::Map), d.file(), d.path() + ".engram"), card, node, out.host);
-  if (const auto s = d.optional_child("scheduler"))
-    out.scheduler = parse_scheduler_section(*s, schedulers);
-  else
-    out.scheduler.policy.name = "vllm";
-  out.spec_decode = parse_spec_decode(d.optional_child("spec_decode"), card);
-  if (const auto r = d.optional_child("router")) out.router = parse_router(*r, routers);
-  d.finish();
-  return out;
-}
 
 ScenarioSlo parse_slo_section(const ConfigNode& s) {
   ScenarioSlo out;
@@ -251,11 +64,157 @@ ScenarioSlo parse_slo_section(const ConfigNode& s) {
   return out;
 }
 
+// ---- the top level ----
+
+const CalibrationCandidate* chosen_by_gpu(const ScenarioDraft& o) {
+  const auto* candidates = o.options->calibrations_by_gpu;
+  return candidates != nullptr ? choose_calibration(*candidates, o.p.node.gpu.name) : nullptr;
+}
+
+// A profile given on the command line replaces the file's `calibration:`, which is then not read.
+bool calibration_overridden(const ScenarioDraft& o) {
+  return chosen_by_gpu(o) != nullptr || !o.options->calibration.empty();
+}
+
+void read_calibration_key(const ConfigNode& root, ScenarioDraft& o) {
+  if (calibration_overridden(o)) return root.ignore("calibration");
+  o.p.calibration_path = resolve_data_path(root, root.str("calibration"));
+  if (const std::string why = ConfigNode::file_problem(o.p.calibration_path); !why.empty())
+    root.fail_key("calibration", o.p.calibration_path + ": " + why);
+}
+
+// The profile in force (the command line's, else the file's) loaded and checked against the GPU.
+void load_calibration(const ConfigNode& root, ScenarioDraft& o) {
+  ScenarioParams& p = o.p;
+  const ScenarioParseOptions& options = *o.options;
+  if (const CalibrationCandidate* by_gpu = chosen_by_gpu(o)) {
+    p.calibration_path = by_gpu->path;
+    p.calibration = by_gpu->profile;
+    return;
+  }
+  if (!options.calibration.empty()) {
+    p.calibration_path = options.calibration;
+    if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
+      throw ConfigError({"--calibration", 0, 0}, "", p.calibration_path + ": " + why);
+  }
+  if (p.calibration_path.empty()) return;
+  p.calibration = load_calibration_profile(p.calibration_path);
+  const ProfileMatch match = check_profile_matches(*p.calibration, p.node.gpu.name);
+  if (match.severity != MatchSeverity::error) return;
+  if (options.calibration.empty()) root.fail_key("calibration", match.message);
+  throw ConfigError({"--calibration", 0, 0}, "calibration", match.message);
+}
+
+// A user's price file replaces the node's GPU-hour prices (hardware/price_file.hpp).
+void read_prices(const ConfigNode& root, ScenarioDraft& o) {
+  ScenarioParams& p = o.p;
+  p.prices_path = resolve_data_path(root, root.str("prices"));
+  if (const std::string why = ConfigNode::file_problem(p.prices_path); !why.empty())
+    root.fail_key("prices", p.prices_path + ": " + why);
+  p.node = apply_price_file(load_price_file(p.prices_path), std::move(p.node), p.price_tier);
+}
+
+void add_identity_keys(FieldTable<ScenarioDraft>& t) {
+  t.text(
+       "name", [](auto& o) -> auto& { return o.p.name; }, "names the run in reports and goldens")
+      .required();
+  t.any_text(
+      "description", [](auto& o) -> auto& { return o.p.description; }, "one line shown above the results");
+  t.integer(
+      "seed", [](auto& o) -> auto& { return o.p.seed; }, 0, std::numeric_limits<std::int64_t>::max(),
+      "every random stream of the run derives from it (same seed -> identical files)");
+}
+
+void add_hardware_keys(FieldTable<ScenarioDraft>& t) {
+  t.custom({"model", "card name or path", "required", "`models/cards/NAME.yaml`"}, [](const ConfigNode& root,
+                                                                                      ScenarioDraft& o) {
+     o.p.model_path = resolve_catalog_entry(root, "model", "models/cards", "model card");
+     o.p.card = load_model_card(o.p.model_path);
+   }).required();
+  t.custom({"node", "node name or path", "required", "`hardware/nodes/NAME.yaml` (its GPU comes with it)"},
+           [](const ConfigNode& root, ScenarioDraft& o) {
+             o.p.node_path = resolve_catalog_entry(root, "node", "hardware/nodes", "node preset");
+             o.p.node = load_node(o.p.node_path);
+           })
+      .required();
+  t.custom({"calibration", "path", "none",
+            "a calibration profile (docs/calibration.md); the measured sections the step model takes as inputs "
+            "replace its defaults (docs/cost-model.md §3 lists them); `--calibration FILE` replaces it. `run` lists "
+            "each section as measured, not measured (with the reason) or default, then what it applied and which "
+            "measured sections are references only. A profile whose GPU sections describe another GPU is an error."},
+           read_calibration_key);
+  t.choice(
+      "price_tier", [](auto& o) -> auto& { return o.p.price_tier; },
+      {{"hyperscaler", PriceTier::hyperscaler}, {"neocloud", PriceTier::neocloud}, {"rental", PriceTier::rental}},
+      "which of the node's GPU-hour prices to charge");
+  t.custom({"prices", "path", "none",
+            "a price file (hardware/price_file.hpp) whose GPU-hour prices replace the node's, beside the scenario "
+            "then under the data root"},
+           read_prices);
+}
+
+// A generated AgentX corpus compacts its contexts at the deployment's max_model_len.
+void read_workload(const ConfigNode& root, ScenarioDraft& o) {
+  const ScenarioParams& p = o.p;
+  const std::int64_t card_len = p.card.max_context > 0 ? p.card.max_context : kDefaultAgentxModelLen;
+  const std::int64_t model_len = p.deployment.max_model_len > 0 ? p.deployment.max_model_len : card_len;
+  o.p.workload = parse_scenario_workload(root.child("workload"), model_len);
+}
+
+void add_top_section_keys(FieldTable<ScenarioDraft>& t) {
+  t.custom({"deployment", "map", "required", "below"}, [](const ConfigNode& root, ScenarioDraft& o) {
+     o.p.deployment = parse_deployment(root.child("deployment"), {&o.p.card, &o.p.node, o.schedulers, o.routers});
+   }).required();
+  t.custom({"fabric", "map", "none", "the in-run Engram tier's node fabric (docs/memory-tiers.md)"},
+           [](const ConfigNode& root, ScenarioDraft& o) {
+             parse_fabric_section(root.child("fabric"), o.p.deployment.engram.in_run);
+           });
+  t.custom({"kv_offload", "map", "none",
+            "KV of preempted sequences to host DRAM and back, on the in-run tier's "
+            "fabric (docs/memory-tiers.md)"},
+           [](const ConfigNode& root, ScenarioDraft& o) {
+             parse_kv_offload_section(root.child("kv_offload"), o.p.deployment.engram.in_run);
+           });
+  t.custom({"workload", "map", "required", "below"}, read_workload).required();
+  t.custom({"slo", "map", "none", "below"},
+           [](const ConfigNode& root, ScenarioDraft& o) { o.p.slo = parse_slo_section(root.child("slo")); });
+}
+
+// A simulated year bounds the run keys: a longer horizon or bin is a unit slip.
+void add_run_keys(FieldTable<ScenarioDraft>& t) {
+  const Time year = Time::ns(365LL * 86400 * 1000000000);
+  t.time(
+       "horizon", [](auto& o) -> auto& { return o.p.horizon; }, Time::ns(1), year,
+       "stop the run at this simulated time; requests still in flight are reported `unfinished`")
+      .default_words("unbounded");
+  // A bin shorter than a few scheduler steps says nothing a finer one would not, and a run of hours
+  // would need millions of them.
+  t.time(
+      "timeseries_interval", [](auto& o) -> auto& { return o.p.timeseries_interval; }, Time::ms(10), year,
+      "bin width of `timeseries.csv`; a run longer than 2,000,000 bins doubles it (merging bin pairs) as often as "
+      "needed, and the CSV's times follow");
+  // Passed through: `compare:` is expanded by scenario_document.hpp, `sweep:` by engramsim sweep.
+  t.custom({"compare", "list", "none", "named variants, below"},
+           [](const ConfigNode& root, ScenarioDraft&) { root.ignore("compare"); });
+  t.custom({"sweep", "map", "none",
+            "read by `engramsim sweep` only (docs/planning.md); `run` and `validate` pass it through untouched"},
+           [](const ConfigNode& root, ScenarioDraft&) { root.ignore("sweep"); });
+}
+
 }  // namespace
+
+FieldTable<ScenarioDraft> scenario_schema() {
+  FieldTable<ScenarioDraft> t("scenario");
+  add_identity_keys(t);
+  add_hardware_keys(t);
+  add_top_section_keys(t);
+  add_run_keys(t);
+  return t;
+}
 
 ScenarioDeployment parse_deployment_section(const ConfigNode& d, const ModelCard& card, const NodeSpec& node) {
   const RegistryChoice registries(nullptr, nullptr);
-  return parse_deployment(d, card, node, *registries.schedulers, *registries.routers);
+  return parse_deployment(d, {&card, &node, registries.schedulers, registries.routers});
 }
 
 std::int64_t ConcurrencyRule::apply(std::int64_t concurrency) const {
@@ -298,76 +257,18 @@ void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency)
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
   if (!root.is_map()) root.fail("a scenario file must be a map");
   const RegistryChoice registries(options.schedulers, options.routers);
-  const SchedulerRegistry* schedulers = registries.schedulers;
-  const RouterRegistry* routers = registries.routers;
-
-  ScenarioParams p;
-  p.file = root.file();
-  p.name = root.str("name");
-  if (p.name.empty()) root.fail_key("name", "must not be empty");
-  p.description = root.str_or("description", "");
-  p.seed = static_cast<std::uint64_t>(root.integer_or("seed", 0, 0));
-  p.model_path = resolve_entry(root, "model", "models/cards", "model card");
-  p.node_path = resolve_entry(root, "node", "hardware/nodes", "node preset");
-  p.card = load_model_card(p.model_path);
-  p.node = load_node(p.node_path);
-
-  const CalibrationCandidate* by_gpu = options.calibrations_by_gpu != nullptr
-                                           ? choose_calibration(*options.calibrations_by_gpu, p.node.gpu.name)
-                                           : nullptr;
-  if (by_gpu != nullptr) {
-    root.ignore("calibration");
-    p.calibration_path = by_gpu->path;
-    p.calibration = by_gpu->profile;
-  } else if (!options.calibration.empty()) {
-    root.ignore("calibration");
-    p.calibration_path = options.calibration;
-    if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
-      throw ConfigError({"--calibration", 0, 0}, "", p.calibration_path + ": " + why);
-  } else if (root.has("calibration")) {
-    p.calibration_path = resolve_data_path(root, root.str("calibration"));
-    if (const std::string why = ConfigNode::file_problem(p.calibration_path); !why.empty())
-      root.fail_key("calibration", p.calibration_path + ": " + why);
-  }
-  if (!p.calibration_path.empty() && !p.calibration) {
-    p.calibration = load_calibration_profile(p.calibration_path);
-    const ProfileMatch match = check_profile_matches(*p.calibration, p.node.gpu.name);
-    if (match.severity == MatchSeverity::error) {
-      if (options.calibration.empty()) root.fail_key("calibration", match.message);
-      throw ConfigError({"--calibration", 0, 0}, "calibration", match.message);
-    }
-  }
-
-  const std::string tier = root.one_of_or("price_tier", {"hyperscaler", "neocloud", "rental"}, "hyperscaler");
-  p.price_tier = *price_tier_from_string(tier);
-  if (root.has("prices")) {
-    // A user's price file replaces the node's GPU-hour prices (hardware/price_file.hpp).
-    p.prices_path = resolve_data_path(root, root.str("prices"));
-    if (const std::string why = ConfigNode::file_problem(p.prices_path); !why.empty())
-      root.fail_key("prices", p.prices_path + ": " + why);
-    p.node = apply_price_file(load_price_file(p.prices_path), std::move(p.node), p.price_tier);
-  }
-  p.deployment = parse_deployment(root.child("deployment"), p.card, p.node, *schedulers, *routers);
+  ScenarioDraft draft{{}, &options, registries.schedulers, registries.routers};
+  draft.p.file = root.file();
+  static const FieldTable<ScenarioDraft> schema = scenario_schema();
+  schema.read(root, draft);
+  ScenarioParams& p = draft.p;
+  load_calibration(root, draft);
   const auto& engram_tier = p.deployment.engram.tier;
-  parse_in_run_sections(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);
-  // A generated AgentX corpus compacts its contexts at the deployment's max_model_len.
-  const std::int64_t card_len = p.card.max_context > 0 ? p.card.max_context : kDefaultAgentxModelLen;
-  const std::int64_t model_len = p.deployment.max_model_len > 0 ? p.deployment.max_model_len : card_len;
-  p.workload = parse_scenario_workload(root.child("workload"), model_len);
+  check_in_run_tier(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);
   const auto& ws = p.workload.spec;
   resolve_concurrency_limits(p.deployment, ws.agentic ? ws.agentic->replay.lanes : ws.concurrency);
-  if (const auto s = root.optional_child("slo")) p.slo = parse_slo_section(*s);
-  p.horizon = root.time_or("horizon", Time::max());
-  if (p.horizon <= Time::zero()) root.fail_key("horizon", "must be > 0");
-  p.timeseries_interval = root.time_or("timeseries_interval", p.timeseries_interval);
-  // A bin shorter than a few scheduler steps says nothing a finer one would not, and a run of hours
-  // would need millions of them.
-  if (p.timeseries_interval < Time::ms(10)) root.fail_key("timeseries_interval", "must be at least 10ms");
-  // Passed through: `compare:` is expanded by scenario_document.hpp, `sweep:` by engramsim sweep.
-  root.ignore("compare");
-  root.ignore("sweep");
   root.finish();
-  return p;
+  return std::move(draft.p);
 }
 
 double slo_statistic_ms(const SloTarget& t, const Summary& s) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/config_node.hpp"
+#include "core/field_table.hpp"
 #include "hardware/calibration_profile.hpp"
 #include "hardware/node_spec.hpp"
 #include "models/engram_fetch.hpp"
@@ -171,6 +172,16 @@ struct ScenarioParseOptions {
 };
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options = {});
+
+// The top-level keys, declared once (core/field_table.hpp): they read the file and are the "Top
+// level" table of docs/scenarios.md. A draft carries what the keys are read against.
+struct ScenarioDraft {
+  ScenarioParams p;
+  const ScenarioParseOptions* options = nullptr;
+  const SchedulerRegistry* schedulers = nullptr;
+  const RouterRegistry* routers = nullptr;
+};
+FieldTable<ScenarioDraft> scenario_schema();
 
 // The `deployment:` section alone, with the built-in policies: how `engramsim step` and
 // `engramsim footprint` read their flags, which are its keys (tools/engramsim/deployment_flags.hpp).

@@ -10,21 +10,13 @@
 
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
+#include "core/number_text.hpp"
 #include "sim/serving/scheduler_registry.hpp"
+#include "spec/deployment_schema.hpp"
 #include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {
 namespace {
-
-std::string with_commas(std::int64_t v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 double json_number(double v) { return std::isfinite(v) ? v : 0.0; }
 
@@ -433,10 +425,7 @@ std::string scenario_json(const BuiltScenario& b) {
       {"replicas", b.replicas},
       {"gpus", b.replicas * b.gpus_per_replica},
       {"scheduler", scheduler_json(b)},
-      {"spec_decode",
-       {{"enabled", d.spec_decode.enabled},
-        {"draft_tokens", d.spec_decode.draft_tokens},
-        {"acceptance_length", d.spec_decode.acceptance_length}}},
+      {"spec_decode", spec_decode_schema().write({d.spec_decode})},
       {"router", d.router},
       {"kv_blocks_per_replica", b.kv_blocks_per_replica},
       {"kv_tokens_per_replica", b.footprint.replica_kv_tokens},

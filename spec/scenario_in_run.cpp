@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/memory/node_fabric_params.hpp"
 #include "sim/memory/row_cache.hpp"
 #include "spec/scenario_build.hpp"
@@ -25,28 +27,56 @@ Bytes parse_cache_size(const ConfigNode& parent, const std::string& key, Bytes d
   return size;
 }
 
-void parse_engram_in_run(const ConfigNode& e, ScenarioInRun& out) {
-  out.enabled = e.boolean_or("in_run", out.enabled);
-  out.sample_rows_per_step = e.integer_or("sample_rows_per_step", out.sample_rows_per_step, 1, 1 << 24);
+void check_engram_in_run(const ConfigNode& e, const ScenarioInRun& out) {
   if (out.access_model == AccessModel::text && !out.enabled)
     e.fail_key("access", "the text access model drives the in-run tier only (set in_run: true)");
   if (out.hbm_policy == HotRowPolicy::static_top && out.access_model == AccessModel::text)
     e.fail_key("hbm_cache", "a static hot-row set needs popularity ranks (access model zipf or uniform)");
 }
 
-void parse_in_run_sections(const ConfigNode& root, bool has_offloaded_tier, ScenarioInRun& out) {
-  if (const auto f = root.optional_child("fabric")) {
-    out.backend = f->one_of_or("backend", {"native", "simgrid"}, out.backend);
-    out.spread = f->one_of_or("placement", {"packed", "spread"}, "packed") == "spread";
-    f->finish();
-  }
-  if (const auto k = root.optional_child("kv_offload")) {
-    out.kv_offload = k->boolean_or("enabled", false);
-    k->finish();
-    if (out.kv_offload && !out.enabled)
-      k->fail_key("enabled",
-                  "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)");
-  }
+FieldTable<ScenarioInRun> fabric_schema() {
+  FieldTable<ScenarioInRun> t("fabric");
+  t.custom(
+      {"backend", "`native` \\| `simgrid`", "`native`",
+       "the flow solver: native, or SimGrid as a fidelity check (one helper process per run)"},
+      [](const ConfigNode& f, ScenarioInRun& o) {
+        o.backend = f.one_of("backend", {"native", "simgrid"});
+      },
+      [](const ScenarioInRun& o) { return nlohmann::json(o.backend); });
+  t.choice(
+      "placement", [](auto& o) -> auto& { return o.spread; }, {{"packed", false}, {"spread", true}},
+      "GPUs in ordinal order, or round-robin over the node's PCIe switches");
+  return t;
+}
+
+FieldTable<ScenarioInRun> kv_offload_schema() {
+  FieldTable<ScenarioInRun> t("kv_offload");
+  t.boolean(
+       "enabled", [](auto& o) -> auto& { return o.kv_offload; },
+       "KV of preempted sequences to host DRAM and back, as flows on the fabric")
+      .check([](const ScenarioInRun& o) -> std::string {
+        return o.kv_offload && !o.enabled
+                   ? "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)"
+                   : "";
+      });
+  return t;
+}
+
+void parse_fabric_section(const ConfigNode& f, ScenarioInRun& out) {
+  static const FieldTable<ScenarioInRun> schema = fabric_schema();
+  if (!f.is_map()) f.finish();  // "expected a map"
+  schema.read(f, out);
+  f.finish();
+}
+
+void parse_kv_offload_section(const ConfigNode& k, ScenarioInRun& out) {
+  static const FieldTable<ScenarioInRun> schema = kv_offload_schema();
+  if (!k.is_map()) k.finish();  // "expected a map"
+  schema.read(k, out);
+  k.finish();
+}
+
+void check_in_run_tier(const ConfigNode& root, bool has_offloaded_tier, const ScenarioInRun& out) {
   if (out.enabled && !has_offloaded_tier)
     root.child("deployment")
         .child("engram")

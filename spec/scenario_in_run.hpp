@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/config_node.hpp"
+#include "core/field_table.hpp"
 #include "core/units.hpp"
 #include "sim/memory/engram_tier_service.hpp"
 
@@ -41,11 +42,17 @@ struct ScenarioInRun {
 // into `policy`). Missing: `dflt`. Negative sizes are errors.
 Bytes parse_cache_size(const ConfigNode& parent, const std::string& key, Bytes dflt, std::string& policy,
                        const std::vector<std::string>& policies);
-// deployment.engram's in-run keys (in_run, sample_rows_per_step); call before the section's finish().
-void parse_engram_in_run(const ConfigNode& engram, ScenarioInRun& out);
-// The top-level `fabric:` and `kv_offload:` sections; call before the root's finish(). Checks the
-// combinations (text and kv_offload need in_run; in_run needs tier dram or ssd).
-void parse_in_run_sections(const ConfigNode& root, bool has_offloaded_tier, ScenarioInRun& out);
+// The rules among deployment.engram's keys that concern the in-run tier; call once they are read.
+void check_engram_in_run(const ConfigNode& engram, const ScenarioInRun& out);
+
+// The top-level `fabric:` and `kv_offload:` sections, declared once (docs/memory-tiers.md's tables;
+// kv_offload needs deployment.engram.in_run, so it is read after the deployment).
+FieldTable<ScenarioInRun> fabric_schema();
+FieldTable<ScenarioInRun> kv_offload_schema();
+void parse_fabric_section(const ConfigNode& fabric, ScenarioInRun& out);
+void parse_kv_offload_section(const ConfigNode& kv_offload, ScenarioInRun& out);
+// The in-run tier moves rows over the host links: it needs an Engram tier in DRAM or on SSD.
+void check_in_run_tier(const ConfigNode& root, bool has_offloaded_tier, const ScenarioInRun& out);
 
 struct BuiltScenario;
 // The in-run tier of a built scenario: table shape and hashing from the card, caches and access

@@ -124,13 +124,6 @@ constexpr std::int64_t kMaxAgentxLanes = 4096;
 // The longest measured window or grace (a week): longer asks for more records than a run may keep.
 constexpr double kMaxAgentxSeconds = 7 * 24 * 3600.0;
 
-Time bounded_time(const ConfigNode& w, const std::string& key, Time dflt, bool zero_ok) {
-  const Time t = w.time_or(key, dflt);
-  if (zero_ok ? t < Time::zero() : t <= Time::zero()) w.fail_key(key, zero_ok ? "must be >= 0" : "must be > 0");
-  if (t > Time::from_seconds(kMaxAgentxSeconds)) w.fail_key(key, "must be at most 7 days (604800 s)");
-  return t;
-}
-
 // `generate: {seed, sessions}`: the synthetic corpus, its context the deployment's max_model_len.
 AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t model_len) {
   const ConfigNode g = w.child("generate");
@@ -148,55 +141,90 @@ AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t mo
   return gp;
 }
 
-AgenticReplayParams parse_agentx_replay(const ConfigNode& w) {
-  AgenticReplayParams p;
-  p.lanes = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxAgentxLanes));
-  p.duration = bounded_time(w, "duration", p.duration, false);
-  p.warmup_requests = static_cast<std::int32_t>(w.integer_or("warmup_requests", p.warmup_requests, 0, 1'000'000));
-  p.grace = bounded_time(w, "grace", p.grace, true);
-  p.tree_idle_cap = bounded_time(w, "tree_idle_cap", p.tree_idle_cap, true);
-  p.system_idle_cap = bounded_time(w, "system_idle_cap", p.system_idle_cap, true);
-  if (const auto r = w.optional_child("start_ratio")) {
-    p.start_ratio_min = r->number_or("min", p.start_ratio_min, 0.0, 1.0);
-    p.start_ratio_max = r->number_or("max", p.start_ratio_max, 0.0, 1.0);
-    if (p.start_ratio_max < p.start_ratio_min)
-      r->fail_key("max", "must be >= min (" + std::to_string(p.start_ratio_min) + ")");
-    r->finish();
+// The corpus file, read to its first session now: a file that is no corpus (or an empty one) fails
+// here, at the key, not inside a run.
+std::string agentx_corpus(const ConfigNode& w) {
+  const std::string path = existing_file(w, "trace");
+  try {
+    AgenticSession first;
+    if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
+  } catch (const ConfigError& e) {
+    if (e.where().file.empty()) w.fail_key("trace", path + ": " + e.message());
+    throw;
   }
-  return p;
+  return path;
+}
+
+void add_agentx_corpus_keys(FieldTable<AgentxDraft>& t) {
+  t.custom({"trace", "path", "one of `trace`/`generate`",
+            "an AgentX corpus (Weka trace v7 JSON lines, plain or gzip; docs/agentic.md \"Format\"), beside the "
+            "scenario, then under the data root; `scenarios/traces/agentx-synthetic-seed42.jsonl.gz` ships. Opened "
+            "when the scenario is parsed; `validate` reads it to its end"},
+           [](const ConfigNode& w, AgentxDraft& o) { o.trace_path = agentx_corpus(w); });
+  t.custom({"generate", "`{seed: 42, sessions: 393}`", "one of `trace`/`generate`",
+            "the synthetic corpus (docs/agentic.md \"Generator\"), its contexts compacted at the deployment's "
+            "`max_model_len` (the card's `max_context` when 0); sessions in [1, 1,000,000]"},
+           [](const ConfigNode& w, AgentxDraft& o) { o.generate = parse_agentx_generate(w, o.model_len); });
+}
+
+void add_agentx_replay_keys(FieldTable<AgentxDraft>& t) {
+  const Time week = Time::from_seconds(kMaxAgentxSeconds);
+  t.integer(
+       "concurrency", [](auto& o) -> auto& { return o.replay.lanes; }, 1, kMaxAgentxLanes,
+       "lanes: session trees live at once (each holds its whole tree)")
+      .required();
+  t.time(
+      "duration", [](auto& o) -> auto& { return o.replay.duration; }, Time::ns(1), week, "the measured window");
+  t.integer(
+      "warmup_requests", [](auto& o) -> auto& { return o.replay.warmup_requests; }, 0, 1'000'000,
+      "warm-up requests per lane, not measured");
+  t.time(
+      "grace", [](auto& o) -> auto& { return o.replay.grace; }, Time::zero(), week,
+      "the latest start of the measured window");
+  t.time(
+      "tree_idle_cap", [](auto& o) -> auto& { return o.replay.tree_idle_cap; }, Time::zero(), week,
+      "cap on each recorded end-to-start gap");
+  t.time(
+      "system_idle_cap", [](auto& o) -> auto& { return o.replay.system_idle_cap; }, Time::zero(), week,
+      "cap on time with nothing in the system");
+  t.custom({"start_ratio", "`{min: 0.25, max: 0.75}`", "as shown",
+            "a lane's first tree starts at this share of its main calls (uniform draw); 0 <= min <= max <= 1"},
+           [](const ConfigNode& w, AgentxDraft& o) {
+             const ConfigNode r = w.child("start_ratio");
+             o.replay.start_ratio_min = r.number_or("min", o.replay.start_ratio_min, 0.0, 1.0);
+             o.replay.start_ratio_max = r.number_or("max", o.replay.start_ratio_max, 0.0, 1.0);
+             if (o.replay.start_ratio_max < o.replay.start_ratio_min)
+               r.fail_key("max", "must be >= min (" + std::to_string(o.replay.start_ratio_min) + ")");
+             r.finish();
+           });
 }
 
 // `kind: agentx`: the agentic replay of a corpus file or a generated corpus.
 ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
+  if (w.has("trace") == w.has("generate"))
+    w.fail("an agentx workload needs exactly one of trace (a corpus file) or generate: {seed, sessions}");
+  AgentxDraft draft;
+  draft.model_len = model_len;
+  static const FieldTable<AgentxDraft> schema = agentx_schema();
+  schema.read(w, draft);
+  w.finish();
   ScenarioWorkload out;
   out.kind = WorkloadKind::agentx;
-  const bool has_trace = w.has("trace"), has_generate = w.has("generate");
-  if (has_trace == has_generate)
-    w.fail("an agentx workload needs exactly one of trace (a corpus file) or generate: {seed, sessions}");
   AgenticWorkloadSpec a;
-  if (has_trace) {
-    const std::string path = existing_file(w, "trace");
-    try {
-      // A file that is no corpus (or an empty one) fails now, not inside a run: its first session is read.
-      AgenticSession first;
-      if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
-    } catch (const ConfigError& e) {
-      if (e.where().file.empty()) w.fail_key("trace", path + ": " + e.message());
-      throw;
-    }
-    a.sessions = [path](std::uint64_t) { return open_agentx_trace(path); };
-    out.trace_path = path;
-    out.description = "agentx replay of " + std::filesystem::path(path).filename().string();
-  } else {
-    const AgentxGeneratorParams gp = parse_agentx_generate(w, model_len);
+  if (draft.generate) {
+    const AgentxGeneratorParams gp = *draft.generate;
     a.sessions = [gp](std::uint64_t) { return make_agentx_generator(gp); };
     out.description = "agentx replay of " + std::to_string(gp.sessions) + " generated sessions (seed " +
                       std::to_string(gp.seed) + ")";
+  } else {
+    const std::string path = draft.trace_path;
+    a.sessions = [path](std::uint64_t) { return open_agentx_trace(path); };
+    out.trace_path = path;
+    out.description = "agentx replay of " + std::filesystem::path(path).filename().string();
   }
-  a.replay = parse_agentx_replay(w);
-  w.finish();
-  const AgenticReplayParams& p = a.replay;
+  a.replay = draft.replay;
   out.spec.agentic = a;
+  const AgenticReplayParams& p = a.replay;
   out.description += ", " + std::to_string(p.lanes) + " lanes, " + seconds_text(p.duration) +
                      " measured after at most " + seconds_text(p.grace) + " of warm-up";
   return out;
@@ -273,18 +301,45 @@ ScenarioWorkload parse_open_loop(const ConfigNode& w) {
   return out;
 }
 
-// `trace.window`, `time_scale`, `rate_scale`: how the replayed trace is cut and rescaled.
-TransformParams parse_trace_transform(const ConfigNode& t) {
-  TransformParams tp;
-  if (const auto win = t.optional_child("window")) {
-    tp.window_start = win->time_or("start", Time::zero());
-    tp.window_end = win->time_or("end", Time::max());
-    if (tp.window_end <= tp.window_start) win->fail("window end must be after its start");
-    win->finish();
-  }
-  tp.time_scale = t.number_or("time_scale", 1.0, 1e-12, 1e12);
-  tp.rate_scale = t.number_or("rate_scale", 1.0, 1e-12, 1e12);
-  return tp;
+std::string names_words(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "`" : " \\| `") + n + "`";
+  return out;
+}
+
+void add_trace_file_keys(FieldTable<TraceDraft>& t) {
+  t.custom({"path", "path", "required",
+            "beside the scenario, then under the data root (`scenarios/traces/` ships Azure, Mooncake, Vidur and "
+            "ShareGPT files)"},
+           [](const ConfigNode& m, TraceDraft& o) { o.path = existing_file(m, "path"); })
+      .required();
+  t.custom({"format", names_words(trace_format_names()), "`auto`", "docs/simulator.md"},
+           [](const ConfigNode& m, TraceDraft& o) { o.format = m.one_of("format", trace_format_names()); });
+}
+
+void add_trace_transform_keys(FieldTable<TraceDraft>& t) {
+  t.number_above(
+       "time_scale", [](auto& o) -> auto& { return o.transform.time_scale; }, 0.0, 1e12, "stretch the timeline")
+      .type_words("number > 0");
+  t.number_above(
+       "rate_scale", [](auto& o) -> auto& { return o.transform.rate_scale; }, 0.0, 1e12,
+       "offer this many times the request rate")
+      .type_words("number > 0");
+  t.custom({"window", "`{start: time, end: time}`", "whole trace", "replay only this part, shifted to t = 0"},
+           [](const ConfigNode& m, TraceDraft& o) {
+             const ConfigNode win = m.child("window");
+             o.transform.window_start = win.time_or("start", Time::zero());
+             o.transform.window_end = win.time_or("end", Time::max());
+             if (o.transform.window_end <= o.transform.window_start) win.fail("window end must be after its start");
+             win.finish();
+           });
+  t.integer(
+       "hash_block_tokens", [](auto& o) -> auto& { return o.options.hash_block_tokens; }, 0, kMaxTokens,
+       "tokens per prefix hash; each row must carry one hash per full or per started block of its prompt")
+      .default_words("the format's");
+  t.boolean(
+      "skip_zero_output", [](auto& o) -> auto& { return o.options.skip_zero_output; },
+      "drop rows with zero output tokens (BurstGPT failures)");
 }
 
 bool transforms(const TransformParams& tp) {
@@ -313,13 +368,15 @@ ScenarioWorkload parse_trace_workload(const ConfigNode& w) {
   ScenarioWorkload out;
   out.kind = WorkloadKind::trace;
   const ConfigNode t = w.child("trace");
-  const std::string path = existing_file(t, "path");
-  const std::string format = t.one_of_or("format", trace_format_names(), "auto");
-  TraceOptions opt;
-  opt.hash_block_tokens = static_cast<std::int32_t>(t.integer_or("hash_block_tokens", 0, 0, kMaxTokens));
-  opt.skip_zero_output = t.boolean_or("skip_zero_output", false);
-  const TransformParams tp = parse_trace_transform(t);
+  TraceDraft trace;
+  static const FieldTable<TraceDraft> schema = trace_schema();
+  if (!t.is_map()) t.finish();  // "expected a map"
+  schema.read(t, trace);
   t.finish();
+  const std::string& path = trace.path;
+  const std::string& format = trace.format;
+  const TraceOptions opt = trace.options;
+  const TransformParams tp = trace.transform;
   const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
   const auto clients = static_cast<std::int32_t>(w.integer_or("concurrency", 0, 0, kMaxClients));
   w.finish();
@@ -342,6 +399,20 @@ ScenarioWorkload parse_trace_workload(const ConfigNode& w) {
 }
 
 }  // namespace
+
+FieldTable<AgentxDraft> agentx_schema() {
+  FieldTable<AgentxDraft> t("workload");
+  add_agentx_corpus_keys(t);
+  add_agentx_replay_keys(t);
+  return t;
+}
+
+FieldTable<TraceDraft> trace_schema() {
+  FieldTable<TraceDraft> t("workload.trace");
+  add_trace_file_keys(t);
+  add_trace_transform_keys(t);
+  return t;
+}
 
 ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model_len) {
   const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace", "agentx"});

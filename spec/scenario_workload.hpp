@@ -26,12 +26,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/config_node.hpp"
+#include "core/field_table.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/workload/agentic_replay_driver.hpp"
+#include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/arrival_process.hpp"
 #include "sim/workload/length_distribution.hpp"
+#include "sim/workload/trace_source.hpp"
+#include "sim/workload/transformed_source.hpp"
 
 namespace engramsim::sim {
 
@@ -55,6 +61,25 @@ inline constexpr std::int64_t kMaxRequestsPerRun = 10'000'000;
 // the other kinds.
 inline constexpr std::int64_t kDefaultAgentxModelLen = 1048576;
 ScenarioWorkload parse_scenario_workload(const ConfigNode& node, std::int64_t model_len = kDefaultAgentxModelLen);
+
+// The keys of two workload maps, declared once (core/field_table.hpp): they read the scenario and are
+// docs/scenarios.md's tables (tests/scenario/test_schema_docs.cpp). The kinds closed_loop and
+// open_loop, whose keys and defaults change with the kind, are read by hand.
+struct AgentxDraft {
+  AgenticReplayParams replay;
+  std::string trace_path;                         // `trace:`, resolved and opened
+  std::optional<AgentxGeneratorParams> generate;  // `generate:`
+  std::int64_t model_len = 0;                     // a generated corpus's context
+};
+FieldTable<AgentxDraft> agentx_schema();  // `workload` of kind agentx (less `kind`)
+
+struct TraceDraft {
+  std::string path;  // resolved
+  std::string format = "auto";
+  TraceOptions options;
+  TransformParams transform;
+};
+FieldTable<TraceDraft> trace_schema();  // `workload.trace`
 
 // Input and output lengths drawn independently (input first, from the same stream).
 class LengthMarginal {

@@ -40,50 +40,35 @@ void enable_peer(int from, int to) {
   ENGRAMSIM_CUDA(e);
 }
 
-}  // namespace
-}  // namespace cuda
-
-using namespace cuda;
-
-CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::uint64_t>& sizes) {
-  CollectivesRun run;
-  int count = 0;
-  ENGRAMSIM_CUDA(cudaGetDeviceCount(&count));
-  run.gpus = std::min(count, 8);
-  if (run.gpus < 2) {
-    run.reason = "needs 2 or more GPUs (found " + std::to_string(count) + ")";
-    return run;
-  }
-  const int n = run.gpus;
+// Why the ring cannot run: a GPU that cannot reach its left neighbour peer-to-peer; "" when every
+// GPU can.
+std::string ring_peer_problem(int n) {
   for (int r = 0; r < n; ++r) {
     const int left = (r + n - 1) % n;
     int ok = 0;
     ENGRAMSIM_CUDA(cudaDeviceCanAccessPeer(&ok, r, left));
-    if (!ok) {
-      run.reason = "GPU " + std::to_string(r) + " cannot access GPU " + std::to_string(left) + " peer-to-peer";
-      return run;
+    if (!ok) return "GPU " + std::to_string(r) + " cannot access GPU " + std::to_string(left) + " peer-to-peer";
+  }
+  return "";
+}
+
+// One buffer and stream per GPU, used by the peer copies and then by the all-reduce.
+struct GpuRing {
+  GpuRing(int gpus, std::uint64_t bytes) : n(gpus), max_bytes(bytes) {
+    for (int r = 0; r < n; ++r) {
+      DeviceGuard g(r);
+      buf.emplace_back(max_bytes / 4);
+      streams.push_back(std::make_unique<Stream>());
+      sms.push_back(sm_count(r));
     }
   }
-  for (int r = 0; r < n; ++r) enable_peer(r, (r + n - 1) % n);
-  enable_peer(0, 1);
-  enable_peer(1, 0);
-  run.all_reduce_algorithm = "ring over P2P: reduce-scatter + all-gather, " + std::to_string(2 * (n - 1)) +
-                             " steps of one chunk pulled from the left neighbour, host barrier between steps";
-  const std::uint64_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
 
-  // One buffer and stream per GPU, used by the peer copies and then by the all-reduce.
-  std::vector<DeviceBuffer<float>> buf;
-  std::vector<std::unique_ptr<Stream>> streams;
-  std::vector<int> sms;
-  for (int r = 0; r < n; ++r) {
-    DeviceGuard g(r);
-    buf.emplace_back(max_bytes / 4);
-    streams.push_back(std::make_unique<Stream>());
-    sms.push_back(sm_count(r));
+  std::uint64_t* words_of(int r) const {
+    return reinterpret_cast<std::uint64_t*>(buf[static_cast<std::size_t>(r)].get());
   }
-  auto words_of = [&](int r) { return reinterpret_cast<std::uint64_t*>(buf[static_cast<std::size_t>(r)].get()); };
+
   // Copies src -> dst of `bytes`, timed on the source GPU's stream, then checks sampled words.
-  auto peer_copies = [&](int src, int dst, std::uint64_t bytes) {
+  std::vector<double> peer_copies(const GpuBenchConfig& c, int src, int dst, std::uint64_t bytes) const {
     {
       DeviceGuard g(src);
       fill_pattern(words_of(src), max_bytes / 8, kSeed + static_cast<std::uint64_t>(src), 0,
@@ -109,25 +94,28 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
                                   std::to_string(bytes) + " bytes: word " + std::to_string(w) + " differs");
     }
     return seconds;
-  };
-  for (const std::uint64_t bytes : sizes) run.p2p.push_back({bytes, peer_copies(0, 1, bytes)});
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      if (i == j) continue;
-      int ok = 0;
-      ENGRAMSIM_CUDA(cudaDeviceCanAccessPeer(&ok, i, j));
-      if (ok) enable_peer(i, j);
-      run.pairs.push_back({i, j, max_bytes, peer_copies(i, j, max_bytes)});
-    }
+  }
 
-  // Ring all-reduce.
-  auto barrier = [&] {
+  void barrier() const {
     for (int r = 0; r < n; ++r) {
       DeviceGuard g(r);
       streams[static_cast<std::size_t>(r)]->sync();
     }
-  };
-  auto all_reduce = [&](std::uint64_t elems) {
+  }
+
+  // Every GPU's first `elems` elements set to its ring values, then a barrier.
+  void init_values(std::uint64_t elems) const {
+    for (int r = 0; r < n; ++r) {
+      DeviceGuard g(r);
+      ring_init<<<grid_for(elems, 256, sms[static_cast<std::size_t>(r)]), 256, 0,
+                  streams[static_cast<std::size_t>(r)]->get()>>>(buf[static_cast<std::size_t>(r)].get(), elems, r);
+      ENGRAMSIM_CUDA_LAUNCHED("ring_init");
+    }
+    barrier();
+  }
+
+  // Ring all-reduce of the first `elems` elements: reduce-scatter, then all-gather.
+  void all_reduce(std::uint64_t elems) const {
     const std::uint64_t chunk = elems / static_cast<std::uint64_t>(n);
     for (int step = 0; step < n - 1; ++step) {
       for (int r = 0; r < n; ++r) {
@@ -153,18 +141,10 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
       }
       barrier();
     }
-  };
-  for (const std::uint64_t bytes : sizes) {
-    const std::uint64_t elems = bytes / 4 / static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
-    if (elems == 0) continue;
-    for (int r = 0; r < n; ++r) {
-      DeviceGuard g(r);
-      ring_init<<<grid_for(elems, 256, sms[static_cast<std::size_t>(r)]), 256, 0,
-                  streams[static_cast<std::size_t>(r)]->get()>>>(buf[static_cast<std::size_t>(r)].get(), elems, r);
-      ENGRAMSIM_CUDA_LAUNCHED("ring_init");
-    }
-    barrier();
-    all_reduce(elems);
+  }
+
+  // Sampled elements of every GPU's buffer against the sum of all GPUs' ring values.
+  void check_all_reduce(const GpuBenchConfig& c, std::uint64_t bytes, std::uint64_t elems) const {
     RngStream rng(c.seed, "allreduce/" + std::to_string(bytes));
     for (int i = 0; i < 64; ++i) {
       const auto w = static_cast<std::uint64_t>(rng.uniform_int(0, static_cast<std::int64_t>(elems) - 1));
@@ -179,7 +159,10 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
                                     std::to_string(want));
       }
     }
-    // Timing: host clock over the whole multi-GPU operation (values keep growing; only time matters now).
+  }
+
+  // Timing: host clock over the whole multi-GPU operation (values keep growing; only time matters now).
+  TimedSize time_all_reduce(const GpuBenchConfig& c, std::uint64_t elems) const {
     TimedSize t{elems * 4, {}};
     for (int rep = 0; rep < c.warmup + c.repetitions; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -187,7 +170,61 @@ CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::u
       const auto t1 = std::chrono::steady_clock::now();
       if (rep >= c.warmup) t.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
     }
-    run.all_reduce.push_back(std::move(t));
+    return t;
+  }
+
+  int n;
+  std::uint64_t max_bytes;
+  std::vector<DeviceBuffer<float>> buf;
+  std::vector<std::unique_ptr<Stream>> streams;
+  std::vector<int> sms;
+};
+
+}  // namespace
+}  // namespace cuda
+
+using namespace cuda;
+
+CollectivesRun gpu_collectives(const GpuBenchConfig& c, const std::vector<std::uint64_t>& sizes) {
+  CollectivesRun run;
+  int count = 0;
+  ENGRAMSIM_CUDA(cudaGetDeviceCount(&count));
+  run.gpus = std::min(count, 8);
+  if (run.gpus < 2) {
+    run.reason = "needs 2 or more GPUs (found " + std::to_string(count) + ")";
+    return run;
+  }
+  const int n = run.gpus;
+  if (std::string why = ring_peer_problem(n); !why.empty()) {
+    run.reason = std::move(why);
+    return run;
+  }
+  for (int r = 0; r < n; ++r) enable_peer(r, (r + n - 1) % n);
+  enable_peer(0, 1);
+  enable_peer(1, 0);
+  run.all_reduce_algorithm = "ring over P2P: reduce-scatter + all-gather, " + std::to_string(2 * (n - 1)) +
+                             " steps of one chunk pulled from the left neighbour, host barrier between steps";
+  const std::uint64_t max_bytes = *std::max_element(sizes.begin(), sizes.end());
+
+  const GpuRing ring(n, max_bytes);
+  for (const std::uint64_t bytes : sizes) run.p2p.push_back({bytes, ring.peer_copies(c, 0, 1, bytes)});
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      int ok = 0;
+      ENGRAMSIM_CUDA(cudaDeviceCanAccessPeer(&ok, i, j));
+      if (ok) enable_peer(i, j);
+      run.pairs.push_back({i, j, max_bytes, ring.peer_copies(c, i, j, max_bytes)});
+    }
+
+  // Ring all-reduce.
+  for (const std::uint64_t bytes : sizes) {
+    const std::uint64_t elems = bytes / 4 / static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
+    if (elems == 0) continue;
+    ring.init_values(elems);
+    ring.all_reduce(elems);
+    ring.check_all_reduce(c, bytes, elems);
+    run.all_reduce.push_back(ring.time_all_reduce(c, elems));
   }
   run.measured = !run.all_reduce.empty();
   if (!run.measured) run.reason = "all sizes too small to split over the GPUs";

@@ -147,6 +147,94 @@ void check_gather(const std::uint64_t* out_dev, const std::vector<std::uint64_t>
   }
 }
 
+// Fills the table where the source reads it: HBM (dtable), or pinned host memory mapped into the
+// device's address space (htable). Returns the address the gather kernel reads.
+const void* place_table(GatherSource source, std::uint64_t table_words, DeviceBuffer<std::uint64_t>& dtable,
+                        PinnedBuffer<std::uint64_t>& htable, const Stream& s, int sms) {
+  if (source == GatherSource::hbm) {
+    dtable = DeviceBuffer<std::uint64_t>(table_words);
+    fill_pattern(dtable.get(), table_words, kTableSeed, 0, s.get(), sms);
+    return dtable.get();
+  }
+  htable = PinnedBuffer<std::uint64_t>(table_words);
+  host_fill(htable.get(), table_words, kTableSeed);
+  return htable.device_pointer();
+}
+
+// Throws when the case's rows are not whole words or an index is beyond the table.
+void check_gather_case(const GpuGatherCase& k, std::uint64_t table_words) {
+  if (k.row_bytes == 0 || k.row_bytes % 8 != 0) throw std::invalid_argument("gather rows must be multiples of 8 bytes");
+  const std::uint64_t table_rows = table_words * 8 / k.row_bytes;
+  for (const std::uint64_t i : k.indices)
+    if (i >= table_rows) throw std::invalid_argument("gather index beyond the table");
+}
+
+// What every gather point of a run shares: the table, the index and output buffers, the stream, and
+// for staged gathers the pinned staging buffer and the CPU threads.
+struct GatherBench {
+  const GpuBenchConfig& c;
+  GatherSource source;
+  const void* table_for_kernel;
+  const PinnedBuffer<std::uint64_t>& htable;
+  const DeviceBuffer<std::uint64_t>& out;
+  const DeviceBuffer<std::uint64_t>& didx;
+  const PinnedBuffer<std::uint64_t>& staging;
+  const std::unique_ptr<SpinPool>& pool;
+  const Stream& s;
+  int sms;
+  const char* what;
+
+  // Staged gathers of `rows` rows starting at first_of(rep). Host work is part of the cost: time on
+  // the host clock, CPU gather + copy + sync. Sets last_rep to the last repetition run.
+  template <class F>
+  std::vector<double> time_staged(const GpuGatherCase& k, std::uint32_t rows, std::uint64_t out_bytes, F first_of,
+                                  int& last_rep) const {
+    std::vector<double> seconds;
+    const unsigned char* base = reinterpret_cast<const unsigned char*>(htable.get());
+    unsigned char* stage = reinterpret_cast<unsigned char*>(staging.get());
+    for (int rep = 0; rep < c.warmup + c.repetitions; ++rep) {
+      const std::uint64_t first = first_of(rep);
+      const auto t0 = std::chrono::steady_clock::now();
+      pool->run([&](int t) {
+        const std::uint64_t lo = std::uint64_t{rows} * t / pool->size();
+        const std::uint64_t hi = std::uint64_t{rows} * (t + 1) / pool->size();
+        for (std::uint64_t r = lo; r < hi; ++r)
+          std::memcpy(stage + r * k.row_bytes, base + k.indices[first + r] * k.row_bytes, k.row_bytes);
+      });
+      ENGRAMSIM_CUDA(cudaMemcpyAsync(out.get(), stage, out_bytes, cudaMemcpyHostToDevice, s.get()));
+      ENGRAMSIM_CUDA(cudaStreamSynchronize(s.get()));
+      const auto t1 = std::chrono::steady_clock::now();
+      if (rep >= c.warmup) seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+      last_rep = rep;
+    }
+    return seconds;
+  }
+
+  // One batch size of one case (its indices already in didx): the timed gathers, then the last
+  // batch checked against the CPU reference.
+  GpuGatherPoint point(const GpuGatherCase& k, std::uint32_t rows) const {
+    const std::uint64_t windows = k.indices.size() - rows + 1;
+    auto first_of = [&](int rep) { return (static_cast<std::uint64_t>(rep) * rows) % windows; };
+    const std::uint64_t out_bytes = std::uint64_t{rows} * k.row_bytes;
+    ENGRAMSIM_CUDA(cudaMemsetAsync(out.get(), 0xff, out_bytes, s.get()));
+    GpuGatherPoint p;
+    p.row_bytes = k.row_bytes;
+    p.distribution = k.distribution;
+    p.rows = rows;
+    int last_rep = 0;
+    if (source != GatherSource::staged) {
+      p.seconds = time_on_stream(s.get(), c.warmup, c.repetitions, [&](int rep) {
+        last_rep = rep;
+        launch_gather(table_for_kernel, didx.get() + first_of(rep), out.get(), rows, k.row_bytes, s.get(), sms);
+      });
+    } else {
+      p.seconds = time_staged(k, rows, out_bytes, first_of, last_rep);
+    }
+    check_gather(out.get(), k.indices, first_of(last_rep), rows, k.row_bytes, c.seed, s.get(), what);
+    return p;
+  }
+};
+
 }  // namespace
 }  // namespace cuda
 
@@ -186,17 +274,8 @@ std::vector<GpuGatherPoint> gpu_gather(const GpuBenchConfig& c, GatherSource sou
   const std::uint64_t table_words = table_bytes / 8;
   DeviceBuffer<std::uint64_t> dtable;
   PinnedBuffer<std::uint64_t> htable;
-  const void* table_for_kernel = nullptr;
   Stream s;
-  if (source == GatherSource::hbm) {
-    dtable = DeviceBuffer<std::uint64_t>(table_words);
-    fill_pattern(dtable.get(), table_words, kTableSeed, 0, s.get(), sms);
-    table_for_kernel = dtable.get();
-  } else {
-    htable = PinnedBuffer<std::uint64_t>(table_words);
-    host_fill(htable.get(), table_words, kTableSeed);
-    table_for_kernel = htable.device_pointer();
-  }
+  const void* table_for_kernel = place_table(source, table_words, dtable, htable, s, sms);
   std::uint64_t max_pool = 0;
   for (const auto& k : cases) max_pool = std::max<std::uint64_t>(max_pool, k.indices.size());
   DeviceBuffer<std::uint64_t> out(kOutputCap / 8);
@@ -208,56 +287,17 @@ std::vector<GpuGatherPoint> gpu_gather(const GpuBenchConfig& c, GatherSource sou
     pool = std::make_unique<SpinPool>(cpu_threads);
   }
   const char* what = source == GatherSource::hbm ? "HBM" : source == GatherSource::uva ? "zero-copy (UVA)" : "staged";
+  const GatherBench bench{c, source, table_for_kernel, htable, out, didx, staging, pool, s, sms, what};
 
   std::vector<GpuGatherPoint> pts;
   for (const auto& k : cases) {
-    if (k.row_bytes == 0 || k.row_bytes % 8 != 0)
-      throw std::invalid_argument("gather rows must be multiples of 8 bytes");
-    const std::uint64_t table_rows = table_words * 8 / k.row_bytes;
-    for (const std::uint64_t i : k.indices)
-      if (i >= table_rows) throw std::invalid_argument("gather index beyond the table");
+    check_gather_case(k, table_words);
     ENGRAMSIM_CUDA(
         cudaMemcpyAsync(didx.get(), k.indices.data(), k.indices.size() * 8, cudaMemcpyHostToDevice, s.get()));
     for (const std::uint64_t want_rows : k.batch_rows) {
       const std::uint64_t rows64 = std::min<std::uint64_t>(want_rows, kOutputCap / k.row_bytes);
       if (rows64 != want_rows || 2 * rows64 > k.indices.size()) continue;  // beyond the buffers: not a point
-      const auto rows = static_cast<std::uint32_t>(rows64);
-      const std::uint64_t windows = k.indices.size() - rows + 1;
-      auto first_of = [&](int rep) { return (static_cast<std::uint64_t>(rep) * rows) % windows; };
-      const std::uint64_t out_bytes = std::uint64_t{rows} * k.row_bytes;
-      ENGRAMSIM_CUDA(cudaMemsetAsync(out.get(), 0xff, out_bytes, s.get()));
-      GpuGatherPoint p;
-      p.row_bytes = k.row_bytes;
-      p.distribution = k.distribution;
-      p.rows = rows;
-      int last_rep = 0;
-      if (source != GatherSource::staged) {
-        p.seconds = time_on_stream(s.get(), c.warmup, c.repetitions, [&](int rep) {
-          last_rep = rep;
-          launch_gather(table_for_kernel, didx.get() + first_of(rep), out.get(), rows, k.row_bytes, s.get(), sms);
-        });
-      } else {
-        // Host work is part of the cost: time on the host clock, CPU gather + copy + sync.
-        const unsigned char* base = reinterpret_cast<const unsigned char*>(htable.get());
-        unsigned char* stage = reinterpret_cast<unsigned char*>(staging.get());
-        for (int rep = 0; rep < c.warmup + c.repetitions; ++rep) {
-          const std::uint64_t first = first_of(rep);
-          const auto t0 = std::chrono::steady_clock::now();
-          pool->run([&](int t) {
-            const std::uint64_t lo = std::uint64_t{rows} * t / pool->size();
-            const std::uint64_t hi = std::uint64_t{rows} * (t + 1) / pool->size();
-            for (std::uint64_t r = lo; r < hi; ++r)
-              std::memcpy(stage + r * k.row_bytes, base + k.indices[first + r] * k.row_bytes, k.row_bytes);
-          });
-          ENGRAMSIM_CUDA(cudaMemcpyAsync(out.get(), stage, out_bytes, cudaMemcpyHostToDevice, s.get()));
-          ENGRAMSIM_CUDA(cudaStreamSynchronize(s.get()));
-          const auto t1 = std::chrono::steady_clock::now();
-          if (rep >= c.warmup) p.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
-          last_rep = rep;
-        }
-      }
-      check_gather(out.get(), k.indices, first_of(last_rep), rows, k.row_bytes, c.seed, s.get(), what);
-      pts.push_back(std::move(p));
+      pts.push_back(bench.point(k, static_cast<std::uint32_t>(rows64)));
     }
   }
   return pts;

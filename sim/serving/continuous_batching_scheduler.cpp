@@ -43,28 +43,10 @@ ContinuousBatchingScheduler::ContinuousBatchingScheduler(const char* name, std::
 
 void ContinuousBatchingScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   std::int64_t left = budget_;
-  bool preempted = false;
   auto& running = st.running();
 
-  // 1. Decodes, oldest first. Indexing (not iterators): preemption pushes onto `waiting` only.
-  for (std::size_t i = 0; i < running.size() && left > 0; ++i) {
-    const std::uint32_t slot = running[i];
-    Sequence& s = st.seq(slot);
-    if (s.state != SeqState::running || s.prefilling()) continue;
-    const auto positions = static_cast<std::int32_t>(std::min<std::int64_t>(st.decode_positions(s), left));
-    bool fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
-    while (!fits) {
-      const std::uint32_t victim = st.preemption_victim(policy_.victim);
-      if (victim == UINT32_MAX) break;
-      st.preempt(victim);
-      preempted = true;
-      if (victim == slot) break;
-      fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
-    }
-    if (!fits) continue;
-    st.plan_decode(plan, slot, positions);
-    left -= positions;
-  }
+  // 1. Decodes, oldest first.
+  bool preempted = st.plan_decodes(plan, left, policy_.victim);
 
   // 2. Unfinished prefills of running sequences, oldest first.
   for (std::size_t i = 0; i < running.size() && left > 0; ++i) {

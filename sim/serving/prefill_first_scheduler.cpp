@@ -1,6 +1,5 @@
 #include "sim/serving/prefill_first_scheduler.hpp"
 
-#include <algorithm>
 #include <climits>
 
 namespace engramsim::sim {
@@ -22,23 +21,7 @@ void PrefillFirstScheduler::schedule(ReplicaState& st, StepPlan& plan) {
   }
   if (!plan.empty()) return;
 
-  for (std::size_t i = 0; i < running.size() && left > 0; ++i) {
-    const std::uint32_t slot = running[i];
-    Sequence& s = st.seq(slot);
-    if (s.state != SeqState::running || s.prefilling()) continue;
-    const auto positions = static_cast<std::int32_t>(std::min<std::int64_t>(st.decode_positions(s), left));
-    bool fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
-    while (!fits) {
-      const std::uint32_t victim = st.preemption_victim();
-      if (victim == UINT32_MAX) break;
-      st.preempt(victim);
-      if (victim == slot) break;
-      fits = st.grow(slot, static_cast<std::int64_t>(s.computed) + positions);
-    }
-    if (!fits) continue;
-    st.plan_decode(plan, slot, positions);
-    left -= positions;
-  }
+  st.plan_decodes(plan, left, VictimOrder::latest_admitted);
   st.compact_running();
 }
 

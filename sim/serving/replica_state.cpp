@@ -271,4 +271,28 @@ void ReplicaState::plan_decode(StepPlan& plan, std::uint32_t slot, std::int32_t 
   s.planned_step = step_id_;
 }
 
+bool ReplicaState::plan_decodes(StepPlan& plan, std::int64_t& left, VictimOrder order) {
+  bool preempted = false;
+  // Indexing (not iterators): preemption pushes onto `waiting_` only.
+  for (std::size_t i = 0; i < running_.size() && left > 0; ++i) {
+    const std::uint32_t slot = running_[i];
+    Sequence& s = slots_[slot];
+    if (s.state != SeqState::running || s.prefilling()) continue;
+    const auto positions = static_cast<std::int32_t>(std::min<std::int64_t>(decode_positions(s), left));
+    bool fits = grow(slot, static_cast<std::int64_t>(s.computed) + positions);
+    while (!fits) {
+      const std::uint32_t victim = preemption_victim(order);
+      if (victim == UINT32_MAX) break;
+      preempt(victim);
+      preempted = true;
+      if (victim == slot) break;
+      fits = grow(slot, static_cast<std::int64_t>(s.computed) + positions);
+    }
+    if (!fits) continue;
+    plan_decode(plan, slot, positions);
+    left -= positions;
+  }
+  return preempted;
+}
+
 }  // namespace engramsim::sim

@@ -112,6 +112,10 @@ class ReplicaState {
   // vLLM does, so a request admitted in the same step can already hit them).
   void plan_prefill(StepPlan& plan, std::uint32_t slot, std::int32_t tokens);
   void plan_decode(StepPlan& plan, std::uint32_t slot, std::int32_t positions);
+  // Plans a decode for each running sequence past its prefill, oldest first, while `left` tokens
+  // remain (less what it plans). A sequence short of KV blocks preempts victims by `order` until it
+  // fits or none is left (it may be the victim itself). Returns whether any sequence was preempted.
+  bool plan_decodes(StepPlan& plan, std::int64_t& left, VictimOrder order);
 
  private:
   std::uint64_t block_hash(const Request& r, std::int32_t block) const;

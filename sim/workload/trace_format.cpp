@@ -1,13 +1,12 @@
 #include "sim/workload/trace_format.hpp"
 
 #include "core/error.hpp"
-#include "sim/workload/azure_trace_source.hpp"
 #include "sim/workload/bailian_trace_source.hpp"
 #include "sim/workload/burstgpt_trace_source.hpp"
 #include "sim/workload/canonical_trace_source.hpp"
 #include "sim/workload/line_reader.hpp"
 #include "sim/workload/mooncake_trace_source.hpp"
-#include "sim/workload/vidur_trace_source.hpp"
+#include "sim/workload/three_column_trace_source.hpp"
 
 namespace engramsim::sim {
 
@@ -39,9 +38,9 @@ std::unique_ptr<RequestSource> open_trace(const std::string& path, const std::st
                                           const TraceOptions& options) {
   const std::string f = format == "auto" ? detect_trace_format(path) : format;
   if (f == "canonical") return std::make_unique<CanonicalTraceSource>(path, options);
-  if (f == "azure") return std::make_unique<AzureTraceSource>(path, options);
+  if (f == "azure") return std::make_unique<ThreeColumnTraceSource>(path, kAzureFormat, options);
   if (f == "mooncake") return std::make_unique<MooncakeTraceSource>(path, options);
-  if (f == "vidur") return std::make_unique<VidurTraceSource>(path, options);
+  if (f == "vidur") return std::make_unique<ThreeColumnTraceSource>(path, kVidurFormat, options);
   if (f == "burstgpt") return std::make_unique<BurstGptTraceSource>(path, options);
   if (f == "bailian") return std::make_unique<BailianTraceSource>(path, options);
   throw ConfigError(

@@ -2,10 +2,11 @@
 // requests, one hour) through 8 TP1 replicas on one HGX H200 node (4 PCIe switches of 2 GPUs), with
 // a V4.1-shaped Engram module (layers 1 and 14, 24 rows of 264 B per token per layer) in host DRAM.
 //
-// The step model is analytic (as in bench_sim_run: a 70B-class dense model on an H200-class GPU) so
-// the benchmark measures the simulator and the tier, not models/. Its Engram layers report the
-// compute before them as windows and the expected distinct rows of a Zipf(1) popularity over
-// 16 M-row sub-tables (models/engram_fetch.hpp's RowPopularity, tabulated by position count).
+// The step model is analytic (tests/bench/analytic_70b.hpp: a 70B-class dense model on an
+// H200-class GPU) so the benchmark measures the simulator and the tier, not models/. Its Engram
+// layers report the compute before them as windows and the expected distinct rows of a Zipf(1)
+// popularity over 16 M-row sub-tables (models/engram_fetch.hpp's RowPopularity, tabulated by
+// position count).
 // Cases: the formula path (no tier) for reference; the in-run DRAM tier (every step's fetch is
 // flows on the node fabric, no cache: analytic row counts); and, on the first 5,000 requests, with
 // an 8 GiB HBM hot-row cache (LFU) driven by 16 sampled rows per layer per step (a spatial sample of
@@ -19,14 +20,15 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/engram_fetch.hpp"
 #include "sim/memory/node_fabric_params.hpp"
-#include "sim/run/run_simulation.hpp"
-#include "sim/workload/trace_format.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/bench/analytic_70b.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
 
 namespace {
+
+using bench::azure_conv_config;
+using bench::Llama70BRoofline;
 
 class Analytic70BEngram final : public StepTimeModel {
  public:
@@ -36,23 +38,9 @@ class Analytic70BEngram final : public StepTimeModel {
     for (int p = 1; p <= kMaxTabulated; ++p) distinct_[static_cast<std::size_t>(p)] = pop.expected_distinct(p);
   }
   StepCost step(const BatchShape& b) const override {
-    double tokens = 0, ctx_tokens = 0, attn_flops = 0;
-    for (const auto& p : b.prefill) {
-      tokens += p.tokens;
-      ctx_tokens += static_cast<double>(p.cached) + p.tokens;
-      attn_flops += 4.0 * kLayers * kHidden * p.tokens * (p.cached + 0.5 * p.tokens);
-    }
-    for (const auto& d : b.decode) {
-      tokens += d.positions;
-      ctx_tokens += d.context + d.positions;
-      attn_flops += 4.0 * kLayers * kHidden * d.positions * d.context;
-    }
-    const double flops = 2.0 * kParams * tokens + attn_flops;
-    const double bytes = kParams * 1.0 + ctx_tokens * kKvBytesPerToken;
-    const double t = std::max(flops / (kPeakFlops * 0.6), bytes / (kHbmBw * 0.8));
     StepCost c;
-    c.compute = Time::from_seconds(t);
-    c.host_overhead = Time::from_seconds(kOverhead);
+    c.compute = Time::from_seconds(Llama70BRoofline::seconds(b));
+    c.host_overhead = Time::from_seconds(Llama70BRoofline::kOverhead);
     c.total = c.compute + c.host_overhead;
     return c;
   }
@@ -68,7 +56,7 @@ class Analytic70BEngram final : public StepTimeModel {
       EngramLayerStep& l = layers[static_cast<std::size_t>(e)];
       l.layer = kEngramLayers[e];
       l.positions = positions;
-      l.window = Time::from_seconds(c.compute.seconds() * (kEngramLayers[e] + 0.5) / kLayers);
+      l.window = Time::from_seconds(c.compute.seconds() * (kEngramLayers[e] + 0.5) / Llama70BRoofline::kLayers);
       l.lookups = positions * kRows;
       l.distinct_rows = distinct * kRows;
       l.host_rows = l.distinct_rows;
@@ -80,33 +68,8 @@ class Analytic70BEngram final : public StepTimeModel {
   static constexpr int kMaxTabulated = 16384;
   static constexpr int kEngramLayers[2] = {1, 14};
   static constexpr double kRows = 24;  // rows per token per layer (one rank)
-  static constexpr double kParams = 70.6e9;
-  static constexpr double kLayers = 80, kHidden = 8192;
-  static constexpr double kKvBytesPerToken = 80 * 2 * 8 * 128 * 2;
-  static constexpr double kPeakFlops = 1979e12;
-  static constexpr double kHbmBw = 4.8e12;
-  static constexpr double kOverhead = 0.5e-3;
   std::vector<double> distinct_;
 };
-
-RunConfig azure_conv_config(const StepTimeModel& model) {
-  RunConfig cfg;
-  for (int i = 0; i < 8; ++i) {
-    ReplicaParams rp;
-    rp.step_model = &model;
-    rp.kv = KvPoolParams{11000, 16, false};
-    rp.gpus = 1;
-    cfg.replicas.push_back(rp);
-  }
-  cfg.scheduler.max_num_batched_tokens = 8192;
-  cfg.scheduler.max_num_seqs = 256;
-  cfg.router = "least_outstanding";
-  cfg.price_per_gpu_hour = MoneyRate(2.5);
-  cfg.workload.source = [](std::uint64_t) {
-    return open_trace(engramsim::test::source_root() + "/scenarios/traces/AzureLLMInferenceTrace_conv.csv", "azure");
-  };
-  return cfg;
-}
 
 EngramTierParams dram_tier() {
   EngramTierParams p;

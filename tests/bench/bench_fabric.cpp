@@ -13,31 +13,14 @@
 #include "sim/fabric/max_min_solver.hpp"
 #include "sim/fabric/native_fabric.hpp"
 #include "sim/fabric/node_fabric.hpp"
+#include "tests/fabric/fabric_nodes.hpp"
 
 namespace {
 
 using namespace engramsim;
 using namespace engramsim::fabric;
 
-NodeFabric eight_gpu_node() {
-  NodeFabricParams p;
-  p.gpu_count = 8;
-  p.gpu_groups = {{0, 1}, {2, 3}, {4, 5}, {6, 7}};
-  p.gpu_link_bandwidth = Bandwidth::gb_per_s(55);
-  p.gpu_link_latency = Time::ns(700);
-  p.switch_uplink_bandwidth = Bandwidth::gb_per_s(55);
-  p.switch_uplink_latency = Time::ns(300);
-  p.cpu_sockets = 2;
-  p.host_dram_bandwidth = Bandwidth::gb_per_s(600);
-  p.host_dram_latency = Time::ns(100);
-  p.drive_count = 8;
-  p.drive = NvmeParams{Bandwidth::gb_per_s(14), 2.5e6, Bytes::kib(4), Time::us(70)};
-  p.drive_groups = {{0, 1, 2, 3}, {4, 5, 6, 7}};
-  p.drive_group_uplink_bandwidth = Bandwidth::gb_per_s(55);
-  p.nvlink_bandwidth = Bandwidth::gb_per_s(900);
-  p.nvlink_latency = Time::ns(500);
-  return build_node_fabric(p);
-}
+NodeFabric eight_gpu_node() { return build_node_fabric(testing::hgx_like_node()); }
 
 // 70% DRAM->GPU row gathers (64 KiB - 4 MiB), 20% SSD page reads into DRAM (48 - 4096 pages),
 // 10% NVLink transfers; one in ten flows carries a rate bound from a small set.

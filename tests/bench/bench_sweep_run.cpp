@@ -21,6 +21,7 @@
 #include "core/config_node.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_runner.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
@@ -42,23 +43,6 @@ PreparedSweep azure_sweep() {
   return prepare_sweep(root);
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "engramsim-bench-sweep-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 // Args: worker threads, points per sweep.
 void BM_SweepOneHourTrace(benchmark::State& state) {
   const int jobs = static_cast<int>(state.range(0));
@@ -70,7 +54,7 @@ void BM_SweepOneHourTrace(benchmark::State& state) {
   double requests = 0.0;
   const std::clock_t cpu0 = std::clock();
   for (auto _ : state) {
-    ScratchDir dir;
+    const engramsim::test::TempDir dir;
     SweepRunOptions o;
     o.out_dir = dir.path();
     o.jobs = jobs;

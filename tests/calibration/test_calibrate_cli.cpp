@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "hardware/calibration_profile.hpp"
-#include "temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim {
@@ -21,7 +21,7 @@ struct Result {
   std::string output;
 };
 
-Result run_cli(const std::string& args, const testing::TempDir& dir) {
+Result run_cli(const std::string& args, const test::TempDir& dir) {
   const std::string log = dir.file("cli.log");
   const std::string cmd =
       std::string("'") + engramsim::test::cli_path() + "' calibrate " + args + " > '" + log + "' 2>&1";
@@ -36,9 +36,9 @@ Result run_cli(const std::string& args, const testing::TempDir& dir) {
 }
 
 TEST(CalibrateCli, QuickDramAndSsdWritesALoadableProfile) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const std::string out = dir.file("p.yaml");
-  const Result r = run_cli("--quick --only dram,ssd --ssd-path '" + dir.path() + "' --out '" + out + "'", dir);
+  const Result r = run_cli("--quick --only dram,ssd --ssd-path '" + dir.path().string() + "' --out '" + out + "'", dir);
   ASSERT_EQ(r.code, 0) << r.output;
   // A progress line per benchmark and the section table.
   EXPECT_NE(r.output.find("dram_gather: row 264 B, uniform"), std::string::npos) << r.output;
@@ -71,7 +71,7 @@ TEST(CalibrateCli, QuickDramAndSsdWritesALoadableProfile) {
 }
 
 TEST(CalibrateCli, BadInputExitsWithTwo) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const std::string out = " --out '" + dir.file("p.yaml") + "'";
   Result r = run_cli("--only dram,disk" + out, dir);
   EXPECT_EQ(r.code, 2) << r.output;
@@ -79,7 +79,7 @@ TEST(CalibrateCli, BadInputExitsWithTwo) {
   r = run_cli("--only ssd --ssd-path '" + dir.file("missing") + "'" + out, dir);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--ssd-path"), std::string::npos) << r.output;
-  r = run_cli("--only ssd --ssd-size 12 --ssd-path '" + dir.path() + "'" + out, dir);
+  r = run_cli("--only ssd --ssd-size 12 --ssd-path '" + dir.path().string() + "'" + out, dir);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--ssd-size"), std::string::npos) << r.output;
   r = run_cli("--only memcpy --out '" + dir.file("no/such/folder/p.yaml") + "'", dir);
@@ -95,7 +95,7 @@ TEST(CalibrateCli, BadInputExitsWithTwo) {
   EXPECT_EQ(r.code, 2) << r.output;
   std::ifstream kept(dir.file("scenario.yaml"));
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "name: keep\n");
-  r = run_cli("--only memcpy --out '" + dir.path() + "'", dir);
+  r = run_cli("--only memcpy --out '" + dir.path().string() + "'", dir);
   EXPECT_EQ(r.code, 2) << r.output;
 }
 

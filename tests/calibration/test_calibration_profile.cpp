@@ -9,7 +9,8 @@
 
 #include "core/error.hpp"
 #include "hardware/calibration_profile.hpp"
-#include "temp_dir.hpp"
+#include "tests/support/config_error.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim {
@@ -118,12 +119,7 @@ std::string base_text(const std::string& extra) {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_calibration_profile(text, "p.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { parse_calibration_profile(text, "p.yaml"); });
 }
 
 TEST(CalibrationProfile, RoundTripKeepsEverySection) {
@@ -358,7 +354,7 @@ TEST(CalibrationProfile, ChoosingAmongProfilesPrefersTheGpusOwn) {
 }
 
 TEST(CalibrationProfile, AtomicWriteReplacesAndLeavesNoTemporaries) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const std::string path = dir.file("p.yaml");
   CalibrationProfile p = full_profile();
   write_calibration_profile(p, path);
@@ -375,7 +371,7 @@ TEST(CalibrationProfile, AtomicWriteReplacesAndLeavesNoTemporaries) {
 }
 
 TEST(CalibrationProfile, SamplesHashIsCheckedAgainstTheFile) {
-  testing::TempDir dir;
+  test::TempDir dir;
   CalibrationProfile p = full_profile();
   const std::string csv = "section,case,x_name,x,y_name,y\nmemcpy,threads=1,bytes,1,seconds,2\n";
   write_text_file_atomically(dir.file("p.samples.csv"), csv);

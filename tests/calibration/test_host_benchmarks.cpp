@@ -15,7 +15,7 @@
 #include "calibration/scratch_file.hpp"
 #include "calibration/ssd_benchmarks.hpp"
 #include "core/error.hpp"
-#include "temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace engramsim::calibration {
 namespace {
@@ -60,7 +60,7 @@ TEST(DramGather, RunsEveryCaseAndChecksItsRows) {
 }
 
 TEST(ScratchFile, IsRemovedOnScopeExitAndHoldsNonRepeatingData) {
-  testing::TempDir dir;
+  test::TempDir dir;
   std::string path;
   {
     ScratchFile f(dir.path(), 1u << 20);
@@ -80,7 +80,7 @@ TEST(ScratchFile, IsRemovedOnScopeExitAndHoldsNonRepeatingData) {
 // A child process makes a scratch file and waits; the signal must remove it and still end the
 // child by that signal.
 void expect_removed_on(int sig) {
-  testing::TempDir dir;
+  test::TempDir dir;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t pid = ::fork();
@@ -127,7 +127,7 @@ TEST(ScratchFile, CleanupRegistryRestoresTheDefaultHandler) {
 }
 
 TEST(Ssd, MeasuresAScratchFileOrSaysWhyNot) {
-  testing::TempDir dir;
+  test::TempDir dir;
   SsdOptions o;
   o.path = dir.path();
   o.scratch_bytes = 4u << 20;
@@ -164,7 +164,7 @@ TEST(Ssd, MeasuresAScratchFileOrSaysWhyNot) {
 }
 
 TEST(Ssd, ReadsAnExistingFileWithoutWritingIt) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const std::string path = dir.file("table.bin");
   {
     std::ofstream out(path, std::ios::binary);
@@ -203,7 +203,7 @@ TEST(Ssd, MemoryBackedFilesAreNotMeasuredAsStorage) {
 }
 
 TEST(Ssd, BadPathsAreInputErrors) {
-  testing::TempDir dir;
+  test::TempDir dir;
   SsdOptions o;
   o.path = dir.file("missing");
   EXPECT_THROW(run_ssd_benchmarks(o, {}), ConfigError);
@@ -217,7 +217,7 @@ TEST(Ssd, BadPathsAreInputErrors) {
 }
 
 TEST(Runner, HostSectionsFillTheProfile) {
-  testing::TempDir dir;
+  test::TempDir dir;
   CalibrationOptions o;
   o.quick = true;
   o.sections = resolve_benchmark_list("memcpy,dram");

@@ -2,18 +2,13 @@
 
 #include "core/config_input.hpp"
 #include "core/config_node.hpp"
+#include "tests/support/config_error.hpp"
 
 using namespace engramsim;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::function<void()>& f) { return test::config_error_of(f); }
+
 TEST(ConfigNode, RefusesARepeatedKeyWhereItStands) {
   // A repeated key would silently lose one of its values.
   const std::string e = error_of([] { ConfigNode::load_string("a: 1\nb:\n  x: 1\n  y: 2\n  x: 3\n", "dup.yaml"); });

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/config_override.hpp"
+#include "tests/support/config_error.hpp"
 
 using namespace engramsim;
 
@@ -17,15 +18,6 @@ workload:
   concurrency: 1
   phases: [{rate: 1}, {rate: 2}]
 )";
-
-std::string config_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -53,24 +45,26 @@ TEST(Override, KeysTheFileLeavesOutAreAdded) {
 
 TEST(Override, MissingOrBadPathsAreErrors) {
   YAML::Node root = YAML::Load(kScenario);
-  EXPECT_NE(config_error([&] { apply_override(root, "workload.phases.2.rate", "1"); }).find("not an index"),
+  EXPECT_NE(test::config_error_of([&] { apply_override(root, "workload.phases.2.rate", "1"); }).find("not an index"),
             std::string::npos);
-  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp.x", "1"); }).find("is a scalar"), std::string::npos);
-  EXPECT_NE(config_error([&] { apply_override(root, "deployment.tp", "[1, "); }).find("not valid YAML"),
+  EXPECT_NE(test::config_error_of([&] { apply_override(root, "deployment.tp.x", "1"); }).find("is a scalar"),
+            std::string::npos);
+  EXPECT_NE(test::config_error_of([&] { apply_override(root, "deployment.tp", "[1, "); }).find("not valid YAML"),
             std::string::npos);
 }
 
 TEST(Override, ParseSetArgument) {
   EXPECT_EQ(parse_set_argument("a.b=c=d"), (std::pair<std::string, std::string>{"a.b", "c=d"}));
   EXPECT_EQ(parse_set_argument("a="), (std::pair<std::string, std::string>{"a", ""}));
-  EXPECT_NE(config_error([] { parse_set_argument("a.b"); }).find("expected key.path=value"), std::string::npos);
-  EXPECT_NE(config_error([] { parse_set_argument("=1"); }).find("key is empty"), std::string::npos);
+  EXPECT_NE(test::config_error_of([] { parse_set_argument("a.b"); }).find("expected key.path=value"),
+            std::string::npos);
+  EXPECT_NE(test::config_error_of([] { parse_set_argument("=1"); }).find("key is empty"), std::string::npos);
 }
 
 TEST(Override, AFileSetBlockDoesNotAddKeys) {
   // Only the command line adds keys; a compare entry's `set:` names its own line when a key is missing.
   YAML::Node root = YAML::Load(kScenario);
-  const std::string e = config_error([&] {
+  const std::string e = test::config_error_of([&] {
     apply_override(root, "workload.num_requests", YAML::Load("16"), SourceLocation{"s.yaml", 7, 9});
   });
   EXPECT_NE(e.find("s.yaml:7:9"), std::string::npos) << e;
@@ -81,7 +75,7 @@ TEST(Override, AFileSetBlockDoesNotAddKeys) {
 TEST(Override, SplitKeyPathKeepsEmptyComponents) {
   EXPECT_EQ(split_key_path("a.0.b"), (std::vector<std::string>{"a", "0", "b"}));
   EXPECT_EQ(split_key_path("a..b"), (std::vector<std::string>{"a", "", "b"}));
-  EXPECT_NE(config_error([] {
+  EXPECT_NE(test::config_error_of([] {
               YAML::Node root = YAML::Load(kScenario);
               apply_override(root, "deployment..tp", "2");
             }).find("empty component"),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/field_table.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim {
 namespace {
@@ -42,14 +43,11 @@ FieldTable<Limits> limits_schema() {
 
 std::string error_of(const std::string& yaml) {
   Limits l;
-  try {
+  return test::config_error_of([&] {
     const ConfigNode n = ConfigNode::load_string(yaml, "limits.yaml");
     limits_schema().read(n, l);
     n.finish();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  });
 }
 
 TEST(FieldTable, ReadsPresentKeysAndKeepsDefaults) {
@@ -104,6 +102,64 @@ TEST(FieldTable, WordsAndFlagNames) {
   EXPECT_EQ(time_words(Time::from_seconds(1.0)), "1s");
   EXPECT_EQ(time_words(Time::zero()), "0");
   EXPECT_EQ(time_words(Time::ns(1500)), "1.5us");
+}
+
+// Rules run where they are declared, with the map: a key another key calls for, a default derived
+// from keys read before it, a check naming an earlier key. written_if leaves a field out of the output.
+FieldTable<Limits> ruled_schema() {
+  FieldTable<Limits> t("ruled");
+  t.boolean(
+      "cache", [](auto& l) -> auto& { return l.cache; }, "prefix cache");
+  t.rule([](const ConfigNode& m, Limits& l) {
+    if (l.cache) m.child("pool");  // required with the cache: throws when absent
+    l.seqs = l.cache ? 64 : 256;   // the default of seqs follows the cache
+  });
+  t.bytes(
+       "pool", [](auto& l) -> auto& { return l.pool; }, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB",
+       "host pool")
+      .written_if([](const Limits& l) { return l.pool.value() > 0.0; });
+  t.integer(
+      "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 1000, "sequences");
+  t.rule([](const ConfigNode& m, Limits& l) {
+    if (!l.cache && l.pool.value() > 0.0) m.fail_key("pool", "needs cache: true");
+  });
+  return t;
+}
+
+std::string ruled_error(const std::string& yaml, Limits* out = nullptr) {
+  Limits l;
+  const std::string e = test::config_error_of([&] {
+    const ConfigNode n = ConfigNode::load_string(yaml, "r.yaml");
+    ruled_schema().read(n, l);
+    n.finish();
+  });
+  if (e.empty() && out) *out = l;
+  return e;
+}
+
+TEST(FieldTable, RulesRunWhereDeclared) {
+  Limits l;
+  EXPECT_EQ(ruled_error("cache: true\npool: 1GiB\n", &l), "");
+  EXPECT_EQ(l.seqs, 64);
+  EXPECT_EQ(ruled_error("cache: true\npool: 1GiB\nseqs: 3\n", &l), "");
+  EXPECT_EQ(l.seqs, 3);  // a derived default gives way to the key
+  EXPECT_EQ(ruled_error("{}", &l), "");
+  EXPECT_EQ(l.seqs, 256);
+  EXPECT_EQ(ruled_error("cache: true\n"), "r.yaml:1:1: pool: missing required field");
+  // The first rule runs before seqs is read, the second after: seqs' error comes first.
+  EXPECT_EQ(ruled_error("pool: 1GiB\nseqs: 0\n"), "r.yaml:2:7: seqs: value 0 out of range [1, 1000]");
+  EXPECT_EQ(ruled_error("pool: 1GiB\n"), "r.yaml:1:7: pool: needs cache: true");
+  // A typo of a key that a rule asked for is named before the missing key.
+  EXPECT_NE(ruled_error("cache: true\npol: 1GiB\n").find("pol: unknown field; did you mean 'pool'?"),
+            std::string::npos);
+}
+
+TEST(FieldTable, WrittenIfLeavesAFieldOut) {
+  Limits l;
+  EXPECT_FALSE(ruled_schema().write(l).contains("pool"));
+  EXPECT_EQ(ruled_schema().yaml(l), "cache: false\nseqs: 256\n");
+  l.pool = Bytes::gib(1);
+  EXPECT_EQ(ruled_schema().write(l).at("pool"), Bytes::gib(1).value());
 }
 
 // --- nested kinds: a member section, a list of maps, an optional section; choices and units ---
@@ -185,12 +241,7 @@ Box read_box(const std::string& yaml) {
 }
 
 std::string box_error(const std::string& yaml) {
-  try {
-    read_box(yaml);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { read_box(yaml); });
 }
 
 const std::string kBox =

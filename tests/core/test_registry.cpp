@@ -7,6 +7,7 @@
 
 #include "core/config_node.hpp"
 #include "core/registry.hpp"
+#include "tests/support/config_error.hpp"
 
 using namespace engramsim;
 
@@ -30,14 +31,7 @@ ShapeRegistry shapes() {
   return r;
 }
 
-std::string config_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::config_error_of;
 }  // namespace
 
 TEST(Registry, CreatesByNameAndListsNamesSorted) {

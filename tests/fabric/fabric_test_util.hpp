@@ -66,6 +66,17 @@ inline std::vector<Time> run_all_upfront(Fabric& fabric, const std::vector<FlowS
   return finish;
 }
 
+// One link between a and b, with routes both ways.
+struct OneLink {
+  FabricTopology topo;
+  RouteId ab = 0, ba = 0;
+  OneLink(Duplex duplex, Time latency, double gbps = 10.0) {
+    const auto l = topo.add_link("l", Bandwidth::gb_per_s(gbps), latency, duplex);
+    ab = topo.add_route("a->b", {l.forward});
+    ba = topo.add_route("b->a", {l.backward});
+  }
+};
+
 inline FlowSpec flow(RouteId route, Bytes size, Time start = Time::zero(),
                      std::optional<Bandwidth> bound = std::nullopt) {
   return FlowSpec{route, size, start, bound};

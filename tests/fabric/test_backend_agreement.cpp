@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/rng.hpp"
+#include "fabric_nodes.hpp"
 #include "fabric_test_util.hpp"
 #include "sim/fabric/node_fabric.hpp"
 #include "sim/fabric/simgrid_fabric.hpp"
@@ -14,6 +15,7 @@ namespace engramsim::fabric {
 namespace {
 
 using testing::flow;
+using testing::OneLink;
 using testing::run_as_engine;
 
 constexpr double kRelTol = 1e-6;
@@ -41,30 +43,20 @@ void expect_agreement(const FabricTopology& topo, const std::vector<FlowSpec>& f
   ::testing::Test::RecordProperty("worst_relative_difference", text);
 }
 
-struct Link {
-  FabricTopology topo;
-  RouteId ab = 0, ba = 0;
-  explicit Link(Duplex duplex, Time latency = Time::us(2)) {
-    const auto l = topo.add_link("l", Bandwidth::gb_per_s(10), latency, duplex);
-    ab = topo.add_route("a->b", {l.forward});
-    ba = topo.add_route("b->a", {l.backward});
-  }
-};
-
 TEST(BackendAgreement, TwoFlowsShareALink) {
-  Link t(Duplex::full);
+  OneLink t(Duplex::full, Time::us(2));
   expect_agreement(t.topo, {flow(t.ab, Bytes(64e6)), flow(t.ab, Bytes(32e6))});
 }
 
 TEST(BackendAgreement, StaggeredStarts) {
-  Link t(Duplex::full);
+  OneLink t(Duplex::full, Time::us(2));
   expect_agreement(
       t.topo, {flow(t.ab, Bytes(40e6)), flow(t.ab, Bytes(20e6), Time::ms(1)), flow(t.ab, Bytes(30e6), Time::us(2500)),
                flow(t.ab, Bytes(5e6), Time::ms(4)), flow(t.ba, Bytes(10e6), Time::us(1500))});
 }
 
 TEST(BackendAgreement, HalfDuplexLinkSharedByBothDirections) {
-  Link t(Duplex::half);
+  OneLink t(Duplex::half, Time::us(2));
   expect_agreement(t.topo, {flow(t.ab, Bytes(30e6)), flow(t.ba, Bytes(30e6)), flow(t.ba, Bytes(12e6), Time::ms(2)),
                             flow(t.ab, Bytes(8e6), Time::ms(3))});
 }
@@ -98,49 +90,31 @@ TEST(BackendAgreement, SsdSaturatedByIops) {
 }
 
 TEST(BackendAgreement, RateBoundedFlows) {
-  Link t(Duplex::full);
+  OneLink t(Duplex::full, Time::us(2));
   expect_agreement(t.topo, {flow(t.ab, Bytes(20e6), Time::zero(), Bandwidth::gb_per_s(2)), flow(t.ab, Bytes(20e6)),
                             flow(t.ab, Bytes(9e6), Time::ms(1), Bandwidth::gb_per_s(4.5)),
                             flow(t.ab, Bytes(9e6), Time::ms(1), Bandwidth::gb_per_s(3))});
 }
 
 TEST(BackendAgreement, RandomWorkloadOnAnEightGpuNode) {
-  NodeFabricParams p;
-  p.gpu_count = 8;
-  p.gpu_groups = {{0, 1}, {2, 3}, {4, 5}, {6, 7}};
-  p.gpu_link_bandwidth = Bandwidth::gb_per_s(55);
-  p.gpu_link_latency = Time::ns(700);
-  p.switch_uplink_bandwidth = Bandwidth::gb_per_s(55);
-  p.cpu_sockets = 2;
+  // The HGX-like node without switch, DRAM and NVLink latencies, at half its DRAM and NVLink
+  // bandwidth, with four drives behind one narrower uplink.
+  NodeFabricParams p = testing::hgx_like_node();
+  p.switch_uplink_latency = Time::zero();
   p.host_dram_bandwidth = Bandwidth::gb_per_s(300);
+  p.host_dram_latency = Time::zero();
   p.drive_count = 4;
-  p.drive = NvmeParams{Bandwidth::gb_per_s(14), 2.5e6, Bytes::kib(4), Time::us(70)};
+  p.drive_groups.clear();
   p.drive_group_uplink_bandwidth = Bandwidth::gb_per_s(30);
   p.nvlink_bandwidth = Bandwidth::gb_per_s(450);
+  p.nvlink_latency = Time::zero();
   const NodeFabric nf = build_node_fabric(p);
   RngStream rng(5, "agreement");
   std::vector<FlowSpec> flows;
   for (int i = 0; i < 120; ++i) {
     const auto g = static_cast<std::size_t>(rng.uniform_int(0, 7));
     const auto d = static_cast<std::size_t>(rng.uniform_int(0, 3));
-    RouteId r = 0;
-    switch (rng.uniform_int(0, 4)) {
-      case 0:
-        r = nf.dram_to_gpu[g];
-        break;
-      case 1:
-        r = nf.gpu_to_dram[g];
-        break;
-      case 2:
-        r = nf.drive_to_dram[d];
-        break;
-      case 3:
-        r = nf.drive_to_gpu[d][g];
-        break;
-      default:
-        r = nf.gpu_to_gpu[g][(g + 3) % 8];
-        break;
-    }
+    const RouteId r = testing::node_route(nf, rng.uniform_int(0, 4), g, d, [&] { return (g + 3) % 8; });
     std::optional<Bandwidth> bound;
     if (rng.uniform01() < 0.15) bound = Bandwidth::gb_per_s(rng.uniform(2, 20));
     flows.push_back(
@@ -153,7 +127,7 @@ TEST(SimGridFabric, TooManyBoundedFlowsOnOneRouteIsAnError) {
   FabricOptions options;
   options.simgrid_bound_slots = 1;
   if (!simgrid_fabric_available(options)) GTEST_SKIP() << "simgrid backend not built";
-  Link t(Duplex::full);
+  OneLink t(Duplex::full, Time::us(2));
   auto f = make_fabric("simgrid", t.topo, options);
   f->start_flow(flow(t.ab, Bytes(1e6), Time::zero(), Bandwidth::gb_per_s(1)));
   f->start_flow(flow(t.ab, Bytes(1e6), Time::zero(), Bandwidth::gb_per_s(1)));
@@ -164,7 +138,7 @@ TEST(SimGridFabric, MissingHelperIsReportedWhenCreated) {
   FabricOptions options;
   options.simgrid_helper = "/nonexistent/engramsim-simgrid-fabric";
   EXPECT_FALSE(simgrid_fabric_available(options));
-  Link t(Duplex::full);
+  OneLink t(Duplex::full, Time::us(2));
   EXPECT_THROW(make_fabric("simgrid", t.topo, options), std::runtime_error);
 }
 
@@ -172,7 +146,7 @@ TEST(SimGridFabric, HelperThatDoesNotSpeakTheProtocolIsAnError) {
   FabricOptions options;
   options.simgrid_helper = "/bin/cat";  // echoes the platform back instead of answering "ready"
   if (!simgrid_fabric_available(options)) GTEST_SKIP() << "no /bin/cat";
-  Link t(Duplex::full);
+  OneLink t(Duplex::full, Time::us(2));
   EXPECT_THROW(make_fabric("simgrid", t.topo, options), std::runtime_error);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "fabric_nodes.hpp"
 #include "fabric_test_util.hpp"
 #include "sim/fabric/max_min_solver.hpp"
 #include "sim/fabric/native_fabric.hpp"
@@ -14,21 +15,11 @@ namespace engramsim::fabric {
 namespace {
 
 using testing::flow;
+using testing::OneLink;
 using testing::run_all_upfront;
 using testing::run_as_engine;
 
 constexpr double kGBps = 1e9;
-
-// One link between a and b, with routes both ways.
-struct OneLink {
-  FabricTopology topo;
-  RouteId ab = 0, ba = 0;
-  OneLink(Duplex duplex, Time latency, double gbps = 10.0) {
-    const auto l = topo.add_link("l", Bandwidth::gb_per_s(gbps), latency, duplex);
-    ab = topo.add_route("a->b", {l.forward});
-    ba = topo.add_route("b->a", {l.backward});
-  }
-};
 
 TEST(NativeFabric, TwoFlowsShareALinkAfterTheLatency) {
   OneLink t(Duplex::full, Time::us(2));
@@ -222,51 +213,15 @@ std::vector<double> reference_finish(const FabricTopology& topo, const std::vect
   return finish;
 }
 
-NodeFabricParams hgx_like() {
-  NodeFabricParams p;
-  p.gpu_count = 8;
-  p.gpu_groups = {{0, 1}, {2, 3}, {4, 5}, {6, 7}};
-  p.gpu_link_bandwidth = Bandwidth::gb_per_s(55);
-  p.gpu_link_latency = Time::ns(700);
-  p.switch_uplink_bandwidth = Bandwidth::gb_per_s(55);
-  p.switch_uplink_latency = Time::ns(300);
-  p.cpu_sockets = 2;
-  p.host_dram_bandwidth = Bandwidth::gb_per_s(600);
-  p.host_dram_latency = Time::ns(100);
-  p.drive_count = 8;
-  p.drive = NvmeParams{Bandwidth::gb_per_s(14), 2.5e6, Bytes::kib(4), Time::us(70)};
-  p.drive_groups = {{0, 1, 2, 3}, {4, 5, 6, 7}};
-  p.drive_group_uplink_bandwidth = Bandwidth::gb_per_s(55);
-  p.nvlink_bandwidth = Bandwidth::gb_per_s(900);
-  p.nvlink_latency = Time::ns(500);
-  return p;
-}
-
 TEST(NativeFabric, MatchesAPerFlowReferenceOnARandomNodeWorkload) {
-  const NodeFabric nf = build_node_fabric(hgx_like());
+  const NodeFabric nf = build_node_fabric(testing::hgx_like_node());
   RngStream rng(11, "fabric-reference");
   std::vector<FlowSpec> flows;
   for (int i = 0; i < 300; ++i) {
     const auto g = static_cast<std::size_t>(rng.uniform_int(0, 7));
     const auto d = static_cast<std::size_t>(rng.uniform_int(0, 7));
-    RouteId r = 0;
-    switch (rng.uniform_int(0, 4)) {
-      case 0:
-        r = nf.dram_to_gpu[g];
-        break;
-      case 1:
-        r = nf.gpu_to_dram[g];
-        break;
-      case 2:
-        r = nf.drive_to_dram[d];
-        break;
-      case 3:
-        r = nf.drive_to_gpu[d][g];
-        break;
-      default:
-        r = nf.gpu_to_gpu[g][(g + 1 + static_cast<std::size_t>(rng.uniform_int(0, 6))) % 8];
-        break;
-    }
+    const RouteId r = testing::node_route(
+        nf, rng.uniform_int(0, 4), g, d, [&] { return (g + 1 + static_cast<std::size_t>(rng.uniform_int(0, 6))) % 8; });
     std::optional<Bandwidth> bound;
     if (rng.uniform01() < 0.2) bound = Bandwidth::gb_per_s(rng.uniform(1, 20));
     flows.push_back(flow(r, Bytes(std::round(rng.uniform(1e5, 3e7))), Time::ns(rng.uniform_int(0, 5'000'000)), bound));
@@ -301,7 +256,7 @@ TEST(NativeFabric, LongBusyClassRebasesWithoutLosingSmallFlows) {
 }
 
 TEST(NativeFabric, RepeatedRunsAreIdentical) {
-  const NodeFabric nf = build_node_fabric(hgx_like());
+  const NodeFabric nf = build_node_fabric(testing::hgx_like_node());
   std::vector<FlowSpec> flows;
   for (std::size_t g = 0; g < 8; ++g)
     for (int k = 0; k < 20; ++k)

@@ -10,6 +10,7 @@
 #include "spec/scenario.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 #include "tests/scenario/scenario_test_util.hpp"
+#include "tests/support/config_error.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim {
@@ -26,16 +27,6 @@ std::string replaced_line(std::string text, const std::string& from, const std::
   return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
-// The ConfigError's text, or "" when `load` succeeded; any other exception fails the test.
-std::string refusal(const std::function<void()>& load) {
-  try {
-    load();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // std::filesystem::is_regular_file(path) throws filesystem_error ("File name too long") for such a
 // name: `engramsim validate` ended in std::terminate instead of a located error.
 TEST(FuzzFindings, AModelOrNodeNameTooLongForTheFileSystemIsUnknown) {
@@ -44,7 +35,7 @@ TEST(FuzzFindings, AModelOrNodeNameTooLongForTheFileSystemIsUnknown) {
   for (const auto& [from, field] :
        {std::pair<std::string, std::string>{"model: deepseek-v4.1-flash", "model"}, {"node: hgx-b300", "node"}}) {
     const std::string path = dir.write("scenario.yaml", replaced_line(text, from, field + ": " + kLongName));
-    const std::string msg = refusal([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
+    const std::string msg = test::config_error_of([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
     EXPECT_NE(msg.find(path + ":"), std::string::npos) << msg;
     EXPECT_NE(msg.find(field + ": no "), std::string::npos) << msg;
   }
@@ -57,7 +48,7 @@ TEST(FuzzFindings, ATracePathTooLongForTheFileSystemIsMissing) {
   const std::string path = dir.write(
       "scenario.yaml",
       replaced_line(text, "trace: traces/agentx-synthetic-seed42.jsonl.gz", "trace: " + kLongName + ".jsonl"));
-  const std::string msg = refusal([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
+  const std::string msg = test::config_error_of([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
   EXPECT_NE(msg.find("workload.trace: "), std::string::npos) << msg;
   EXPECT_NE(msg.find("no such file"), std::string::npos) << msg;
 }
@@ -67,7 +58,7 @@ TEST(FuzzFindings, ANodeGpuNameTooLongForTheFileSystemIsUnknown) {
   const fuzz::ScratchDir dir;
   const std::string path = dir.write(
       "node.yaml", replaced_line(shipped("hardware/nodes/hgx-h100.yaml"), "gpu: h100-sxm", "gpu: " + kLongName));
-  const std::string msg = refusal([&] { load_node(path); });
+  const std::string msg = test::config_error_of([&] { load_node(path); });
   EXPECT_NE(msg.find(path + ":5:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unknown GPU"), std::string::npos) << msg;
 }

@@ -13,6 +13,8 @@
 
 #include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
+#include "tests/support/config_error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace engramsim;
 namespace fs = std::filesystem;
@@ -89,29 +91,12 @@ void drop_line(std::vector<std::string>& lines, const std::string& prefix) {
   lines.erase(lines.begin() + (line_of(lines, prefix) - 1));
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no ConfigError thrown)";
-}
+std::string error_of(const std::function<void()>& f) { return test::config_error_of(f, "(no ConfigError thrown)"); }
 
 class HardwareLoaderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string templ = (fs::temp_directory_path() / "engramsim-hw-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   std::string write(const std::string& file, const std::vector<std::string>& lines) {
-    const std::string path = (fs::path(dir_) / file).string();
+    const std::string path = dir_.file(file);
     std::ofstream out(path);
     for (const auto& l : lines) out << l << "\n";
     return path;
@@ -131,7 +116,7 @@ class HardwareLoaderTest : public ::testing::Test {
     EXPECT_NE(msg.find(fragment), std::string::npos) << "want '" << fragment << "'\ngot " << msg;
   }
 
-  std::string dir_;
+  const test::TempDir dir_;
 };
 
 }  // namespace
@@ -272,7 +257,7 @@ TEST_F(HardwareLoaderTest, UsableAboveCapacity) {
 }
 
 TEST_F(HardwareLoaderTest, MissingFile) {
-  const std::string path = (fs::path(dir_) / "nope.yaml").string();
+  const std::string path = dir_.file("nope.yaml");
   const std::string msg = error_of([&] { load_gpu(path); });
   EXPECT_EQ(msg.rfind(path + ":", 0), 0u) << msg;
   EXPECT_NE(msg.find("no such file"), std::string::npos) << msg;
@@ -475,7 +460,7 @@ TEST_F(HardwareLoaderTest, ErrorsInsideTheReferencedGpuNameTheGpuFile) {
   auto gpu = good_gpu_lines();
   replace_line(gpu, "hbm_bandwidth:", "hbm_bandwidth: 8");
   const std::string gpu_path = write_gpu(gpu);
-  const std::string node_path = (fs::path(dir_) / "test-node.yaml").string();
+  const std::string node_path = dir_.file("test-node.yaml");
   expect_located(error_of([&] { load_node(node_path); }), gpu_path, line_of(gpu, "hbm_bandwidth:"), "hbm_bandwidth",
                  "bare number");
 }
@@ -497,11 +482,11 @@ TEST_F(HardwareLoaderTest, ListCatalogReportsAFileWithoutName) {
     std::string saved;
     bool had = false;
   };
-  fs::create_directories(fs::path(dir_) / "hardware" / "gpus");
+  fs::create_directories(dir_ / "hardware" / "gpus");
   write("hardware/gpus/b.yaml", {"name: b", "description: \"second\""});
   write("hardware/gpus/a.yaml", {"name: a"});
   write("hardware/gpus/ignored.txt", {"name: zzz"});
-  const DataRootGuard guard(dir_);
+  const DataRootGuard guard(dir_.path());
   const auto entries = list_catalog("hardware/gpus");
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].name, "a");

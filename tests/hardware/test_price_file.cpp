@@ -1,9 +1,6 @@
 // The user's price file: every refusal names file:line:col and the field, exactly.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -11,38 +8,23 @@
 #include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "hardware/price_file.hpp"
+#include "tests/support/config_error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace engramsim;
-namespace fs = std::filesystem;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no ConfigError thrown)";
-}
+std::string error_of(const std::function<void()>& f) { return test::config_error_of(f, "(no ConfigError thrown)"); }
 
 class PriceFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string templ = (fs::temp_directory_path() / "engramsim-prices-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string write(const std::string& text) {
-    const std::string path = (fs::path(dir_) / "my-prices.yaml").string();
+    const std::string path = dir_.file("my-prices.yaml");
     std::ofstream(path) << text;
     return path;
   }
-  std::string dir_;
+  const test::TempDir dir_;
 };
 
 TEST_F(PriceFileTest, ReplacesTheListedTiersOnly) {

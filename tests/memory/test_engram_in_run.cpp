@@ -21,6 +21,7 @@
 #include "sim/serving/step_executor.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim {
 namespace {
@@ -331,12 +332,7 @@ std::string v41_scenario(const std::string& engram, const std::string& top = "")
 }
 
 std::string scenario_error(const std::string& text) {
-  try {
-    sim::parse_scenario(ConfigNode::load_string(text, "t.yaml"));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { sim::parse_scenario(ConfigNode::load_string(text, "t.yaml")); });
 }
 
 TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {

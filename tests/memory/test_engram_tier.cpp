@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -202,12 +203,18 @@ TEST(EngramTier, TraceSinkSeesFlowsAndLayers) {
 
 // Decode steps of `seqs` sequences (one position each) through the sampled path; returns the
 // per-lookup HBM hit ratio over the second half of the steps.
-double steady_hbm_hit_ratio(EngramTierParams p, int steps, int seqs, double* mean_host_rows = nullptr) {
-  EngramTierService s(p);
-  const std::vector<EngramLayerStep> layers = {analytic_layer(Time::zero(), 0.0)};
+// `seqs` sequences of one position each, at position `at`.
+std::vector<EngramSeqSpan> one_position_spans(int seqs, std::int64_t at) {
   std::vector<EngramSeqSpan> spans;
-  for (int i = 0; i < seqs; ++i) spans.push_back({static_cast<std::uint64_t>(i), 100, 1, false});
-  double lookups = 0, hits = 0, rows = 0;
+  for (int i = 0; i < seqs; ++i) spans.push_back({static_cast<std::uint64_t>(i), at, 1, false});
+  return spans;
+}
+
+// Runs `steps` steps of `spans` over `layers` back to back (each starts 1 us after the previous one
+// is ready) and hands each step's number and outcome to `seen`.
+void run_steps(EngramTierService& s, const std::vector<EngramLayerStep>& layers,
+               const std::vector<EngramSeqSpan>& spans, int steps,
+               const std::function<void(int, const EngramStepOutcome&)>& seen) {
   Time t;
   for (int k = 0; k < steps; ++k) {
     EngramStepInput in;
@@ -215,17 +222,23 @@ double steady_hbm_hit_ratio(EngramTierParams p, int steps, int seqs, double* mea
     in.layers = layers;
     in.seqs = spans;
     EngramStepOutcome o;
-    if (s.start_step(in, o)) {
-      auto done = drain(s);
-      o = done.at(0);
-    }
+    if (s.start_step(in, o)) o = drain(s).at(0);
     t = std::max(t, o.ready) + Time::us(1);
-    rows += o.stats.host_rows;
-    if (k >= steps / 2) {
-      lookups += o.stats.lookups;
-      hits += o.stats.hbm_hit_lookups;
-    }
+    seen(k, o);
   }
+}
+
+double steady_hbm_hit_ratio(EngramTierParams p, int steps, int seqs, double* mean_host_rows = nullptr) {
+  EngramTierService s(p);
+  double lookups = 0, hits = 0, rows = 0;
+  run_steps(s, {analytic_layer(Time::zero(), 0.0)}, one_position_spans(seqs, 100), steps,
+            [&](int k, const EngramStepOutcome& o) {
+              rows += o.stats.host_rows;
+              if (k >= steps / 2) {
+                lookups += o.stats.lookups;
+                hits += o.stats.hbm_hit_lookups;
+              }
+            });
   if (mean_host_rows) *mean_host_rows = rows / steps;
   return hits / lookups;
 }
@@ -328,21 +341,9 @@ TEST(EngramTier, ZipfDistinctCountCorrectsSampledPositions) {
   const RowPopularity pop(16e6, 1.0);
   EngramLayerStep layer = analytic_layer(Time::zero(), 0.0);
   layer.distinct_rows = pop.expected_distinct(4096) * 24;
-  const std::vector<EngramLayerStep> layers = {layer};
-  std::vector<EngramSeqSpan> spans;
-  for (int i = 0; i < 4096; ++i) spans.push_back({static_cast<std::uint64_t>(i), 100, 1, false});
   double rows = 0;
-  Time t;
-  for (int k = 0; k < 50; ++k) {
-    EngramStepInput in;
-    in.start = t;
-    in.layers = layers;
-    in.seqs = spans;
-    EngramStepOutcome o;
-    if (s.start_step(in, o)) o = drain(s).at(0);
-    t = o.ready + Time::us(1);
-    rows += o.stats.host_rows;
-  }
+  run_steps(s, {layer}, one_position_spans(4096, 100), 50,
+            [&](int, const EngramStepOutcome& o) { rows += o.stats.host_rows; });
   EXPECT_NEAR(rows / 50 / layer.distinct_rows, 1.0, 0.01);
 }
 
@@ -353,22 +354,12 @@ TEST(EngramTier, SsdPageCacheHitsCutPageReads) {
   for (const double mib : {1.0, 64.0}) {
     p.dram_cache = Bytes(mib * 1048576.0);
     EngramTierService s(p);
-    const std::vector<EngramLayerStep> layers = {analytic_layer(Time::zero(), 0.0)};
-    std::vector<EngramSeqSpan> spans;
-    for (int i = 0; i < 16; ++i) spans.push_back({static_cast<std::uint64_t>(i), 7, 1, false});
     double pages = 0;
-    Time t;
-    for (int k = 0; k < 400; ++k) {
-      EngramStepInput in;
-      in.start = t;
-      in.layers = layers;
-      in.seqs = spans;
-      EngramStepOutcome o;
-      if (s.start_step(in, o)) o = drain(s).at(0);
-      t = o.ready + Time::us(1);
-      if (k >= 200) pages += o.stats.ssd_pages;
-      EXPECT_LE(o.stats.cache_hits, o.stats.cache_lookups);
-    }
+    run_steps(s, {analytic_layer(Time::zero(), 0.0)}, one_position_spans(16, 7), 400,
+              [&](int k, const EngramStepOutcome& o) {
+                if (k >= 200) pages += o.stats.ssd_pages;
+                EXPECT_LE(o.stats.cache_hits, o.stats.cache_lookups);
+              });
     (mib < 2 ? pages_small : pages_big) = pages;
     if (mib > 2) {
       EXPECT_GT(s.report().cache_hit_ratio(), 0.5);

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "models/card_loader.hpp"
+#include "tests/support/config_error.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim {
@@ -64,12 +65,7 @@ std::string replace(std::string text, const std::string& from, const std::string
 
 // Loads `text` and returns the ConfigError message ("" when it loads).
 std::string error_of(const std::string& text) {
-  try {
-    model_card_from_yaml(text, "card.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { model_card_from_yaml(text, "card.yaml"); });
 }
 
 TEST(CardLoader, BaseCardLoads) {

@@ -17,28 +17,11 @@
 #include "core/config_node.hpp"
 #include "planner/sweep_runner.hpp"
 #include "planner/sweep_spec.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace engramsim::planner::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "engramsim-planner-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& s) const { return path_ / s; }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = engramsim::test::TempDir;
 
 inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

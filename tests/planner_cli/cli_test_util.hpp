@@ -13,31 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim::planner::cli_testing {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "engramsim-pcli-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  fs::path operator/(const std::string& s) const { return path_ / s; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = engramsim::test::TempDir;
 
 inline std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

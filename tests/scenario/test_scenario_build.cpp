@@ -18,6 +18,7 @@
 #include "scenario_test_util.hpp"
 #include "spec/scenario_build.hpp"
 #include "spec/serve_command.hpp"
+#include "tests/support/config_error.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim::sim {
@@ -139,12 +140,7 @@ TEST(ScenarioBuild, ConcurrencyRulesRefuseBadInputAtTheKey) {
     std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
     text.replace(text.find(from), from.size(), sched + "}");
     if (!workload.empty()) text = text.substr(0, text.find("workload:")) + workload;
-    try {
-      parse_scenario(ConfigNode::load_string(text, "b.yaml"));
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "";
+    return test::config_error_of([&] { parse_scenario(ConfigNode::load_string(text, "b.yaml")); });
   };
   EXPECT_NE(
       error("max_num_seqs: {per_concurrency: 2, min: 300, max: 256}", "").find("deployment.scheduler.max_num_seqs.max"),

@@ -8,6 +8,7 @@
 #include "core/config_node.hpp"
 #include "scenario_test_util.hpp"
 #include "spec/scenario_session.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -33,12 +34,7 @@ const std::string kBase =
 ScenarioDocument doc(const std::string& text) { return {"c.yaml", text}; }
 
 std::string error_of(const std::string& text, const std::vector<SetArgument>& sets = {}) {
-  try {
-    prepare_session(doc(text), {sets, ""});
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { prepare_session(doc(text), {sets, ""}); });
 }
 
 TEST(ScenarioDocument, WithoutCompareOneUnnamedVariant) {
@@ -178,7 +174,7 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   write_session_outputs(s, dir.path());
   for (const char* v : {"one", "two"})
     for (const char* f : {"summary.json", "requests.csv", "timeseries.csv", "scenario.json"})
-      EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + v + "/" + f)) << v << "/" << f;
+      EXPECT_TRUE(std::filesystem::exists(dir / v / f)) << v << "/" << f;
   const std::string compare = testing::read_file(dir.file("compare.json"));
   EXPECT_NE(compare.find("\"ratios\""), std::string::npos);
   EXPECT_NE(compare.find("\"two\""), std::string::npos);

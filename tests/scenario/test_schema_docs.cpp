@@ -1,11 +1,17 @@
-// The key tables of docs/scenarios.md are the schemas' own (spec/scheduler_schema.hpp): a key added,
+// The key tables of docs/scenarios.md are the schemas' own (spec/deployment_schema.hpp,
+// spec/scheduler_schema.hpp): a key added,
 // renamed or re-ranged in code fails here until the docs say the same (tests/support/docs_table.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "core/field_table.hpp"
+#include "sim/serving/router_registry.hpp"
 #include "sim/serving/scheduler_registry.hpp"
+#include "spec/deployment_schema.hpp"
+#include "spec/scenario.hpp"
+#include "spec/scenario_in_run.hpp"
+#include "spec/scenario_workload.hpp"
 #include "spec/scheduler_schema.hpp"
 #include "tests/support/docs_table.hpp"
 
@@ -16,6 +22,28 @@ TEST(SchemaDocs, SchedulerTableIsTheSchemas) {
   SchedulerRegistry registry;
   register_builtin_schedulers(registry);
   test::check_docs_table("docs/scenarios.md", "### `deployment.scheduler`", scheduler_schema(registry).markdown());
+}
+
+TEST(SchemaDocs, TopLevelTableIsTheSchemas) {
+  test::check_docs_table("docs/scenarios.md", "## Top level", scenario_schema().markdown());
+}
+
+TEST(SchemaDocs, DeploymentTablesAreTheSchemas) {
+  RouterRegistry routers;
+  register_builtin_routers(routers);
+  test::check_docs_table("docs/scenarios.md", "## `deployment`", deployment_schema(routers).markdown());
+  test::check_docs_table("docs/scenarios.md", "### `deployment.engram`", engram_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `deployment.spec_decode`", spec_decode_schema().markdown());
+}
+
+TEST(SchemaDocs, InRunSectionTablesAreTheSchemas) {
+  test::check_docs_table("docs/memory-tiers.md", "### `fabric`", fabric_schema().markdown());
+  test::check_docs_table("docs/memory-tiers.md", "### `kv_offload`", kv_offload_schema().markdown());
+}
+
+TEST(SchemaDocs, WorkloadTablesAreTheSchemas) {
+  test::check_docs_table("docs/scenarios.md", "### `workload.trace`", trace_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `agentx`)", agentx_schema().markdown());
 }
 
 }  // namespace

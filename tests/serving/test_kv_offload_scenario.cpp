@@ -11,6 +11,7 @@
 #include "models/engram_host_path.hpp"
 #include "spec/scenario.hpp"
 #include "spec/scenario_build.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -90,12 +91,7 @@ TEST(KvOffloadScenario, PoolsBeyondHostDramAreInfeasible) {
 
 TEST(KvOffloadScenario, ErrorsAtTheKey) {
   const auto message = [](const std::string& extra) {
-    try {
-      build(scenario("1", extra));
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::config_error_of([&] { build(scenario("1", extra)); }, "no error");
   };
   const std::string no_prefix = message(", kv_offloading_size: 64GiB");
   EXPECT_NE(no_prefix.find("kv_offloading_size"), std::string::npos) << no_prefix;

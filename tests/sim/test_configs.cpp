@@ -3,7 +3,6 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "sim/serving/router_registry.hpp"
-#include "sim/serving/serving_config.hpp"
 #include "spec/scenario_workload.hpp"
 
 using namespace engramsim;
@@ -105,6 +104,6 @@ TEST(WorkloadConfig, BadSectionsNameTheFileAndField) {
 TEST(ServingConfig, Router) {
   RouterRegistry routers;
   register_builtin_routers(routers);
-  EXPECT_EQ(parse_router(yaml("router: session_affinity\n").child("router"), routers), "session_affinity");
-  expect_config_error([&] { parse_router(yaml("router: random\n").child("router"), routers); }, "unknown router");
+  EXPECT_EQ(routers.checked_name(yaml("router: session_affinity\n").child("router")), "session_affinity");
+  expect_config_error([&] { routers.checked_name(yaml("router: random\n").child("router")); }, "unknown router");
 }

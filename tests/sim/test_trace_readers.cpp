@@ -11,6 +11,7 @@
 #include "sim/workload/timestamp.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
+#include "tests/support/scratch_files.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
@@ -20,27 +21,7 @@ namespace {
 
 std::string trace_path(const std::string& name) { return engramsim::test::source_root() + "/scenarios/traces/" + name; }
 
-// A private scratch directory per test process.
-std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("engramsim_test_sim_" + std::to_string(static_cast<long long>(::getpid())));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string write_file(const std::string& name, const std::string& content) {
-  const std::string p = scratch(name);
-  std::ofstream(p, std::ios::binary) << content;
-  return p;
-}
-
-std::string write_gz(const std::string& name, const std::string& content) {
-  const std::string p = scratch(name);
-  gzFile f = gzopen(p.c_str(), "wb");
-  gzwrite(f, content.data(), static_cast<unsigned>(content.size()));
-  gzclose(f);
-  return p;
-}
+const engramsim::test::ScratchFiles files("engramsim_test_sim_");
 
 struct Stats {
   std::uint64_t n = 0;
@@ -143,10 +124,10 @@ TEST(TraceReaders, MooncakeGzipTraceWithPrefixHashes) {
 }
 
 TEST(TraceReaders, Azure2024FormatWithZone) {
-  const std::string p = write_file("azure2024.csv",
-                                   "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-                                   "2024-05-10 00:00:00.0090000+00:00,100,10\n"
-                                   "2024-05-10 00:00:01.5090000+00:00,200,20\n");
+  const std::string p = files.write("azure2024.csv",
+                                    "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                    "2024-05-10 00:00:00.0090000+00:00,100,10\n"
+                                    "2024-05-10 00:00:01.5090000+00:00,200,20\n");
   auto s = open_trace(p, "auto");
   Request r;
   ASSERT_TRUE(s->next(r));
@@ -158,11 +139,11 @@ TEST(TraceReaders, Azure2024FormatWithZone) {
 }
 
 TEST(TraceReaders, BurstGptBailianAndCanonical) {
-  const std::string burst = write_file("burst.csv",
-                                       "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-                                       "5,ChatGPT,472,18,490,Conversation log\n"
-                                       "45,GPT-4,1087,0,1087,Conversation log\n"
-                                       "46,ChatGPT,417,276,693,API log\n");
+  const std::string burst = files.write("burst.csv",
+                                        "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                        "5,ChatGPT,472,18,490,Conversation log\n"
+                                        "45,GPT-4,1087,0,1087,Conversation log\n"
+                                        "46,ChatGPT,417,276,693,API log\n");
   TraceOptions skip;
   skip.skip_zero_output = true;
   auto b = open_trace(burst, "auto", skip);
@@ -171,7 +152,7 @@ TEST(TraceReaders, BurstGptBailianAndCanonical) {
   EXPECT_EQ(bs.last, Time::from_seconds(41));
   expect_trace_error(burst, "burstgpt", "3:15: Response tokens", "output tokens must be >= 1");
 
-  const std::string bailian = write_file(
+  const std::string bailian = files.write(
       "bailian.jsonl",
       R"({"chat_id": 10, "parent_chat_id": -1, "timestamp": 0.5, "input_length": 40, "output_length": 5, "type": "text", "turn": 1, "hash_ids": [1, 2]})"
       "\n"
@@ -191,11 +172,11 @@ TEST(TraceReaders, BurstGptBailianAndCanonical) {
   EXPECT_EQ(r2.hash_block_tokens, 16);
   EXPECT_EQ(r2.prefix_hashes.size(), 6u);
 
-  const std::string canon = write_file("canon.csv",
-                                       "arrival_s,input_tokens,output_tokens,session,hash_ids\n"
-                                       "1.0,1000,5,3,\"[7, 8]\"\n"
-                                       "1.5,1100,6,0,9;10;11\n"
-                                       "2.0,300,7,,\n");
+  const std::string canon = files.write("canon.csv",
+                                        "arrival_s,input_tokens,output_tokens,session,hash_ids\n"
+                                        "1.0,1000,5,3,\"[7, 8]\"\n"
+                                        "1.5,1100,6,0,9;10;11\n"
+                                        "2.0,300,7,,\n");
   TraceOptions keep;
   keep.rebase = false;
   auto c = open_trace(canon, "auto", keep);
@@ -214,86 +195,86 @@ TEST(TraceReaders, BurstGptBailianAndCanonical) {
 
 TEST(TraceReaders, BadTracesNameFileAndLine) {
   // Problems of the file: file:line.
-  expect_trace_error(write_file("empty.csv", ""), "vidur", "1", "empty trace");
-  expect_trace_error(write_file("header_only.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"), "vidur", "1",
+  expect_trace_error(files.write("empty.csv", ""), "vidur", "1", "empty trace");
+  expect_trace_error(files.write("header_only.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n"), "vidur", "1",
                      "no requests");
-  expect_trace_error(write_file("missing_col.csv", "arrived_at,num_prefill_tokens\n0,1\n"), "vidur", "1",
+  expect_trace_error(files.write("missing_col.csv", "arrived_at,num_prefill_tokens\n0,1\n"), "vidur", "1",
                      "missing column 'num_decode_tokens'");
   // Problems of a value: file:line:column: field.
-  expect_trace_error(write_file("nonnum.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,abc,5\n"),
+  expect_trace_error(files.write("nonnum.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,abc,5\n"),
                      "vidur", "3:3: num_prefill_tokens", "not an integer: 'abc'");
-  expect_trace_error(write_file("short_row.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10\n"), "vidur",
+  expect_trace_error(files.write("short_row.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10\n"), "vidur",
                      "2:5: num_decode_tokens", "missing field");
-  expect_trace_error(write_file("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical",
+  expect_trace_error(files.write("negative.csv", "arrival_s,input_tokens,output_tokens\n-1,10,5\n"), "canonical",
                      "2:1: arrival_s", "negative timestamp");
-  expect_trace_error(write_file("bad_hashes.jsonl",
-                                "{\"timestamp\": 0, \"input_length\": 60000, \"output_length\": 1, "
-                                "\"hash_ids\": [1]}\n"),
+  expect_trace_error(files.write("bad_hashes.jsonl",
+                                 "{\"timestamp\": 0, \"input_length\": 60000, \"output_length\": 1, "
+                                 "\"hash_ids\": [1]}\n"),
                      "mooncake", "1:73: hash_ids", "1 block hashes for 60000 input tokens");
-  expect_trace_error(write_file("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical",
+  expect_trace_error(files.write("huge.csv", "arrival_s,input_tokens,output_tokens\n1e12,10,5\n"), "canonical",
                      "2:1: arrival_s", "timestamp out of range");
-  expect_trace_error(write_file("long_row.csv", "arrival_s,input_tokens,output_tokens\n0,10,5\n1,10,5,7,8\n"),
+  expect_trace_error(files.write("long_row.csv", "arrival_s,input_tokens,output_tokens\n0,10,5\n1,10,5,7,8\n"),
                      "canonical", "3:8", "row has 5 fields, the header 3");
   expect_trace_error(
-      write_file("decreasing.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n2,10,5\n1.5,10,5\n"),
+      files.write("decreasing.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n2,10,5\n1.5,10,5\n"),
       "vidur", "4:1: arrived_at", "timestamp decreases");
-  expect_trace_error(write_file("zero_out.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10,0\n"),
+  expect_trace_error(files.write("zero_out.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,10,0\n"),
                      "vidur", "3:6: num_decode_tokens", "output tokens must be >= 1");
-  expect_trace_error(write_file("zero_in.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0, 0,5\n"), "vidur",
+  expect_trace_error(files.write("zero_in.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0, 0,5\n"), "vidur",
                      "2:4: num_prefill_tokens", "input tokens must be >= 1");
-  expect_trace_error(write_file("bad_time.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 25:00:00,1,1\n"),
+  expect_trace_error(files.write("bad_time.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 25:00:00,1,1\n"),
                      "azure", "2:1: TIMESTAMP", "not a timestamp");
-  expect_trace_error(write_file("quote.csv", "arrival_s,input_tokens,output_tokens\n0,\"10,5\n"), "canonical", "2:3",
+  expect_trace_error(files.write("quote.csv", "arrival_s,input_tokens,output_tokens\n0,\"10,5\n"), "canonical", "2:3",
                      "unterminated quoted field");
-  expect_trace_error(write_file("bad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{oops\n"),
+  expect_trace_error(files.write("bad.jsonl", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{oops\n"),
                      "mooncake", "2:2", "invalid JSON");
-  expect_trace_error(write_file("missing.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"), "mooncake",
+  expect_trace_error(files.write("missing.jsonl", "{\"timestamp\": 0, \"input_length\": 5}\n"), "mooncake",
                      "1:1: output_length", "missing field");
-  expect_trace_error(write_file("str.jsonl", "{\"timestamp\": \"0\", \"input_length\": 5, \"output_length\": 1}\n"),
+  expect_trace_error(files.write("str.jsonl", "{\"timestamp\": \"0\", \"input_length\": 5, \"output_length\": 1}\n"),
                      "mooncake", "1:15: timestamp", "not a number");
   // A key's name inside a string value is not the key; the message carries the file's position only.
-  expect_trace_error(write_file("decoy.jsonl",
-                                "{\"note\": \"input_length\", \"timestamp\": 0, \"input_length\": 0, "
-                                "\"output_length\": 1}\n"),
+  expect_trace_error(files.write("decoy.jsonl",
+                                 "{\"note\": \"input_length\", \"timestamp\": 0, \"input_length\": 0, "
+                                 "\"output_length\": 1}\n"),
                      "mooncake", "1:58: input_length", "input tokens must be >= 1");
-  expect_trace_error(write_file("bad2.jsonl", "{\"timestamp\": 0, \"input_length\": }\n"), "mooncake", "1:34",
+  expect_trace_error(files.write("bad2.jsonl", "{\"timestamp\": 0, \"input_length\": }\n"), "mooncake", "1:34",
                      "invalid JSON: syntax error");
   expect_trace_error(
-      write_file("overflow.jsonl", "{\"timestamp\": 0, \"input_length\": 1e999, \"output_length\": 1}\n"), "mooncake",
+      files.write("overflow.jsonl", "{\"timestamp\": 0, \"input_length\": 1e999, \"output_length\": 1}\n"), "mooncake",
       "1:34", "invalid JSON: number overflow");
-  expect_trace_error(write_file("csv_quote.csv", "arrival_s,input_tokens,output_tokens\n0,10,\"5\n"), "canonical",
+  expect_trace_error(files.write("csv_quote.csv", "arrival_s,input_tokens,output_tokens\n0,10,\"5\n"), "canonical",
                      "2:6: output_tokens", "unterminated quoted field");
   // BurstGPT: the log's total must be the sum of its two counts.
-  expect_trace_error(write_file("burst_total.csv",
-                                "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-                                "5,ChatGPT,472,18,490,Conversation log\n"
-                                "6,ChatGPT,472,18,491,Conversation log\n"),
+  expect_trace_error(files.write("burst_total.csv",
+                                 "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                 "5,ChatGPT,472,18,490,Conversation log\n"
+                                 "6,ChatGPT,472,18,491,Conversation log\n"),
                      "burstgpt", "3:18: Total tokens", "is not Request tokens + Response tokens (472 + 18)");
   // Bailian: ids and the conversation structure.
   const std::string turn0 =
       "{\"chat_id\": 7, \"parent_chat_id\": -1, \"timestamp\": 0.5, \"input_length\": 20, "
       "\"output_length\": 4, \"type\": \"text\", \"turn\": 1}\n";
-  expect_trace_error(write_file("bl_dup.jsonl", turn0 + turn0), "bailian", "2:13: chat_id",
+  expect_trace_error(files.write("bl_dup.jsonl", turn0 + turn0), "bailian", "2:13: chat_id",
                      "7 already names the request of line 1");
-  expect_trace_error(write_file("bl_self.jsonl",
-                                "{\"chat_id\": 3, \"parent_chat_id\": 3, \"timestamp\": 0, "
-                                "\"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(files.write("bl_self.jsonl",
+                                 "{\"chat_id\": 3, \"parent_chat_id\": 3, \"timestamp\": 0, "
+                                 "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:34: parent_chat_id", "cannot follow itself");
-  expect_trace_error(write_file("bl_neg.jsonl",
-                                "{\"chat_id\": -4, \"parent_chat_id\": 2, \"timestamp\": 0, "
-                                "\"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(files.write("bl_neg.jsonl",
+                                 "{\"chat_id\": -4, \"parent_chat_id\": 2, \"timestamp\": 0, "
+                                 "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:13: chat_id", "must be >= 0");
-  expect_trace_error(write_file("bl_parent.jsonl",
-                                "{\"chat_id\": 4, \"parent_chat_id\": -2, \"timestamp\": 0, "
-                                "\"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(files.write("bl_parent.jsonl",
+                                 "{\"chat_id\": 4, \"parent_chat_id\": -2, \"timestamp\": 0, "
+                                 "\"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:34: parent_chat_id", "must be -1");
-  expect_trace_error(write_file("bl_huge.jsonl",
-                                "{\"chat_id\": 18446744073709551615, \"parent_chat_id\": -1, "
-                                "\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n"),
+  expect_trace_error(files.write("bl_huge.jsonl",
+                                 "{\"chat_id\": 18446744073709551615, \"parent_chat_id\": -1, "
+                                 "\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n"),
                      "bailian", "1:13: chat_id", "too large");
-  EXPECT_THROW(open_trace(scratch("does_not_exist.csv"), "vidur"), ConfigError);
-  EXPECT_THROW(open_trace(write_file("x.csv", "a,b,c\n1,2,3\n"), "auto"), ConfigError);
-  EXPECT_THROW(open_trace(write_file("y.csv", "a\n"), "nonsense"), ConfigError);
+  EXPECT_THROW(open_trace(files.path("does_not_exist.csv"), "vidur"), ConfigError);
+  EXPECT_THROW(open_trace(files.write("x.csv", "a,b,c\n1,2,3\n"), "auto"), ConfigError);
+  EXPECT_THROW(open_trace(files.write("y.csv", "a\n"), "nonsense"), ConfigError);
 }
 
 TEST(TraceReaders, JsonValueColumnFindsTopLevelKeysOnly) {
@@ -311,9 +292,9 @@ TEST(TraceReaders, JsonValueColumnFindsTopLevelKeysOnly) {
 }
 
 TEST(TraceReaders, SixtyFourBitHashIdsAreKept) {
-  auto s = open_trace(write_file("u64.jsonl",
-                                 "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
-                                 "\"hash_ids\": [18446744073709551615, 9223372036854775808]}\n"),
+  auto s = open_trace(files.write("u64.jsonl",
+                                  "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, "
+                                  "\"hash_ids\": [18446744073709551615, 9223372036854775808]}\n"),
                       "mooncake");
   Request r;
   ASSERT_TRUE(s->next(r));
@@ -328,13 +309,13 @@ TEST(TraceReaders, CorruptAndTruncatedGzip) {
     body += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": " + std::to_string(100 + i % 7) +
             ", \"output_length\": 3, \"hash_ids\": [" + std::to_string(i) + "]}\n";
   }
-  const std::string good = write_gz("good.jsonl.gz", body);
+  const std::string good = files.write_gz("good.jsonl.gz", body);
   auto s = open_trace(good, "auto");
   EXPECT_EQ(read_all(*s).n, 20000u);
 
   std::string bytes(std::filesystem::file_size(good), '\0');
   std::ifstream(good, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  const std::string truncated = write_file("trunc.jsonl.gz", bytes.substr(0, bytes.size() / 2));
+  const std::string truncated = files.write("trunc.jsonl.gz", bytes.substr(0, bytes.size() / 2));
   EXPECT_THROW(
       {
         auto t = open_trace(truncated, "mooncake");
@@ -343,7 +324,7 @@ TEST(TraceReaders, CorruptAndTruncatedGzip) {
       ConfigError);
   std::string flipped = bytes;
   for (std::size_t i = 100; i < 140; ++i) flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
-  const std::string corrupt = write_file("corrupt.jsonl.gz", flipped);
+  const std::string corrupt = files.write("corrupt.jsonl.gz", flipped);
   EXPECT_THROW(
       {
         auto t = open_trace(corrupt, "mooncake");
@@ -355,12 +336,12 @@ TEST(TraceReaders, CorruptAndTruncatedGzip) {
 TEST(TraceReaders, LinesLongerThanTheReadBuffer) {
   std::string hashes;
   for (int i = 0; i < 60000; ++i) hashes += (i ? ", " : "") + std::to_string(i);  // ~400 KB line
-  const std::string p = write_file("long.jsonl",
-                                   "{\"timestamp\": 0, \"input_length\": 30720000, \"output_length\": 1, "
-                                   "\"hash_ids\": [" +
-                                       hashes +
-                                       "]}\n"
-                                       "{\"timestamp\": 1, \"input_length\": 6, \"output_length\": 2}");
+  const std::string p = files.write("long.jsonl",
+                                    "{\"timestamp\": 0, \"input_length\": 30720000, \"output_length\": 1, "
+                                    "\"hash_ids\": [" +
+                                        hashes +
+                                        "]}\n"
+                                        "{\"timestamp\": 1, \"input_length\": 6, \"output_length\": 2}");
   auto s = open_trace(p, "mooncake");
   Request r;
   ASSERT_TRUE(s->next(r));
@@ -385,7 +366,8 @@ TEST(TraceReaders, EndlessLinesStopAtTheLineBound) {
     }
   }
   // 2.1 MB of gzip holding one 24 MiB line, as the fuzzer found it.
-  const std::string p = write_gz("endless.jsonl.gz", "{\"timestamp\": 0, \"hash_ids\": [" + std::string(24 << 20, '1'));
+  const std::string p =
+      files.write_gz("endless.jsonl.gz", "{\"timestamp\": 0, \"hash_ids\": [" + std::string(24 << 20, '1'));
   try {
     auto s = open_trace(p, "mooncake");
     Request r;
@@ -397,9 +379,9 @@ TEST(TraceReaders, EndlessLinesStopAtTheLineBound) {
 }
 
 TEST(TransformedSource, WindowScaleAndLimit) {
-  const std::string p = write_file("win.csv",
-                                   "arrived_at,num_prefill_tokens,num_decode_tokens\n"
-                                   "0,1,1\n10,2,1\n20,3,1\n30,4,1\n40,5,1\n");
+  const std::string p = files.write("win.csv",
+                                    "arrived_at,num_prefill_tokens,num_decode_tokens\n"
+                                    "0,1,1\n10,2,1\n20,3,1\n30,4,1\n40,5,1\n");
   TransformParams t;
   t.window_start = Time::from_seconds(10);
   t.window_end = Time::from_seconds(40);

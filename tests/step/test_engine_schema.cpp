@@ -4,18 +4,14 @@
 #include <string>
 
 #include "models/engine_loader.hpp"
+#include "tests/support/config_error.hpp"
 #include "tests/support/docs_table.hpp"
 
 namespace engramsim {
 namespace {
 
 std::string error_of(const std::string& yaml) {
-  try {
-    engine_from_yaml(yaml, "e.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return test::config_error_of([&] { engine_from_yaml(yaml, "e.yaml"); });
 }
 
 TEST(EngineSchema, DocsTableIsTheSchemas) {

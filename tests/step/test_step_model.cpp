@@ -16,6 +16,7 @@
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 #include "models/step_memo.hpp"
+#include "tests/support/config_error.hpp"
 
 namespace engramsim {
 namespace {
@@ -371,12 +372,7 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
         << e.what();
   }
   const auto error_of = [](const std::string& text) {
-    try {
-      engine_from_yaml(text, "e.yaml");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
+    return test::config_error_of([&] { engine_from_yaml(text, "e.yaml"); });
   };
   EXPECT_EQ(error_of("name: x\nper_step: 10us\nper_sequence: 1ns\n"), "");
   EXPECT_NE(error_of("name: x\nper_step: 10\nper_sequence: 1ns\n").find("e.yaml:2:11: per_step"), std::string::npos);

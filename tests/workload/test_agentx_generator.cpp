@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
+#include "tests/support/scratch_files.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
@@ -22,12 +23,7 @@ using namespace engramsim::sim;
 
 namespace {
 
-std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("engramsim_test_agentx_" + std::to_string(static_cast<long long>(::getpid())));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+const engramsim::test::ScratchFiles files("engramsim_test_agentx_");
 
 std::string corpus_text(std::uint64_t seed, std::int32_t sessions) {
   AgentxGeneratorParams p;
@@ -80,7 +76,7 @@ TEST(AgentxGenerator, SameSeedSameBytesOtherSeedOtherBytes) {
   p.sessions = 2;
   auto g1 = make_agentx_generator(p);
   auto g2 = make_agentx_generator(p);
-  const std::string a = scratch("a.jsonl.gz"), b = scratch("b.jsonl.gz");
+  const std::string a = files.path("a.jsonl.gz"), b = files.path("b.jsonl.gz");
   EXPECT_EQ(write_agentx_trace_file(*g1, a), 2);
   EXPECT_EQ(write_agentx_trace_file(*g2, b), 2);
   EXPECT_EQ(file_bytes(a), file_bytes(b));
@@ -90,7 +86,7 @@ TEST(AgentxGenerator, RoundTripsThroughWriterAndReader) {
   AgentxGeneratorParams p;
   p.sessions = 6;
   for (const char* name : {"rt.jsonl", "rt.jsonl.gz"}) {
-    const std::string path = scratch(name);
+    const std::string path = files.path(name);
     auto w = make_agentx_generator(p);
     ASSERT_EQ(write_agentx_trace_file(*w, path), 6);
     auto expect = make_agentx_generator(p);

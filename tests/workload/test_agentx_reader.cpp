@@ -13,32 +13,14 @@
 #include "core/error.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
 #include "sim/workload/line_reader.hpp"
+#include "tests/support/scratch_files.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
 
 namespace {
 
-std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("engramsim_test_agentx_reader_" + std::to_string(static_cast<long long>(::getpid())));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string write_file(const std::string& name, const std::string& content) {
-  const std::string p = scratch(name);
-  std::ofstream(p, std::ios::binary) << content;
-  return p;
-}
-
-std::string write_gz(const std::string& name, const std::string& content) {
-  const std::string p = scratch(name);
-  gzFile f = gzopen(p.c_str(), "wb");
-  gzwrite(f, content.data(), static_cast<unsigned>(content.size()));
-  gzclose(f);
-  return p;
-}
+const engramsim::test::ScratchFiles files("engramsim_test_agentx_reader_");
 
 const std::string kSubCall =
     R"({"t":2,"type":"n","model":"m","in":64,"out":7,"hash_ids":[21],"api_time":0.5,"input_types":["text"],)"
@@ -72,8 +54,8 @@ std::vector<AgenticSession> read_all(const std::string& path) {
 }  // namespace
 
 TEST(AgentxReader, ReadsATreePlainAndGzip) {
-  for (const std::string& path :
-       {write_file("good.jsonl", kGood + "\n\n" + kGood + "\n"), write_gz("good.jsonl.gz", kGood + "\n" + kGood)}) {
+  for (const std::string& path : {files.write("good.jsonl", kGood + "\n\n" + kGood + "\n"),
+                                  files.write_gz("good.jsonl.gz", kGood + "\n" + kGood)}) {
     const auto all = read_all(path);
     ASSERT_EQ(all.size(), 2u) << path;
     const AgenticSession& s = all[0];
@@ -97,7 +79,7 @@ TEST(AgentxReader, ReadsATreePlainAndGzip) {
 }
 
 TEST(AgentxReader, ZeroOutputIsClampedAndCountedSmallOverlapIsRounding) {
-  const std::string path = write_file(
+  const std::string path = files.write(
       "zero.jsonl", replaced(R"("out":5)", R"("out":0)") + "\n" + replaced(R"("t":3.25)", R"("t":1.4995)") + "\n");
   AgentxTraceSource src(path);
   AgenticSession s;
@@ -146,7 +128,7 @@ TEST(AgentxReader, BadValuesNameFileLineColumnAndField) {
     const std::string line = replaced(c.from, c.to);
     const std::size_t at = c.marker.empty() ? line.find(c.to) + c.to.find(c.value) : line.find(c.marker);
     ASSERT_NE(at, std::string::npos) << c.field;
-    const std::string path = write_file("bad" + std::to_string(n++) + ".jsonl", kGood + "\n" + line + "\n");
+    const std::string path = files.write("bad" + std::to_string(n++) + ".jsonl", kGood + "\n" + line + "\n");
     const std::string want = path + ":2:" + std::to_string(at + 1) + ": " + c.field + ": ";
     try {
       read_all(path);
@@ -165,7 +147,7 @@ TEST(AgentxReader, ACallEndingBeyondTheClockIsRefused) {
   std::string line = replaced(R"({"t":0,)", R"({"t":9e9,)");
   const std::string api = R"("api_time":1.5)";
   line.replace(line.find(api), api.size(), R"("api_time":9e9)");
-  const std::string path = write_file("beyond-clock.jsonl", line + "\n");
+  const std::string path = files.write("beyond-clock.jsonl", line + "\n");
   const std::size_t at = line.find(R"("api_time":9e9)") + std::string(R"("api_time":)").size();
   try {
     read_all(path);
@@ -194,17 +176,17 @@ TEST(AgentxReader, WholeLineErrors) {
                                R"("models":[],"requests":[)" +
                                kSubCall + "]}]}";
   const std::size_t reqs = only_sub.find(R"([{"type")");
-  expect_error(write_file("nomain.jsonl", only_sub + "\n"),
+  expect_error(files.write("nomain.jsonl", only_sub + "\n"),
                "1:" + std::to_string(reqs + 1) + ": requests: ", "without a main-agent call");
-  expect_error(write_file("trunc.jsonl", kGood.substr(0, 40) + "\n"), "1:", "invalid JSON");
-  expect_error(write_file("array.jsonl", "[1,2]\n"), "1:1: ", "expected a JSON object");
-  expect_error(write_file("empty.jsonl", "\n\n"), "2: ", "holds no session");
-  expect_error(write_file("missing.jsonl", ""), "", "holds no session");
-  EXPECT_THROW(open_agentx_trace(scratch("absent.jsonl")), ConfigError);
+  expect_error(files.write("trunc.jsonl", kGood.substr(0, 40) + "\n"), "1:", "invalid JSON");
+  expect_error(files.write("array.jsonl", "[1,2]\n"), "1:1: ", "expected a JSON object");
+  expect_error(files.write("empty.jsonl", "\n\n"), "2: ", "holds no session");
+  expect_error(files.write("missing.jsonl", ""), "", "holds no session");
+  EXPECT_THROW(open_agentx_trace(files.path("absent.jsonl")), ConfigError);
 }
 
 TEST(AgentxReader, LineLengthLimit) {
-  const std::string path = write_file("long.txt", "short\n" + std::string(5000, 'x') + "\n");
+  const std::string path = files.write("long.txt", "short\n" + std::string(5000, 'x') + "\n");
   LineReader r(path, 4096);
   std::string_view line;
   ASSERT_TRUE(r.next(line));

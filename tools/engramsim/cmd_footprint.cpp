@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/number_text.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/footprint.hpp"
@@ -40,16 +41,6 @@ std::string fixed(double v, int digits) {
 }
 
 std::string gib(Bytes b) { return fixed(b.gib(), 2); }
-
-std::string with_commas(std::int64_t v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 std::int64_t whole(Bytes b) { return static_cast<std::int64_t>(std::llround(b.value())); }
 

@@ -138,29 +138,28 @@ void print_verdict(const val::ValidationReport& report) {
   std::cout << (report.gate_passed() ? "gate: passed" : "gate: FAILED (exit 4)") << "\n";
 }
 
-void print_text(const val::ValidationSet& set, const val::ValidationReport& report, const val::EvalOptions& options,
-                bool verbose) {
-  std::cout << "Validation set " << report.file << ": " << report.results.size() << " cases, " << report.evaluated()
-            << " evaluated";
+void print_calibrations(const val::ValidationReport& report, const val::EvalOptions& options) {
   if (options.calibrations.empty()) {
     std::cout << " with default efficiencies (no calibration profile)\n\n";
-  } else {
-    std::cout << "; calibration profiles:\n";
-    int served = 0;
-    for (const auto& c : options.calibrations) {
-      int used = 0;
-      for (const auto& r : report.results) used += r.calibration == c.path ? 1 : 0;
-      served += used;
-      const std::string gpu = c.profile.provenance.gpu.empty() ? "host sections only" : c.profile.provenance.gpu;
-      std::cout << "  " << c.path << " (" << gpu << "): " << used << " case(s)\n";
-    }
-    const int rest = static_cast<int>(report.evaluated()) - served;
-    if (rest > 0) std::cout << rest << " other case(s) at default efficiencies; ";
-    std::cout << "tolerances are those of the default efficiencies\n\n";
+    return;
   }
-  const bool cal = !options.calibrations.empty();
+  std::cout << "; calibration profiles:\n";
+  int served = 0;
+  for (const auto& c : options.calibrations) {
+    int used = 0;
+    for (const auto& r : report.results) used += r.calibration == c.path ? 1 : 0;
+    served += used;
+    const std::string gpu = c.profile.provenance.gpu.empty() ? "host sections only" : c.profile.provenance.gpu;
+    std::cout << "  " << c.path << " (" << gpu << "): " << used << " case(s)\n";
+  }
+  const int rest = static_cast<int>(report.evaluated()) - served;
+  if (rest > 0) std::cout << rest << " other case(s) at default efficiencies; ";
+  std::cout << "tolerances are those of the default efficiencies\n\n";
+}
+
+void print_cases(const val::ValidationReport& report, bool calibrated, bool verbose) {
   std::vector<std::string> head{"CASE", "METRIC", "PUBLISHED", "PREDICTED", "ERROR", "TOLERANCE", "RESULT"};
-  if (cal) head.push_back("EFFICIENCIES");
+  if (calibrated) head.push_back("EFFICIENCIES");
   TextTable t(head);
   for (const auto& r : report.results) {
     if (r.status == val::CaseStatus::unsupported) continue;
@@ -171,20 +170,20 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
                                  error_text(r),
                                  r.tolerance ? r.tolerance->describe() : "-",
                                  to_string(r.status)};
-    if (cal) row.push_back(r.calibration.empty() ? "default" : "calibrated");
+    if (calibrated) row.push_back(r.calibration.empty() ? "default" : "calibrated");
     t.add_row(row);
   }
   std::cout << t.render();
   for (const auto& r : report.results)
     if (r.status == val::CaseStatus::error) std::cout << "error: " << r.id << ": " << r.message << "\n";
-  if (verbose) {
-    std::cout << "\nWhat ran:\n";
-    for (const auto& r : report.results)
-      if (r.status != val::CaseStatus::unsupported)
-        std::cout << "  " << r.id << ": " << r.detail << " [" << fmt("%.2f", r.wall_s) << " s]\n";
-  }
+  if (!verbose) return;
+  std::cout << "\nWhat ran:\n";
+  for (const auto& r : report.results)
+    if (r.status != val::CaseStatus::unsupported)
+      std::cout << "  " << r.id << ": " << r.detail << " [" << fmt("%.2f", r.wall_s) << " s]\n";
+}
 
-  std::cout << "\n";
+void print_kinds(const val::ValidationReport& report) {
   TextTable k({"METRIC KIND", "CASES", "TOLERANCE", "FAILED", "KNOWN MISSES", "MAPE", "MEAN |ERROR|", "TARGET"});
   for (const auto& s : report.kinds) {
     const double target = val::mape_target(s.kind);
@@ -198,8 +197,10 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
                std::to_string(s.failed), std::to_string(s.known_misses), mape, abs, tgt});
   }
   std::cout << k.render();
+}
 
-  // Where the error sits: the relative-error kinds by source and by GPU.
+// Where the error sits: the relative-error kinds by source, by GPU and by engine.
+void print_groups(const val::ValidationReport& report) {
   for (const auto& [title, field] :
        {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu},
         std::pair{"ENGINE", &val::CaseResult::engine}}) {
@@ -212,12 +213,21 @@ void print_text(const val::ValidationSet& set, const val::ValidationReport& repo
     const std::string by = std::string(title) == "GPU" ? "GPU" : std::string(title) == "ENGINE" ? "engine" : "source";
     std::cout << "\nStep-level, serving-throughput and latency cases by " << by << ":\n" << g.render();
   }
+}
 
+void print_text(const val::ValidationSet& set, const val::ValidationReport& report, const val::EvalOptions& options,
+                bool verbose) {
+  std::cout << "Validation set " << report.file << ": " << report.results.size() << " cases, " << report.evaluated()
+            << " evaluated";
+  print_calibrations(report, options);
+  print_cases(report, !options.calibrations.empty(), verbose);
+  std::cout << "\n";
+  print_kinds(report);
+  print_groups(report);
   const Coverage cov = coverage_of(set, report);
   std::cout << "\nCoverage of evaluated cases: " << cov.step << " step-level, " << cov.serving << " serving-level; "
             << cov.sources.size() << " sources (" << join(cov.sources) << "); " << cov.gpus.size() << " GPUs ("
             << join(cov.gpus) << "); " << cov.families.size() << " model families (" << join(cov.families) << ")\n";
-
   print_unsupported(report);
   print_verdict(report);
 }
