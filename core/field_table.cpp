@@ -31,9 +31,9 @@ std::string time_words(Time t) {
   const double ns = static_cast<double>(t.count_ns());
   const double a = std::fabs(ns);
   if (a == 0.0) return "0";
-  if (a >= 1e9) return number_words(ns * 1e-9) + "s";
-  if (a >= 1e6) return number_words(ns * 1e-6) + "ms";
-  if (a >= 1e3) return number_words(ns * 1e-3) + "us";
+  if (a >= 1e9) return number_words(ns / 1e9) + "s";
+  if (a >= 1e6) return number_words(ns / 1e6) + "ms";
+  if (a >= 1e3) return number_words(ns / 1e3) + "us";
   return number_words(ns) + "ns";
 }
 
