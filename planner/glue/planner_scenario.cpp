@@ -8,56 +8,129 @@
 #include "hardware/node_spec.hpp"
 
 namespace engramsim::planner {
+namespace {
+
+const FieldTable<PlanTarget>& target_schema() {
+  static const FieldTable<PlanTarget> table = [] {
+    FieldTable<PlanTarget> t("sweep.plan.target");
+    t.rule([](const ConfigNode& m, PlanTarget&) {
+      if (m.has("requests_per_s") == m.has("tokens_per_s"))
+        m.fail("give exactly one of requests_per_s or tokens_per_s");
+    });
+    t.number(
+         "requests_per_s", [](auto& g) -> auto& { return g.requests_per_s; }, 1e-9, 1e12,
+         "the offered load in requests per second")
+        .default_words("none");
+    t.number(
+         "tokens_per_s", [](auto& g) -> auto& { return g.tokens_per_s; }, 1e-9, 1e15,
+         "instead of `requests_per_s`: input + output tokens per second, divided by the workload's mean request")
+        .default_words("none");
+    return t;
+  }();
+  return table;
+}
+
+const FieldTable<RateSearchOptions>& search_schema() {
+  static const FieldTable<RateSearchOptions> table = [] {
+    FieldTable<RateSearchOptions> t("sweep.plan.search");
+    t.number(
+        "lo_per_s", [](auto& s) -> auto& { return s.lo; }, 1e-9, 1e9, "the first rate probed, requests/s per replica");
+    t.rule([](const ConfigNode&, RateSearchOptions& s) { s.hi = std::max(s.hi, 2.0 * s.lo); });
+    t.number(
+         "hi_per_s", [](auto& s) -> auto& { return s.hi; }, 1e-9, 1e9,
+         "the second rate probed; the doubling starts here")
+        .default_words("max(1, 2 x `lo_per_s`)")
+        .check([](const RateSearchOptions& s) { return s.hi > s.lo ? "" : "must be greater than lo_per_s"; });
+    t.number(
+         "max_per_s", [](auto& s) -> auto& { return s.hi_limit; }, 1e-9, 1e12, "no rate above this is probed")
+        .check([](const RateSearchOptions& s) { return s.hi_limit >= s.hi ? "" : "must be at least hi_per_s"; });
+    t.number(
+        "rel_tolerance", [](auto& s) -> auto& { return s.rel_tolerance; }, 1e-6, 1.0,
+        "the search stops when the failing and passing rates are this close, relative to the passing one");
+    t.integer(
+        "max_probes", [](auto& s) -> auto& { return s.max_probes; }, 2, 1000, "the most probes of one candidate");
+    return t;
+  }();
+  return table;
+}
+
+// `tiers`: a non-empty list of known price tiers.
+void read_tiers(const ConfigNode& m, PlanSettings& p) {
+  p.tiers = m.strings("tiers");
+  if (p.tiers.empty()) m.fail_key("tiers", "must list at least one price tier");
+  for (const auto& tier : p.tiers)
+    if (!price_tier_from_string(tier))
+      m.fail_key("tiers", "unknown price tier '" + tier + "' (known: hyperscaler, neocloud, rental)");
+}
+
+void read_load_factors(const ConfigNode& m, PlanSettings& p) {
+  p.load_factors = m.numbers("load_factors", 1e-6, 1e6);
+  if (p.load_factors.empty()) m.fail_key("load_factors", "must list at least one factor");
+}
+
+}  // namespace
+
+const FieldTable<ReportSettings>& report_schema() {
+  static const FieldTable<ReportSettings> table = [] {
+    FieldTable<ReportSettings> t("sweep.report");
+    t.any_text(
+         "title", [](auto& r) -> auto& { return r.title; }, "the report's title")
+        .default_words("`engramsim sizing report`");
+    t.any_text(
+        "question", [](auto& r) -> auto& { return r.question; }, "the question the report opens with");
+    t.custom({"target_interactivity", number_type_words(1e-9, 1e9, false), "none",
+              "tok/s/user at which configurations are compared (the verdict, the plan of a closed loop)"},
+             [](const ConfigNode& m, ReportSettings& r) {
+               r.target_interactivity = m.number("target_interactivity", 1e-9, 1e9);
+             });
+    t.text(
+         "curve_axis", [](auto& r) -> auto& { return r.curve_axis; },
+         "the swept key that traces each configuration's curve; it must be swept")
+        .default_words("`workload.concurrency`");
+    return t;
+  }();
+  return table;
+}
+
+const FieldTable<PlanSettings>& plan_schema() {
+  static const FieldTable<PlanSettings> table = [] {
+    FieldTable<PlanSettings> t("sweep.plan");
+    t.section(
+         "target", [](auto& p) -> auto& { return p.target; }, target_schema(),
+         "the load to serve: exactly one of its two keys")
+        .required();
+    t.integer(
+        "probe_requests", [](auto& p) -> auto& { return p.probe_requests; }, 1, 1000000,
+        "at least this many requests per replica in one rate probe");
+    t.time(
+        "min_probe_span", [](auto& p) -> auto& { return p.min_probe_span; }, Time::zero(), Time::from_seconds(3600.0),
+        "and at least this long a stretch of arrivals");
+    t.section(
+        "search", [](auto& p) -> auto& { return p.search; }, search_schema(), "the rate search of one candidate");
+    t.positive(
+        "max_queue_p99", [](auto& p) -> auto& { return p.max_queue_p99; },
+        "overload guard: a probe whose p99 queueing delay exceeds this fails");
+    t.custom({"tiers", "list of `hyperscaler` \\| `neocloud` \\| `rental`", "all three",
+              "the price tiers of the sensitivity table"},
+             read_tiers);
+    t.custom({"load_factors", "list of numbers in [1e-06, 1e+06]", "0.8, 1, 1.2",
+              "the target multipliers of the sensitivity table"},
+             read_load_factors);
+    return t;
+  }();
+  return table;
+}
 
 ReportSettings parse_report_settings(const ConfigNode& n) {
   ReportSettings r;
-  r.title = n.str_or("title", "");
-  r.question = n.str_or("question", "");
-  if (n.has("target_interactivity")) r.target_interactivity = n.number("target_interactivity", 1e-9, 1e9);
-  r.curve_axis = n.str_or("curve_axis", r.curve_axis);
-  if (r.curve_axis.empty()) n.fail_key("curve_axis", "must not be empty");
+  report_schema().read(n, r);
   n.finish();
   return r;
 }
 
 PlanSettings parse_plan_settings(const ConfigNode& n) {
   PlanSettings p;
-  const ConfigNode t = n.child("target");
-  const bool by_requests = t.has("requests_per_s");
-  const bool by_tokens = t.has("tokens_per_s");
-  if (by_requests == by_tokens) t.fail("give exactly one of requests_per_s or tokens_per_s");
-  if (by_requests)
-    p.target.requests_per_s = t.number("requests_per_s", 1e-9, 1e12);
-  else
-    p.target.tokens_per_s = t.number("tokens_per_s", 1e-9, 1e15);
-  t.finish();
-  p.probe_requests = n.integer_or("probe_requests", p.probe_requests, 1, 1000000);
-  p.min_probe_span = n.time_or("min_probe_span", p.min_probe_span);
-  if (p.min_probe_span < Time::zero() || p.min_probe_span > Time::ms(3600e3))
-    n.fail_key("min_probe_span", "must be in [0, 1h]");
-  if (const auto s = n.optional_child("search")) {
-    p.search.lo = s->number_or("lo_per_s", p.search.lo, 1e-9, 1e9);
-    p.search.hi = s->number_or("hi_per_s", std::max(p.search.hi, 2.0 * p.search.lo), 1e-9, 1e9);
-    p.search.hi_limit = s->number_or("max_per_s", p.search.hi_limit, 1e-9, 1e12);
-    p.search.rel_tolerance = s->number_or("rel_tolerance", p.search.rel_tolerance, 1e-6, 1.0);
-    p.search.max_probes = static_cast<int>(s->integer_or("max_probes", p.search.max_probes, 2, 1000));
-    if (!(p.search.hi > p.search.lo)) s->fail_key("hi_per_s", "must be greater than lo_per_s");
-    if (p.search.hi_limit < p.search.hi) s->fail_key("max_per_s", "must be at least hi_per_s");
-    s->finish();
-  }
-  p.max_queue_p99 = n.time_or("max_queue_p99", p.max_queue_p99);
-  if (p.max_queue_p99 <= Time::zero()) n.fail_key("max_queue_p99", "must be > 0");
-  if (n.has("tiers")) {
-    p.tiers = n.strings("tiers");
-    if (p.tiers.empty()) n.fail_key("tiers", "must list at least one price tier");
-    for (const auto& tier : p.tiers)
-      if (!price_tier_from_string(tier))
-        n.fail_key("tiers", "unknown price tier '" + tier + "' (known: hyperscaler, neocloud, rental)");
-  }
-  if (n.has("load_factors")) {
-    p.load_factors = n.numbers("load_factors", 1e-6, 1e6);
-    if (p.load_factors.empty()) n.fail_key("load_factors", "must list at least one factor");
-  }
+  plan_schema().read(n, p);
   n.finish();
   return p;
 }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/config_node.hpp"
+#include "core/field_table.hpp"
 #include "core/units.hpp"
 #include "planner/fleet_plan.hpp"
 #include "planner/plan_search.hpp"
@@ -53,6 +54,11 @@ struct PlannerScenario {
 // Reads `path`, applies `set_args` ("key.path=value", in order), parses and strips sweep.report and
 // sweep.plan, expands the sweep. ConfigError (exit 2) on any bad input.
 PlannerScenario load_planner_scenario(const std::string& path, const std::vector<std::string>& set_args);
+
+// The keys of `sweep.report` and `sweep.plan`, declared once: they read the file and are
+// docs/planning.md's tables (tests/planner_cli/test_planner_glue.cpp).
+const FieldTable<ReportSettings>& report_schema();
+const FieldTable<PlanSettings>& plan_schema();
 
 // Parses a `report:` / `plan:` map (marks keys read, rejects unknown ones).
 ReportSettings parse_report_settings(const ConfigNode& node);

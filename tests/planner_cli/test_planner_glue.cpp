@@ -14,6 +14,7 @@
 #include "planner/glue/provenance.hpp"
 #include "planner/glue/rate_planner.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
+#include "tests/support/docs_table.hpp"
 
 namespace engramsim::planner {
 namespace {
@@ -71,6 +72,22 @@ TEST(PlannerScenario, StrictPlanAndReportBlocks) {
   }
   EXPECT_THROW(parse_report_settings(ConfigNode::load_string("titel: x", "r.yaml")), ConfigError);
   EXPECT_THROW(parse_report_settings(ConfigNode::load_string("target_interactivity: -1", "r.yaml")), ConfigError);
+}
+
+TEST(PlannerScenario, DocsTablesAreTheSchemas) {
+  test::check_docs_table("docs/planning.md", "### Report keys (`sweep.report:`)", report_schema().markdown());
+  test::check_docs_table("docs/planning.md", "### Plan keys (`sweep.plan:`)", plan_schema().markdown());
+}
+
+TEST(PlannerScenario, PlanDefaultsFollowTheSearchStart) {
+  const PlanSettings p =
+      parse_plan_settings(ConfigNode::load_string("target: {requests_per_s: 1}\nsearch: {lo_per_s: 4}", "p.yaml"));
+  EXPECT_DOUBLE_EQ(p.search.hi, 8.0);  // twice lo_per_s when hi_per_s is left out
+  EXPECT_EQ(p.probe_requests, PlanSettings().probe_requests);
+  const PlanSettings q = parse_plan_settings(ConfigNode::load_string("target: {tokens_per_s: 10}", "p.yaml"));
+  EXPECT_DOUBLE_EQ(q.search.hi, RateSearchOptions().hi);  // no search block: the defaults as declared
+  EXPECT_DOUBLE_EQ(q.target.tokens_per_s, 10.0);
+  EXPECT_DOUBLE_EQ(q.target.requests_per_s, 0.0);
 }
 
 TEST(PlannerScenario, EvaluationKeyFollowsTheSettingsThatChangeResults) {
