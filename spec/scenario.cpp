@@ -20,47 +20,62 @@
 namespace engramsim::sim {
 namespace {
 
+// A time above zero.
+Time slo_time(const ConfigNode& map, const std::string& key) {
+  const ConfigNode v = map.child(key);
+  const Time t = v.as_time();
+  if (t <= Time::zero()) v.fail("must be > 0");
+  return t;
+}
+
+void add_slo_bounds(FieldTable<ScenarioSlo>& t) {
+  const auto bound = [&t](const char* key, std::optional<Time> SloParams::*member, const char* what) {
+    t.custom({key, "time > 0", std::string("the `") + key + "_p99` target, if any",
+              std::string("per-request bound on ") + what + ": `request_goodput` counts requests within all bounds"},
+             [key, member](const ConfigNode& m, ScenarioSlo& s) { s.per_request.*member = slo_time(m, key); });
+  };
+  bound("ttft", &SloParams::ttft, "the time to first token");
+  bound("tpot", &SloParams::tpot, "the time per output token");
+  bound("e2el", &SloParams::e2el, "the end-to-end latency");
+}
+
+void add_slo_targets(FieldTable<ScenarioSlo>& t) {
+  static const char* metrics[] = {"ttft", "tpot", "itl", "e2el"};  // in the order of SloMetric
+  static const char* stats[] = {"p50", "p90", "p99", "mean"};      // in the order of SloStat
+  for (int mi = 0; mi < 4; ++mi) {
+    for (int si = 0; si < 4; ++si) {
+      const std::string key = std::string(metrics[mi]) + "_" + stats[si];
+      const auto metric = static_cast<SloMetric>(mi);
+      const auto stat = static_cast<SloStat>(si);
+      t.custom({key, "time > 0", "none", std::string("target on the run's ") + stats[si] + " " + metrics[mi]},
+               [key, metric, stat](const ConfigNode& m, ScenarioSlo& s) {
+                 s.targets.push_back({key, metric, stat, slo_time(m, key)});
+               });
+    }
+  }
+}
+
+// The targets in the file's order; a p99 target stands in for a missing per-request bound.
+void finish_slo(const ConfigNode& m, ScenarioSlo& s) {
+  // The map's own key order (ConfigNode::keys() would mark every key read, unknown ones too).
+  std::vector<std::string> order;
+  for (const auto& kv : m.raw()) order.push_back(kv.first.Scalar());
+  const auto position = [&order](const SloTarget& g) { return std::find(order.begin(), order.end(), g.key); };
+  std::stable_sort(s.targets.begin(), s.targets.end(),
+                   [&](const SloTarget& a, const SloTarget& b) { return position(a) < position(b); });
+  for (const SloTarget& g : s.targets) {
+    if (g.stat != SloStat::p99) continue;
+    if (g.metric == SloMetric::ttft && !s.per_request.ttft) s.per_request.ttft = g.limit;
+    if (g.metric == SloMetric::tpot && !s.per_request.tpot) s.per_request.tpot = g.limit;
+    if (g.metric == SloMetric::e2el && !s.per_request.e2el) s.per_request.e2el = g.limit;
+  }
+}
+
 ScenarioSlo parse_slo_section(const ConfigNode& s) {
   ScenarioSlo out;
-  // In the order of SloMetric and SloStat.
-  static const std::vector<std::string> metrics = {"ttft", "tpot", "itl", "e2el"};
-  static const std::vector<std::string> stats = {"p50", "p90", "p99", "mean"};
-  std::optional<Time> p99[4];
-  for (const std::string& key : s.keys()) {
-    const ConfigNode v = s.child(key);
-    if (key == "min_interactivity") {
-      out.min_interactivity = v.as_number();
-      if (!(out.min_interactivity > 0.0)) v.fail("must be > 0 (tokens/s per user)");
-      continue;
-    }
-    const auto us = key.find('_');
-    const std::string metric = key.substr(0, us);
-    const auto m = std::find(metrics.begin(), metrics.end(), metric);
-    if (m == metrics.end() || (us == std::string::npos && metric == "itl")) {
-      s.fail_key(key,
-                 "unknown SLO key (known: ttft, tpot, e2el per-request bounds; <ttft|tpot|itl|e2el>_<p50|p90|p99|mean> "
-                 "targets; min_interactivity)");
-    }
-    const Time t = v.as_time();
-    if (t <= Time::zero()) v.fail("must be > 0");
-    if (us == std::string::npos) {
-      if (metric == "ttft") out.per_request.ttft = t;
-      if (metric == "tpot") out.per_request.tpot = t;
-      if (metric == "e2el") out.per_request.e2el = t;
-      continue;
-    }
-    const std::string stat = key.substr(us + 1);
-    const auto st = std::find(stats.begin(), stats.end(), stat);
-    if (st == stats.end()) s.fail_key(key, "unknown statistic '" + stat + "' (known: p50, p90, p99, mean)");
-    out.targets.push_back(
-        {key, static_cast<SloMetric>(m - metrics.begin()), static_cast<SloStat>(st - stats.begin()), t});
-    if (stat == "p99") p99[m - metrics.begin()] = t;
-  }
+  if (!s.is_map()) s.finish();  // "expected a map"
+  slo_schema().read(s, out);
   s.finish();
-  // Goodput counts requests within the per-request bounds; a p99 target stands in for a missing one.
-  if (!out.per_request.ttft) out.per_request.ttft = p99[0];
-  if (!out.per_request.tpot) out.per_request.tpot = p99[1];
-  if (!out.per_request.e2el) out.per_request.e2el = p99[3];
   return out;
 }
 
@@ -202,6 +217,23 @@ void add_run_keys(FieldTable<ScenarioDraft>& t) {
 }
 
 }  // namespace
+
+const FieldTable<ScenarioSlo>& slo_schema() {
+  static const FieldTable<ScenarioSlo> table = [] {
+    FieldTable<ScenarioSlo> t("slo");
+    add_slo_bounds(t);
+    add_slo_targets(t);
+    t.custom({"min_interactivity", "number > 0", "none", "target on 1000 / median TPOT, tokens/s per user"},
+             [](const ConfigNode& m, ScenarioSlo& s) {
+               const ConfigNode v = m.child("min_interactivity");
+               s.min_interactivity = v.as_number();
+               if (!(s.min_interactivity > 0.0)) v.fail("must be > 0 (tokens/s per user)");
+             });
+    t.rule(finish_slo);
+    return t;
+  }();
+  return table;
+}
 
 FieldTable<ScenarioDraft> scenario_schema() {
   FieldTable<ScenarioDraft> t("scenario");

@@ -139,6 +139,10 @@ struct ScenarioSlo {
   bool any() const { return per_request.any() || !targets.empty() || min_interactivity > 0.0; }
 };
 
+// The keys of `slo:`, declared once (core/field_table.hpp): the per-request bounds, every
+// `<metric>_<stat>` target and min_interactivity; the targets keep the file's order.
+const FieldTable<ScenarioSlo>& slo_schema();
+
 struct ScenarioParams {
   std::string file;  // the scenario file as given
   std::string name;

@@ -87,29 +87,6 @@ std::string existing_file(const ConfigNode& parent, const std::string& key) {
 
 using LengthFactory = std::function<std::unique_ptr<LengthDistribution>()>;
 
-// `input:` + `output:`, or `lengths:` (empirical pairs). Returns the factory and its description.
-LengthFactory parse_lengths(const ConfigNode& w, std::string& description) {
-  const bool pairs = w.has("lengths");
-  if (pairs && (w.has("input") || w.has("output")))
-    w.fail_key("lengths", "give either lengths (empirical pairs) or input and output, not both");
-  if (pairs) {
-    const ConfigNode l = w.child("lengths");
-    l.one_of("distribution", {"empirical"});
-    const std::string file = existing_file(l, "file");
-    const std::int64_t max_total = l.integer_or("max_total_tokens", 0, 0);
-    l.finish();
-    // Load and validate once now; each run samples from its own copy.
-    const auto table = std::make_shared<const EmpiricalLengths>(file, max_total);
-    description = table->describe();
-    return [table] { return std::make_unique<EmpiricalLengths>(*table); };
-  }
-  if (!w.has("input") || !w.has("output")) w.fail("a generated workload needs input and output (or lengths)");
-  const auto in = parse_marginal(w.child("input"));
-  const auto out = parse_marginal(w.child("output"));
-  description = IndependentLengths(in, out).describe();
-  return [in, out] { return std::make_unique<IndependentLengths>(in, out); };
-}
-
 std::string seconds_text(Time t) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%g s", t.seconds());
@@ -230,66 +207,107 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
   return out;
 }
 
+// ---- closed and open loops ----
+
+// `lengths: {distribution: empirical, file, max_total_tokens}`: loaded and checked once, now.
+std::shared_ptr<const EmpiricalLengths> parse_empirical(const ConfigNode& l) {
+  l.one_of("distribution", {"empirical"});
+  const std::string file = existing_file(l, "file");
+  const std::int64_t max_total = l.integer_or("max_total_tokens", 0, 0);
+  l.finish();
+  return std::make_shared<const EmpiricalLengths>(file, max_total);
+}
+
+// `input:` + `output:`, or `lengths:` (empirical pairs).
+void add_length_keys(FieldTable<GeneratedDraft>& t) {
+  t.rule([](const ConfigNode& w, GeneratedDraft&) {
+    const bool pairs = w.has("lengths");
+    if (pairs && (w.has("input") || w.has("output")))
+      w.fail_key("lengths", "give either lengths (empirical pairs) or input and output, not both");
+    if (!pairs && (!w.has("input") || !w.has("output")))
+      w.fail("a generated workload needs input and output (or lengths)");
+  });
+  t.custom({"input", "a length distribution (below)", "required unless `lengths`",
+            "prompt tokens, drawn independently per request before the output"},
+           [](const ConfigNode& w, GeneratedDraft& o) { o.input = parse_marginal(w.child("input")); });
+  t.custom({"output", "a length distribution (below)", "required unless `lengths`", "output tokens"},
+           [](const ConfigNode& w, GeneratedDraft& o) { o.output = parse_marginal(w.child("output")); });
+  t.custom({"lengths", "`{distribution: empirical, file: F, max_total_tokens: 0}`", "none",
+            "instead of `input`/`output`: (input, output) pairs drawn uniformly with replacement from a lengths file "
+            "(`num_prefill_tokens,num_decode_tokens` columns), beside the scenario, then under the data root"},
+           [](const ConfigNode& w, GeneratedDraft& o) { o.pairs = parse_empirical(w.child("lengths")); });
+}
+
+// The draft's lengths as a factory (each run samples from its own copy), and their description.
+LengthFactory lengths_of(const GeneratedDraft& o, std::string& description) {
+  if (o.pairs) {
+    description = o.pairs->describe();
+    return [table = o.pairs] { return std::make_unique<EmpiricalLengths>(*table); };
+  }
+  description = IndependentLengths(o.input, o.output).describe();
+  return [in = o.input, out = o.output] { return std::make_unique<IndependentLengths>(in, out); };
+}
+
 constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
 
-ScenarioWorkload parse_closed_loop(const ConfigNode& w) {
+FieldTable<GeneratedDraft> arrival_schema() {
+  FieldTable<GeneratedDraft> t("workload.arrival");
+  t.custom({"process", "`poisson` \\| `gamma`", "required", "the arrival process"}, [](const ConfigNode& a,
+                                                                                       GeneratedDraft& o) {
+     o.process = a.one_of("process", {"poisson", "gamma"});
+   }).required();
+  t.number(
+       "rate_per_s", [](auto& o) -> auto& { return o.rate_per_s; }, 1e-12, 1e12, "mean arrivals per second")
+      .required();
+  t.number(
+       "cv", [](auto& o) -> auto& { return o.cv; }, 1e-6, 1e6,
+       "gamma: the gaps' coefficient of variation (1 is Poisson); required for gamma, refused for poisson")
+      .default_words("gamma: required");
+  t.rule([](const ConfigNode& a, GeneratedDraft& o) {
+    if (o.process == "gamma") a.child("cv");  // "missing required field"
+    if (o.process == "poisson" && a.has("cv")) a.fail_key("cv", "only a gamma process takes cv");
+  });
+  return t;
+}
+
+ScenarioWorkload closed_loop_workload(const GeneratedDraft& o) {
   ScenarioWorkload out;
   out.kind = WorkloadKind::closed_loop;
-  const auto clients = static_cast<std::int32_t>(w.integer("concurrency", 1, kMaxClients));
-  // InferenceX sends num_prompts = 10 x concurrency.
-  const std::int64_t n = w.integer_or("num_requests", 10LL * clients, 1, kMaxRequestsPerRun);
-  if (n > kMaxRequestsPerRun)
-    w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
-                                  " a run may send; give num_requests");
   std::string lengths_text;
-  const LengthFactory lengths = parse_lengths(w, lengths_text);
-  w.finish();
-  const auto count = static_cast<std::uint64_t>(n);
+  const LengthFactory lengths = lengths_of(o, lengths_text);
+  const auto count = static_cast<std::uint64_t>(o.num_requests);
   out.num_requests = count;
-  out.spec.concurrency = clients;
+  out.spec.concurrency = o.concurrency;
   out.spec.max_requests = count;
   out.spec.source = [lengths, count](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
     return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, count);
   };
-  out.description =
-      "closed loop, " + std::to_string(clients) + " clients, " + std::to_string(n) + " requests, " + lengths_text;
+  out.description = "closed loop, " + std::to_string(o.concurrency) + " clients, " + std::to_string(o.num_requests) +
+                    " requests, " + lengths_text;
   return out;
 }
 
 // "open loop, poisson arrivals at 2 req/s, 100 requests, for 60 s, <lengths>".
-std::string open_loop_description(const std::string& process, double rate, double cv, std::int64_t n, Time duration,
-                                  const std::string& lengths_text) {
+std::string open_loop_description(const GeneratedDraft& o, const std::string& lengths_text) {
   char rate_text[64];
-  std::snprintf(rate_text, sizeof rate_text, "%g", rate);
-  return "open loop, " + process + " arrivals at " + rate_text + " req/s" +
-         (process == "gamma" ? " (cv " + std::to_string(cv) + ")" : std::string()) +
+  std::snprintf(rate_text, sizeof rate_text, "%g", o.rate_per_s);
+  const std::int64_t n = o.num_requests;
+  return "open loop, " + o.process + " arrivals at " + rate_text + " req/s" +
+         (o.process == "gamma" ? " (cv " + std::to_string(o.cv) + ")" : std::string()) +
          (n > 0 ? ", " + std::to_string(n) + " requests" : std::string()) +
-         (duration != Time::max() ? ", for " + seconds_text(duration) : std::string()) + ", " + lengths_text;
+         (o.duration != Time::max() ? ", for " + seconds_text(o.duration) : std::string()) + ", " + lengths_text;
 }
 
-ScenarioWorkload parse_open_loop(const ConfigNode& w) {
+ScenarioWorkload open_loop_workload(const GeneratedDraft& o) {
   ScenarioWorkload out;
   out.kind = WorkloadKind::open_loop;
-  const ConfigNode a = w.child("arrival");
-  const std::string process = a.one_of("process", {"poisson", "gamma"});
-  const double rate = a.number("rate_per_s", 1e-12, 1e12);
-  const double cv = process == "gamma" ? a.number("cv", 1e-6, 1e6) : 1.0;
-  a.finish();
-  const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
-  const Time duration = w.time_or("duration", Time::max());
-  if (n == 0 && duration == Time::max()) w.fail("an open-loop workload needs num_requests and/or duration");
-  if (duration <= Time::zero()) w.fail_key("duration", "must be > 0");
-  if (n == 0 && rate * duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
-    w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
-                               " requests, the most a run may send; shorten it or give num_requests");
   std::string lengths_text;
-  const LengthFactory lengths = parse_lengths(w, lengths_text);
-  w.finish();
-  const std::uint64_t count = requests_or_unbounded(n);
-  out.num_requests = n > 0 ? count : 0;
+  const LengthFactory lengths = lengths_of(o, lengths_text);
+  const std::uint64_t count = requests_or_unbounded(o.num_requests);
+  out.num_requests = o.num_requests > 0 ? count : 0;
   out.spec.max_requests = count;
-  out.spec.source = [process, rate, cv, lengths, count,
-                     duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+  out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count,
+                     duration = o.duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
     std::unique_ptr<ArrivalProcess> arrivals;
     if (process == "poisson")
       arrivals = std::make_unique<PoissonArrivals>(rate);
@@ -297,8 +315,16 @@ ScenarioWorkload parse_open_loop(const ConfigNode& w) {
       arrivals = std::make_unique<GammaArrivals>(rate, cv);
     return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
   };
-  out.description = open_loop_description(process, rate, cv, n, duration, lengths_text);
+  out.description = open_loop_description(o, lengths_text);
   return out;
+}
+
+template <class Draft>
+Draft read_kind(const ConfigNode& w, const FieldTable<Draft>& schema) {
+  Draft draft;
+  schema.read(w, draft);
+  w.finish();
+  return draft;
 }
 
 std::string names_words(const std::vector<std::string>& names) {
@@ -364,22 +390,15 @@ std::string trace_description(const std::string& path, const std::string& format
   return out;
 }
 
-ScenarioWorkload parse_trace_workload(const ConfigNode& w) {
+ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
   ScenarioWorkload out;
   out.kind = WorkloadKind::trace;
-  const ConfigNode t = w.child("trace");
-  TraceDraft trace;
-  static const FieldTable<TraceDraft> schema = trace_schema();
-  if (!t.is_map()) t.finish();  // "expected a map"
-  schema.read(t, trace);
-  t.finish();
-  const std::string& path = trace.path;
-  const std::string& format = trace.format;
-  const TraceOptions opt = trace.options;
-  const TransformParams tp = trace.transform;
-  const std::int64_t n = w.integer_or("num_requests", 0, 0, kMaxRequestsPerRun);
-  const auto clients = static_cast<std::int32_t>(w.integer_or("concurrency", 0, 0, kMaxClients));
-  w.finish();
+  const std::string& path = o.trace.path;
+  const std::string& format = o.trace.format;
+  const TraceOptions opt = o.trace.options;
+  const TransformParams tp = o.trace.transform;
+  const std::int64_t n = o.num_requests;
+  const std::int32_t clients = o.concurrency;
   // An unrecognisable file fails now, at the edge, not inside a run.
   const std::string resolved_format = format == "auto" ? detect_trace_format(path) : format;
   open_trace(path, resolved_format, opt);
@@ -407,6 +426,68 @@ FieldTable<AgentxDraft> agentx_schema() {
   return t;
 }
 
+FieldTable<GeneratedDraft> closed_loop_schema() {
+  FieldTable<GeneratedDraft> t("workload");
+  t.integer(
+       "concurrency", [](auto& o) -> auto& { return o.concurrency; }, 1, kMaxClients,
+       "clients that each send the next request the moment the previous one finishes (InferenceX, `vllm bench "
+       "serve --max-concurrency`)")
+      .required();
+  t.rule([](const ConfigNode&, GeneratedDraft& o) { o.num_requests = 10LL * o.concurrency; });
+  t.integer(
+       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 1, kMaxRequestsPerRun, "requests to send")
+      .default_words("10 x concurrency (InferenceX `num_prompts`)");
+  t.rule([](const ConfigNode& w, GeneratedDraft& o) {
+    if (o.num_requests > kMaxRequestsPerRun)
+      w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
+                                    " a run may send; give num_requests");
+  });
+  add_length_keys(t);
+  return t;
+}
+
+FieldTable<GeneratedDraft> open_loop_schema() {
+  FieldTable<GeneratedDraft> t("workload");
+  t.section("arrival", arrival_schema(), "how requests arrive").required();
+  t.integer(
+       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 0, kMaxRequestsPerRun,
+       "requests to send (0: until `duration`)")
+      .default_words("required unless `duration`");
+  t.positive(
+       "duration", [](auto& o) -> auto& { return o.duration; }, "stop generating arrivals after this time")
+      .default_words("none");
+  t.rule([](const ConfigNode& w, GeneratedDraft& o) {
+    if (o.num_requests == 0 && o.duration == Time::max())
+      w.fail("an open-loop workload needs num_requests and/or duration");
+    if (o.num_requests == 0 && o.rate_per_s * o.duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
+      w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
+                                 " requests, the most a run may send; shorten it or give num_requests");
+  });
+  add_length_keys(t);
+  return t;
+}
+
+FieldTable<TraceWorkloadDraft> trace_workload_schema() {
+  FieldTable<TraceWorkloadDraft> t("workload");
+  t.custom({"trace", "map", "required", "the file and how it is replayed (`workload.trace`, below)"},
+           [](const ConfigNode& w, TraceWorkloadDraft& o) {
+             static const FieldTable<TraceDraft> schema = trace_schema();
+             const ConfigNode tr = w.child("trace");
+             if (!tr.is_map()) tr.finish();  // "expected a map"
+             schema.read(tr, o.trace);
+             tr.finish();
+           })
+      .required();
+  t.integer(
+       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 0, kMaxRequestsPerRun,
+       "replay only the first N requests (0: all)")
+      .default_words("all");
+  t.integer(
+      "concurrency", [](auto& o) -> auto& { return o.concurrency; }, 0, kMaxClients,
+      "> 0: replay the trace's lengths in closed loop with this many clients, ignoring its times");
+  return t;
+}
+
 FieldTable<TraceDraft> trace_schema() {
   FieldTable<TraceDraft> t("workload.trace");
   add_trace_file_keys(t);
@@ -417,9 +498,16 @@ FieldTable<TraceDraft> trace_schema() {
 ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model_len) {
   const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace", "agentx"});
   if (kind == "agentx") return parse_agentx(w, model_len);
-  if (kind == "closed_loop") return parse_closed_loop(w);
-  if (kind == "open_loop") return parse_open_loop(w);
-  return parse_trace_workload(w);
+  if (kind == "closed_loop") {
+    static const FieldTable<GeneratedDraft> schema = closed_loop_schema();
+    return closed_loop_workload(read_kind(w, schema));
+  }
+  if (kind == "open_loop") {
+    static const FieldTable<GeneratedDraft> schema = open_loop_schema();
+    return open_loop_workload(read_kind(w, schema));
+  }
+  static const FieldTable<TraceWorkloadDraft> schema = trace_workload_schema();
+  return trace_workload(read_kind(w, schema));
 }
 
 }  // namespace engramsim::sim

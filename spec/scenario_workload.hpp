@@ -62,9 +62,9 @@ inline constexpr std::int64_t kMaxRequestsPerRun = 10'000'000;
 inline constexpr std::int64_t kDefaultAgentxModelLen = 1048576;
 ScenarioWorkload parse_scenario_workload(const ConfigNode& node, std::int64_t model_len = kDefaultAgentxModelLen);
 
-// The keys of two workload maps, declared once (core/field_table.hpp): they read the scenario and are
-// docs/scenarios.md's tables (tests/scenario/test_schema_docs.cpp). The kinds closed_loop and
-// open_loop, whose keys and defaults change with the kind, are read by hand.
+// The keys of each kind's workload map, declared once (core/field_table.hpp): they read the
+// scenario and are docs/scenarios.md's tables (tests/scenario/test_schema_docs.cpp). `kind` itself is
+// read first and chooses the table.
 struct AgentxDraft {
   AgenticReplayParams replay;
   std::string trace_path;                         // `trace:`, resolved and opened
@@ -80,6 +80,29 @@ struct TraceDraft {
   TransformParams transform;
 };
 FieldTable<TraceDraft> trace_schema();  // `workload.trace`
+
+struct TraceWorkloadDraft {
+  TraceDraft trace;
+  std::int64_t num_requests = 0;  // 0: the whole trace
+  std::int32_t concurrency = 0;   // > 0: the trace's lengths in closed loop
+};
+FieldTable<TraceWorkloadDraft> trace_workload_schema();  // `workload` of kind trace (less `kind`)
+
+class LengthMarginal;  // below
+
+// A generated workload: kinds closed_loop and open_loop (each declares only its own keys).
+struct GeneratedDraft {
+  std::int32_t concurrency = 0;                         // closed loop: clients
+  std::int64_t num_requests = 0;                        // open loop: 0 = until `duration`
+  Time duration = Time::max();                          // open loop
+  std::string process = "poisson";                      // open loop: `arrival.process`
+  double rate_per_s = 0.0;                              // open loop: `arrival.rate_per_s`
+  double cv = 1.0;                                      // open loop, gamma: `arrival.cv`
+  std::shared_ptr<const LengthMarginal> input, output;  // `input`, `output`
+  std::shared_ptr<const EmpiricalLengths> pairs;        // `lengths`
+};
+FieldTable<GeneratedDraft> closed_loop_schema();  // `workload` of kind closed_loop (less `kind`)
+FieldTable<GeneratedDraft> open_loop_schema();    // `workload` of kind open_loop (less `kind`)
 
 // Input and output lengths drawn independently (input first, from the same stream).
 class LengthMarginal {

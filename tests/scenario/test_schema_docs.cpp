@@ -42,8 +42,15 @@ TEST(SchemaDocs, InRunSectionTablesAreTheSchemas) {
 }
 
 TEST(SchemaDocs, WorkloadTablesAreTheSchemas) {
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `closed_loop`)", closed_loop_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `open_loop`)", open_loop_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `trace`)", trace_workload_schema().markdown());
   test::check_docs_table("docs/scenarios.md", "### `workload.trace`", trace_schema().markdown());
   test::check_docs_table("docs/scenarios.md", "### `workload` (kind `agentx`)", agentx_schema().markdown());
+}
+
+TEST(SchemaDocs, SloTableIsTheSchemas) {
+  test::check_docs_table("docs/scenarios.md", "## `slo`", slo_schema().markdown());
 }
 
 }  // namespace
