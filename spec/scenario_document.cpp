@@ -108,14 +108,6 @@ std::pair<YAML::Node, std::size_t> parse_variant(const ScenarioDocument& doc, co
   return {parse_text(doc), i};
 }
 
-struct CompareEntry {
-  std::string name;
-  std::string description;
-  std::string baseline;
-  SourceLocation baseline_at;
-  std::vector<std::string> keys;
-};
-
 void apply_cli_sets(YAML::Node& root, const std::vector<SetArgument>& sets) {
   for (const auto& s : sets) apply_override(root, s.key, parse_set_value(s), {kCommandLineSet, 0, 0});
 }
@@ -132,23 +124,12 @@ ScenarioDocument read_scenario_document(const std::string& path) { return {path,
 
 namespace {
 
-// One `compare:` entry: its name, description, baseline and the keys its `set:` names.
 CompareEntry parse_compare_entry(const ConfigNode& e, std::set<std::string>& seen) {
+  if (!e.is_map()) e.finish();  // "expected a map"
   CompareEntry c;
-  c.name = e.str("name");
-  if (!safe_name(c.name)) e.fail_key("name", "use letters, digits, '-', '_' and '.' (it names an output folder)");
-  if (!seen.insert(c.name).second) e.fail_key("name", "duplicate variant name '" + c.name + "'");
-  c.description = e.str_or("description", "");
-  if (e.has("baseline")) {
-    c.baseline = e.str("baseline");
-    c.baseline_at = e.child("baseline").location();
-  }
-  if (!e.has("set")) e.finish();  // a misspelt `set` is reported as the unknown key it is
-  const ConfigNode set = e.child("set");
-  if (!set.is_map()) set.fail("expected a map of key.path: value");
-  c.keys = set.keys();
-  if (c.keys.empty()) set.fail("a variant must set at least one key");
+  compare_entry_schema().read(e, c);
   e.finish();
+  if (!seen.insert(c.name).second) e.fail_key("name", "duplicate variant name '" + c.name + "'");
   return c;
 }
 
@@ -230,6 +211,41 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
   const std::optional<CompareLines> lines = compare_lines(probe);
   for (std::size_t i = 0; i < entries.size(); ++i) out.push_back(expand_variant(doc, lines, entries[i], i, sets));
   return out;
+}
+
+const FieldTable<CompareEntry>& compare_entry_schema() {
+  static const FieldTable<CompareEntry> table = [] {
+    FieldTable<CompareEntry> t("compare");
+    t.custom({"name", "letters, digits, `-` `_` `.`", "required", "names the variant and its output folder; unique"},
+             [](const ConfigNode& e, CompareEntry& c) {
+               c.name = e.str("name");
+               if (!safe_name(c.name))
+                 e.fail_key("name", "use letters, digits, '-', '_' and '.' (it names an output folder)");
+             })
+        .required();
+    t.any_text(
+        "description", [](auto& c) -> auto& { return c.description; }, "one line shown above its results");
+    t.custom(
+        {"baseline", "a variant's name", "the first variant", "ratios against this variant; not the variant itself"},
+        [](const ConfigNode& e, CompareEntry& c) {
+          c.baseline = e.str("baseline");
+          c.baseline_at = e.child("baseline").location();
+        });
+    t.rule([](const ConfigNode& e, CompareEntry&) {
+      if (!e.has("set")) e.finish();  // a misspelt `set` is reported as the unknown key it is
+    });
+    t.custom({"set", "map of `key.path: value`", "required",
+              "overrides of the base scenario, at least one; the command line's `--set` wins"},
+             [](const ConfigNode& e, CompareEntry& c) {
+               const ConfigNode set = e.child("set");
+               if (!set.is_map()) set.fail("expected a map of key.path: value");
+               c.keys = set.keys();
+               if (c.keys.empty()) set.fail("a variant must set at least one key");
+             })
+        .required();
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace engramsim::sim

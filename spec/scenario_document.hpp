@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/field_table.hpp"
 
 namespace engramsim::sim {
 
@@ -63,5 +64,16 @@ struct ScenarioVariant {
 // ConfigErrors.
 // Overrides go through core's apply_override (core/config_override.hpp).
 std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets);
+
+// One `compare:` entry: its name, description, baseline and the keys its `set:` names.
+struct CompareEntry {
+  std::string name;
+  std::string description;
+  std::string baseline;  // empty: the first variant (the first itself has none)
+  SourceLocation baseline_at;
+  std::vector<std::string> keys;
+};
+// Its keys, declared once (core/field_table.hpp); docs/scenarios.md "## `compare`" is its table.
+const FieldTable<CompareEntry>& compare_entry_schema();
 
 }  // namespace engramsim::sim

@@ -10,6 +10,7 @@
 #include "sim/serving/scheduler_registry.hpp"
 #include "spec/deployment_schema.hpp"
 #include "spec/scenario.hpp"
+#include "spec/scenario_document.hpp"
 #include "spec/scenario_in_run.hpp"
 #include "spec/scenario_workload.hpp"
 #include "spec/scheduler_schema.hpp"
@@ -47,6 +48,10 @@ TEST(SchemaDocs, WorkloadTablesAreTheSchemas) {
   test::check_docs_table("docs/scenarios.md", "### `workload` (kind `trace`)", trace_workload_schema().markdown());
   test::check_docs_table("docs/scenarios.md", "### `workload.trace`", trace_schema().markdown());
   test::check_docs_table("docs/scenarios.md", "### `workload` (kind `agentx`)", agentx_schema().markdown());
+}
+
+TEST(SchemaDocs, CompareTableIsTheSchemas) {
+  test::check_docs_table("docs/scenarios.md", "## `compare`", compare_entry_schema().markdown());
 }
 
 TEST(SchemaDocs, SloTableIsTheSchemas) {
