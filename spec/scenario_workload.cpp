@@ -252,10 +252,10 @@ constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
 
 FieldTable<GeneratedDraft> arrival_schema() {
   FieldTable<GeneratedDraft> t("workload.arrival");
-  t.custom({"process", "`poisson` \\| `gamma`", "required", "the arrival process"}, [](const ConfigNode& a,
-                                                                                       GeneratedDraft& o) {
-     o.process = a.one_of("process", {"poisson", "gamma"});
-   }).required();
+  t.choice(
+       "process", [](auto& o) -> auto& { return o.process; },
+       {{"poisson", ArrivalKind::poisson}, {"gamma", ArrivalKind::gamma}}, "the arrival process")
+      .required();
   t.number(
        "rate_per_s", [](auto& o) -> auto& { return o.rate_per_s; }, 1e-12, 1e12, "mean arrivals per second")
       .required();
@@ -264,8 +264,8 @@ FieldTable<GeneratedDraft> arrival_schema() {
        "gamma: the gaps' coefficient of variation (1 is Poisson); required for gamma, refused for poisson")
       .default_words("gamma: required");
   t.rule([](const ConfigNode& a, GeneratedDraft& o) {
-    if (o.process == "gamma") a.child("cv");  // "missing required field"
-    if (o.process == "poisson" && a.has("cv")) a.fail_key("cv", "only a gamma process takes cv");
+    if (o.process == ArrivalKind::gamma) a.child("cv");  // "missing required field"
+    if (o.process == ArrivalKind::poisson && a.has("cv")) a.fail_key("cv", "only a gamma process takes cv");
   });
   return t;
 }
@@ -292,8 +292,9 @@ std::string open_loop_description(const GeneratedDraft& o, const std::string& le
   char rate_text[64];
   std::snprintf(rate_text, sizeof rate_text, "%g", o.rate_per_s);
   const std::int64_t n = o.num_requests;
-  return "open loop, " + o.process + " arrivals at " + rate_text + " req/s" +
-         (o.process == "gamma" ? " (cv " + std::to_string(o.cv) + ")" : std::string()) +
+  const bool gamma = o.process == ArrivalKind::gamma;
+  return "open loop, " + std::string(gamma ? "gamma" : "poisson") + " arrivals at " + rate_text + " req/s" +
+         (gamma ? " (cv " + std::to_string(o.cv) + ")" : std::string()) +
          (n > 0 ? ", " + std::to_string(n) + " requests" : std::string()) +
          (o.duration != Time::max() ? ", for " + seconds_text(o.duration) : std::string()) + ", " + lengths_text;
 }
@@ -309,7 +310,7 @@ ScenarioWorkload open_loop_workload(const GeneratedDraft& o) {
   out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count,
                      duration = o.duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
     std::unique_ptr<ArrivalProcess> arrivals;
-    if (process == "poisson")
+    if (process == ArrivalKind::poisson)
       arrivals = std::make_unique<PoissonArrivals>(rate);
     else
       arrivals = std::make_unique<GammaArrivals>(rate, cv);

@@ -90,12 +90,14 @@ FieldTable<TraceWorkloadDraft> trace_workload_schema();  // `workload` of kind t
 
 class LengthMarginal;  // below
 
+enum class ArrivalKind { poisson, gamma };
+
 // A generated workload: kinds closed_loop and open_loop (each declares only its own keys).
 struct GeneratedDraft {
   std::int32_t concurrency = 0;                         // closed loop: clients
   std::int64_t num_requests = 0;                        // open loop: 0 = until `duration`
   Time duration = Time::max();                          // open loop
-  std::string process = "poisson";                      // open loop: `arrival.process`
+  ArrivalKind process = ArrivalKind::poisson;           // open loop: `arrival.process`
   double rate_per_s = 0.0;                              // open loop: `arrival.rate_per_s`
   double cv = 1.0;                                      // open loop, gamma: `arrival.cv`
   std::shared_ptr<const LengthMarginal> input, output;  // `input`, `output`
