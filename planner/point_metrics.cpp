@@ -48,22 +48,40 @@ std::vector<double> read_nums(const nlohmann::json& j, const char* key) {
   return out;
 }
 
+// The plain fields of a results line, written and read through one list: a key added here is
+// both written and read back. An absent or null number reads back as NaN.
+struct NumberField {
+  const char* key;
+  double PointMetrics::*member;
+};
+constexpr NumberField kNumberFields[] = {
+    {"concurrency", &PointMetrics::concurrency},
+    {"request_rate", &PointMetrics::request_rate},
+    {"throughput_per_gpu", &PointMetrics::throughput_per_gpu},
+    {"output_throughput_per_gpu", &PointMetrics::output_throughput_per_gpu},
+    {"interactivity", &PointMetrics::interactivity},
+    {"gpu_hour_usd", &PointMetrics::gpu_hour_usd},
+    {"cost_per_gpu_hour_usd", &PointMetrics::cost_per_gpu_hour_usd},
+    {"power_kw_per_gpu", &PointMetrics::power_kw_per_gpu},
+    {"engram_stall_share", &PointMetrics::engram_stall_share},
+};
+struct PercentilesField {
+  const char* key;
+  Percentiles PointMetrics::*member;
+};
+constexpr PercentilesField kPercentilesFields[] = {
+    {"ttft_ms", &PointMetrics::ttft_ms},
+    {"tpot_ms", &PointMetrics::tpot_ms},
+    {"e2e_ms", &PointMetrics::e2e_ms},
+};
+
 }  // namespace
 
 nlohmann::json to_json(const PointMetrics& m) {
   nlohmann::json j = nlohmann::json::object();
   j["gpus"] = m.gpus;
-  j["concurrency"] = num(m.concurrency);
-  j["request_rate"] = num(m.request_rate);
-  j["throughput_per_gpu"] = num(m.throughput_per_gpu);
-  j["output_throughput_per_gpu"] = num(m.output_throughput_per_gpu);
-  j["interactivity"] = num(m.interactivity);
-  j["ttft_ms"] = pct(m.ttft_ms);
-  j["tpot_ms"] = pct(m.tpot_ms);
-  j["e2e_ms"] = pct(m.e2e_ms);
-  j["gpu_hour_usd"] = num(m.gpu_hour_usd);
-  j["cost_per_gpu_hour_usd"] = num(m.cost_per_gpu_hour_usd);
-  j["power_kw_per_gpu"] = num(m.power_kw_per_gpu);
+  for (const NumberField& f : kNumberFields) j[f.key] = num(m.*f.member);
+  for (const PercentilesField& f : kPercentilesFields) j[f.key] = pct(m.*f.member);
   const CostMetrics c = cost_metrics_of(m);
   j["usd_per_m_total_tokens"] = num(c.usd_per_m_total_tokens);
   j["usd_per_m_input_tokens"] = num(c.usd_per_m_input_tokens);
@@ -73,7 +91,6 @@ nlohmann::json to_json(const PointMetrics& m) {
   j["tokens_per_s_per_mw"] = num(c.tokens_per_s_per_mw);
   j["joules_per_token"] = num(c.joules_per_token);
   j["engram_tier"] = m.engram_tier;
-  j["engram_stall_share"] = num(m.engram_stall_share);
   nlohmann::json fp = nlohmann::json::array();
   for (const auto& t : m.hbm_footprint) fp.push_back({{"term", t.term}, {"gib", num(t.gib)}});
   j["hbm_footprint"] = fp;
@@ -84,27 +101,11 @@ nlohmann::json to_json(const PointMetrics& m) {
 
 PointMetrics metrics_from_json(const nlohmann::json& j) {
   PointMetrics m;
-  if (!j.is_object()) {
-    m.concurrency = m.request_rate = m.throughput_per_gpu = m.output_throughput_per_gpu = kNaN;
-    m.interactivity = m.gpu_hour_usd = m.cost_per_gpu_hour_usd = m.engram_stall_share = kNaN;
-    m.power_kw_per_gpu = kNaN;
-    m.ttft_ms = m.tpot_ms = m.e2e_ms = {kNaN, kNaN, kNaN};
-    return m;
-  }
+  for (const NumberField& f : kNumberFields) m.*f.member = read_num(j, f.key);  // NaN without an object
+  for (const PercentilesField& f : kPercentilesFields) m.*f.member = read_pct(j, f.key);
+  if (!j.is_object()) return m;
   if (auto it = j.find("gpus"); it != j.end() && it->is_number_integer()) m.gpus = it->get<int>();
-  m.concurrency = read_num(j, "concurrency");
-  m.request_rate = read_num(j, "request_rate");
-  m.throughput_per_gpu = read_num(j, "throughput_per_gpu");
-  m.output_throughput_per_gpu = read_num(j, "output_throughput_per_gpu");
-  m.interactivity = read_num(j, "interactivity");
-  m.ttft_ms = read_pct(j, "ttft_ms");
-  m.tpot_ms = read_pct(j, "tpot_ms");
-  m.e2e_ms = read_pct(j, "e2e_ms");
-  m.gpu_hour_usd = read_num(j, "gpu_hour_usd");
-  m.cost_per_gpu_hour_usd = read_num(j, "cost_per_gpu_hour_usd");
-  m.power_kw_per_gpu = read_num(j, "power_kw_per_gpu");
   if (auto it = j.find("engram_tier"); it != j.end() && it->is_string()) m.engram_tier = it->get<std::string>();
-  m.engram_stall_share = read_num(j, "engram_stall_share");
   if (auto it = j.find("hbm_footprint"); it != j.end() && it->is_array()) {
     for (const auto& t : *it) {
       if (!t.is_object() || !t.contains("term") || !t["term"].is_string()) continue;
