@@ -29,7 +29,12 @@ if [[ "${1:-}" == "--prepare" ]]; then
   mkdir -p "$deps/eigen3"
   rm -rf "$deps/eigen3/Eigen"
   cp -r "$eigen_src/Eigen" "$deps/eigen3/"
-  grep -qx '/.deps/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.deps/' >>"$repo/.git/info/exclude"
+  # Keep .deps/ out of git status (a worktree's .git is a file: ask git where its exclude file is).
+  if exclude=$(git -C "$repo" rev-parse --git-path info/exclude 2>/dev/null); then
+    [[ "$exclude" = /* ]] || exclude="$repo/$exclude"
+    mkdir -p "$(dirname "$exclude")"
+    grep -qx '/.deps/' "$exclude" 2>/dev/null || echo '/.deps/' >>"$exclude"
+  fi
   prep=${TMPDIR:-/tmp}/engramsim-gpu-prepare-build
   cmake -S "$repo/calibration/standalone" -B "$prep" -DENGRAMSIM_EIGEN_DIR="$deps/eigen3" >/dev/null
   cmake --build "$prep" -j "$(nproc)"
