@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "hardware/calibration_profile.hpp"
+#include "tests/support/file_text.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -93,8 +94,7 @@ TEST(CalibrateCli, BadInputExitsWithTwo) {
   { std::ofstream(dir.file("scenario.yaml")) << "name: keep\n"; }
   r = run_cli("--only memcpy --out '" + dir.file("scenario.yaml") + "'", dir);
   EXPECT_EQ(r.code, 2) << r.output;
-  std::ifstream kept(dir.file("scenario.yaml"));
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "name: keep\n");
+  EXPECT_EQ(test::file_text(dir.file("scenario.yaml")), "name: keep\n");
   r = run_cli("--only memcpy --out '" + dir.path().string() + "'", dir);
   EXPECT_EQ(r.code, 2) << r.output;
 }

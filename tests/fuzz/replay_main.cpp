@@ -18,6 +18,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "tests/support/file_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
@@ -33,8 +34,7 @@ std::vector<std::filesystem::path> inputs_of(const std::filesystem::path& p) {
 }
 
 std::string read_prefix(const std::filesystem::path& file, std::size_t max_len) {
-  std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = engramsim::test::file_text(file);
   if (text.size() > max_len) text.resize(max_len);
   return text;
 }

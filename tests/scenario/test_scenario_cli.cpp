@@ -16,6 +16,7 @@
 
 #include "scenario_test_util.hpp"
 #include "tests/support/cli_run.hpp"
+#include "tests/support/file_text.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace {
@@ -180,8 +181,7 @@ TEST_F(RunCli, OutputsNeverReplaceInputs) {
   const CliRun r = run_cli("run " + file + " --trace-out " + file);
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("would overwrite the input file"), std::string::npos) << r.out;
-  std::ifstream in(file);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+  EXPECT_EQ(engramsim::test::file_text(file), text);
 
   std::filesystem::create_directories(dir_.file("runs"));
   const std::string trace = put("runs/requests.csv", "arrival_s,input_tokens,output_tokens\n0.0,64,4\n0.5,64,4\n");

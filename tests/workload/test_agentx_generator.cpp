@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
+#include "tests/support/file_text.hpp"
 #include "tests/support/scratch_files.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -35,10 +36,7 @@ std::string corpus_text(std::uint64_t seed, std::int32_t sessions) {
   return os.str();
 }
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string file_bytes(const std::string& path) { return test::file_text(path); }
 
 bool same_call(const AgenticCall& a, const AgenticCall& b) {
   return a.start == b.start && a.api_time == b.api_time && a.think_time == b.think_time &&
