@@ -47,6 +47,10 @@ struct GpuSpec {
   // GPU's memory reaches, from a streaming benchmark run on the same harness as on an H100. 1 when
   // the part matches Hopper's share of its datasheet bandwidth.
   double hbm_efficiency = 1.0;
+  // Share of the default decode-attention bandwidth curve (drawn from FlashMLA / FlashAttention on
+  // Hopper) that the paged-decode attention kernels the engines ship for this part reach, on top of
+  // hbm_efficiency; measured end to end where a public table allows it. 1 when they match Hopper's.
+  double attention_decode_efficiency = 1.0;
   Bandwidth scale_up_bandwidth;  // NVLink / Infinity Fabric, bidirectional per GPU
   HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
   Bandwidth host_link_bandwidth;  // per direction, peak

@@ -173,6 +173,12 @@ void add_gpu_compute_keys(FieldTable<GpuSpec>& t) {
       "the datasheet there) that the part's memory reaches; multiplies the datasheet bandwidth for every "
       "bandwidth-bound op and the HBM Engram gather (docs/cost-model.md §2). A calibration profile that "
       "measures HBM (`hbm`, `attention_decode` or `hbm_gather`) replaces it");
+  t.number_above(
+      "attention_decode_efficiency", [](auto& g) -> auto& { return g.attention_decode_efficiency; }, 0.0, 1.0,
+      "share of the default decode-attention bandwidth curve (drawn from FlashMLA and FlashAttention on "
+      "Hopper) that the paged-decode attention kernels shipped for the part reach, on top of `hbm_efficiency`; "
+      "multiplies the KV read rate of the decode-attention ops only (docs/cost-model.md §2). A calibration "
+      "profile's `attention_decode` section replaces it");
 }
 
 void add_gpu_link_keys(FieldTable<GpuSpec>& t) {

@@ -187,6 +187,7 @@ void apply_attention_decode(const CalibrationProfile& p, const GpuSpec& gpu, Eff
     pts.emplace_back(pt.kv_bytes.value(), pt.bandwidth.value() / hbm_bw);
   if (!pts.empty()) {
     e.of(OpClass::attention_decode).bandwidth = curve_from(pts);
+    e.attention_decode_measured = true;
     r.applied.push_back("attention_decode: bandwidth by KV bytes, " +
                         range_of(e.of(OpClass::attention_decode).bandwidth));
   }

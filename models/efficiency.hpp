@@ -91,6 +91,9 @@ struct Efficiencies {
   // True when a calibration profile measured the HBM bandwidth curves on the GPU (as shares of its
   // datasheet bandwidth); the GPU preset's hbm_efficiency then no longer applies.
   bool hbm_measured = false;
+  // True when a calibration profile measured the decode-attention curve on the GPU; the GPU preset's
+  // attention_decode_efficiency then no longer applies.
+  bool attention_decode_measured = false;
   // Where these numbers came from ("defaults" or a calibration profile's name).
   std::string source = "defaults";
 

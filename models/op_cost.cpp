@@ -34,7 +34,10 @@ const char* to_string(CollectiveKind k) {
   return "?";
 }
 
-HardwareRates::HardwareRates(const GpuSpec& gpu) : hbm_bw_(gpu.hbm_bandwidth.value()), hbm_eff_(gpu.hbm_efficiency) {
+HardwareRates::HardwareRates(const GpuSpec& gpu)
+    : hbm_bw_(gpu.hbm_bandwidth.value()),
+      hbm_eff_(gpu.hbm_efficiency),
+      attn_decode_eff_(gpu.attention_decode_efficiency) {
   // A missing precision runs on the first rate the GPU lists along its chain: narrow to wide, and
   // FP16 at BF16's rate before FP32's (the tensor cores of these parts run FP16 and BF16 alike).
   struct Chain {
@@ -77,6 +80,11 @@ double hbm_rate(const HardwareRates& hw, const Efficiencies& eff) {
   return eff.hbm_measured ? hw.hbm_bandwidth() : hw.hbm_bandwidth() * hw.hbm_efficiency();
 }
 
+double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c) {
+  if (c != OpClass::attention_decode || eff.attention_decode_measured) return 1.0;
+  return hw.attention_decode_efficiency();
+}
+
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c) {
   const double peak = hw.peak_flops(p);
   if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
@@ -106,7 +114,7 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   }
   if (bytes > 0.0) {
     const double key = w.bw_key > 0.0 ? w.bw_key : bytes;
-    s.memory = bytes / (hbm_rate(hw, eff) * e.bandwidth.at(key));
+    s.memory = bytes / (hbm_rate(hw, eff) * class_bandwidth_share(hw, eff, w.op_class) * e.bandwidth.at(key));
   }
   s.overhead = w.kernels * eff.kernel_overhead.seconds();
   const double work = std::max(s.compute, s.memory);

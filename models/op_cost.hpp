@@ -68,6 +68,8 @@ class HardwareRates {
   // Datasheet HBM bandwidth, and the preset's hbm_efficiency (1 if unset).
   double hbm_bandwidth() const { return hbm_bw_; }
   double hbm_efficiency() const { return hbm_eff_; }
+  // The preset's attention_decode_efficiency (1 if unset).
+  double attention_decode_efficiency() const { return attn_decode_eff_; }
 
  private:
   std::array<double, kPrecisionCount> peak_{};
@@ -75,6 +77,7 @@ class HardwareRates {
   std::array<Precision, kPrecisionCount> effective_{};
   double hbm_bw_ = 0.0;
   double hbm_eff_ = 1.0;
+  double attn_decode_eff_ = 1.0;
 };
 
 // The FLOP rate an op of class `c` at precision `p` is charged against, before the class's
@@ -88,6 +91,10 @@ double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p)
 // preset's hbm_efficiency, or the datasheet figure alone where a calibration profile measured the
 // curves on the GPU (Efficiencies::hbm_measured).
 double hbm_rate(const HardwareRates& hw, const Efficiencies& eff);
+// The share of the class's bandwidth curve this GPU's kernels of class `c` reach beyond hbm_rate():
+// the preset's attention_decode_efficiency for decode attention unless a calibration profile measured
+// that curve on the GPU (Efficiencies::attention_decode_measured); 1 for every other class.
+double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c);
 
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {

@@ -76,10 +76,12 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     const OpEfficiency& oe = options_.efficiencies.of(tpl.op_class);
     f.flops_curve = &oe.flops;
     f.bw_curve = &oe.bandwidth;
+    f.bw_share = class_bandwidth_share(rates_, options_.efficiencies, tpl.op_class);
     // Constant lookups resolved once: the same products op_seconds() forms per call.
     if (oe.flops.points().size() == 1) f.flops_denom = f.peak * oe.flops.at(1.0);
     if (oe.bandwidth.points().size() == 1 || f.bw_key > 0.0)
-      f.bw_denom = hbm_rate(rates_, options_.efficiencies) * oe.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : 1.0);
+      f.bw_denom =
+          hbm_rate(rates_, options_.efficiencies) * f.bw_share * oe.bandwidth.at(f.bw_key > 0.0 ? f.bw_key : 1.0);
     auto reads_geometry = [](const PackedForms& p, std::size_t from, std::size_t n) {
       for (std::size_t k = from; k < from + n; ++k)
         if (p.terms[k].slot >= kGeometryBase) return true;
@@ -204,7 +206,7 @@ double RooflineStepModel::template_seconds(const FastOp& f, const double* x, dou
       c = flops / (f.peak * fe);
     }
   }
-  if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_curve->at(bytes));
+  if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_share * f.bw_curve->at(bytes));
   return std::max({c, m, f.floor_s}) + f.overhead_s;
 }
 

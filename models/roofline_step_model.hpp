@@ -182,6 +182,7 @@ class RooflineStepModel final : public StepTimeModel {
     const EfficiencyCurve* bw_curve = nullptr;
     double flops_denom = 0.0;  // peak x FLOP efficiency when the efficiency curve is constant, else 0
     double bw_denom = 0.0;     // HBM bandwidth x efficiency when it does not depend on the bytes, else 0
+    double bw_share = 1.0;     // class_bandwidth_share() of the op's class on this GPU
   };
 
   ModelCard card_;

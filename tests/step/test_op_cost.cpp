@@ -114,6 +114,33 @@ TEST(OpCost, HbmEfficiencyScalesTheBandwidthUnlessMeasured) {
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12);
 }
 
+TEST(OpCost, DecodeAttentionShareScalesOnlyDecodeAttentionUnlessMeasured) {
+  // 64 MB of KV at 1 TB/s x 0.5 x 0.8 = 160 us; the same bytes in any other class stay at 80 us.
+  GpuSpec gpu = toy_gpu();
+  gpu.attention_decode_efficiency = 0.5;
+  const HardwareRates hw(gpu);
+  Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w;
+  w.name = "x";
+  w.op_class = OpClass::attention_decode;
+  w.precision = Precision::bf16;
+  w.hbm_bytes = Bytes(64e6);
+  w.kernels = 1;
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode), 0.5);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / (1e12 * 0.5 * 0.8), 1e-12);
+  for (OpClass c : {OpClass::gemm, OpClass::attention_prefill, OpClass::elementwise, OpClass::engram_gather}) {
+    EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, c), 1.0) << to_string(c);
+    w.op_class = c;
+    EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12) << to_string(c);
+  }
+  // A decode-attention curve a calibration profile measured on the GPU already holds its share.
+  eff.attention_decode_measured = true;
+  w.op_class = OpClass::attention_decode;
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode), 1.0);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12);
+}
+
 TEST(OpCost, ComputeBoundUsesPrecisionPeak) {
   // 1e12 FLOP in fp8 at 200 TFLOPS x 0.5 = 10 ms; 1 MB at 0.8 TB/s = 1.25 us.
   const HardwareRates hw(toy_gpu());

@@ -334,6 +334,9 @@ void print_header(const StepReport& s) {
   if (!o.efficiencies.hbm_measured && s.node.gpu.hbm_efficiency != 1.0)
     std::cout << "HBM share of the default bandwidth curves: " << fixed(s.node.gpu.hbm_efficiency, 2)
               << " (GPU preset)\n";
+  if (!o.efficiencies.attention_decode_measured && s.node.gpu.attention_decode_efficiency != 1.0)
+    std::cout << "Decode-attention share of its bandwidth curve: " << fixed(s.node.gpu.attention_decode_efficiency, 2)
+              << " (GPU preset)\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << s.spec.positions << " positions at context "
             << a.context;
   if (a.prefill_tokens > 0)
