@@ -59,6 +59,17 @@ TEST(EfficiencyDefaults, AreFractionsAndGrowWithShape) {
   EXPECT_LT(e.host_copy_by_bytes.at(4096), e.host_copy_by_bytes.at(64e6));
 }
 
+// 64 MB read by one bf16 kernel of class `c`, no FLOPs: bound by bandwidth alone.
+OpWork memory_op(OpClass c) {
+  OpWork w;
+  w.name = "x";
+  w.op_class = c;
+  w.precision = Precision::bf16;
+  w.hbm_bytes = Bytes(64e6);
+  w.kernels = 1;
+  return w;
+}
+
 TEST(HardwareRates, FallsBackToNextWiderPrecision) {
   const HardwareRates hw(toy_gpu());
   EXPECT_DOUBLE_EQ(hw.peak_flops(Precision::fp8), 200e12);
@@ -100,12 +111,7 @@ TEST(OpCost, HbmEfficiencyScalesTheBandwidthUnlessMeasured) {
   const HardwareRates hw(gpu);
   Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
   const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
-  OpWork w;
-  w.name = "x";
-  w.op_class = OpClass::elementwise;
-  w.precision = Precision::bf16;
-  w.hbm_bytes = Bytes(64e6);
-  w.kernels = 1;
+  const OpWork w = memory_op(OpClass::elementwise);
   EXPECT_DOUBLE_EQ(hbm_rate(hw, eff), 0.88e12);
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / (0.88e12 * 0.8), 1e-12);
   // Curves a calibration profile measured on the GPU already hold its share.
@@ -121,12 +127,7 @@ TEST(OpCost, DecodeAttentionShareScalesOnlyDecodeAttentionUnlessMeasured) {
   const HardwareRates hw(gpu);
   Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
   const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
-  OpWork w;
-  w.name = "x";
-  w.op_class = OpClass::attention_decode;
-  w.precision = Precision::bf16;
-  w.hbm_bytes = Bytes(64e6);
-  w.kernels = 1;
+  OpWork w = memory_op(OpClass::attention_decode);
   EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode), 0.5);
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / (1e12 * 0.5 * 0.8), 1e-12);
   for (OpClass c : {OpClass::gemm, OpClass::attention_prefill, OpClass::elementwise, OpClass::engram_gather}) {
