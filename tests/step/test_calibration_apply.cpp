@@ -126,6 +126,34 @@ TEST(CalibrationApply, MeasuredHbmReplacesThePresetsHbmShare) {
               1e6);
 }
 
+TEST(CalibrationApply, MeasuredDecodeAttentionReplacesThePresetsShare) {
+  // MI300X's preset charges decode attention at 0.45 of its curve. A profile that measured the
+  // decode-attention read rate on the GPU replaces the curve, and the preset's share no longer
+  // applies on top; a profile without that section keeps it.
+  const NodeSpec node = load_node("mi300x-8");
+  const HardwareRates hw(node.gpu);
+  CalibrationProfile p;
+  p.name = "mi300x";
+  p.provenance.gpu = "AMD Instinct MI300X";
+  RooflineOptions without;
+  apply_calibration_profile(p, node, without);
+  EXPECT_FALSE(without.efficiencies.attention_decode_measured);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, without.efficiencies, OpClass::attention_decode), 0.45);
+  AttentionDecodeSection a;
+  a.kernel = "proxy";
+  a.kv_heads = 8;
+  a.q_heads_per_kv = 8;
+  a.head_dim = 128;
+  a.points.push_back({32, 1024, Bytes(64e6), Time::us(40), Bandwidth(1.6e12), 0.3});
+  p.attention_decode = a;
+  RooflineOptions with;
+  apply_calibration_profile(p, node, with);
+  EXPECT_TRUE(with.efficiencies.attention_decode_measured);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, with.efficiencies, OpClass::attention_decode), 1.0);
+  EXPECT_NEAR(hbm_rate(hw, with.efficiencies) * with.efficiencies.of(OpClass::attention_decode).bandwidth.at(64e6),
+              1.6e12, 1e6);
+}
+
 TEST(CalibrationApply, KernelLaunchSetsTheGapAndTheMinimumDuration) {
   const NodeSpec node = load_node("hgx-h100");
   CalibrationProfile p;
