@@ -94,6 +94,11 @@ struct Efficiencies {
   // True when a calibration profile measured the decode-attention curve on the GPU; the GPU preset's
   // attention_decode_efficiency then no longer applies.
   bool attention_decode_measured = false;
+  // Share of the roofline rate (bandwidth and FLOPs) the serving engine's routed-expert kernels reach,
+  // by expert precision, measured on the engine's own MoE module (engine preset `moe_bandwidth_share`,
+  // `moe_compute_share`; 1 where the preset states none). Grouped-GEMM ops only.
+  std::array<double, kPrecisionCount> moe_bandwidth_share{1.0, 1.0, 1.0, 1.0, 1.0};
+  std::array<double, kPrecisionCount> moe_compute_share{1.0, 1.0, 1.0, 1.0, 1.0};
   // Where these numbers came from ("defaults" or a calibration profile's name).
   std::string source = "defaults";
 

@@ -40,6 +40,45 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
       "the GPU)");
 }
 
+// A map precision -> share in (0, 1] into `shares` (one slot per precision).
+void read_precision_shares(const ConfigNode& root, const char* key, std::array<double, kPrecisionCount>& shares) {
+  const ConfigNode m = root.child(key);
+  if (!m.is_map()) m.fail("expected a map of precision -> share in (0, 1], e.g. fp4: 0.45");
+  for (const std::string& name : m.keys()) {
+    const ConfigNode c = m.child(name);
+    const auto p = precision_from_string(name);
+    if (!p) c.fail("unknown precision \"" + name + "\"; expected one of fp4, fp8, bf16, fp16, fp32");
+    const double v = c.as_number();
+    if (!(v > 0.0 && v <= 1.0)) c.fail("must be in (0, 1]");
+    shares[static_cast<std::size_t>(*p)] = v;
+  }
+  m.finish();
+}
+
+nlohmann::json precision_shares_json(const std::array<double, kPrecisionCount>& shares) {
+  nlohmann::json out = nlohmann::json::object();
+  for (std::size_t i = 0; i < kPrecisionCount; ++i)
+    if (shares[i] != 1.0) out[to_string(static_cast<Precision>(i))] = shares[i];
+  return out;
+}
+
+void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
+  t.custom(
+      {"moe_bandwidth_share", "map precision -> number in (0, 1]", "none (1 for every precision)",
+       "share of the grouped-GEMM bandwidth curve the engine's routed-expert kernels reach at that expert "
+       "precision, measured on the engine's own MoE module (docs/cost-model.md §2)"},
+      [](const ConfigNode& n, HostOverhead& h) {
+        read_precision_shares(n, "moe_bandwidth_share", h.moe_bandwidth_share);
+      },
+      [](const HostOverhead& h) { return precision_shares_json(h.moe_bandwidth_share); });
+  t.custom(
+      {"moe_compute_share", "map precision -> number in (0, 1]", "none (1 for every precision)",
+       "share of the grouped-GEMM FLOP rate (peak x GPU share x curve) the engine's routed-expert kernels "
+       "reach at that expert precision, measured on the engine's own MoE module (docs/cost-model.md §2)"},
+      [](const ConfigNode& n, HostOverhead& h) { read_precision_shares(n, "moe_compute_share", h.moe_compute_share); },
+      [](const HostOverhead& h) { return precision_shares_json(h.moe_compute_share); });
+}
+
 void add_engram_keys(FieldTable<HostOverhead>& t) {
   const Time hi = Time::from_seconds(1.0);
   t.boolean(
@@ -107,6 +146,7 @@ const FieldTable<HostOverhead>& engine_schema() {
   static const FieldTable<HostOverhead> table = [] {
     FieldTable<HostOverhead> t("engine preset");
     add_host_keys(t);
+    add_moe_kernel_keys(t);
     add_engram_keys(t);
     return t;
   }();

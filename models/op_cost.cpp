@@ -80,7 +80,8 @@ double hbm_rate(const HardwareRates& hw, const Efficiencies& eff) {
   return eff.hbm_measured ? hw.hbm_bandwidth() : hw.hbm_bandwidth() * hw.hbm_efficiency();
 }
 
-double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c) {
+double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p) {
+  if (c == OpClass::grouped_gemm) return eff.moe_bandwidth_share[static_cast<std::size_t>(p)];
   if (c != OpClass::attention_decode || eff.attention_decode_measured) return 1.0;
   return hw.attention_decode_efficiency();
 }
@@ -88,7 +89,8 @@ double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, O
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c) {
   const double peak = hw.peak_flops(p);
   if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
-  return peak * gemm_share(hw, eff, p);
+  const double engine = c == OpClass::grouped_gemm ? eff.moe_compute_share[static_cast<std::size_t>(p)] : 1.0;
+  return peak * gemm_share(hw, eff, p) * engine;
 }
 
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net) {
@@ -114,7 +116,8 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   }
   if (bytes > 0.0) {
     const double key = w.bw_key > 0.0 ? w.bw_key : bytes;
-    s.memory = bytes / (hbm_rate(hw, eff) * class_bandwidth_share(hw, eff, w.op_class) * e.bandwidth.at(key));
+    s.memory =
+        bytes / (hbm_rate(hw, eff) * class_bandwidth_share(hw, eff, w.op_class, w.precision) * e.bandwidth.at(key));
   }
   s.overhead = w.kernels * eff.kernel_overhead.seconds();
   const double work = std::max(s.compute, s.memory);

@@ -83,7 +83,8 @@ class HardwareRates {
 // The FLOP rate an op of class `c` at precision `p` is charged against, before the class's
 // efficiency curve: the dense peak, and for the GEMM classes (gemm, grouped_gemm) times the share of
 // the curves this GPU's GEMM kernels reach at that precision: a calibration profile's measured share
-// (Efficiencies::gemm_precision_scale) where it has one, else the GPU preset's gemm_efficiency.
+// (Efficiencies::gemm_precision_scale) where it has one, else the GPU preset's gemm_efficiency; for
+// grouped GEMMs also times the engine's moe_compute_share at `p`.
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c);
 // The share of the GEMM curves that tensor_peak applies at precision `p` (after the fallback).
 double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p);
@@ -91,10 +92,11 @@ double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p)
 // preset's hbm_efficiency, or the datasheet figure alone where a calibration profile measured the
 // curves on the GPU (Efficiencies::hbm_measured).
 double hbm_rate(const HardwareRates& hw, const Efficiencies& eff);
-// The share of the class's bandwidth curve this GPU's kernels of class `c` reach beyond hbm_rate():
-// the preset's attention_decode_efficiency for decode attention unless a calibration profile measured
-// that curve on the GPU (Efficiencies::attention_decode_measured); 1 for every other class.
-double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c);
+// The share of the class's bandwidth curve the kernels of class `c` at precision `p` reach beyond
+// hbm_rate(): the GPU preset's attention_decode_efficiency for decode attention unless a calibration
+// profile measured that curve on the GPU (Efficiencies::attention_decode_measured); the engine's
+// moe_bandwidth_share at `p` for grouped GEMMs; 1 for every other class.
+double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p);
 
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {

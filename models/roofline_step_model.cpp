@@ -50,6 +50,8 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout)),
       rates_(node_.gpu),
       net_(options_.collectives, node_.gpu.scale_up_bandwidth, node_.scale_out_bandwidth) {
+  options_.efficiencies.moe_bandwidth_share = options_.host.moe_bandwidth_share;
+  options_.efficiencies.moe_compute_share = options_.host.moe_compute_share;
   if (work_.templates().size() > kMaxTemplates)
     throw std::invalid_argument("step model: more distinct ops than the fast path holds");
   const auto& templates = work_.templates();
@@ -76,7 +78,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     const OpEfficiency& oe = options_.efficiencies.of(tpl.op_class);
     f.flops_curve = &oe.flops;
     f.bw_curve = &oe.bandwidth;
-    f.bw_share = class_bandwidth_share(rates_, options_.efficiencies, tpl.op_class);
+    f.bw_share = class_bandwidth_share(rates_, options_.efficiencies, tpl.op_class, tpl.precision);
     // Constant lookups resolved once: the same products op_seconds() forms per call.
     if (oe.flops.points().size() == 1) f.flops_denom = f.peak * oe.flops.at(1.0);
     if (oe.bandwidth.points().size() == 1 || f.bw_key > 0.0)

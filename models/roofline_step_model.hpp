@@ -72,6 +72,10 @@ struct HostOverhead {
   // The engine's GPU kernels take this multiple of every op's roofline time (collectives included):
   // an engine whose kernels for the model are not yet tuned for the GPU (vllm-rocm-day7). 1: none.
   double kernel_time_scale = 1.0;
+  // The engine's routed-expert (grouped-GEMM) kernels reach these shares of the bandwidth and FLOP
+  // rates the step model charges, by expert precision; copied into the model's Efficiencies.
+  std::array<double, kPrecisionCount> moe_bandwidth_share{1.0, 1.0, 1.0, 1.0, 1.0};
+  std::array<double, kPrecisionCount> moe_compute_share{1.0, 1.0, 1.0, 1.0, 1.0};
 };
 
 struct RooflineOptions {

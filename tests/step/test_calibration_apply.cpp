@@ -105,22 +105,32 @@ TEST(CalibrationApply, GemmSharePerMeasuredPrecisionReplacesThePresets) {
   EXPECT_NEAR(tensor_peak(hw, o.efficiencies, Precision::fp8, OpClass::attention_prefill), 4500e12, 1e3);
 }
 
+// A profile of an MI300X that measured nothing yet, and the options it leaves.
+CalibrationProfile empty_mi300x_profile() {
+  CalibrationProfile p;
+  p.name = "mi300x";
+  p.provenance.gpu = "AMD Instinct MI300X";
+  return p;
+}
+
+RooflineOptions applied(const CalibrationProfile& p, const NodeSpec& node) {
+  RooflineOptions o;
+  apply_calibration_profile(p, node, o);
+  return o;
+}
+
 TEST(CalibrationApply, MeasuredHbmReplacesThePresetsHbmShare) {
   // MI300X's preset charges the bandwidth curves at 0.88 of 5.3 TB/s. A profile that measured a copy
   // at 4.24 TB/s (0.8 of the datasheet) rescales the curves to it, and the preset's share no longer
   // applies on top; a profile without HBM sections keeps it.
   const NodeSpec node = load_node("mi300x-8");
   const HardwareRates hw(node.gpu);
-  CalibrationProfile p;
-  p.name = "mi300x";
-  p.provenance.gpu = "AMD Instinct MI300X";
-  RooflineOptions without;
-  apply_calibration_profile(p, node, without);
+  CalibrationProfile p = empty_mi300x_profile();
+  const RooflineOptions without = applied(p, node);
   EXPECT_FALSE(without.efficiencies.hbm_measured);
   EXPECT_NEAR(hbm_rate(hw, without.efficiencies), 0.88 * 5.3e12, 1e6);
   p.hbm = HbmSection{Bytes(1e9), Bandwidth(4.24e12)};
-  RooflineOptions with;
-  apply_calibration_profile(p, node, with);
+  const RooflineOptions with = applied(p, node);
   EXPECT_TRUE(with.efficiencies.hbm_measured);
   EXPECT_NEAR(hbm_rate(hw, with.efficiencies) * with.efficiencies.of(OpClass::elementwise).bandwidth.at(1e12), 4.24e12,
               1e6);
@@ -132,13 +142,10 @@ TEST(CalibrationApply, MeasuredDecodeAttentionReplacesThePresetsShare) {
   // applies on top; a profile without that section keeps it.
   const NodeSpec node = load_node("mi300x-8");
   const HardwareRates hw(node.gpu);
-  CalibrationProfile p;
-  p.name = "mi300x";
-  p.provenance.gpu = "AMD Instinct MI300X";
-  RooflineOptions without;
-  apply_calibration_profile(p, node, without);
+  CalibrationProfile p = empty_mi300x_profile();
+  const RooflineOptions without = applied(p, node);
   EXPECT_FALSE(without.efficiencies.attention_decode_measured);
-  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, without.efficiencies, OpClass::attention_decode), 0.45);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, without.efficiencies, OpClass::attention_decode, Precision::bf16), 0.45);
   AttentionDecodeSection a;
   a.kernel = "proxy";
   a.kv_heads = 8;
@@ -146,10 +153,9 @@ TEST(CalibrationApply, MeasuredDecodeAttentionReplacesThePresetsShare) {
   a.head_dim = 128;
   a.points.push_back({32, 1024, Bytes(64e6), Time::us(40), Bandwidth(1.6e12), 0.3});
   p.attention_decode = a;
-  RooflineOptions with;
-  apply_calibration_profile(p, node, with);
+  const RooflineOptions with = applied(p, node);
   EXPECT_TRUE(with.efficiencies.attention_decode_measured);
-  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, with.efficiencies, OpClass::attention_decode), 1.0);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, with.efficiencies, OpClass::attention_decode, Precision::bf16), 1.0);
   EXPECT_NEAR(hbm_rate(hw, with.efficiencies) * with.efficiencies.of(OpClass::attention_decode).bandwidth.at(64e6),
               1.6e12, 1e6);
 }

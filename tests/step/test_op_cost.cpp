@@ -128,17 +128,17 @@ TEST(OpCost, DecodeAttentionShareScalesOnlyDecodeAttentionUnlessMeasured) {
   Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
   const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
   OpWork w = memory_op(OpClass::attention_decode);
-  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode), 0.5);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode, Precision::bf16), 0.5);
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / (1e12 * 0.5 * 0.8), 1e-12);
   for (OpClass c : {OpClass::gemm, OpClass::attention_prefill, OpClass::elementwise, OpClass::engram_gather}) {
-    EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, c), 1.0) << to_string(c);
+    EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, c, Precision::bf16), 1.0) << to_string(c);
     w.op_class = c;
     EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12) << to_string(c);
   }
   // A decode-attention curve a calibration profile measured on the GPU already holds its share.
   eff.attention_decode_measured = true;
   w.op_class = OpClass::attention_decode;
-  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode), 1.0);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::attention_decode, Precision::bf16), 1.0);
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12);
 }
 
