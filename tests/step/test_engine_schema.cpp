@@ -45,5 +45,25 @@ TEST(EngineSchema, ConditionalKeysAreRequiredOrRefused) {
   EXPECT_NE(error_of("per_step: 1us\nper_sequence: 1ns\n").find("name: missing required field"), std::string::npos);
 }
 
+TEST(EngineSchema, MoeSharesAreMapsOfPrecisionToShare) {
+  const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
+  const HostOverhead h =
+      engine_from_yaml(base + "moe_bandwidth_share: {fp4: 0.41}\nmoe_compute_share: {fp8: 0.39}\n", "e.yaml");
+  EXPECT_DOUBLE_EQ(h.moe_bandwidth_share[static_cast<std::size_t>(Precision::fp4)], 0.41);
+  EXPECT_DOUBLE_EQ(h.moe_bandwidth_share[static_cast<std::size_t>(Precision::fp8)], 1.0);
+  EXPECT_DOUBLE_EQ(h.moe_compute_share[static_cast<std::size_t>(Precision::fp8)], 0.39);
+  EXPECT_EQ(engine_schema().write(h).at("moe_bandwidth_share").dump(), "{\"fp4\":0.41}");
+  EXPECT_NE(error_of(base + "moe_bandwidth_share: {fp5: 0.5}\n")
+                .find("e.yaml:4:28: moe_bandwidth_share.fp5: unknown precision"),
+            std::string::npos)
+      << error_of(base + "moe_bandwidth_share: {fp5: 0.5}\n");
+  EXPECT_NE(error_of(base + "moe_compute_share: {fp8: 1.5}\n").find("moe_compute_share.fp8: must be in (0, 1]"),
+            std::string::npos)
+      << error_of(base + "moe_compute_share: {fp8: 1.5}\n");
+  EXPECT_NE(error_of(base + "moe_compute_share: 0.5\n").find("moe_compute_share: expected a map of precision"),
+            std::string::npos)
+      << error_of(base + "moe_compute_share: 0.5\n");
+}
+
 }  // namespace
 }  // namespace engramsim
