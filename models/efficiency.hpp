@@ -67,6 +67,21 @@ struct OpEfficiency {
   EfficiencyCurve bandwidth;  // by bytes moved
 };
 
+// One share per precision (indexed by Precision), each 1: a rate nothing has measured below its curve.
+constexpr std::array<double, kPrecisionCount> unit_shares() {
+  std::array<double, kPrecisionCount> a{};
+  for (double& v : a) v = 1.0;
+  return a;
+}
+
+// The shares of the grouped-GEMM bandwidth and FLOP rates a serving engine's routed-expert kernels
+// reach, by expert precision, measured on the engine's own MoE module (engine preset
+// `moe_bandwidth_share`, `moe_compute_share`; 1 where the preset states none).
+struct MoeKernelShares {
+  std::array<double, kPrecisionCount> bandwidth = unit_shares();
+  std::array<double, kPrecisionCount> compute = unit_shares();
+};
+
 struct Efficiencies {
   std::array<OpEfficiency, kOpClassCount> by_class;
   // Fixed cost per kernel: the launch gap between kernels inside a CUDA graph.
@@ -94,11 +109,9 @@ struct Efficiencies {
   // True when a calibration profile measured the decode-attention curve on the GPU; the GPU preset's
   // attention_decode_efficiency then no longer applies.
   bool attention_decode_measured = false;
-  // Share of the roofline rate (bandwidth and FLOPs) the serving engine's routed-expert kernels reach,
-  // by expert precision, measured on the engine's own MoE module (engine preset `moe_bandwidth_share`,
-  // `moe_compute_share`; 1 where the preset states none). Grouped-GEMM ops only.
-  std::array<double, kPrecisionCount> moe_bandwidth_share{1.0, 1.0, 1.0, 1.0, 1.0};
-  std::array<double, kPrecisionCount> moe_compute_share{1.0, 1.0, 1.0, 1.0, 1.0};
+  // The serving engine's routed-expert kernels (grouped-GEMM ops only); the step model copies them
+  // from its engine preset.
+  MoeKernelShares moe;
   // Where these numbers came from ("defaults" or a calibration profile's name).
   std::string source = "defaults";
 

@@ -67,16 +67,14 @@ void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
       {"moe_bandwidth_share", "map precision -> number in (0, 1]", "none (1 for every precision)",
        "share of the grouped-GEMM bandwidth curve the engine's routed-expert kernels reach at that expert "
        "precision, measured on the engine's own MoE module (docs/cost-model.md §2)"},
-      [](const ConfigNode& n, HostOverhead& h) {
-        read_precision_shares(n, "moe_bandwidth_share", h.moe_bandwidth_share);
-      },
-      [](const HostOverhead& h) { return precision_shares_json(h.moe_bandwidth_share); });
+      [](const ConfigNode& n, HostOverhead& h) { read_precision_shares(n, "moe_bandwidth_share", h.moe.bandwidth); },
+      [](const HostOverhead& h) { return precision_shares_json(h.moe.bandwidth); });
   t.custom(
       {"moe_compute_share", "map precision -> number in (0, 1]", "none (1 for every precision)",
        "share of the grouped-GEMM FLOP rate (peak x GPU share x curve) the engine's routed-expert kernels "
        "reach at that expert precision, measured on the engine's own MoE module (docs/cost-model.md §2)"},
-      [](const ConfigNode& n, HostOverhead& h) { read_precision_shares(n, "moe_compute_share", h.moe_compute_share); },
-      [](const HostOverhead& h) { return precision_shares_json(h.moe_compute_share); });
+      [](const ConfigNode& n, HostOverhead& h) { read_precision_shares(n, "moe_compute_share", h.moe.compute); },
+      [](const HostOverhead& h) { return precision_shares_json(h.moe.compute); });
 }
 
 void add_engram_keys(FieldTable<HostOverhead>& t) {

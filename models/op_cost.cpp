@@ -81,7 +81,7 @@ double hbm_rate(const HardwareRates& hw, const Efficiencies& eff) {
 }
 
 double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p) {
-  if (c == OpClass::grouped_gemm) return eff.moe_bandwidth_share[static_cast<std::size_t>(p)];
+  if (c == OpClass::grouped_gemm) return eff.moe.bandwidth[static_cast<std::size_t>(p)];
   if (c != OpClass::attention_decode || eff.attention_decode_measured) return 1.0;
   return hw.attention_decode_efficiency();
 }
@@ -89,7 +89,7 @@ double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, O
 double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p, OpClass c) {
   const double peak = hw.peak_flops(p);
   if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
-  const double engine = c == OpClass::grouped_gemm ? eff.moe_compute_share[static_cast<std::size_t>(p)] : 1.0;
+  const double engine = c == OpClass::grouped_gemm ? eff.moe.compute[static_cast<std::size_t>(p)] : 1.0;
   return peak * gemm_share(hw, eff, p) * engine;
 }
 

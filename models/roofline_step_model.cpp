@@ -50,8 +50,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout)),
       rates_(node_.gpu),
       net_(options_.collectives, node_.gpu.scale_up_bandwidth, node_.scale_out_bandwidth) {
-  options_.efficiencies.moe_bandwidth_share = options_.host.moe_bandwidth_share;
-  options_.efficiencies.moe_compute_share = options_.host.moe_compute_share;
+  options_.efficiencies.moe = options_.host.moe;
   if (work_.templates().size() > kMaxTemplates)
     throw std::invalid_argument("step model: more distinct ops than the fast path holds");
   const auto& templates = work_.templates();

@@ -74,8 +74,7 @@ struct HostOverhead {
   double kernel_time_scale = 1.0;
   // The engine's routed-expert (grouped-GEMM) kernels reach these shares of the bandwidth and FLOP
   // rates the step model charges, by expert precision; copied into the model's Efficiencies.
-  std::array<double, kPrecisionCount> moe_bandwidth_share{1.0, 1.0, 1.0, 1.0, 1.0};
-  std::array<double, kPrecisionCount> moe_compute_share{1.0, 1.0, 1.0, 1.0, 1.0};
+  MoeKernelShares moe;
 };
 
 struct RooflineOptions {

@@ -375,6 +375,22 @@ TEST_F(HardwareLoaderTest, GemmEfficiencyIsOptionalAndChecked) {
                  "unknown precision");
 }
 
+TEST_F(HardwareLoaderTest, AttentionDecodeEfficiencyIsOptionalAndChecked) {
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(good_gpu_lines())).attention_decode_efficiency, 1.0);
+  const auto with = [&](const std::string& entry) {
+    auto lines = good_gpu_lines();
+    lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, entry);
+    return lines;
+  };
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(with("attention_decode_efficiency: 0.45"))).attention_decode_efficiency, 0.45);
+  for (const std::string bad : {"attention_decode_efficiency: 1.45", "attention_decode_efficiency: 0"}) {
+    const auto lines = with(bad);
+    const std::string path = write_gpu(lines);
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "attention_decode_efficiency",
+                   "must be a number in (0, 1]");
+  }
+}
+
 TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {
   // Absent: the HBM reaches the default bandwidth curves as they are.
   EXPECT_DOUBLE_EQ(load_gpu(write_gpu(good_gpu_lines())).hbm_efficiency, 1.0);

@@ -49,9 +49,9 @@ TEST(EngineSchema, MoeSharesAreMapsOfPrecisionToShare) {
   const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
   const HostOverhead h =
       engine_from_yaml(base + "moe_bandwidth_share: {fp4: 0.41}\nmoe_compute_share: {fp8: 0.39}\n", "e.yaml");
-  EXPECT_DOUBLE_EQ(h.moe_bandwidth_share[static_cast<std::size_t>(Precision::fp4)], 0.41);
-  EXPECT_DOUBLE_EQ(h.moe_bandwidth_share[static_cast<std::size_t>(Precision::fp8)], 1.0);
-  EXPECT_DOUBLE_EQ(h.moe_compute_share[static_cast<std::size_t>(Precision::fp8)], 0.39);
+  EXPECT_DOUBLE_EQ(h.moe.bandwidth[static_cast<std::size_t>(Precision::fp4)], 0.41);
+  EXPECT_DOUBLE_EQ(h.moe.bandwidth[static_cast<std::size_t>(Precision::fp8)], 1.0);
+  EXPECT_DOUBLE_EQ(h.moe.compute[static_cast<std::size_t>(Precision::fp8)], 0.39);
   EXPECT_EQ(engine_schema().write(h).at("moe_bandwidth_share").dump(), "{\"fp4\":0.41}");
   EXPECT_NE(error_of(base + "moe_bandwidth_share: {fp5: 0.5}\n")
                 .find("e.yaml:4:28: moe_bandwidth_share.fp5: unknown precision"),

@@ -73,8 +73,8 @@ void price_at_unit_shares(Row& r) {
   RooflineOptions o;
   o.layout = ParallelLayout{r.ep, r.ep, true};
   o.host = load_engine("trtllm");
-  o.host.moe_bandwidth_share.fill(1.0);
-  o.host.moe_compute_share.fill(1.0);
+  o.host.moe.bandwidth.fill(1.0);
+  o.host.moe.compute.fill(1.0);
   const RooflineStepModel m(card_for(r), load_node(node_for(r)), o);
   const std::vector<DecodeSeq> decode(static_cast<std::size_t>(r.tokens), DecodeSeq{2048, 1});
   const StepBreakdown b = m.breakdown({{}, decode});
@@ -122,8 +122,8 @@ TEST(MoeKernelShareFit, TrtllmPresetCarriesTheFitOfItsOwnMoeModule) {
     ASSERT_EQ(rows.size(), 18u) << dtype;
     const Fit fit = best_shares(rows);
     const auto slot = static_cast<std::size_t>(precision);
-    EXPECT_NEAR(preset.moe_bandwidth_share[slot], fit.bandwidth, 0.005 + 1e-9) << dtype;
-    EXPECT_NEAR(preset.moe_compute_share[slot], fit.compute, 0.005 + 1e-9) << dtype;
+    EXPECT_NEAR(preset.moe.bandwidth[slot], fit.bandwidth, 0.005 + 1e-9) << dtype;
+    EXPECT_NEAR(preset.moe.compute[slot], fit.compute, 0.005 + 1e-9) << dtype;
     // Stated before the fit: half the rows within 10 %, four in five within 20 % (the bound the
     // fused-MoE kernel tables are held to in test_grouped_gemm_efficiency).
     std::vector<double> errors;
@@ -151,12 +151,12 @@ TEST(MoeKernelShareFit, SharesMoveOnlyTheRoutedExpertsOfTheirPrecision) {
   o.layout = ParallelLayout{8, 8, true};
   const std::vector<DecodeSeq> decode(1024, DecodeSeq{2048, 1});
   const StepBreakdown plain = RooflineStepModel(card_for(r), load_node("hgx-b200"), o).breakdown({{}, decode});
-  o.host.moe_bandwidth_share[static_cast<std::size_t>(Precision::fp4)] = 0.5;
-  o.host.moe_compute_share[static_cast<std::size_t>(Precision::fp4)] = 0.5;
+  o.host.moe.bandwidth[static_cast<std::size_t>(Precision::fp4)] = 0.5;
+  o.host.moe.compute[static_cast<std::size_t>(Precision::fp4)] = 0.5;
   const StepBreakdown slow = RooflineStepModel(card_for(r), load_node("hgx-b200"), o).breakdown({{}, decode});
-  o.host.moe_bandwidth_share.fill(1.0);
-  o.host.moe_compute_share.fill(1.0);
-  o.host.moe_bandwidth_share[static_cast<std::size_t>(Precision::fp8)] = 0.5;
+  o.host.moe.bandwidth.fill(1.0);
+  o.host.moe.compute.fill(1.0);
+  o.host.moe.bandwidth[static_cast<std::size_t>(Precision::fp8)] = 0.5;
   const StepBreakdown other = RooflineStepModel(card_for(r), load_node("hgx-b200"), o).breakdown({{}, decode});
   ASSERT_EQ(plain.ops.size(), slow.ops.size());
   for (std::size_t i = 0; i < plain.ops.size(); ++i) {

@@ -337,6 +337,12 @@ void print_header(const StepReport& s) {
   if (!o.efficiencies.attention_decode_measured && s.node.gpu.attention_decode_efficiency != 1.0)
     std::cout << "Decode-attention share of its bandwidth curve: " << fixed(s.node.gpu.attention_decode_efficiency, 2)
               << " (GPU preset)\n";
+  std::string moe;
+  for (std::size_t i = 0; i < kPrecisionCount; ++i)
+    if (o.host.moe.bandwidth[i] != 1.0 || o.host.moe.compute[i] != 1.0)
+      moe += (moe.empty() ? "" : ", ") + std::string(to_string(static_cast<Precision>(i))) + " " +
+             fixed(o.host.moe.bandwidth[i], 2) + " / " + fixed(o.host.moe.compute[i], 2);
+  if (!moe.empty()) std::cout << "Engine MoE kernel shares (bandwidth / compute): " << moe << " (engine preset)\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << s.spec.positions << " positions at context "
             << a.context;
   if (a.prefill_tokens > 0)
