@@ -83,6 +83,13 @@ int line_of(const std::vector<std::string>& lines, const std::string& prefix) {
   return 0;
 }
 
+// The good GPU file with `entry` added before its scale_up_bandwidth line.
+std::vector<std::string> gpu_lines_with(const std::string& entry) {
+  auto lines = good_gpu_lines();
+  lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, entry);
+  return lines;
+}
+
 void replace_line(std::vector<std::string>& lines, const std::string& prefix, const std::string& with) {
   lines[static_cast<std::size_t>(line_of(lines, prefix) - 1)] = with;
 }
@@ -377,14 +384,10 @@ TEST_F(HardwareLoaderTest, GemmEfficiencyIsOptionalAndChecked) {
 
 TEST_F(HardwareLoaderTest, AttentionDecodeEfficiencyIsOptionalAndChecked) {
   EXPECT_DOUBLE_EQ(load_gpu(write_gpu(good_gpu_lines())).attention_decode_efficiency, 1.0);
-  const auto with = [&](const std::string& entry) {
-    auto lines = good_gpu_lines();
-    lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, entry);
-    return lines;
-  };
-  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(with("attention_decode_efficiency: 0.45"))).attention_decode_efficiency, 0.45);
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(gpu_lines_with("attention_decode_efficiency: 0.45"))).attention_decode_efficiency,
+                   0.45);
   for (const std::string bad : {"attention_decode_efficiency: 1.45", "attention_decode_efficiency: 0"}) {
-    const auto lines = with(bad);
+    const auto lines = gpu_lines_with(bad);
     const std::string path = write_gpu(lines);
     expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "attention_decode_efficiency",
                    "must be a number in (0, 1]");
@@ -394,20 +397,15 @@ TEST_F(HardwareLoaderTest, AttentionDecodeEfficiencyIsOptionalAndChecked) {
 TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {
   // Absent: the HBM reaches the default bandwidth curves as they are.
   EXPECT_DOUBLE_EQ(load_gpu(write_gpu(good_gpu_lines())).hbm_efficiency, 1.0);
-  const auto with = [&](const std::string& entry) {
-    auto lines = good_gpu_lines();
-    lines.insert(lines.begin() + line_of(lines, "scale_up_bandwidth:") - 1, entry);
-    return lines;
-  };
-  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(with("hbm_efficiency: 0.88"))).hbm_efficiency, 0.88);
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(gpu_lines_with("hbm_efficiency: 0.88"))).hbm_efficiency, 0.88);
   for (const std::string bad : {"hbm_efficiency: 1.2", "hbm_efficiency: 0", "hbm_efficiency: -0.5"}) {
-    const auto lines = with(bad);
+    const auto lines = gpu_lines_with(bad);
     const std::string path = write_gpu(lines);
     expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "hbm_efficiency",
                    "must be a number in (0, 1]");
   }
   // A bandwidth where a share belongs is a located error too.
-  const auto lines = with("hbm_efficiency: \"4TB/s\"");
+  const auto lines = gpu_lines_with("hbm_efficiency: \"4TB/s\"");
   const std::string path = write_gpu(lines);
   const std::string msg = error_of([&] { load_gpu(path); });
   EXPECT_EQ(msg.rfind(path + ":" + std::to_string(line_of(lines, "hbm_efficiency")) + ":", 0), 0u) << msg;
