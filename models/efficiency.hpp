@@ -112,6 +112,10 @@ struct Efficiencies {
   // The serving engine's routed-expert kernels (grouped-GEMM ops only); the step model copies them
   // from its engine preset.
   MoeKernelShares moe;
+  // The serving engine's dense GEMMs on FP8 weights with 128x128 block scales walk K one scale block
+  // at a time: each such op takes at least its K steps (OpWork::block_fp8_k_steps) times this (engine
+  // preset `block_fp8_gemm_k_step`, which the step model copies; 0: no such floor).
+  Time block_fp8_gemm_k_step = Time::zero();
   // Where these numbers came from ("defaults" or a calibration profile's name).
   std::string source = "defaults";
 

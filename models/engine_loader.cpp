@@ -75,6 +75,12 @@ void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
        "reach at that expert precision, measured on the engine's own MoE module (docs/cost-model.md §2)"},
       [](const ConfigNode& n, HostOverhead& h) { read_precision_shares(n, "moe_compute_share", h.moe.compute); },
       [](const HostOverhead& h) { return precision_shares_json(h.moe.compute); });
+  t.time(
+      "block_fp8_gemm_k_step", [](auto& h) -> auto& { return h.block_fp8_gemm_k_step; }, Time::zero(),
+      Time::from_seconds(1e-3),
+      "time per 128-deep K step of the engine's dense GEMMs on FP8 weights with block scales (attention "
+      "projections, dense FFN): such an op takes at least its K steps times this, measured on the engine's "
+      "own kernels (docs/cost-model.md §2)");
 }
 
 void add_engram_keys(FieldTable<HostOverhead>& t) {

@@ -93,6 +93,10 @@ double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p
   return peak * gemm_share(hw, eff, p) * engine;
 }
 
+double op_floor_seconds(int kernels, double block_fp8_k_steps, const Efficiencies& eff) {
+  return std::max(kernels * eff.kernel_min_duration.seconds(), block_fp8_k_steps * eff.block_fp8_gemm_k_step.seconds());
+}
+
 OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net) {
   OpSeconds s;
   if (w.collective != CollectiveKind::none) {
@@ -121,7 +125,7 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   }
   s.overhead = w.kernels * eff.kernel_overhead.seconds();
   const double work = std::max(s.compute, s.memory);
-  const double floor = w.kernels * eff.kernel_min_duration.seconds();
+  const double floor = op_floor_seconds(w.kernels, w.block_fp8_k_steps, eff);
   s.total = std::max(work, floor) + s.overhead;
   // Overhead-bound: the kernels are too small to reach their own minimum duration, or the launch
   // gaps outweigh the work.

@@ -3,7 +3,7 @@
 //   compute  = FLOPs / (peak(precision) * eff_flops(class, flops_key))
 //              (GEMM classes: peak(precision) * gemm_scale(precision), see tensor_peak below)
 //   memory   = HBM bytes / (hbm_bw * eff_bw(class, bw_key))
-//   time     = max(compute, memory, kernels * kernel_min_duration)
+//   time     = max(compute, memory, kernels * kernel_min_duration, block-FP8 K steps * k_step)
 //              + kernels * kernel_overhead                                (GPU ops)
 //   time     = alpha-beta collective time over the scale-up fabric       (collective ops)
 // The bound is whichever term is largest (overhead when the kernels are shorter than their minimum
@@ -45,6 +45,9 @@ struct OpWork {
                            // expert_*: bytes each rank sends over its scale-out NIC
   Bytes scale_up_bytes;    // expert_*: bytes each rank sends over the scale-up fabric
   int collective_ranks = 1;
+  // Dense GEMM on FP8 weights with block scales, outside the MoE block: the 128-deep K blocks its
+  // kernels walk on one rank (0 for every other op; Efficiencies::block_fp8_gemm_k_step).
+  double block_fp8_k_steps = 0.0;
 };
 
 struct OpCost {
@@ -97,6 +100,10 @@ double hbm_rate(const HardwareRates& hw, const Efficiencies& eff);
 // profile measured that curve on the GPU (Efficiencies::attention_decode_measured); the engine's
 // moe_bandwidth_share at `p` for grouped GEMMs; 1 for every other class.
 double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p);
+
+// The shortest time an op of `kernels` kernels runs: each kernel's minimum duration, or, for a dense
+// GEMM on block-scaled FP8 weights, its K steps times the engine's time per step, whichever is longer.
+double op_floor_seconds(int kernels, double block_fp8_k_steps, const Efficiencies& eff);
 
 // Seconds for the compute/memory/overhead parts and the bound, without allocation (hot path).
 struct OpSeconds {

@@ -51,6 +51,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       rates_(node_.gpu),
       net_(options_.collectives, node_.gpu.scale_up_bandwidth, node_.scale_out_bandwidth) {
   options_.efficiencies.moe = options_.host.moe;
+  options_.efficiencies.block_fp8_gemm_k_step = options_.host.block_fp8_gemm_k_step;
   if (work_.templates().size() > kMaxTemplates)
     throw std::invalid_argument("step model: more distinct ops than the fast path holds");
   const auto& templates = work_.templates();
@@ -68,7 +69,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       throw std::invalid_argument("GPU " + node_.gpu.name + " lists no dense_flops rate for " +
                                   to_string(tpl.precision) + " or a wider precision (op " + tpl.name + ")");
     f.overhead_s = tpl.kernels * options_.efficiencies.kernel_overhead.seconds();
-    f.floor_s = tpl.kernels * options_.efficiencies.kernel_min_duration.seconds();
+    f.floor_s = op_floor_seconds(tpl.kernels, tpl.block_fp8_k_steps, options_.efficiencies);
     f.collective = tpl.collective;
     f.ranks = tpl.collective_ranks;
     f.multiplicity = work_.multiplicity(t);

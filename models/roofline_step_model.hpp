@@ -75,6 +75,9 @@ struct HostOverhead {
   // The engine's routed-expert (grouped-GEMM) kernels reach these shares of the bandwidth and FLOP
   // rates the step model charges, by expert precision; copied into the model's Efficiencies.
   MoeKernelShares moe;
+  // The engine's dense GEMMs on block-scaled FP8 weights walk K one 128-deep scale block at a time,
+  // this long per block at decode batch sizes; copied into the model's Efficiencies. 0: no floor.
+  Time block_fp8_gemm_k_step = Time::zero();
 };
 
 struct RooflineOptions {

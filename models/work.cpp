@@ -74,6 +74,31 @@ Dims activation_dims(const WeightGroup& g, const ModelCard& c) {
   return {h, static_cast<double>(g.elements) / h};
 }
 
+// The 128-deep K steps the kernels of a dense GEMM on block-scaled FP8 weights walk on one rank
+// (OpWork::block_fp8_k_steps): one GEMM for an attention projection (K its input, `k_frac` of it for
+// the row-parallel output projection), two for the dense FFN (gate-up over the hidden size, down over
+// the rank's `frac` of the intermediate size). 0 for other weights and precisions: the MoE block,
+// shared experts included, runs in the engine's MoE kernels. MLA's KV down-projection shares the
+// query down-projection's walk (SGLang, vLLM and TensorRT-LLM run the two as one GEMM over the same
+// input), and its KV up-projection is absorbed into BF16 batched GEMMs around decode attention.
+double block_fp8_k_steps(const WeightGroup& wg, const Dims& d, const ModelCard& c, double k_frac, double frac) {
+  constexpr double kStep = 128.0;
+  if (wg.precision != Precision::fp8 || !(wg.scale_bytes_per_element > 0.0)) return 0.0;
+  if (wg.name == "attn.kv_b" || (wg.name == "attn.kv_a" && c.attention.q_lora_rank > 0)) return 0.0;
+  switch (wg.kind) {
+    case WeightKind::attn_q:
+    case WeightKind::attn_kv:
+    case WeightKind::attn_o:
+    case WeightKind::attn_indexer:
+    case WeightKind::attn_compressor:
+      return std::ceil(d.in * k_frac / kStep);
+    case WeightKind::dense_ffn:
+      return std::ceil(d.in / kStep) + std::ceil(d.out / 3.0 * frac / kStep);  // gate, up and down
+    default:
+      return 0.0;
+  }
+}
+
 }  // namespace
 
 bool OpTemplate::operator==(const OpTemplate& o) const {
@@ -87,7 +112,7 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
          collective == o.collective && collective_ranks == o.collective_ranks && set == o.set &&
          same_terms(flops, o.flops) && same_terms(bytes, o.bytes) && same_terms(collective_bytes, o.collective_bytes) &&
          same_terms(scale_up_bytes, o.scale_up_bytes) && flops_key.slot == o.flops_key.slot &&
-         flops_key.coef == o.flops_key.coef && bw_key == o.bw_key;
+         flops_key.coef == o.flops_key.coef && bw_key == o.bw_key && block_fp8_k_steps == o.block_fp8_k_steps;
 }
 
 WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout)
@@ -337,6 +362,7 @@ struct WorkModel::LayerBuilder {
     t.name = name;
     t.op_class = OpClass::gemm;
     t.precision = compute_precision(wg.precision);
+    t.block_fp8_k_steps = block_fp8_k_steps(wg, d, c, split && row_parallel ? frac : 1.0, frac);
     t.kernels = kernels;
     t.set = set;
     t.flops = {{kTokensRank, 2.0 * static_cast<double>(wg.elements) * frac}};
@@ -1056,6 +1082,7 @@ OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
   w.scale_up_bytes = Bytes(pk.scale_up_bytes(x));
   w.flops_key = tpl.flops_key.coef * x[tpl.flops_key.slot];
   w.bw_key = tpl.bw_key;
+  w.block_fp8_k_steps = tpl.block_fp8_k_steps;
   return w;
 }
 

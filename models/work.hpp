@@ -138,6 +138,7 @@ struct OpTemplate {
   std::vector<Term> scale_up_bytes;    // expert_* kinds: bytes over the scale-up fabric
   Term flops_key{kOne, 1.0};           // key = coef x stats[slot]
   double bw_key = 0.0;                 // fixed bandwidth key (0 = the op's bytes)
+  double block_fp8_k_steps = 0.0;      // see OpWork::block_fp8_k_steps
   bool operator==(const OpTemplate& o) const;
 };
 

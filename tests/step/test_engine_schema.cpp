@@ -65,5 +65,18 @@ TEST(EngineSchema, MoeSharesAreMapsOfPrecisionToShare) {
       << error_of(base + "moe_compute_share: 0.5\n");
 }
 
+TEST(EngineSchema, BlockFp8KStepIsATimeUpToAMillisecond) {
+  const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
+  EXPECT_DOUBLE_EQ(engine_from_yaml(base, "e.yaml").block_fp8_gemm_k_step.seconds(), 0.0);
+  EXPECT_DOUBLE_EQ(engine_from_yaml(base + "block_fp8_gemm_k_step: 2.18us\n", "e.yaml").block_fp8_gemm_k_step.seconds(),
+                   2.18e-6);
+  EXPECT_NE(
+      error_of(base + "block_fp8_gemm_k_step: 2ms\n").find("e.yaml:4:24: block_fp8_gemm_k_step: must be a time in"),
+      std::string::npos)
+      << error_of(base + "block_fp8_gemm_k_step: 2ms\n");
+  EXPECT_NE(error_of(base + "block_fp8_gemm_k_step: 2\n").find("block_fp8_gemm_k_step"), std::string::npos)
+      << error_of(base + "block_fp8_gemm_k_step: 2\n");
+}
+
 }  // namespace
 }  // namespace engramsim

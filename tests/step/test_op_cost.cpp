@@ -142,6 +142,29 @@ TEST(OpCost, DecodeAttentionShareScalesOnlyDecodeAttentionUnlessMeasured) {
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12);
 }
 
+TEST(OpCost, BlockFp8KStepsFloorAnOpOnlyWithTheEngineStepTime) {
+  // A 1 MB block-scaled FP8 GEMM that walks 56 K steps: 1.25 us of bytes at 1 TB/s x 0.8 leave it at
+  // the 4 us kernel floor; at 2 us a step the walk sets it (112 us + the launch gap).
+  const HardwareRates hw(toy_gpu());
+  Efficiencies eff = flat(0.5, 0.8, Time::ns(500));
+  eff.kernel_min_duration = Time::us(4);
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  OpWork w = memory_op(OpClass::gemm);
+  w.hbm_bytes = Bytes(1e6);
+  w.block_fp8_k_steps = 56;
+  const double gap = eff.kernel_overhead.seconds();
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 4e-6 + gap, 1e-12);
+  eff.block_fp8_gemm_k_step = Time::us(2);
+  EXPECT_DOUBLE_EQ(op_floor_seconds(1, 56, eff), 112e-6);
+  EXPECT_DOUBLE_EQ(op_floor_seconds(1, 0, eff), 4e-6);
+  const OpCost c = op_cost(w, hw, eff, net);
+  EXPECT_NEAR(c.time.seconds(), 112e-6 + gap, 1e-12);
+  EXPECT_EQ(c.bound, Bound::overhead);
+  // An op with no K steps (every op but block-scaled FP8 dense GEMMs) keeps the kernel floor.
+  w.block_fp8_k_steps = 0;
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 4e-6 + gap, 1e-12);
+}
+
 TEST(OpCost, ComputeBoundUsesPrecisionPeak) {
   // 1e12 FLOP in fp8 at 200 TFLOPS x 0.5 = 10 ms; 1 MB at 0.8 TB/s = 1.25 us.
   const HardwareRates hw(toy_gpu());

@@ -355,8 +355,8 @@ TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
 }
 
 TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
-  EXPECT_EQ(known_engines(),
-            (std::vector<std::string>{"nano-vllm", "sglang", "trtllm", "vllm", "vllm-rocm-day7", "vllm-sync"}));
+  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "sglang-rocm", "trtllm", "vllm",
+                                                       "vllm-rocm-day7", "vllm-sync"}));
   EXPECT_DOUBLE_EQ(load_engine("vllm").kernel_time_scale, 1.0);
   EXPECT_DOUBLE_EQ(load_engine("vllm-rocm-day7").kernel_time_scale, 1.5);
   EXPECT_EQ(load_engine("vllm").per_step, Time::us(250));
@@ -368,7 +368,8 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
     load_engine("tgi");
     ADD_FAILURE() << "expected an error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, trtllm, vllm, vllm-rocm-day7"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, sglang-rocm, trtllm, vllm, vllm-rocm-day7"),
+              std::string::npos)
         << e.what();
   }
   const auto error_of = [](const std::string& text) {

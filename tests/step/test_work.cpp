@@ -269,6 +269,28 @@ TEST(WorkV3, MlaAbsorbedDecodeAndMtpPasses) {
   EXPECT_DOUBLE_EQ(w.stats.at(2, kTokens), 8.0);
 }
 
+TEST(Work, BlockFp8KStepsCountTheKWalkOfDenseBlockScaledGemms) {
+  // DeepSeek-V3 at TP8: 128-deep K steps of the GEMMs on block-scaled FP8 weights outside the MoE
+  // block; the KV down-projection shares the query's walk, the KV up-projection is absorbed.
+  const ModelCard v3 = load_model_card("deepseek-v3");
+  const WorkModel m(v3, build_weight_inventory(v3), ParallelLayout{8, 1, false});
+  Batch b;
+  b.decode = {{1024, 1}};
+  const StepWork w = m.decompose(b.shape());
+  const auto steps = [&](int layer, const char* name) { return op_named(w.layers[layer].ops, name).block_fp8_k_steps; };
+  EXPECT_DOUBLE_EQ(steps(0, "attn.q_a"), 56.0);   // 7,168 / 128
+  EXPECT_DOUBLE_EQ(steps(0, "attn.q_b"), 12.0);   // 1,536 / 128
+  EXPECT_DOUBLE_EQ(steps(0, "attn.o"), 16.0);     // 128 heads x 128 / 8 ranks / 128
+  EXPECT_DOUBLE_EQ(steps(0, "ffn.dense"), 74.0);  // 56 + 18,432 / 8 / 128
+  for (const char* name : {"attn.kv_a", "attn.kv_b"}) EXPECT_DOUBLE_EQ(steps(0, name), 0.0) << name;
+  for (const char* name : {"moe.router", "moe.shared", "moe.experts"}) EXPECT_DOUBLE_EQ(steps(3, name), 0.0) << name;
+  // BF16 weights walk nothing.
+  const ModelCard c = tiny_gqa();
+  const WorkModel bf16(c, build_weight_inventory(c), ParallelLayout{1, 1, false});
+  const StepWork plain = bf16.decompose(b.shape());
+  for (const OpWork& op : plain.layers[0].ops) EXPECT_DOUBLE_EQ(op.block_fp8_k_steps, 0.0) << op.name;
+}
+
 TEST(Work, TemplatesAreSharedAcrossIdenticalLayers) {
   const ModelCard c = tiny_gqa();
   const WorkModel m(c, build_weight_inventory(c), ParallelLayout{1, 1, false});

@@ -343,6 +343,9 @@ void print_header(const StepReport& s) {
       moe += (moe.empty() ? "" : ", ") + std::string(to_string(static_cast<Precision>(i))) + " " +
              fixed(o.host.moe.bandwidth[i], 2) + " / " + fixed(o.host.moe.compute[i], 2);
   if (!moe.empty()) std::cout << "Engine MoE kernel shares (bandwidth / compute): " << moe << " (engine preset)\n";
+  if (o.host.block_fp8_gemm_k_step > Time::zero())
+    std::cout << "Engine block-FP8 dense GEMMs: at least " << fixed(o.host.block_fp8_gemm_k_step.seconds() * 1e6, 2)
+              << " us per 128-deep K step (engine preset)\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << s.spec.positions << " positions at context "
             << a.context;
   if (a.prefill_tokens > 0)
