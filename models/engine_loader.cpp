@@ -34,6 +34,11 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
   t.time(
       "piecewise_per_layer", [](auto& h) -> auto& { return h.piecewise_per_layer; }, Time::zero(), hi,
       "eager host time per backbone layer of a step that runs PIECEWISE CUDA graphs (docs/cost-model.md)");
+  t.time(
+      "frontend_per_prompt_token", [](auto& h) -> auto& { return h.frontend_per_prompt_token; }, Time::zero(),
+      Time::from_seconds(1e-3),
+      "front-end time per prompt token (tokenising the prompt text), spent on one worker per replica in "
+      "arrival order before the request reaches the scheduler (docs/cost-model.md \"Front end\")");
   t.number(
       "kernel_time_scale", [](auto& h) -> auto& { return h.kernel_time_scale; }, 1.0, 100.0,
       "every GPU op time, collectives included, times this (an engine whose kernels are not yet tuned for "

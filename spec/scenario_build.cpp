@@ -227,6 +227,7 @@ void configure_run(BuiltScenario& b, const ScenarioParams& params) {
     r.gpus = d.tp;
     r.decode_padding = padding;
     r.max_model_len = b.footprint.max_model_len;
+    r.frontend = FrontendParams{d.host.frontend_per_prompt_token, d.frontend_workers};
     r.spec = SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
                               d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
     rc.replicas.push_back(r);
@@ -421,7 +422,10 @@ std::string scenario_json(const BuiltScenario& b) {
       {"engine", d.engine},
       {"engine_preset", d.engine_path},
       {"host_overhead_us",
-       {{"per_step", d.host.per_step.seconds() * 1e6}, {"per_sequence", d.host.per_sequence.seconds() * 1e6}}},
+       {{"per_step", d.host.per_step.seconds() * 1e6},
+        {"per_sequence", d.host.per_sequence.seconds() * 1e6},
+        {"frontend_per_prompt_token", d.host.frontend_per_prompt_token.seconds() * 1e6}}},
+      {"frontend_workers", d.frontend_workers},
       {"replicas", b.replicas},
       {"gpus", b.replicas * b.gpus_per_replica},
       {"scheduler", scheduler_json(b)},

@@ -10,6 +10,7 @@ namespace engramsim::sim {
 namespace {
 constexpr std::uint64_t kStepDone = 0;
 constexpr std::uint64_t kWake = 1;
+constexpr std::uint64_t kFrontendDone = 2;
 }  // namespace
 
 Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& params,
@@ -26,7 +27,9 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       acceptance_(params.spec),
       spec_rng_(&sim.rng("spec_decode/" + std::to_string(index))),
       padding_(params.decode_padding),
-      offload_link_(params.offload_link) {
+      offload_link_(params.offload_link),
+      frontend_params_(params.frontend),
+      frontend_free_(static_cast<std::size_t>(std::max(0, params.frontend.workers))) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
   executor_ = make_step_executor(*model_, params.engram_in_run, index);
@@ -51,7 +54,8 @@ ReplicaTotals Replica::totals() const {
 ReplicaLoad Replica::load() const {
   ReplicaLoad l;
   l.outstanding = static_cast<std::int64_t>(state_.live_sequences());
-  l.waiting = static_cast<std::int64_t>(state_.waiting().size());
+  l.waiting = static_cast<std::int64_t>(state_.waiting().size() + frontend_.size());
+  l.outstanding += static_cast<std::int64_t>(frontend_.size());
   l.kv_usage = state_.kv().usage();
   return l;
 }
@@ -66,6 +70,17 @@ void Replica::submit(Request&& request) {
     for (ServingObserver* o : observers_) o->on_request_done(rec);
     return;
   }
+  if (frontend_params_.active()) {
+    Time& worker = *std::min_element(frontend_free_.begin(), frontend_free_.end());
+    worker = std::max(sim_.now(), worker) + frontend_params_.per_prompt_token * std::int64_t{request.prompt_tokens};
+    frontend_.emplace(std::make_pair(worker, frontend_entries_++), std::move(request));
+    sim_.schedule_at(worker, event_priority::arrival, *this, kFrontendDone);
+    return;
+  }
+  enqueue(std::move(request));
+}
+
+void Replica::enqueue(Request&& request) {
   state_.add_waiting(std::move(request));
   if (!busy_ && !wake_pending_) {
     wake_pending_ = true;
@@ -77,6 +92,13 @@ void Replica::on_event(std::uint64_t tag) {
   if (tag == kStepDone) {
     complete_step();
     start_step();
+  } else if (tag == kFrontendDone) {
+    // Events fire by time, then in the order they were scheduled: the map's first entry is the
+    // request whose worker just finished.
+    auto first = frontend_.begin();
+    Request r = std::move(first->second);
+    frontend_.erase(first);
+    enqueue(std::move(r));
   } else {
     wake_pending_ = false;
     if (!busy_) start_step();
@@ -258,6 +280,11 @@ void Replica::collect_unfinished(std::vector<RequestRecord>& out) const {
   }
   for (const std::uint32_t slot : state_.waiting())
     out.push_back(make_record(state_.seq(slot), RequestStatus::unfinished));
+  for (const auto& [key, r] : frontend_) {
+    Sequence s;
+    s.request = r;
+    out.push_back(make_record(s, RequestStatus::unfinished));
+  }
 }
 
 }  // namespace engramsim::sim

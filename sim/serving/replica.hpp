@@ -25,7 +25,15 @@
 // load from the pool are copied to the GPU before the step computes (its time grows by the load).
 // Each copy takes latency + bytes / link bandwidth per GPU, the replica's GPUs moving their shares
 // in parallel; one transfer per admitting sequence (loads) or per step (writes).
+//
+// Front end (ReplicaParams::frontend; docs/cost-model.md "Front end"): an accepted request first
+// passes the engine's front end, W workers taking requests in arrival order, each for prompt_tokens x
+// per_prompt_token, and joins the scheduler's queue when its worker is done. The request keeps its
+// arrival time, so the front end's time and queue count in TTFT and E2E.
 #pragma once
+
+#include <map>
+#include <utility>
 
 #include <cstdint>
 #include <memory>
@@ -53,6 +61,13 @@ struct KvOffloadLink {
   Time latency;               // per transfer
 };
 
+// The replica's front end: prompt tokenisation before the scheduler (none when either is zero).
+struct FrontendParams {
+  Time per_prompt_token;  // per token of the whole prompt, cached prefix included
+  std::int32_t workers = 1;
+  bool active() const { return per_prompt_token > Time::zero() && workers > 0; }
+};
+
 struct ReplicaParams {
   std::string name;                           // for reports; defaults to "replica<i>"
   const StepTimeModel* step_model = nullptr;  // not owned; must outlive the run
@@ -68,6 +83,7 @@ struct ReplicaParams {
   std::int64_t max_model_len = 0;
   // Prices the KV-offload copies when kv.offload_blocks > 0.
   KvOffloadLink offload_link;
+  FrontendParams frontend;
 };
 
 struct ReplicaTotals {
@@ -112,6 +128,8 @@ class Replica final : public EventHandler, public StepCostSink {
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 
  private:
+  // Hands an accepted request to the scheduler's queue and wakes the replica if it is idle.
+  void enqueue(Request&& request);
   void start_step();
   // The plan as the step model's batch: prefill chunks, decodes, CUDA-graph padding rows.
   void fill_batch(Time now);
@@ -144,6 +162,12 @@ class Replica final : public EventHandler, public StepCostSink {
   KvOffloadLink offload_link_;
   Time step_load_;   // H2D time of the step being planned
   Time step_write_;  // D2H time of the step being planned
+  // Front end: requests being tokenised, in order of completion (ties in order of entry, as their
+  // events fire); each worker is busy until its entry of frontend_free_.
+  FrontendParams frontend_params_;
+  std::map<std::pair<Time, std::uint64_t>, Request> frontend_;  // keyed (done, order of entry)
+  std::vector<Time> frontend_free_;
+  std::uint64_t frontend_entries_ = 0;
 };
 
 }  // namespace engramsim::sim

@@ -211,7 +211,8 @@ namespace {
 
 // A reduced run of a sweep case (the shipped ones take minutes: engramsim validate-set runs them):
 // the article's B200 sweep at two concurrencies and a 120 s window, read as the planner reads it
-// (2 and 32: far enough apart that the two tiers' interactivity ranges overlap).
+// (8 and 128: far enough apart that the two tiers' interactivity ranges overlap once the front
+// end's tokenisation caps both near 200 tok/s/user).
 TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
   const std::string text =
       "schema_version: 1\ncases:\n  - id: smoke\n    level: serving\n    metric: frontier_ratio_max\n"
@@ -219,7 +220,7 @@ TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
       "    source: {name: semianalysis-engram-article, url: \"u\", where: \"w\"}\n"
       "    config: {model: deepseek-v4.1-flash, gpu: b200}\n    representable: partial\n"
       "    reproduce:\n      sweep:\n        scenario: ../article-b200-agentx-dram-vs-ssd.yaml\n"
-      "        set: {sweep.axes.1: {key: workload.concurrency, values: [2, 32]}, workload.duration: 120s}\n"
+      "        set: {sweep.axes.1: {key: workload.concurrency, values: [8, 128]}, workload.duration: 120s}\n"
       "        config: \"tier=ssd fetch=staged\"\n        baseline: \"tier=dram fetch=zero_copy\"\n";
   const ValidationSet set =
       validation_set_from_yaml(text, "smoke.yaml", engramsim::test::source_root() + "/scenarios/validation");
