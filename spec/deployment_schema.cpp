@@ -268,11 +268,12 @@ void add_engine_keys(FieldTable<DeploymentDraft>& t) {
              o.out.max_model_len = d.integer("max_model_len", 0, o.in.card->max_context);
            });
   t.integer(
-      "frontend_workers", [](auto& o) -> auto& { return o.out.frontend_workers; }, 0, 4096,
-      "workers per replica that tokenise prompts at the engine's `frontend_per_prompt_token` before the "
-      "scheduler sees them (one: a `vllm serve` API server's single tokenizer thread); 0 = requests arrive as "
-      "token ids (a decode pool behind its prefill pool, a harness that sends ids) (docs/cost-model.md, "
-      "\"Front end\")");
+       "frontend_workers", [](auto& o) -> auto& { return o.out.frontend_workers; }, 0, 4096,
+       "workers per replica that tokenise prompts at the engine's `frontend_per_prompt_token` before the "
+       "scheduler sees them (vLLM: one tokenizer thread per API server, one API server per data-parallel "
+       "rank); 0 = requests arrive as token ids (a decode pool behind its prefill pool, a harness that sends "
+       "ids) (docs/cost-model.md, \"Front end\")")
+      .default_words("one per data-parallel attention rank (1 under tensor-parallel attention)");
 }
 
 void add_section_keys(FieldTable<DeploymentDraft>& t, const RouterRegistry& routers) {

@@ -110,7 +110,7 @@ struct ScenarioDeployment {
   std::string engine_path;         // the preset file, resolved
   HostOverhead host;               // its host overhead per step
   std::int64_t max_model_len = 0;  // 0 = the card's max_context
-  int frontend_workers = 1;        // front-end workers per replica; 0: requests arrive as token ids
+  int frontend_workers = -1;       // front-end workers per replica; 0: token ids arrive; -1: one per DP rank
   ScenarioEngram engram;
   ScenarioScheduler scheduler;
   ScenarioSpecDecode spec_decode;

@@ -206,6 +206,12 @@ void price_gpus(BuiltScenario& b, const ScenarioParams& params) {
   b.price.paid_per_used = paid_gpus_per_used_gpu(b.gpus_per_replica, node.gpu_count);
 }
 
+// Front-end workers per replica: as stated, else one per data-parallel attention rank (vLLM defaults
+// its API servers to the data-parallel size, one tokenizer thread each).
+int frontend_workers(const ScenarioDeployment& d, std::int64_t scheduler_ranks) {
+  return d.frontend_workers >= 0 ? d.frontend_workers : static_cast<int>(scheduler_ranks);
+}
+
 // The run configuration: one replica entry each, the scheduler limits over the scheduler ranks, the
 // workload, SLO, price and seed.
 void configure_run(BuiltScenario& b, const ScenarioParams& params) {
@@ -227,7 +233,7 @@ void configure_run(BuiltScenario& b, const ScenarioParams& params) {
     r.gpus = d.tp;
     r.decode_padding = padding;
     r.max_model_len = b.footprint.max_model_len;
-    r.frontend = FrontendParams{d.host.frontend_per_prompt_token, d.frontend_workers};
+    r.frontend = FrontendParams{d.host.frontend_per_prompt_token, frontend_workers(d, ranks)};
     r.spec = SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
                               d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
     rc.replicas.push_back(r);
@@ -425,7 +431,7 @@ std::string scenario_json(const BuiltScenario& b) {
        {{"per_step", d.host.per_step.seconds() * 1e6},
         {"per_sequence", d.host.per_sequence.seconds() * 1e6},
         {"frontend_per_prompt_token", d.host.frontend_per_prompt_token.seconds() * 1e6}}},
-      {"frontend_workers", d.frontend_workers},
+      {"frontend_workers", frontend_workers(d, b.scheduler_ranks)},
       {"replicas", b.replicas},
       {"gpus", b.replicas * b.gpus_per_replica},
       {"scheduler", scheduler_json(b)},
