@@ -7,7 +7,10 @@
 
 #include "models/step_model.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/workload/arrival_process.hpp"
+#include "sim/workload/length_distribution.hpp"
 #include "sim/workload/request_source.hpp"
+#include "sim/workload/synthetic_source.hpp"
 
 namespace engramsim::sim::testing {
 
@@ -123,6 +126,24 @@ inline RunConfig one_replica(const StepTimeModel& model, std::vector<Request> re
   cfg.scheduler.name = scheduler;
   cfg.scheduler.max_num_batched_tokens = budget;
   cfg.workload.source = [requests](std::uint64_t) { return std::make_unique<VectorSource>(requests); };
+  return cfg;
+}
+
+// One replica over `model` (a pool of `num_blocks` 16-token blocks) serving `n` Poisson arrivals at
+// `lambda` per second, each `prompt` tokens in and `output` out.
+inline RunConfig poisson_one_replica(const StepTimeModel& model, double lambda, std::int32_t prompt,
+                                     std::int32_t output, std::uint64_t n, std::int64_t num_blocks,
+                                     std::uint64_t seed) {
+  RunConfig cfg;
+  ReplicaParams rp;
+  rp.step_model = &model;
+  rp.kv = KvPoolParams{num_blocks, 16, false};
+  cfg.replicas.push_back(rp);
+  cfg.seed = seed;
+  cfg.workload.source = [=](std::uint64_t s) {
+    return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(lambda),
+                                             std::make_unique<FixedLengths>(prompt, output), s, n);
+  };
   return cfg;
 }
 

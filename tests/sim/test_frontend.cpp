@@ -3,9 +3,6 @@
 // horizon are reported unfinished.
 #include <gtest/gtest.h>
 
-#include "sim/workload/arrival_process.hpp"
-#include "sim/workload/length_distribution.hpp"
-#include "sim/workload/synthetic_source.hpp"
 #include "sim_test_support.hpp"
 
 using namespace engramsim;
@@ -17,18 +14,9 @@ namespace {
 // Poisson arrivals of 1,000-token prompts with one output token each, on a replica whose steps take
 // 1 us, behind a front end of `workers` at 1 us a token: service S = 1 ms per request.
 RunResult poisson_through_frontend(const StepTimeModel& model, double lambda, std::int32_t workers) {
-  RunConfig cfg;
-  ReplicaParams rp;
-  rp.step_model = &model;
-  rp.kv = KvPoolParams{1000000, 16, false};
-  rp.frontend = FrontendParams{Time::us(1), workers};
-  cfg.replicas.push_back(rp);
+  RunConfig cfg = poisson_one_replica(model, lambda, 1000, 1, 100000, 1000000, 77);
+  cfg.replicas[0].frontend = FrontendParams{Time::us(1), workers};
   cfg.scheduler.max_num_seqs = 1024;
-  cfg.seed = 77;
-  cfg.workload.source = [lambda](std::uint64_t seed) {
-    return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(lambda),
-                                             std::make_unique<FixedLengths>(1000, 1), seed, 100000);
-  };
   return run_simulation(cfg);
 }
 

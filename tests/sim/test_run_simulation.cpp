@@ -234,17 +234,8 @@ TEST(RunSimulation, MD1MeanWaitMatchesPollaczekKhinchine) {
   // deterministic service S = 40 ms. Poisson arrivals at rho = 0.6. PK: Wq = rho S / (2 (1 - rho)).
   const FixedStepModel model(Time::ms(10));
   const double service_s = 0.040, rho = 0.6, lambda = rho / service_s;
-  RunConfig cfg;
-  ReplicaParams rp;
-  rp.step_model = &model;
-  rp.kv = KvPoolParams{1000, 16, false};
-  cfg.replicas.push_back(rp);
+  RunConfig cfg = poisson_one_replica(model, lambda, 128, 4, 150000, 1000, 2024);
   cfg.scheduler.max_num_seqs = 1;
-  cfg.seed = 2024;
-  cfg.workload.source = [lambda](std::uint64_t seed) {
-    return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(lambda),
-                                             std::make_unique<FixedLengths>(128, 4), seed, 150000);
-  };
   const RunResult r = run_simulation(cfg);
   ASSERT_EQ(r.summary.completed, 150000);
   const double pk_ms = rho * service_s / (2 * (1 - rho)) * 1e3;
