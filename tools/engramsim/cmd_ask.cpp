@@ -97,7 +97,8 @@ std::string list(const std::vector<T>& v) {
 std::string workload_yaml(const AskArgs& a) {
   std::ostringstream o;
   if (a.workload == "agentx") {
-    o << "workload:\n  kind: agentx\n  trace: " << data_root() << "/scenarios/traces/agentx-synthetic-seed42.jsonl.gz\n"
+    // The generator's full-size corpus (as many sessions as the real trace), as the article sweeps use.
+    o << "workload:\n  kind: agentx\n  generate: {seed: 42, sessions: 393}\n"
       << "  concurrency: " << a.concurrency.front() << "\n  duration: " << a.duration
       << "\n  warmup_requests: 10\n  grace: 1800s\n  tree_idle_cap: 300s\n  system_idle_cap: 10s\n"
       << "  start_ratio: {min: 0.25, max: 0.75}\n";
