@@ -32,12 +32,11 @@
 // arrival time, so the front end's time and queue count in TTFT and E2E.
 #pragma once
 
-#include <map>
-#include <utility>
-
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/rng.hpp"
