@@ -37,8 +37,9 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
   t.time(
       "frontend_per_prompt_token", [](auto& h) -> auto& { return h.frontend_per_prompt_token; }, Time::zero(),
       Time::from_seconds(1e-3),
-      "front-end time per prompt token (tokenising the prompt text), spent on one worker per replica in "
-      "arrival order before the request reaches the scheduler (docs/cost-model.md \"Front end\")");
+      "front-end time per prompt token (tokenising the prompt text), spent on one of the replica's front-end "
+      "workers (deployment `frontend_workers`) in arrival order before the request reaches the scheduler "
+      "(docs/cost-model.md \"Front end\")");
   t.number(
       "kernel_time_scale", [](auto& h) -> auto& { return h.kernel_time_scale; }, 1.0, 100.0,
       "every GPU op time, collectives included, times this (an engine whose kernels are not yet tuned for "

@@ -78,7 +78,7 @@ struct HostOverhead {
   // The engine's dense GEMMs on block-scaled FP8 weights walk K one 128-deep scale block at a time,
   // this long per block at decode batch sizes; copied into the model's Efficiencies. 0: no floor.
   Time block_fp8_gemm_k_step = Time::zero();
-  // The engine's front end turns each request's prompt text into token ids on one worker, in
+  // The engine's front end turns each request's prompt text into token ids on one of its workers, in
   // arrival order, before the scheduler sees it: this long per prompt token (the whole prompt,
   // cached prefix included). Not a step cost: the replica queues requests through it
   // (sim/serving/replica.hpp). 0: requests reach the scheduler on arrival.
