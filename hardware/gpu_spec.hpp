@@ -51,6 +51,14 @@ struct GpuSpec {
   // Hopper) that the paged-decode attention kernels the engines ship for this part reach, on top of
   // hbm_efficiency; measured end to end where a public table allows it. 1 when they match Hopper's.
   double attention_decode_efficiency = 1.0;
+  // Share of the default HBM bandwidth curves (on top of hbm_efficiency) at which this GPU's shipped
+  // dense GEMM kernels stream their weights, from a small-M kernel table where one exists. 1 when
+  // they stream as fast as the part's other bandwidth-bound kernels.
+  double gemm_bandwidth_efficiency = 1.0;
+  // Share of the shorter of a dense GEMM's two terms (weight streaming, math) that its kernels hide
+  // under the longer. 1 (the Hopper-drawn curves' assumption: time is the longer term) unless a
+  // small-M kernel table shows the part's shipped GEMMs adding part of the shorter one.
+  double gemm_overlap = 1.0;
   Bandwidth scale_up_bandwidth;  // NVLink / Infinity Fabric, bidirectional per GPU
   HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
   Bandwidth host_link_bandwidth;  // per direction, peak

@@ -179,6 +179,17 @@ void add_gpu_compute_keys(FieldTable<GpuSpec>& t) {
       "Hopper) that the paged-decode attention kernels shipped for the part reach, on top of `hbm_efficiency`; "
       "multiplies the KV read rate of the decode-attention ops only (docs/cost-model.md §2). A calibration "
       "profile's `attention_decode` section replaces it");
+  t.number_above(
+      "gemm_bandwidth_efficiency", [](auto& g) -> auto& { return g.gemm_bandwidth_efficiency; }, 0.0, 1.0,
+      "share of the default HBM bandwidth curves, on top of `hbm_efficiency`, at which the part's dense GEMM "
+      "kernels stream their weights; multiplies the bandwidth of dense GEMM ops only (docs/cost-model.md §2). A "
+      "calibration profile's `gemm` section replaces it for the precisions it measured");
+  t.number(
+      "gemm_overlap", [](auto& g) -> auto& { return g.gemm_overlap; }, 0.0, 1.0,
+      "share of the shorter of a dense GEMM's two terms (streaming its weights, its math) that the part's "
+      "GEMM kernels hide under the longer: the op takes the longer plus (1 - share) x the shorter. Dense "
+      "GEMM ops only (docs/cost-model.md §2). A calibration profile's `gemm` section replaces it for the "
+      "precisions it measured");
 }
 
 void add_gpu_link_keys(FieldTable<GpuSpec>& t) {

@@ -64,6 +64,12 @@ EfficiencyCurve::EfficiencyCurve(std::vector<std::pair<double, double>> points) 
   }
 }
 
+double EfficiencyCurve::top() const {
+  double best = 0.0;
+  for (const auto& [key, e] : points_) best = std::max(best, e);
+  return best;
+}
+
 double EfficiencyCurve::at(double key) const {
   // Fast paths for constants and clamped ends keep the per-step evaluation cheap.
   if (points_.size() == 1 || !(key > points_.front().first)) return points_.front().second;

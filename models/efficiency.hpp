@@ -43,6 +43,8 @@ class EfficiencyCurve {
   // Efficiency at `key`; keys <= 0 clamp to the first point.
   double at(double key) const;
   const std::vector<std::pair<double, double>>& points() const { return points_; }
+  // The highest efficiency on the curve (the kernels' full rate).
+  double top() const;
 
  private:
   std::vector<std::pair<double, double>> points_;

@@ -37,7 +37,9 @@ const char* to_string(CollectiveKind k) {
 HardwareRates::HardwareRates(const GpuSpec& gpu)
     : hbm_bw_(gpu.hbm_bandwidth.value()),
       hbm_eff_(gpu.hbm_efficiency),
-      attn_decode_eff_(gpu.attention_decode_efficiency) {
+      attn_decode_eff_(gpu.attention_decode_efficiency),
+      gemm_bw_eff_(gpu.gemm_bandwidth_efficiency),
+      gemm_overlap_(gpu.gemm_overlap) {
   // A missing precision runs on the first rate the GPU lists along its chain: narrow to wide, and
   // FP16 at BF16's rate before FP32's (the tensor cores of these parts run FP16 and BF16 alike).
   struct Chain {
@@ -71,6 +73,13 @@ HardwareRates::HardwareRates(const GpuSpec& gpu)
   }
 }
 
+namespace {
+// Whether a calibration profile measured the GEMM share at the precision `p` runs in.
+bool gemm_measured(const HardwareRates& hw, const Efficiencies& eff, Precision p) {
+  return eff.gemm_precision_scale[static_cast<std::size_t>(hw.effective_precision(p))].has_value();
+}
+}  // namespace
+
 double gemm_share(const HardwareRates& hw, const Efficiencies& eff, Precision p) {
   const auto& measured = eff.gemm_precision_scale[static_cast<std::size_t>(hw.effective_precision(p))];
   return measured ? *measured : hw.gemm_efficiency(p);
@@ -82,6 +91,7 @@ double hbm_rate(const HardwareRates& hw, const Efficiencies& eff) {
 
 double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p) {
   if (c == OpClass::grouped_gemm) return eff.moe.bandwidth[static_cast<std::size_t>(p)];
+  if (c == OpClass::gemm) return gemm_measured(hw, eff, p) ? 1.0 : hw.gemm_bandwidth_efficiency();
   if (c != OpClass::attention_decode || eff.attention_decode_measured) return 1.0;
   return hw.attention_decode_efficiency();
 }
@@ -91,6 +101,16 @@ double tensor_peak(const HardwareRates& hw, const Efficiencies& eff, Precision p
   if (c != OpClass::gemm && c != OpClass::grouped_gemm) return peak;
   const double engine = c == OpClass::grouped_gemm ? eff.moe.compute[static_cast<std::size_t>(p)] : 1.0;
   return peak * gemm_share(hw, eff, p) * engine;
+}
+
+double exposed_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p) {
+  if (c != OpClass::gemm || gemm_measured(hw, eff, p)) return 0.0;
+  return 1.0 - hw.gemm_overlap();
+}
+
+double exposed_seconds(double math, double stream) {
+  if (!(math > 0.0) || !(stream > 0.0)) return 0.0;
+  return math <= stream ? math : stream * stream / math;
 }
 
 double op_floor_seconds(int kernels, double block_fp8_k_steps, const Efficiencies& eff) {
@@ -124,7 +144,14 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
         bytes / (hbm_rate(hw, eff) * class_bandwidth_share(hw, eff, w.op_class, w.precision) * e.bandwidth.at(key));
   }
   s.overhead = w.kernels * eff.kernel_overhead.seconds();
-  const double work = std::max(s.compute, s.memory);
+  // What a GEMM's kernels fail to overlap: exposed_seconds() of its math at the kernels' full rate
+  // (below the curve's top the FLOP term also stands for small-M latency, which overlaps) and its
+  // weight stream (the activations' traffic is tiled and overlaps).
+  const double exposed = exposed_share(hw, eff, w.op_class, w.precision);
+  const double math =
+      exposed > 0.0 && f > 0.0 ? f / (tensor_peak(hw, eff, w.precision, w.op_class) * e.flops.top()) : 0.0;
+  const double stream = bytes > 0.0 ? s.memory * w.weight_bytes.value() / bytes : 0.0;
+  const double work = std::max(s.compute, s.memory) + exposed * exposed_seconds(math, stream);
   const double floor = op_floor_seconds(w.kernels, w.block_fp8_k_steps, eff);
   s.total = std::max(work, floor) + s.overhead;
   // Overhead-bound: the kernels are too small to reach their own minimum duration, or the launch

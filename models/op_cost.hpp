@@ -3,8 +3,11 @@
 //   compute  = FLOPs / (peak(precision) * eff_flops(class, flops_key))
 //              (GEMM classes: peak(precision) * gemm_scale(precision), see tensor_peak below)
 //   memory   = HBM bytes / (hbm_bw * eff_bw(class, bw_key))
-//   time     = max(compute, memory, kernels * kernel_min_duration, block-FP8 K steps * k_step)
+//   time     = max(max(compute, memory) + exposed * exposed_seconds(math, weight stream),
+//                  kernels * kernel_min_duration, block-FP8 K steps * k_step)
 //              + kernels * kernel_overhead                                (GPU ops)
+//              (exposed: dense GEMMs on a GPU whose kernels overlap less than fully, exposed_share;
+//               math: the FLOPs at the curve's top; weight stream: memory x weight_bytes / hbm_bytes)
 //   time     = alpha-beta collective time over the scale-up fabric       (collective ops)
 // The bound is whichever term is largest (overhead when the kernels are shorter than their minimum
 // duration or the launch gaps exceed the work); an op with no
@@ -37,6 +40,7 @@ struct OpWork {
   Precision precision = Precision::bf16;
   Flops flops;
   Bytes hbm_bytes;
+  Bytes weight_bytes;      // the part of hbm_bytes read once per op whatever the batch (GEMM weights)
   double flops_key = 1.0;  // see efficiency.hpp for what the key means per class
   double bw_key = 0.0;     // 0 = use hbm_bytes
   int kernels = 1;
@@ -73,6 +77,9 @@ class HardwareRates {
   double hbm_efficiency() const { return hbm_eff_; }
   // The preset's attention_decode_efficiency (1 if unset).
   double attention_decode_efficiency() const { return attn_decode_eff_; }
+  // The preset's gemm_bandwidth_efficiency and gemm_overlap (1 if unset).
+  double gemm_bandwidth_efficiency() const { return gemm_bw_eff_; }
+  double gemm_overlap() const { return gemm_overlap_; }
 
  private:
   std::array<double, kPrecisionCount> peak_{};
@@ -81,6 +88,8 @@ class HardwareRates {
   double hbm_bw_ = 0.0;
   double hbm_eff_ = 1.0;
   double attn_decode_eff_ = 1.0;
+  double gemm_bw_eff_ = 1.0;
+  double gemm_overlap_ = 1.0;
 };
 
 // The FLOP rate an op of class `c` at precision `p` is charged against, before the class's
@@ -98,8 +107,22 @@ double hbm_rate(const HardwareRates& hw, const Efficiencies& eff);
 // The share of the class's bandwidth curve the kernels of class `c` at precision `p` reach beyond
 // hbm_rate(): the GPU preset's attention_decode_efficiency for decode attention unless a calibration
 // profile measured that curve on the GPU (Efficiencies::attention_decode_measured); the engine's
-// moe_bandwidth_share at `p` for grouped GEMMs; 1 for every other class.
+// moe_bandwidth_share at `p` for grouped GEMMs; the preset's gemm_bandwidth_efficiency for dense
+// GEMMs unless a calibration profile measured the GEMM share at `p`; 1 for every other class.
 double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p);
+
+// The share of the shorter of an op's compute and memory terms that adds to the longer: for dense
+// GEMMs 1 - the GPU preset's gemm_overlap at precision `p`, unless a calibration profile measured the
+// GEMM share at `p` on the GPU (its curves then already hold what overlap the kernels reach); 0 for
+// every other class.
+double exposed_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p);
+
+// The part of a dense GEMM's math (`math`, at the kernels' full rate) and weight stream (`stream`)
+// that does not overlap when none of it is hidden: the math while it is the shorter (the kernel waits
+// for each weight tile, then computes on it), and stream x stream / math beyond the balance point (a
+// K loop with more math per tile than load time hides the loads behind the math). Continuous at
+// math = stream; 0 when either is 0.
+double exposed_seconds(double math, double stream);
 
 // The shortest time an op of `kernels` kernels runs: each kernel's minimum duration, or, for a dense
 // GEMM on block-scaled FP8 weights, its K steps times the engine's time per step, whichever is longer.

@@ -79,6 +79,9 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.flops_curve = &oe.flops;
     f.bw_curve = &oe.bandwidth;
     f.bw_share = class_bandwidth_share(rates_, options_.efficiencies, tpl.op_class, tpl.precision);
+    f.exposed = exposed_share(rates_, options_.efficiencies, tpl.op_class, tpl.precision);
+    f.math_denom = f.peak * oe.flops.top();
+    f.weight_bytes = f.forms.fixed_bytes();
     // Constant lookups resolved once: the same products op_seconds() forms per call.
     if (oe.flops.points().size() == 1) f.flops_denom = f.peak * oe.flops.at(1.0);
     if (oe.bandwidth.points().size() == 1 || f.bw_key > 0.0)
@@ -209,6 +212,8 @@ double RooflineStepModel::template_seconds(const FastOp& f, const double* x, dou
     }
   }
   if (bytes > 0.0) m = bytes / (f.bw_denom > 0.0 ? f.bw_denom : hbm_bw * f.bw_share * f.bw_curve->at(bytes));
+  if (f.exposed > 0.0 && f.math_denom > 0.0 && bytes > 0.0)
+    m = std::max(c, m) + f.exposed * exposed_seconds(flops / f.math_denom, m * f.weight_bytes / bytes);
   return std::max({c, m, f.floor_s}) + f.overhead_s;
 }
 

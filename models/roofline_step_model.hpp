@@ -191,9 +191,12 @@ class RooflineStepModel final : public StepTimeModel {
     bool geometric = false;         // reads an attention-geometry statistic (contexts, pairs, KV)
     const EfficiencyCurve* flops_curve = nullptr;
     const EfficiencyCurve* bw_curve = nullptr;
-    double flops_denom = 0.0;  // peak x FLOP efficiency when the efficiency curve is constant, else 0
-    double bw_denom = 0.0;     // HBM bandwidth x efficiency when it does not depend on the bytes, else 0
-    double bw_share = 1.0;     // class_bandwidth_share() of the op's class on this GPU
+    double flops_denom = 0.0;   // peak x FLOP efficiency when the efficiency curve is constant, else 0
+    double bw_denom = 0.0;      // HBM bandwidth x efficiency when it does not depend on the bytes, else 0
+    double bw_share = 1.0;      // class_bandwidth_share() of the op's class on this GPU
+    double exposed = 0.0;       // exposed_share(): the part of the shorter term added to the longer
+    double math_denom = 0.0;    // peak x the FLOP curve's top: the math at the kernels' full rate
+    double weight_bytes = 0.0;  // PackedForms::fixed_bytes(): the weights streamed once per step
   };
 
   ModelCard card_;

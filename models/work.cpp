@@ -1078,6 +1078,7 @@ OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
   const double n = pk.collective_bytes(x);
   w.flops = Flops(f);
   w.hbm_bytes = Bytes(b);
+  w.weight_bytes = Bytes(pk.fixed_bytes());
   w.collective_bytes = Bytes(n);
   w.scale_up_bytes = Bytes(pk.scale_up_bytes(x));
   w.flops_key = tpl.flops_key.coef * x[tpl.flops_key.slot];

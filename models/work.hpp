@@ -166,6 +166,13 @@ struct PackedForms {
   std::array<Term, 4> terms{};  // flops terms, then bytes, then collective bytes, then scale-up bytes
   double flops(const double* x) const { return sum(x, 0, n_flops); }
   double bytes(const double* x) const { return sum(x, n_flops, n_bytes); }
+  // The bytes that do not grow with the batch (the weights a GEMM streams once per step).
+  double fixed_bytes() const {
+    double v = 0.0;
+    for (std::size_t k = n_flops; k < std::size_t{n_flops} + n_bytes; ++k)
+      if (terms[k].slot == kOne) v += terms[k].coef;
+    return v;
+  }
   double collective_bytes(const double* x) const { return sum(x, static_cast<std::size_t>(n_flops) + n_bytes, n_coll); }
   double scale_up_bytes(const double* x) const {
     return sum(x, static_cast<std::size_t>(n_flops) + n_bytes + n_coll, n_up);

@@ -394,6 +394,26 @@ TEST_F(HardwareLoaderTest, AttentionDecodeEfficiencyIsOptionalAndChecked) {
   }
 }
 
+TEST_F(HardwareLoaderTest, GemmStreamAndOverlapAreOptionalAndChecked) {
+  const GpuSpec plain = load_gpu(write_gpu(good_gpu_lines()));
+  EXPECT_DOUBLE_EQ(plain.gemm_bandwidth_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(plain.gemm_overlap, 1.0);
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(gpu_lines_with("gemm_bandwidth_efficiency: 0.81"))).gemm_bandwidth_efficiency,
+                   0.81);
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(gpu_lines_with("gemm_overlap: 0"))).gemm_overlap, 0.0);
+  for (const std::string bad : {"gemm_bandwidth_efficiency: 0", "gemm_bandwidth_efficiency: 1.2"}) {
+    const auto lines = gpu_lines_with(bad);
+    const std::string path = write_gpu(lines);
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "gemm_bandwidth_efficiency",
+                   "must be a number in (0, 1]");
+  }
+  for (const std::string bad : {"gemm_overlap: -0.1", "gemm_overlap: 1.5"}) {
+    const auto lines = gpu_lines_with(bad);
+    const std::string path = write_gpu(lines);
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "gemm_overlap", "gemm_overlap");
+  }
+}
+
 TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {
   // Absent: the HBM reaches the default bandwidth curves as they are.
   EXPECT_DOUBLE_EQ(load_gpu(write_gpu(good_gpu_lines())).hbm_efficiency, 1.0);

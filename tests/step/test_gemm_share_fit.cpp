@@ -67,6 +67,7 @@ OpSeconds priced(const Row& r, const HardwareRates& hw, const Efficiencies& eff,
   // NVFP4 carries one FP8 scale per 16 weights; the FP8 rows scale per channel (negligible).
   const double weight_bytes = bytes_per_element(r.precision) + (r.precision == Precision::fp4 ? 1.0 / 16.0 : 0.0);
   w.hbm_bytes = Bytes(r.n * r.k * weight_bytes + r.m * (r.n + r.k) * 2.0);
+  w.weight_bytes = Bytes(r.n * r.k * weight_bytes);
   w.flops_key = r.m;
   w.kernels = 1;
   return op_seconds(w, hw, eff, net);

@@ -120,6 +120,50 @@ TEST(OpCost, HbmEfficiencyScalesTheBandwidthUnlessMeasured) {
   EXPECT_NEAR(op_seconds(w, hw, eff, net).memory, 64e6 / 0.8e12, 1e-12);
 }
 
+TEST(OpCost, ExposedSecondsIsTheMathUpToTheBalancePointThenFades) {
+  EXPECT_DOUBLE_EQ(exposed_seconds(0.0, 5.0), 0.0);
+  EXPECT_DOUBLE_EQ(exposed_seconds(5.0, 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(exposed_seconds(2.0, 5.0), 2.0);   // waits on every weight tile: the math adds
+  EXPECT_DOUBLE_EQ(exposed_seconds(5.0, 5.0), 5.0);   // continuous at the balance point
+  EXPECT_DOUBLE_EQ(exposed_seconds(10.0, 5.0), 2.5);  // more math per tile than load time hides loads
+  EXPECT_LT(exposed_seconds(1000.0, 5.0), 0.03);
+}
+
+TEST(OpCost, GemmOverlapAndStreamShareApplyToDenseGemmsUnlessMeasured) {
+  // A dense FP8 GEMM of 64 MB of weights (of 80 MB of traffic) and 12.8 TFLOP: at 1 TB/s x 0.8 the
+  // traffic takes 100 us; the math 0.5 x 200 TF/s -> 128 us; at the flat curve's top (0.5) the same.
+  GpuSpec gpu = toy_gpu();
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
+  OpWork w;
+  w.op_class = OpClass::gemm;
+  w.precision = Precision::fp8;
+  w.flops = Flops(0.5 * 200e12 * 128e-6);
+  w.hbm_bytes = Bytes(80e6);
+  w.weight_bytes = Bytes(64e6);
+  w.kernels = 1;
+  EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 128e-6, 1e-12);  // the presets' default
+  gpu.gemm_bandwidth_efficiency = 0.5;  // traffic 200 us, of which the weights 160 us
+  EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 200e-6, 1e-12);
+  gpu.gemm_overlap = 0.0;  // + exposed_seconds(128, 160) = 128 us
+  EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 328e-6, 1e-12);
+  gpu.gemm_overlap = 0.25;  // + 0.75 x 128 us
+  EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 296e-6, 1e-12);
+  const HardwareRates hw(gpu);
+  EXPECT_DOUBLE_EQ(exposed_share(hw, eff, OpClass::gemm, Precision::fp8), 0.75);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::gemm, Precision::fp8), 0.5);
+  // Other classes keep full overlap and the plain bandwidth.
+  for (OpClass c : {OpClass::grouped_gemm, OpClass::attention_decode, OpClass::elementwise}) {
+    EXPECT_DOUBLE_EQ(exposed_share(hw, eff, c, Precision::fp8), 0.0) << to_string(c);
+  }
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::elementwise, Precision::fp8), 1.0);
+  // A calibration profile that measured the GEMM share at FP8 already holds both.
+  eff.gemm_precision_scale[static_cast<std::size_t>(Precision::fp8)] = 1.0;
+  EXPECT_DOUBLE_EQ(exposed_share(hw, eff, OpClass::gemm, Precision::fp8), 0.0);
+  EXPECT_DOUBLE_EQ(class_bandwidth_share(hw, eff, OpClass::gemm, Precision::fp8), 1.0);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 128e-6, 1e-12);
+}
+
 TEST(OpCost, DecodeAttentionShareScalesOnlyDecodeAttentionUnlessMeasured) {
   // 64 MB of KV at 1 TB/s x 0.5 x 0.8 = 160 us; the same bytes in any other class stay at 80 us.
   GpuSpec gpu = toy_gpu();

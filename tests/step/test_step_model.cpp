@@ -77,6 +77,34 @@ TEST(StepModel, TotalsAreComputePlusStallsPlusHost) {
   }
 }
 
+TEST(StepModel, FastPathMatchesBreakdownWithPartialGemmOverlap) {
+  // MI300X carries a GEMM weight-stream share and no overlap (hardware/gpus/mi300x.yaml): step()
+  // and breakdown() agree across batches that cross the math / weight-stream balance point.
+  const NodeSpec node = load_node("mi300x-8");
+  ASSERT_LT(node.gpu.gemm_overlap, 1.0);
+  RooflineOptions o;
+  o.layout = ParallelLayout{8, 1, false};
+  o.host = load_engine("vllm-sync");
+  ModelCard card = load_model_card("llama-3.1-70b");
+  card.precisions.attention = Precision::fp8;
+  card.precisions.dense_ffn = Precision::fp8;
+  const RooflineStepModel m(card, node, o);
+  double last = 0.0;
+  for (int seqs : {1, 64, 512, 2048}) {
+    const std::vector<DecodeSeq> decode(static_cast<std::size_t>(seqs), DecodeSeq{1024, 1});
+    const StepBreakdown b = m.breakdown({{}, decode});
+    EXPECT_NEAR(m.step({{}, decode}).total.seconds(), b.cost.total.seconds(), 2e-9) << seqs;
+    EXPECT_NEAR(b.cost.compute.seconds(), sum_ops(b), 1e-6) << seqs;  // ~1,000 ops, each rounded to 1 ns
+    EXPECT_GT(b.cost.total.seconds(), last) << seqs;
+    last = b.cost.total.seconds();
+  }
+  // Full overlap on the same part is faster.
+  NodeSpec full = node;
+  full.gpu.gemm_overlap = 1.0;
+  const std::vector<DecodeSeq> decode(128, DecodeSeq{1024, 1});
+  EXPECT_LT(RooflineStepModel(card, full, o).step({{}, decode}).total.seconds(), m.step({{}, decode}).total.seconds());
+}
+
 TEST(StepModel, WindowIsComputeBeforeTheLayer) {
   const NodeSpec node = load_node("hgx-h100");
   RooflineOptions o;
