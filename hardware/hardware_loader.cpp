@@ -186,9 +186,9 @@ void add_gpu_compute_keys(FieldTable<GpuSpec>& t) {
       "calibration profile's `gemm` section replaces it for the precisions it measured");
   t.number(
       "gemm_overlap", [](auto& g) -> auto& { return g.gemm_overlap; }, 0.0, 1.0,
-      "share of the shorter of a dense GEMM's two terms (streaming its weights, its math) that the part's "
-      "GEMM kernels hide under the longer: the op takes the longer plus (1 - share) x the shorter. Dense "
-      "GEMM ops only (docs/cost-model.md §2). A calibration profile's `gemm` section replaces it for the "
+      "share of a dense GEMM's math that the part's GEMM kernels hide behind streaming its weights: the op adds "
+      "(1 - share) x the math while it is shorter than the weight stream, fading as stream^2 / math beyond "
+      "(docs/cost-model.md §2). Dense GEMM ops only. A calibration profile's `gemm` section replaces it for the "
       "precisions it measured");
 }
 
