@@ -70,6 +70,13 @@ TEST(CmdStep, ShowsTheGemmSharePerPrecision) {
   const CliRun h200 = run_cli("step --model llama-3.1-70b --node hgx-h200 --tp 2 --decode-seqs 64 --context 1024");
   ASSERT_EQ(h200.rc, 0) << h200.out;
   EXPECT_EQ(h200.out.find("GEMM share"), std::string::npos) << h200.out;
+  EXPECT_EQ(h200.out.find("Dense GEMMs:"), std::string::npos) << h200.out;
+  // MI300X's preset also states how its dense GEMMs stream weights and overlap them with their math.
+  const CliRun mi300x = run_cli("step --model llama-3.1-70b --node mi300x-8 --tp 8 --decode-seqs 64 --context 1024");
+  ASSERT_EQ(mi300x.rc, 0) << mi300x.out;
+  EXPECT_NE(mi300x.out.find("Dense GEMMs: weight stream at 0.81 of the bandwidth curves, overlap with their math 0.00"),
+            std::string::npos)
+      << mi300x.out;
   const CliRun json =
       run_cli("step --model llama-3.1-70b --node hgx-b200 --tp 1 --decode-seqs 64 --context 1024 --json");
   ASSERT_EQ(json.rc, 0);
