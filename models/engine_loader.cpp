@@ -68,6 +68,27 @@ nlohmann::json precision_shares_json(const std::array<double, kPrecisionCount>& 
   return out;
 }
 
+// `activation_quant_fused_into`: a list of distinct producers.
+void read_quant_fusion(const ConfigNode& root, ActivationQuantFusion& f) {
+  const ConfigNode list = root.child("activation_quant_fused_into");
+  if (!list.is_sequence()) list.fail("expected a list of norm, activation, attention");
+  for (const ConfigNode& e : list.elements()) {
+    const std::string v = e.as_str();
+    bool* slot = v == "norm" ? &f.norm : v == "activation" ? &f.activation : v == "attention" ? &f.attention : nullptr;
+    if (slot == nullptr) e.fail("unknown producer \"" + v + "\"; expected one of norm, activation, attention");
+    if (*slot) e.fail("\"" + v + "\" is listed twice");
+    *slot = true;
+  }
+}
+
+nlohmann::json quant_fusion_json(const ActivationQuantFusion& f) {
+  nlohmann::json out = nlohmann::json::array();
+  if (f.norm) out.push_back("norm");
+  if (f.activation) out.push_back("activation");
+  if (f.attention) out.push_back("attention");
+  return out;
+}
+
 void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
   t.custom(
       {"moe_bandwidth_share", "map precision -> number in (0, 1]", "none (1 for every precision)",
@@ -87,6 +108,16 @@ void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
       "time per 128-deep K step of the engine's dense GEMMs on FP8 weights with block scales (attention "
       "projections, dense FFN): such an op takes at least its K steps times this, measured on the engine's "
       "own kernels (docs/cost-model.md §2)");
+  t.custom(
+      {"activation_quant_fused_into", "list of `norm`, `activation`, `attention`",
+       "none (every input quantized "
+       "by a kernel of its own)",
+       "the kernels that write a projection's input already quantized for per-tensor FP8 or FP4 weights: the "
+       "RMSNorm (attention and FFN inputs), the FFN activation (down projection), attention (output "
+       "projection); every other such input costs a quantizing kernel (docs/cost-model.md \"Activation "
+       "quantization\")"},
+      [](const ConfigNode& n, HostOverhead& h) { read_quant_fusion(n, h.quant_fusion); },
+      [](const HostOverhead& h) { return quant_fusion_json(h.quant_fusion); });
 }
 
 void add_engram_keys(FieldTable<HostOverhead>& t) {

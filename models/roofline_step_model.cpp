@@ -47,7 +47,7 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     : card_(card),
       node_(node),
       options_(std::move(options)),
-      work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout)),
+      work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout), options_.host.quant_fusion),
       rates_(node_.gpu),
       net_(options_.collectives, node_.gpu.scale_up_bandwidth, node_.scale_out_bandwidth) {
   options_.efficiencies.moe = options_.host.moe;

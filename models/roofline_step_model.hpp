@@ -78,6 +78,9 @@ struct HostOverhead {
   // The engine's dense GEMMs on block-scaled FP8 weights walk K one 128-deep scale block at a time,
   // this long per block at decode batch sizes; copied into the model's Efficiencies. 0: no floor.
   Time block_fp8_gemm_k_step = Time::zero();
+  // Which producers of a projection's input quantize it for per-tensor FP8 or FP4 weights; every other
+  // such input gets a quantizing kernel of its own (models/work.hpp).
+  ActivationQuantFusion quant_fusion;
   // The engine's front end turns each request's prompt text into token ids on one of its workers, in
   // arrival order, before the scheduler sees it: this long per prompt token (the whole prompt,
   // cached prefix included). Not a step cost: the replica queues requests through it

@@ -115,8 +115,9 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
          flops_key.coef == o.flops_key.coef && bw_key == o.bw_key && block_fp8_k_steps == o.block_fp8_k_steps;
 }
 
-WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout)
-    : card_(card), weights_(weights), layout_(layout) {
+WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout,
+                     ActivationQuantFusion quant_fusion)
+    : card_(card), weights_(weights), layout_(layout), quant_fusion_(quant_fusion) {
   check_layout();
   // Expert-load imbalance over the EP ranks (models/expert_balance.hpp).
   if (card_.moe && layout_.ep > 1 && layout_.expert_balance.placement != ExpertPlacement::ideal) {
@@ -370,6 +371,15 @@ struct WorkModel::LayerBuilder {
     t.flops_key = {kTokensRank, 1.0};
     push(std::move(t));
   }
+  // The engine's own kernel that quantizes `in_per_token_rank` BF16 input elements per token for a GEMM
+  // on `wg` unless `fused` (ActivationQuantFusion): reads them, writes them at the weights' width and
+  // scale overhead.
+  void act_quant(const WeightGroup& wg, bool fused, const char* name, double in_per_token_rank) {
+    const bool per_tensor_fp8 = wg.precision == Precision::fp8 && !(wg.scale_bytes_per_element > 0.0);
+    if (fused || (!per_tensor_fp8 && wg.precision != Precision::fp4)) return;
+    const double out_bytes = bytes_per_element(wg.precision) + wg.scale_bytes_per_element;
+    elementwise(name, in_per_token_rank * (kActBytes + out_bytes), 1);
+  }
   void elementwise(const char* name, double bytes_per_token_rank, int kernels) {
     OpTemplate t;
     t.name = name;
@@ -472,6 +482,12 @@ void WorkModel::LayerBuilder::attention_block() {
   mhc_sublayer(nm("mhc.attn", "draft.mhc.attn"));
   const AttentionShape sh = attention_shape();
   elementwise(nm("attn.norm_rope_kv", "draft.attn.norm_rope_kv"), kActBytes * h * 2.0 + sh.entry_bytes, 3);
+  // The query and key-value projections read the same normed input: one quantization serves them.
+  for (const auto& wg : lw.groups)
+    if (wg.kind == WeightKind::attn_q || wg.kind == WeightKind::attn_kv) {
+      act_quant(wg, m.quant_fusion_.norm, nm("attn.input_quant", "draft.attn.input_quant"), activation_dims(wg, c).in);
+      break;
+    }
   for (const auto& wg : lw.groups) {
     switch (wg.kind) {
       case WeightKind::attn_q:
@@ -486,7 +502,13 @@ void WorkModel::LayerBuilder::attention_block() {
   }
   attention_kernels(sh);
   for (const auto& wg : lw.groups)
-    if (wg.kind == WeightKind::attn_o) gemm(wg, drafter ? "draft.attn.o" : static_name(wg.name, "attn.o"), 1);
+    if (wg.kind == WeightKind::attn_o) {
+      const double frac = frac_of(wg);
+      const bool split = wg.sharding == ShardingClass::tp_sharded && frac < 1.0;
+      act_quant(wg, m.quant_fusion_.attention, nm("attn.o.input_quant", "draft.attn.o.input_quant"),
+                activation_dims(wg, c).in * (split ? frac : 1.0));
+      gemm(wg, drafter ? "draft.attn.o" : static_name(wg.name, "attn.o"), 1);
+    }
   if (tp_attn) all_reduce(nm("attn.all_reduce", "draft.attn.all_reduce"), h * kActBytes);
 }
 
@@ -552,8 +574,11 @@ void WorkModel::LayerBuilder::ffn_block() {
   elementwise(nm("ffn.norm", "draft.ffn.norm"), kActBytes * h * 2.0, 1);
   if (!lw.moe) {
     if (const WeightGroup* d = find_group(WeightKind::dense_ffn)) {
-      gemm(*d, nm("ffn.dense", "draft.ffn.dense"), 2);
       const double inter_rank = static_cast<double>(d->elements) / (3.0 * h) * frac_of(*d);
+      // Gate-up reads the normed hidden state, down the activation's output.
+      act_quant(*d, m.quant_fusion_.norm, nm("ffn.input_quant", "draft.ffn.input_quant"), h);
+      act_quant(*d, m.quant_fusion_.activation, nm("ffn.down.input_quant", "draft.ffn.down.input_quant"), inter_rank);
+      gemm(*d, nm("ffn.dense", "draft.ffn.dense"), 2);
       elementwise(nm("ffn.act", "draft.ffn.act"), 3.0 * inter_rank * kActBytes, 1);
     }
     if (tp_attn) all_reduce(nm("ffn.all_reduce", "draft.ffn.all_reduce"), h * kActBytes);

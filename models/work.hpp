@@ -186,9 +186,23 @@ struct PackedForms {
   }
 };
 
+// Where the serving engine quantizes a projection's BF16 input to the narrow format of its weights when
+// they are FP8 with one scale per tensor (or per channel) or FP4: inside the kernel that produces the
+// input (true: no op of its own), or in a quantizing kernel of its own before the GEMM (false). The
+// producers: the RMSNorm before the attention and FFN projections, the FFN activation before the down
+// projection, attention before the output projection. Block-scaled FP8 and the MoE block are not
+// covered: their per-group quantization belongs to the engine's GEMM and MoE kernels
+// (docs/cost-model.md "Activation quantization").
+struct ActivationQuantFusion {
+  bool norm = false;
+  bool activation = false;
+  bool attention = false;
+};
+
 class WorkModel {
  public:
-  WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout);
+  WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout,
+            ActivationQuantFusion quant_fusion = {});
 
   // One pass over the batch. Throws std::invalid_argument for negative sizes.
   BatchStats summarize(const BatchShape& batch) const;
@@ -276,6 +290,7 @@ class WorkModel {
   ModelCard card_;
   WeightInventory weights_;
   ParallelLayout layout_;
+  ActivationQuantFusion quant_fusion_;
   double expert_skew_ = 1.0;     // busiest EP rank's share over the mean from popularity skew
   double expert_noise_z_ = 0.0;  // expected max of ep standard normals (sampling noise); 0 = ideal
   std::vector<AttentionGeometry> geometries_;

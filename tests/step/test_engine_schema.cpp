@@ -65,6 +65,23 @@ TEST(EngineSchema, MoeSharesAreMapsOfPrecisionToShare) {
       << error_of(base + "moe_compute_share: 0.5\n");
 }
 
+TEST(EngineSchema, ActivationQuantFusionIsAListOfProducers) {
+  const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
+  const HostOverhead none = engine_from_yaml(base, "e.yaml");
+  EXPECT_FALSE(none.quant_fusion.norm || none.quant_fusion.activation || none.quant_fusion.attention);
+  const HostOverhead h = engine_from_yaml(base + "activation_quant_fused_into: [norm, activation]\n", "e.yaml");
+  EXPECT_TRUE(h.quant_fusion.norm);
+  EXPECT_TRUE(h.quant_fusion.activation);
+  EXPECT_FALSE(h.quant_fusion.attention);
+  EXPECT_EQ(engine_schema().write(h).at("activation_quant_fused_into").dump(), "[\"norm\",\"activation\"]");
+  const std::string unknown = error_of(base + "activation_quant_fused_into: [norm, gemm]\n");
+  EXPECT_NE(unknown.find("e.yaml:4:37: "), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("unknown producer \"gemm\""), std::string::npos) << unknown;
+  EXPECT_NE(error_of(base + "activation_quant_fused_into: [norm, norm]\n").find("\"norm\" is listed twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "activation_quant_fused_into: norm\n").find("expected a list"), std::string::npos);
+}
+
 TEST(EngineSchema, BlockFp8KStepIsATimeUpToAMillisecond) {
   const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
   EXPECT_DOUBLE_EQ(engine_from_yaml(base, "e.yaml").block_fp8_gemm_k_step.seconds(), 0.0);

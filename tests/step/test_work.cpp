@@ -291,6 +291,45 @@ TEST(Work, BlockFp8KStepsCountTheKWalkOfDenseBlockScaledGemms) {
   for (const OpWork& op : plain.layers[0].ops) EXPECT_DOUBLE_EQ(op.block_fp8_k_steps, 0.0) << op.name;
 }
 
+TEST(Work, PerTensorFp8ProjectionsQuantizeTheirInputsUnlessTheProducerDoes) {
+  // tiny_gqa with per-tensor FP8 attention and FFN weights at TP2, 3 decode tokens. Inputs per token
+  // on a rank: attention 1,024 (the normed hidden state, once for q and kv), output projection
+  // 8 heads x 128 / 2 = 512, gate-up 1,024, down 4,096 / 2 = 2,048; each read in BF16 (2 B) and
+  // written in FP8 (1 B).
+  ModelCard c = tiny_gqa();
+  c.precisions.attention = Precision::fp8;
+  c.precisions.dense_ffn = Precision::fp8;
+  Batch b;
+  b.decode = {{100, 1}, {200, 1}, {300, 1}};
+  const WorkModel separate(c, build_weight_inventory(c), ParallelLayout{2, 1, false});
+  const auto ops = separate.decompose(b.shape()).layers[0].ops;
+  EXPECT_DOUBLE_EQ(op_named(ops, "attn.input_quant").hbm_bytes.value(), 3.0 * 1024 * 3);
+  EXPECT_DOUBLE_EQ(op_named(ops, "attn.o.input_quant").hbm_bytes.value(), 3.0 * 512 * 3);
+  EXPECT_DOUBLE_EQ(op_named(ops, "ffn.input_quant").hbm_bytes.value(), 3.0 * 1024 * 3);
+  EXPECT_DOUBLE_EQ(op_named(ops, "ffn.down.input_quant").hbm_bytes.value(), 3.0 * 2048 * 3);
+  EXPECT_EQ(op_named(ops, "attn.input_quant").op_class, OpClass::elementwise);
+  EXPECT_EQ(op_named(ops, "attn.input_quant").kernels, 1);
+  // Fused into the norm and the activation: only the output projection's input keeps its kernel.
+  const WorkModel fused(c, build_weight_inventory(c), ParallelLayout{2, 1, false}, {true, true, false});
+  const auto f = fused.decompose(b.shape()).layers[0].ops;
+  EXPECT_TRUE(has_op(f, "attn.o.input_quant"));
+  for (const char* name : {"attn.input_quant", "ffn.input_quant", "ffn.down.input_quant"})
+    EXPECT_FALSE(has_op(f, name)) << name;
+  // FP4 weights write half a byte per element: 2.5 B per input element.
+  c.precisions.dense_ffn = Precision::fp4;
+  const WorkModel fp4(c, build_weight_inventory(c), ParallelLayout{2, 1, false});
+  const StepWork w4 = fp4.decompose(b.shape());
+  EXPECT_DOUBLE_EQ(op_named(w4.layers[0].ops, "ffn.input_quant").hbm_bytes.value(), 2.5 * 1024 * 3);
+  // BF16 weights and block-scaled FP8 (DeepSeek-V3: its GEMM kernels quantize per group) get none.
+  const WorkModel bf16(tiny_gqa(), build_weight_inventory(tiny_gqa()), ParallelLayout{2, 1, false});
+  const ModelCard v3 = load_model_card("deepseek-v3");
+  const WorkModel block(v3, build_weight_inventory(v3), ParallelLayout{8, 1, false});
+  for (const WorkModel* m : {&bf16, &block}) {
+    const StepWork none = m->decompose(b.shape());
+    for (const OpWork& op : none.layers[0].ops) EXPECT_EQ(std::strstr(op.name, "input_quant"), nullptr) << op.name;
+  }
+}
+
 TEST(Work, TemplatesAreSharedAcrossIdenticalLayers) {
   const ModelCard c = tiny_gqa();
   const WorkModel m(c, build_weight_inventory(c), ParallelLayout{1, 1, false});
