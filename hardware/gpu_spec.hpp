@@ -59,6 +59,11 @@ struct GpuSpec {
   // under the longer. 1 (the Hopper-drawn curves' assumption: time is the longer term) unless a
   // small-M kernel table shows the part's shipped GEMMs adding part of the shorter one.
   double gemm_overlap = 1.0;
+  // Fixed work of each output tile of a dense GEMM (prologue, scale epilogue, store), in elements of
+  // the reduction depth K it equals: the math runs at K / (K + this) of the curves' rate. 0 (the
+  // Hopper-drawn curves' assumption: no dependence on K) unless a kernel table shows the part's
+  // shipped GEMMs slowing at short K.
+  double gemm_k_overhead = 0.0;
   Bandwidth scale_up_bandwidth;  // NVLink / Infinity Fabric, bidirectional per GPU
   HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
   Bandwidth host_link_bandwidth;  // per direction, peak

@@ -190,6 +190,11 @@ void add_gpu_compute_keys(FieldTable<GpuSpec>& t) {
       "(1 - share) x the math while it is shorter than the weight stream, fading as stream^2 / math beyond "
       "(docs/cost-model.md §2). Dense GEMM ops only. A calibration profile's `gemm` section replaces it for the "
       "precisions it measured");
+  t.number(
+      "gemm_k_overhead", [](auto& g) -> auto& { return g.gemm_k_overhead; }, 0.0, 65536.0,
+      "fixed work per output tile of the part's dense GEMM kernels, in elements of the reduction depth K: "
+      "their math runs at K / (K + this) of the curves' rate (docs/cost-model.md §2). Dense GEMM ops only. A "
+      "calibration profile's `gemm` section replaces it for the precisions it measured");
 }
 
 void add_gpu_link_keys(FieldTable<GpuSpec>& t) {

@@ -39,7 +39,8 @@ HardwareRates::HardwareRates(const GpuSpec& gpu)
       hbm_eff_(gpu.hbm_efficiency),
       attn_decode_eff_(gpu.attention_decode_efficiency),
       gemm_bw_eff_(gpu.gemm_bandwidth_efficiency),
-      gemm_overlap_(gpu.gemm_overlap) {
+      gemm_overlap_(gpu.gemm_overlap),
+      gemm_k_overhead_(gpu.gemm_k_overhead) {
   // A missing precision runs on the first rate the GPU lists along its chain: narrow to wide, and
   // FP16 at BF16's rate before FP32's (the tensor cores of these parts run FP16 and BF16 alike).
   struct Chain {
@@ -108,6 +109,12 @@ double exposed_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c
   return 1.0 - hw.gemm_overlap();
 }
 
+double k_depth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p, double gemm_k) {
+  const double k0 = hw.gemm_k_overhead();
+  if (c != OpClass::gemm || !(k0 > 0.0) || !(gemm_k > 0.0) || gemm_measured(hw, eff, p)) return 1.0;
+  return gemm_k / (gemm_k + k0);
+}
+
 double exposed_seconds(double math, double stream) {
   if (!(math > 0.0) || !(stream > 0.0)) return 0.0;
   return math <= stream ? math : stream * stream / math;
@@ -132,7 +139,8 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   // An op with no work this step (e.g. prefill attention in a decode-only step) is not launched.
   if (!(f > 0.0) && !(bytes > 0.0)) return s;
   if (f > 0.0) {
-    const double peak = tensor_peak(hw, eff, w.precision, w.op_class);
+    const double peak =
+        tensor_peak(hw, eff, w.precision, w.op_class) * k_depth_share(hw, eff, w.op_class, w.precision, w.gemm_k);
     if (f > 0.0 && !(peak > 0.0))
       throw std::invalid_argument(std::string("the GPU lists no dense_flops rate for ") + to_string(w.precision) +
                                   " or any wider precision (a preset must list bf16)");
@@ -148,8 +156,10 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   // (below the curve's top the FLOP term also stands for small-M latency, which overlaps) and its
   // weight stream (the activations' traffic is tiled and overlaps).
   const double exposed = exposed_share(hw, eff, w.op_class, w.precision);
-  const double math =
-      exposed > 0.0 && f > 0.0 ? f / (tensor_peak(hw, eff, w.precision, w.op_class) * e.flops.top()) : 0.0;
+  const double math = exposed > 0.0 && f > 0.0
+                          ? f / (tensor_peak(hw, eff, w.precision, w.op_class) *
+                                 k_depth_share(hw, eff, w.op_class, w.precision, w.gemm_k) * e.flops.top())
+                          : 0.0;
   const double stream = bytes > 0.0 ? s.memory * w.weight_bytes.value() / bytes : 0.0;
   const double work = std::max(s.compute, s.memory) + exposed * exposed_seconds(math, stream);
   const double floor = op_floor_seconds(w.kernels, w.block_fp8_k_steps, eff);

@@ -49,6 +49,9 @@ struct OpWork {
                            // expert_*: bytes each rank sends over its scale-out NIC
   Bytes scale_up_bytes;    // expert_*: bytes each rank sends over the scale-up fabric
   int collective_ranks = 1;
+  // Dense GEMM: the reduction depth K of its GEMMs on one rank (for an op of several GEMMs, the
+  // FLOP-weighted harmonic mean); 0 for every other op and where unknown.
+  double gemm_k = 0.0;
   // Dense GEMM on FP8 weights with block scales, outside the MoE block: the 128-deep K blocks its
   // kernels walk on one rank (0 for every other op; Efficiencies::block_fp8_gemm_k_step).
   double block_fp8_k_steps = 0.0;
@@ -80,6 +83,8 @@ class HardwareRates {
   // The preset's gemm_bandwidth_efficiency and gemm_overlap (1 if unset).
   double gemm_bandwidth_efficiency() const { return gemm_bw_eff_; }
   double gemm_overlap() const { return gemm_overlap_; }
+  // The preset's gemm_k_overhead (0 if unset).
+  double gemm_k_overhead() const { return gemm_k_overhead_; }
 
  private:
   std::array<double, kPrecisionCount> peak_{};
@@ -90,6 +95,7 @@ class HardwareRates {
   double attn_decode_eff_ = 1.0;
   double gemm_bw_eff_ = 1.0;
   double gemm_overlap_ = 1.0;
+  double gemm_k_overhead_ = 0.0;
 };
 
 // The FLOP rate an op of class `c` at precision `p` is charged against, before the class's
@@ -116,6 +122,11 @@ double class_bandwidth_share(const HardwareRates& hw, const Efficiencies& eff, O
 // GEMM share at `p` on the GPU (its curves then already hold what overlap the kernels reach); 0 for
 // every other class.
 double exposed_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p);
+
+// The share of the FLOP rate a dense GEMM of reduction depth `gemm_k` keeps after its kernels' fixed
+// work per output tile: K / (K + the GPU preset's gemm_k_overhead); 1 for every other class, for an
+// unknown depth (0), and where a calibration profile measured the GEMM share at `p`.
+double k_depth_share(const HardwareRates& hw, const Efficiencies& eff, OpClass c, Precision p, double gemm_k);
 
 // The part of a dense GEMM's math (`math`, at the kernels' full rate) and weight stream (`stream`)
 // that does not overlap when none of it is hidden: the math while it is the shorter (the kernel waits

@@ -63,7 +63,8 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     f.key_coef = tpl.flops_key.coef;
     f.bw_key = tpl.bw_key;
     f.op_class = tpl.op_class;
-    f.peak = tensor_peak(rates_, options_.efficiencies, tpl.precision, tpl.op_class);
+    f.peak = tensor_peak(rates_, options_.efficiencies, tpl.precision, tpl.op_class) *
+             k_depth_share(rates_, options_.efficiencies, tpl.op_class, tpl.precision, tpl.gemm_k);
     // Work with FLOPs on a GPU with no rate for its precision (nor a wider one) would cost nothing.
     if (!tpl.flops.empty() && !(f.peak > 0.0) && tpl.collective == CollectiveKind::none)
       throw std::invalid_argument("GPU " + node_.gpu.name + " lists no dense_flops rate for " +

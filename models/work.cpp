@@ -74,6 +74,16 @@ Dims activation_dims(const WeightGroup& g, const ModelCard& c) {
   return {h, static_cast<double>(g.elements) / h};
 }
 
+// The reduction depth of a projection's GEMMs on one rank (OpWork::gemm_k): its input width, the
+// rank's share of it for a split row-parallel projection; for the FFN groups (gate, up and down in one
+// op) the FLOP-weighted harmonic mean of gate-up's depth (the input) and down's (the rank's share of
+// the intermediate width), 3 / (2 / in + 1 / down).
+double gemm_depth(const WeightGroup& wg, const Dims& d, bool row_split, double frac) {
+  if (wg.kind != WeightKind::dense_ffn && wg.kind != WeightKind::shared_experts) return d.in * (row_split ? frac : 1.0);
+  const double down = d.out / 3.0 * frac;
+  return d.in > 0.0 && down > 0.0 ? 3.0 / (2.0 / d.in + 1.0 / down) : 0.0;
+}
+
 // The 128-deep K steps the kernels of a dense GEMM on block-scaled FP8 weights walk on one rank
 // (OpWork::block_fp8_k_steps): one GEMM for an attention projection (K its input, `k_frac` of it for
 // the row-parallel output projection), two for the dense FFN (gate-up over the hidden size, down over
@@ -112,7 +122,8 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
          collective == o.collective && collective_ranks == o.collective_ranks && set == o.set &&
          same_terms(flops, o.flops) && same_terms(bytes, o.bytes) && same_terms(collective_bytes, o.collective_bytes) &&
          same_terms(scale_up_bytes, o.scale_up_bytes) && flops_key.slot == o.flops_key.slot &&
-         flops_key.coef == o.flops_key.coef && bw_key == o.bw_key && block_fp8_k_steps == o.block_fp8_k_steps;
+         flops_key.coef == o.flops_key.coef && bw_key == o.bw_key && block_fp8_k_steps == o.block_fp8_k_steps &&
+         gemm_k == o.gemm_k;
 }
 
 WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout,
@@ -364,6 +375,7 @@ struct WorkModel::LayerBuilder {
     t.op_class = OpClass::gemm;
     t.precision = compute_precision(wg.precision);
     t.block_fp8_k_steps = block_fp8_k_steps(wg, d, c, split && row_parallel ? frac : 1.0, frac);
+    t.gemm_k = gemm_depth(wg, d, split && row_parallel, frac);
     t.kernels = kernels;
     t.set = set;
     t.flops = {{kTokensRank, 2.0 * static_cast<double>(wg.elements) * frac}};
@@ -1109,6 +1121,7 @@ OpWork WorkModel::evaluate(std::size_t t, const BatchStats& s) const {
   w.flops_key = tpl.flops_key.coef * x[tpl.flops_key.slot];
   w.bw_key = tpl.bw_key;
   w.block_fp8_k_steps = tpl.block_fp8_k_steps;
+  w.gemm_k = tpl.gemm_k;
   return w;
 }
 

@@ -139,6 +139,7 @@ struct OpTemplate {
   Term flops_key{kOne, 1.0};           // key = coef x stats[slot]
   double bw_key = 0.0;                 // fixed bandwidth key (0 = the op's bytes)
   double block_fp8_k_steps = 0.0;      // see OpWork::block_fp8_k_steps
+  double gemm_k = 0.0;                 // see OpWork::gemm_k
   bool operator==(const OpTemplate& o) const;
 };
 

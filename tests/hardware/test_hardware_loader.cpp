@@ -412,6 +412,13 @@ TEST_F(HardwareLoaderTest, GemmStreamAndOverlapAreOptionalAndChecked) {
     const std::string path = write_gpu(lines);
     expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "gemm_overlap", "gemm_overlap");
   }
+  EXPECT_DOUBLE_EQ(plain.gemm_k_overhead, 0.0);
+  EXPECT_DOUBLE_EQ(load_gpu(write_gpu(gpu_lines_with("gemm_k_overhead: 730"))).gemm_k_overhead, 730.0);
+  for (const std::string bad : {"gemm_k_overhead: -1", "gemm_k_overhead: 1e6", "gemm_k_overhead: deep"}) {
+    const auto lines = gpu_lines_with(bad);
+    const std::string path = write_gpu(lines);
+    expect_located(error_of([&] { load_gpu(path); }), path, line_of(lines, bad), "gemm_k_overhead", "gemm_k_overhead");
+  }
 }
 
 TEST_F(HardwareLoaderTest, HbmEfficiencyIsOptionalAndChecked) {

@@ -57,7 +57,9 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-// A row priced as the step model prices a dense projection.
+// A row priced as the step model prices a dense projection of unknown depth (OpWork::gemm_k 0): these
+// are library benchmarks at large K, whose rate is what gemm_efficiency states; a GPU preset's
+// gemm_k_overhead (fitted to another table, test_gemm_overlap_fit.cpp) is not applied to them.
 OpSeconds priced(const Row& r, const HardwareRates& hw, const Efficiencies& eff, const CollectiveModel& net) {
   OpWork w;
   w.name = "gemm";

@@ -164,6 +164,35 @@ TEST(OpCost, GemmOverlapAndStreamShareApplyToDenseGemmsUnlessMeasured) {
   EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 128e-6, 1e-12);
 }
 
+TEST(OpCost, GemmKOverheadSlowsTheMathOfShallowDenseGemmsUnlessMeasured) {
+  // A compute-bound dense FP8 GEMM: 0.5 x 200 TF/s -> 128 us at any depth without the preset key; with
+  // 1,024 elements of K of fixed work per tile, K = 1,024 halves the rate (256 us), K = 3,072 keeps 3/4.
+  GpuSpec gpu = toy_gpu();
+  const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
+  Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
+  OpWork w;
+  w.op_class = OpClass::gemm;
+  w.precision = Precision::fp8;
+  w.flops = Flops(0.5 * 200e12 * 128e-6);
+  w.hbm_bytes = Bytes(1e6);
+  w.weight_bytes = Bytes(1e6);
+  w.kernels = 1;
+  w.gemm_k = 1024;
+  EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 128e-6, 1e-12);
+  gpu.gemm_k_overhead = 1024;
+  const HardwareRates hw(gpu);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 256e-6, 1e-12);
+  w.gemm_k = 3072;
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 128e-6 / 0.75, 1e-12);
+  EXPECT_DOUBLE_EQ(k_depth_share(hw, eff, OpClass::gemm, Precision::fp8, 3072), 0.75);
+  // Unknown depth, other classes, and a measured GEMM share: no change.
+  EXPECT_DOUBLE_EQ(k_depth_share(hw, eff, OpClass::gemm, Precision::fp8, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(k_depth_share(hw, eff, OpClass::grouped_gemm, Precision::fp8, 3072), 1.0);
+  eff.gemm_precision_scale[static_cast<std::size_t>(Precision::fp8)] = 1.0;
+  EXPECT_DOUBLE_EQ(k_depth_share(hw, eff, OpClass::gemm, Precision::fp8, 3072), 1.0);
+  EXPECT_NEAR(op_seconds(w, hw, eff, net).total, 128e-6, 1e-12);
+}
+
 TEST(OpCost, DecodeAttentionShareScalesOnlyDecodeAttentionUnlessMeasured) {
   // 64 MB of KV at 1 TB/s x 0.5 x 0.8 = 160 us; the same bytes in any other class stay at 80 us.
   GpuSpec gpu = toy_gpu();

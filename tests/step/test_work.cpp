@@ -282,6 +282,13 @@ TEST(Work, BlockFp8KStepsCountTheKWalkOfDenseBlockScaledGemms) {
   EXPECT_DOUBLE_EQ(steps(0, "attn.q_b"), 12.0);   // 1,536 / 128
   EXPECT_DOUBLE_EQ(steps(0, "attn.o"), 16.0);     // 128 heads x 128 / 8 ranks / 128
   EXPECT_DOUBLE_EQ(steps(0, "ffn.dense"), 74.0);  // 56 + 18,432 / 8 / 128
+  // GEMM depths on a rank: the input width, the rank's share for the output projection, and for the
+  // FFN 3 / (2 / 7,168 + 1 / 2,304) (gate-up over the hidden size, down over 18,432 / 8).
+  const auto depth = [&](int layer, const char* name) { return op_named(w.layers[layer].ops, name).gemm_k; };
+  EXPECT_DOUBLE_EQ(depth(0, "attn.q_a"), 7168.0);
+  EXPECT_DOUBLE_EQ(depth(0, "attn.o"), 2048.0);
+  EXPECT_DOUBLE_EQ(depth(0, "ffn.dense"), 3.0 / (2.0 / 7168.0 + 1.0 / 2304.0));
+  EXPECT_DOUBLE_EQ(depth(0, "attn.decode"), 0.0);
   for (const char* name : {"attn.kv_a", "attn.kv_b"}) EXPECT_DOUBLE_EQ(steps(0, name), 0.0) << name;
   for (const char* name : {"moe.router", "moe.shared", "moe.experts"}) EXPECT_DOUBLE_EQ(steps(3, name), 0.0) << name;
   // BF16 weights walk nothing.

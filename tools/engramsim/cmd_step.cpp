@@ -338,10 +338,11 @@ void print_header(const StepReport& s) {
     std::cout << "Decode-attention share of its bandwidth curve: " << fixed(s.node.gpu.attention_decode_efficiency, 2)
               << " (GPU preset)\n";
   const auto& g = s.node.gpu;
-  if (g.gemm_bandwidth_efficiency != 1.0 || g.gemm_overlap != 1.0)
+  if (g.gemm_bandwidth_efficiency != 1.0 || g.gemm_overlap != 1.0 || g.gemm_k_overhead != 0.0)
     std::cout << "Dense GEMMs: weight stream at " << fixed(g.gemm_bandwidth_efficiency, 2)
               << " of the bandwidth curves, overlap with their math " << fixed(g.gemm_overlap, 2)
-              << " (GPU preset; not where a calibration measured the GEMM share)\n";
+              << ", math at K / (K + " << fixed(g.gemm_k_overhead, 0)
+              << ") of its rate (GPU preset; not where a calibration measured the GEMM share)\n";
   std::string moe;
   for (std::size_t i = 0; i < kPrecisionCount; ++i)
     if (o.host.moe.bandwidth[i] != 1.0 || o.host.moe.compute[i] != 1.0)
