@@ -129,19 +129,26 @@ TEST(OpCost, ExposedSecondsIsTheMathUpToTheBalancePointThenFades) {
   EXPECT_LT(exposed_seconds(1000.0, 5.0), 0.03);
 }
 
+// A dense FP8 GEMM of 12.8 TFLOP: 128 us at 0.5 x the toy GPU's 200 TF/s, with `bytes` of traffic,
+// `weights` of them its weights.
+OpWork dense_fp8_gemm(Bytes bytes, Bytes weights) {
+  OpWork w;
+  w.op_class = OpClass::gemm;
+  w.precision = Precision::fp8;
+  w.flops = Flops(0.5 * 200e12 * 128e-6);
+  w.hbm_bytes = bytes;
+  w.weight_bytes = weights;
+  w.kernels = 1;
+  return w;
+}
+
 TEST(OpCost, GemmOverlapAndStreamShareApplyToDenseGemmsUnlessMeasured) {
   // A dense FP8 GEMM of 64 MB of weights (of 80 MB of traffic) and 12.8 TFLOP: at 1 TB/s x 0.8 the
   // traffic takes 100 us; the math 0.5 x 200 TF/s -> 128 us; at the flat curve's top (0.5) the same.
   GpuSpec gpu = toy_gpu();
   const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
   Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
-  OpWork w;
-  w.op_class = OpClass::gemm;
-  w.precision = Precision::fp8;
-  w.flops = Flops(0.5 * 200e12 * 128e-6);
-  w.hbm_bytes = Bytes(80e6);
-  w.weight_bytes = Bytes(64e6);
-  w.kernels = 1;
+  const OpWork w = dense_fp8_gemm(Bytes(80e6), Bytes(64e6));
   EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 128e-6, 1e-12);  // the presets' default
   gpu.gemm_bandwidth_efficiency = 0.5;  // traffic 200 us, of which the weights 160 us
   EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 200e-6, 1e-12);
@@ -170,13 +177,7 @@ TEST(OpCost, GemmKOverheadSlowsTheMathOfShallowDenseGemmsUnlessMeasured) {
   GpuSpec gpu = toy_gpu();
   const CollectiveModel net(dgx_h100_nccl_defaults(), Bandwidth::gb_per_s(900));
   Efficiencies eff = flat(0.5, 0.8, Time::ns(0));
-  OpWork w;
-  w.op_class = OpClass::gemm;
-  w.precision = Precision::fp8;
-  w.flops = Flops(0.5 * 200e12 * 128e-6);
-  w.hbm_bytes = Bytes(1e6);
-  w.weight_bytes = Bytes(1e6);
-  w.kernels = 1;
+  OpWork w = dense_fp8_gemm(Bytes(1e6), Bytes(1e6));
   w.gemm_k = 1024;
   EXPECT_NEAR(op_seconds(w, HardwareRates(gpu), eff, net).total, 128e-6, 1e-12);
   gpu.gemm_k_overhead = 1024;
