@@ -138,13 +138,15 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   const double bytes = w.hbm_bytes.value();
   // An op with no work this step (e.g. prefill attention in a decode-only step) is not launched.
   if (!(f > 0.0) && !(bytes > 0.0)) return s;
+  // The FLOP rate before the class's curve: the peak with its GEMM shares, at the GEMM's depth.
+  const double peak = f > 0.0 ? tensor_peak(hw, eff, w.precision, w.op_class) *
+                                    k_depth_share(hw, eff, w.op_class, w.precision, w.gemm_k)
+                              : 0.0;
   if (f > 0.0) {
-    const double peak =
-        tensor_peak(hw, eff, w.precision, w.op_class) * k_depth_share(hw, eff, w.op_class, w.precision, w.gemm_k);
-    if (f > 0.0 && !(peak > 0.0))
+    if (!(peak > 0.0))
       throw std::invalid_argument(std::string("the GPU lists no dense_flops rate for ") + to_string(w.precision) +
                                   " or any wider precision (a preset must list bf16)");
-    s.compute = peak > 0.0 ? f / (peak * e.flops.at(w.flops_key)) : 0.0;
+    s.compute = f / (peak * e.flops.at(w.flops_key));
   }
   if (bytes > 0.0) {
     const double key = w.bw_key > 0.0 ? w.bw_key : bytes;
@@ -156,10 +158,7 @@ OpSeconds op_seconds(const OpWork& w, const HardwareRates& hw, const Efficiencie
   // (below the curve's top the FLOP term also stands for small-M latency, which overlaps) and its
   // weight stream (the activations' traffic is tiled and overlaps).
   const double exposed = exposed_share(hw, eff, w.op_class, w.precision);
-  const double math = exposed > 0.0 && f > 0.0
-                          ? f / (tensor_peak(hw, eff, w.precision, w.op_class) *
-                                 k_depth_share(hw, eff, w.op_class, w.precision, w.gemm_k) * e.flops.top())
-                          : 0.0;
+  const double math = exposed > 0.0 && f > 0.0 ? f / (peak * e.flops.top()) : 0.0;
   const double stream = bytes > 0.0 ? s.memory * w.weight_bytes.value() / bytes : 0.0;
   const double work = std::max(s.compute, s.memory) + exposed * exposed_seconds(math, stream);
   const double floor = op_floor_seconds(w.kernels, w.block_fp8_k_steps, eff);
