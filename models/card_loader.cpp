@@ -425,6 +425,10 @@ Table precision_keys() {
       .default_words("`dense_ffn`'s");
   t.choice("embedding", of(p, &WeightPrecisions::embedding), precision_names(), "embedding table").required();
   t.choice("lm_head", of(p, &WeightPrecisions::lm_head), precision_names(), "output head").required();
+  t.rule([](const ConfigNode& n, Card& c) {
+    if (c.tie_word_embeddings && c.precisions.embedding != c.precisions.lm_head)
+      n.fail_key("lm_head", "differs from `embedding`, but tie_word_embeddings stores them as one matrix");
+  });
   scales(t, "attention_scales", of(p, &WeightPrecisions::attention_scale_bytes_per_element), "attention");
   scales(t, "dense_ffn_scales", of(p, &WeightPrecisions::dense_ffn_scale_bytes_per_element), "dense FFN");
   scales(t, "experts_scales", of(p, &WeightPrecisions::experts_scale_bytes_per_element), "routed experts'");
@@ -456,6 +460,9 @@ void add_shape_keys(Table& t) {
       "dense FFN width: required >= 1 when a layer runs a dense FFN (no `moe`, or `moe.first_moe_layer` > 0), "
       "0 otherwise");
   dim(t, "hc_mult", member(&Card::hc_mult), 1, "mHC residual streams (1: a plain residual)");
+  t.boolean("tie_word_embeddings", member(&Card::tie_word_embeddings),
+            "one matrix is both the embedding table and the output head (stored once; "
+            "`precisions.embedding` and `precisions.lm_head` must then agree)");
   bounded(
       t, "prefill_layers", member(&Card::prefill_layers), zero, [](const Card& c) { return c.num_layers; },
       "[0, num_layers]", "layers that run for prompt tokens (0: all)");

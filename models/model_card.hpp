@@ -124,6 +124,8 @@ struct ModelCard {
   AttentionSpec attention;
   std::optional<MoeSpec> moe;
   int hc_mult = 1;  // mHC residual streams (1 = plain residual)
+  // One matrix serves as the embedding table and the output head (config tie_word_embeddings).
+  bool tie_word_embeddings = false;
   std::optional<EngramSpec> engram;
   KvCacheSpec kv;
   SpecDecodeSpec spec_decode;

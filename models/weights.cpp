@@ -269,8 +269,10 @@ WeightInventory build_weight_inventory(const ModelCard& c) {
   GroupMaker model{inv.model_groups_};
   const I64 h = c.hidden_size;
   const I64 v = c.vocab_size;
-  // Vocabulary-parallel: rows of the table and of the head split across the TP group.
-  model.add("embedding", WeightKind::embedding, v * h, c.precisions.embedding, 0.0, ShardingClass::tp_sharded, v);
+  // Vocabulary-parallel: rows of the table and of the head split across the TP group. A tied
+  // matrix is stored once, as the head (the group the step reads in full).
+  if (!c.tie_word_embeddings)
+    model.add("embedding", WeightKind::embedding, v * h, c.precisions.embedding, 0.0, ShardingClass::tp_sharded, v);
   model.add("lm_head", WeightKind::lm_head, v * h, c.precisions.lm_head, 0.0, ShardingClass::tp_sharded, v);
   model.add("norm.final", WeightKind::norms, h, Precision::bf16, 0.0, ShardingClass::replicated);
   if (c.hc_mult > 1)

@@ -6,8 +6,8 @@
 // q/kv/o projections, the CSA indexer and compressor, dense FFN, routed experts, shared experts,
 // router, mHC mixing, Engram fusion projections, norms), each with its element count, storage
 // precision, block-scale overhead and sharding class; then the model-level groups (embedding,
-// lm_head, final norm) and the drafter's layers. Engram tables are listed separately (they are
-// memory, not compute weights, and may live off the GPU).
+// lm_head, final norm; a tied embedding is the lm_head group alone) and the drafter's layers. Engram tables are listed
+// separately (they are memory, not compute weights, and may live off the GPU).
 //
 // Shapes that the cards do not state are modelled as follows (documented in docs/footprint.md):
 //   mHC: per sub-layer (attention, FFN) a map from hc_mult x hidden to hc^2 + 2 hc mixing

@@ -186,6 +186,20 @@ TEST(CardLoaderErrors, RoutingGroupsMustDivideTheExperts) {
   EXPECT_NE(msg.find("moe.groups_per_token"), std::string::npos) << msg;
 }
 
+TEST(CardLoaderErrors, TiedEmbeddingNeedsOnePrecision) {
+  const std::string tied =
+      replace(kBase, "dense_intermediate: 512\n", "dense_intermediate: 512\ntie_word_embeddings: true\n");
+  EXPECT_EQ(error_of(tied), "");
+  EXPECT_TRUE(model_card_from_yaml(tied, "card.yaml").tie_word_embeddings);
+  EXPECT_FALSE(model_card_from_yaml(kBase, "card.yaml").tie_word_embeddings);
+  // The head's precision sits on line 35 once the key is added.
+  const std::string msg = error_of(replace(tied, "  lm_head: bf16\n", "  lm_head: fp8\n"));
+  EXPECT_NE(msg.find("card.yaml:35:12: precisions.lm_head: differs from `embedding`"), std::string::npos) << msg;
+  EXPECT_EQ(error_of(replace(kBase, "  lm_head: bf16\n", "  lm_head: fp8\n")), "");  // untied: free to differ
+  EXPECT_NE(error_of(replace(kBase, "dense_intermediate: 512\n", "dense_intermediate: 512\ntie_word_embeddings: 2\n")),
+            "");
+}
+
 TEST(CardLoaderErrors, UnknownTopLevelKey) {
   const std::string msg = error_of(std::string(kBase) + "layers: 4\n");
   EXPECT_NE(msg.find("card.yaml:35:1: layers: unknown field"), std::string::npos) << msg;

@@ -67,6 +67,26 @@ TEST(Weights, Llama31_8bGroupsByHand) {
   EXPECT_THROW(inv.layer(32), std::out_of_range);
 }
 
+// A tied embedding is one matrix: stored once (as the head the step reads), counted once.
+TEST(Weights, TiedEmbeddingIsStoredOnce) {
+  ModelCard c = load_model_card("qwen3-4b");
+  ASSERT_TRUE(c.tie_word_embeddings);
+  const WeightInventory tied = build_weight_inventory(c);
+  c.tie_word_embeddings = false;
+  const WeightInventory untied = build_weight_inventory(c);
+  const std::int64_t table = 151936LL * 2560;
+  EXPECT_EQ(untied.backbone_params() - tied.backbone_params(), table);
+  int heads = 0;
+  for (const auto& g : tied.model_groups()) {
+    EXPECT_NE(g.kind, WeightKind::embedding) << g.name;
+    if (g.kind == WeightKind::lm_head) {
+      EXPECT_EQ(g.elements, table);
+      ++heads;
+    }
+  }
+  EXPECT_EQ(heads, 1);
+}
+
 TEST(Weights, V41LayersCarryTheirSpecialModules) {
   const WeightInventory inv = build_weight_inventory(load_model_card("deepseek-v4.1-flash"));
   // Engram fusion only in layers 1 and 14; compressor on kv-source layers; indexer on index-source layers.
