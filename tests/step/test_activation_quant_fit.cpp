@@ -26,7 +26,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -38,20 +38,10 @@ struct Row {
 
 // models/data/aic-fp8-quantize/scale_matrix_us.csv (engine, m, k, us).
 std::vector<Row> rows() {
-  const std::string path = engramsim::test::source_root() + "/models/data/aic-fp8-quantize/scale_matrix_us.csv";
-  std::FILE* f = std::fopen(path.c_str(), "r");
+  const test::CsvTable t("models/data/aic-fp8-quantize/scale_matrix_us.csv");
   std::vector<Row> out;
-  if (f == nullptr) return out;
-  char line[128];
-  char engine[64];
-  (void)std::fgets(line, sizeof line, f);  // header
-  Row r;
-  while (std::fgets(line, sizeof line, f) != nullptr)
-    if (std::sscanf(line, "%63[^,],%lf,%lf,%lf", engine, &r.m, &r.k, &r.us) == 4) {
-      r.engine = engine;
-      out.push_back(r);
-    }
-  std::fclose(f);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    out.push_back({t.text(i, "engine"), t.number(i, "m"), t.number(i, "k"), t.number(i, "us")});
   return out;
 }
 

@@ -9,8 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,7 +16,7 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -29,18 +27,10 @@ struct Kernel {
 };
 
 std::vector<Kernel> kernels() {
-  std::ifstream f(engramsim::test::source_root() + "/models/data/sglang-rocm-kernels/block_fp8_gemm.csv");
-  std::string line;
-  std::getline(f, line);  // gpu,sglang_image,kernel_as_listed,gemm,n,k,k_steps,tokens,avg_us
+  const test::CsvTable t("models/data/sglang-rocm-kernels/block_fp8_gemm.csv");
   std::vector<Kernel> out;
-  while (std::getline(f, line)) {
-    std::stringstream s(line);
-    std::vector<std::string> cells;
-    for (std::string c; std::getline(s, c, ',');) cells.push_back(c);
-    if (cells.size() != 9) ADD_FAILURE() << "block_fp8_gemm.csv: " << line;
-    if (cells.size() != 9) continue;
-    out.push_back({cells[3], std::stod(cells[5]), std::stod(cells[6]), std::stod(cells[8])});
-  }
+  for (std::size_t i = 0; i < t.size(); ++i)
+    out.push_back({t.text(i, "gemm"), t.number(i, "k"), t.number(i, "k_steps"), t.number(i, "avg_us")});
   return out;
 }
 

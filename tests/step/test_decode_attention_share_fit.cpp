@@ -8,9 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,7 +17,7 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -32,20 +30,12 @@ constexpr int kLongPrompt = 2048;
 using LatencyTable = std::map<std::tuple<std::string, int, int>, double>;
 
 LatencyTable latency_table() {
-  std::ifstream f(engramsim::test::source_root() + "/models/data/amd-mi300x-latency/latency.csv");
-  std::string line;
-  std::getline(f, line);  // model,batch,input_len,output_len,latency_s
+  const test::CsvTable csv("models/data/amd-mi300x-latency/latency.csv");
   LatencyTable t;
-  while (std::getline(f, line)) {
-    std::stringstream s(line);
-    std::string model, batch, input, output, latency;
-    std::getline(s, model, ',');
-    std::getline(s, batch, ',');
-    std::getline(s, input, ',');
-    std::getline(s, output, ',');
-    std::getline(s, latency, ',');
-    if (std::stoi(output) != kOutputLen) continue;
-    t[{model, std::stoi(batch), std::stoi(input)}] = std::stod(latency);
+  for (std::size_t i = 0; i < csv.size(); ++i) {
+    if (static_cast<int>(csv.number(i, "output_len")) != kOutputLen) continue;
+    t[{csv.text(i, "model"), static_cast<int>(csv.number(i, "batch")), static_cast<int>(csv.number(i, "input_len"))}] =
+        csv.number(i, "latency_s");
   }
   return t;
 }

@@ -22,7 +22,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -33,16 +33,10 @@ struct Row {
 
 // The rows of models/data/cdna3-fp8-small-m/gemm_us.csv (n, k, m, us).
 std::vector<Row> rows() {
-  const std::string path = engramsim::test::source_root() + "/models/data/cdna3-fp8-small-m/gemm_us.csv";
-  std::FILE* f = std::fopen(path.c_str(), "r");
+  const test::CsvTable t("models/data/cdna3-fp8-small-m/gemm_us.csv");
   std::vector<Row> out;
-  if (f == nullptr) return out;
-  char line[128];
-  (void)std::fgets(line, sizeof line, f);  // header
-  Row r;
-  while (std::fgets(line, sizeof line, f) != nullptr)
-    if (std::sscanf(line, "%lf,%lf,%lf,%lf", &r.n, &r.k, &r.m, &r.us) == 4) out.push_back(r);
-  std::fclose(f);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    out.push_back({t.number(i, "n"), t.number(i, "k"), t.number(i, "m"), t.number(i, "us")});
   return out;
 }
 

@@ -16,7 +16,7 @@
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
 #include "models/op_cost.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -29,26 +29,15 @@ struct Row {
 
 // The rows of models/data/FOLDER/gemm_tflops.csv (table, gpu, precision, n, k, m, tflops).
 std::vector<Row> gemm_rows(const std::string& folder) {
-  const std::string path = engramsim::test::source_root() + "/models/data/" + folder + "/gemm_tflops.csv";
-  std::FILE* f = std::fopen(path.c_str(), "r");
+  const test::CsvTable t("models/data/" + folder + "/gemm_tflops.csv");
   std::vector<Row> rows;
-  if (f == nullptr) return rows;
-  char line[256];
-  (void)std::fgets(line, sizeof line, f);  // header
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    char table[64], gpu[32], prec[16];
-    Row r;
-    if (std::sscanf(line, "%63[^,],%31[^,],%15[^,],%lf,%lf,%lf,%lf", table, gpu, prec, &r.n, &r.k, &r.m, &r.tflops) !=
-        7)
-      continue;
-    const auto p = precision_from_string(prec);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const auto p = precision_from_string(t.text(i, "precision"));
+    EXPECT_TRUE(p.has_value()) << folder << " row " << i + 2 << ": precision " << t.text(i, "precision");
     if (!p) continue;
-    r.table = table;
-    r.gpu = gpu;
-    r.precision = *p;
-    rows.push_back(r);
+    rows.push_back({t.text(i, "table"), t.text(i, "gpu"), *p, t.number(i, "n"), t.number(i, "k"), t.number(i, "m"),
+                    t.number(i, "tflops")});
   }
-  std::fclose(f);
   return rows;
 }
 

@@ -7,15 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "models/engine_loader.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -25,32 +23,13 @@ struct Fit {
   double a_us = 0.0, b_us = 0.0, r2 = 0.0;
 };
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream s(line);
-  std::string cell;
-  while (std::getline(s, cell, ',')) out.push_back(cell);
-  return out;
-}
-
 // Points (batch size, schedule + prepare_inputs in us) per (model, tp), from the header's columns.
 std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> profile_points() {
-  std::ifstream f(engramsim::test::source_root() + "/models/data/vidur-cpu-overhead/a100_cpu_overheads.csv");
-  std::string line;
-  std::getline(f, line);
-  const std::vector<std::string> header = split(line);
-  auto col = [&](const std::string& name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
-  const std::size_t sched = col("schedule_median"), prep = col("prepare_inputs_e2e_median"), model = col("model_name"),
-                    batch = col("batch_size"), tp = col("tensor_parallel_degree");
+  const test::CsvTable t("models/data/vidur-cpu-overhead/a100_cpu_overheads.csv");
   std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> points;
-  while (std::getline(f, line)) {
-    const std::vector<std::string> c = split(line);
-    if (c.size() != header.size()) continue;
-    points[{c[model], std::stoi(c[tp])}].emplace_back(std::stod(c[batch]),
-                                                      (std::stod(c[sched]) + std::stod(c[prep])) * 1e3);
-  }
+  for (std::size_t i = 0; i < t.size(); ++i)
+    points[{t.text(i, "model_name"), static_cast<int>(t.number(i, "tensor_parallel_degree"))}].emplace_back(
+        t.number(i, "batch_size"), (t.number(i, "schedule_median") + t.number(i, "prepare_inputs_e2e_median")) * 1e3);
   return points;
 }
 

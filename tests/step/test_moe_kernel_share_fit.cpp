@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,7 +16,7 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
-#include "tests/support/test_paths.hpp"
+#include "tests/support/csv_table.hpp"
 
 namespace engramsim {
 namespace {
@@ -32,24 +30,16 @@ struct Row {
 };
 
 std::vector<Row> module_rows() {
-  std::ifstream f(engramsim::test::source_root() + "/models/data/trtllm-moe-kernels/moe_module.csv");
-  std::string line;
-  std::getline(f, line);  // gpu,trtllm_version,expert_dtype,model,ep,num_tokens,latency_ms
+  const test::CsvTable t("models/data/trtllm-moe-kernels/moe_module.csv");
   std::vector<Row> rows;
-  while (std::getline(f, line)) {
-    std::stringstream s(line);
-    std::string version, ep, tokens, ms;
+  for (std::size_t i = 0; i < t.size(); ++i) {
     Row r;
-    std::getline(s, r.gpu, ',');
-    std::getline(s, version, ',');
-    std::getline(s, r.dtype, ',');
-    std::getline(s, r.model, ',');
-    std::getline(s, ep, ',');
-    std::getline(s, tokens, ',');
-    std::getline(s, ms, ',');
-    r.ep = std::stoi(ep);
-    r.tokens = std::stoi(tokens);
-    r.measured_s = std::stod(ms) * 1e-3;
+    r.gpu = t.text(i, "gpu");
+    r.dtype = t.text(i, "expert_dtype");
+    r.model = t.text(i, "model");
+    r.ep = static_cast<int>(t.number(i, "ep"));
+    r.tokens = static_cast<int>(t.number(i, "num_tokens"));
+    r.measured_s = t.number(i, "latency_ms") * 1e-3;
     rows.push_back(r);
   }
   return rows;
