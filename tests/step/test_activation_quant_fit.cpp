@@ -38,11 +38,10 @@ struct Row {
 
 // models/data/aic-fp8-quantize/scale_matrix_us.csv (engine, m, k, us).
 std::vector<Row> rows() {
-  const test::CsvTable t("models/data/aic-fp8-quantize/scale_matrix_us.csv");
-  std::vector<Row> out;
-  for (std::size_t i = 0; i < t.size(); ++i)
-    out.push_back({t.text(i, "engine"), t.number(i, "m"), t.number(i, "k"), t.number(i, "us")});
-  return out;
+  return test::CsvTable("models/data/aic-fp8-quantize/scale_matrix_us.csv")
+      .map([](const test::CsvTable& t, std::size_t i) {
+        return Row{t.text(i, "engine"), t.number(i, "m"), t.number(i, "k"), t.number(i, "us")};
+      });
 }
 
 // The op the work model adds before such a GEMM (models/work.cpp act_quant), on H200.

@@ -27,11 +27,10 @@ struct Kernel {
 };
 
 std::vector<Kernel> kernels() {
-  const test::CsvTable t("models/data/sglang-rocm-kernels/block_fp8_gemm.csv");
-  std::vector<Kernel> out;
-  for (std::size_t i = 0; i < t.size(); ++i)
-    out.push_back({t.text(i, "gemm"), t.number(i, "k"), t.number(i, "k_steps"), t.number(i, "avg_us")});
-  return out;
+  return test::CsvTable("models/data/sglang-rocm-kernels/block_fp8_gemm.csv")
+      .map([](const test::CsvTable& t, std::size_t i) {
+        return Kernel{t.text(i, "gemm"), t.number(i, "k"), t.number(i, "k_steps"), t.number(i, "avg_us")};
+      });
 }
 
 double median(std::vector<double> v) {

@@ -33,11 +33,9 @@ struct Row {
 
 // The rows of models/data/cdna3-fp8-small-m/gemm_us.csv (n, k, m, us).
 std::vector<Row> rows() {
-  const test::CsvTable t("models/data/cdna3-fp8-small-m/gemm_us.csv");
-  std::vector<Row> out;
-  for (std::size_t i = 0; i < t.size(); ++i)
-    out.push_back({t.number(i, "n"), t.number(i, "k"), t.number(i, "m"), t.number(i, "us")});
-  return out;
+  return test::CsvTable("models/data/cdna3-fp8-small-m/gemm_us.csv").map([](const test::CsvTable& t, std::size_t i) {
+    return Row{t.number(i, "n"), t.number(i, "k"), t.number(i, "m"), t.number(i, "us")};
+  });
 }
 
 double median(std::vector<double> v) {

@@ -30,19 +30,17 @@ struct Row {
 };
 
 std::vector<Row> module_rows() {
-  const test::CsvTable t("models/data/trtllm-moe-kernels/moe_module.csv");
-  std::vector<Row> rows;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    Row r;
-    r.gpu = t.text(i, "gpu");
-    r.dtype = t.text(i, "expert_dtype");
-    r.model = t.text(i, "model");
-    r.ep = static_cast<int>(t.number(i, "ep"));
-    r.tokens = static_cast<int>(t.number(i, "num_tokens"));
-    r.measured_s = t.number(i, "latency_ms") * 1e-3;
-    rows.push_back(r);
-  }
-  return rows;
+  return test::CsvTable("models/data/trtllm-moe-kernels/moe_module.csv")
+      .map([](const test::CsvTable& t, std::size_t i) {
+        Row r;
+        r.gpu = t.text(i, "gpu");
+        r.dtype = t.text(i, "expert_dtype");
+        r.model = t.text(i, "model");
+        r.ep = static_cast<int>(t.number(i, "ep"));
+        r.tokens = static_cast<int>(t.number(i, "num_tokens"));
+        r.measured_s = t.number(i, "latency_ms") * 1e-3;
+        return r;
+      });
 }
 
 // The checkpoints the module was timed with: 128x128-block FP8 (one FP32 scale per block) or NVFP4

@@ -44,6 +44,15 @@ class CsvTable {
 
   std::size_t size() const { return rows_.size(); }
 
+  // One value per row, in file order: make(*this, row index).
+  template <class Make>
+  auto map(Make make) const {
+    std::vector<decltype(make(*this, std::size_t{0}))> out;
+    out.reserve(rows_.size());
+    for (std::size_t i = 0; i < rows_.size(); ++i) out.push_back(make(*this, i));
+    return out;
+  }
+
   const std::string& text(std::size_t row, const std::string& column) const { return rows_[row][index(column)]; }
 
   double number(std::size_t row, const std::string& column) const {
