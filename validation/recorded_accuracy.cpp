@@ -22,16 +22,26 @@ std::string percent(double fraction) {
   return buf;
 }
 
+std::string signed_percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * fraction);
+  return buf;
+}
+
+// A recorded lean is the run's rounded to a tenth of a percent: half a tenth apart, plus float slack.
+constexpr double kLeanRecordSlack = 0.0005 + 1e-6;
+
 std::map<std::string, RecordedGroup> parse_groups(const ConfigNode& root, const char* key) {
   std::map<std::string, RecordedGroup> out;
   const auto n = root.optional_child(key);
   if (!n) return out;
-  if (!n->is_map()) n->fail("expected a map of name: {cases, mape_percent}");
+  if (!n->is_map()) n->fail("expected a map of name: {cases, mape_percent, lean_percent}");
   for (const std::string& name : n->keys()) {
     const ConfigNode g = n->child(name);
     RecordedGroup r;
     r.cases = static_cast<int>(g.integer("cases", 1, 1'000'000));
     r.mape = g.number("mape_percent", 0.0, 1e6) / 100.0;
+    r.lean = g.number("lean_percent", -1e6, 1e6) / 100.0;
     g.finish();
     out[name] = r;
   }
@@ -100,6 +110,9 @@ void check_groups(const std::vector<GroupSummary>& run, const std::map<std::stri
                              std::to_string(it->second.cases) + "; record the set as it is");
     } else if (g.mape > it->second.mape + 1e-5) {
       out.problems.push_back(name + ": MAPE " + percent(g.mape) + " is above the recorded " + percent(it->second.mape));
+    } else if (std::abs(g.lean - it->second.lean) > kLeanRecordSlack) {
+      out.problems.push_back(name + ": lean " + signed_percent(g.lean) + ", recorded " +
+                             signed_percent(it->second.lean) + "; record the run's");
     }
   }
   for (const auto& [group, r] : recorded)
@@ -112,8 +125,13 @@ std::optional<std::string> validation_accuracy_for(const std::map<std::string, R
                                                    const std::string& name) {
   const auto it = groups.find(name);
   if (it == groups.end()) return std::nullopt;
-  return "MAPE " + percent(it->second.mape) + " over " + std::to_string(it->second.cases) + " validation case" +
-         (it->second.cases == 1 ? "" : "s");
+  const RecordedGroup& g = it->second;
+  std::string lean = "no lean on average";
+  if (std::abs(g.lean) >= 0.0005)
+    lean =
+        "predicting " + percent(std::abs(g.lean)) + (g.lean > 0 ? " faster" : " slower") + " than measured on average";
+  return "MAPE " + percent(g.mape) + " over " + std::to_string(g.cases) + " validation case" +
+         (g.cases == 1 ? "" : "s") + ", " + lean;
 }
 
 const char* kind_key(MetricKind k) {

@@ -360,6 +360,25 @@ int ValidationReport::failed() const {
   return n;
 }
 
+bool is_speed_kind(MetricKind kind) {
+  return kind == MetricKind::step || kind == MetricKind::serving_throughput || kind == MetricKind::latency;
+}
+
+double speed_error(MetricKind kind, double rel_error) {
+  switch (kind) {
+    case MetricKind::serving_throughput:
+      return rel_error;
+    case MetricKind::step:
+    case MetricKind::latency:
+      return -rel_error;
+    case MetricKind::engram_penalty:
+    case MetricKind::ratio:
+    case MetricKind::footprint:
+      return 0.0;
+  }
+  return 0.0;
+}
+
 std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results) {
   std::map<MetricKind, KindSummary> by;
   for (const auto& r : results) {
@@ -371,11 +390,13 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
     k.known_misses += r.status == CaseStatus::known_miss;
     k.mape += std::abs(r.rel_error);
     k.mean_abs_error += std::abs(r.abs_error);
+    k.lean += speed_error(r.kind, r.rel_error);
   }
   std::vector<KindSummary> out;
   for (auto& [kind, k] : by) {
     k.mape /= k.cases;
     k.mean_abs_error /= k.cases;
+    k.lean /= k.cases;
     out.push_back(k);
   }
   return out;
@@ -385,13 +406,13 @@ std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, s
   std::map<std::string, GroupSummary> by;
   for (const auto& r : results) {
     if (!evaluated_status(r.status)) continue;
-    if (r.kind != MetricKind::step && r.kind != MetricKind::serving_throughput && r.kind != MetricKind::latency)
-      continue;
+    if (!is_speed_kind(r.kind)) continue;
     if ((r.*field).empty()) continue;  // e.g. an operator-level case has no engine
     GroupSummary& g = by[r.*field];
     g.group = r.*field;
     ++g.cases;
     g.mape += std::abs(r.rel_error);
+    g.lean += speed_error(r.kind, r.rel_error);
     if (g.worst_id.empty() || std::abs(r.rel_error) > std::abs(g.worst_rel)) {
       g.worst_id = r.id;
       g.worst_rel = r.rel_error;
@@ -400,6 +421,7 @@ std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, s
   std::vector<GroupSummary> out;
   for (auto& [name, g] : by) {
     g.mape /= g.cases;
+    g.lean /= g.cases;
     out.push_back(g);
   }
   return out;

@@ -100,6 +100,7 @@ struct KindSummary {
   int known_misses = 0;
   double mape = 0.0;          // mean |relative error|, as a fraction
   double mean_abs_error = 0;  // metric units (percentage points for the penalty)
+  double lean = 0.0;          // mean speed error (speed_error), as a fraction; step, throughput, latency only
 };
 
 // MAPE of one group of cases (a source, a GPU) over the metric kinds whose error is relative
@@ -108,9 +109,18 @@ struct GroupSummary {
   std::string group;
   int cases = 0;
   double mape = 0.0;       // mean |relative error|, as a fraction
+  double lean = 0.0;       // mean speed error (speed_error), as a fraction: > 0 the model is optimistic
   std::string worst_id;    // the case with the largest |relative error|
   double worst_rel = 0.0;  // its signed relative error
 };
+
+// A case's relative error signed by what it says of speed: > 0 when the model predicts the
+// deployment faster than measured (a throughput above it, a step time or latency below it), < 0
+// when slower. Its mean over a group is the group's lean: how optimistic a plan on that GPU or
+// engine is. 0 for the kinds that are neither a rate nor a time (penalty, ratio, footprint).
+double speed_error(MetricKind kind, double rel_error);
+// Step-level, serving throughput and latency: the kinds whose cases measure a speed.
+bool is_speed_kind(MetricKind kind);
 
 struct ValidationReport {
   std::string file;

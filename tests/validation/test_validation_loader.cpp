@@ -264,7 +264,21 @@ TEST(KindSummary, MapeAndMeanAbsoluteErrorPerKind) {
   EXPECT_EQ(k[0].failed, 1);
   EXPECT_DOUBLE_EQ(k[0].mape, 0.10);
   EXPECT_DOUBLE_EQ(k[0].mean_abs_error, 2.0);
+  EXPECT_DOUBLE_EQ(k[0].lean, 0.05);  // step times 5 % long and 15 % short: on average 5 % fast
   EXPECT_DOUBLE_EQ(k[1].mean_abs_error, 1.54);
+  EXPECT_DOUBLE_EQ(k[1].lean, 0.0);  // a penalty in percentage points says nothing of speed
+}
+
+// The lean reads every kind as speed: a throughput above its measurement and a time below it are
+// both the model being optimistic.
+TEST(ValidationSummary, SpeedErrorSignsRatesAndTimesAlike) {
+  EXPECT_DOUBLE_EQ(speed_error(MetricKind::serving_throughput, 0.2), 0.2);
+  EXPECT_DOUBLE_EQ(speed_error(MetricKind::latency, 0.2), -0.2);
+  EXPECT_DOUBLE_EQ(speed_error(MetricKind::step, -0.1), 0.1);
+  EXPECT_DOUBLE_EQ(speed_error(MetricKind::footprint, 0.5), 0.0);
+  EXPECT_DOUBLE_EQ(speed_error(MetricKind::ratio, 0.5), 0.0);
+  EXPECT_TRUE(is_speed_kind(MetricKind::latency));
+  EXPECT_FALSE(is_speed_kind(MetricKind::engram_penalty));
 }
 
 TEST(ValidationSummary, GroupsBySourceAndGpuOverRelativeErrorKinds) {
@@ -290,11 +304,14 @@ TEST(ValidationSummary, GroupsBySourceAndGpuOverRelativeErrorKinds) {
   EXPECT_DOUBLE_EQ(by_source[0].mape, 0.15);
   EXPECT_EQ(by_source[0].worst_id, "b");
   EXPECT_DOUBLE_EQ(by_source[0].worst_rel, -0.25);
+  EXPECT_DOUBLE_EQ(by_source[0].lean, -0.15);  // a step 5 % long and a throughput 25 % low: both slow
   EXPECT_EQ(by_source[1].cases, 1);
+  EXPECT_DOUBLE_EQ(by_source[1].lean, -0.10);  // a latency 10 % long
   const auto by_gpu = summarize_by(r, &CaseResult::gpu);
   ASSERT_EQ(by_gpu.size(), 2u);
   EXPECT_EQ(by_gpu[0].group, "b200");
   EXPECT_DOUBLE_EQ(by_gpu[0].mape, 0.175);
+  EXPECT_DOUBLE_EQ(by_gpu[0].lean, -0.175);
   EXPECT_EQ(by_gpu[1].group, "h100");
   EXPECT_EQ(by_gpu[1].cases, 1);
 }
@@ -356,6 +373,22 @@ TEST(RecordedAccuracy, StrictFile) {
           "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1}\nknown_misses: [a, a]\n",
           "r.yaml"),
       ConfigError);
+  const auto with_gpu_group = [](const char* group) {
+    std::string text = "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1}\nby_gpu:\n";
+    text.append(group);
+    return text;
+  };
+  const RecordedAccuracy g = recorded_accuracy_from_yaml(
+      with_gpu_group("  h100: {cases: 2, mape_percent: 10.0, lean_percent: -3.1}\n"), "r.yaml");
+  EXPECT_DOUBLE_EQ(g.by_gpu.at("h100").lean, -0.031);
+  // A group without its lean: the error names the file, the line and the field.
+  try {
+    recorded_accuracy_from_yaml(with_gpu_group("  h100: {cases: 2, mape_percent: 10.0}\n"), "r.yaml");
+    ADD_FAILURE() << "a group without lean_percent was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.yaml:4:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lean_percent"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RecordedAccuracy, RatchetOnlyLetsAccuracyImprove) {
@@ -393,7 +426,7 @@ TEST(RecordedAccuracy, RatchetOnlyLetsAccuracyImprove) {
 TEST(RecordedAccuracy, GpuAndEngineGroupsAreHeldAndQuoted) {
   RecordedAccuracy rec;
   rec.mape = {{MetricKind::step, 1.0}};
-  rec.by_gpu = {{"h100", RecordedGroup{2, 0.10}}};
+  rec.by_gpu = {{"h100", RecordedGroup{2, 0.10, 0.05}}};
   const auto on = [](const char* id, const char* gpu, double rel) {
     CaseResult r = result(id, MetricKind::step, CaseStatus::pass, rel);
     r.gpu = gpu;
@@ -404,8 +437,20 @@ TEST(RecordedAccuracy, GpuAndEngineGroupsAreHeldAndQuoted) {
   EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05)}), rec).passed());  // one case fewer
   EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", 0.0), on("c", "b200", 0.0)}), rec)
                    .passed());  // b200 not recorded
+  // The lean is the run's, to a tenth: steps 5 % long and 15 % short lean 5 % fast, not 5.2 %.
+  rec.by_gpu.at("h100").lean = 0.052;
+  EXPECT_FALSE(check_ratchet(report_of({on("a", "h100", 0.05), on("b", "h100", -0.15)}), rec).passed());
+  rec.by_gpu.at("h100").lean = 0.05;
   EXPECT_EQ(validation_accuracy_for(rec.by_gpu, "h100"),
-            std::optional<std::string>("MAPE 10.0 % over 2 validation cases"));
+            std::optional<std::string>(
+                "MAPE 10.0 % over 2 validation cases, predicting 5.0 % faster than measured on average"));
+  rec.by_gpu.at("h100").lean = -0.031;
+  EXPECT_EQ(validation_accuracy_for(rec.by_gpu, "h100"),
+            std::optional<std::string>(
+                "MAPE 10.0 % over 2 validation cases, predicting 3.1 % slower than measured on average"));
+  rec.by_gpu.at("h100").lean = 0.0;
+  EXPECT_EQ(validation_accuracy_for(rec.by_gpu, "h100"),
+            std::optional<std::string>("MAPE 10.0 % over 2 validation cases, no lean on average"));
   EXPECT_FALSE(validation_accuracy_for(rec.by_gpu, "mi300x").has_value());
 }
 

@@ -183,8 +183,17 @@ void print_cases(const val::ValidationReport& report, bool calibrated, bool verb
       std::cout << "  " << r.id << ": " << r.detail << " [" << fmt("%.2f", r.wall_s) << " s]\n";
 }
 
+constexpr const char* kLeanLegend =
+    "LEAN: mean error signed by speed, + where the model predicts faster than measured (throughput above, "
+    "time below), - slower\n";
+
+std::string lean_text(val::MetricKind kind, double lean) {
+  return val::is_speed_kind(kind) ? fmt("%+.1f%%", 100 * lean) : "-";
+}
+
 void print_kinds(const val::ValidationReport& report) {
-  TextTable k({"METRIC KIND", "CASES", "TOLERANCE", "FAILED", "KNOWN MISSES", "MAPE", "MEAN |ERROR|", "TARGET"});
+  TextTable k(
+      {"METRIC KIND", "CASES", "TOLERANCE", "FAILED", "KNOWN MISSES", "MAPE", "LEAN", "MEAN |ERROR|", "TARGET"});
   for (const auto& s : report.kinds) {
     const double target = val::mape_target(s.kind);
     const std::string abs = s.kind == val::MetricKind::engram_penalty ? fmt("%.2f pp", s.mean_abs_error) : "-";
@@ -194,9 +203,9 @@ void print_kinds(const val::ValidationReport& report) {
     // percentage says little.
     const std::string mape = s.kind == val::MetricKind::engram_penalty ? "-" : fmt("%.1f%%", 100 * s.mape);
     k.add_row({to_string(s.kind), std::to_string(s.cases), val::kind_tolerance(s.kind).describe(),
-               std::to_string(s.failed), std::to_string(s.known_misses), mape, abs, tgt});
+               std::to_string(s.failed), std::to_string(s.known_misses), mape, lean_text(s.kind, s.lean), abs, tgt});
   }
-  std::cout << k.render();
+  std::cout << k.render() << kLeanLegend;
 }
 
 // Where the error sits: the relative-error kinds by source, by GPU and by engine.
@@ -206,10 +215,10 @@ void print_groups(const val::ValidationReport& report) {
         std::pair{"ENGINE", &val::CaseResult::engine}}) {
     const auto groups = val::summarize_by(report.results, field);
     if (groups.empty()) continue;
-    TextTable g({title, "CASES", "MAPE", "FURTHEST CASE", "ITS ERROR"});
+    TextTable g({title, "CASES", "MAPE", "LEAN", "FURTHEST CASE", "ITS ERROR"});
     for (const auto& s : groups)
-      g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), s.worst_id,
-                 fmt("%+.1f%%", 100 * s.worst_rel)});
+      g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), fmt("%+.1f%%", 100 * s.lean),
+                 s.worst_id, fmt("%+.1f%%", 100 * s.worst_rel)});
     const std::string by = std::string(title) == "GPU" ? "GPU" : std::string(title) == "ENGINE" ? "engine" : "source";
     std::cout << "\nStep-level, serving-throughput and latency cases by " << by << ":\n" << g.render();
   }
@@ -277,6 +286,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
          {"failed", s.failed},
          {"known_misses", s.known_misses},
          {"mape", s.mape},
+         {"lean", val::is_speed_kind(s.kind) ? nlohmann::json(s.lean) : nlohmann::json(nullptr)},
          {"mean_abs_error", s.mean_abs_error},
          {"mape_target", number_or_null(target)},
          {"target_met", std::isfinite(target) ? nlohmann::json(s.mape <= target) : nlohmann::json(nullptr)}});
@@ -287,6 +297,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
       a.push_back({{"group", g.group},
                    {"cases", g.cases},
                    {"mape", g.mape},
+                   {"lean", g.lean},
                    {"worst_id", g.worst_id},
                    {"worst_rel_error", g.worst_rel}});
     return a;
