@@ -276,14 +276,19 @@ ScenarioWorkload closed_loop_workload(const GeneratedDraft& o) {
   std::string lengths_text;
   const LengthFactory lengths = lengths_of(o, lengths_text);
   const auto count = static_cast<std::uint64_t>(o.num_requests);
+  const auto warmup = static_cast<std::uint64_t>(o.warmup_requests);
+  const std::uint64_t sent = count + warmup;
   out.num_requests = count;
   out.spec.concurrency = o.concurrency;
-  out.spec.max_requests = count;
-  out.spec.source = [lengths, count](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
-    return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, count);
+  out.spec.max_requests = sent;
+  out.spec.warmup_requests = warmup;
+  out.spec.source = [lengths, sent](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+    return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, sent);
   };
-  out.description = "closed loop, " + std::to_string(o.concurrency) + " clients, " + std::to_string(o.num_requests) +
-                    " requests, " + lengths_text;
+  const std::string requests =
+      warmup > 0 ? std::to_string(warmup) + " warm-up and " + std::to_string(count) + " measured requests"
+                 : std::to_string(count) + " requests";
+  out.description = "closed loop, " + std::to_string(o.concurrency) + " clients, " + requests + ", " + lengths_text;
   return out;
 }
 
@@ -436,12 +441,21 @@ FieldTable<GeneratedDraft> closed_loop_schema() {
       .required();
   t.rule([](const ConfigNode&, GeneratedDraft& o) { o.num_requests = 10LL * o.concurrency; });
   t.integer(
-       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 1, kMaxRequestsPerRun, "requests to send")
+       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 1, kMaxRequestsPerRun,
+       "requests to send and measure")
       .default_words("10 x concurrency (InferenceX `num_prompts`)");
+  t.integer(
+      "warmup_requests", [](auto& o) -> auto& { return o.warmup_requests; }, 0, kMaxRequestsPerRun,
+      "requests the clients send first and the summary leaves out (a client's `--warmup-request-count`); the "
+      "measured span runs from the first measured arrival to the last measured finish, so the start-up burst, "
+      "every client's first prompt at once, is not in TTFT");
   t.rule([](const ConfigNode& w, GeneratedDraft& o) {
     if (o.num_requests > kMaxRequestsPerRun)
       w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
                                     " a run may send; give num_requests");
+    if (o.num_requests + o.warmup_requests > kMaxRequestsPerRun)
+      w.fail_key("warmup_requests",
+                 "with num_requests, more than the " + std::to_string(kMaxRequestsPerRun) + " requests a run may send");
   });
   add_length_keys(t);
   return t;

@@ -96,6 +96,7 @@ enum class ArrivalKind { poisson, gamma };
 struct GeneratedDraft {
   std::int32_t concurrency = 0;                         // closed loop: clients
   std::int64_t num_requests = 0;                        // open loop: 0 = until `duration`
+  std::int64_t warmup_requests = 0;                     // closed loop: sent first, not measured
   Time duration = Time::max();                          // open loop
   ArrivalKind process = ArrivalKind::poisson;           // open loop: `arrival.process`
   double rate_per_s = 0.0;                              // open loop: `arrival.rate_per_s`

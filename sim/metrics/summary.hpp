@@ -28,10 +28,10 @@
 //   usd_per_m_{total,input,output}_tokens, m_tokens_per_dollar, m_output_tokens_per_dollar,
 //   tokens_per_s_per_mw, joules_per_token  core/cost_metrics.hpp from the per-GPU throughputs,
 //                          usd_per_gpu_hour and power_kw_per_gpu
-// Windowed runs (the agentic replay, SummaryInputs::windowed): only requests with
-// RequestRecord::measured count anywhere in the summary (`excluded_requests` counts the others), and
-// duration is the last finish minus the first arrival of the measured requests (the dashboard's
-// total_tput_tps denominator). Agentic quantities (computed for every run, written for windowed ones):
+// Windowed runs (the agentic replay, a closed loop with warm-up; SummaryInputs::windowed): only
+// requests with RequestRecord::measured count anywhere in the summary (`excluded_requests` counts the
+// others), and duration is the last finish minus the first arrival of the measured requests (the
+// dashboard's total_tput_tps denominator). Agentic quantities (computed for every run, written for windowed ones):
 //   cached_input_tokens    prompt tokens of completed requests served from the prefix cache;
 //   uncached_input_tokens  the rest of their prompt tokens (prefill actually computed);
 //   cached_input_tput_per_gpu, uncached_input_tput_per_gpu  those / duration / GPUs (their sum with

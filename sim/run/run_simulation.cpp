@@ -72,7 +72,7 @@ Drivers start_drivers(const RunConfig& cfg, Simulation& sim, Deployment& deploym
   d.workload = d.source->describe();
   if (cfg.workload.concurrency > 0) {
     d.closed = std::make_unique<ClosedLoopDriver>(sim, *d.source, deployment, cfg.workload.concurrency,
-                                                  cfg.workload.max_requests);
+                                                  cfg.workload.max_requests, cfg.workload.warmup_requests);
     deployment.add_observer(*d.closed);
     d.closed->start();
     d.workload += ", closed loop with " + std::to_string(cfg.workload.concurrency) + " clients";
@@ -153,7 +153,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
   in.power_kw_per_gpu = cfg.power_kw_per_gpu;
   in.events = sim.events_dispatched();
-  in.windowed = agentic;
+  in.windowed = agentic || (cfg.workload.concurrency > 0 && cfg.workload.warmup_requests > 0);
 
   RunResult result;
   result.summary = summarize(in);

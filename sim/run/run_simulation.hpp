@@ -45,6 +45,9 @@ struct WorkloadSpec {
   std::function<std::unique_ptr<RequestSource>(std::uint64_t seed)> source;
   std::int32_t concurrency = 0;  // > 0: closed loop with this many clients; 0: open loop
   std::uint64_t max_requests = UINT64_MAX;
+  // Closed loop: the first this many of `max_requests` are sent but left out of the summary; the
+  // measured span then runs from the first measured arrival to the last measured finish.
+  std::uint64_t warmup_requests = 0;
 };
 
 struct RunConfig {

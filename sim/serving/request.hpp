@@ -6,10 +6,10 @@
 // [i*hash_block_tokens, (i+1)*hash_block_tokens) *and everything before them* (the hashes are
 // chained), so equal hashes at equal positions mean an equal prefix. Empty = no prefix information
 // (never a cache hit). `session` groups the turns of one conversation (0 = none) for session-affine
-// routing. `measured` is false for requests a windowed workload (the agentic replay) excludes from
-// the summary (warm-up, outside the measured window); `reusable_prompt_tokens` is the prompt prefix
-// an unbounded prefix cache would hold for it (-1 = not known), so recomputed prefixes can be told
-// apart from first-time prefill.
+// routing. `measured` is false for requests a windowed workload (the agentic replay, a closed loop
+// with warm-up) excludes from the summary (warm-up, outside the measured window);
+// `reusable_prompt_tokens` is the prompt prefix an unbounded prefix cache would hold for it (-1 = not
+// known), so recomputed prefixes can be told apart from first-time prefill.
 #pragma once
 
 #include <cstdint>

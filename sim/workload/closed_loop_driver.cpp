@@ -6,8 +6,13 @@
 namespace engramsim::sim {
 
 ClosedLoopDriver::ClosedLoopDriver(Simulation& sim, RequestSource& source, RequestSink& sink, std::int32_t concurrency,
-                                   std::uint64_t max_requests)
-    : sim_(sim), source_(source), sink_(sink), concurrency_(concurrency), max_requests_(max_requests) {
+                                   std::uint64_t max_requests, std::uint64_t warmup_requests)
+    : sim_(sim),
+      source_(source),
+      sink_(sink),
+      concurrency_(concurrency),
+      max_requests_(max_requests),
+      warmup_requests_(warmup_requests) {
   if (concurrency <= 0) throw ConfigError({}, "workload.concurrency", "must be positive");
 }
 
@@ -35,6 +40,7 @@ void ClosedLoopDriver::on_event(std::uint64_t) {
   pending_.pop_front();
   r.id = submitted_++;
   r.arrival = sim_.now();
+  r.measured = r.id >= warmup_requests_;
   sink_.submit(std::move(r));
 }
 

@@ -347,6 +347,34 @@ TEST(ScenarioWorkloadConfig, EmpiricalLengthsComeFromTheFile) {
   EXPECT_EQ(n, 50);
 }
 
+// A closed loop's warm-up requests are sent on top of the measured ones, from the same stream.
+TEST(ScenarioWorkloadConfig, ClosedLoopWarmupIsSentOnTopOfTheMeasuredRequests) {
+  const std::string lengths =
+      "  input: {distribution: fixed, tokens: 128}\n  output: {distribution: fixed, tokens: 16}\n";
+  const ScenarioParams p =
+      parse(minimal("", "  kind: closed_loop\n  concurrency: 4\n  num_requests: 20\n  warmup_requests: 4\n" + lengths));
+  EXPECT_EQ(p.workload.num_requests, 20u);
+  EXPECT_EQ(p.workload.spec.warmup_requests, 4u);
+  EXPECT_EQ(p.workload.spec.max_requests, 24u);
+  EXPECT_NE(p.workload.description.find("4 warm-up and 20 measured requests"), std::string::npos)
+      << p.workload.description;
+  auto src = p.workload.spec.source(1);
+  Request r;
+  int n = 0;
+  while (src->next(r)) ++n;
+  EXPECT_EQ(n, 24);
+  // Without the key: no warm-up, as InferenceX and `vllm bench serve` measure.
+  EXPECT_EQ(parse(minimal()).workload.spec.warmup_requests, 0u);
+  const std::string bad =
+      error_of(minimal("", "  kind: closed_loop\n  concurrency: 4\n  warmup_requests: -1\n" + lengths));
+  EXPECT_NE(bad.find("t.yaml:10:20: workload.warmup_requests"), std::string::npos) << bad;
+  const std::string open = error_of(minimal("",
+                                            "  kind: open_loop\n  num_requests: 3\n  warmup_requests: 1\n"
+                                            "  arrival: {process: poisson, rate_per_s: 1}\n" +
+                                                lengths));
+  EXPECT_NE(open.find("workload.warmup_requests"), std::string::npos) << open;  // closed loop only
+}
+
 const std::string kAgentxCorpus = "scenarios/traces/agentx-synthetic-seed42.jsonl.gz";
 
 TEST(ScenarioWorkloadConfig, AgentxTakesTheReplayDefaults) {

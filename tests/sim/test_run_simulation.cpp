@@ -229,6 +229,50 @@ TEST(RunSimulation, ClosedLoopNeverExceedsItsConcurrency) {
   }
 }
 
+// Warm-up requests of a closed loop are sent and served but not measured: the summary counts the
+// measured ones only, over their own span, so the start-up burst (every client's first prompt at
+// t = 0, queued behind each other's prefill) leaves TTFT.
+TEST(RunSimulation, ClosedLoopWarmupLeavesTheStartupBurstOut) {
+  // One replica that prefills at most one 2,000-token prompt a step: the 16 first prompts queue for
+  // up to 16 steps; later ones arrive spread out, as outputs of 95-1,900 tokens end at different
+  // times.
+  const auto run = [](std::uint64_t warmup) {
+    RunConfig cfg;
+    ReplicaParams rp;
+    rp.step_model = &test_model();
+    rp.kv = KvPoolParams{100000, 16, false};
+    rp.gpus = 1;
+    cfg.replicas.push_back(rp);
+    cfg.scheduler.max_num_batched_tokens = 2048;
+    cfg.scheduler.max_num_seqs = 64;
+    cfg.seed = 11;
+    cfg.workload.concurrency = 16;
+    cfg.workload.max_requests = 160 + warmup;
+    cfg.workload.warmup_requests = warmup;
+    cfg.workload.source = [](std::uint64_t seed) {  // a closed loop ignores the arrival times
+      return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(1.0),
+                                               std::make_unique<UniformRatioLengths>(2000, 1900, 0.05), seed,
+                                               UINT64_MAX);
+    };
+    return run_simulation(cfg);
+  };
+  const RunResult cold = run(0);
+  const RunResult warm = run(16);
+  EXPECT_EQ(cold.summary.num_requests, 160);
+  EXPECT_EQ(cold.summary.excluded_requests, 0);
+  EXPECT_EQ(warm.summary.num_requests, 160);
+  EXPECT_EQ(warm.summary.excluded_requests, 16);
+  EXPECT_EQ(warm.requests.size(), 176u);  // the warm-up requests ran
+  for (const RequestRecord& r : warm.requests) EXPECT_EQ(r.measured, r.id >= 16) << r.id;
+  EXPECT_LT(warm.summary.ttft.p99, 0.5 * cold.summary.ttft.p99);  // 163 against 1,192 ms
+  EXPECT_LT(warm.summary.ttft.mean, cold.summary.ttft.mean);
+  // The measured span starts at the first measured arrival: after a warm-up request finished.
+  Time first_measured = Time::max();
+  for (const RequestRecord& r : warm.requests)
+    if (r.measured) first_measured = std::min(first_measured, r.arrival);
+  EXPECT_GT(first_measured, Time::zero());
+}
+
 TEST(RunSimulation, MD1MeanWaitMatchesPollaczekKhinchine) {
   // One replica, one request at a time, every request 1 prefill + 3 decode steps of 10 ms: a
   // deterministic service S = 40 ms. Poisson arrivals at rho = 0.6. PK: Wq = rho S / (2 (1 - rho)).
