@@ -360,6 +360,14 @@ int ValidationReport::failed() const {
   return n;
 }
 
+std::string batch_regime(double decode_rows_per_step) {
+  if (!(decode_rows_per_step > 0.0)) return "prefill";
+  if (decode_rows_per_step < 8.5) return "decode 1-8";
+  if (decode_rows_per_step < 64.5) return "decode 9-64";
+  if (decode_rows_per_step < 256.5) return "decode 65-256";
+  return "decode 257+";
+}
+
 bool is_speed_kind(MetricKind kind) {
   return kind == MetricKind::step || kind == MetricKind::serving_throughput || kind == MetricKind::latency;
 }
@@ -427,6 +435,18 @@ std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, s
   return out;
 }
 
+std::vector<GroupSummary> summarize_by_batch(const std::vector<CaseResult>& results) {
+  static const std::vector<std::string> order = {batch_regime(1), batch_regime(9), batch_regime(65), batch_regime(257),
+                                                 batch_regime(0)};
+  std::vector<GroupSummary> groups = summarize_by(results, &CaseResult::batch);
+  const auto rank = [&](const GroupSummary& g) {
+    return std::find(order.begin(), order.end(), g.group) - order.begin();
+  };
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const GroupSummary& a, const GroupSummary& b) { return rank(a) < rank(b); });
+  return groups;
+}
+
 const CalibrationCandidate* calibration_for(const EvalOptions& options, const NodeSpec& node) {
   return choose_calibration(options.calibrations, node.gpu.name);
 }
@@ -477,6 +497,7 @@ void evaluate_direct(const ValidationCase& c, const EvalOptions& options, CaseRe
   try {
     if (c.step) {
       r.predicted = evaluate_step(c, options, r.detail, r.calibration);
+      r.batch = batch_regime(c.step->decode_seqs);
       // Sums of a layer's operators involve no engine host work: they belong to no engine.
       if (c.step->ops.empty()) r.engine = load_engine(c.step->engine).engine;
     } else if (c.footprint) {
@@ -507,6 +528,7 @@ void evaluate_serving(const ValidationCase& c, const ServingRuns& plan, const st
   r.detail = run.detail;
   r.calibration = run.calibration;
   r.engine = run.engine;
+  r.batch = batch_regime(run.summary.mean_decode_rows);
   r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
   if (!run.error.empty() || (base && !base->error.empty())) {
     r.status = CaseStatus::error;

@@ -87,6 +87,7 @@ struct CaseResult {
   std::string model;
   std::string engine;       // the engine preset the reproduction ran (its name); empty unless evaluated
                             // and for operator-level step cases, which involve no engine
+  std::string batch;        // batch_regime of the step or run; empty for footprint and sweep cases
   std::string detail;       // what ran: layout, batch or workload, simulated time
   std::string calibration;  // path of the profile applied; empty: default efficiencies
   std::string message;      // unsupported reason or error
@@ -122,6 +123,11 @@ double speed_error(MetricKind kind, double rel_error);
 // Step-level, serving throughput and latency: the kinds whose cases measure a speed.
 bool is_speed_kind(MetricKind kind);
 
+// The batch a case ran at, for grouping: "decode 1-8", "decode 9-64", "decode 65-256" or
+// "decode 257+" by the decode rows of a step (a step case's decode sequences, a serving run's mean
+// decode rows per step of a replica), "prefill" for a step or pool with none.
+std::string batch_regime(double decode_rows_per_step);
+
 struct ValidationReport {
   std::string file;
   std::vector<CaseResult> results;  // in file order
@@ -147,5 +153,7 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
 // a field of the result (e.g. &CaseResult::source, &CaseResult::gpu, &CaseResult::engine); groups
 // in name order; results whose field is empty are left out.
 std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field);
+// summarize_by(results, &CaseResult::batch), ordered from the smallest decode batch to prefill.
+std::vector<GroupSummary> summarize_by_batch(const std::vector<CaseResult>& results);
 
 }  // namespace engramsim::validation

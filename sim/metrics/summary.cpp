@@ -214,6 +214,7 @@ void summarize_fleet(const SummaryInputs& in, const RequestPass& p, double durat
   s.preemptions = in.preemptions;
   s.decode_padding_share =
       ratio(static_cast<double>(in.padding_rows), static_cast<double>(in.padding_rows + in.decode_positions));
+  s.mean_decode_rows = ratio(static_cast<double>(in.decode_positions), static_cast<double>(in.metrics->totals().steps));
   s.prefix_cache_hit_rate =
       ratio(static_cast<double>(p.cached_of_completed), static_cast<double>(p.prompt_of_completed));
   const FleetTotals& t = in.metrics->totals();

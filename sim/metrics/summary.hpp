@@ -105,6 +105,7 @@ struct Summary {
   double median_intvty = 0;
   std::int64_t preemptions = 0;
   double decode_padding_share = 0;  // dummy rows of CUDA-graph padding / all decode rows stepped
+  double mean_decode_rows = 0;      // real decode rows per step, over every replica's steps
   double prefix_cache_hit_rate = 0;
   double mean_kv_usage = 0;
   double gpu_busy_fraction = 0;

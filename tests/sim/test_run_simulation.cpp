@@ -260,6 +260,8 @@ TEST(RunSimulation, ClosedLoopWarmupLeavesTheStartupBurstOut) {
   const RunResult warm = run(16);
   EXPECT_EQ(cold.summary.num_requests, 160);
   EXPECT_EQ(cold.summary.excluded_requests, 0);
+  EXPECT_GT(cold.summary.mean_decode_rows, 1.0);  // a decoding batch, never more than the clients
+  EXPECT_LE(cold.summary.mean_decode_rows, 16.0);
   EXPECT_EQ(warm.summary.num_requests, 160);
   EXPECT_EQ(warm.summary.excluded_requests, 16);
   EXPECT_EQ(warm.requests.size(), 176u);  // the warm-up requests ran

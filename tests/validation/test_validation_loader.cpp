@@ -316,6 +316,32 @@ TEST(ValidationSummary, GroupsBySourceAndGpuOverRelativeErrorKinds) {
   EXPECT_EQ(by_gpu[1].cases, 1);
 }
 
+// Cases grouped by the decode batch they ran at, smallest first, prefill last.
+TEST(ValidationSummary, BatchRegimesGroupFromSmallestToPrefill) {
+  // A serving run's mean decode rows per step is fractional: it rounds to the nearer regime.
+  const std::vector<std::pair<double, std::string>> regimes = {
+      {1, "decode 1-8"},      {8.4, "decode 1-8"},   {8.6, "decode 9-64"}, {64, "decode 9-64"},
+      {200, "decode 65-256"}, {3000, "decode 257+"}, {0, "prefill"}};
+  for (const auto& [rows, regime] : regimes) EXPECT_EQ(batch_regime(rows), regime) << rows;
+  std::vector<CaseResult> r(4);
+  const char* batches[] = {"prefill", "decode 257+", "decode 1-8", "decode 9-64"};
+  const double errors[] = {0.2, 0.1, -0.1, 0.0};
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    r[i].id = batches[i];
+    r[i].batch = batches[i];
+    r[i].kind = MetricKind::serving_throughput;
+    r[i].status = CaseStatus::pass;
+    r[i].rel_error = errors[i];
+  }
+  const auto g = summarize_by_batch(r);
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(g[0].group, "decode 1-8");
+  EXPECT_DOUBLE_EQ(g[0].lean, -0.1);
+  EXPECT_EQ(g[1].group, "decode 9-64");
+  EXPECT_EQ(g[2].group, "decode 257+");
+  EXPECT_EQ(g[3].group, "prefill");
+}
+
 CaseResult result(const char* id, MetricKind kind, CaseStatus status, double rel, const char* known_miss = "") {
   CaseResult r;
   r.id = id;

@@ -208,18 +208,23 @@ void print_kinds(const val::ValidationReport& report) {
   std::cout << k.render() << kLeanLegend;
 }
 
-// Where the error sits: the relative-error kinds by source, by GPU and by engine.
+// Where the error sits: the relative-error kinds by source, by GPU, by engine and by batch.
 void print_groups(const val::ValidationReport& report) {
   for (const auto& [title, field] :
        {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu},
-        std::pair{"ENGINE", &val::CaseResult::engine}}) {
-    const auto groups = val::summarize_by(report.results, field);
+        std::pair{"ENGINE", &val::CaseResult::engine}, std::pair{"BATCH", &val::CaseResult::batch}}) {
+    const auto groups = field == &val::CaseResult::batch ? val::summarize_by_batch(report.results)
+                                                         : val::summarize_by(report.results, field);
     if (groups.empty()) continue;
     TextTable g({title, "CASES", "MAPE", "LEAN", "FURTHEST CASE", "ITS ERROR"});
     for (const auto& s : groups)
       g.add_row({s.group, std::to_string(s.cases), fmt("%.1f%%", 100 * s.mape), fmt("%+.1f%%", 100 * s.lean),
                  s.worst_id, fmt("%+.1f%%", 100 * s.worst_rel)});
-    const std::string by = std::string(title) == "GPU" ? "GPU" : std::string(title) == "ENGINE" ? "engine" : "source";
+    const std::string t = title;
+    const std::string by = t == "GPU"      ? "GPU"
+                           : t == "ENGINE" ? "engine"
+                           : t == "BATCH"  ? "batch (decode rows of a step, per replica)"
+                                           : "source";
     std::cout << "\nStep-level, serving-throughput and latency cases by " << by << ":\n" << g.render();
   }
 }
@@ -293,7 +298,8 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
   }
   const auto groups_json = [&](std::string val::CaseResult::*field) {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& g : val::summarize_by(report.results, field))
+    for (const auto& g : field == &val::CaseResult::batch ? val::summarize_by_batch(report.results)
+                                                          : val::summarize_by(report.results, field))
       a.push_back({{"group", g.group},
                    {"cases", g.cases},
                    {"mape", g.mape},
@@ -309,6 +315,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
                         {"by_source", groups_json(&val::CaseResult::source)},
                         {"by_gpu", groups_json(&val::CaseResult::gpu)},
                         {"by_engine", groups_json(&val::CaseResult::engine)},
+                        {"by_batch", groups_json(&val::CaseResult::batch)},
                         {"coverage",
                          {{"step_cases", cov.step},
                           {"serving_cases", cov.serving},
