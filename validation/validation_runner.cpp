@@ -432,19 +432,16 @@ std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, s
     g.lean /= g.cases;
     out.push_back(g);
   }
+  if (field == &CaseResult::batch) {
+    static const std::vector<std::string> order = {batch_regime(1), batch_regime(9), batch_regime(65),
+                                                   batch_regime(257), batch_regime(0)};
+    const auto rank = [&](const GroupSummary& g) {
+      return std::find(order.begin(), order.end(), g.group) - order.begin();
+    };
+    std::stable_sort(out.begin(), out.end(),
+                     [&](const GroupSummary& a, const GroupSummary& b) { return rank(a) < rank(b); });
+  }
   return out;
-}
-
-std::vector<GroupSummary> summarize_by_batch(const std::vector<CaseResult>& results) {
-  static const std::vector<std::string> order = {batch_regime(1), batch_regime(9), batch_regime(65), batch_regime(257),
-                                                 batch_regime(0)};
-  std::vector<GroupSummary> groups = summarize_by(results, &CaseResult::batch);
-  const auto rank = [&](const GroupSummary& g) {
-    return std::find(order.begin(), order.end(), g.group) - order.begin();
-  };
-  std::stable_sort(groups.begin(), groups.end(),
-                   [&](const GroupSummary& a, const GroupSummary& b) { return rank(a) < rank(b); });
-  return groups;
 }
 
 const CalibrationCandidate* calibration_for(const EvalOptions& options, const NodeSpec& node) {

@@ -151,9 +151,8 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
 
 // Per-group MAPE over the evaluated step-level, serving-throughput and latency results, grouped by
 // a field of the result (e.g. &CaseResult::source, &CaseResult::gpu, &CaseResult::engine); groups
-// in name order; results whose field is empty are left out.
+// in name order, except &CaseResult::batch, from the smallest decode batch to prefill; results whose
+// field is empty are left out.
 std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field);
-// summarize_by(results, &CaseResult::batch), ordered from the smallest decode batch to prefill.
-std::vector<GroupSummary> summarize_by_batch(const std::vector<CaseResult>& results);
 
 }  // namespace engramsim::validation

@@ -214,10 +214,10 @@ void summarize_fleet(const SummaryInputs& in, const RequestPass& p, double durat
   s.preemptions = in.preemptions;
   s.decode_padding_share =
       ratio(static_cast<double>(in.padding_rows), static_cast<double>(in.padding_rows + in.decode_positions));
-  s.mean_decode_rows = ratio(static_cast<double>(in.decode_positions), static_cast<double>(in.metrics->totals().steps));
   s.prefix_cache_hit_rate =
       ratio(static_cast<double>(p.cached_of_completed), static_cast<double>(p.prompt_of_completed));
   const FleetTotals& t = in.metrics->totals();
+  s.mean_decode_rows = ratio(static_cast<double>(in.decode_positions), static_cast<double>(t.steps));
   const double fleet_s = in.windowed ? in.end_time.seconds() : duration;
   const double replica_ns = fleet_s * 1e9 * in.num_replicas;
   s.mean_kv_usage = ratio(t.kv_block_ns, replica_ns);

@@ -333,7 +333,7 @@ TEST(ValidationSummary, BatchRegimesGroupFromSmallestToPrefill) {
     r[i].status = CaseStatus::pass;
     r[i].rel_error = errors[i];
   }
-  const auto g = summarize_by_batch(r);
+  const auto g = summarize_by(r, &CaseResult::batch);
   ASSERT_EQ(g.size(), 4u);
   EXPECT_EQ(g[0].group, "decode 1-8");
   EXPECT_DOUBLE_EQ(g[0].lean, -0.1);

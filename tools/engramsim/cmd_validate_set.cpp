@@ -213,8 +213,7 @@ void print_groups(const val::ValidationReport& report) {
   for (const auto& [title, field] :
        {std::pair{"SOURCE", &val::CaseResult::source}, std::pair{"GPU", &val::CaseResult::gpu},
         std::pair{"ENGINE", &val::CaseResult::engine}, std::pair{"BATCH", &val::CaseResult::batch}}) {
-    const auto groups = field == &val::CaseResult::batch ? val::summarize_by_batch(report.results)
-                                                         : val::summarize_by(report.results, field);
+    const auto groups = val::summarize_by(report.results, field);
     if (groups.empty()) continue;
     TextTable g({title, "CASES", "MAPE", "LEAN", "FURTHEST CASE", "ITS ERROR"});
     for (const auto& s : groups)
@@ -298,8 +297,7 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
   }
   const auto groups_json = [&](std::string val::CaseResult::*field) {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& g : field == &val::CaseResult::batch ? val::summarize_by_batch(report.results)
-                                                          : val::summarize_by(report.results, field))
+    for (const auto& g : val::summarize_by(report.results, field))
       a.push_back({{"group", g.group},
                    {"cases", g.cases},
                    {"mape", g.mape},
