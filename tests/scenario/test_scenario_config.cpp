@@ -109,7 +109,8 @@ TEST(ScenarioConfig, UnknownNamesListWhatExists) {
   EXPECT_NE(card.find("llama-3.1-70b"), std::string::npos) << card;
   const std::string engine = error_of(minimal("  engine: tgi\n"));
   EXPECT_NE(engine.find("t.yaml:7:11: deployment.engine"), std::string::npos) << engine;
-  EXPECT_NE(engine.find("known: nano-vllm, sglang, sglang-rocm, trtllm, vllm"), std::string::npos) << engine;
+  EXPECT_NE(engine.find("known: nano-vllm, sglang, sglang-deepep, sglang-rocm, trtllm, vllm"), std::string::npos)
+      << engine;
 }
 
 // An engine is a preset file: a catalog name, or a user's own file beside the scenario.

@@ -383,8 +383,8 @@ TEST(StepModel, MemoizedStepIsSafeAcrossThreads) {
 }
 
 TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
-  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "sglang-rocm", "trtllm", "vllm",
-                                                       "vllm-rocm-day7", "vllm-sync"}));
+  EXPECT_EQ(known_engines(), (std::vector<std::string>{"nano-vllm", "sglang", "sglang-deepep", "sglang-rocm", "trtllm",
+                                                       "vllm", "vllm-rocm-day7", "vllm-sync"}));
   EXPECT_DOUBLE_EQ(load_engine("vllm").kernel_time_scale, 1.0);
   EXPECT_DOUBLE_EQ(load_engine("vllm-rocm-day7").kernel_time_scale, 1.5);
   EXPECT_EQ(load_engine("vllm").per_step, Time::us(250));
@@ -396,7 +396,8 @@ TEST(EnginePresets, CatalogLoadsAndBadPresetsAreLocated) {
     load_engine("tgi");
     ADD_FAILURE() << "expected an error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: nano-vllm, sglang, sglang-rocm, trtllm, vllm, vllm-rocm-day7"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "known: nano-vllm, sglang, sglang-deepep, sglang-rocm, trtllm, vllm, vllm-rocm-day7"),
               std::string::npos)
         << e.what();
   }
