@@ -63,6 +63,7 @@ std::vector<std::string> sglang_flags(const BuiltScenario& b) {
   std::vector<std::string> f = {"--model-path " + b.card.name, "--tp " + std::to_string(l.tp)};
   if (l.dp_attention) f.insert(f.end(), {"--dp " + std::to_string(l.tp), "--enable-dp-attention"});
   if (l.ep > 1) f.push_back("--ep-size " + std::to_string(l.ep));
+  if (b.params.deployment.engine == "sglang-deepep") f.push_back("--moe-a2a-backend deepep");
   f.push_back("--chunked-prefill-size " +
               std::to_string(s.policy.enable_chunked_prefill ? s.policy.max_num_batched_tokens : -1));
   f.push_back("--max-running-requests " + std::to_string(s.policy.max_num_seqs));

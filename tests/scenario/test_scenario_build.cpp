@@ -300,7 +300,8 @@ TEST(ScenarioBuild, SsdTierNeedsDrives) {
 }
 
 // The engine command line of a built scenario: vLLM's flags for parallelism, the Engram tier and
-// the scheduler limits; SGLang's for an sglang preset; none for a preset without a real engine.
+// the scheduler limits; SGLang's for an sglang preset (DeepEP for sglang-deepep); none for a preset without a real
+// engine.
 TEST(ServeCommand, WritesTheModelledEngineFlags) {
   const auto cmd = serve_command(build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}")));
   ASSERT_TRUE(cmd.has_value());
@@ -316,6 +317,9 @@ TEST(ServeCommand, WritesTheModelledEngineFlags) {
   const auto sg = serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: sglang\n", "{tier: dram}")));
   EXPECT_EQ(sg->rfind("python -m sglang.launch_server", 0), 0u) << *sg;
   EXPECT_NE(sg->find("--max-running-requests 64"), std::string::npos) << *sg;
+  EXPECT_EQ(sg->find("--moe-a2a-backend"), std::string::npos) << *sg;
+  const auto deepep = serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: sglang-deepep\n", "{tier: dram}")));
+  EXPECT_NE(deepep->find("--moe-a2a-backend deepep"), std::string::npos) << *deepep;
   EXPECT_FALSE(serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: nano-vllm\n", "{tier: dram}"))).has_value());
 }
 
