@@ -170,8 +170,8 @@ TEST(MoeKernelShareFit, TrtllmPresetCarriesTheFitOfItsOwnMoeModule) {
 // SGLang's default MoE path (no DeepEP) runs its Triton fused MoE kernels. Timed alone, they take
 // 1.2-1.7 times (median 1.4) the step model's routed-expert op at 64-1,536 tokens (bandwidth-bound;
 // a fixed cost per launch that a CUDA-graph replay of a whole decode step does not show,
-// docs/validation.md) and about twice it from 8,192 tokens (compute-bound). The compute share is fitted on the compute-bound
-// range (from 2,048 tokens); the bandwidth share stays 1, as the in-step evidence puts it.
+// docs/validation.md) and about twice it from 8,192 tokens (compute-bound). The compute share is fitted on the
+// compute-bound range (from 2,048 tokens); the bandwidth share stays 1, as the in-step evidence puts it.
 TEST(MoeKernelShareFit, SglangPresetCarriesTheComputeShareOfItsTritonMoe) {
   const std::vector<Row> all = priced_rows("models/data/sglang-moe-kernels/moe_module.csv", true, "sglang");
   ASSERT_EQ(all.size(), 40u) << "models/data/sglang-moe-kernels/moe_module.csv";
