@@ -8,6 +8,7 @@
 
 #include "models/data/default-collectives/deepep_h800.hpp"
 #include "models/data/default-collectives/nccl_dgx_h100.hpp"
+#include "models/data/engine-allreduce/all_reduce.hpp"
 
 namespace engramsim {
 
@@ -156,6 +157,37 @@ ScaleOutParams deepep_h800_defaults() {
   return p;
 }
 
+double measured_all_reduce_seconds(const MeasuredAllReduce& table, double message_bytes) {
+  const auto& p = table.points;
+  if (message_bytes <= p.front().bytes) return p.front().seconds;
+  if (message_bytes >= p.back().bytes) return p.back().seconds * message_bytes / p.back().bytes;
+  const auto hi =
+      std::lower_bound(p.begin(), p.end(), message_bytes, [](const MessageTiming& m, double b) { return m.bytes < b; });
+  const auto lo = hi - 1;
+  const double f = std::log(message_bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);
+  return lo->seconds * std::pow(hi->seconds / lo->seconds, f);
+}
+
+std::vector<std::string> engine_all_reduce_tables() {
+  std::vector<std::string> names;
+  for (const auto& row : data::kEngineAllReducePoints)
+    if (names.empty() || names.back() != row.table) names.emplace_back(row.table);
+  return names;
+}
+
+std::vector<MeasuredAllReduce> engine_all_reduce_table(std::string_view table, std::string_view gpu) {
+  const std::vector<std::string> names = engine_all_reduce_tables();
+  if (std::find(names.begin(), names.end(), table) == names.end())
+    throw std::invalid_argument("no engine all-reduce table \"" + std::string(table) + "\"");
+  std::vector<MeasuredAllReduce> out;
+  for (const auto& row : data::kEngineAllReducePoints) {
+    if (row.table != table || row.gpu != gpu) continue;
+    if (out.empty() || out.back().ranks != row.ranks) out.push_back({static_cast<int>(row.ranks), {}});
+    out.back().points.push_back({static_cast<double>(row.bytes), row.us * 1e-6});
+  }
+  return out;
+}
+
 CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up, Bandwidth scale_out)
     : params_(std::move(params)), scale_out_bw_(scale_out.value()) {
   if (params_.all_reduce.empty()) throw std::invalid_argument("collective model: no all-reduce fits");
@@ -173,6 +205,17 @@ CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up, Ba
   }
   by_ranks_.resize(kTabulatedRanks);
   for (int r = 2; r < kTabulatedRanks; ++r) by_ranks_[static_cast<std::size_t>(r)] = rank_cost(r);
+  measured_index_.assign(kTabulatedRanks, -1);
+  for (std::size_t i = 0; i < params_.measured_all_reduce.size(); ++i) {
+    const MeasuredAllReduce& m = params_.measured_all_reduce[i];
+    if (m.ranks < 2 || m.ranks >= kTabulatedRanks || m.points.empty())
+      throw std::invalid_argument("collective model: a measured all-reduce needs 2 to 1024 ranks and points");
+    for (std::size_t k = 0; k < m.points.size(); ++k)
+      if (!(m.points[k].bytes > 0.0 && m.points[k].seconds > 0.0) ||
+          (k > 0 && m.points[k].bytes <= m.points[k - 1].bytes))
+        throw std::invalid_argument("collective model: measured all-reduce sizes must increase, times be positive");
+    measured_index_[static_cast<std::size_t>(m.ranks)] = static_cast<int>(i);
+  }
 }
 
 CollectiveModel::RankCost CollectiveModel::rank_cost(int ranks) const {
@@ -199,6 +242,10 @@ CollectiveModel::RankCost CollectiveModel::rank_cost(int ranks) const {
 
 double CollectiveModel::all_reduce_seconds(double message_bytes, int ranks) const {
   if (ranks <= 1 || message_bytes <= 0.0) return 0.0;
+  if (static_cast<std::size_t>(ranks) < measured_index_.size() && measured_index_[static_cast<std::size_t>(ranks)] >= 0)
+    return measured_all_reduce_seconds(
+        params_.measured_all_reduce[static_cast<std::size_t>(measured_index_[static_cast<std::size_t>(ranks)])],
+        message_bytes);
   // Rank counts are small integers: the per-count alpha and algorithm bandwidth are tabulated.
   const RankCost c = static_cast<std::size_t>(ranks) < by_ranks_.size() ? by_ranks_[static_cast<std::size_t>(ranks)]
                                                                         : rank_cost(ranks);

@@ -17,6 +17,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/units.hpp"
@@ -79,10 +80,30 @@ ScaleOutParams deepep_h800_defaults();
 
 enum class ExpertKernels { normal, low_latency };
 
+// A serving engine's own all-reduce kernel as measured on one GPU model at one rank count: time by
+// message size (models/data/engine-allreduce/). Between measured sizes the time is interpolated
+// linearly in log(size) and log(time); below the smallest it is the smallest size's time, above the
+// largest it grows in proportion to the size (bandwidth-bound).
+struct MeasuredAllReduce {
+  int ranks = 0;
+  std::vector<MessageTiming> points;  // strictly increasing bytes, positive times
+};
+double measured_all_reduce_seconds(const MeasuredAllReduce& table, double message_bytes);
+
+// The rank counts of engine all-reduce table `table` measured on `gpu` (a GPU preset name), each
+// with its points; empty when the table holds no row for that GPU. Throws std::invalid_argument
+// when no table is called `table`.
+std::vector<MeasuredAllReduce> engine_all_reduce_table(std::string_view table, std::string_view gpu);
+// The names of the embedded engine all-reduce tables, in file order.
+std::vector<std::string> engine_all_reduce_tables();
+
 struct CollectiveParams {
   std::vector<AllReduceFit> all_reduce;  // increasing ranks
-  AlphaBetaModel point_to_point;         // one GPU pair inside the node
-  Bandwidth reference_scale_up;          // per-GPU bidirectional fabric bandwidth where measured
+  // The serving engine's own all-reduce measured on the target GPU (engine preset key
+  // `all_reduce_table`): it replaces the fit at the rank counts it covers. Empty: the fit everywhere.
+  std::vector<MeasuredAllReduce> measured_all_reduce;
+  AlphaBetaModel point_to_point;  // one GPU pair inside the node
+  Bandwidth reference_scale_up;   // per-GPU bidirectional fabric bandwidth where measured
   ScaleOutParams scale_out = deepep_h800_defaults();
   std::string source;
 };
@@ -96,7 +117,8 @@ class CollectiveModel {
   // `scale_out` is one GPU's NIC bandwidth per direction (0 = none: expert_all_to_all throws).
   CollectiveModel(CollectiveParams params, Bandwidth scale_up, Bandwidth scale_out = Bandwidth{});
 
-  // All-reduce of `message` bytes (the full tensor each rank holds) over `ranks` GPUs.
+  // All-reduce of `message` bytes (the full tensor each rank holds) over `ranks` GPUs: the engine's
+  // measured kernel where CollectiveParams::measured_all_reduce covers `ranks`, else the fit.
   Time all_reduce(Bytes message, int ranks) const;
   double all_reduce_seconds(double message_bytes, int ranks) const;
   // All-to-all in which each rank sends `sent_per_rank` bytes in total to the other ranks.
@@ -126,6 +148,8 @@ class CollectiveModel {
   std::vector<double> log2_ranks_;
   std::vector<double> busbw_;  // bytes/s, scaled to the target fabric
   std::vector<RankCost> by_ranks_;
+  std::vector<int>
+      measured_index_;  // by ranks (kTabulatedRanks entries): into params_.measured_all_reduce, -1 where none
 };
 
 }  // namespace engramsim

@@ -1,5 +1,7 @@
 #include "models/engine_loader.hpp"
 
+#include <algorithm>
+
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -120,6 +122,24 @@ void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
       [](const HostOverhead& h) { return quant_fusion_json(h.quant_fusion); });
 }
 
+void add_collective_keys(FieldTable<HostOverhead>& t) {
+  t.custom(
+      {"all_reduce_table", "string: a table in models/data/engine-allreduce/all_reduce.csv", "none (the NCCL fit)",
+       "the engine's own all-reduce kernel as measured on a GPU: on that GPU it prices the all-reduces at the rank "
+       "counts it covers, instead of the NCCL fit (docs/cost-model.md §4)"},
+      [](const ConfigNode& n, HostOverhead& h) {
+        const std::string name = n.str("all_reduce_table");
+        const std::vector<std::string> known = engine_all_reduce_tables();
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+          std::string list;
+          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          n.fail_key("all_reduce_table", "no table \"" + name + "\" (known: " + list + ")");
+        }
+        h.all_reduce_table = name;
+      },
+      [](const HostOverhead& h) { return nlohmann::json(h.all_reduce_table); });
+}
+
 void add_engram_keys(FieldTable<HostOverhead>& t) {
   const Time hi = Time::from_seconds(1.0);
   t.boolean(
@@ -188,6 +208,7 @@ const FieldTable<HostOverhead>& engine_schema() {
     FieldTable<HostOverhead> t("engine preset");
     add_host_keys(t);
     add_moe_kernel_keys(t);
+    add_collective_keys(t);
     add_engram_keys(t);
     return t;
   }();

@@ -41,6 +41,13 @@ ParallelLayout layout_on(const NodeSpec& node, ParallelLayout layout) {
   }
   return layout;
 }
+// The collective parameters with the engine's measured all-reduce for the node's GPU, where its
+// preset names a table that covers that GPU.
+CollectiveParams with_engine_all_reduce(CollectiveParams params, const HostOverhead& host, const GpuSpec& gpu) {
+  if (!host.all_reduce_table.empty())
+    params.measured_all_reduce = engine_all_reduce_table(host.all_reduce_table, gpu.name);
+  return params;
+}
 }  // namespace
 
 RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node, RooflineOptions options)
@@ -49,7 +56,8 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
       options_(std::move(options)),
       work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout), options_.host.quant_fusion),
       rates_(node_.gpu),
-      net_(options_.collectives, node_.gpu.scale_up_bandwidth, node_.scale_out_bandwidth) {
+      net_(with_engine_all_reduce(options_.collectives, options_.host, node_.gpu), node_.gpu.scale_up_bandwidth,
+           node_.scale_out_bandwidth) {
   options_.efficiencies.moe = options_.host.moe;
   options_.efficiencies.block_fp8_gemm_k_step = options_.host.block_fp8_gemm_k_step;
   if (work_.templates().size() > kMaxTemplates)

@@ -81,6 +81,9 @@ struct HostOverhead {
   // Which producers of a projection's input quantize it for per-tensor FP8 or FP4 weights; every other
   // such input gets a quantizing kernel of its own (models/work.hpp).
   ActivationQuantFusion quant_fusion;
+  // The engine's own all-reduce kernel, measured per GPU (models/data/engine-allreduce/): on a GPU the
+  // table covers it prices the all-reduces at the rank counts measured there. Empty: the NCCL fit.
+  std::string all_reduce_table;
   // The engine's front end turns each request's prompt text into token ids on one of its workers, in
   // arrival order, before the scheduler sees it: this long per prompt token (the whole prompt,
   // cached prefix included). Not a step cost: the replica queues requests through it

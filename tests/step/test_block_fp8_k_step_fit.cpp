@@ -60,10 +60,10 @@ TEST(BlockFp8KStepFit, SglangRocmPresetCarriesTheMedianStepOfItsKernels) {
 }
 
 // Per-layer time of each op of a DeepSeek-V3 decode step (8 sequences) on 8 x MI325X, TP8 EP1.
-std::vector<OpReport> decode_ops(const std::string& engine) {
+std::vector<OpReport> decode_ops(const HostOverhead& engine) {
   RooflineOptions o;
   o.layout = ParallelLayout{8, 1, false};
-  o.host = load_engine(engine);
+  o.host = engine;
   const RooflineStepModel m(load_model_card("deepseek-v3"), load_node("mi325x-8"), o);
   return m.breakdown({{}, std::vector<DecodeSeq>(8, DecodeSeq{1536, 1})}).ops;
 }
@@ -76,8 +76,11 @@ double op_us(const std::vector<OpReport>& ops, const char* name, int layer) {
 }
 
 TEST(BlockFp8KStepFit, TheFloorLandsOnTheGemmsSglangRunsBlockScaled) {
-  const std::vector<OpReport> rocm = decode_ops("sglang-rocm");
-  const std::vector<OpReport> plain = decode_ops("sglang");
+  const HostOverhead with_floor = load_engine("sglang-rocm");
+  HostOverhead without_floor = with_floor;
+  without_floor.block_fp8_gemm_k_step = Time::zero();
+  const std::vector<OpReport> rocm = decode_ops(with_floor);
+  const std::vector<OpReport> plain = decode_ops(without_floor);
   const double step_us = load_engine("sglang-rocm").block_fp8_gemm_k_step.seconds() * 1e6;
   const double gap_us = default_efficiencies().kernel_overhead.seconds() * 1e6;
   // The fused query/KV down-projection walks the 7,168-wide hidden state (56 steps), the query

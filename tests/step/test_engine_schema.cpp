@@ -65,6 +65,17 @@ TEST(EngineSchema, MoeSharesAreMapsOfPrecisionToShare) {
       << error_of(base + "moe_compute_share: 0.5\n");
 }
 
+TEST(EngineSchema, AllReduceTableNamesAnEmbeddedTable) {
+  const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
+  EXPECT_EQ(engine_from_yaml(base, "e.yaml").all_reduce_table, "");
+  const HostOverhead h = engine_from_yaml(base + "all_reduce_table: sglang-0.5.9\n", "e.yaml");
+  EXPECT_EQ(h.all_reduce_table, "sglang-0.5.9");
+  EXPECT_EQ(engine_schema().write(h).at("all_reduce_table").dump(), "\"sglang-0.5.9\"");
+  const std::string unknown = error_of(base + "all_reduce_table: nccl-9\n");
+  EXPECT_NE(unknown.find("e.yaml:4:"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("all_reduce_table: no table \"nccl-9\" (known: sglang-0.5.9)"), std::string::npos) << unknown;
+}
+
 TEST(EngineSchema, ActivationQuantFusionIsAListOfProducers) {
   const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
   const HostOverhead none = engine_from_yaml(base, "e.yaml");

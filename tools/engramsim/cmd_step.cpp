@@ -349,6 +349,15 @@ void print_header(const StepReport& s) {
       moe += (moe.empty() ? "" : ", ") + std::string(to_string(static_cast<Precision>(i))) + " " +
              fixed(o.host.moe.bandwidth[i], 2) + " / " + fixed(o.host.moe.compute[i], 2);
   if (!moe.empty()) std::cout << "Engine MoE kernel shares (bandwidth / compute): " << moe << " (engine preset)\n";
+  if (!o.host.all_reduce_table.empty()) {
+    std::string ranks;
+    for (const auto& m : engine_all_reduce_table(o.host.all_reduce_table, g.name))
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(m.ranks);
+    std::cout << "Engine all-reduce: table " << o.host.all_reduce_table << " ("
+              << (ranks.empty() ? "no rows for " + g.name + ": the NCCL fit"
+                                : "measured on " + g.name + " at " + ranks + " GPUs")
+              << ")\n";
+  }
   if (o.host.block_fp8_gemm_k_step > Time::zero())
     std::cout << "Engine block-FP8 dense GEMMs: at least " << fixed(o.host.block_fp8_gemm_k_step.seconds() * 1e6, 2)
               << " us per 128-deep K step (engine preset)\n";
