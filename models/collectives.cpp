@@ -188,6 +188,18 @@ std::vector<MeasuredAllReduce> engine_all_reduce_table(std::string_view table, s
   return out;
 }
 
+namespace {
+// A measured table the model can interpolate: 2 to max_ranks - 1 ranks, sizes increasing, times positive.
+void check_measured(const MeasuredAllReduce& m, int max_ranks) {
+  if (m.ranks < 2 || m.ranks >= max_ranks || m.points.empty())
+    throw std::invalid_argument("collective model: a measured all-reduce needs 2 to 1024 ranks and points");
+  for (std::size_t k = 0; k < m.points.size(); ++k)
+    if (!(m.points[k].bytes > 0.0 && m.points[k].seconds > 0.0) ||
+        (k > 0 && m.points[k].bytes <= m.points[k - 1].bytes))
+      throw std::invalid_argument("collective model: measured all-reduce sizes must increase, times be positive");
+}
+}  // namespace
+
 CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up, Bandwidth scale_out)
     : params_(std::move(params)), scale_out_bw_(scale_out.value()) {
   if (params_.all_reduce.empty()) throw std::invalid_argument("collective model: no all-reduce fits");
@@ -208,12 +220,7 @@ CollectiveModel::CollectiveModel(CollectiveParams params, Bandwidth scale_up, Ba
   measured_index_.assign(kTabulatedRanks, -1);
   for (std::size_t i = 0; i < params_.measured_all_reduce.size(); ++i) {
     const MeasuredAllReduce& m = params_.measured_all_reduce[i];
-    if (m.ranks < 2 || m.ranks >= kTabulatedRanks || m.points.empty())
-      throw std::invalid_argument("collective model: a measured all-reduce needs 2 to 1024 ranks and points");
-    for (std::size_t k = 0; k < m.points.size(); ++k)
-      if (!(m.points[k].bytes > 0.0 && m.points[k].seconds > 0.0) ||
-          (k > 0 && m.points[k].bytes <= m.points[k - 1].bytes))
-        throw std::invalid_argument("collective model: measured all-reduce sizes must increase, times be positive");
+    check_measured(m, kTabulatedRanks);
     measured_index_[static_cast<std::size_t>(m.ranks)] = static_cast<int>(i);
   }
 }

@@ -41,6 +41,7 @@ ParallelLayout layout_on(const NodeSpec& node, ParallelLayout layout) {
   }
   return layout;
 }
+
 // The collective parameters with the engine's measured all-reduce for the node's GPU, where its
 // preset names a table that covers that GPU.
 CollectiveParams with_engine_all_reduce(CollectiveParams params, const HostOverhead& host, const GpuSpec& gpu) {
