@@ -103,6 +103,12 @@ double expected_max_standard_normal(int n) {
   return normal_quantile((n - 0.375) / (n + 0.25));
 }
 
+double experts_touched_share(double tokens, double experts, double top_k, ExpertPlacement placement) {
+  if (!(tokens > 0.0) || !(experts > 0.0) || !(top_k > 0.0)) return 0.0;
+  if (placement == ExpertPlacement::ideal) return std::min(1.0, tokens * top_k / experts);
+  return -std::expm1(tokens * std::log1p(-std::min(1.0, top_k / experts)));
+}
+
 double hottest_rank_skew(int experts, int ranks, double popularity_cv, const ExpertBalance& balance) {
   if (experts < 1 || ranks < 1) throw std::invalid_argument("expert balance: need experts >= 1 and ranks >= 1");
   if (!(popularity_cv >= 0.0)) throw std::invalid_argument("expert balance: popularity_cv must be >= 0");

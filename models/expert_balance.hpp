@@ -16,7 +16,9 @@
 // skew term binds when the placement leaves a hot rank, the noise term when it is balanced.
 //
 // Placement policies (chosen by name in a scenario's deployment.expert_placement):
-//   ideal   every rank gets exactly the mean (no skew, no noise): the bound of a perfect balancer
+//   ideal   absolutely balanced routing: every expert, so every rank, gets exactly the mean (no skew,
+//           no noise), and T tokens of top-k routing touch min(T k, E) distinct experts: the bound
+//           of a perfect balancer, and how kernel benchmarks route (DeepSeek's profile, AIConfigurator)
 //   static  experts in index order, E/P per rank, no balancer (what engines do unless told)
 //   eplb    DeepSeek's EPLB: `redundant_experts` extra replicas go one at a time to the expert with
 //           the most load per replica, then replicas are packed heaviest first onto the least-loaded
@@ -55,6 +57,12 @@ double expected_max_standard_normal(int n);
 // Throws std::invalid_argument on experts < 1, ranks < 1, negative cv, a negative redundancy, or
 // eplb slots that do not divide evenly over the ranks.
 double hottest_rank_skew(int experts, int ranks, double popularity_cv, const ExpertBalance& balance);
+
+// Share of the `experts` routed experts that `tokens` tokens of top-`top_k` routing reach in one
+// layer: 1 - (1 - k/E)^T when each token draws its experts at random (static and eplb placement);
+// min(1, T k / E) under ideal placement's balanced routing, where every routed row goes to a distinct
+// expert until all are reached. 0 for no tokens or no experts.
+double experts_touched_share(double tokens, double experts, double top_k, ExpertPlacement placement);
 
 // Rows the busiest rank receives when the mean is `mean_rows` (see the header comment).
 double hottest_rank_rows(double mean_rows, double skew, double z_ranks);

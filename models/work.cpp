@@ -948,7 +948,7 @@ void WorkModel::fill_token_counts(BatchStats& s, int set, double tokens, double 
   s.at(set, kLogits) = logits;
   s.at(set, kLogitsRank) = dp ? logits / tp : logits;
   if (experts > 0 && tokens > 0) {
-    const double share = -std::expm1(tokens * std::log1p(-top_k / experts));
+    const double share = experts_touched_share(tokens, experts, top_k, layout_.expert_balance.placement);
     s.at(set, kMoeDistinct) = share;
     s.at(set, kMoeTokensPerExpert) = tokens * top_k / experts / share;
   }

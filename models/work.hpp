@@ -70,7 +70,7 @@ enum StatSlot : std::uint16_t {
   kTokensRank,          // TR: tokens one rank processes on the attention side
   kLogits,              // positions that need logits (whole replica)
   kLogitsRank,          // ... per rank
-  kMoeDistinct,         // 1 - (1 - k/E)^T: share of experts touched
+  kMoeDistinct,         // share of experts touched (experts_touched_share)
   kMoeTokensPerExpert,  // T k / E / share touched: tokens per touched expert
   kDecodePosPerSeq,     // mean positions per decode sequence
   kPrefillTokPerChunk,  // mean new tokens per prefill chunk
