@@ -33,6 +33,19 @@ const std::vector<std::string>& placement_names() {
   return names;
 }
 
+const char* routing_name(ExpertRouting r) { return r == ExpertRouting::balanced ? "balanced" : "random"; }
+
+std::optional<ExpertRouting> routing_from_name(std::string_view name) {
+  if (name == "random") return ExpertRouting::random;
+  if (name == "balanced") return ExpertRouting::balanced;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& routing_names() {
+  static const std::vector<std::string> names = {"random", "balanced"};
+  return names;
+}
+
 namespace {
 
 // Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9).
@@ -103,9 +116,9 @@ double expected_max_standard_normal(int n) {
   return normal_quantile((n - 0.375) / (n + 0.25));
 }
 
-double experts_touched_share(double tokens, double experts, double top_k, ExpertPlacement placement) {
+double experts_touched_share(double tokens, double experts, double top_k, ExpertRouting routing) {
   if (!(tokens > 0.0) || !(experts > 0.0) || !(top_k > 0.0)) return 0.0;
-  if (placement == ExpertPlacement::ideal) return std::min(1.0, tokens * top_k / experts);
+  if (routing == ExpertRouting::balanced) return std::min(1.0, tokens * top_k / experts);
   return -std::expm1(tokens * std::log1p(-std::min(1.0, top_k / experts)));
 }
 
@@ -115,7 +128,9 @@ double hottest_rank_skew(int experts, int ranks, double popularity_cv, const Exp
   if (balance.redundant_experts < 0) throw std::invalid_argument("expert balance: redundant_experts must be >= 0");
   if (const std::string why = expert_slots_problem(experts, ranks, balance); !why.empty())
     throw std::invalid_argument("expert balance: " + why);
-  if (balance.placement == ExpertPlacement::ideal || ranks == 1 || popularity_cv == 0.0) return 1.0;
+  if (balance.placement == ExpertPlacement::ideal || balance.routing == ExpertRouting::balanced || ranks == 1 ||
+      popularity_cv == 0.0)
+    return 1.0;
 
   const double sigma = std::sqrt(std::log1p(popularity_cv * popularity_cv));
   std::mt19937_64 rng(kSeed);  // fully specified by the standard, unlike its distributions

@@ -16,9 +16,7 @@
 // skew term binds when the placement leaves a hot rank, the noise term when it is balanced.
 //
 // Placement policies (chosen by name in a scenario's deployment.expert_placement):
-//   ideal   absolutely balanced routing: every expert, so every rank, gets exactly the mean (no skew,
-//           no noise), and T tokens of top-k routing touch min(T k, E) distinct experts: the bound
-//           of a perfect balancer, and how kernel benchmarks route (DeepSeek's profile, AIConfigurator)
+//   ideal   every rank gets exactly the mean (no skew, no noise): the bound of a perfect balancer
 //   static  experts in index order, E/P per rank, no balancer (what engines do unless told)
 //   eplb    DeepSeek's EPLB: `redundant_experts` extra replicas go one at a time to the expert with
 //           the most load per replica, then replicas are packed heaviest first onto the least-loaded
@@ -32,11 +30,22 @@
 
 namespace engramsim {
 
+//
+// Routing (deployment.expert_routing) is how a step's tokens pick their experts, which a balancer
+// cannot change:
+//   random    each token draws its k experts afresh (what a served model's router does)
+//   balanced  every expert receives the same rows: T tokens reach min(E, T k) distinct experts, and no
+//             rank is busier than the mean whatever the placement. How kernel benchmarks and
+//             profiles route (DeepSeek's profile-data; AIConfigurator's balanced_logits sends token
+//             t to experts t s + j s mod E, s = E / k)
+
 enum class ExpertPlacement { ideal, static_order, eplb };
+enum class ExpertRouting { random, balanced };
 
 struct ExpertBalance {
   ExpertPlacement placement = ExpertPlacement::ideal;
   int redundant_experts = 0;  // eplb only: extra expert replicas over the EP group
+  ExpertRouting routing = ExpertRouting::random;
   bool operator==(const ExpertBalance&) const = default;
 };
 
@@ -44,6 +53,10 @@ struct ExpertBalance {
 const char* placement_name(ExpertPlacement p);
 std::optional<ExpertPlacement> placement_from_name(std::string_view name);
 const std::vector<std::string>& placement_names();
+// "random", "balanced".
+const char* routing_name(ExpertRouting r);
+std::optional<ExpertRouting> routing_from_name(std::string_view name);
+const std::vector<std::string>& routing_names();
 
 // Why `balance` cannot place `experts` routed experts on `ranks` EP ranks ("" when it can): eplb
 // needs experts + redundant_experts to divide evenly over the ranks.
@@ -53,16 +66,16 @@ std::string expert_slots_problem(int experts, int ranks, const ExpertBalance& ba
 double expected_max_standard_normal(int n);
 
 // Expected busiest-rank share of routed rows over the mean share, from popularity skew alone, for
-// `experts` routed experts on `ranks` EP ranks. 1 for ideal placement, one rank or no skew.
+// `experts` routed experts on `ranks` EP ranks. 1 for ideal placement, balanced routing, one rank or
+// no skew.
 // Throws std::invalid_argument on experts < 1, ranks < 1, negative cv, a negative redundancy, or
 // eplb slots that do not divide evenly over the ranks.
 double hottest_rank_skew(int experts, int ranks, double popularity_cv, const ExpertBalance& balance);
 
 // Share of the `experts` routed experts that `tokens` tokens of top-`top_k` routing reach in one
-// layer: 1 - (1 - k/E)^T when each token draws its experts at random (static and eplb placement);
-// min(1, T k / E) under ideal placement's balanced routing, where every routed row goes to a distinct
-// expert until all are reached. 0 for no tokens or no experts.
-double experts_touched_share(double tokens, double experts, double top_k, ExpertPlacement placement);
+// layer: 1 - (1 - k/E)^T under random routing; min(1, T k / E) under balanced routing, where every
+// routed row goes to a distinct expert until all are reached. 0 for no tokens or no experts.
+double experts_touched_share(double tokens, double experts, double top_k, ExpertRouting routing);
 
 // Rows the busiest rank receives when the mean is `mean_rows` (see the header comment).
 double hottest_rank_rows(double mean_rows, double skew, double z_ranks);

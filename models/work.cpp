@@ -130,8 +130,9 @@ WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, Para
                      ActivationQuantFusion quant_fusion)
     : card_(card), weights_(weights), layout_(layout), quant_fusion_(quant_fusion) {
   check_layout();
-  // Expert-load imbalance over the EP ranks (models/expert_balance.hpp).
-  if (card_.moe && layout_.ep > 1 && layout_.expert_balance.placement != ExpertPlacement::ideal) {
+  // Expert-load imbalance over the EP ranks (models/expert_balance.hpp); balanced routing has none.
+  const ExpertBalance& eb = layout_.expert_balance;
+  if (card_.moe && layout_.ep > 1 && eb.placement != ExpertPlacement::ideal && eb.routing == ExpertRouting::random) {
     expert_skew_ =
         hottest_rank_skew(card_.moe->num_experts, layout_.ep, card_.moe->popularity_cv, layout_.expert_balance);
     expert_noise_z_ = expected_max_standard_normal(layout_.ep);
@@ -948,7 +949,7 @@ void WorkModel::fill_token_counts(BatchStats& s, int set, double tokens, double 
   s.at(set, kLogits) = logits;
   s.at(set, kLogitsRank) = dp ? logits / tp : logits;
   if (experts > 0 && tokens > 0) {
-    const double share = experts_touched_share(tokens, experts, top_k, layout_.expert_balance.placement);
+    const double share = experts_touched_share(tokens, experts, top_k, layout_.expert_balance.routing);
     s.at(set, kMoeDistinct) = share;
     s.at(set, kMoeTokensPerExpert) = tokens * top_k / experts / share;
   }

@@ -253,6 +253,13 @@ void add_expert_keys(FieldTable<DeploymentDraft>& t) {
   t.integer(
       "redundant_experts", [](auto& o) -> auto& { return o.out.expert_balance.redundant_experts; }, 0, 1 << 16,
       "extra expert replicas under `eplb`; `(experts + redundant) / ep` slots per GPU must be whole; they take HBM");
+  std::vector<std::pair<std::string, ExpertRouting>> routings;
+  for (const std::string& n : routing_names()) routings.emplace_back(n, *routing_from_name(n));
+  t.choice(
+      "expert_routing", [](auto& o) -> auto& { return o.out.expert_balance.routing; }, routings,
+      "how tokens pick their experts: at random as a served router does, or `balanced` as kernel benchmarks and "
+      "profiles route (every expert the same rows: T tokens reach min(E, T k) experts, no busiest rank; "
+      "docs/cost-model.md, expert-load imbalance)");
 }
 
 void add_engine_keys(FieldTable<DeploymentDraft>& t) {

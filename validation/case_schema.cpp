@@ -134,6 +134,11 @@ void add_step_layout(FieldTable<StepReproduction>& t) {
                    ? "redundant expert replicas need expert_placement: eplb"
                    : "";
       });
+  std::vector<std::pair<std::string, ExpertRouting>> routings;
+  for (const std::string& n : routing_names()) routings.emplace_back(n, *routing_from_name(n));
+  t.choice(
+      "expert_routing", [](auto& s) -> auto& { return s.expert_balance.routing; }, routings,
+      "as a scenario's `deployment.expert_routing`");
   t.any_text("engine", member(&S::engine), "engine preset: catalog name, or a file relative to the cases file");
   t.section("precision", member(&S::precision), precision_schema(), "");
   t.boolean("spec_decode", member(&S::spec_decode), "keep the card's drafter (off: removed)");

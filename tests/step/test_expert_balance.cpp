@@ -61,29 +61,37 @@ TEST(ExpertBalance, RejectsBadArguments) {
   EXPECT_THROW(hottest_rank_skew(256, 8, 1.0, {ExpertPlacement::eplb, -8}), std::invalid_argument);
 }
 
-// Random routing: each token's k experts drawn afresh, 1 - (1 - k/E)^T reached. Balanced routing
-// (ideal placement): AIConfigurator's balanced_logits sends token t to experts t·s + j·s mod E for
-// s = E / k, so T < E / k tokens reach T·k distinct experts and E / k tokens reach all of them.
+// Random routing: each token's k experts drawn afresh, 1 - (1 - k/E)^T reached. Balanced routing:
+// AIConfigurator's balanced_logits sends token t to experts t·s + j·s mod E for s = E / k, so
+// T < E / k tokens reach T·k distinct experts and E / k tokens reach all of them.
 TEST(ExpertBalance, ExpertsTouchedFollowTheRouting) {
-  const ExpertPlacement random = ExpertPlacement::static_order;
+  const ExpertRouting random = ExpertRouting::random, balanced = ExpertRouting::balanced;
   EXPECT_NEAR(experts_touched_share(16, 256, 8, random), 1.0 - std::pow(1.0 - 8.0 / 256.0, 16), 1e-12);
   EXPECT_NEAR(experts_touched_share(64, 256, 8, random), 0.869, 0.001);
-  EXPECT_EQ(experts_touched_share(64, 256, 8, ExpertPlacement::eplb), experts_touched_share(64, 256, 8, random));
-  EXPECT_DOUBLE_EQ(experts_touched_share(1, 256, 8, ExpertPlacement::ideal), 8.0 / 256.0);
-  EXPECT_DOUBLE_EQ(experts_touched_share(16, 256, 8, ExpertPlacement::ideal), 0.5);
-  EXPECT_DOUBLE_EQ(experts_touched_share(32, 256, 8, ExpertPlacement::ideal), 1.0);
-  EXPECT_DOUBLE_EQ(experts_touched_share(4096, 256, 8, ExpertPlacement::ideal), 1.0);
+  EXPECT_DOUBLE_EQ(experts_touched_share(1, 256, 8, balanced), 8.0 / 256.0);
+  EXPECT_DOUBLE_EQ(experts_touched_share(16, 256, 8, balanced), 0.5);
+  EXPECT_DOUBLE_EQ(experts_touched_share(32, 256, 8, balanced), 1.0);
+  EXPECT_DOUBLE_EQ(experts_touched_share(4096, 256, 8, balanced), 1.0);
   // Balanced routing never reaches fewer experts than random routing, and both approach all of them.
   for (double t : {1.0, 3.0, 10.0, 40.0, 200.0})
-    EXPECT_GE(experts_touched_share(t, 128, 8, ExpertPlacement::ideal), experts_touched_share(t, 128, 8, random)) << t;
+    EXPECT_GE(experts_touched_share(t, 128, 8, balanced), experts_touched_share(t, 128, 8, random)) << t;
   EXPECT_GT(experts_touched_share(2048, 256, 8, random), 0.999);
   EXPECT_EQ(experts_touched_share(0, 256, 8, random), 0.0);
-  EXPECT_EQ(experts_touched_share(16, 0, 8, ExpertPlacement::ideal), 0.0);
+  EXPECT_EQ(experts_touched_share(16, 0, 8, balanced), 0.0);
+}
+
+// Balanced routing gives every expert the same rows: no rank is busier than the mean, whatever the
+// placement.
+TEST(ExpertBalance, BalancedRoutingLeavesNoHotRank) {
+  EXPECT_EQ(hottest_rank_skew(256, 32, 1.5, {ExpertPlacement::static_order, 0, ExpertRouting::balanced}), 1.0);
+  EXPECT_GT(hottest_rank_skew(256, 32, 1.5, {ExpertPlacement::static_order, 0, ExpertRouting::random}), 1.5);
 }
 
 TEST(ExpertBalance, Names) {
   for (const auto& n : placement_names()) EXPECT_EQ(placement_name(*placement_from_name(n)), n);
   EXPECT_FALSE(placement_from_name("balanced").has_value());
+  for (const auto& n : routing_names()) EXPECT_EQ(routing_name(*routing_from_name(n)), n);
+  EXPECT_FALSE(routing_from_name("ideal").has_value());
 }
 
 // The published DeepSeek-R1 statistics against the card's popularity CV.

@@ -9,8 +9,8 @@
 //   the same two shapes, 64 to 16,384 tokens (models/data/sglang-moe-kernels/moe_module.csv), fitted
 //   the same way over all its rows.
 // Both tables route in balance (AIConfigurator's balanced_logits: T tokens of top-k reach min(T k, E)
-// distinct experts), so each row is priced under ideal placement, whose routing is the same
-// (models/expert_balance.hpp, experts_touched_share), not under random routing's 1 - (1 - k/E)^T.
+// distinct experts), so each row is priced under balanced routing (models/expert_balance.hpp,
+// experts_touched_share), not under random routing's 1 - (1 - k/E)^T.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -66,12 +66,12 @@ const char* node_for(const Row& r) { return r.gpu == "b200" ? "hgx-b200" : "hgx-
 
 // The routed-expert op of one layer when `tokens` decode tokens enter the MoE, at the engine's
 // shares reset to 1: data-parallel attention where the experts are spread over EP ranks (every
-// rank's tokens meet at the experts), tensor-parallel attention where they are sliced (EP1); ideal
-// placement, the tables' balanced routing.
+// rank's tokens meet at the experts), tensor-parallel attention where they are sliced (EP1); the
+// tables' balanced routing.
 void price_at_unit_shares(Row& r, const char* engine) {
   RooflineOptions o;
   o.layout = ParallelLayout{r.tp, r.ep, r.ep > 1};
-  o.layout.expert_balance = {ExpertPlacement::ideal, 0};
+  o.layout.expert_balance = {ExpertPlacement::ideal, 0, ExpertRouting::balanced};
   o.host = load_engine(engine);
   o.host.moe.bandwidth.fill(1.0);
   o.host.moe.compute.fill(1.0);

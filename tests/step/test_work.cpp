@@ -197,17 +197,17 @@ TEST_F(V41, ShortContextUsesExactSums) {
 
 TEST_F(V41, ExpertsTouchedAndPrefillHalf) {
   const auto inv = build_weight_inventory(*card_);
-  ParallelLayout layout{2, 1, false};
-  layout.expert_balance = {ExpertPlacement::static_order, 0};  // random routing
-  const WorkModel m(*card_, inv, layout);
+  const WorkModel m(*card_, inv, ParallelLayout{2, 1, false});
   Batch b;
   b.decode.assign(64, DecodeSeq{8192, 6});
   const BatchStats s = m.summarize(b.shape());
   // 384 positions choosing 6 of 384 experts: share touched = 1 - (1 - 6/384)^384 = 0.997635.
   EXPECT_NEAR(s.at(0, kMoeDistinct), 1.0 - std::pow(1.0 - 6.0 / 384.0, 384.0), 1e-12);
   EXPECT_NEAR(s.at(0, kMoeDistinct), 0.997635, 1e-6);
-  // Ideal placement routes in balance: 384 x 6 rows reach every expert.
-  EXPECT_DOUBLE_EQ(WorkModel(*card_, inv, ParallelLayout{2, 1, false}).summarize(b.shape()).at(0, kMoeDistinct), 1.0);
+  // Balanced routing: 384 x 6 rows reach every expert.
+  ParallelLayout balanced{2, 1, false};
+  balanced.expert_balance.routing = ExpertRouting::balanced;
+  EXPECT_DOUBLE_EQ(WorkModel(*card_, inv, balanced).summarize(b.shape()).at(0, kMoeDistinct), 1.0);
   const StepWork w = m.decompose(b.shape());
   // Expert weights read per rank at TP2 (EP1: every expert split over 2 ranks):
   // 384 x 0.997635 x bytes_per_expert / 2, plus routed activations.

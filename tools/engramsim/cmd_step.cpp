@@ -324,7 +324,8 @@ void print_header(const StepReport& s) {
               << (o.layout.expert_balance.redundant_experts > 0
                       ? " with " + std::to_string(o.layout.expert_balance.redundant_experts) + " redundant replicas"
                       : "")
-              << ", popularity CV " << fixed(s.card.moe->popularity_cv, 2) << "\n";
+              << ", " << routing_name(o.layout.expert_balance.routing) << " routing, popularity CV "
+              << fixed(s.card.moe->popularity_cv, 2) << "\n";
   std::string shares;
   for (const auto& [p, share] : gemm_shares(s.node, o.efficiencies))
     if (share.first != 1.0 || share.second)
@@ -442,9 +443,9 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--model", a->model, "Model card name or path")->required();
   cmd->add_option("--node", a->node, "Node name or path")->required();
   a->deployment.add_to(
-      cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts", "--engram-tier", "--engine",
-            "--zipf-exponent", "--dram-cache", "--hbm-cache", "--fetch", "--ssd-queue-depth", "--active-gpus",
-            "--no-dedup", "--no-spec", "--draft-tokens", "--acceptance-length"});
+      cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts", "--expert-routing",
+            "--engram-tier", "--engine", "--zipf-exponent", "--dram-cache", "--hbm-cache", "--fetch",
+            "--ssd-queue-depth", "--active-gpus", "--no-dedup", "--no-spec", "--draft-tokens", "--acceptance-length"});
   cmd->get_option("--tp")->required();
   CLI::Option* seqs =
       cmd->add_option("--decode-seqs", a->decode_seqs, "Decode sequences in the step")->check(CLI::Range(0, 1000000));

@@ -43,6 +43,8 @@ void add_layout_flags(std::vector<DeploymentFlag>& out) {
   out.push_back(value_flag("--expert-placement", "expert_placement",
                            "Routed experts over the EP ranks: static (no balancer, default), eplb or ideal"));
   out.push_back(value_flag("--redundant-experts", "redundant_experts", "Extra expert replicas under eplb"));
+  out.push_back(value_flag("--expert-routing", "expert_routing",
+                           "How tokens pick experts: random (default) or balanced (as kernel benchmarks route)"));
   out.push_back(value_flag("--engine", "engine",
                            "Serving-engine preset for the host overhead: a name (engramsim list engines) or a file"));
   out.push_back(value_flag("--max-model-len", "max_model_len",
