@@ -46,6 +46,18 @@ const std::vector<std::string>& routing_names() {
   return names;
 }
 
+std::vector<std::pair<std::string, ExpertPlacement>> placement_choices() {
+  std::vector<std::pair<std::string, ExpertPlacement>> out;
+  for (const std::string& n : placement_names()) out.emplace_back(n, *placement_from_name(n));
+  return out;
+}
+
+std::vector<std::pair<std::string, ExpertRouting>> routing_choices() {
+  std::vector<std::pair<std::string, ExpertRouting>> out;
+  for (const std::string& n : routing_names()) out.emplace_back(n, *routing_from_name(n));
+  return out;
+}
+
 namespace {
 
 // Inverse of the standard normal CDF (Acklam's rational approximation, relative error < 1.2e-9).

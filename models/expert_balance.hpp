@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace engramsim {
@@ -57,6 +58,10 @@ const std::vector<std::string>& placement_names();
 const char* routing_name(ExpertRouting r);
 std::optional<ExpertRouting> routing_from_name(std::string_view name);
 const std::vector<std::string>& routing_names();
+// Each name with its value, in the names' order: the choices of the schema keys
+// `expert_placement` and `expert_routing`.
+std::vector<std::pair<std::string, ExpertPlacement>> placement_choices();
+std::vector<std::pair<std::string, ExpertRouting>> routing_choices();
 
 // Why `balance` cannot place `experts` routed experts on `ranks` EP ranks ("" when it can): eplb
 // needs experts + redundant_experts to divide evenly over the ranks.

@@ -243,20 +243,16 @@ void add_size_keys(FieldTable<DeploymentDraft>& t) {
 }
 
 void add_expert_keys(FieldTable<DeploymentDraft>& t) {
-  std::vector<std::pair<std::string, ExpertPlacement>> placements;
-  for (const std::string& n : placement_names()) placements.emplace_back(n, *placement_from_name(n));
   t.choice(
-      "expert_placement", [](auto& o) -> auto& { return o.out.expert_balance.placement; }, placements,
+      "expert_placement", [](auto& o) -> auto& { return o.out.expert_balance.placement; }, placement_choices(),
       "how routed experts sit on the EP ranks: in index order without a balancer, DeepSeek's EPLB with "
       "`redundant_experts` replicas, or an even split; the busiest rank sets each MoE layer (docs/cost-model.md, "
       "expert-load imbalance)");
   t.integer(
       "redundant_experts", [](auto& o) -> auto& { return o.out.expert_balance.redundant_experts; }, 0, 1 << 16,
       "extra expert replicas under `eplb`; `(experts + redundant) / ep` slots per GPU must be whole; they take HBM");
-  std::vector<std::pair<std::string, ExpertRouting>> routings;
-  for (const std::string& n : routing_names()) routings.emplace_back(n, *routing_from_name(n));
   t.choice(
-      "expert_routing", [](auto& o) -> auto& { return o.out.expert_balance.routing; }, routings,
+      "expert_routing", [](auto& o) -> auto& { return o.out.expert_balance.routing; }, routing_choices(),
       "how tokens pick their experts: at random as a served router does, or `balanced` as kernel benchmarks and "
       "profiles route (every expert the same rows: T tokens reach min(E, T k) experts, no busiest rank; "
       "docs/cost-model.md, expert-load imbalance)");

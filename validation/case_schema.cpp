@@ -121,10 +121,8 @@ void add_step_layout(FieldTable<StepReproduction>& t) {
   t.integer("tp", member(&S::tp), 1, 1024, "tensor-parallel ranks");
   t.integer("ep", member(&S::ep), 1, 1024, "expert-parallel ranks");
   add_attention(t);
-  std::vector<std::pair<std::string, ExpertPlacement>> placements;
-  for (const std::string& n : placement_names()) placements.emplace_back(n, *placement_from_name(n));
   t.choice(
-      "expert_placement", [](auto& s) -> auto& { return s.expert_balance.placement; }, placements,
+      "expert_placement", [](auto& s) -> auto& { return s.expert_balance.placement; }, placement_choices(),
       "as a scenario's `deployment.expert_placement`");
   t.integer(
        "redundant_experts", [](auto& s) -> auto& { return s.expert_balance.redundant_experts; }, 0, 1 << 16,
@@ -134,10 +132,8 @@ void add_step_layout(FieldTable<StepReproduction>& t) {
                    ? "redundant expert replicas need expert_placement: eplb"
                    : "";
       });
-  std::vector<std::pair<std::string, ExpertRouting>> routings;
-  for (const std::string& n : routing_names()) routings.emplace_back(n, *routing_from_name(n));
   t.choice(
-      "expert_routing", [](auto& s) -> auto& { return s.expert_balance.routing; }, routings,
+      "expert_routing", [](auto& s) -> auto& { return s.expert_balance.routing; }, routing_choices(),
       "as a scenario's `deployment.expert_routing`");
   t.any_text("engine", member(&S::engine), "engine preset: catalog name, or a file relative to the cases file");
   t.section("precision", member(&S::precision), precision_schema(), "");
