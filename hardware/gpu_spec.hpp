@@ -68,6 +68,10 @@ struct GpuSpec {
   HostLinkKind host_link = HostLinkKind::pcie_gen5_x16;
   Bandwidth host_link_bandwidth;  // per direction, peak
   double power_kw = 0.0;          // all-in per GPU, for throughput per MW
+  // NVIDIA compute-capability family times ten (80 Ampere, 90 Hopper, 100 Blackwell, B300's 10.3
+  // included); 0 for other vendors. Engines pick kernels and cache record layouts by it (vLLM's
+  // V4.1 attention stores MXFP8 KV records on the 100 family only).
+  int sm_family = 0;
 };
 
 }  // namespace engramsim

@@ -220,6 +220,9 @@ void add_gpu_link_keys(FieldTable<GpuSpec>& t) {
        "power_kw", [](auto& g) -> auto& { return g.power_kw; }, 0.0, 1e300,
        "all-in kW per GPU (server, network, cooling share), for throughput per MW")
       .required();
+  t.integer(
+      "sm_family", [](auto& g) -> auto& { return g.sm_family; }, 0, 200,
+      "NVIDIA compute-capability family x 10 (80 Ampere, 90 Hopper, 100 Blackwell); 0 or absent for other vendors");
 }
 
 GpuSpec parse_gpu(const ConfigNode& root) {

@@ -341,6 +341,38 @@ Table engram_keys() {
 
 // --- KV cache, speculative decoding, precisions ------------------------------------------------
 
+FieldTable<KvPageRecord> page_record_keys(const std::string& name) {
+  FieldTable<KvPageRecord> t(name);
+  t.at_least_zero(
+       "state_bytes", [](auto& r) -> auto& { return r.state; }, "one compressed state with its scales")
+      .required();
+  t.at_least_zero(
+       "indexer_key_bytes", [](auto& r) -> auto& { return r.indexer_key; },
+       "one indexer key with its scale (0: no indexer)")
+      .required();
+  t.at_least_zero(
+       "page_alignment", [](auto& r) -> auto& { return r.alignment; }, "pages padded to a multiple of this")
+      .required();
+  return t;
+}
+
+FieldTable<KvPagedLayout> paged_layout_keys() {
+  FieldTable<KvPagedLayout> t("paged_layout");
+  t.integer(
+       "block_states", [](auto& l) -> auto& { return l.block_states; }, 1, 1 << 20,
+       "compressed states per page (the engine's block size)")
+      .required();
+  t.section(
+       "standard", [](auto& l) -> auto& { return l.standard; }, page_record_keys("standard"),
+       "records on every GPU but sm_family 100")
+      .required();
+  t.section(
+       "sm100", [](auto& l) -> auto& { return l.sm100; }, page_record_keys("sm100"),
+       "records on sm_family 100 GPUs (Blackwell)")
+      .required();
+  return t;
+}
+
 Table kv_keys() {
   const auto k = &Card::kv;
   Table t("kv_cache");
@@ -357,6 +389,13 @@ Table kv_keys() {
       .written_if([](const Card& c) { return c.kv.bytes_per_token.has_value(); });
   t.at_least_zero("bytes_per_sequence_fixed", of(k, &KvCacheSpec::bytes_per_sequence_fixed),
                   "fixed KV per sequence of the whole model (sliding-window ring buffers)");
+  t.section(
+      "paged_layout", [](auto& c) -> auto& { return c.kv.paged_layout; }, paged_layout_keys(),
+      "`csa`: how the engine pages the compressed KV and indexer keys (absent: bytes_per_token or the shapes)");
+  t.rule([](const ConfigNode& m, Card& c) {
+    if (c.kv.paged_layout && c.attention.kind != AttentionKind::csa)
+      m.fail_key("paged_layout", "belongs to CSA attention only");
+  });
   return t;
 }
 

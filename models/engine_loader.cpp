@@ -42,6 +42,14 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
       "front-end time per prompt token (tokenising the prompt text), spent on one of the replica's front-end "
       "workers (deployment `frontend_workers`) in arrival order before the request reaches the scheduler "
       "(docs/cost-model.md \"Front end\")");
+  t.at_least_zero(
+      "indexer_logits_profile_cap", [](auto& h) -> auto& { return h.memory.indexer_logits_profile_cap; },
+      "the start-up profile's stand-in for a sparse indexer's logits buffer, at most this much of the card's "
+      "fixed buffers (0: the whole buffer; docs/footprint.md \"KV pool\")");
+  t.number(
+      "graph_indexer_logit_rows", [](auto& h) -> auto& { return h.memory.graph_indexer_logit_rows; }, 0.0, 64.0,
+      "FP32 indexer logits rows of max_model_len / ratio entries that graph memory holds per token of the largest "
+      "captured batch (docs/footprint.md \"KV pool\")");
   t.number(
       "kernel_time_scale", [](auto& h) -> auto& { return h.kernel_time_scale; }, 1.0, 100.0,
       "every GPU op time, collectives included, times this (an engine whose kernels are not yet tuned for "

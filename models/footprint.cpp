@@ -175,13 +175,38 @@ void activations_per_gpu(const ModelCard& c, const FootprintOptions& o, const En
   const double fixed_tokens =
       c.fixed_buffer_token_cap > 0 ? std::min<double>(tokens, static_cast<double>(c.fixed_buffer_token_cap)) : tokens;
   g.fixed_buffers = c.fixed_buffer_per_batched_token * fixed_tokens;
+  const Bytes cap = o.engine_memory.indexer_logits_profile_cap;
+  if (cap.value() > 0.0 && g.fixed_buffers > cap) g.fixed_buffers = cap;
   g.activation = g.activation_working_set + g.logits + g.engram_staging + g.fixed_buffers;
+}
+
+// FP32 indexer logits of one query over a max_model_len context at the smallest ratio of an index
+// layer (the widest row the indexer writes); 0 without an indexer.
+Bytes indexer_logit_row(const ModelCard& c, std::int64_t max_model_len) {
+  const AttentionSpec& a = c.attention;
+  int ratio = 0;
+  for (int l : a.index_source_layers) {
+    const int r = a.compress_ratios.empty() ? 1 : a.compress_ratios[static_cast<std::size_t>(l)];
+    if (r > 0 && (ratio == 0 || r < ratio)) ratio = r;
+  }
+  if (a.indexer_heads == 0 || ratio == 0) return Bytes(0.0);
+  return Bytes(4.0 * static_cast<double>(max_model_len) / ratio);
+}
+
+// Graph memory that grows with the largest captured batch: each captured token's activations
+// (the graph pool keeps the largest graph's intermediates) and the indexer logits rows the
+// engine's profile holds for it.
+Bytes graph_capture_memory(const ModelCard& c, const FootprintOptions& o, std::int64_t max_model_len, int ep, bool dp) {
+  if (o.cuda_graph_capture_tokens <= 0) return Bytes(0.0);
+  const double per_token = working_set_per_token(c, o.tp, ep, dp) +
+                           o.engine_memory.graph_indexer_logit_rows * indexer_logit_row(c, max_model_len).value();
+  return Bytes(per_token * static_cast<double>(o.cuda_graph_capture_tokens));
 }
 
 // The KV pool: what the budget leaves (the engine's free-memory rule applied), less the per-sequence
 // window buffers, in whole blocks.
-void kv_pool_per_gpu(const ModelCard& c, const FootprintOptions& o, bool dp, GpuFootprint& g) {
-  const KvSize kv = kv_size_per_gpu(c, o.tp, dp);
+void kv_pool_per_gpu(const ModelCard& c, const FootprintOptions& o, bool dp, int sm_family, GpuFootprint& g) {
+  const KvSize kv = kv_size_per_gpu(c, o.tp, dp, sm_family);
   g.kv_bytes_per_token = kv.per_token;
   g.kv_pool = g.budget - g.non_kv();
   if (o.kv_free_fraction > 0.0 && g.kv_pool.value() > 0.0) g.kv_pool = g.kv_pool * o.kv_free_fraction;
@@ -190,6 +215,20 @@ void kv_pool_per_gpu(const ModelCard& c, const FootprintOptions& o, bool dp, Gpu
   const double block_bytes = kv.per_token.value() * o.block_size;
   if (for_tokens.value() > 0.0 && block_bytes > 0.0)
     g.kv_tokens = static_cast<I64>(std::floor(for_tokens.value() / block_bytes)) * o.block_size;
+}
+
+// vLLM's "GPU KV cache size": max_model_len times the requests of max_model_len tokens whose
+// pages the pool's blocks hold (get_kv_cache_capacity); a paged layout rounds each group up to
+// whole pages. Without one it is the pool in tokens.
+std::int64_t engine_logged_tokens(const ModelCard& c, const Footprint& f, int sm_family) {
+  const GpuFootprint& g = f.per_gpu;
+  if (!c.kv.paged_layout || g.kv_tokens <= 0) return f.replica_kv_tokens;
+  const PagedKvCharge ch = paged_kv_charge(c, sm_family);
+  const Bytes for_tokens = g.kv_pool - g.kv_window_reserve;
+  const double blocks = std::floor(for_tokens.value() / ch.block_stride.value());
+  const double per_request = static_cast<double>(ch.blocks_for(f.max_model_len));
+  const double tokens = std::floor(blocks / per_request * static_cast<double>(f.max_model_len));
+  return static_cast<std::int64_t>(tokens) * (f.dp_attention ? f.layout.tp : 1);
 }
 
 void per_node(const NodeSpec& node, const FootprintOptions& o, const EngramTables& tables, NodeFootprint& n) {
@@ -249,7 +288,8 @@ std::vector<std::string> infeasible_reasons(const ModelCard& c, const NodeSpec& 
     why.push_back(hbm_over_budget(g, o));
   } else if (g.kv_tokens < f.max_model_len) {
     const Bytes need =
-        kv_size_per_gpu(c, o.tp, f.dp_attention).per_token * static_cast<double>(f.max_model_len) + g.kv_window_reserve;
+        kv_size_per_gpu(c, o.tp, f.dp_attention, node.gpu.sm_family).per_token * static_cast<double>(f.max_model_len) +
+        g.kv_window_reserve;
     why.push_back("KV pool " + gib(g.kv_pool) + " per GPU holds " + std::to_string(g.kv_tokens) +
                   " tokens, short of one max_model_len sequence (" + std::to_string(f.max_model_len) +
                   " tokens) plus window buffers: needs " + gib(need) + ", short by " + gib(need - g.kv_pool));
@@ -289,9 +329,12 @@ Footprint compute_footprint(const ModelCard& c, const NodeSpec& node, const Foot
   if (o.engram_tier == EngramTier::hbm) g.engram = tables.total_bytes() * engram_share;
   activations_per_gpu(c, o, tables, ep, dp, engram_share, g);
   const RuntimeReserve& r = o.reserve;
-  g.reserved = r.driver_context + r.library_workspace + r.graph_pool + (o.tp > 1 ? r.collectives : Bytes(0.0));
-  kv_pool_per_gpu(c, o, dp, g);
+  g.graph_capture = graph_capture_memory(c, o, f.max_model_len, ep, dp);
+  g.reserved =
+      r.driver_context + r.library_workspace + r.graph_pool + g.graph_capture + (o.tp > 1 ? r.collectives : Bytes(0.0));
+  kv_pool_per_gpu(c, o, dp, node.gpu.sm_family, g);
   f.replica_kv_tokens = dp ? g.kv_tokens * o.tp : g.kv_tokens;
+  f.engine_logged_kv_tokens = engine_logged_tokens(c, f, node.gpu.sm_family);
   per_node(node, o, tables, f.per_node);
 
   const std::vector<std::string> why = infeasible_reasons(c, node, o, tables, f);

@@ -26,6 +26,7 @@
 
 #include "core/units.hpp"
 #include "hardware/node_spec.hpp"
+#include "models/engine_memory.hpp"
 #include "models/engram_tier.hpp"
 #include "models/model_card.hpp"
 #include "models/weights.hpp"
@@ -69,6 +70,10 @@ struct FootprintOptions {
   bool share_engram_across_replicas = false;
   double host_reserved_fraction = 0.1;  // host DRAM kept for the OS, page cache and engine processes
   RuntimeReserve reserve;
+  // The engine's start-up profile terms, and the largest CUDA-graph batch it captures, in tokens
+  // (0: no graph term beyond reserve.graph_pool).
+  EngineMemoryProfile engine_memory;
+  std::int64_t cuda_graph_capture_tokens = 0;
   // Expert placement over the EP ranks; eplb's redundant replicas take HBM on every GPU.
   ExpertBalance expert_balance;
 };
@@ -95,7 +100,8 @@ struct GpuFootprint {
   Bytes logits;
   Bytes engram_staging;
   Bytes fixed_buffers;
-  Bytes reserved;              // runtime reserve
+  Bytes graph_capture;         // graph memory that grows with the captured batch (beyond the reserve's fixed pool)
+  Bytes reserved;              // runtime reserve, graph_capture included
   Bytes kv_pool;               // budget minus everything above; negative = over budget
   Bytes kv_window_reserve;     // sliding-window buffers of max_num_seqs sequences
   Bytes kv_bytes_per_token;    // per GPU
@@ -125,6 +131,10 @@ struct Footprint {
   GpuFootprint per_gpu;
   NodeFootprint per_node;
   std::int64_t replica_kv_tokens = 0;  // KV tokens one replica holds (sum over GPUs under DP attention)
+  // The pool as the engine logs it ("GPU KV cache size: N tokens", vLLM): requests of
+  // max_model_len tokens the pool's blocks hold, times max_model_len. Equal to replica_kv_tokens up
+  // to rounding unless the card has a paged layout, whose blocks a request holds in whole pages.
+  std::int64_t engine_logged_kv_tokens = 0;
 };
 
 // Throws std::invalid_argument for options outside their domain (tp < 1, ep not dividing tp,

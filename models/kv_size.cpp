@@ -1,13 +1,56 @@
 #include "models/kv_size.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "hardware/gpu_spec.hpp"
 
 namespace engramsim {
 
-Bytes kv_bytes_per_token(const ModelCard& c) {
+namespace {
+
+double padded_page(std::int64_t states, Bytes record, Bytes alignment) {
+  const double raw = static_cast<double>(states) * record.value();
+  const double a = alignment.value();
+  return a > 0.0 ? std::ceil(raw / a) * a : raw;
+}
+
+}  // namespace
+
+std::int64_t PagedKvCharge::blocks_for(std::int64_t tokens) const {
+  std::int64_t n = 0;
+  for (const std::int64_t per : group_tokens_per_block) n += (tokens + per - 1) / per;
+  return n;
+}
+
+PagedKvCharge paged_kv_charge(const ModelCard& c, int sm_family) {
+  if (!c.kv.paged_layout) throw std::invalid_argument("paged_kv_charge: the card has no kv_cache.paged_layout");
+  const KvPagedLayout& l = *c.kv.paged_layout;
+  const KvPageRecord& rec = sm_family == 100 ? l.sm100 : l.standard;
+  const double page = padded_page(l.block_states, rec.state, rec.alignment) +
+                      padded_page(l.block_states, rec.indexer_key, rec.alignment);
+  std::map<int, int> sources_by_ratio;  // a page of ratio r covers B r tokens; ratio 0 keeps no page
+  for (int layer : c.attention.kv_source_layers) {
+    const int r =
+        c.attention.compress_ratios.empty() ? 1 : c.attention.compress_ratios[static_cast<std::size_t>(layer)];
+    if (r > 0) ++sources_by_ratio[r];
+  }
+  PagedKvCharge ch;
+  int widest = 0;
+  for (const auto& [ratio, layers] : sources_by_ratio) {
+    widest = std::max(widest, layers);
+    const std::int64_t per = l.block_states * ratio;
+    ch.group_tokens_per_block.push_back(per);
+    ch.blocks_per_token += 1.0 / static_cast<double>(per);
+  }
+  ch.block_stride = Bytes(page * widest);
+  return ch;
+}
+
+Bytes kv_bytes_per_token(const ModelCard& c, int sm_family) {
+  if (c.kv.paged_layout) return paged_kv_charge(c, sm_family).per_token();
   if (c.kv.bytes_per_token) return *c.kv.bytes_per_token;
   const AttentionSpec& a = c.attention;
   const double b = bytes_per_element(c.kv.precision);
@@ -28,7 +71,7 @@ Bytes kv_bytes_per_token(const ModelCard& c) {
   return Bytes(0.0);
 }
 
-KvSize kv_size_per_gpu(const ModelCard& c, int tp, bool dp_attention) {
+KvSize kv_size_per_gpu(const ModelCard& c, int tp, bool dp_attention, int sm_family) {
   if (tp < 1) throw std::invalid_argument("kv_size_per_gpu: tp must be >= 1");
   KvSize k;
   const AttentionSpec& a = c.attention;
@@ -44,7 +87,7 @@ KvSize kv_size_per_gpu(const ModelCard& c, int tp, bool dp_attention) {
     k.shard_fraction = 1.0;
     k.replicated_across_tp = true;
   }
-  k.per_token = kv_bytes_per_token(c) * k.shard_fraction;
+  k.per_token = kv_bytes_per_token(c, sm_family) * k.shard_fraction;
   k.per_sequence_fixed = c.kv.bytes_per_sequence_fixed * k.shard_fraction;
   return k;
 }

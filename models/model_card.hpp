@@ -79,6 +79,23 @@ struct EngramSpec {
   int rows_per_token_per_layer() const { return (max_order - min_order + 1) * heads_per_order; }
 };
 
+// How an engine pages a compressed-KV model's caches, as vLLM's V4.1 attention registers them
+// (docs/footprint.md "KV pool"): every KV-source layer owns one page of `block_states` compressed
+// states plus one page of its indexer's keys, each padded to the page alignment; a page covers
+// block_states x ratio tokens, so sources of one ratio share a block group and the pool's block
+// stride is the widest group's pages. Blackwell (the GPU's sm_family 100) stores other records.
+struct KvPageRecord {
+  Bytes state;        // one compressed state (KV record with its scales)
+  Bytes indexer_key;  // one indexer key with its scale (0: the model has no indexer)
+  Bytes alignment;    // pages are padded up to a multiple of this
+};
+
+struct KvPagedLayout {
+  std::int64_t block_states = 128;  // states per page (the engine's --block-size)
+  KvPageRecord standard;            // every GPU but the sm_family 100 ones
+  KvPageRecord sm100;               // sm_family 100 (B200, B300, GB200, GB300)
+};
+
 struct KvCacheSpec {
   Precision precision = Precision::bf16;
   // When set, overrides the per-token KV size derived from attention shapes (e.g. V4.1's published
@@ -86,6 +103,9 @@ struct KvCacheSpec {
   std::optional<Bytes> bytes_per_token;
   // Per-sequence fixed KV (e.g. sliding-window ring buffers), whole-model.
   Bytes bytes_per_sequence_fixed;
+  // When set (CSA attention only), the per-token KV size is what the engine's paging charges,
+  // and replaces both bytes_per_token and the attention shapes' size.
+  std::optional<KvPagedLayout> paged_layout;
 };
 
 enum class SpecDecodeKind { none, mtp, dspark, draft_model };

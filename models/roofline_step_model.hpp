@@ -34,6 +34,7 @@
 #include "hardware/node_spec.hpp"
 #include "models/collectives.hpp"
 #include "models/efficiency.hpp"
+#include "models/engine_memory.hpp"
 #include "models/engram_fetch.hpp"
 #include "models/model_card.hpp"
 #include "models/op_cost.hpp"
@@ -89,6 +90,9 @@ struct HostOverhead {
   // cached prefix included). Not a step cost: the replica queues requests through it
   // (sim/serving/replica.hpp). 0: requests reach the scheduler on arrival.
   Time frontend_per_prompt_token = Time::zero();
+  // What the engine's start-up memory profile takes before it sizes the KV pool (the footprint's
+  // terms; models/engine_memory.hpp).
+  EngineMemoryProfile memory;
 };
 
 struct RooflineOptions {

@@ -273,6 +273,20 @@ ModelCard deployed_card(const ModelCard& card, const ScenarioDeployment& d) {
   return out;
 }
 
+namespace {
+
+// The largest batch the engine captures as a CUDA graph, in tokens: its capture-size limit, or the
+// largest listed graph batch (sequences) times the positions each verifies. 0: none stated.
+std::int64_t capture_tokens(const ScenarioDeployment& d) {
+  const ScenarioScheduler& s = d.scheduler;
+  if (s.max_cudagraph_capture_size > 0) return s.max_cudagraph_capture_size;
+  if (s.cuda_graph_batch_sizes.empty()) return 0;
+  const std::int64_t positions = 1 + (d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0);
+  return *std::max_element(s.cuda_graph_batch_sizes.begin(), s.cuda_graph_batch_sizes.end()) * positions;
+}
+
+}  // namespace
+
 FootprintOptions footprint_options(const ScenarioDeployment& d) {
   FootprintOptions fo;
   fo.tp = d.tp;
@@ -287,6 +301,8 @@ FootprintOptions footprint_options(const ScenarioDeployment& d) {
   fo.kv_free_fraction = d.scheduler.kv_cache_free_gpu_mem_fraction;
   fo.block_size = d.scheduler.block_size;
   fo.share_engram_across_replicas = d.engram.share_across_replicas;
+  fo.engine_memory = d.host.memory;
+  fo.cuda_graph_capture_tokens = capture_tokens(d);
   return fo;
 }
 
@@ -439,6 +455,7 @@ std::string scenario_json(const BuiltScenario& b) {
       {"router", d.router},
       {"kv_blocks_per_replica", b.kv_blocks_per_replica},
       {"kv_tokens_per_replica", b.footprint.replica_kv_tokens},
+      {"kv_tokens_engine_logged", b.footprint.engine_logged_kv_tokens},
       {"max_model_len", b.footprint.max_model_len},
       {"engram_active_gpus_per_node", b.step_model->options().engram.active_gpus},
       {"engram_ssd_path", to_string(d.host.engram_ssd_path)},

@@ -227,6 +227,9 @@ FieldTable<FootprintReproduction> footprint_schema() {
   t.integer("max_model_len", member(&F::max_model_len), 0, 1LL << 40, "as the scheduler key (0: the card's)");
   t.number("gpu_memory_utilization", member(&F::gpu_memory_utilization), 1e-3, 1.0, "as the scheduler key");
   t.integer("block_size", member(&F::block_size), 1, 1 << 20, "as the scheduler key");
+  t.any_text("engine", member(&F::engine), "engine preset whose start-up memory profile applies (default vllm)");
+  t.integer("max_cudagraph_capture_size", member(&F::max_cudagraph_capture_size), 0, 1 << 20,
+            "as the scheduler key, in tokens (0: no capture-size term)");
   return t;
 }
 

@@ -155,7 +155,8 @@ const ValidationCase* ValidationSet::find(const std::string& id) const {
 
 std::optional<MetricKind> metric_kind(const std::string& m, CaseLevel level) {
   if (level == CaseLevel::footprint) {
-    if (m == "kv_gib_per_gpu" || m == "weights_gib_per_gpu" || m == "fits") return MetricKind::footprint;
+    if (m == "kv_gib_per_gpu" || m == "weights_gib_per_gpu" || m == "fits" || m == "kv_tokens_engine_logged")
+      return MetricKind::footprint;
     return std::nullopt;
   }
   if (level == CaseLevel::step) {

@@ -148,6 +148,8 @@ struct FootprintReproduction {
   std::int64_t max_model_len = 0;
   double gpu_memory_utilization = 0.9;
   int block_size = 16;
+  std::string engine = "vllm";                  // engine preset: its start-up memory profile terms
+  std::int64_t max_cudagraph_capture_size = 0;  // tokens; 0: no capture-size term
 };
 
 struct ValidationCase {

@@ -265,6 +265,8 @@ double evaluate_footprint(const ValidationCase& c, std::string& detail) {
   o.max_model_len = f.max_model_len;
   o.gpu_memory_utilization = f.gpu_memory_utilization;
   o.block_size = f.block_size;
+  o.engine_memory = load_engine(f.engine).memory;
+  o.cuda_graph_capture_tokens = f.max_cudagraph_capture_size;
   ModelCard effective = card;
   if (f.tier == "none") effective.engram.reset();
   const Footprint fp = compute_footprint(effective, node, o);
@@ -273,6 +275,7 @@ double evaluate_footprint(const ValidationCase& c, std::string& detail) {
            fmt("%.1f", fp.per_gpu.kv_pool.gib()) + " GiB per GPU" + (fp.feasible ? "" : "; " + fp.infeasible_reason);
   if (c.metric == "kv_gib_per_gpu") return fp.per_gpu.kv_pool.gib();
   if (c.metric == "weights_gib_per_gpu") return fp.per_gpu.weights.gib();
+  if (c.metric == "kv_tokens_engine_logged") return static_cast<double>(fp.engine_logged_kv_tokens);
   return fp.feasible ? 1.0 : 0.0;
 }
 

@@ -130,7 +130,11 @@ TEST(CardLoader, DeepSeekV41FlashShapes) {
   EXPECT_EQ(c.engram->rows_per_token_per_layer(), 24);
   EXPECT_DOUBLE_EQ(c.engram->row_bytes.value(), 264.0);
   EXPECT_EQ(c.engram->table_rows[0] + c.engram->table_rows[1], 768022850);
-  EXPECT_DOUBLE_EQ(c.kv.bytes_per_token->value(), 890.0);
+  EXPECT_FALSE(c.kv.bytes_per_token.has_value());  // the paged layout prices the pool
+  ASSERT_TRUE(c.kv.paged_layout.has_value());
+  EXPECT_EQ(c.kv.paged_layout->block_states, 128);
+  EXPECT_DOUBLE_EQ(c.kv.paged_layout->sm100.state.value(), 528.0);
+  EXPECT_DOUBLE_EQ(c.kv.paged_layout->standard.indexer_key.value(), 132.0);
   EXPECT_EQ(c.spec_decode.kind, SpecDecodeKind::dspark);
   EXPECT_DOUBLE_EQ(c.spec_decode.acceptance_length, 3.51);
   EXPECT_EQ(c.precisions.experts, Precision::fp4);

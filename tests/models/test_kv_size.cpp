@@ -39,16 +39,38 @@ TEST(KvSize, MlaLatentIsReplicatedAcrossTp) {
   EXPECT_FALSE(kv_size_per_gpu(c, 8, true).replicated_across_tp);
 }
 
-TEST(KvSize, CsaUsesTheCardOverrideAndWindow) {
+TEST(KvSize, CsaPagedLayoutChargesWholePagesOfTheWidestGroup) {
   const ModelCard c = load_model_card("deepseek-v4.1-flash");
-  const KvSize k = kv_size_per_gpu(c, 4, false);
-  EXPECT_DOUBLE_EQ(k.per_token.value(), 890.0);
+  // SM100: pages of 128 states; 128 x 528 = 67,584 B (512-aligned) plus 128 x 68 = 8,704 B of indexer keys.
+  // Ratio-2 sources 2, 8, 14 form the widest group: a block stride of 3 pages; a 256-token block of
+  // that group and a 128-token block of the ratio-1 group (layer 20) per token: 3 / 256 blocks.
+  const PagedKvCharge b = paged_kv_charge(c, 100);
+  EXPECT_DOUBLE_EQ(b.block_stride.value(), 3.0 * (67584 + 8704));
+  EXPECT_DOUBLE_EQ(b.blocks_per_token, 1.0 / 256 + 1.0 / 128);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(c, 100).value(), 3.0 * (67584 + 8704) * 3.0 / 256);
+  // A 1M-token request: 4,096 + 8,192 blocks; one token more takes one more block of each group.
+  EXPECT_EQ(b.blocks_for(1048576), 4096 + 8192);
+  EXPECT_EQ(b.blocks_for(1048577), 4097 + 8193);
+  // Other GPUs: 584 B states padded to 576 (74,752 -> 74,880) and 132 B FP8 keys (16,896 -> 17,280).
+  const PagedKvCharge h = paged_kv_charge(c, 90);
+  EXPECT_DOUBLE_EQ(h.block_stride.value(), 3.0 * (74880 + 17280));
+  const KvSize k = kv_size_per_gpu(c, 4, false, 90);
+  EXPECT_DOUBLE_EQ(k.per_token.value(), h.per_token().value());
   EXPECT_DOUBLE_EQ(k.per_sequence_fixed.value(), 128.0 * 40 * 576);
   EXPECT_TRUE(k.replicated_across_tp);
 }
 
-TEST(KvSize, CsaWithoutOverrideCountsCompressedEntries) {
+TEST(KvSize, CsaPagedLayoutNeedsTheSection) {
   ModelCard c = load_model_card("deepseek-v4.1-flash");
+  c.kv.paged_layout.reset();
+  EXPECT_THROW(paged_kv_charge(c, 100), std::invalid_argument);
+}
+
+TEST(KvSize, CsaWithoutLayoutOrOverrideCountsCompressedEntries) {
+  ModelCard c = load_model_card("deepseek-v4.1-flash");
+  c.kv.paged_layout.reset();
+  c.kv.bytes_per_token = Bytes(890.0);
+  EXPECT_DOUBLE_EQ(kv_size_per_gpu(c, 4, false).per_token.value(), 890.0);
   c.kv.bytes_per_token.reset();
   // Source layers 2, 8, 14 keep one entry per 2 tokens, layer 20 one per token; 512 FP8 bytes each.
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(c).value(), 512.0 * (3 * 0.5 + 1.0));

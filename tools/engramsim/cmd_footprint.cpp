@@ -93,6 +93,7 @@ nlohmann::json to_json(const ModelCard& card, const NodeSpec& node, const Footpr
       {"engram_tables_total_bytes", whole(f.engram_tables_total)},
       {"engram_bytes_per_token_position", whole(f.engram_bytes_per_token_position)},
       {"replica_kv_tokens", f.replica_kv_tokens},
+      {"engine_logged_kv_tokens", f.engine_logged_kv_tokens},
       {"per_gpu",
        {{"hbm_capacity_bytes", whole(g.hbm_capacity)},
         {"budget_bytes", whole(g.budget)},
@@ -107,6 +108,7 @@ nlohmann::json to_json(const ModelCard& card, const NodeSpec& node, const Footpr
         {"engram_staging_bytes", whole(g.engram_staging)},
         {"fixed_buffer_bytes", whole(g.fixed_buffers)},
         {"reserved_bytes", whole(g.reserved)},
+        {"graph_capture_bytes", whole(g.graph_capture)},
         {"kv_pool_bytes", whole(g.kv_pool)},
         {"kv_window_reserve_bytes", whole(g.kv_window_reserve)},
         {"kv_bytes_per_token", g.kv_bytes_per_token.value()},
@@ -150,6 +152,7 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
   t.add_row({"  Engram staging", gib(g.engram_staging)});
   t.add_row({"  fixed buffers (card)", gib(g.fixed_buffers)});
   t.add_row({"runtime reserve", gib(g.reserved)});
+  t.add_row({"  grows with graph capture", gib(g.graph_capture)});
   t.add_row({"KV pool", gib(g.kv_pool)});
   t.add_row({"  sliding-window buffers", gib(g.kv_window_reserve)});
   std::cout << t.render() << "\n";
@@ -158,6 +161,7 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
   kv.add_row({"bytes per token per GPU", fixed(g.kv_bytes_per_token.value(), 1)});
   kv.add_row({"tokens per GPU", with_commas(g.kv_tokens)});
   kv.add_row({"tokens per replica", with_commas(f.replica_kv_tokens)});
+  kv.add_row({"as the engine logs it", with_commas(f.engine_logged_kv_tokens)});
   std::cout << kv.render() << "\n";
 
   TextTable w({"WEIGHTS PER GPU", "PRECISION", "SHARDING", "GiB"});
@@ -189,6 +193,9 @@ int run_footprint(const FootprintArgs& a) {
   if (d.scheduler.max_num_seqs_rule)
     throw ConfigError({"--max-num-seqs", 0, 0}, d.scheduler.max_num_seqs_rule->field,
                       "a concurrency rule needs a workload; footprint takes a number");
+  if (d.scheduler.capture_size_rule)
+    throw ConfigError({"--max-cudagraph-capture-size", 0, 0}, d.scheduler.capture_size_rule->field,
+                      "a concurrency rule needs a workload; footprint takes a number");
   const ModelCard card = sim::deployed_card(given, d);
   const FootprintOptions o = sim::footprint_options(d);
   Footprint f;
@@ -212,10 +219,10 @@ void add_footprint_command(CLI::App& app, CommandAction& action) {
   auto a = std::make_shared<FootprintArgs>();
   cmd->add_option("--model", a->model, "Model card name or path (models/cards)")->required();
   cmd->add_option("--node", a->node, "Node name or path (hardware/nodes)")->required();
-  a->deployment.add_to(cmd,
-                       {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts", "--engram-tier",
-                        "--max-num-batched-tokens", "--max-num-seqs", "--max-model-len", "--gpu-memory-utilization",
-                        "--kv-cache-free-gpu-mem-fraction", "--block-size", "--share-across-replicas"});
+  a->deployment.add_to(cmd, {"--tp", "--ep", "--attention", "--expert-placement", "--redundant-experts",
+                             "--engram-tier", "--max-num-batched-tokens", "--max-num-seqs", "--max-model-len",
+                             "--gpu-memory-utilization", "--kv-cache-free-gpu-mem-fraction", "--block-size",
+                             "--share-across-replicas", "--engine", "--max-cudagraph-capture-size"});
   cmd->get_option("--tp")->required();
   cmd->add_flag("--json", a->json, "Print one JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_footprint(*a); }; });

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/unit_parse.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
@@ -181,6 +182,10 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
       std::cout << "; whole nodes: " << fixed(b.price.paid_per_used, 3) << " GPUs paid per GPU used (idle GPUs), "
                 << fixed(b.price.per_gpu_used().value(), 3) << " $/GPU-hour used";
     std::cout << "\n" << indent << b.host_memory_line() << "\n";
+    std::cout << indent << "KV pool " << fixed(b.footprint.per_gpu.kv_pool.gib(), 1) << " GiB per GPU, "
+              << with_commas(b.footprint.replica_kv_tokens)
+              << " tokens per replica (engine log: " << with_commas(b.footprint.engine_logged_kv_tokens) << "), "
+              << b.kv_blocks_per_replica << " blocks of " << b.params.deployment.scheduler.block_size << "\n";
     std::cout << indent << "workload: " << b.params.workload.description << "\n";
     if (b.params.calibration && !calibration_shown) {
       calibration_shown = true;

@@ -88,7 +88,7 @@ void add_scheduler_flags(std::vector<DeploymentFlag>& out) {
   sim::register_builtin_schedulers(registry);
   const FieldTable<sim::ScenarioScheduler> schema = sim::scheduler_schema(registry);
   for (const char* key : {"max_num_batched_tokens", "max_num_seqs", "gpu_memory_utilization",
-                          "kv_cache_free_gpu_mem_fraction", "block_size"}) {
+                          "kv_cache_free_gpu_mem_fraction", "block_size", "max_cudagraph_capture_size"}) {
     const FieldDoc& doc = schema.at(key).doc;
     out.push_back(value_flag(flag_name(key), std::string("scheduler.") + key,
                              doc.type + " (default " + doc.dflt + "): " + doc.meaning));
