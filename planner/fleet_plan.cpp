@@ -53,7 +53,7 @@ KvWallAnalysis probe_walls(const nlohmann::json& plan) {
     w.computed_tokens = read(p, "computed_tokens");
     w.prefix_cache_hit_rate = read(p, "prefix_cache_hit_rate");
     w.ideal_prefix_hit_rate = read(p, "ideal_prefix_hit_rate");
-    w.kv_usage = read(p, "peak_kv_usage");
+    w.kv_evictions = read(p, "kv_evictions");
     pts.push_back(w);
   }
   return find_kv_walls(pts);

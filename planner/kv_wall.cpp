@@ -18,8 +18,8 @@ void judge_pressure(const KvWallPoint& p, const KvWallThresholds& t, KvWallMark&
   }
   if (finite(p.ideal_prefix_hit_rate) && finite(p.prefix_cache_hit_rate))
     m.hit_rate_gap = p.ideal_prefix_hit_rate - p.prefix_cache_hit_rate;
-  m.kv_usage = p.kv_usage;
-  if (finite(m.hit_rate_gap) && finite(m.kv_usage) && m.hit_rate_gap > t.hit_rate_gap && m.kv_usage >= t.high_kv_usage)
+  m.kv_evictions = p.kv_evictions;
+  if (finite(m.hit_rate_gap) && finite(m.kv_evictions) && m.hit_rate_gap > t.hit_rate_gap && m.kv_evictions > 0.0)
     m.causes |= kv_wall_prefix_loss;
 }
 
@@ -127,8 +127,8 @@ std::string kv_wall_why(const ConfigKvWall& w, const KvWallMark* first) {
   if (first->causes & kv_wall_preemption)
     add("preemption recompute " + pct(first->recompute_share) + " of the tokens computed");
   if (first->causes & kv_wall_prefix_loss)
-    add("prefix hit rate " + printf_number(first->hit_rate_gap, "%.2f") + " below the ideal at " +
-        pct(first->kv_usage) + " KV use");
+    add("prefix hit rate " + printf_number(first->hit_rate_gap, "%.2f") + " below the ideal, " +
+        printf_number(first->kv_evictions, "%.0f") + " prefix blocks evicted");
   return why;
 }
 

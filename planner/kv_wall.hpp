@@ -6,8 +6,8 @@
 //   fold         throughput_per_gpu < (1 - fold) x the most throughput per GPU that any point of
 //                its configuration at a strictly lower load delivers (more load, less work);
 //   preemption   recomputed_tokens > recompute_share x computed_tokens;
-//   prefix_loss  ideal_prefix_hit_rate - prefix_cache_hit_rate > hit_rate_gap while
-//                kv_usage >= high_kv_usage.
+//   prefix_loss  ideal_prefix_hit_rate - prefix_cache_hit_rate > hit_rate_gap while the pool
+//                evicted cached prefix blocks (kv_evictions > 0).
 // A figure that is not finite never flags. A configuration's wall is its highest-load point below
 // the load of its first flagged point; that point and every point at or above its load are past the
 // wall. A point whose load is not finite cannot be placed on its configuration's curve: it is judged
@@ -26,8 +26,7 @@ namespace engramsim::planner {
 struct KvWallThresholds {
   double fold = 0.05;             // fraction below the best lower-load throughput per GPU
   double recompute_share = 0.05;  // preemption-recomputed tokens / tokens computed
-  double hit_rate_gap = 0.05;     // ideal minus actual prefix hit rate, absolute
-  double high_kv_usage = 0.90;    // KV use (0..1) at which a hit-rate gap counts
+  double hit_rate_gap = 0.05;     // ideal minus actual prefix hit rate, absolute (with evictions)
 };
 
 struct KvWallPoint {
@@ -40,7 +39,7 @@ struct KvWallPoint {
   double computed_tokens = kUnknown;    // uncached prompt + output + recomputed tokens
   double prefix_cache_hit_rate = kUnknown;
   double ideal_prefix_hit_rate = kUnknown;
-  double kv_usage = kUnknown;  // 0..1: the peak where recorded, else the mean
+  double kv_evictions = kUnknown;  // cached prefix blocks the pool evicted
 };
 
 // Why a point is flagged (bits).
@@ -54,11 +53,11 @@ struct KvWallMark {
   bool past_wall = false;  // at or above the load of its configuration's first flagged point
   // The figures the rules read (NaN when unknown): how far below the best lower-load throughput
   // (1 - throughput / best; negative when above it), recomputed / computed tokens, ideal minus
-  // actual hit rate, KV use.
+  // actual hit rate, prefix blocks evicted.
   double fold_share = KvWallPoint::kUnknown;
   double recompute_share = KvWallPoint::kUnknown;
   double hit_rate_gap = KvWallPoint::kUnknown;
-  double kv_usage = KvWallPoint::kUnknown;
+  double kv_evictions = KvWallPoint::kUnknown;
 };
 
 struct ConfigKvWall {

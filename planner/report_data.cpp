@@ -289,8 +289,7 @@ KvWallPoint kv_wall_point(const ReportPoint& p) {
                       extra_number(p, "total_output_tokens") + w.recomputed_tokens;
   w.prefix_cache_hit_rate = extra_number(p, "prefix_cache_hit_rate");
   w.ideal_prefix_hit_rate = extra_number(p, "ideal_prefix_hit_rate");
-  const double peak = extra_number(p, "peak_kv_usage");
-  w.kv_usage = std::isfinite(peak) ? peak : extra_number(p, "mean_kv_usage");
+  w.kv_evictions = extra_number(p, "kv_evictions");
   return w;
 }
 

@@ -128,8 +128,8 @@ bool meets_slo(const ReportPoint& p, const Slo& slo);
 
 // The KV-wall figures of a point (planner/kv_wall.hpp) from its result: the load is its curve-axis
 // value; recomputed_tokens, computed tokens (total_input_tokens - cached_input_tokens +
-// total_output_tokens + recomputed_tokens), prefix_cache_hit_rate, ideal_prefix_hit_rate and KV use
-// (peak_kv_usage, else mean_kv_usage) from `extra`, NaN where the result does not carry them.
+// total_output_tokens + recomputed_tokens), prefix_cache_hit_rate, ideal_prefix_hit_rate and
+// kv_evictions from `extra`, NaN where the result does not carry them.
 KvWallPoint kv_wall_point(const ReportPoint& p);
 // Every configuration's KV wall over the ok points (docs/planning.md "The KV wall").
 KvWallAnalysis kv_walls(const ReportData& d);

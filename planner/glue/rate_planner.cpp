@@ -174,6 +174,7 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
                   {"computed_tokens", computed},
                   {"prefix_cache_hit_rate", num(s.prefix_cache_hit_rate)},
                   {"ideal_prefix_hit_rate", num(s.ideal_prefix_hit_rate)},
+                  {"kv_evictions", s.kv_evictions},
                   {"peak_kv_usage", m.extra.value("peak_kv_usage", nlohmann::json(nullptr))},
                   {"why", why}});
   return {{"meets_slo", why.empty()}, {"why", why}, {"metrics", to_json(m)}};

@@ -24,10 +24,10 @@ KvWallPoint with_recompute(KvWallPoint p, double recomputed, double computed) {
   return p;
 }
 
-KvWallPoint with_hits(KvWallPoint p, double ideal, double actual, double kv) {
+KvWallPoint with_hits(KvWallPoint p, double ideal, double actual, double evictions) {
   p.ideal_prefix_hit_rate = ideal;
   p.prefix_cache_hit_rate = actual;
-  p.kv_usage = kv;
+  p.kv_evictions = evictions;
   return p;
 }
 
@@ -64,19 +64,21 @@ TEST(KvWall, PreemptionRecomputeBeyondFivePercentOfTheTokensComputed) {
   EXPECT_EQ(causes_of({with_recompute(pt(0, 1, 100), NAN, 1000)}, 0), 0u);
 }
 
-TEST(KvWall, PrefixLossNeedsAGapBeyondFivePointsAndAFullPool) {
-  // The gap, at a full pool.
-  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.901, 0.95)}, 0), 0u);
-  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.899, 0.95)}, 0), kv_wall_prefix_loss);
-  // The pool, at a large gap: 0.90 counts, just under it does not (routing, not the pool's size).
-  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.75, 0.90)}, 0), kv_wall_prefix_loss);
-  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.75, 0.8999)}, 0), 0u);
-  // No ideal hit rate (no reusable prefixes) or no KV use recorded: never flagged.
-  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), NAN, 0.0, 1.0)}, 0), 0u);
+TEST(KvWall, PrefixLossNeedsAGapBeyondFivePointsAndEvictions) {
+  // The gap, with evictions.
+  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.901, 1000)}, 0), 0u);
+  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.899, 1000)}, 0), kv_wall_prefix_loss);
+  // The evictions, at a large gap: one evicted block counts, none does not (the misses are not the
+  // pool's: routing, or block granularity).
+  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.75, 1)}, 0), kv_wall_prefix_loss);
+  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.75, 0)}, 0), 0u);
+  // No ideal hit rate (no reusable prefixes) or no eviction count recorded: never flagged.
+  EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), NAN, 0.0, 1000)}, 0), 0u);
   EXPECT_EQ(causes_of({with_hits(pt(0, 1, 100), 0.95, 0.5, NAN)}, 0), 0u);
-  const auto a = find_kv_walls({with_hits(pt(0, 1, 100), 0.95, 0.75, 0.97)});
+  const auto a = find_kv_walls({with_hits(pt(0, 1, 100), 0.95, 0.75, 522541)});
   EXPECT_NEAR(a.mark(0)->hit_rate_gap, 0.20, 1e-12);
-  EXPECT_DOUBLE_EQ(a.mark(0)->kv_usage, 0.97);
+  EXPECT_DOUBLE_EQ(a.mark(0)->kv_evictions, 522541);
+  EXPECT_EQ(kv_wall_why(*a.wall("c"), a.mark(0)), "prefix hit rate 0.20 below the ideal, 522541 prefix blocks evicted");
 }
 
 TEST(KvWall, TheWallIsTheLastPointBelowTheFirstFlaggedLoad) {
@@ -108,7 +110,7 @@ TEST(KvWall, TheWallIsTheLastPointBelowTheFirstFlaggedLoad) {
 }
 
 TEST(KvWall, FlaggedAtTheLowestLoadLeavesNoPointWithin) {
-  const auto an = find_kv_walls({with_hits(pt(0, 1, 100), 0.9, 0.5, 1.0), pt(1, 2, 200)});
+  const auto an = find_kv_walls({with_hits(pt(0, 1, 100), 0.9, 0.5, 10), pt(1, 2, 200)});
   const ConfigKvWall& w = an.walls[0];
   ASSERT_TRUE(w.reached());
   EXPECT_FALSE(w.wall_index.has_value());

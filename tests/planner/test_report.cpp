@@ -435,7 +435,7 @@ TEST(ReportKvWall, OnlyPastTheWallIsSaidInTheVerdictLine) {
   ReportContext ctx;
   ctx.target_interactivity = 60.0;
   const auto d = make_report_data(ctx, wall_lines(true), kTierAxes);
-  EXPECT_EQ(kv_walls(d).mark(1)->causes, unsigned(kv_wall_prefix_loss));  // hit rate 0.2 below ideal at 97 % KV
+  EXPECT_EQ(kv_walls(d).mark(1)->causes, unsigned(kv_wall_prefix_loss));  // hit rate 0.2 below ideal, evictions
   const auto rec = recommend(d);
   ASSERT_TRUE(rec.found);
   EXPECT_EQ(rec.config, "engram_tier=dram");
