@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/number_text.hpp"
+#include "planner/kv_wall.hpp"
 
 namespace engramsim::planner {
 namespace {
@@ -38,13 +39,63 @@ Candidate candidate_of(const ResultLine& l, const std::vector<std::string>& axes
   return c;
 }
 
-void add_probe_rows(Table& search, const std::string& name, const nlohmann::json& plan) {
-  int k = 0;
+// A candidate's KV wall over its probes, the rate per replica as the load (kv_wall.hpp).
+KvWallAnalysis probe_walls(const nlohmann::json& plan) {
+  std::vector<KvWallPoint> pts;
+  std::size_t k = 0;
   for (const auto& p : plan.at("probes")) {
-    search.rows.push_back({name, std::to_string(++k), fmt(read(p, "rate_per_replica"), "%.5g"),
+    KvWallPoint w;
+    w.index = k++;
+    w.config = "candidate";
+    w.load = read(p, "rate_per_replica");
+    w.throughput_per_gpu = read(p, "throughput_per_gpu");
+    w.recomputed_tokens = read(p, "recomputed_tokens");
+    w.computed_tokens = read(p, "computed_tokens");
+    w.prefix_cache_hit_rate = read(p, "prefix_cache_hit_rate");
+    w.ideal_prefix_hit_rate = read(p, "ideal_prefix_hit_rate");
+    w.kv_evictions = read(p, "kv_evictions");
+    pts.push_back(w);
+  }
+  return find_kv_walls(pts);
+}
+
+// Sizes the candidate within its KV wall: a sustained rate at or past the first probed rate past the
+// wall is capped at the highest passing probe below it; with no such probe the candidate meets the
+// SLO only past its wall (past_kv_wall, ranked after the others). Returns the "KV wall" cell.
+std::string apply_kv_wall(const nlohmann::json& plan, Candidate& c) {
+  const KvWallAnalysis a = probe_walls(plan);
+  if (a.walls.empty() || !a.walls.front().reached()) return "not reached";
+  const ConfigKvWall& w = a.walls.front();
+  const double from = w.first_past_load;
+  const std::string why = kv_wall_why(w, a.mark(*w.first_past_index));
+  const std::string past = "past it from " + fmt(from, "%.5g") + " req/s per replica (" + why + ")";
+  if (c.max_rate_per_replica < from) return past + ", above the rate sized";
+  double below = 0.0;
+  std::size_t k = 0;
+  for (const auto& p : plan.at("probes")) {
+    const double rate = read(p, "rate_per_replica");
+    if (p.at("meets_slo").get<bool>() && rate < from && !a.past_wall(k)) below = std::max(below, rate);
+    ++k;
+  }
+  if (below > 0.0) {
+    const std::string cell = "sized at " + fmt(below, "%.5g") + " req/s per replica, below its wall; " + past;
+    c.max_rate_per_replica = below;
+    return cell;
+  }
+  c.past_kv_wall = true;
+  return "meets the SLO only past its wall: " + past;
+}
+
+void add_probe_rows(Table& search, const std::string& name, const nlohmann::json& plan) {
+  const KvWallAnalysis walls = probe_walls(plan);
+  std::size_t k = 0;
+  for (const auto& p : plan.at("probes")) {
+    search.rows.push_back({name, std::to_string(k + 1), fmt(read(p, "rate_per_replica"), "%.5g"),
                            fmt(read(p, "requests"), "%.0f"), p.at("meets_slo").get<bool>() ? "yes" : "no",
                            fmt(read(p, "ttft_p99_ms")), fmt(read(p, "tpot_p99_ms")), fmt(read(p, "queue_p99_ms")),
-                           fmt(read(p, "interactivity")), p.value("why", std::string())});
+                           fmt(read(p, "interactivity")), walls.past_wall(k) ? "yes" : "no",
+                           p.value("why", std::string())});
+    ++k;
   }
 }
 
@@ -56,11 +107,12 @@ std::string target_text(double rate, double tokens_per_request) {
 }
 
 Table fleet_table(const std::vector<RankedPlan>& ranking, const std::vector<Candidate>& candidates,
-                  const std::string& target, const std::string& baseline_tier) {
+                  const std::map<std::string, std::string>& walls, const std::string& target,
+                  const std::string& baseline_tier) {
   Table fleet{"fleet_plan",
-              "Fleet plans at " + target + ", " + baseline_tier + " prices (cheapest first)",
+              "Fleet plans at " + target + ", " + baseline_tier + " prices (cheapest within its KV wall first)",
               {"rank", "candidate", "max req/s per replica", "GPUs per replica", "replicas", "nodes", "GPUs",
-               "utilization (%)", "GPU $/hour", "Engram DRAM+SSD $/hour", "total $/hour", "$/M tokens"},
+               "utilization (%)", "GPU $/hour", "Engram DRAM+SSD $/hour", "total $/hour", "$/M tokens", "KV wall"},
               {}};
   int rank = 0;
   for (const auto& r : ranking) {
@@ -71,7 +123,7 @@ Table fleet_table(const std::vector<RankedPlan>& ranking, const std::vector<Cand
                           std::to_string(r.plan.nodes), std::to_string(r.plan.gpus),
                           fmt(100.0 * r.plan.utilization, "%.1f"), fmt(r.plan.gpu_cost_per_hour.value(), "%.2f"),
                           fmt(r.plan.storage_cost_per_hour.value(), "%.2f"), fmt(r.plan.cost_per_hour.value(), "%.2f"),
-                          fmt(r.plan.usd_per_million_tokens, "%.4g")});
+                          fmt(r.plan.usd_per_million_tokens, "%.4g"), walls.at(r.name)});
   }
   return fleet;
 }
@@ -104,14 +156,15 @@ Table sensitivity_table(const SensitivityReport& report, double target_rate) {
 
 // The recommendation the CLI prints and the report leads with.
 std::string recommendation(const FleetPlanResult& out, int gpus_per_replica, const std::string& target,
-                           const std::string& baseline_tier) {
+                           const std::string& baseline_tier, const std::map<std::string, std::string>& walls) {
   const RankedPlan& best = out.ranking.front();
-  std::string note = "Fleet recommendation: " + best.name + ", " + std::to_string(best.plan.nodes) + " node" +
-                     (best.plan.nodes == 1 ? "" : "s") + " (" + std::to_string(best.plan.gpus) + " GPUs, " +
-                     std::to_string(best.plan.replicas) + (best.plan.replicas == 1 ? " replica of " : " replicas of ") +
-                     std::to_string(gpus_per_replica) + " GPUs) serve " + target + " within the SLO at " +
-                     fmt(best.plan.cost_per_hour.value(), "%.2f") + " $/hour (" + baseline_tier + " prices), " +
-                     fmt(best.plan.usd_per_million_tokens, "%.3g") +
+  std::string note = "Fleet recommendation: " + best.name +
+                     (best.past_kv_wall ? " only past its KV wall (no candidate meets the SLO within its wall)" : "") +
+                     ", " + std::to_string(best.plan.nodes) + " node" + (best.plan.nodes == 1 ? "" : "s") + " (" +
+                     std::to_string(best.plan.gpus) + " GPUs, " + std::to_string(best.plan.replicas) +
+                     (best.plan.replicas == 1 ? " replica of " : " replicas of ") + std::to_string(gpus_per_replica) +
+                     " GPUs) serve " + target + " within the SLO at " + fmt(best.plan.cost_per_hour.value(), "%.2f") +
+                     " $/hour (" + baseline_tier + " prices), " + fmt(best.plan.usd_per_million_tokens, "%.3g") +
                      " $ per million tokens; one replica sustains up to " +
                      fmt(best.plan.max_rate_per_replica, "%.4g") + " req/s, so the fleet runs at " +
                      fmt(100.0 * best.plan.utilization, "%.0f") + " % of its capacity.";
@@ -120,11 +173,16 @@ std::string recommendation(const FleetPlanResult& out, int gpus_per_replica, con
   if (idle_gpus > 0)
     note += " " + std::to_string(idle_gpus) + " of its " + std::to_string(best.plan.gpus) +
             " GPUs hold no replica (whole nodes are bought); the price counts them.";
-  if (out.ranking.size() > 1) {
+  if (const std::string& w = walls.at(best.name); w != "not reached") note += " KV wall: " + w + ".";
+  if (out.ranking.size() > 1 && out.ranking[1].past_kv_wall == best.past_kv_wall) {
     const RankedPlan& second = out.ranking[1];
     note += " Next: " + second.name + " at " + fmt(second.plan.cost_per_hour.value(), "%.2f") + " $/hour (" +
             fmt(second.plan.cost_per_hour.value() / best.plan.cost_per_hour.value(), "%.2f") + "x).";
   }
+  for (const auto& r : out.ranking)
+    if (r.past_kv_wall && !best.past_kv_wall && r.plan.cost_per_hour.value() < best.plan.cost_per_hour.value())
+      note += " " + r.name + " would cost less (" + fmt(r.plan.cost_per_hour.value(), "%.2f") +
+              " $/hour) but meets the SLO only past its KV wall; it is not recommended.";
   note += out.sensitivity.winner_stable
               ? " The winner is the same for every price tier and load factor in the sensitivity table."
               : " The winner changes with price tier or load: see the sensitivity table of the report.";
@@ -158,11 +216,13 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   Table search{"rate_search",
                "Rate search per candidate (every probe, in probe order)",
                {"candidate", "probe", "req/s per replica", "requests", "meets SLO", "TTFT p99 (ms)", "TPOT p99 (ms)",
-                "queue p99 (ms)", "tok/s/user", "why not"},
+                "queue p99 (ms)", "tok/s/user", "past KV wall", "why not"},
                {}};
+  std::map<std::string, std::string> walls;  // the "KV wall" cell per candidate
   for (const auto& l : lines) {
     if (l.status != PointStatus::ok) continue;
     Candidate c = candidate_of(l, axes, baseline_tier);
+    walls[c.name] = apply_kv_wall(l.result.at("extra").at("plan"), c);
     if (out.tokens_per_request <= 0.0) out.tokens_per_request = c.tokens_per_request;
     add_probe_rows(search, c.name, l.result.at("extra").at("plan"));
     gpus_per_replica[c.name] = c.cost.gpus_per_replica;
@@ -180,8 +240,8 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   }
   out.ranking = plan_fleets(candidates, out.target_rate);
   out.sensitivity = sensitivity(candidates, out.target_rate, settings.tiers, baseline_tier, settings.load_factors);
-  out.notes.push_back(recommendation(out, gpus_per_replica.at(out.ranking.front().name), target, baseline_tier));
-  out.tables.push_back(fleet_table(out.ranking, candidates, target, baseline_tier));
+  out.notes.push_back(recommendation(out, gpus_per_replica.at(out.ranking.front().name), target, baseline_tier, walls));
+  out.tables.push_back(fleet_table(out.ranking, candidates, walls, target, baseline_tier));
   out.tables.push_back(sensitivity_table(out.sensitivity, out.target_rate));
   out.tables.push_back(std::move(search));
   return out;

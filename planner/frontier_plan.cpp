@@ -1,5 +1,6 @@
 #include "planner/frontier_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -38,16 +39,21 @@ FleetCostInputs cost_inputs(const ReportPoint& p) {
   return c;
 }
 
-Table fleet_table(const std::vector<RankedPlan>& ranking) {
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+Table fleet_table(const std::vector<RankedPlan>& ranking, const std::vector<std::string>& past_wall) {
   Table t{"fleet_plan",
-          "Fleet at the target interactivity (cheapest first)",
-          {"configuration", "tok/s per replica", "replicas", "nodes", "GPUs", "utilization", "$/hour", "$/M tokens"},
+          "Fleet at the target interactivity (cheapest within its KV wall first)",
+          {"configuration", "tok/s per replica", "replicas", "nodes", "GPUs", "utilization", "$/hour", "$/M tokens",
+           "past KV wall"},
           {}};
   for (const auto& r : ranking) {
     const FleetPlan& p = r.plan;
     t.rows.push_back({r.name, fmt(p.max_rate_per_replica, "%.0f"), std::to_string(p.replicas), std::to_string(p.nodes),
                       std::to_string(p.gpus), fmt(p.utilization, "%.3f"), fmt(p.cost_per_hour.value(), "%.2f"),
-                      format_usd_per_mtok(p.usd_per_million_tokens)});
+                      format_usd_per_mtok(p.usd_per_million_tokens), contains(past_wall, r.name) ? "yes" : "no"});
   }
   return t;
 }
@@ -55,14 +61,21 @@ Table fleet_table(const std::vector<RankedPlan>& ranking) {
 std::string verdict_text(const FrontierPlan& f) {
   if (f.ranking.empty()) return "No configuration reaches " + fmt(f.interactivity, "%.4g") + " tok/s/user: no fleet.";
   const FleetPlan& w = f.ranking.front().plan;
+  const bool past = contains(f.past_wall, f.ranking.front().name);
   std::string t = "At " + fmt(f.interactivity, "%.4g") + " tok/s/user, serving " + fmt(f.target_tokens_per_s, "%.0f") +
-                  " tok/s takes " + f.ranking.front().name + ": " + std::to_string(w.replicas) + " replicas on " +
-                  std::to_string(w.nodes) + " nodes (" + std::to_string(w.gpus) + " GPUs), $" +
-                  fmt(w.cost_per_hour.value(), "%.0f") + "/hour, " + format_usd_per_mtok(w.usd_per_million_tokens) +
-                  ".";
-  if (f.ranking.size() > 1)
+                  " tok/s takes " + f.ranking.front().name +
+                  (past ? " only past its KV wall (no configuration reaches this interactivity within its wall)" : "") +
+                  ": " + std::to_string(w.replicas) + " replicas on " + std::to_string(w.nodes) + " nodes (" +
+                  std::to_string(w.gpus) + " GPUs), $" + fmt(w.cost_per_hour.value(), "%.0f") + "/hour, " +
+                  format_usd_per_mtok(w.usd_per_million_tokens) + ".";
+  if (f.ranking.size() > 1 && contains(f.past_wall, f.ranking[1].name) == past)
     t += " Next: " + f.ranking[1].name + " at " +
          fmt(f.ranking[1].plan.cost_per_hour.value() / w.cost_per_hour.value(), "%.3f") + "x the cost.";
+  for (const auto& r : f.ranking)
+    if (!past && contains(f.past_wall, r.name) && r.plan.cost_per_hour.value() < w.cost_per_hour.value())
+      t += " " + r.name + " would cost less ($" + fmt(r.plan.cost_per_hour.value(), "%.0f") +
+           "/hour) but only past its KV wall, where preemptions, evicted prefixes and recompute set its figures; it "
+           "is not recommended there.";
   if (!f.tied.empty()) {
     std::string names;
     for (const auto& c : f.tied) names += (names.empty() ? "" : ", ") + c;
@@ -90,12 +103,16 @@ FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_
     const double target = target_tokens_per_s > 0.0 ? target_tokens_per_s : target_requests_per_s * per_request;
     if (!(target > 0.0)) continue;
     f.target_tokens_per_s = target;
-    f.ranking.push_back({c.config, size_fleet(target, *c.throughput_per_gpu * cost.gpus_per_replica, 1.0, cost)});
+    f.ranking.push_back(
+        {c.config, size_fleet(target, *c.throughput_per_gpu * cost.gpus_per_replica, 1.0, cost), c.past_wall});
+    if (c.past_wall) f.past_wall.push_back(c.config);
   }
   f.ranking = rank_plans(std::move(f.ranking));
   if (!f.ranking.empty()) {
     const auto err_best = config_error(d, f.ranking.front().name);
+    const bool past = contains(f.past_wall, f.ranking.front().name);
     for (std::size_t i = 1; i < f.ranking.size(); ++i) {
+      if (contains(f.past_wall, f.ranking[i].name) != past) continue;
       const auto err = config_error(d, f.ranking[i].name);
       const double margin =
           f.ranking[i].plan.cost_per_hour.value() / f.ranking.front().plan.cost_per_hour.value() - 1.0;
@@ -103,7 +120,7 @@ FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_
         f.tied.push_back(f.ranking[i].name);
     }
   }
-  f.table = fleet_table(f.ranking);
+  f.table = fleet_table(f.ranking, f.past_wall);
   f.verdict = verdict_text(f);
   return f;
 }

@@ -5,7 +5,10 @@
 // (cheapest $/hour first) is the same as the sweep's at the same interactivity up to the rounding
 // to whole replicas and nodes, so `sweep`, `plan` and `make run` give one verdict. Ties are judged
 // as recommend() judges them: a cost margin inside the validation error of the two configurations.
-// Pure.
+// The KV wall as compare_at() reads it: a configuration that reaches the target only past its wall
+// ranks after every one that reaches it within its wall, whatever its cost, and the verdict names it
+// when it would cost less; when none reaches the target within its wall, the verdict says the fleet
+// runs past it. Ties are judged among configurations on the same side of their walls. Pure.
 #pragma once
 
 #include <optional>
@@ -20,8 +23,9 @@ namespace engramsim::planner {
 struct FrontierPlan {
   double interactivity = 0.0;  // tok/s/user the configurations are sized at
   double target_tokens_per_s = 0.0;
-  std::vector<RankedPlan> ranking;  // cheapest first; max_rate_per_replica in tokens/s
-  std::vector<std::string> tied;    // configurations whose cost is within the validation error of the first
+  std::vector<RankedPlan> ranking;     // cheapest first; max_rate_per_replica in tokens/s
+  std::vector<std::string> tied;       // configurations whose cost is within the validation error of the first
+  std::vector<std::string> past_wall;  // ranked configurations sized past their KV wall (they rank last)
   std::vector<OutOfRange> out_of_range;
   Table table;          // fleet_plan
   std::string verdict;  // one paragraph, the answer first

@@ -141,6 +141,7 @@ FleetPlan size_fleet(double target_rate, double max_rate_per_replica, double tok
 
 std::vector<RankedPlan> rank_plans(std::vector<RankedPlan> plans) {
   std::sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
+    if (a.past_kv_wall != b.past_kv_wall) return !a.past_kv_wall;
     if (a.plan.cost_per_hour.value() != b.plan.cost_per_hour.value())
       return a.plan.cost_per_hour.value() < b.plan.cost_per_hour.value();
     if (a.plan.gpus != b.plan.gpus) return a.plan.gpus < b.plan.gpus;
@@ -154,7 +155,8 @@ std::vector<RankedPlan> plan_fleets(const std::vector<Candidate>& candidates, do
   std::vector<RankedPlan> plans;
   for (const auto& c : candidates) {
     if (!(c.max_rate_per_replica > 0.0)) continue;
-    plans.push_back({c.name, size_fleet(target_rate, c.max_rate_per_replica, c.tokens_per_request, c.cost)});
+    plans.push_back(
+        {c.name, size_fleet(target_rate, c.max_rate_per_replica, c.tokens_per_request, c.cost), c.past_kv_wall});
   }
   return rank_plans(std::move(plans));
 }

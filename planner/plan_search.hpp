@@ -101,6 +101,7 @@ FleetPlan size_fleet(double target_rate, double max_rate_per_replica, double tok
 struct Candidate {
   std::string name;
   double max_rate_per_replica = 0.0;                  // from find_max_rate
+  bool past_kv_wall = false;                          // it meets the SLO only past its KV wall (kv_wall.hpp)
   double tokens_per_request = 0.0;                    // input + output tokens per request of the workload
   FleetCostInputs cost;                               // gpu_hour is overridden per tier by the sensitivity analysis
   std::map<std::string, MoneyRate> gpu_hour_by_tier;  // "hyperscaler", "neocloud", "rental"
@@ -109,10 +110,11 @@ struct Candidate {
 struct RankedPlan {
   std::string name;
   FleetPlan plan;
+  bool past_kv_wall = false;  // sized at a rate past its KV wall
 };
 
-// Cheapest first; ties by fewer GPUs, then by lower utilization (more headroom), then by name (a
-// total, deterministic order).
+// Plans within their KV wall first; then cheapest first; ties by fewer GPUs, then by lower
+// utilization (more headroom), then by name (a total, deterministic order).
 std::vector<RankedPlan> rank_plans(std::vector<RankedPlan> plans);
 
 // Sizes every candidate at target_rate (cost as given in each candidate) and ranks them. A

@@ -269,20 +269,75 @@ bool meets_slo(const ReportPoint& p, const Slo& slo) {
   return true;
 }
 
+namespace {
+
+double extra_number(const ReportPoint& p, const char* key) {
+  const auto it = p.metrics.extra.find(key);
+  return it != p.metrics.extra.end() && it->is_number() ? it->get<double>() : kNaN;
+}
+
+}  // namespace
+
+KvWallPoint kv_wall_point(const ReportPoint& p) {
+  KvWallPoint w;
+  w.index = p.index;
+  w.config = p.config;
+  w.load = p.concurrency;
+  w.throughput_per_gpu = p.metrics.throughput_per_gpu;
+  w.recomputed_tokens = extra_number(p, "recomputed_tokens");
+  w.computed_tokens = extra_number(p, "total_input_tokens") - extra_number(p, "cached_input_tokens") +
+                      extra_number(p, "total_output_tokens") + w.recomputed_tokens;
+  w.prefix_cache_hit_rate = extra_number(p, "prefix_cache_hit_rate");
+  w.ideal_prefix_hit_rate = extra_number(p, "ideal_prefix_hit_rate");
+  w.kv_evictions = extra_number(p, "kv_evictions");
+  return w;
+}
+
+KvWallAnalysis kv_walls(const ReportData& d) {
+  std::vector<KvWallPoint> pts;
+  for (const auto& p : d.points)
+    if (p.status == PointStatus::ok) pts.push_back(kv_wall_point(p));
+  return find_kv_walls(pts);
+}
+
 std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivity) {
   std::vector<ConfigComparison> out;
+  const KvWallAnalysis walls = kv_walls(d);
   const auto tput = build_curves(throughput_points(d));
   const auto tpd = build_curves(tokens_per_dollar_points(d));
-  for (const auto& c : tput) {
+  // One configuration's readings at the target, from its points within its wall or from all of them.
+  const auto read = [&](const std::string& config, bool within_only) {
+    const auto at = [&](const std::vector<Curve>& curves) -> std::optional<double> {
+      for (const auto& c : curves) {
+        if (c.config != config) continue;
+        std::vector<CurvePoint> pts;
+        for (const auto& p : c.points)
+          if (!within_only || !walls.past_wall(p.index)) pts.push_back(p);
+        return frontier_value_at(pareto_frontier(pts), interactivity);
+      }
+      return std::nullopt;
+    };
     ConfigComparison cc;
-    cc.config = c.config;
-    cc.throughput_per_gpu = frontier_value_at(pareto_frontier(c.points), interactivity);
-    for (const auto& t : tpd)
-      if (t.config == c.config) cc.tokens_per_dollar = frontier_value_at(pareto_frontier(t.points), interactivity);
+    cc.config = config;
+    cc.throughput_per_gpu = at(tput);
+    cc.tokens_per_dollar = at(tpd);
+    return cc;
+  };
+  for (const auto& c : tput) {
+    const bool priced = std::any_of(tpd.begin(), tpd.end(), [&](const Curve& t) { return t.config == c.config; });
+    const auto reached = [&](const ConfigComparison& cc) {
+      return priced ? cc.tokens_per_dollar.has_value() : cc.throughput_per_gpu.has_value();
+    };
+    ConfigComparison cc = read(c.config, true);
+    if (!reached(cc)) {
+      cc = read(c.config, false);
+      cc.past_wall = reached(cc);
+    }
     out.push_back(std::move(cc));
   }
   std::stable_sort(out.begin(), out.end(), [](const ConfigComparison& a, const ConfigComparison& b) {
     if (a.tokens_per_dollar.has_value() != b.tokens_per_dollar.has_value()) return a.tokens_per_dollar.has_value();
+    if (a.past_wall != b.past_wall) return !a.past_wall;
     if (a.tokens_per_dollar && b.tokens_per_dollar) return *a.tokens_per_dollar > *b.tokens_per_dollar;
     return false;
   });
@@ -379,13 +434,30 @@ std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivit
 
 namespace {
 
-// "At X tok/s/user, C serves the most ...": the winner's figures and its margin to the next best.
+// The curve axis as prose names it: its last key component ("concurrency").
+std::string load_name(const ReportData& d) { return last_component(d.context.curve_axis); }
+
+// "its KV wall is at concurrency 32 (past it from 64: ...)" for a configuration.
+std::string wall_phrase(const ReportData& d, const KvWallAnalysis& walls, const std::string& config) {
+  const ConfigKvWall* w = walls.wall(config);
+  if (w == nullptr) return "no KV wall recorded";
+  return kv_wall_text(*w, load_name(d), w->first_past_index ? walls.mark(*w->first_past_index) : nullptr);
+}
+
+// The comparison entry of a configuration.
+const ConfigComparison* entry(const std::vector<ConfigComparison>& cmp, const std::string& config) {
+  for (const auto& c : cmp)
+    if (c.config == config) return &c;
+  return nullptr;
+}
+
+// "At X tok/s/user, C serves the most ...": the winner's figures and its margin to the runner-up.
 std::string winner_text(const Recommendation& r, const std::vector<ConfigComparison>& cmp, double x) {
   std::string t = "At " + fmt(x) + " tok/s/user, " + r.config +
                   " serves the most tokens per dollar: " + format_mtok_per_usd(r.tokens_per_dollar / 1e6) + " (" +
                   format_usd_per_mtok(1e6 / r.tokens_per_dollar) + ")";
   if (cmp.front().throughput_per_gpu) t += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
-  if (r.margin) t += ", " + fmt(1.0 + *r.margin, "%.3f") + "x the next best, " + cmp[1].config;
+  if (r.margin) t += ", " + fmt(1.0 + *r.margin, "%.3f") + "x the next best, " + r.runner_up;
   t += ".";
   if (!r.tied.empty()) {
     std::string names;
@@ -395,22 +467,38 @@ std::string winner_text(const Recommendation& r, const std::vector<ConfigCompari
          "; the model cannot rank them.";
   }
   std::string others;
-  std::size_t more = 0;
-  for (std::size_t i = 2; i < cmp.size(); ++i) {
-    if (!cmp[i].ratio_to_best) continue;
-    if (i < 5)
-      others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x";
-    else
+  std::size_t shown = 0, more = 0;
+  for (std::size_t i = 1; i < cmp.size(); ++i) {
+    if (!cmp[i].ratio_to_best || cmp[i].config == r.runner_up) continue;
+    if (shown < 3) {
+      others += (others.empty() ? "" : "; ") + cmp[i].config + " " + fmt(*cmp[i].ratio_to_best, "%.3f") + "x" +
+                (cmp[i].past_wall && !r.past_wall ? " (past its KV wall)" : "");
+      ++shown;
+    } else {
       ++more;
+    }
   }
   if (more > 0) others += "; " + std::to_string(more) + " more in the comparison table";
   if (!others.empty()) t += " The others there, as a share of it: " + others + ".";
   return t;
 }
 
-}  // namespace
-
-namespace {
+// What the KV wall changes in the answer: the winner read past its wall, or others that would read
+// more past theirs.
+std::string wall_text(const ReportData& d, const KvWallAnalysis& walls, const Recommendation& r,
+                      const std::vector<ConfigComparison>& cmp, const std::string& at) {
+  std::string t;
+  if (r.past_wall)
+    t += " No configuration reaches " + at + " within its KV wall: " + r.config + " gets there only past it (" +
+         wall_phrase(d, walls, r.config) + "), where preemptions, evicted prefixes and recompute set its figures.";
+  for (const auto& c : r.past_wall_better) {
+    const ConfigComparison* e = entry(cmp, c);
+    t += " " + c + " would read more, " +
+         (e && e->tokens_per_dollar ? format_mtok_per_usd(*e->tokens_per_dollar / 1e6) + " " : std::string()) + "at " +
+         at + ", but only past its KV wall (" + wall_phrase(d, walls, c) + "); it is not recommended there.";
+  }
+  return t;
+}
 
 // Up to three configurations the comparison leaves out, each with its reason; more as counts.
 std::string out_of_range_text(const std::vector<OutOfRange>& out, double x) {
@@ -431,59 +519,96 @@ std::string out_of_range_text(const std::vector<OutOfRange>& out, double x) {
          " faster at every point); the report lists each with its reason.";
 }
 
+// The comparison at the target: the winner within its wall if any configuration reaches the target
+// there, margins and ties among configurations on the same side of their walls.
+void recommend_at(const ReportData& d, const KvWallAnalysis& walls, const std::vector<ConfigComparison>& cmp, double x,
+                  Recommendation& r) {
+  r.found = true;
+  r.config = cmp.front().config;
+  r.past_wall = cmp.front().past_wall;
+  r.tokens_per_dollar = *cmp.front().tokens_per_dollar;
+  r.interactivity = x;
+  const auto err_best = config_error(d, r.config);
+  for (std::size_t i = 1; i < cmp.size(); ++i) {
+    if (!cmp[i].tokens_per_dollar || !(*cmp[i].tokens_per_dollar > 0.0)) continue;
+    if (cmp[i].past_wall != r.past_wall) {
+      if (*cmp[i].tokens_per_dollar > r.tokens_per_dollar) r.past_wall_better.push_back(cmp[i].config);
+      continue;
+    }
+    const double margin = r.tokens_per_dollar / *cmp[i].tokens_per_dollar - 1.0;
+    if (r.runner_up.empty()) {
+      r.runner_up = cmp[i].config;
+      r.margin = margin;
+    }
+    const auto err_other = config_error(d, cmp[i].config);
+    if (!err_best && !err_other) continue;
+    const double bound = std::max(err_best.value_or(0.0), err_other.value_or(0.0));
+    if (margin <= bound) {
+      r.tied.push_back(cmp[i].config);
+      r.error_bound = std::max(r.error_bound.value_or(0.0), bound);
+    }
+  }
+  const std::string at = fmt(x) + " tok/s/user";
+  r.text = winner_text(r, cmp, x) + wall_text(d, walls, r, cmp, at) + out_of_range_text(r.out_of_range, x);
+  r.text += " Values between measured points are Steffen-interpolated along each configuration's frontier.";
+}
+
 }  // namespace
 
 Recommendation recommend(const ReportData& d) {
   Recommendation r;
+  const KvWallAnalysis walls = kv_walls(d);
   if (d.context.target_interactivity) {
     const double x = *d.context.target_interactivity;
     const auto cmp = compare_at(d, x);
     r.out_of_range = out_of_range_at(d, x);
     if (!cmp.empty() && cmp.front().tokens_per_dollar) {
-      r.found = true;
-      r.config = cmp.front().config;
-      r.tokens_per_dollar = *cmp.front().tokens_per_dollar;
-      r.interactivity = x;
-      const auto err_best = config_error(d, r.config);
-      for (std::size_t i = 1; i < cmp.size(); ++i) {
-        if (!cmp[i].tokens_per_dollar || !(*cmp[i].tokens_per_dollar > 0.0)) continue;
-        const double margin = r.tokens_per_dollar / *cmp[i].tokens_per_dollar - 1.0;
-        if (i == 1) r.margin = margin;
-        const auto err_other = config_error(d, cmp[i].config);
-        if (!err_best && !err_other) continue;
-        const double bound = std::max(err_best.value_or(0.0), err_other.value_or(0.0));
-        if (margin <= bound) {
-          r.tied.push_back(cmp[i].config);
-          r.error_bound = std::max(r.error_bound.value_or(0.0), bound);
-        }
-      }
-      r.text = winner_text(r, cmp, x) + out_of_range_text(r.out_of_range, x);
-      r.text += " Values between measured points are Steffen-interpolated along each configuration's frontier.";
+      recommend_at(d, walls, cmp, x, r);
       return r;
     }
     r.text = "No configuration's frontier reaches " + fmt(x) +
              " tok/s/user; falling back to the best point meeting the SLO. ";
   }
-  const ReportPoint* best = nullptr;
+  const ReportPoint* best = nullptr;      // within its configuration's wall
+  const ReportPoint* best_any = nullptr;  // wherever
   for (const auto& p : d.points) {
     if (!meets_slo(p, d.context.slo) || !std::isfinite(p.tokens_per_dollar)) continue;
+    if (best_any == nullptr || p.tokens_per_dollar > best_any->tokens_per_dollar) best_any = &p;
+    if (walls.past_wall(p.index)) continue;
     if (best == nullptr || p.tokens_per_dollar > best->tokens_per_dollar) best = &p;
   }
-  if (best == nullptr) {
+  if (best_any == nullptr) {
     r.text += "No evaluated point meets the SLO with a known price; no recommendation.";
     return r;
+  }
+  if (best == nullptr) {
+    best = best_any;
+    r.past_wall = true;
   }
   r.found = true;
   r.config = best->config;
   r.point_index = best->index;
   r.tokens_per_dollar = best->tokens_per_dollar;
   r.interactivity = best->metrics.interactivity;
-  r.text +=
-      "Among points meeting the SLO, " + best->config + " at " + d.context.curve_axis + "=" + fmt(best->concurrency) +
-      " serves the most tokens per dollar: " + format_mtok_per_usd(best->tokens_per_dollar / 1e6) + " (" +
-      format_usd_per_mtok(1e6 / best->tokens_per_dollar) + ", " +
-      format_joules_per_token(cost_metrics_of(best->metrics).joules_per_token) + ") at " +
-      fmt(best->metrics.interactivity) + " tok/s/user and " + fmt(best->metrics.throughput_per_gpu) + " tok/s/GPU.";
+  const bool any_past =
+      std::any_of(walls.marks.begin(), walls.marks.end(), [](const KvWallMark& m) { return m.past_wall; });
+  r.text += std::string(r.past_wall ? "No point meeting the SLO lies within its configuration's KV wall. " : "") +
+            "Among points meeting the SLO" + (!r.past_wall && any_past ? " within their KV wall" : "") + ", " +
+            best->config + " at " + d.context.curve_axis + "=" + fmt(best->concurrency) +
+            " serves the most tokens per dollar: " + format_mtok_per_usd(best->tokens_per_dollar / 1e6) + " (" +
+            format_usd_per_mtok(1e6 / best->tokens_per_dollar) + ", " +
+            format_joules_per_token(cost_metrics_of(best->metrics).joules_per_token) + ") at " +
+            fmt(best->metrics.interactivity) + " tok/s/user and " + fmt(best->metrics.throughput_per_gpu) +
+            " tok/s/GPU.";
+  if (r.past_wall) {
+    r.text += " It lies past the KV wall: " + wall_phrase(d, walls, best->config) + ".";
+  } else if (best_any != best) {
+    r.past_wall_better.push_back(best_any->config);
+    r.text += " " + best_any->config + " at " + d.context.curve_axis + "=" + fmt(best_any->concurrency) +
+              " would read more, " + format_mtok_per_usd(best_any->tokens_per_dollar / 1e6) +
+              ", but only past its KV wall (" + wall_phrase(d, walls, best_any->config) +
+              "); it is not recommended there.";
+  }
   return r;
 }
 

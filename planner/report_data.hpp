@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/kv_wall.hpp"
 #include "planner/pareto.hpp"
 #include "planner/point_metrics.hpp"
 #include "planner/results_file.hpp"
@@ -125,14 +126,25 @@ std::vector<CurvePoint> tokens_per_dollar_points(const ReportData& d);
 
 bool meets_slo(const ReportPoint& p, const Slo& slo);
 
+// The KV-wall figures of a point (planner/kv_wall.hpp) from its result: the load is its curve-axis
+// value; recomputed_tokens, computed tokens (total_input_tokens - cached_input_tokens +
+// total_output_tokens + recomputed_tokens), prefix_cache_hit_rate, ideal_prefix_hit_rate and
+// kv_evictions from `extra`, NaN where the result does not carry them.
+KvWallPoint kv_wall_point(const ReportPoint& p);
+// Every configuration's KV wall over the ok points (docs/planning.md "The KV wall").
+KvWallAnalysis kv_walls(const ReportData& d);
+
 struct ConfigComparison {
   std::string config;
   std::optional<double> throughput_per_gpu;  // at the target interactivity (Steffen on its frontier)
   std::optional<double> tokens_per_dollar;
-  std::optional<double> ratio_to_best;  // tokens per dollar / the best configuration's
+  std::optional<double> ratio_to_best;  // tokens per dollar / the first configuration's
+  bool past_wall = false;               // read off points past its KV wall: its points within do not reach it
 };
 
-// Every configuration at `interactivity`, best tokens per dollar first (unknown values last).
+// Every configuration at `interactivity`, read off the frontier of its points within its KV wall,
+// else (marked past_wall) off the frontier of all its points. Those read within their wall come
+// first, then those read past it, each best tokens per dollar first; unknown values last.
 std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivity);
 
 // A configuration the comparison at the target could not place, and why.
@@ -144,11 +156,14 @@ struct OutOfRange {
 struct Recommendation {
   bool found = false;
   std::string config;
-  std::vector<std::string> tied;           // within the validation error of `config` (best first)
-  std::optional<double> margin;            // best / next best tokens per dollar, minus 1
-  std::optional<double> error_bound;       // the validation error the margin is judged against
-  std::vector<OutOfRange> out_of_range;    // configurations the target's comparison leaves out
-  std::optional<std::size_t> point_index;  // the chosen point (point-based rule)
+  bool past_wall = false;                     // the recommended reading lies past its configuration's KV wall
+  std::string runner_up;                      // the configuration `margin` is measured to
+  std::vector<std::string> past_wall_better;  // read more tokens per dollar, but only past their KV wall
+  std::vector<std::string> tied;              // within the validation error of `config` (best first)
+  std::optional<double> margin;               // best / next best tokens per dollar, minus 1
+  std::optional<double> error_bound;          // the validation error the margin is judged against
+  std::vector<OutOfRange> out_of_range;       // configurations the target's comparison leaves out
+  std::optional<std::size_t> point_index;     // the chosen point (point-based rule)
   double tokens_per_dollar = 0.0;
   double interactivity = 0.0;
   std::string text;  // one paragraph for the report
@@ -159,6 +174,10 @@ struct Recommendation {
 // is inside the larger validation error of the two (config_error) are a tie and named, and those
 // whose frontier does not reach the target are named with the range they cover. Otherwise: the ok point meeting
 // the SLO with the most tokens per dollar. Deterministic (ties: lower point index / config order).
+// The KV wall (compare_at): a configuration reaching the target within its wall always wins over one
+// reaching it only past its wall, which is named when it reads more (past_wall_better); when none
+// reaches it within, the best past the wall is recommended with past_wall set and the text says so.
+// The point rule prefers points within their wall the same way.
 Recommendation recommend(const ReportData& d);
 
 // The validation error (a fraction) of a configuration: the larger MAPE of its GPU and engine where

@@ -174,6 +174,12 @@ nlohmann::json json_cell(const std::string& s) {
 
 std::string html_escape(const std::string& s) { return xml_escape(s); }
 
+// The last component of a dotted key ("workload.concurrency" -> "concurrency").
+std::string last_key(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -295,11 +301,14 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(eve
 )CSS";
 
 // The hover text of a point: its configuration and every figure the charts and tables show.
-std::string point_tip(const ReportData& d, const Look& look, const CurvePoint& c) {
+std::string point_tip(const ReportData& d, const Look& look, const KvWallAnalysis& walls, const CurvePoint& c) {
   for (const auto& p : d.points) {
     if (p.index != c.index) continue;
     const auto cm = cost_metrics_of(p.metrics);
-    return look.name(p.config) + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + "\ninteractivity " +
+    std::string wall;
+    if (const KvWallMark* m = walls.mark(p.index); m != nullptr && m->past_wall)
+      wall = "\npast the KV wall" + (m->causes ? " (" + kv_wall_causes_text(m->causes) + ")" : std::string());
+    return look.name(p.config) + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + wall + "\ninteractivity " +
            fmt(p.metrics.interactivity, "%.1f") + " tok/s/user\nthroughput " +
            fmt(p.metrics.throughput_per_gpu, "%.0f") + " tok/s/GPU\n" + format_mtok_per_usd(p.tokens_per_dollar / 1e6) +
            ", " + format_usd_per_mtok(cm.usd_per_m_total_tokens) + "\nTTFT p99 " + fmt(p.metrics.ttft_ms.p99, "%.0f") +
@@ -315,11 +324,20 @@ std::string interactivity_chart(const ReportData& d, const Look& look, const std
                                 const std::string& y_label, const std::vector<CurvePoint>& pts, bool log_x) {
   XYChart c(id, title, AxisSpec{"Interactivity (tok/s/user)", log_x, std::nullopt, std::nullopt},
             AxisSpec{y_label, false, 0.0, std::nullopt});
+  const KvWallAnalysis walls = kv_walls(d);
+  const std::string axis = last_key(d.context.curve_axis);
   for (const auto& cv : build_curves(pts)) {
     Series s = look.series(cv.config);
     for (const auto& p : cv.points) {
       s.points.emplace_back(p.x, p.y);
-      s.tips.push_back(point_tip(d, look, p));
+      s.tips.push_back(point_tip(d, look, walls, p));
+      // The configuration's KV wall: its last point before the first point past it.
+      const ConfigKvWall* w = walls.wall(cv.config);
+      if (w != nullptr && w->wall_index == p.index)
+        c.add_ring(p.x, p.y,
+                   "KV wall of " + s.name + ": " +
+                       kv_wall_text(*w, axis, w->first_past_index ? walls.mark(*w->first_past_index) : nullptr),
+                   "KV wall: the last point before it (ringed)");
     }
     // The recommended configuration's curve +/- its validation error: where the model's own error
     // leaves its figures.
@@ -369,36 +387,54 @@ std::string validation_clause(const ReportData& d, const std::string& config) {
   return "no validation error recorded with this run";
 }
 
-// The first line of the report: what to buy, by how much, and how far to trust it.
+// The first line of the report: what to buy, by how much, and how far to trust it; a
+// recommendation past its configuration's KV wall says so in the line itself.
 std::string verdict_headline(const ReportData& d, const Recommendation& rec, const Look& look) {
   if (!rec.found) return "No configuration can be recommended from this run.";
   const std::string best = look.name(rec.config);
   const std::string money = plain_number(rec.tokens_per_dollar / 1e6, 3) + " M tokens/$, $" +
                             plain_number(1e6 / rec.tokens_per_dollar, 3) + "/M tokens";
   const std::string trust = validation_clause(d, rec.config) + ".";
+  std::string better;  // configurations that read more only past their wall
+  for (const auto& c : rec.past_wall_better) better += (better.empty() ? "" : ", ") + look.name(c);
+  const std::string better_clause =
+      better.empty()
+          ? ""
+          : " (" + better + (rec.past_wall_better.size() > 1 ? " read" : " reads") + " more only past the KV wall)";
   if (!rec.point_index) {
     const std::string at = plain_number(rec.interactivity, 4) + " tok/s/user";
-    const auto cmp = compare_at(d, rec.interactivity);
+    const std::string past =
+        rec.past_wall ? " only past its KV wall (no configuration reaches " + at + " within its wall)" : "";
     if (!rec.tied.empty()) {
       std::string others;
       for (const auto& c : rec.tied) others += (others.empty() ? "" : ", ") + look.name(c);
-      return "A tie at " + at + ": " + best + " leads " + others + " by " +
-             plain_number(100.0 * rec.margin.value_or(0.0), 2) + " %, inside the \u00b1" +
+      return "A tie at " + at + (rec.past_wall ? ", all past their KV walls" : "") + ": " + best + " leads " + others +
+             " by " + plain_number(100.0 * rec.margin.value_or(0.0), 2) + " %, inside the \u00b1" +
              plain_number(100.0 * rec.error_bound.value_or(0.0), 3) + " % validation error (" + best + ": " + money +
-             ").";
+             ")" + better_clause + ".";
     }
-    if (rec.margin && cmp.size() > 1)
-      return "Run " + best + ": " + fmt(1.0 + *rec.margin, "%.2f") + "x the tokens per dollar of " +
-             look.name(cmp[1].config) + " at " + at + " (" + money + "); " + trust;
-    return "Run " + best + ": the only configuration compared at " + at + " (" + money + "); " + trust;
+    if (rec.margin && !rec.runner_up.empty())
+      return "Run " + best + past + ": " + fmt(1.0 + *rec.margin, "%.2f") + "x the tokens per dollar of " +
+             look.name(rec.runner_up) + " at " + at + " (" + money + ")" + better_clause + "; " + trust;
+    return "Run " + best + past + ": the only configuration compared at " + at +
+           (rec.past_wall || better.empty() ? "" : " within its KV wall") + " (" + money + ")" + better_clause + "; " +
+           trust;
   }
   for (const auto& p : d.points) {
     if (p.index != *rec.point_index) continue;
+    if (rec.past_wall)
+      return "Run " + best + " at " + d.context.curve_axis + " " + fmt(p.concurrency) +
+             " only past its KV wall: no point meeting the SLO lies within a wall, and this one gives the most tokens "
+             "per dollar (" +
+             money + " at " + plain_number(rec.interactivity, 4) + " tok/s/user); " + trust;
+    const KvWallAnalysis walls = kv_walls(d);
+    const bool any_past =
+        std::any_of(walls.marks.begin(), walls.marks.end(), [](const KvWallMark& m) { return m.past_wall; });
     return "Run " + best + " at " + d.context.curve_axis + " " + fmt(p.concurrency) +
-           ": the most tokens per dollar among the points meeting the SLO (" + money + " at " +
-           plain_number(rec.interactivity, 4) + " tok/s/user); " + trust;
+           ": the most tokens per dollar among the points meeting the SLO" + (any_past ? " within their KV wall" : "") +
+           " (" + money + " at " + plain_number(rec.interactivity, 4) + " tok/s/user)" + better_clause + "; " + trust;
   }
-  return "Run " + best + " (" + money + "); " + trust;
+  return "Run " + best + (rec.past_wall ? " only past its KV wall" : "") + " (" + money + "); " + trust;
 }
 
 // What the run actually was: the scenario, its overrides, the tool and the inputs it resolved.
@@ -479,7 +515,9 @@ std::vector<Chart> report_charts(const ReportData& d) {
         {"pareto", "Throughput per GPU vs interactivity",
          "Each line is one configuration as concurrency grows (right to left: more users, slower "
          "each). The dashed line is the upper-right Pareto frontier across configurations; the dotted "
-         "vertical line is the target interactivity. Hover a point for its figures; switch the x axis to log "
+         "vertical line is the target interactivity; a black ring marks a configuration's KV wall, its last point "
+         "before the load where preemptions, prefix loss or a throughput fold set in (past it to the left). Hover a "
+         "point for its figures; switch the x axis to log "
          "to spread the low-interactivity end. " +
              key + band,
          interactivity_chart(d, look, "pareto", "Throughput per GPU vs interactivity",
@@ -492,7 +530,7 @@ std::vector<Chart> report_charts(const ReportData& d) {
     std::string tier = d.context.price_tier.empty() ? "" : " at the " + d.context.price_tier + " price tier";
     charts.push_back({"tokens_per_dollar", "Tokens per dollar vs interactivity",
                       "tokens/$ = tok/s/GPU x 3600 / ($/GPU-hour, all-in incl. amortised Engram DRAM/SSD)" + tier +
-                          ". " + key + band,
+                          ". A black ring marks a configuration's KV wall. " + key + band,
                       interactivity_chart(d, look, "tokens_per_dollar", "Tokens per dollar vs interactivity",
                                           "Tokens per dollar (tok/$)", pts, false),
                       interactivity_chart(d, look, "tokens_per_dollar", "Tokens per dollar vs interactivity",
@@ -561,13 +599,36 @@ Table points_table(const ReportData& d, const NameFn& name) {
            "TTFT p99 (ms)",
            "TPOT p50 (ms)",
            "TPOT p99 (ms)",
+           "queue p50 (ms)",
+           "KV use mean (%)",
+           "KV use peak (%)",
+           "preemptions",
+           "recomputed tokens (preemption)",
+           "recomputed prefix tokens (evicted)",
+           "recompute share (%)",
+           "prefix hit rate",
+           "ideal prefix hit rate",
+           "KV evictions",
+           "past KV wall",
            "Engram stall (%)",
            "engram tier",
            "reason"},
           {}};
+  const KvWallAnalysis walls = kv_walls(d);
   for (const auto& p : d.points) {
     const auto& m = p.metrics;
     const bool ok = p.status == PointStatus::ok;
+    const auto x = [&](const char* key) {
+      const auto it = m.extra.find(key);
+      return ok && it != m.extra.end() && it->is_number() ? it->get<double>() : NAN;
+    };
+    double queue_p50 = NAN;
+    if (const auto it = m.extra.find("queue_ms"); ok && it != m.extra.end() && it->is_object())
+      if (const auto q = it->find("p50"); q != it->end() && q->is_number()) queue_p50 = q->get<double>();
+    const KvWallMark* wm = walls.mark(p.index);
+    std::string past;
+    if (ok && wm != nullptr)
+      past = !wm->past_wall ? "no" : wm->causes ? "yes: " + kv_wall_causes_text(wm->causes) : "yes";
     t.rows.push_back({std::to_string(p.index),
                       p.id,
                       name(p.config),
@@ -585,6 +646,17 @@ Table points_table(const ReportData& d, const NameFn& name) {
                       ok ? fmt(m.ttft_ms.p99) : "",
                       ok ? fmt(m.tpot_ms.p50) : "",
                       ok ? fmt(m.tpot_ms.p99) : "",
+                      fmt(queue_p50),
+                      fmt(100.0 * x("mean_kv_usage"), "%.3g"),
+                      fmt(100.0 * x("peak_kv_usage"), "%.3g"),
+                      fmt(x("preemptions"), "%.0f"),
+                      fmt(x("recomputed_tokens"), "%.0f"),
+                      fmt(x("recomputed_prefix_tokens"), "%.0f"),
+                      wm ? fmt(100.0 * wm->recompute_share, "%.3g") : "",
+                      fmt(x("prefix_cache_hit_rate"), "%.3f"),
+                      fmt(x("ideal_prefix_hit_rate"), "%.3f"),
+                      fmt(x("kv_evictions"), "%.0f"),
+                      past,
                       ok ? fmt(100.0 * m.engram_stall_share, "%.3g") : "",
                       m.engram_tier,
                       p.reason});
@@ -595,35 +667,57 @@ Table points_table(const ReportData& d, const NameFn& name) {
 // The two Pareto frontiers: throughput per GPU, and tokens per dollar (written as M tokens/$ and
 // $/M tokens: they run to tens of millions).
 void add_frontier_tables(const ReportData& d, const NameFn& name, std::vector<Table>& ts) {
-  ts.push_back(
-      Table{"frontier_throughput",
-            "Pareto frontier: throughput per GPU",
-            {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis, "index"},
-            {}});
+  const KvWallAnalysis walls = kv_walls(d);
+  const auto past = [&](const CurvePoint& p) { return walls.past_wall(p.index) ? "yes" : "no"; };
+  ts.push_back(Table{"frontier_throughput",
+                     "Pareto frontier: throughput per GPU",
+                     {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis,
+                      "index", "past KV wall"},
+                     {}});
   for (const auto& p : pareto_frontier(throughput_points(d)))
-    ts.back().rows.push_back({fmt(p.x), fmt(p.y), name(p.config), fmt(p.concurrency), std::to_string(p.index)});
-  ts.push_back(
-      Table{"frontier_tokens_per_dollar",
-            "Pareto frontier: tokens per dollar",
-            {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis, "index"},
-            {}});
+    ts.back().rows.push_back(
+        {fmt(p.x), fmt(p.y), name(p.config), fmt(p.concurrency), std::to_string(p.index), past(p)});
+  ts.push_back(Table{"frontier_tokens_per_dollar",
+                     "Pareto frontier: tokens per dollar",
+                     {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis,
+                      "index", "past KV wall"},
+                     {}});
   for (const auto& p : pareto_frontier(tokens_per_dollar_points(d)))
     ts.back().rows.push_back({fmt(p.x), fmt(p.y / 1e6, "%.4g"), fmt(1e6 / p.y, "%.4g"), name(p.config),
-                              fmt(p.concurrency), std::to_string(p.index)});
+                              fmt(p.concurrency), std::to_string(p.index), past(p)});
+}
+
+// Each configuration's KV wall: its load, the first load past it and why (docs/planning.md).
+Table kv_walls_table(const ReportData& d, const NameFn& name) {
+  const std::string axis = d.context.curve_axis;
+  Table t{"kv_walls",
+          "KV wall per configuration (the last point before the first point past it)",
+          {"configuration", "KV wall (" + axis + ")", "past it from (" + axis + ")", "why"},
+          {}};
+  const KvWallAnalysis walls = kv_walls(d);
+  for (const auto& w : walls.walls) {
+    const KvWallMark* first = w.first_past_index ? walls.mark(*w.first_past_index) : nullptr;
+    const std::string why = w.reached() ? kv_wall_why(w, first) : "not reached in the swept range";
+    t.rows.push_back({name(w.config), w.wall_index ? fmt(w.wall_load) : (w.reached() ? "below the swept range" : "-"),
+                      w.reached() ? fmt(w.first_past_load) : "-", why});
+  }
+  return t;
 }
 
 // The configurations side by side at the target interactivity (Steffen interpolation).
 Table comparison_table(const ReportData& d, const NameFn& name, double target) {
   Table t{"comparison",
           "Configurations at " + fmt(target) + " tok/s/user (Steffen interpolation)",
-          {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "sweep label"},
+          {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "past KV wall",
+           "sweep label"},
           {}};
   for (const auto& c : compare_at(d, target)) {
     const bool tpd = c.tokens_per_dollar && *c.tokens_per_dollar > 0.0;
     t.rows.push_back({name(c.config), c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
                       tpd ? fmt(*c.tokens_per_dollar / 1e6, "%.4g") : "out of range",
                       tpd ? fmt(1e6 / *c.tokens_per_dollar, "%.4g") : "",
-                      c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : "", c.config});
+                      c.ratio_to_best ? fmt(*c.ratio_to_best, "%.3f") : "",
+                      c.past_wall ? "yes" : (c.tokens_per_dollar || c.throughput_per_gpu ? "no" : ""), c.config});
   }
   return t;
 }
@@ -670,6 +764,7 @@ std::vector<Table> report_tables(const ReportData& d) {
   };
   ts.push_back(points_table(d, name));
   add_frontier_tables(d, name, ts);
+  ts.push_back(kv_walls_table(d, name));
   if (d.context.target_interactivity) ts.push_back(comparison_table(d, name, *d.context.target_interactivity));
   ts.push_back(footprint_table(d, name));
   Table assumptions{"assumptions", "Figures and where they come from", {"figure", "value", "kind", "source"}, {}};
@@ -787,6 +882,8 @@ void html_chart_sections(std::ostringstream& o, const ReportData& d, const std::
   html_figure(o, charts, "pareto");
   if (const Table* t = find_table(tables, "frontier_throughput"))
     o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
+  if (const Table* t = find_table(tables, "kv_walls"))
+    o << "<h3 id=\"kv-walls\">" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"tokens-per-dollar\"><h2>Tokens per dollar</h2>";
   html_figure(o, charts, "tokens_per_dollar");
   if (const Table* t = find_table(tables, "frontier_tokens_per_dollar"))
@@ -883,6 +980,8 @@ std::string render_markdown(const ReportData& d) {
                               : c.id == "hbm_footprint"     ? "footprint"
                                                             : "";
     if (const Table* t = tname.empty() ? nullptr : find_table(tables, tname)) o << md_table(*t) << "\n";
+    if (const Table* t = c.id == "pareto" ? find_table(tables, "kv_walls") : nullptr)
+      o << "### " << t->title << "\n\n" << md_table(*t) << "\n";
   }
   o << "## Every point\n\n";
   if (const Table* t = find_table(tables, "points")) o << md_table(*t) << "\n";

@@ -96,6 +96,7 @@ struct LegendEntry {
   std::string dash;                   // stroke-dasharray of the sample line; empty: solid
   std::optional<MarkerShape> marker;  // drawn on the sample line
   bool band = false;                  // a shaded swatch instead of a line
+  bool ring = false;                  // a black ring alone (point annotations)
 };
 
 // One marker of the given shape centred at (x, y), opened: the caller closes it (</circle> etc.).
@@ -175,7 +176,10 @@ void legend(std::ostringstream& o, int x, int y, const std::vector<LegendEntry>&
   for (const auto& e : entries) {
     const int yy = y + row * kLegendRow;
     o << "<g class=\"legend-entry\"><title>" << xml_escape(e.name) << "</title>";
-    if (e.band) {
+    if (e.ring) {
+      o << "<circle cx=\"" << x + 11 << "\" cy=\"" << yy << "\" r=\"6\" fill=\"none\" stroke=\"#000\" "
+        << "stroke-width=\"1.5\"/>";
+    } else if (e.band) {
       o << "<rect x=\"" << x << "\" y=\"" << yy - 5 << "\" width=\"22\" height=\"10\" fill=\"" << e.color
         << "\" fill-opacity=\"0.22\"/>";
     } else {
@@ -376,6 +380,10 @@ void XYChart::add_vertical_marker(double x, std::string label) { markers_.emplac
 
 void XYChart::add_band(Band b) { bands_.push_back(std::move(b)); }
 
+void XYChart::add_ring(double x, double y, std::string tip, std::string legend) {
+  rings_.push_back({x, y, std::move(tip), std::move(legend)});
+}
+
 void XYChart::add(Series s) {
   if (s.color.empty()) s.color = palette_color(series_.size());
   series_.push_back(std::move(s));
@@ -404,6 +412,7 @@ std::string XYChart::svg(int width, int height) const {
   std::vector<std::string> names;
   for (const auto& b : bands_) names.push_back(b.name);
   for (const auto& s : series_) names.push_back(s.name);
+  if (!rings_.empty()) names.push_back(rings_.front().legend);
   height = std::max(height, kTop + legend_rows(names) * kLegendRow + 30);
   const int plot_right = width - kLegendWidth;
   const int plot_bottom = height - kBottom;
@@ -427,6 +436,15 @@ std::string XYChart::svg(int width, int height) const {
     entries.push_back({s.name, s.color, dash, s.markers ? std::optional<MarkerShape>(s.marker) : std::nullopt, false});
     draw_series(o, s, dash, sx, sy);
   }
+  bool ringed = false;
+  for (const auto& r : rings_) {
+    if (!drawable(r.x, x_.log) || !drawable(r.y, y_.log)) continue;
+    o << "<g class=\"wall-marker\" data-x=\"" << num(r.x) << "\" data-y=\"" << num(r.y) << "\"><circle cx=\""
+      << num(sx(r.x)) << "\" cy=\"" << num(sy(r.y)) << "\" r=\"9\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\">"
+      << "<title>" << xml_escape(r.tip) << "</title></circle></g>";
+    ringed = true;
+  }
+  if (ringed) entries.push_back({rings_.front().legend, "#000000", "", std::nullopt, false, true});
   for (const auto& [x, label] : markers_) {
     if (!drawable(x, x_.log) || x < sx.lo || x > sx.hi) continue;
     o << "<g class=\"target-marker\" data-x=\"" << num(x) << "\"><line x1=\"" << num(sx(x)) << "\" y1=\"" << kTop

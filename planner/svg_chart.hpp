@@ -52,6 +52,9 @@ class XYChart {
   // A dashed vertical line at x with its label (class "target-marker"), e.g. the target interactivity.
   void add_vertical_marker(double x, std::string label);
   void add_band(Band b);
+  // A black ring around the data point (x, y) with its hover text (class "wall-marker"), e.g. a
+  // configuration's KV wall; any ring adds one legend entry, `legend`, the first ring's.
+  void add_ring(double x, double y, std::string tip, std::string legend);
   std::string svg(int width = 800, int height = 440) const;
   // Number of points that will be drawn (after dropping what the axes cannot show).
   std::size_t drawable_points() const;
@@ -64,6 +67,11 @@ class XYChart {
   std::vector<Series> series_;
   std::vector<std::pair<double, std::string>> markers_;
   std::vector<Band> bands_;
+  struct Ring {
+    double x, y;
+    std::string tip, legend;
+  };
+  std::vector<Ring> rings_;
 };
 
 struct BarSegment {

@@ -157,15 +157,26 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
     why += (why.empty() ? "" : "; ") + std::string("the workload holds only ") + std::to_string(run.requests.size()) +
            " requests, spanning " + fmt(span_s) + " s at this rate (< min_probe_span " + fmt(min_span_s) +
            " s): cannot show the rate is sustained";
+  const PointMetrics m = point_metrics(c.b, run, c.evaluator->cdf_samples());
+  const sim::Summary& s = run.summary;
+  // The KV figures the plan judges its wall by over the probes (fleet_plan.hpp, kv_wall.hpp).
+  const double computed =
+      static_cast<double>(s.total_input_tokens - s.cached_input_tokens + s.total_output_tokens + s.recomputed_tokens);
   rows.push_back({{"rate_per_replica", rate_per_replica},
                   {"requests", run.requests.size()},
                   {"meets_slo", why.empty()},
-                  {"ttft_p99_ms", num(run.summary.ttft.p99)},
-                  {"tpot_p99_ms", num(run.summary.tpot.p99)},
-                  {"queue_p99_ms", num(run.summary.queue.p99)},
-                  {"interactivity", num(run.summary.median_intvty)},
+                  {"ttft_p99_ms", num(s.ttft.p99)},
+                  {"tpot_p99_ms", num(s.tpot.p99)},
+                  {"queue_p99_ms", num(s.queue.p99)},
+                  {"interactivity", num(s.median_intvty)},
+                  {"throughput_per_gpu", num(s.tput_per_gpu)},
+                  {"recomputed_tokens", s.recomputed_tokens},
+                  {"computed_tokens", computed},
+                  {"prefix_cache_hit_rate", num(s.prefix_cache_hit_rate)},
+                  {"ideal_prefix_hit_rate", num(s.ideal_prefix_hit_rate)},
+                  {"kv_evictions", s.kv_evictions},
+                  {"peak_kv_usage", m.extra.value("peak_kv_usage", nlohmann::json(nullptr))},
                   {"why", why}});
-  const PointMetrics m = point_metrics(c.b, run, c.evaluator->cdf_samples());
   return {{"meets_slo", why.empty()}, {"why", why}, {"metrics", to_json(m)}};
 }
 

@@ -260,8 +260,21 @@ void add_latency_samples(const sim::RunResult& r, std::size_t cdf_samples, Point
   m.tpot_samples_ms = downsample_quantiles(std::move(tpot), cdf_samples);
 }
 
-// The deployment and run details the results file keeps beside the headline metrics.
-nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::Summary& s) {
+// The highest mean KV use of one time-series bin (RunConfig::timeseries_interval, 1 s unless the run
+// had to coarsen its bins), averaged over replicas; NaN for a run without steps.
+double peak_kv_usage(const sim::TimeSeries& ts) {
+  double peak = kNaN;
+  for (std::size_t i = 0; i < ts.bins().size(); ++i) {
+    const double u = ts.kv_usage(i);
+    if (std::isfinite(u) && !(u <= peak)) peak = u;
+  }
+  return peak;
+}
+
+// The deployment and run details the results file keeps beside the headline metrics; the KV figures
+// are what the KV wall reads (planner/kv_wall.hpp, docs/planning.md "The KV wall").
+nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::RunResult& r) {
+  const sim::Summary& s = r.summary;
   const ParallelLayout& l = b.footprint.layout;
   return {
       {"node", b.params.node.name},
@@ -286,6 +299,15 @@ nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::Summary& s) {
       {"goodput_fraction", num(s.goodput_fraction)},
       {"preemptions", s.preemptions},
       {"mean_kv_usage", num(s.mean_kv_usage)},
+      {"peak_kv_usage", num(peak_kv_usage(r.timeseries))},
+      {"total_input_tokens", s.total_input_tokens},
+      {"cached_input_tokens", s.cached_input_tokens},
+      {"total_output_tokens", s.total_output_tokens},
+      {"recomputed_tokens", s.recomputed_tokens},
+      {"recomputed_prefix_tokens", s.recomputed_prefix_tokens},
+      {"prefix_cache_hit_rate", num(s.prefix_cache_hit_rate)},
+      {"ideal_prefix_hit_rate", num(s.ideal_prefix_hit_rate)},
+      {"kv_evictions", s.kv_evictions},
       {"gpu_busy_fraction", num(s.gpu_busy_fraction)},
       {"engram_fetch_s", num(s.engram_fetch_s)},
       {"engram_stall_s", num(s.engram_stall_s)},
@@ -339,7 +361,7 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
 
   add_hbm_terms(b, m);
   add_latency_samples(r, cdf_samples, m);
-  m.extra = point_extra(b, s);
+  m.extra = point_extra(b, r);
   return m;
 }
 

@@ -137,3 +137,54 @@ TEST(FrontierPlan, SizesWholeNodesAtTheTargetAndStatesTies) {
       << f.verdict;
   EXPECT_THROW(plan_at_interactivity(d, 125.0, 0.0, 0.0), std::invalid_argument);
 }
+
+// A configuration that reaches the target only past its KV wall ranks after one that reaches it
+// within its wall, though it would cost less, and the verdict names it; alone, it is sized with the
+// wall said in the verdict.
+TEST(FrontierPlan, PastTheKvWallRanksLastAndIsSaid) {
+  auto line = [](std::size_t i, const char* tier, double conc, double inter, double tput, double recomputed) {
+    ResultLine l;
+    l.index = i;
+    l.id = "p" + std::to_string(i);
+    l.assignments = {{"tier", tier}, {"workload.concurrency", conc}};
+    PointMetrics m;
+    m.gpus = 4;
+    m.interactivity = inter;
+    m.throughput_per_gpu = tput;
+    m.gpu_hour_usd = 2.0;
+    m.cost_per_gpu_hour_usd = 2.0;
+    m.extra = {{"gpus_per_node", 8},       {"paid_gpus_per_used_gpu", 1.0}, {"total_input_tokens", 1000},
+               {"cached_input_tokens", 0}, {"total_output_tokens", 1000},   {"recomputed_tokens", recomputed}};
+    l.result = to_json(m);
+    return l;
+  };
+  // At 125: hbm 1500 tok/s/GPU within its wall; dram about 3000, read towards its concurrency-32
+  // point, which recomputes a third of what it computes.
+  const std::vector<ResultLine> lines = {line(0, "hbm", 8, 150, 1000, 0), line(1, "hbm", 32, 100, 2000, 0),
+                                         line(2, "dram", 8, 150, 2000, 0), line(3, "dram", 32, 100, 4000, 1000)};
+  ReportContext ctx;
+  ctx.target_interactivity = 125.0;
+  const ReportData d = make_report_data(ctx, lines, {"tier", "workload.concurrency"});
+  const FrontierPlan f = plan_at_interactivity(d, 125.0, 60000.0, 0.0);
+  ASSERT_EQ(f.ranking.size(), 2u);
+  EXPECT_EQ(f.ranking[0].name, "tier=hbm");
+  EXPECT_EQ(f.ranking[1].name, "tier=dram");
+  EXPECT_LT(f.ranking[1].plan.cost_per_hour.value(), f.ranking[0].plan.cost_per_hour.value());
+  ASSERT_EQ(f.past_wall.size(), 1u);
+  EXPECT_EQ(f.past_wall[0], "tier=dram");
+  EXPECT_EQ(f.verdict.rfind("At 125 tok/s/user, serving 60000 tok/s takes tier=hbm: ", 0), 0u) << f.verdict;
+  EXPECT_NE(f.verdict.find("tier=dram would cost less ($"), std::string::npos) << f.verdict;
+  EXPECT_NE(f.verdict.find("but only past its KV wall"), std::string::npos) << f.verdict;
+  EXPECT_EQ(f.verdict.find("Next: "), std::string::npos) << f.verdict;
+  EXPECT_EQ(f.table.rows[1].back(), "yes");
+  EXPECT_EQ(f.table.rows[0].back(), "no");
+  // Without hbm, dram is the only way to the target: the verdict says it runs past its wall.
+  const ReportData only = make_report_data(ctx, {lines[2], lines[3]}, {"tier", "workload.concurrency"});
+  const FrontierPlan g = plan_at_interactivity(only, 125.0, 60000.0, 0.0);
+  ASSERT_EQ(g.ranking.size(), 1u);
+  EXPECT_EQ(g.verdict.rfind("At 125 tok/s/user, serving 60000 tok/s takes tier=dram only past its KV wall (no "
+                            "configuration reaches this interactivity within its wall): ",
+                            0),
+            0u)
+      << g.verdict;
+}

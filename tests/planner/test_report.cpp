@@ -328,3 +328,150 @@ TEST(Report, VerdictSaysATieInsideTheValidationError) {
             std::string::npos)
       << between(html, "id=\"verdict-headline\">", "</p>");
 }
+
+namespace {
+// A result line with the KV figures of its run: prompt tokens (some cached), output tokens, tokens
+// recomputed after preemption, hit rates and KV use.
+ResultLine with_kv(ResultLine l, double recomputed, double ideal_hit, double hit, double peak_kv) {
+  l.result["extra"] = {{"total_input_tokens", 100000},
+                       {"cached_input_tokens", 90000},
+                       {"total_output_tokens", 10000},
+                       {"recomputed_tokens", recomputed},
+                       {"recomputed_prefix_tokens", 0},
+                       {"prefix_cache_hit_rate", hit},
+                       {"ideal_prefix_hit_rate", ideal_hit},
+                       {"peak_kv_usage", peak_kv},
+                       {"mean_kv_usage", peak_kv * 0.8},
+                       {"preemptions", recomputed > 0 ? 3 : 0},
+                       {"kv_evictions", 12}};
+  return l;
+}
+
+// engram_tier=dram reads more at 60 tok/s/user only by interpolating towards its concurrency-8
+// point, where a fifth of the tokens computed are recomputation after preemption: past its KV wall.
+std::vector<ResultLine> wall_lines(bool hbm_past_too) {
+  return {with_kv(ok_line(0, "hbm", 1, 100, 1000, 2.0), 0, 0.9, 0.9, 0.3),
+          with_kv(ok_line(1, "hbm", 8, 50, 2000, 2.0), 0, 0.9, hbm_past_too ? 0.7 : 0.9, 0.97),
+          with_kv(ok_line(2, "dram", 1, 100, 1200, 2.0), 0, 0.9, 0.9, 0.3),
+          with_kv(ok_line(3, "dram", 4, 80, 2000, 2.0), 0, 0.9, 0.9, 0.8),
+          with_kv(ok_line(4, "dram", 8, 50, 4000, 2.0), 4000, 0.9, 0.9, 1.0)};
+}
+const std::vector<std::string> kTierAxes = {"deployment.engram_tier", "workload.concurrency"};
+}  // namespace
+
+// The naive choice (the most tokens per dollar at the target, read off every point) lies past its
+// configuration's KV wall: the recommendation takes the best reading within a wall and names the other.
+TEST(ReportKvWall, TheNaiveChoicePastItsWallIsNotRecommendedSilently) {
+  ReportContext ctx;
+  ctx.target_interactivity = 60.0;
+  const auto d = make_report_data(ctx, wall_lines(false), kTierAxes);
+  const auto walls = kv_walls(d);
+  EXPECT_EQ(*walls.wall("engram_tier=dram")->wall_index, 3u);
+  EXPECT_TRUE(walls.past_wall(4));
+  EXPECT_EQ(walls.mark(4)->causes, unsigned(kv_wall_preemption));  // 4000 / (10000 + 10000 + 4000)
+  EXPECT_FALSE(walls.wall("engram_tier=hbm")->reached());
+  // Naively dram reads 3333 tok/s/GPU at 60 against hbm's 1800.
+  const auto cmp = compare_at(d, 60.0);
+  ASSERT_EQ(cmp.size(), 2u);
+  EXPECT_EQ(cmp[0].config, "engram_tier=hbm");
+  EXPECT_FALSE(cmp[0].past_wall);
+  EXPECT_DOUBLE_EQ(*cmp[0].throughput_per_gpu, 1800.0);
+  EXPECT_EQ(cmp[1].config, "engram_tier=dram");
+  EXPECT_TRUE(cmp[1].past_wall);
+  EXPECT_GT(*cmp[1].throughput_per_gpu, 1800.0);
+  const auto rec = recommend(d);
+  ASSERT_TRUE(rec.found);
+  EXPECT_EQ(rec.config, "engram_tier=hbm");
+  EXPECT_FALSE(rec.past_wall);
+  EXPECT_FALSE(rec.margin.has_value());  // nothing else reaches 60 within its wall
+  ASSERT_EQ(rec.past_wall_better.size(), 1u);
+  EXPECT_EQ(rec.past_wall_better[0], "engram_tier=dram");
+  EXPECT_NE(rec.text.find("engram_tier=dram would read more"), std::string::npos) << rec.text;
+  EXPECT_NE(rec.text.find("its KV wall is at concurrency 4 (past it from 8: preemption recompute 16.7 % of the "
+                          "tokens computed)"),
+            std::string::npos)
+      << rec.text;
+  const std::string html = render_html(d);
+  const std::string headline = between(html, "id=\"verdict-headline\">", "</p>");
+  EXPECT_NE(headline.find("Run Engram in HBM: the only configuration compared at 60 tok/s/user within its KV wall"),
+            std::string::npos)
+      << headline;
+  EXPECT_NE(headline.find("(Engram in DRAM reads more only past the KV wall)"), std::string::npos) << headline;
+  // Every table marks the wall: the comparison, the frontiers, every point, and the walls themselves;
+  // the charts ring the wall point.
+  const auto tables = report_tables(d);
+  const auto cell = [&](const std::string& table, std::size_t row, const std::string& column) {
+    for (const auto& t : tables) {
+      if (t.name != table) continue;
+      const auto c = std::find(t.columns.begin(), t.columns.end(), column) - t.columns.begin();
+      if (static_cast<std::size_t>(c) >= t.columns.size() || row >= t.rows.size()) return std::string("?");
+      return t.rows[row][c];
+    }
+    return std::string("?");
+  };
+  EXPECT_EQ(cell("comparison", 0, "past KV wall"), "no");
+  EXPECT_EQ(cell("comparison", 1, "past KV wall"), "yes");
+  EXPECT_EQ(cell("points", 3, "past KV wall"), "no");
+  EXPECT_EQ(cell("points", 4, "past KV wall"), "yes: preemption recompute");
+  EXPECT_EQ(cell("points", 4, "recompute share (%)"), "16.7");
+  EXPECT_EQ(cell("points", 4, "recomputed tokens (preemption)"), "4000");
+  EXPECT_EQ(cell("points", 4, "KV use peak (%)"), "100");
+  EXPECT_EQ(cell("points", 4, "prefix hit rate"), "0.900");
+  EXPECT_EQ(cell("points", 4, "KV evictions"), "12");
+  EXPECT_EQ(cell("frontier_throughput", 0, "past KV wall"), "yes");  // dram at 8: the most throughput
+  EXPECT_EQ(cell("kv_walls", 1, "KV wall (workload.concurrency)"), "4");
+  EXPECT_EQ(cell("kv_walls", 1, "past it from (workload.concurrency)"), "8");
+  EXPECT_EQ(cell("kv_walls", 0, "why"), "not reached in the swept range");
+  EXPECT_EQ(count(html, "class=\"wall-marker\""), 4u);  // one ring per chart, linear and log x
+  EXPECT_NE(html.find("KV wall of Engram in DRAM: its KV wall is at concurrency 4"), std::string::npos);
+  const std::string md = render_markdown(d);
+  EXPECT_NE(md.find("### KV wall per configuration"), std::string::npos);
+  EXPECT_NE(md.find("| past KV wall |"), std::string::npos);
+}
+
+// When no configuration reaches the target within its wall, the verdict line says the answer lies
+// past it.
+TEST(ReportKvWall, OnlyPastTheWallIsSaidInTheVerdictLine) {
+  ReportContext ctx;
+  ctx.target_interactivity = 60.0;
+  const auto d = make_report_data(ctx, wall_lines(true), kTierAxes);
+  EXPECT_EQ(kv_walls(d).mark(1)->causes, unsigned(kv_wall_prefix_loss));  // hit rate 0.2 below ideal, evictions
+  const auto rec = recommend(d);
+  ASSERT_TRUE(rec.found);
+  EXPECT_EQ(rec.config, "engram_tier=dram");
+  EXPECT_TRUE(rec.past_wall);
+  EXPECT_EQ(rec.runner_up, "engram_tier=hbm");  // both past their walls: compared with each other
+  EXPECT_NE(rec.text.find("No configuration reaches 60 tok/s/user within its KV wall: engram_tier=dram gets there "
+                          "only past it"),
+            std::string::npos)
+      << rec.text;
+  const std::string headline = between(render_html(d), "id=\"verdict-headline\">", "</p>");
+  EXPECT_NE(headline.find("Run Engram in DRAM only past its KV wall (no configuration reaches 60 tok/s/user within "
+                          "its wall): "),
+            std::string::npos)
+      << headline;
+}
+
+// Without a target: the best point meeting the SLO within its wall; past the wall only when nothing
+// else meets the SLO, and then said so.
+TEST(ReportKvWall, PointRulePrefersPointsWithinTheWall) {
+  ReportContext ctx;
+  ctx.slo.min_interactivity = 40.0;
+  auto d = make_report_data(ctx, wall_lines(false), kTierAxes);
+  auto rec = recommend(d);
+  ASSERT_TRUE(rec.point_index.has_value());
+  EXPECT_EQ(*rec.point_index, 1u);  // hbm at 8 (2000 tok/s/GPU); dram at 8 reads 4000 past its wall
+  EXPECT_FALSE(rec.past_wall);
+  ASSERT_EQ(rec.past_wall_better.size(), 1u);
+  EXPECT_NE(rec.text.find("engram_tier=dram at workload.concurrency=8 would read more"), std::string::npos) << rec.text;
+  // A sweep whose only point is past its wall (flagged at its lowest load).
+  const std::vector<ResultLine> only_past = {wall_lines(false)[4]};
+  d = make_report_data(ctx, only_past, kTierAxes);
+  rec = recommend(d);
+  ASSERT_TRUE(rec.found);
+  EXPECT_TRUE(rec.past_wall);  // the lowest load flagged: past the wall from its lowest load
+  EXPECT_NE(rec.text.find("No point meeting the SLO lies within its configuration's KV wall."), std::string::npos)
+      << rec.text;
+  EXPECT_NE(between(render_html(d), "id=\"verdict-headline\">", "</p>").find("only past its KV wall"),
+            std::string::npos);
+}

@@ -48,7 +48,8 @@ nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::Fleet
                        {"usd_per_hour", p.cost_per_hour.value()},
                        {"gpu_usd_per_hour", p.gpu_cost_per_hour.value()},
                        {"storage_usd_per_hour", p.storage_cost_per_hour.value()},
-                       {"usd_per_million_tokens", p.usd_per_million_tokens}});
+                       {"usd_per_million_tokens", p.usd_per_million_tokens},
+                       {"past_kv_wall", r.past_kv_wall}});
   }
   nlohmann::json j = sweep_summary_json(s);
   j["target_rate"] = fleet.target_rate;
@@ -125,9 +126,10 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
-  const std::string serve = f.ranking.empty() ? std::string()
-                                              : write_serve_command(evaluator, data, f.ranking.front().name,
-                                                                    *sc.report.target_interactivity, a.out);
+  const std::string serve =
+      f.ranking.empty() ? std::string()
+                        : write_serve_command(evaluator, data, f.ranking.front().name, *sc.report.target_interactivity,
+                                              a.out, f.ranking.front().past_kv_wall);
   if (a.json) {
     nlohmann::json j = sweep_summary_json(s);
     j["verdict"] = f.verdict;
@@ -138,7 +140,8 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
                               {"nodes", r.plan.nodes},
                               {"gpus", r.plan.gpus},
                               {"usd_per_hour", r.plan.cost_per_hour.value()},
-                              {"usd_per_million_tokens", r.plan.usd_per_million_tokens}});
+                              {"usd_per_million_tokens", r.plan.usd_per_million_tokens},
+                              {"past_kv_wall", r.past_kv_wall}});
     j["tied"] = f.tied;
     j["report"] = report;
     j["serve_command"] = serve;

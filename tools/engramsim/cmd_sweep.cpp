@@ -57,6 +57,8 @@ void print_sweep_json(const planner::SweepRunSummary& s, const PointCounts& c, c
                          {"config", rec.config},
                          {"tokens_per_dollar", rec.tokens_per_dollar},
                          {"interactivity", rec.interactivity},
+                         {"past_kv_wall", rec.past_wall},
+                         {"past_kv_wall_better", rec.past_wall_better},
                          {"text", rec.text}};
   std::cout << j.dump(2) << "\n";
 }
@@ -117,7 +119,8 @@ int sweep_command(const SweepCliArgs& a) {
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const planner::Recommendation rec = planner::recommend(data);
   const std::string serve =
-      rec.found ? write_serve_command(evaluator, data, rec.config, rec.interactivity, a.out) : std::string();
+      rec.found ? write_serve_command(evaluator, data, rec.config, rec.interactivity, a.out, rec.past_wall)
+                : std::string();
   if (a.json) {
     print_sweep_json(s, counts, report, rec, refined, serve);
   } else {

@@ -52,15 +52,23 @@ inline void print_validation_accuracy(const planner::ReportContext& ctx, std::os
 }
 
 // Writes DIR/serve-command.sh, the engine command line of `config` at its point nearest
-// `interactivity` (the recommendation), and returns its path; empty when there is none.
+// `interactivity` (the recommendation), within its KV wall unless the recommendation lies past it
+// (`past_wall`), and returns its path; empty when there is none.
 inline std::string write_serve_command(const planner::ScenarioEvaluator& evaluator, const planner::ReportData& data,
-                                       const std::string& config, double interactivity, const std::string& out) {
+                                       const std::string& config, double interactivity, const std::string& out,
+                                       bool past_wall) {
+  // The point nearest the target within the configuration's KV wall; past it only when the
+  // recommendation is, or when no point is within.
+  const planner::KvWallAnalysis walls = planner::kv_walls(data);
   const planner::ReportPoint* best = nullptr;
-  for (const auto& p : data.points)
-    if (p.config == config && p.status == planner::PointStatus::ok &&
-        (best == nullptr ||
-         std::abs(p.metrics.interactivity - interactivity) < std::abs(best->metrics.interactivity - interactivity)))
-      best = &p;
+  for (const bool within : {!past_wall, false}) {
+    for (const auto& p : data.points)
+      if (p.config == config && p.status == planner::PointStatus::ok && (!within || !walls.past_wall(p.index)) &&
+          (best == nullptr ||
+           std::abs(p.metrics.interactivity - interactivity) < std::abs(best->metrics.interactivity - interactivity)))
+        best = &p;
+    if (best != nullptr) break;
+  }
   if (best == nullptr) return "";
   const std::optional<std::string> cmd = evaluator.serve_command(best->assignments);
   if (!cmd) return "";
