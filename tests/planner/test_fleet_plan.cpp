@@ -72,15 +72,11 @@ TEST(PlanFleet, SizesWholeNodesRanksAndConvertsATokenTarget) {
   EXPECT_NE(empty.notes[0].find("no candidate meets the SLO"), std::string::npos);
 }
 
-
 // A probe row with the KV figures of its run: preemption recompute out of 1000 tokens computed.
 nlohmann::json probe(double rate, bool meets, double tput, double recomputed) {
-  return {{"rate_per_replica", rate},
-          {"requests", 100},
-          {"meets_slo", meets},
-          {"throughput_per_gpu", tput},
-          {"recomputed_tokens", recomputed},
-          {"computed_tokens", 1000.0}};
+  return {
+      {"rate_per_replica", rate},        {"requests", 100},          {"meets_slo", meets}, {"throughput_per_gpu", tput},
+      {"recomputed_tokens", recomputed}, {"computed_tokens", 1000.0}};
 }
 
 // A candidate whose rate search passed at 8 req/s per replica recomputing a fifth of its work is
@@ -117,8 +113,7 @@ TEST(PlanFleet, SizesWithinTheKvWallAndRanksPastTheWallLast) {
       << fleet.rows[2].back();
   const std::string& note = r.notes[0];
   EXPECT_NE(note.find("KV wall: sized at 4 req/s per replica, below its wall"), std::string::npos) << note;
-  EXPECT_NE(note.find("tp=2 would cost less (16.00 $/hour) but meets the SLO only past its KV wall"),
-            std::string::npos)
+  EXPECT_NE(note.find("tp=2 would cost less (16.00 $/hour) but meets the SLO only past its KV wall"), std::string::npos)
       << note;
   // Every sensitivity case keeps the candidates past their wall last.
   for (const auto& c : r.sensitivity.cases) EXPECT_NE(c.ranking.front().name, "tp=2");
