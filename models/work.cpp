@@ -434,6 +434,7 @@ struct WorkModel::LayerBuilder {
   AttentionShape attention_shape() const;
   void attention_block();
   void attention_kernels(const AttentionShape& sh);
+  void indexer_kernels(const AttentionShape& sh);
   void ffn_block();
   void routed_experts(const WeightGroup& ex);
   void expert_all_to_all_across_domains();
@@ -567,19 +568,57 @@ void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
   }
   const AttentionGeometry& geo = m.geometries_[static_cast<std::size_t>(g)];
   if (!drafter && a.kind == AttentionKind::csa && geo.ratio > 0 && geo.topk > 0 && a.indexer_heads > 0 &&
-      contains(a.index_source_layers, layer)) {
-    // The indexer's weights are whole on every rank, so under TP each rank scores every query.
+      contains(a.index_source_layers, layer))
+    indexer_kernels(sh);
+}
+
+// The sparse indexer of an index-source layer (vLLM's sparse_attn_indexer on DeepGEMM's MQA-logits
+// kernels): decode positions and prompt tokens are scored by separate kernels, then top-k. Its
+// weights are whole on every rank, so under TP each rank scores every query. Keys are FP8 with one
+// FP32 scale per 128 dimensions; logits are FP32, one per scored pair. The scoring kernels multiply
+// each 128-key block against all the query rows of a sequence (heads x its positions) or of a
+// chunk's query block: that row count, not the batch, keys their FLOP efficiency.
+void WorkModel::LayerBuilder::indexer_kernels(const AttentionShape& sh) {
+  const AttentionSpec& a = c.attention;
+  constexpr double kLogitBytes = 4.0;
+  const double key_bytes = a.indexer_head_dim + std::ceil(a.indexer_head_dim / 128.0) * 4.0;
+  const double pair_flops = 2.0 * a.indexer_heads * a.indexer_head_dim * sh.pair_share;
+  auto scan = [&](const char* name, GeomSlot pairs, GeomSlot keys, std::uint16_t rows_slot) {
     OpTemplate t;
-    t.name = "attn.indexer_scan";
+    t.name = name;
     t.op_class = OpClass::indexer;
     t.precision = Precision::fp8;
-    t.kernels = 2;  // scores, top-k
     t.set = set;
-    t.flops = {{geom_slot(g, kIndexPairs), 2.0 * a.indexer_heads * a.indexer_head_dim * sh.pair_share}};
-    t.bytes = {{geom_slot(g, kIndexKv), static_cast<double>(a.indexer_head_dim) * sh.kv_share}};
+    t.flops = {{geom_slot(g, pairs), pair_flops}};
+    t.bytes = {{geom_slot(g, keys), key_bytes * sh.kv_share}, {geom_slot(g, pairs), kLogitBytes * sh.pair_share}};
+    t.flops_key = {rows_slot, static_cast<double>(a.indexer_heads)};
+    push(std::move(t));
+  };
+  // Radix top-k over each query's logits row: its first pass reads the whole row.
+  auto top_k = [&](const char* name, GeomSlot pairs) {
+    OpTemplate t;
+    t.name = name;
+    t.op_class = OpClass::indexer;
+    t.set = set;
+    t.bytes = {{geom_slot(g, pairs), kLogitBytes * sh.pair_share}};
     t.flops_key = {kTokensRank, 1.0};
     push(std::move(t));
+  };
+  if (set == 0) {
+    // Prompt chunks first copy their context's keys out of the paged cache into a workspace.
+    OpTemplate t;
+    t.name = "attn.indexer_k_gather";
+    t.op_class = OpClass::elementwise;
+    t.set = set;
+    t.bytes = {{geom_slot(g, kPrefillIndexKv), 2.0 * key_bytes * sh.kv_share}};
+    t.flops_key = {kTokensRank, 1.0};
+    push(std::move(t));
+    scan("attn.indexer_prefill_scan", kPrefillIndexPairs, kPrefillIndexKv, kPrefillTokPerChunk);
+    top_k("attn.indexer_prefill_topk", kPrefillIndexPairs);
   }
+  // Decode: the key block is loaded once per sequence for all its positions.
+  scan("attn.indexer_scan", kIndexPairs, kIndexKv, kDecodePosPerSeq);
+  top_k("attn.indexer_topk", kIndexPairs);
 }
 
 void WorkModel::LayerBuilder::ffn_block() {
@@ -794,8 +833,8 @@ void WorkModel::accumulate_prefill(BatchStats& s, int set, double cached, double
     const int gi = static_cast<int>(g);
     s.at(set, geom_slot(gi, kPrefillPairs)) += tmp.at(set, geom_slot(gi, kDecodePairs));
     s.at(set, geom_slot(gi, kPrefillKv)) += tmp.at(set, geom_slot(gi, kDecodeKv));
-    s.at(set, geom_slot(gi, kIndexPairs)) += tmp.at(set, geom_slot(gi, kIndexPairs));
-    s.at(set, geom_slot(gi, kIndexKv)) += tmp.at(set, geom_slot(gi, kIndexKv));
+    s.at(set, geom_slot(gi, kPrefillIndexPairs)) += tmp.at(set, geom_slot(gi, kIndexPairs));
+    s.at(set, geom_slot(gi, kPrefillIndexKv)) += tmp.at(set, geom_slot(gi, kIndexKv));
   }
 }
 
