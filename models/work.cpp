@@ -434,6 +434,7 @@ struct WorkModel::LayerBuilder {
   AttentionShape attention_shape() const;
   void attention_block();
   void attention_kernels(const AttentionShape& sh);
+  void csa_prefill_gather(const AttentionShape& sh);
   void indexer_kernels(const AttentionShape& sh);
   void ffn_block();
   void routed_experts(const WeightGroup& ex);
@@ -546,16 +547,21 @@ void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
     }
   }
   {
+    // CSA's sparse decode kernel runs each verify position as its own row with its own window and
+    // top-k indices, so it gathers an entry per (query, key) pair; dense kernels read a sequence's
+    // context once for all its positions.
+    const bool per_query = a.kind == AttentionKind::csa;
     OpTemplate t;
     t.name = nm("attn.decode", "draft.attn.decode");
     t.op_class = OpClass::attention_decode;
     t.kernels = 2;  // split-KV partials and their combine
     t.set = set;
     t.flops = {{geom_slot(g, kDecodePairs), sh.pair_flops_decode * sh.pair_share}};
-    t.bytes = {{geom_slot(g, kDecodeKv), sh.entry_bytes * sh.kv_share}};
+    t.bytes = {{geom_slot(g, per_query ? kDecodePairs : kDecodeKv), sh.entry_bytes * sh.kv_share}};
     t.flops_key = {kDecodePosPerSeq, sh.rows_per_kv_head};
     push(std::move(t));
   }
+  if (set == 0 && a.kind == AttentionKind::csa) csa_prefill_gather(sh);
   if (set == 0) {
     OpTemplate t;
     t.name = "attn.prefill";
@@ -570,6 +576,21 @@ void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
   if (!drafter && a.kind == AttentionKind::csa && geo.ratio > 0 && geo.topk > 0 && a.indexer_heads > 0 &&
       contains(a.index_source_layers, layer))
     indexer_kernels(sh);
+}
+
+// A prompt chunk's sparse attention first dequantizes its whole compressed context and its window
+// into a BF16 workspace (vLLM's dequantize_and_gather_k_cache, one call per cache), then attends
+// over the workspace: each entry is read in the cache's format and written as 2 B per dimension.
+void WorkModel::LayerBuilder::csa_prefill_gather(const AttentionShape& sh) {
+  const AttentionGeometry& geo = m.geometries_[static_cast<std::size_t>(g)];
+  OpTemplate t;
+  t.name = "attn.prefill_gather";
+  t.op_class = OpClass::elementwise;
+  t.kernels = geo.ratio > 0 ? 2 : 1;  // compressed cache, window cache
+  t.set = set;
+  t.bytes = {{geom_slot(g, kPrefillGather), (sh.entry_bytes + kActBytes * c.attention.head_dim) * sh.kv_share}};
+  t.flops_key = {kTokensRank, 1.0};
+  push(std::move(t));
 }
 
 // The sparse indexer of an index-source layer (vLLM's sparse_attn_indexer on DeepGEMM's MQA-logits
@@ -830,11 +851,18 @@ void WorkModel::accumulate_prefill(BatchStats& s, int set, double cached, double
   BatchStats tmp;
   accumulate_decode(tmp, set, cached, tokens);
   for (std::size_t g = 0; g < geometries_.size(); ++g) {
+    const AttentionGeometry& geo = geometries_[g];
     const int gi = static_cast<int>(g);
     s.at(set, geom_slot(gi, kPrefillPairs)) += tmp.at(set, geom_slot(gi, kDecodePairs));
     s.at(set, geom_slot(gi, kPrefillKv)) += tmp.at(set, geom_slot(gi, kDecodeKv));
     s.at(set, geom_slot(gi, kPrefillIndexPairs)) += tmp.at(set, geom_slot(gi, kIndexPairs));
     s.at(set, geom_slot(gi, kPrefillIndexKv)) += tmp.at(set, geom_slot(gi, kIndexKv));
+    // Sparse prefill gathers every compressed entry of the context and the chunk with the window
+    // before it, whatever the top-k selects.
+    double gathered = 0.0;
+    if (geo.ratio > 0) gathered += (cached + tokens) / geo.ratio;
+    if (geo.window > 0) gathered += std::min<double>(geo.window, cached) + tokens;
+    s.at(set, geom_slot(gi, kPrefillGather)) += gathered;
   }
 }
 
