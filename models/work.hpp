@@ -96,7 +96,7 @@ enum GeomSlot : std::uint16_t {
   kIndexKv,            // compressed index keys decode sequences read
   kPrefillIndexPairs,  // ... for prompt tokens
   kPrefillIndexKv,     // index keys of prompt chunks' contexts, gathered before scoring
-  kPrefillGather,   // sparse-attention entries prompt chunks dequantize into a workspace (CSA)
+  kPrefillGather,      // sparse-attention entries prompt chunks dequantize into a workspace (CSA)
   kGeomSlots,
 };
 inline constexpr int kSlotsPerSet = kGeometryBase + kGeomSlots * kMaxGeometries;

@@ -279,14 +279,16 @@ TEST_F(V41, MixedStepSharesOneForward) {
   for (const char* name : {"attn.indexer_scan", "attn.indexer_topk", "attn.indexer_prefill_scan",
                            "attn.indexer_prefill_topk", "attn.indexer_k_gather", "attn.prefill_gather"}) {
     SCOPED_TRACE(name);
-    EXPECT_DOUBLE_EQ(op(mixed, name).flops.value(), op(decode_only, name).flops.value() + op(prompt_only, name).flops.value());
+    EXPECT_DOUBLE_EQ(op(mixed, name).flops.value(),
+                     op(decode_only, name).flops.value() + op(prompt_only, name).flops.value());
     EXPECT_DOUBLE_EQ(op(mixed, name).hbm_bytes.value(),
                      op(decode_only, name).hbm_bytes.value() + op(prompt_only, name).hbm_bytes.value());
   }
   // Decode rows are keyed by heads x positions per sequence, prompt rows by heads x chunk tokens.
   EXPECT_DOUBLE_EQ(op(mixed, "attn.indexer_scan").flops_key, 32.0 * 6);
   EXPECT_DOUBLE_EQ(op(mixed, "attn.indexer_prefill_scan").flops_key, 32.0 * 8000);
-  EXPECT_GT(op(prompt_only, "attn.indexer_prefill_scan").flops.value(), op(decode_only, "attn.indexer_scan").flops.value());
+  EXPECT_GT(op(prompt_only, "attn.indexer_prefill_scan").flops.value(),
+            op(decode_only, "attn.indexer_scan").flops.value());
 }
 
 TEST_F(V41, ShortContextUsesExactSums) {
