@@ -434,6 +434,8 @@ struct WorkModel::LayerBuilder {
   AttentionShape attention_shape() const;
   void attention_block();
   void attention_kernels(const AttentionShape& sh);
+  void csa_prefill_gather(const AttentionShape& sh);
+  void indexer_kernels(const AttentionShape& sh);
   void ffn_block();
   void routed_experts(const WeightGroup& ex);
   void expert_all_to_all_across_domains();
@@ -545,16 +547,21 @@ void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
     }
   }
   {
+    // CSA's sparse decode kernel runs each verify position as its own row with its own window and
+    // top-k indices, so it gathers an entry per (query, key) pair; dense kernels read a sequence's
+    // context once for all its positions.
+    const bool per_query = a.kind == AttentionKind::csa;
     OpTemplate t;
     t.name = nm("attn.decode", "draft.attn.decode");
     t.op_class = OpClass::attention_decode;
     t.kernels = 2;  // split-KV partials and their combine
     t.set = set;
     t.flops = {{geom_slot(g, kDecodePairs), sh.pair_flops_decode * sh.pair_share}};
-    t.bytes = {{geom_slot(g, kDecodeKv), sh.entry_bytes * sh.kv_share}};
+    t.bytes = {{geom_slot(g, per_query ? kDecodePairs : kDecodeKv), sh.entry_bytes * sh.kv_share}};
     t.flops_key = {kDecodePosPerSeq, sh.rows_per_kv_head};
     push(std::move(t));
   }
+  if (set == 0 && a.kind == AttentionKind::csa) csa_prefill_gather(sh);
   if (set == 0) {
     OpTemplate t;
     t.name = "attn.prefill";
@@ -567,19 +574,72 @@ void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
   }
   const AttentionGeometry& geo = m.geometries_[static_cast<std::size_t>(g)];
   if (!drafter && a.kind == AttentionKind::csa && geo.ratio > 0 && geo.topk > 0 && a.indexer_heads > 0 &&
-      contains(a.index_source_layers, layer)) {
-    // The indexer's weights are whole on every rank, so under TP each rank scores every query.
+      contains(a.index_source_layers, layer))
+    indexer_kernels(sh);
+}
+
+// A prompt chunk's sparse attention first dequantizes its whole compressed context and its window
+// into a BF16 workspace (vLLM's dequantize_and_gather_k_cache, one call per cache), then attends
+// over the workspace: each entry is read in the cache's format and written as 2 B per dimension.
+void WorkModel::LayerBuilder::csa_prefill_gather(const AttentionShape& sh) {
+  const AttentionGeometry& geo = m.geometries_[static_cast<std::size_t>(g)];
+  OpTemplate t;
+  t.name = "attn.prefill_gather";
+  t.op_class = OpClass::elementwise;
+  t.kernels = geo.ratio > 0 ? 2 : 1;  // compressed cache, window cache
+  t.set = set;
+  t.bytes = {{geom_slot(g, kPrefillGather), (sh.entry_bytes + kActBytes * c.attention.head_dim) * sh.kv_share}};
+  t.flops_key = {kTokensRank, 1.0};
+  push(std::move(t));
+}
+
+// The sparse indexer of an index-source layer (vLLM's sparse_attn_indexer on DeepGEMM's MQA-logits
+// kernels): decode positions and prompt tokens are scored by separate kernels, then top-k. Its
+// weights are whole on every rank, so under TP each rank scores every query. Keys are FP8 with one
+// FP32 scale per 128 dimensions; logits are FP32, one per scored pair. The scoring kernels multiply
+// each 128-key block against all the query rows of a sequence (heads x its positions) or of a
+// chunk's query block: that row count, not the batch, keys their FLOP efficiency.
+void WorkModel::LayerBuilder::indexer_kernels(const AttentionShape& sh) {
+  const AttentionSpec& a = c.attention;
+  constexpr double kLogitBytes = 4.0;
+  const double key_bytes = a.indexer_head_dim + std::ceil(a.indexer_head_dim / 128.0) * 4.0;
+  const double pair_flops = 2.0 * a.indexer_heads * a.indexer_head_dim * sh.pair_share;
+  auto scan = [&](const char* name, GeomSlot pairs, GeomSlot keys, std::uint16_t rows_slot) {
     OpTemplate t;
-    t.name = "attn.indexer_scan";
+    t.name = name;
     t.op_class = OpClass::indexer;
     t.precision = Precision::fp8;
-    t.kernels = 2;  // scores, top-k
     t.set = set;
-    t.flops = {{geom_slot(g, kIndexPairs), 2.0 * a.indexer_heads * a.indexer_head_dim * sh.pair_share}};
-    t.bytes = {{geom_slot(g, kIndexKv), static_cast<double>(a.indexer_head_dim) * sh.kv_share}};
+    t.flops = {{geom_slot(g, pairs), pair_flops}};
+    t.bytes = {{geom_slot(g, keys), key_bytes * sh.kv_share}, {geom_slot(g, pairs), kLogitBytes * sh.pair_share}};
+    t.flops_key = {rows_slot, static_cast<double>(a.indexer_heads)};
+    push(std::move(t));
+  };
+  // Radix top-k over each query's logits row: its first pass reads the whole row.
+  auto top_k = [&](const char* name, GeomSlot pairs) {
+    OpTemplate t;
+    t.name = name;
+    t.op_class = OpClass::indexer;
+    t.set = set;
+    t.bytes = {{geom_slot(g, pairs), kLogitBytes * sh.pair_share}};
     t.flops_key = {kTokensRank, 1.0};
     push(std::move(t));
+  };
+  if (set == 0) {
+    // Prompt chunks first copy their context's keys out of the paged cache into a workspace.
+    OpTemplate t;
+    t.name = "attn.indexer_k_gather";
+    t.op_class = OpClass::elementwise;
+    t.set = set;
+    t.bytes = {{geom_slot(g, kPrefillIndexKv), 2.0 * key_bytes * sh.kv_share}};
+    t.flops_key = {kTokensRank, 1.0};
+    push(std::move(t));
+    scan("attn.indexer_prefill_scan", kPrefillIndexPairs, kPrefillIndexKv, kPrefillTokPerChunk);
+    top_k("attn.indexer_prefill_topk", kPrefillIndexPairs);
   }
+  // Decode: the key block is loaded once per sequence for all its positions.
+  scan("attn.indexer_scan", kIndexPairs, kIndexKv, kDecodePosPerSeq);
+  top_k("attn.indexer_topk", kIndexPairs);
 }
 
 void WorkModel::LayerBuilder::ffn_block() {
@@ -791,11 +851,18 @@ void WorkModel::accumulate_prefill(BatchStats& s, int set, double cached, double
   BatchStats tmp;
   accumulate_decode(tmp, set, cached, tokens);
   for (std::size_t g = 0; g < geometries_.size(); ++g) {
+    const AttentionGeometry& geo = geometries_[g];
     const int gi = static_cast<int>(g);
     s.at(set, geom_slot(gi, kPrefillPairs)) += tmp.at(set, geom_slot(gi, kDecodePairs));
     s.at(set, geom_slot(gi, kPrefillKv)) += tmp.at(set, geom_slot(gi, kDecodeKv));
-    s.at(set, geom_slot(gi, kIndexPairs)) += tmp.at(set, geom_slot(gi, kIndexPairs));
-    s.at(set, geom_slot(gi, kIndexKv)) += tmp.at(set, geom_slot(gi, kIndexKv));
+    s.at(set, geom_slot(gi, kPrefillIndexPairs)) += tmp.at(set, geom_slot(gi, kIndexPairs));
+    s.at(set, geom_slot(gi, kPrefillIndexKv)) += tmp.at(set, geom_slot(gi, kIndexKv));
+    // Sparse prefill gathers every compressed entry of the context and the chunk with the window
+    // before it, whatever the top-k selects.
+    double gathered = 0.0;
+    if (geo.ratio > 0) gathered += (cached + tokens) / geo.ratio;
+    if (geo.window > 0) gathered += std::min<double>(geo.window, cached) + tokens;
+    s.at(set, geom_slot(gi, kPrefillGather)) += gathered;
   }
 }
 

@@ -27,11 +27,16 @@
 //   attended keys of a query at position q (1-based, including itself):
 //     window part   min(W, q) (W = sliding window; full context q when no window and no compression)
 //     compressed    min(topk, q / r) on layers with compress ratio r > 0 (all q / r without an indexer)
-//   KV bytes: every decode sequence reads its attended entries once per step (all its positions
-//     share the read); a prefill chunk reads its context once. Entry bytes: GQA 2 kvh_r hd, MLA
-//     kv_lora + rope, CSA hd, times the KV precision; MLA/CSA entries are whole on every TP rank.
-//   indexer (CSA index_source layers): 2 ih id FLOPs per (query, compressed entry) pair over all
-//     q / r entries; keys read once per sequence (id bytes per entry, FP8).
+//   KV bytes: a GQA/MLA decode sequence reads its attended entries once per step (all its
+//     positions share the read); a CSA decode query gathers its own window and top-k entries (the
+//     sparse kernel runs each verify position as its own row); a prefill chunk reads its context
+//     once, and under CSA first dequantizes every compressed and window entry of its context into
+//     a BF16 workspace (entry + 2 hd bytes each). Entry bytes: GQA 2 kvh_r hd, MLA kv_lora + rope,
+//     CSA hd, times the KV precision; MLA/CSA entries are whole on every TP rank.
+//   indexer (CSA index_source layers): scores 2 ih id FLOPs per (query, compressed entry) pair over
+//     all q / r entries; keys (id FP8 + one FP32 scale per 128) read once per decode sequence, and
+//     gathered (read + write) then read for a prompt chunk; FP32 logits written per pair; a top-k
+//     kernel reads them back.
 //   routed experts: FLOPs 2 T k per_expert_elements / tp; weights read = expected distinct experts
 //     of the rank's EP group, ceil(E / ep) (1 - (1 - k/E)^T), times bytes per expert / (tp / ep).
 //   TP all-reduce after attention and after the FFN: T h 2 B (TP attention only); EP all-to-all
@@ -87,8 +92,11 @@ enum GeomSlot : std::uint16_t {
   kDecodeKv,         // KV entries read by decode sequences
   kPrefillPairs,
   kPrefillKv,
-  kIndexPairs,  // (query, compressed entry) pairs the indexer scores
-  kIndexKv,     // compressed index keys read
+  kIndexPairs,         // (query, compressed entry) pairs the indexer scores for decode positions
+  kIndexKv,            // compressed index keys decode sequences read
+  kPrefillIndexPairs,  // ... for prompt tokens
+  kPrefillIndexKv,     // index keys of prompt chunks' contexts, gathered before scoring
+  kPrefillGather,      // sparse-attention entries prompt chunks dequantize into a workspace (CSA)
   kGeomSlots,
 };
 inline constexpr int kSlotsPerSet = kGeometryBase + kGeomSlots * kMaxGeometries;

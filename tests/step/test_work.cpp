@@ -168,20 +168,127 @@ TEST_F(V41, CompressedAttentionAndIndexer) {
   const StepWork w = m.decompose(b.shape());
   // Layer 2 (ratio 2, top-512, builds KV, runs the indexer): 6 queries x (128 window + 512
   // selected) = 3,840 pairs; FLOPs 4 x 32 heads per rank x 512 x 3,840 = 251,658,240.
-  // KV: 640 entries x 512 B (FP8), whole on each rank.
+  // KV: each query gathers its own 640 entries x 512 B (FP8), whole on each rank: 3,840 x 512 B.
   const auto& l2 = w.layers[2].ops;
   EXPECT_DOUBLE_EQ(op_named(l2, "attn.decode").flops.value(), 4.0 * 32 * 512 * 3840);
-  EXPECT_DOUBLE_EQ(op_named(l2, "attn.decode").hbm_bytes.value(), 640.0 * 512);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.decode").hbm_bytes.value(), 3840.0 * 512);
   // Indexer: queries at 8193..8198 score (8192 x 6 + 21) / 2 = 24,586.5 compressed entries:
-  // FLOPs 2 x 32 x 128 x 24,586.5; keys (8198 / 2) x 128 B.
+  // FLOPs 2 x 32 x 128 x 24,586.5; keys (8198 / 2) x (128 FP8 + 4 B scale), read once for the six
+  // queries; FP32 logits 4 B per pair written, then read by the top-k.
   const OpWork& idx = op_named(l2, "attn.indexer_scan");
   EXPECT_DOUBLE_EQ(idx.flops.value(), 2.0 * 32 * 128 * 24586.5);
-  EXPECT_DOUBLE_EQ(idx.hbm_bytes.value(), 4099.0 * 128);
+  EXPECT_DOUBLE_EQ(idx.hbm_bytes.value(), 4099.0 * 132 + 24586.5 * 4);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_topk").hbm_bytes.value(), 24586.5 * 4);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_topk").flops.value(), 0.0);
+  // A decode-only step gathers no prompt keys or workspace.
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_k_gather").hbm_bytes.value(), 0.0);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.prefill_gather").hbm_bytes.value(), 0.0);
   // Layer 3 reuses layer 2's selection: no indexer. Layer 0: window only, 6 x 128 pairs.
   EXPECT_FALSE(has_op(w.layers[3].ops, "attn.indexer_scan"));
+  EXPECT_FALSE(has_op(w.layers[3].ops, "attn.indexer_topk"));
   EXPECT_DOUBLE_EQ(op_named(w.layers[0].ops, "attn.decode").flops.value(), 4.0 * 32 * 512 * 6 * 128);
   // Layer 20 (ratio 1): 6 x (128 + 512) pairs as well; indexer over (8192 x 6 + 21) entries.
   EXPECT_DOUBLE_EQ(op_named(w.layers[20].ops, "attn.indexer_scan").flops.value(), 2.0 * 32 * 128 * 49173.0);
+}
+
+TEST_F(V41, IndexerScalesWithContextAndQueries) {
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{4, 1, false});
+  auto layer_op = [&](std::int32_t context, std::int32_t positions, int seqs, int layer, const char* name) {
+    Batch b;
+    b.decode.assign(static_cast<std::size_t>(seqs), DecodeSeq{context, positions});
+    return op_named(m.decompose(b.shape()).layers[static_cast<std::size_t>(layer)].ops, name);
+  };
+  // Layer 20 (ratio 1): a query at q scores q entries. Doubling the context from 150k to 300k adds
+  // 6 x 150,000 pairs per sequence to the scoring FLOPs and the logits, and 150,000 keys.
+  const OpWork a = layer_op(150000, 6, 1, 20, "attn.indexer_scan");
+  const OpWork b = layer_op(300000, 6, 1, 20, "attn.indexer_scan");
+  EXPECT_DOUBLE_EQ(b.flops.value() - a.flops.value(), 2.0 * 32 * 128 * 6 * 150000);
+  EXPECT_DOUBLE_EQ(b.hbm_bytes.value() - a.hbm_bytes.value(), 150000.0 * 132 + 6 * 150000.0 * 4);
+  // Six verify positions share the key read but each writes its own logits row.
+  const OpWork one = layer_op(300005, 1, 1, 20, "attn.indexer_scan");
+  EXPECT_DOUBLE_EQ(one.hbm_bytes.value(), 300006.0 * 132 + 300006.0 * 4);
+  const double pairs6 = 6.0 * 300000 + 21;
+  EXPECT_DOUBLE_EQ(b.hbm_bytes.value(), 300006.0 * 132 + pairs6 * 4);
+  // Under tensor-parallel attention the indexer is replicated: 64 sequences cost each rank 64 x one.
+  EXPECT_DOUBLE_EQ(layer_op(300000, 6, 64, 20, "attn.indexer_topk").hbm_bytes.value(), 64.0 * pairs6 * 4);
+  // Ratio 2 (layer 2): half the entries.
+  EXPECT_DOUBLE_EQ(layer_op(300000, 6, 1, 2, "attn.indexer_topk").hbm_bytes.value(), pairs6 / 2 * 4);
+}
+
+TEST_F(V41, SparseDecodeGatherIsCappedByTopK) {
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{4, 1, false});
+  auto decode_bytes = [&](std::int32_t context, int layer) {
+    Batch b;
+    b.decode = {{context, 1}};
+    return op_named(m.decompose(b.shape()).layers[static_cast<std::size_t>(layer)].ops, "attn.decode")
+        .hbm_bytes.value();
+  };
+  // Layer 2 (ratio 2): a query at q = 1,022 selects 511 compressed entries, below the top-512 cap;
+  // at q = 1,024 it reaches the cap, and longer contexts read no more. Window: 128 entries.
+  EXPECT_DOUBLE_EQ(decode_bytes(1021, 2), (128.0 + 511) * 512);
+  EXPECT_DOUBLE_EQ(decode_bytes(1023, 2), (128.0 + 512) * 512);
+  EXPECT_DOUBLE_EQ(decode_bytes(300000, 2), (128.0 + 512) * 512);
+  // Window-only layer 0: below the window a query reads its whole context, above it 128 entries.
+  EXPECT_DOUBLE_EQ(decode_bytes(99, 0), 100.0 * 512);
+  EXPECT_DOUBLE_EQ(decode_bytes(300000, 0), 128.0 * 512);
+}
+
+TEST_F(V41, PrefillOverLongCachedPrefix) {
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{4, 1, false});
+  Batch b;
+  b.prefill = {{1000, 100000}};
+  const StepWork w = m.decompose(b.shape());
+  const auto& l2 = w.layers[2].ops;
+  // Layer 2 (ratio 2, window 128): the chunk dequantizes all (100,000 + 1,000) / 2 compressed
+  // entries and the window of 128 + 1,000 chunk tokens: 51,628 entries x (512 B + 512 x 2 B).
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.prefill_gather").hbm_bytes.value(), 51628.0 * (512 + 1024));
+  // Indexer: the chunk's keys are copied out of the paged cache (read and write 132 B each), then
+  // its 1,000 queries score sum_{j=1..1000} (100,000 + j) / 2 = 50,250,250 pairs.
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_k_gather").hbm_bytes.value(), 50500.0 * 2 * 132);
+  const double pairs = (1000.0 * 100000 + 500500) / 2;
+  const OpWork& scan = op_named(l2, "attn.indexer_prefill_scan");
+  EXPECT_DOUBLE_EQ(scan.flops.value(), 2.0 * 32 * 128 * pairs);
+  EXPECT_DOUBLE_EQ(scan.hbm_bytes.value(), 50500.0 * 132 + pairs * 4);
+  // Its FLOP efficiency is keyed by the query rows one key block meets: 1,000 tokens x 32 heads.
+  EXPECT_DOUBLE_EQ(scan.flops_key, 32000.0);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_prefill_topk").hbm_bytes.value(), pairs * 4);
+  // The decode kernels have nothing to do.
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_scan").hbm_bytes.value(), 0.0);
+  EXPECT_DOUBLE_EQ(op_named(l2, "attn.indexer_topk").hbm_bytes.value(), 0.0);
+  // Window-only layer 0 gathers only the window: both sides of its cap.
+  EXPECT_DOUBLE_EQ(op_named(w.layers[0].ops, "attn.prefill_gather").hbm_bytes.value(), 1128.0 * 1536);
+  Batch short_prefix;
+  short_prefix.prefill = {{1000, 50}};
+  EXPECT_DOUBLE_EQ(op_named(m.decompose(short_prefix.shape()).layers[0].ops, "attn.prefill_gather").hbm_bytes.value(),
+                   1050.0 * 1536);
+  // Prompts stop at the 20-layer encoder: no indexer work at layer 20.
+  EXPECT_DOUBLE_EQ(op_named(w.layers[20].ops, "attn.indexer_scan").flops.value(), 0.0);
+  EXPECT_FALSE(has_op(w.layers[20].ops, "attn.indexer_prefill_scan"));
+}
+
+TEST_F(V41, MixedStepSharesOneForward) {
+  // vLLM runs a step's decodes and its prompt chunk in one forward: the indexer of an index layer
+  // scores both in the same op, so the chunk's cost lands on the decodes of its step.
+  const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{4, 1, false});
+  Batch decode_only, prompt_only, mixed;
+  decode_only.decode.assign(8, DecodeSeq{200000, 6});
+  prompt_only.prefill = {{8000, 200000}};
+  mixed.decode = decode_only.decode;
+  mixed.prefill = prompt_only.prefill;
+  auto op = [&](const Batch& b, const char* name) { return op_named(m.decompose(b.shape()).layers[2].ops, name); };
+  for (const char* name : {"attn.indexer_scan", "attn.indexer_topk", "attn.indexer_prefill_scan",
+                           "attn.indexer_prefill_topk", "attn.indexer_k_gather", "attn.prefill_gather"}) {
+    SCOPED_TRACE(name);
+    EXPECT_DOUBLE_EQ(op(mixed, name).flops.value(),
+                     op(decode_only, name).flops.value() + op(prompt_only, name).flops.value());
+    EXPECT_DOUBLE_EQ(op(mixed, name).hbm_bytes.value(),
+                     op(decode_only, name).hbm_bytes.value() + op(prompt_only, name).hbm_bytes.value());
+  }
+  // Decode rows are keyed by heads x positions per sequence, prompt rows by heads x chunk tokens.
+  EXPECT_DOUBLE_EQ(op(mixed, "attn.indexer_scan").flops_key, 32.0 * 6);
+  EXPECT_DOUBLE_EQ(op(mixed, "attn.indexer_prefill_scan").flops_key, 32.0 * 8000);
+  EXPECT_GT(op(prompt_only, "attn.indexer_prefill_scan").flops.value(),
+            op(decode_only, "attn.indexer_scan").flops.value());
 }
 
 TEST_F(V41, ShortContextUsesExactSums) {
