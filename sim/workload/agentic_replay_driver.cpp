@@ -46,12 +46,14 @@ AgenticReplayDriver::AgenticReplayDriver(Simulation& sim, AgenticSourceFactory s
   lanes_.resize(static_cast<std::size_t>(params.lanes));
 }
 
+// A zero grace means no warm-up at all: the window opens at once and the primers are measured.
 void AgenticReplayDriver::start() {
-  if (params_.warmup_requests == 0 || params_.grace == Time::zero())
+  if (params_.grace == Time::zero())
     open_window();
   else
     sim_.schedule_at(params_.grace, event_priority::arrival, *this, kGraceTag);
   for (std::uint32_t i = 0; i < lanes_.size(); ++i) start_tree(i, true);
+  if (!window_open_ && lanes_warm_ == params_.lanes && warmup_outstanding_ == 0) open_window();
 }
 
 bool AgenticReplayDriver::next_tree(AgenticSession& out) {
@@ -92,9 +94,11 @@ void AgenticReplayDriver::start_tree(std::uint32_t lane, bool sampled_start) {
     const std::size_t prime = entry_of_main(l.tree, k - 1);
     l.main_entry = prime;
     l.cursor = entry_of_main(l.tree, k);
+    set_warmup_quota(l, params_.warmup_requests + 1);
     send_after(lane, kMain, std::get<AgenticCall>(l.tree.entries[prime]), Time::zero());
     return;
   }
+  if (sampled_start) set_warmup_quota(l, params_.warmup_requests);
   // From entry 0, at once: the recorded start of the first entry is the reference.
   const AgenticEntry& first = l.tree.entries.front();
   const Time t0 = std::holds_alternative<AgenticCall>(first) ? std::get<AgenticCall>(first).start
@@ -132,18 +136,41 @@ void AgenticReplayDriver::launch_next(std::uint32_t lane, Time end) {
   }
 }
 
+void AgenticReplayDriver::set_warmup_quota(Lane& l, std::int64_t quota) {
+  l.warmup_quota = quota;
+  if (quota == 0) ++lanes_warm_;
+}
+
+// During the warm-up a call goes at once while its lane has warm-up requests left, and is held
+// with its delay once they are used; in the window it goes after its delay.
 void AgenticReplayDriver::send_after(std::uint32_t lane, std::int32_t strand, const AgenticCall& call, Time gap) {
   Lane& l = lanes_[lane];
   if (l.stopped) return;
+  ++l.busy;
+  if (window_open_) {
+    schedule(lane, strand, call, sim_.now() + gap, false);
+    return;
+  }
+  if (l.warmup_claimed >= l.warmup_quota) {
+    held_.push_back(Held{lane, strand, &call, gap});
+    return;
+  }
+  ++warmup_outstanding_;
+  if (++l.warmup_claimed == l.warmup_quota) ++lanes_warm_;
+  schedule(lane, strand, call, sim_.now(), true);
+}
+
+void AgenticReplayDriver::schedule(std::uint32_t lane, std::int32_t strand, const AgenticCall& call, Time due,
+                                   bool warmup) {
   const std::uint32_t slot = pending_.acquire();
   Pending& p = pending_[slot];
   p.lane = lane;
   p.strand = strand;
   p.call = &call;
-  p.due = sim_.now() + gap;
+  p.due = due;
   ++p.gen;
   p.live = true;
-  ++l.busy;
+  p.warmup = warmup;
   sim_.schedule_at(p.due, event_priority::arrival, *this, (static_cast<std::uint64_t>(p.gen) << 32) | slot);
 }
 
@@ -169,11 +196,10 @@ void AgenticReplayDriver::on_event(std::uint64_t tag) {
 void AgenticReplayDriver::submit(Pending& p) {
   Lane& l = lanes_[p.lane];
   Request r = make_request(l, *p.call);
-  const bool warmup = l.issued < params_.warmup_requests;
-  ++l.issued;
-  r.measured = !warmup && window_open_ && sim_.now() < stats_.window_end;
+  if (p.warmup) r.output_tokens = 1;  // aiperf's warm-up sends max_tokens = 1
+  r.measured = !p.warmup && window_open_ && sim_.now() < stats_.window_end;
   stats_.measured += r.measured ? 1 : 0;
-  owners_.emplace(r.id, Owner{p.lane, p.strand, p.call, warmup});
+  owners_.emplace(r.id, Owner{p.lane, p.strand, p.call, p.warmup});
   ++in_system_;
   sink_.submit(std::move(r));
 }
@@ -211,10 +237,10 @@ void AgenticReplayDriver::on_request_done(const RequestRecord& record) {
   const Owner o = it->second;
   owners_.erase(it);
   --in_system_;
-  Lane& l = lanes_[o.lane];
-  --l.busy;
-  if (o.warmup) warmup_done(l);
+  --lanes_[o.lane].busy;
+  if (o.warmup) --warmup_outstanding_;
   call_done(o);
+  if (!window_open_ && lanes_warm_ == params_.lanes && warmup_outstanding_ == 0) open_window();
   if (in_system_ == 0) cap_system_idle();
 }
 
@@ -235,14 +261,16 @@ void AgenticReplayDriver::call_done(const Owner& o) {
   if (--l.open_groups == 0) launch_next(o.lane, l.barrier_end);
 }
 
-void AgenticReplayDriver::warmup_done(Lane& l) {
-  if (++l.warm_done == params_.warmup_requests && ++lanes_warm_ == params_.lanes && !window_open_) open_window();
-}
-
+// The held calls keep their delays less the shortest of them, so the first goes at once and the
+// lanes keep their relative timing (aiperf subtracts one phase-wide minimum at the profiling start).
 void AgenticReplayDriver::open_window() {
   window_open_ = true;
   stats_.window_start = sim_.now();
   stats_.window_end = sim_.now() + params_.duration;
+  Time shortest = Time::max();
+  for (const Held& h : held_) shortest = std::min(shortest, h.gap);
+  for (const Held& h : held_) schedule(h.lane, h.strand, *h.call, sim_.now() + (h.gap - shortest), false);
+  held_.clear();
 }
 
 // Nothing is in the system: if the earliest pending send is more than system_idle_cap away, every

@@ -21,10 +21,14 @@
 //   - Lengths: recorded `in` and `out` (ignore_eos: output always runs to `out`); a call over the
 //     deployment's max_model_len is rejected by the replica (counted as rejected) and its tree goes
 //     on as if it had ended at that instant.
-//   - Measurement: the first `warmup_requests` requests of every lane are warm-up. The measured
-//     window opens when every lane has finished its warm-up requests, or at `grace`, whichever is
-//     first, and lasts `duration`; only non-warm-up requests sent inside it are measured
-//     (Request::measured). No request is sent after the window closes; those in flight finish.
+//   - Warm-up (aiperf's accelerated cache warm-up): after its priming call a lane sends its next
+//     `warmup_requests` requests at once, each with a 1-token output (max_tokens = 1), with no
+//     recorded delay; calls due after that are held with their delays. The primer and these
+//     requests are warm-up. The measured window opens when every lane has used its warm-up
+//     requests and none is in flight, or at `grace`, whichever is first, and lasts `duration`;
+//     the held calls are then sent after their delays less the shortest of them, so the first
+//     goes at once. Only requests sent inside the window are measured (Request::measured). No
+//     request is sent after the window closes; those in flight finish.
 // Deterministic: the start ratios come from the simulation's RNG stream "agentic/start" and the
 // salts from the run seed.
 #pragma once
@@ -48,7 +52,7 @@ namespace engramsim::sim {
 struct AgenticReplayParams {
   std::int32_t lanes = 1;                           // concurrency: live session trees, > 0
   Time duration = Time::from_seconds(3600.0);       // measured window, > 0
-  std::int32_t warmup_requests = 10;                // per lane, >= 0
+  std::int32_t warmup_requests = 10;                // per lane after its priming call, >= 0
   Time grace = Time::from_seconds(1800.0);          // latest start of the measured window, >= 0
   Time tree_idle_cap = Time::from_seconds(300.0);   // cap on each recorded end-to-start gap
   Time system_idle_cap = Time::from_seconds(10.0);  // cap on time with nothing in the system
@@ -93,10 +97,10 @@ class AgenticReplayDriver final : public EventHandler, public ServingObserver {
     std::size_t main_entry = 0;  // the main call in flight (or last sent)
     std::vector<Strand> groups;  // running subagent groups
     std::int32_t open_groups = 0;
-    std::int32_t busy = 0;    // calls pending or in flight
-    Time barrier_end;         // recorded end the next main call waits for
-    std::int64_t issued = 0;  // requests this lane has sent (warm-up accounting)
-    std::int64_t warm_done = 0;
+    std::int32_t busy = 0;            // calls held, pending or in flight
+    Time barrier_end;                 // recorded end the next main call waits for
+    std::int64_t warmup_quota = 0;    // warm-up requests this lane may send (primer included)
+    std::int64_t warmup_claimed = 0;  // warm-up requests it has scheduled
     bool stopped = false;
     std::unordered_set<std::uint64_t> seen;  // salted hashes this tree use has sent
   };
@@ -107,6 +111,13 @@ class AgenticReplayDriver final : public EventHandler, public ServingObserver {
     Time due;
     std::uint32_t gen = 0;
     bool live = false;
+    bool warmup = false;
+  };
+  struct Held {  // a call due during the warm-up after its lane used its warm-up requests
+    std::uint32_t lane = 0;
+    std::int32_t strand = kMain;
+    const AgenticCall* call = nullptr;
+    Time gap;
   };
   struct Owner {
     std::uint32_t lane = 0;
@@ -119,10 +130,11 @@ class AgenticReplayDriver final : public EventHandler, public ServingObserver {
   void start_tree(std::uint32_t lane, bool sampled_start);
   void launch_next(std::uint32_t lane, Time recorded_end);
   void send_after(std::uint32_t lane, std::int32_t strand, const AgenticCall& call, Time gap);
+  void schedule(std::uint32_t lane, std::int32_t strand, const AgenticCall& call, Time due, bool warmup);
+  void set_warmup_quota(Lane& l, std::int64_t quota);
   void submit(Pending& p);
   Request make_request(Lane& l, const AgenticCall& call);
   void call_done(const Owner& o);
-  void warmup_done(Lane& l);
   void open_window();
   void cap_system_idle();
   Time capped_gap(Time start, Time recorded_end) const;
@@ -137,7 +149,9 @@ class AgenticReplayDriver final : public EventHandler, public ServingObserver {
   SlotPool<Pending> pending_;
   std::unordered_map<std::uint64_t, Owner> owners_;  // request id -> lane, strand
   std::int64_t in_system_ = 0;                       // submitted, not yet done
-  std::int32_t lanes_warm_ = 0;
+  std::int32_t lanes_warm_ = 0;                      // lanes that have used their warm-up requests
+  std::int64_t warmup_outstanding_ = 0;              // warm-up requests scheduled, not yet done
+  std::vector<Held> held_;
   bool window_open_ = false;
   std::uint64_t tree_uses_ = 0;
   AgenticReplayStats stats_;

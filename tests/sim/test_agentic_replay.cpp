@@ -171,10 +171,17 @@ TEST(AgenticReplay, WarmupRequestsAreExcludedAndTheWindowOpensAfterThem) {
   p.start_ratio_min = p.start_ratio_max = 0.0;
   const RunResult r = run_simulation(replay_config(kModel, {s}, p));
   ASSERT_GE(r.requests.size(), 4u);
-  EXPECT_FALSE(r.requests[0].measured);
-  EXPECT_FALSE(r.requests[1].measured);
-  EXPECT_TRUE(r.requests[2].measured);
-  EXPECT_EQ(r.agentic->window_start, r.requests[1].finish);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(r.requests[i].measured) << i;
+    EXPECT_EQ(r.requests[i].output_tokens, 1) << i;
+  }
+  EXPECT_EQ(r.requests[1].arrival, r.requests[0].finish);  // no recorded delay in the warm-up
+  EXPECT_EQ(r.requests[2].arrival, r.requests[1].finish);
+  EXPECT_TRUE(r.requests[3].measured);
+  EXPECT_EQ(r.requests[3].prompt_tokens, 64);
+  EXPECT_EQ(r.requests[3].output_tokens, 2);
+  EXPECT_EQ(r.agentic->window_start, r.requests[2].finish);
+  EXPECT_EQ(r.requests[3].arrival, r.agentic->window_start);
   std::int64_t measured = 0;
   for (const auto& q : r.requests) {
     measured += q.measured ? 1 : 0;
@@ -183,20 +190,27 @@ TEST(AgenticReplay, WarmupRequestsAreExcludedAndTheWindowOpensAfterThem) {
     }
   }
   EXPECT_EQ(r.summary.num_requests, measured);
-  EXPECT_EQ(r.summary.excluded_requests, 2);
+  EXPECT_EQ(r.summary.excluded_requests, 3);
   EXPECT_TRUE(r.summary.windowed);
 }
 
 TEST(AgenticReplay, GraceOpensTheWindowWhenWarmupTakesLonger) {
-  auto s = session("a", {call(0, 1, 16, 1), call(200, 1, 16, 1), call(400, 1, 16, 1), call(600, 1, 16, 1)});
+  // More warm-up requests than the grace leaves time for: the window opens at the grace, and from
+  // then on calls go after their recorded delays with their recorded outputs.
+  auto s = session("a", {call(0, 1, 16, 3), call(200, 1, 16, 3), call(400, 1, 16, 3), call(600, 1, 16, 3)});
   auto p = quiet(1000.0);
-  p.warmup_requests = 3;
-  p.grace = Time::from_seconds(250.0);
+  p.warmup_requests = 100000;
+  p.grace = Time::from_seconds(0.05);
   p.start_ratio_min = p.start_ratio_max = 0.0;
   const RunResult r = run_simulation(replay_config(kModel, {s}, p));
-  EXPECT_EQ(r.agentic->window_start, Time::from_seconds(250.0));
-  ASSERT_GE(r.requests.size(), 3u);
-  EXPECT_FALSE(r.requests[2].measured);  // sent after the grace, but a warm-up request
+  EXPECT_EQ(r.agentic->window_start, Time::from_seconds(0.05));
+  std::size_t first = 0;
+  while (first < r.requests.size() && !r.requests[first].measured) ++first;
+  ASSERT_GT(first, 2u);
+  ASSERT_LT(first, r.requests.size());
+  for (std::size_t i = 0; i < first; ++i) EXPECT_LT(r.requests[i].arrival, r.agentic->window_start);
+  EXPECT_EQ(r.requests[first].output_tokens, 3);
+  EXPECT_EQ(r.requests[first].arrival - r.requests[first - 1].finish, Time::from_seconds(199.0));
 }
 
 TEST(AgenticReplay, NothingIsSentAfterTheWindowCloses) {
