@@ -100,6 +100,59 @@ TEST(Footprint, FixedBuffersScaleWithBatchedTokensUpToTheCardCap) {
   EXPECT_DOUBLE_EQ(compute_footprint(c, make_node(1000), o).per_gpu.fixed_buffers.gib(), 8.0);
 }
 
+TEST(Footprint, EngineProfileCapsTheIndexerLogitsBuffer) {
+  FootprintOptions o = opts(4);
+  o.max_num_batched_tokens = 8192;  // 16 GiB of logits at 2 MiB a token
+  o.engine_memory.indexer_logits_profile_cap = Bytes::mib(512);
+  EXPECT_DOUBLE_EQ(compute_footprint(v41(), make_node(1000), o).per_gpu.fixed_buffers.gib(), 0.5);
+  o.max_num_batched_tokens = 200;  // 400 MiB: under the cap, charged as it is
+  EXPECT_DOUBLE_EQ(compute_footprint(v41(), make_node(1000), o).per_gpu.fixed_buffers.value(), 200.0 * 2 * 1024 * 1024);
+}
+
+TEST(Footprint, GraphCaptureGrowsWithCaptureSizeAndContext) {
+  FootprintOptions o = opts(4);
+  o.attention = AttentionParallel::tensor;
+  o.ep = 1;
+  o.engine_memory.graph_indexer_logit_rows = 2.0;
+  EXPECT_DOUBLE_EQ(compute_footprint(v41(), make_node(1000), o).per_gpu.graph_capture.value(), 0.0);  // no capture size
+  o.max_model_len = 1 << 20;
+  o.cuda_graph_capture_tokens = 64;
+  const Footprint a = compute_footprint(v41(), make_node(1000), o);
+  o.cuda_graph_capture_tokens = 1024;
+  const Footprint b = compute_footprint(v41(), make_node(1000), o);
+  // Linear in the captured tokens; the reserve and the pool carry the difference.
+  EXPECT_NEAR(b.per_gpu.graph_capture.value(), 16.0 * a.per_gpu.graph_capture.value(), 1.0);
+  EXPECT_NEAR((b.per_gpu.reserved - a.per_gpu.reserved).value(),
+              (b.per_gpu.graph_capture - a.per_gpu.graph_capture).value(), 1.0);
+  EXPECT_NEAR((a.per_gpu.kv_pool - b.per_gpu.kv_pool).value(),
+              (b.per_gpu.graph_capture - a.per_gpu.graph_capture).value(), 1.0);
+  // Per captured token: two FP32 logits rows over a 1M context at ratio 1 (index layer 20), 8 MiB,
+  // plus the token's activations.
+  const double per_token = a.per_gpu.graph_capture.value() / 64.0;
+  EXPECT_GT(per_token, 8.0 * 1024 * 1024);
+  EXPECT_LT(per_token, 9.0 * 1024 * 1024);
+  // A quarter of the context: the rows shrink with it.
+  o.max_model_len = 1 << 18;
+  EXPECT_LT(compute_footprint(v41(), make_node(1000), o).per_gpu.graph_capture.value(),
+            0.3 * b.per_gpu.graph_capture.value());
+}
+
+TEST(Footprint, EngineLoggedPoolCountsWholePagesOfMaxLengthRequests) {
+  FootprintOptions o = opts(4);
+  o.attention = AttentionParallel::tensor;
+  o.ep = 1;
+  o.max_model_len = 1 << 20;
+  NodeSpec node = make_node(180);
+  node.gpu.sm_family = 100;
+  const Footprint f = compute_footprint(v41(), node, o);
+  const PagedKvCharge ch = paged_kv_charge(v41(), 100);
+  const double blocks = std::floor((f.per_gpu.kv_pool - f.per_gpu.kv_window_reserve).value() / ch.block_stride.value());
+  EXPECT_EQ(f.engine_logged_kv_tokens, static_cast<std::int64_t>(std::floor(blocks / 12288.0 * (1 << 20))));
+  // Close to the pool in tokens (whole pages of 1M-token requests lose next to nothing).
+  EXPECT_NEAR(static_cast<double>(f.engine_logged_kv_tokens), static_cast<double>(f.replica_kv_tokens),
+              1e-4 * static_cast<double>(f.replica_kv_tokens));
+}
+
 TEST(Footprint, WorkingSetIsLinearInBatchedTokens) {
   FootprintOptions o = opts(4);
   o.max_num_batched_tokens = 4096;
