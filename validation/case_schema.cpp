@@ -235,6 +235,19 @@ FieldTable<FootprintReproduction> footprint_schema() {
 
 // --- reproduce ---------------------------------------------------------------------------------
 
+// An engine preset: a catalog name, or a file relative to the cases file. A missing one is an error
+// at `section`'s engine key; a bad one is located in the preset.
+std::string resolve_engine(const ConfigNode& section, const std::string& engine, const std::string& base_dir) {
+  const std::string ref = resolve_ref(engine, base_dir);
+  if (const std::string why = ConfigNode::file_problem(resolve_catalog_path("models/engines", ref)); !why.empty()) {
+    std::string known;
+    for (const auto& name : known_engines()) known += (known.empty() ? "" : ", ") + name;
+    section.fail_key("engine", "no engine preset '" + ref + "' (" + why + "; known: " + known + ")");
+  }
+  load_engine(ref);
+  return ref;
+}
+
 // Paths against the cases file's folder; a named engine preset or sweep scenario must exist.
 void resolve_references(const ConfigNode& r, Case& in) {
   ValidationCase& c = in.c;
@@ -242,16 +255,7 @@ void resolve_references(const ConfigNode& r, Case& in) {
     StepReproduction& s = *c.step;
     s.model = resolve_ref(s.model, in.base_dir);
     s.node = resolve_ref(s.node, in.base_dir);
-    // An engine preset: a catalog name, or a file relative to the cases file. A missing one is an
-    // error here; a bad one is located in the preset.
-    s.engine = resolve_ref(s.engine, in.base_dir);
-    if (const std::string why = ConfigNode::file_problem(resolve_catalog_path("models/engines", s.engine));
-        !why.empty()) {
-      std::string known;
-      for (const auto& name : known_engines()) known += (known.empty() ? "" : ", ") + name;
-      r.child("step").fail_key("engine", "no engine preset '" + s.engine + "' (" + why + "; known: " + known + ")");
-    }
-    load_engine(s.engine);
+    s.engine = resolve_engine(r.child("step"), s.engine, in.base_dir);
   }
   if (c.serving) c.serving->scenario = scenario_ref(c.serving->scenario, in.base_dir);
   if (c.sweep) {
@@ -262,6 +266,7 @@ void resolve_references(const ConfigNode& r, Case& in) {
   if (c.footprint) {
     c.footprint->model = resolve_ref(c.footprint->model, in.base_dir);
     c.footprint->node = resolve_ref(c.footprint->node, in.base_dir);
+    c.footprint->engine = resolve_engine(r.child("footprint"), c.footprint->engine, in.base_dir);
   }
 }
 

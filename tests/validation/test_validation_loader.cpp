@@ -612,6 +612,12 @@ TEST(ValidationLoader, FootprintCases) {
   expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tp: 2, ep: 3}\n",
                "must divide tp");
   expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, tiers: hbm}\n", "tiers");
+  // The engine whose start-up profile applies, and the capture size, are checked where they are written.
+  EXPECT_EQ(c.footprint->engine, "vllm");
+  expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, engine: tgi}\n",
+               "footprint.engine: no engine preset 'tgi'");
+  expect_error(head + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8, max_cudagraph_capture_size: -1}\n",
+               "max_cudagraph_capture_size: value -1 out of range");
   std::string serving = head;
   serving.replace(serving.find("level: footprint"), 16, "level: serving");
   expect_error(serving + "      footprint: {model: deepseek-v4.1-flash, node: mi300x-8}\n", "level footprint");
