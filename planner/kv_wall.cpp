@@ -10,6 +10,13 @@ namespace {
 
 bool finite(double v) { return std::isfinite(v); }
 
+// Whether the pool took part in a point's run: it evicted cached blocks or recomputed preempted
+// tokens. Unknown figures (results that do not carry them) count as pressure.
+bool shows_pressure(const KvWallPoint& p) {
+  if (!finite(p.kv_evictions) && !finite(p.recomputed_tokens)) return true;
+  return (finite(p.kv_evictions) && p.kv_evictions > 0.0) || (finite(p.recomputed_tokens) && p.recomputed_tokens > 0.0);
+}
+
 // The point's own flags from its run's figures (the fold needs its neighbours: find_kv_walls).
 void judge_pressure(const KvWallPoint& p, const KvWallThresholds& t, KvWallMark& m) {
   if (finite(p.recomputed_tokens) && finite(p.computed_tokens) && p.computed_tokens > 0.0) {
@@ -80,7 +87,7 @@ KvWallAnalysis find_kv_walls(const std::vector<KvWallPoint>& points, const KvWal
         KvWallMark& m = a.marks[curve[j]];
         if (finite(p.throughput_per_gpu) && best_below > 0.0) {
           m.fold_share = 1.0 - p.throughput_per_gpu / best_below;
-          if (p.throughput_per_gpu < (1.0 - t.fold) * best_below) m.causes |= kv_wall_fold;
+          if (p.throughput_per_gpu < (1.0 - t.fold) * best_below && shows_pressure(p)) m.causes |= kv_wall_fold;
         }
         if (finite(p.throughput_per_gpu)) best_here = std::max(best_here, p.throughput_per_gpu);
       }

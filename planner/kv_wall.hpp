@@ -4,7 +4,10 @@
 // Input: one KvWallPoint per evaluated point, tagged with its configuration (every assignment but the
 // curve axis) and its load (the curve axis value: concurrency or rate). A point is flagged when
 //   fold         throughput_per_gpu < (1 - fold) x the most throughput per GPU that any point of
-//                its configuration at a strictly lower load delivers (more load, less work);
+//                its configuration at a strictly lower load delivers (more load, less work), while
+//                the pool shows pressure at that point (kv_evictions > 0 or recomputed_tokens > 0;
+//                both unknown counts as pressure): a fold without it is the workload's own
+//                variation (an AgentX replay at a few lanes replays a few trees), not the pool;
 //   preemption   recomputed_tokens > recompute_share x computed_tokens;
 //   prefix_loss  ideal_prefix_hit_rate - prefix_cache_hit_rate > hit_rate_gap while the pool
 //                evicted cached prefix blocks (kv_evictions > 0).

@@ -129,6 +129,27 @@ std::optional<double> frontier_value_at(const std::vector<CurvePoint>& frontier,
   return (*s)(x);
 }
 
+FrontierReading frontier_reading_at(const std::vector<CurvePoint>& frontier, double x) {
+  FrontierReading r;
+  const auto s = frontier_spline(frontier);
+  if (!s || !std::isfinite(x)) return r;
+  if (x < s->x_min()) {
+    for (const auto& p : frontier)
+      if (std::isfinite(p.y) && (!r.value || p.y > *r.value)) r.value = p.y;
+    r.at_least = r.value.has_value();
+    return r;
+  }
+  r.value = (*s)(x);
+  if (!r.value) return r;
+  // The frontier points around x (a frontier is sorted by ascending x).
+  const auto hi = std::find_if(frontier.begin(), frontier.end(), [&](const CurvePoint& p) { return p.x >= x; });
+  if (hi == frontier.begin() || hi == frontier.end() || hi->x == x || !(*r.value != 0.0)) return r;
+  const auto lo = hi - 1;
+  const double line = lo->y + (hi->y - lo->y) * (x - lo->x) / (hi->x - lo->x);
+  r.interpolation_error = std::abs(*r.value - line) / std::abs(*r.value);
+  return r;
+}
+
 std::optional<double> frontier_ratio(const std::vector<CurvePoint>& a, const std::vector<CurvePoint>& b, double x) {
   const auto ya = frontier_value_at(a, x);
   const auto yb = frontier_value_at(b, x);

@@ -66,6 +66,19 @@ std::optional<SteffenSpline> frontier_spline(const std::vector<CurvePoint>& fron
 // The frontier's y at interactivity x (Steffen through the frontier points); nullopt outside its range.
 std::optional<double> frontier_value_at(const std::vector<CurvePoint>& frontier, double x);
 
+// A configuration's figure at interactivity x read off its frontier. Inside the frontier's range:
+// the Steffen value, with `interpolation_error` the relative gap between it and the straight line
+// through the two frontier points around x (two interpolants of different order; 0 at a knot).
+// When every frontier point is faster than x (x below the range): the best y among them,
+// `at_least` set: the configuration meets x at that figure, and a heavier load might read more.
+// Below-range frontiers (all slower than x) and empty ones read nothing.
+struct FrontierReading {
+  std::optional<double> value;
+  bool at_least = false;
+  double interpolation_error = 0.0;
+};
+FrontierReading frontier_reading_at(const std::vector<CurvePoint>& frontier, double x);
+
 // a(x) / b(x) for two frontiers; nullopt when x is outside either range or b(x) <= 0.
 std::optional<double> frontier_ratio(const std::vector<CurvePoint>& a, const std::vector<CurvePoint>& b, double x);
 

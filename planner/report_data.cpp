@@ -307,20 +307,24 @@ std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivi
   const auto tpd = build_curves(tokens_per_dollar_points(d));
   // One configuration's readings at the target, from its points within its wall or from all of them.
   const auto read = [&](const std::string& config, bool within_only) {
-    const auto at = [&](const std::vector<Curve>& curves) -> std::optional<double> {
+    const auto at = [&](const std::vector<Curve>& curves) -> FrontierReading {
       for (const auto& c : curves) {
         if (c.config != config) continue;
         std::vector<CurvePoint> pts;
         for (const auto& p : c.points)
           if (!within_only || !walls.past_wall(p.index)) pts.push_back(p);
-        return frontier_value_at(pareto_frontier(pts), interactivity);
+        return frontier_reading_at(pareto_frontier(pts), interactivity);
       }
-      return std::nullopt;
+      return {};
     };
+    const FrontierReading t = at(tput);
+    const FrontierReading m = at(tpd);
     ConfigComparison cc;
     cc.config = config;
-    cc.throughput_per_gpu = at(tput);
-    cc.tokens_per_dollar = at(tpd);
+    cc.throughput_per_gpu = t.value;
+    cc.tokens_per_dollar = m.value;
+    cc.at_least = m.value ? m.at_least : t.at_least;
+    cc.interpolation_error = m.value ? m.interpolation_error : t.interpolation_error;
     return cc;
   };
   for (const auto& c : tput) {
@@ -332,6 +336,11 @@ std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivi
     if (!reached(cc)) {
       cc = read(c.config, false);
       cc.past_wall = reached(cc);
+    } else if (cc.at_least) {
+      const ConfigComparison all = read(c.config, false);
+      if (!all.at_least && all.tokens_per_dollar && cc.tokens_per_dollar &&
+          *all.tokens_per_dollar > *cc.tokens_per_dollar)
+        cc.past_wall_tokens_per_dollar = all.tokens_per_dollar;
     }
     out.push_back(std::move(cc));
   }
@@ -401,6 +410,18 @@ Table host_memory_table(const ReportData& d) {
   return t;
 }
 
+namespace {
+
+// The lowest curve-axis value among a configuration's ok points.
+double lowest_load(const ReportData& d, const std::string& config) {
+  double lo = std::numeric_limits<double>::infinity();
+  for (const auto& p : d.points)
+    if (p.config == config && p.status == PointStatus::ok) lo = std::min(lo, p.concurrency);
+  return lo;
+}
+
+}  // namespace
+
 std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivity) {
   std::vector<OutOfRange> out;
   std::vector<std::string> order;
@@ -425,9 +446,9 @@ std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivit
     const auto [lo, hi] = r->second;
     const std::string span = "its points span " + fmt(lo, "%.1f") + ".." + fmt(hi, "%.1f") + " tok/s/user";
     if (hi < interactivity)
-      out.push_back({c, span + ", all below the target (slower per user at every concurrency)"});
-    else if (lo > interactivity)
-      out.push_back({c, span + ", all above the target (a larger concurrency would reach it)"});
+      out.push_back({c, span + ", all below the target (slower per user at every " +
+                            last_component(d.context.curve_axis) +
+                            (lowest_load(d, c) <= 1.0 ? ", 1 included: it cannot reach the target)" : ")")});
   }
   return out;
 }
@@ -459,11 +480,16 @@ std::string winner_text(const Recommendation& r, const std::vector<ConfigCompari
   if (cmp.front().throughput_per_gpu) t += " (" + fmt(*cmp.front().throughput_per_gpu, "%.0f") + " tok/s/GPU)";
   if (r.margin) t += ", " + fmt(1.0 + *r.margin, "%.3f") + "x the next best, " + r.runner_up;
   t += ".";
+  if (cmp.front().at_least)
+    t += " It stays faster than the target at every load run, so it is read at its best point: at least that.";
+  if (r.high > r.low)
+    t += " With its validation error and the interpolation between measured points, " +
+         format_mtok_per_usd(r.low / 1e6) + " to " + format_mtok_per_usd(r.high / 1e6) + ".";
   if (!r.tied.empty()) {
     std::string names;
     for (const auto& c : r.tied) names += (names.empty() ? "" : ", ") + c;
     t += " That margin is inside the validation error of the configurations compared (" +
-         fmt(100.0 * r.error_bound.value_or(0.0), "%.1f") + " %): a tie with " + names +
+         fmt(100.0 * r.error_bound.value_or(0.0), "%.1f") + " %, interpolation included): a tie with " + names +
          "; the model cannot rank them.";
   }
   std::string others;
@@ -493,9 +519,10 @@ std::string wall_text(const ReportData& d, const KvWallAnalysis& walls, const Re
          wall_phrase(d, walls, r.config) + "), where preemptions, evicted prefixes and recompute set its figures.";
   for (const auto& c : r.past_wall_better) {
     const ConfigComparison* e = entry(cmp, c);
-    t += " " + c + " would read more, " +
-         (e && e->tokens_per_dollar ? format_mtok_per_usd(*e->tokens_per_dollar / 1e6) + " " : std::string()) + "at " +
-         at + ", but only past its KV wall (" + wall_phrase(d, walls, c) + "); it is not recommended there.";
+    const std::optional<double> v =
+        e ? (e->past_wall_tokens_per_dollar ? e->past_wall_tokens_per_dollar : e->tokens_per_dollar) : std::nullopt;
+    t += " " + c + " would read more, " + (v ? format_mtok_per_usd(*v / 1e6) + " " : std::string()) + "at " + at +
+         ", but only past its KV wall (" + wall_phrase(d, walls, c) + "); it is not recommended there.";
   }
   return t;
 }
@@ -508,15 +535,20 @@ std::string out_of_range_text(const std::vector<OutOfRange>& out, double x) {
     for (std::size_t i = 0; i < out.size(); ++i) t += (i ? "; " : "") + out[i].config + " (" + out[i].why + ")";
     return t + ".";
   }
-  std::size_t none = 0, below = 0, above = 0;
+  std::size_t none = 0, below = 0;
   for (const auto& o : out) {
     none += o.why.rfind("no point ran", 0) == 0;
     below += o.why.find("below the target") != std::string::npos;
-    above += o.why.find("above the target") != std::string::npos;
   }
   return t + std::to_string(out.size()) + " configurations (" + std::to_string(none) + " with no point that ran, " +
-         std::to_string(below) + " slower per user than the target at every point, " + std::to_string(above) +
-         " faster at every point); the report lists each with its reason.";
+         std::to_string(below) +
+         " slower per user than the target at every point); the report lists each with its reason.";
+}
+
+// The relative half-width of a reading's interval: its configuration's validation error plus the
+// interpolation error of the reading.
+double half_width(const ReportData& d, const ConfigComparison& c) {
+  return config_error(d, c.config).value_or(0.0) + c.interpolation_error;
 }
 
 // The comparison at the target: the winner within its wall if any configuration reaches the target
@@ -528,24 +560,27 @@ void recommend_at(const ReportData& d, const KvWallAnalysis& walls, const std::v
   r.past_wall = cmp.front().past_wall;
   r.tokens_per_dollar = *cmp.front().tokens_per_dollar;
   r.interactivity = x;
-  const auto err_best = config_error(d, r.config);
+  const double half_best = half_width(d, cmp.front());
+  r.low = r.tokens_per_dollar * (1.0 - half_best);
+  r.high = r.tokens_per_dollar * (1.0 + half_best);
   for (std::size_t i = 1; i < cmp.size(); ++i) {
     if (!cmp[i].tokens_per_dollar || !(*cmp[i].tokens_per_dollar > 0.0)) continue;
     if (cmp[i].past_wall != r.past_wall) {
       if (*cmp[i].tokens_per_dollar > r.tokens_per_dollar) r.past_wall_better.push_back(cmp[i].config);
       continue;
     }
+    if (cmp[i].past_wall_tokens_per_dollar && *cmp[i].past_wall_tokens_per_dollar > r.tokens_per_dollar)
+      r.past_wall_better.push_back(cmp[i].config);
     const double margin = r.tokens_per_dollar / *cmp[i].tokens_per_dollar - 1.0;
     if (r.runner_up.empty()) {
       r.runner_up = cmp[i].config;
       r.margin = margin;
     }
-    const auto err_other = config_error(d, cmp[i].config);
-    if (!err_best && !err_other) continue;
-    const double bound = std::max(err_best.value_or(0.0), err_other.value_or(0.0));
-    if (margin <= bound) {
+    // A tie when the two intervals overlap.
+    const double half_other = half_width(d, cmp[i]);
+    if (half_best + half_other > 0.0 && r.low <= *cmp[i].tokens_per_dollar * (1.0 + half_other)) {
       r.tied.push_back(cmp[i].config);
-      r.error_bound = std::max(r.error_bound.value_or(0.0), bound);
+      r.error_bound = std::max({r.error_bound.value_or(0.0), half_best, half_other});
     }
   }
   const std::string at = fmt(x) + " tok/s/user";

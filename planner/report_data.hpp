@@ -140,11 +140,19 @@ struct ConfigComparison {
   std::optional<double> tokens_per_dollar;
   std::optional<double> ratio_to_best;  // tokens per dollar / the first configuration's
   bool past_wall = false;               // read off points past its KV wall: its points within do not reach it
+  bool at_least = false;                // every point is faster than the target: read at its best one
+  // Read at_least within its wall, but all its points (past the wall too) bracket the target and read
+  // more there: that reading, for the verdict to name.
+  std::optional<double> past_wall_tokens_per_dollar;
+  double interpolation_error = 0.0;  // relative, of the tokens-per-dollar reading (pareto.hpp)
 };
 
 // Every configuration at `interactivity`, read off the frontier of its points within its KV wall,
-// else (marked past_wall) off the frontier of all its points. Those read within their wall come
-// first, then those read past it, each best tokens per dollar first; unknown values last.
+// else (marked past_wall) off the frontier of all its points. A configuration whose every point is
+// faster than the target is read at its best point (at_least): it meets the target there, so no
+// configuration is ranked above one whose own simulated point beats it on both axes. Those read
+// within their wall come first, then those read past it, each best tokens per dollar first;
+// unknown values last.
 std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivity);
 
 // A configuration the comparison at the target could not place, and why.
@@ -161,7 +169,8 @@ struct Recommendation {
   std::vector<std::string> past_wall_better;  // read more tokens per dollar, but only past their KV wall
   std::vector<std::string> tied;              // within the validation error of `config` (best first)
   std::optional<double> margin;               // best / next best tokens per dollar, minus 1
-  std::optional<double> error_bound;          // the validation error the margin is judged against
+  std::optional<double> error_bound;          // the largest relative half-width of an interval it overlaps
+  double low = 0.0, high = 0.0;               // the winner's tokens-per-dollar interval (see recommend)
   std::vector<OutOfRange> out_of_range;       // configurations the target's comparison leaves out
   std::optional<std::size_t> point_index;     // the chosen point (point-based rule)
   double tokens_per_dollar = 0.0;
@@ -170,9 +179,10 @@ struct Recommendation {
 };
 
 // With a target interactivity: the configuration with the most tokens per dollar there (Steffen on
-// each configuration's frontier), like the InferenceX calculator; configurations whose margin to it
-// is inside the larger validation error of the two (config_error) are a tie and named, and those
-// whose frontier does not reach the target are named with the range they cover. Otherwise: the ok point meeting
+// each configuration's frontier), like the InferenceX calculator. Each reading carries an interval,
+// value x (1 +/- (config_error + interpolation error)); configurations whose interval overlaps the
+// winner's are a tie and named, and those whose frontier does not reach the target are named with
+// the range they cover. Otherwise: the ok point meeting
 // the SLO with the most tokens per dollar. Deterministic (ties: lower point index / config order).
 // The KV wall (compare_at): a configuration reaching the target within its wall always wins over one
 // reaching it only past its wall, which is named when it reads more (past_wall_better); when none

@@ -18,6 +18,7 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
     const ReportData before = load_results(out);
     const std::vector<SweepPoint> next = refinement_points(before, known, x);
     if (next.empty()) break;
+    const bool growing = !extension_points(before, known, x).empty();
     o.out_dir = refine_round_dir(out, round);
     std::filesystem::create_directories(o.out_dir);
     const SweepRunSummary s = run_sweep(
@@ -27,7 +28,7 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
     ran += next.size();
     known.insert(known.end(), next.begin(), next.end());
     const double moved = largest_change(compare_at(before, x), compare_at(load_results(out), x));
-    if (moved < kRefineSettled) break;
+    if (moved < kRefineSettled && !growing) break;
   }
   return ran;
 }

@@ -54,6 +54,17 @@ TEST(KvWall, FoldFlagsLessWorkAtMoreLoadBeyondFivePercent) {
   EXPECT_FALSE(find_kv_walls({pt(0, 1, 10), pt(1, 2, 20), pt(2, 4, 30)}).walls[0].reached());
 }
 
+// A fold where the pool evicted nothing and recomputed nothing is the workload's own variation (an
+// AgentX replay at two lanes and at four replays different trees), not a wall.
+TEST(KvWall, AFoldWithoutPoolPressureIsNoWall) {
+  const KvWallPoint quiet = with_recompute(with_hits(pt(1, 4, 70), 0.97, 0.97, 0.0), 0.0, 1000.0);
+  EXPECT_EQ(causes_of({pt(0, 2, 100), quiet}, 1), 0u);
+  const KvWallPoint evicting = with_recompute(with_hits(pt(1, 4, 70), 0.97, 0.97, 12.0), 0.0, 1000.0);
+  EXPECT_EQ(causes_of({pt(0, 2, 100), evicting}, 1), kv_wall_fold);
+  const KvWallPoint preempting = with_recompute(with_hits(pt(1, 4, 70), 0.97, 0.97, 0.0), 10.0, 1000.0);
+  EXPECT_EQ(causes_of({pt(0, 2, 100), preempting}, 1), kv_wall_fold);
+}
+
 TEST(KvWall, PreemptionRecomputeBeyondFivePercentOfTheTokensComputed) {
   EXPECT_EQ(causes_of({with_recompute(pt(0, 1, 100), 49.9, 1000)}, 0), 0u);
   EXPECT_EQ(causes_of({with_recompute(pt(0, 1, 100), 50.1, 1000)}, 0), kv_wall_preemption);

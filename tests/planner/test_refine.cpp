@@ -63,8 +63,11 @@ TEST(Refine, MidpointOfTheBracketOnly) {
 TEST(Refine, NothingLeftOnceTheBracketIsAdjacentOrOutOfRange) {
   const auto pts = grid({16, 17});
   EXPECT_TRUE(refinement_points(data(pts, {130, 120}), pts, 125.0).empty());
+  // Faster than 125 at every point, throughput still rising: the grid grows to 128.
   const auto far = grid({1, 64});
-  EXPECT_TRUE(refinement_points(data(far, {300, 200}), far, 125.0).empty());  // never reaches 125
+  const auto grown = refinement_points(data(far, {300, 200}), far, 125.0);
+  ASSERT_EQ(grown.size(), 1u);
+  EXPECT_EQ(grown[0].assignments[1].value.as<int>(), 128);
 }
 
 TEST(Refine, LargestChange) {
@@ -158,10 +161,11 @@ TEST(FrontierPlan, PastTheKvWallRanksLastAndIsSaid) {
     l.result = to_json(m);
     return l;
   };
-  // At 125: hbm 1500 tok/s/GPU within its wall; dram about 3000, read towards its concurrency-32
-  // point, which recomputes a third of what it computes.
+  // At 125: hbm 1500 tok/s/GPU within its wall; dram about 3000, read between points that each
+  // recompute a third of what they compute (a point of dram within its wall that beat hbm on both
+  // axes would win instead: compare_at reads it at least there).
   const std::vector<ResultLine> lines = {line(0, "hbm", 8, 150, 1000, 0), line(1, "hbm", 32, 100, 2000, 0),
-                                         line(2, "dram", 8, 150, 2000, 0), line(3, "dram", 32, 100, 4000, 1000)};
+                                         line(2, "dram", 8, 150, 2000, 1000), line(3, "dram", 32, 100, 4000, 1000)};
   ReportContext ctx;
   ctx.target_interactivity = 125.0;
   const ReportData d = make_report_data(ctx, lines, {"tier", "workload.concurrency"});
@@ -187,4 +191,46 @@ TEST(FrontierPlan, PastTheKvWallRanksLastAndIsSaid) {
                             0),
             0u)
       << g.verdict;
+}
+
+// The grid grows past its ends until each configuration brackets the target or shows it cannot:
+// up while every point is faster and throughput still rises; down to 1 while every point is
+// slower; never past a point that failed.
+TEST(Refine, TheGridGrowsUntilTheTargetIsBracketedOrShownOutOfReach) {
+  const auto pts = grid({4, 16, 64});
+  const auto ext = [&](const std::vector<double>& inter, const std::vector<double>& tput) {
+    std::vector<ResultLine> lines;
+    for (std::size_t i = 0; i < pts.size(); ++i) lines.push_back(line_of(pts[i], inter[i], tput[i]));
+    ReportContext ctx;
+    ctx.target_interactivity = 125.0;
+    return extension_points(make_report_data(ctx, lines, {"deployment.tp", "workload.concurrency"}), pts, 125.0);
+  };
+  auto e = ext({300, 200, 150}, {1000, 3000, 6000});
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].assignments[1].value.as<int>(), 128);
+  EXPECT_EQ(e[0].assignments[0].value.as<int>(), 4);              // the configuration's other keys are kept
+  EXPECT_TRUE(ext({300, 200, 150}, {1000, 6000, 6050}).empty());  // saturated: more load only queues
+  e = ext({100, 90, 80}, {1000, 3000, 6000});
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].assignments[1].value.as<int>(), 2);
+  EXPECT_TRUE(ext({200, 150, 110}, {1000, 3000, 6000}).empty());  // bracketed: midpoints only
+  const auto one = grid({1, 2});
+  std::vector<ResultLine> lines = {line_of(one[0], 100, 1000), line_of(one[1], 90, 1500)};
+  ReportContext ctx;
+  ctx.target_interactivity = 125.0;
+  const ReportData slow = make_report_data(ctx, lines, {"deployment.tp", "workload.concurrency"});
+  EXPECT_TRUE(extension_points(slow, one, 125.0).empty());  // slower even at concurrency 1
+  EXPECT_NE(out_of_range_at(slow, 125.0)[0].why.find("1 included: it cannot reach the target"), std::string::npos)
+      << out_of_range_at(slow, 125.0)[0].why;
+  // A failed point above the largest ok one stops the growth there.
+  lines = {line_of(pts[0], 300, 1000), line_of(pts[1], 200, 3000)};
+  ResultLine failed;
+  failed.index = pts[2].index;
+  failed.id = pts[2].id;
+  failed.assignments = pts[2].assignments_json();
+  failed.status = PointStatus::error;
+  failed.reason = "out of memory";
+  lines.push_back(failed);
+  EXPECT_TRUE(
+      extension_points(make_report_data(ctx, lines, {"deployment.tp", "workload.concurrency"}), pts, 125.0).empty());
 }

@@ -9,7 +9,7 @@
 //   --set k=v       override a scenario key first (also sweep keys: --set sweep.axes.0.values=[hbm])
 //   --calibration F a measured profile for the points on its GPU (repeatable, one per GPU)
 //   --progress M    auto | bar | lines | none
-//   --refine-rounds N  rounds of concurrency refinement near the target interactivity (default 6, 0: none)
+//   --refine-rounds N  rounds of concurrency refinement near the target interactivity (default 8, 0: none)
 // Under `mpirun -np K` the ranks split the points and rank 0 writes. Exit codes: 0 ok (infeasible
 // points are results, not failures); 1 some points failed with an error (see their lines) or I/O;
 // 2 bad input (nothing is written). Formats and the walk-through: docs/planning.md.

@@ -39,7 +39,7 @@ struct SweepCliArgs {
   std::string progress = "auto";
   bool json = false;  // the summary (sweep) or ranking (plan) as one JSON object on stdout
   PriceCliArgs price;
-  int refine_rounds = 6;  // sweep and frontier plans: rounds of refinement near the target interactivity
+  int refine_rounds = 8;  // sweep and frontier plans: rounds of refinement near the target interactivity
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
