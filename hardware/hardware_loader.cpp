@@ -9,6 +9,7 @@
 #include "core/config_node.hpp"
 #include "core/field_table.hpp"
 #include "core/paths.hpp"
+#include "hardware/gpu_reference.hpp"
 
 namespace engramsim {
 namespace {
@@ -267,15 +268,6 @@ std::vector<std::vector<int>> parse_groups(const ConfigNode& map, const std::str
   return groups;
 }
 
-// A catalog name resolves under hardware/gpus; a relative path resolves beside the node file.
-std::string resolve_gpu_reference(const std::string& ref, const std::string& node_file) {
-  const std::string resolved = resolve_catalog_path("hardware/gpus", ref);
-  if (resolved == ref && fs::path(ref).is_relative()) {
-    return (fs::path(node_file).parent_path() / ref).lexically_normal().string();
-  }
-  return resolved;
-}
-
 // `gpu:` a catalog name or a GPU file beside the node file, loaded.
 void read_node_gpu(const ConfigNode& root, NodeSpec& n) {
   const ConfigNode gpu_field = root.child("gpu");
@@ -483,6 +475,14 @@ const FieldTable<GpuSpec>& gpu_schema() {
     return t;
   }();
   return table;
+}
+
+std::string resolve_gpu_reference(const std::string& ref, const std::string& node_file) {
+  const std::string resolved = resolve_catalog_path("hardware/gpus", ref);
+  if (resolved == ref && std::filesystem::path(ref).is_relative()) {
+    return (std::filesystem::path(node_file).parent_path() / ref).lexically_normal().string();
+  }
+  return resolved;
 }
 
 GpuSpec load_gpu(const std::string& name_or_path) {

@@ -1017,4 +1017,16 @@ std::vector<fs::path> write_report(const ReportData& d, const fs::path& dir) {
   return written;
 }
 
+std::vector<fs::path> remove_report(const fs::path& dir) {
+  std::vector<fs::path> removed;
+  for (const char* name : {"report.html", "report.md", "charts", "tables", "serve-command.sh"}) {
+    const fs::path p = dir / name;
+    if (fs::exists(p)) {
+      fs::remove_all(p);
+      removed.push_back(p);
+    }
+  }
+  return removed;
+}
+
 }  // namespace engramsim::planner

@@ -42,4 +42,9 @@ nlohmann::json table_to_json(const Table& t);
 // Writes every file listed in the header; returns their paths.
 std::vector<std::filesystem::path> write_report(const ReportData& d, const std::filesystem::path& dir);
 
+// Removes what write_report writes (report.html, report.md, charts/, tables/) and the recommended
+// engine command line (serve-command.sh) from `dir`, for when the results no longer match them (a
+// partial merge); returns the paths that were there.
+std::vector<std::filesystem::path> remove_report(const std::filesystem::path& dir);
+
 }  // namespace engramsim::planner

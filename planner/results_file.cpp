@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -14,7 +13,6 @@
 #include "core/config_input.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
-#include "planner/sweep_spec.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;
@@ -43,6 +41,18 @@ void fsync_dir(const fs::path& dir) {
   if (fd < 0) return;  // best effort: some file systems refuse directory fds
   ::fsync(fd);
   ::close(fd);
+}
+
+// Whether `file` has a line for every index in [0, points) (a complete result).
+bool holds_every_point(const fs::path& file, std::size_t points) {
+  std::vector<bool> seen(points, false);
+  std::size_t count = 0;
+  for (const auto& l : read_results_file(file).lines) {
+    if (l.index >= points || seen[l.index]) continue;
+    seen[l.index] = true;
+    ++count;
+  }
+  return points > 0 && count == points;
 }
 
 }  // namespace
@@ -223,6 +233,10 @@ MergeReport merge_result_files(const std::vector<fs::path>& inputs, const fs::pa
                             std::to_string(*expected_points) + " points (a results file of another sweep?)");
     }
   }
+  if (!rep.missing.empty() && holds_every_point(output, *expected_points)) {
+    rep.written = false;
+    return rep;
+  }
   write_canonical_file(output, lines);
   return rep;
 }
@@ -241,36 +255,6 @@ std::vector<fs::path> find_shard_files(const fs::path& dir, int count) {
     if (fs::exists(p)) out.push_back(p);
   }
   return out;
-}
-
-nlohmann::json SweepManifest::to_json() const {
-  return {{"total_points", total_points}, {"axes", axes}, {"fingerprint", fingerprint}};
-}
-
-SweepManifest SweepManifest::from_json(const nlohmann::json& j) {
-  SweepManifest m;
-  m.total_points = j.at("total_points").get<std::size_t>();
-  if (m.total_points > kMaxSweepPoints)
-    throw std::runtime_error("total_points " + std::to_string(m.total_points) + " is above the limit of " +
-                             std::to_string(kMaxSweepPoints) + " points a sweep may have");
-  m.axes = j.at("axes").get<std::vector<std::string>>();
-  m.fingerprint = j.value("fingerprint", "");
-  return m;
-}
-
-std::optional<SweepManifest> read_manifest(const fs::path& dir) {
-  const fs::path p = dir / "sweep.json";
-  std::ifstream in(p);
-  if (!in) return std::nullopt;
-  try {
-    return SweepManifest::from_json(nlohmann::json::parse(in));
-  } catch (const std::exception& e) {
-    throw ConfigError({p.string(), 0, 0}, "", std::string("not a sweep manifest (") + e.what() + ")");
-  }
-}
-
-void write_manifest(const fs::path& dir, const SweepManifest& m) {
-  write_file_atomically(dir / "sweep.json", json_text(m.to_json()) + "\n");
 }
 
 }  // namespace engramsim::planner

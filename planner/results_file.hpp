@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "planner/sweep_manifest.hpp"
 
 namespace engramsim::planner {
 
@@ -72,10 +73,13 @@ void write_canonical_file(const std::filesystem::path& file, const std::vector<R
 struct MergeReport {
   std::size_t lines = 0;
   std::vector<std::size_t> missing;  // indices in [0, expected) with no line; empty if unknown
+  bool written = true;               // false: `output` was complete and the merge was not
 };
 
 // Merges shard (or any) result files into `output` in canonical form. With expected_points, lists
-// the indices still missing (the merge is still written, so partial progress can be inspected).
+// the indices still missing; the partial merge is still written, so partial progress can be
+// inspected, unless `output` already holds every expected point (a complete result is never
+// replaced by a partial one).
 MergeReport merge_result_files(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output,
                                std::optional<std::size_t> expected_points = std::nullopt);
 
@@ -85,19 +89,6 @@ std::filesystem::path results_path(const std::filesystem::path& dir);  // DIR/re
 std::filesystem::path shard_results_path(const std::filesystem::path& dir, int index, int count);
 // Every shard file of an N-way split present in dir, in shard order.
 std::vector<std::filesystem::path> find_shard_files(const std::filesystem::path& dir, int count);
-
-// DIR/sweep.json: what the results in DIR belong to, checked on --resume and by merge.
-struct SweepManifest {
-  std::size_t total_points = 0;
-  std::vector<std::string> axes;
-  std::string fingerprint;  // caller-defined, e.g. a hash of the base scenario text
-
-  nlohmann::json to_json() const;
-  static SweepManifest from_json(const nlohmann::json& j);
-  bool operator==(const SweepManifest&) const = default;
-};
-std::optional<SweepManifest> read_manifest(const std::filesystem::path& dir);
-void write_manifest(const std::filesystem::path& dir, const SweepManifest& m);
 
 // Writes `text` to `file` atomically (temp + fsync + rename + fsync of the folder).
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);

@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "planner/folder_lock.hpp"
+#include "planner/sweep_refusal.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;
@@ -24,6 +26,10 @@ namespace {
 // MPI tags of the rank -> rank 0 stream.
 constexpr int kTagLine = 1;
 constexpr int kTagDone = 2;
+
+// How long a shard waits for the folder while other shards claim theirs (each takes milliseconds;
+// a Slurm array starts its tasks together).
+constexpr std::chrono::milliseconds kShardPatience{60'000};
 
 [[noreturn]] void io_error(const std::string& what, const fs::path& p) {
   throw std::runtime_error(what + " " + p.string() + ": " + std::strerror(errno));
@@ -37,7 +43,9 @@ class AppendFile {
     if (fd_ < 0) io_error("cannot open", path);
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd_);
-      throw std::runtime_error(path.string() + " is being written by another sweep process");
+      throw SweepRefusal(exit_code::folder_busy, path.string() +
+                                                     " is being written by another sweep process; nothing was "
+                                                     "changed: rerun when it is done");
     }
   }
   ~AppendFile() {
@@ -188,30 +196,59 @@ ProgressMode resolve_mode(const SweepRunOptions& o) {
   return to_stderr && is_terminal(2) ? ProgressMode::bar : ProgressMode::lines;
 }
 
-SweepManifest make_manifest(const std::vector<SweepPoint>& points, const std::string& fingerprint) {
+SweepManifest make_manifest(const std::vector<SweepPoint>& points, const SweepRunOptions& o) {
   SweepManifest m;
   m.total_points = points.size();
   if (!points.empty())
     for (const auto& a : points.front().assignments) m.axes.push_back(a.key);
-  m.fingerprint = fingerprint;
+  m.fingerprint = o.fingerprint;
+  m.inputs = o.inputs;
+  m.tool = o.tool;
   return m;
+}
+
+// Refuses, naming what differs, when results recorded under `recorded` (read from `where`) were
+// computed from other inputs than this run's.
+void check_same_computation(const SweepManifest& recorded, const SweepManifest& mine, const fs::path& where,
+                            bool accept_version_change) {
+  const std::vector<std::string> diffs = manifest_differences(recorded, mine, accept_version_change);
+  if (diffs.empty()) return;
+  std::string text;
+  for (const auto& d : diffs) text += (text.empty() ? "" : "; ") + d;
+  throw SweepRefusal(exit_code::inputs_changed,
+                     where.string() + ": " + text +
+                         ". Nothing was changed: results computed from other inputs are not mixed with these "
+                         "(restore what changed, or run into a new output folder)");
+}
+
+// Whether DIR holds a non-empty results file (results.jsonl or a shard's).
+bool folder_holds_results(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("results.", 0) == 0 && e.path().extension() == ".jsonl" && e.is_regular_file(ec) &&
+        e.file_size(ec) > 0)
+      return true;
+  }
+  return false;
 }
 
 // Prepares DIR and the results file of this run; returns the indices already finished (as a
 // 0/1 string over all points) after validating the existing lines.
 struct OpenedRun {
+  std::unique_ptr<FolderLock> lock;  // held for the run (not by shards, nor when the caller holds it)
   std::unique_ptr<AppendFile> file;
   fs::path path;
   std::string finished;  // finished[i] == '1' when point i has a line
   std::size_t already_done = 0;
 };
 
-OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions& o, const ShardSpec& shard) {
-  if (o.out_dir.empty()) throw ConfigError({"--out", 0, 0}, "out_dir", "no output folder given");
-  fs::create_directories(o.out_dir);
-  OpenedRun run;
-  run.path = shard_results_path(o.out_dir, shard.index, shard.count);
-  const SweepManifest mine = make_manifest(points, o.fingerprint);
+// Under the folder's lock: checks DIR's manifest against this run's (the folder's results must have
+// been computed as this run computes), refuses a results file that a run without --resume would
+// overwrite, claims the results file, and only then writes the manifest and a shard's header.
+void claim_results_file(const std::vector<SweepPoint>& points, const SweepRunOptions& o, const ShardSpec& shard,
+                        OpenedRun& run) {
+  const SweepManifest mine = make_manifest(points, o);
   const auto existing = read_manifest(o.out_dir);
   const bool has_lines = fs::exists(run.path) && fs::file_size(run.path) > 0;
   if (has_lines && !o.resume) {
@@ -220,16 +257,26 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
                           " already holds results; pass --resume to continue that sweep, "
                           "or choose another output folder");
   }
-  if (o.resume && existing && !(*existing == mine)) {
-    throw ConfigError({"--resume", 0, 0}, "",
-                      (o.out_dir / "sweep.json").string() +
-                          " describes a different sweep (its points, axes, scenario, evaluation settings or "
-                          "calibration profiles differ); "
-                          "resume needs the same scenario and sweep");
-  }
-  if (!existing || !(*existing == mine)) write_manifest(o.out_dir, mine);
-
+  // The folder's manifest speaks for every result in it; one that differs is replaced only while
+  // the folder holds none.
+  if (existing && (o.resume || folder_holds_results(o.out_dir)))
+    check_same_computation(*existing, mine, o.out_dir / "sweep.json", o.accept_version_change);
+  const fs::path header = shard_header_path(run.path);
+  const auto shard_existing = shard.count > 1 ? read_manifest_file(header) : std::nullopt;
+  if (shard_existing && has_lines) check_same_computation(*shard_existing, mine, header, o.accept_version_change);
   run.file = std::make_unique<AppendFile>(run.path, o.durable);
+  if (!existing || !(*existing == mine)) write_manifest(o.out_dir, mine);
+  if (shard.count > 1 && !(shard_existing && *shard_existing == mine)) write_manifest_file(header, mine);
+}
+
+OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions& o, const ShardSpec& shard) {
+  if (o.out_dir.empty()) throw ConfigError({"--out", 0, 0}, "out_dir", "no output folder given");
+  OpenedRun run;
+  if (!o.folder_locked)
+    run.lock = std::make_unique<FolderLock>(o.out_dir, shard.count > 1 ? kShardPatience : std::chrono::milliseconds(0));
+  run.path = shard_results_path(o.out_dir, shard.index, shard.count);
+  claim_results_file(points, o, shard, run);
+  if (shard.count > 1) run.lock.reset();  // the results file's flock keeps this shard ours
   run.finished.assign(points.size(), '0');
   if (o.resume) {
     const ReadResults r = read_results_file(run.path);
@@ -460,13 +507,27 @@ SweepRunSummary run_sweep(const std::vector<SweepPoint>& points, const EvaluateF
   return run_local(points, evaluate, options);
 }
 
-MergeReport merge_shard_results(const fs::path& dir, int shard_count) {
+MergeReport merge_shard_results(const FolderLock& folder, int shard_count, bool accept_version_change) {
   if (shard_count < 1) throw std::invalid_argument("merge_shard_results: shard count must be >= 1");
+  const fs::path& dir = folder.dir();
   const auto manifest = read_manifest(dir);
   if (!manifest) throw ConfigError({(dir / "sweep.json").string(), 0, 0}, "", "missing; not a sweep output folder");
   const auto files = find_shard_files(dir, shard_count);
   if (files.empty())
     throw ConfigError({dir.string(), 0, 0}, "", "no results.shard-*-of-" + std::to_string(shard_count) + ".jsonl here");
+  for (const auto& f : files) {
+    check_not_being_written(f);
+    if (shard_count == 1) continue;  // results.jsonl itself: sweep.json is its header
+    const auto header = read_manifest_file(shard_header_path(f));
+    if (header) {
+      check_same_computation(*manifest, *header, f, accept_version_change);
+    } else if (!accept_version_change) {
+      throw SweepRefusal(exit_code::inputs_changed,
+                         f.string() + ": no header " + shard_header_path(f).filename().string() +
+                             " says what it was computed from (an older engramsim wrote it?); pass "
+                             "--accept-version-change to merge it knowingly. Nothing was changed");
+    }
+  }
   return merge_result_files(files, results_path(dir), manifest->total_points);
 }
 

@@ -15,11 +15,16 @@
 // rank, rank r runs the points with index % size == r and streams each finished line to rank 0,
 // which alone writes DIR/results.jsonl; the result is byte-identical to a single-process run.
 //
-// Safety: a second process on the same results file is refused (flock). Without `resume`, an
-// existing non-empty results file is an error rather than overwritten. With `resume`, finished
-// lines are kept, a torn last line is cut off, and a line whose id does not match the point at its
-// index (a different sweep) is an error. DIR/sweep.json records the sweep (point count, axes,
-// fingerprint) and must match on resume.
+// Safety: the folder's lock (planner/folder_lock.hpp) is taken before anything in it is written,
+// so a second process is refused (SweepRefusal, exit_code::folder_busy) having changed nothing; a
+// shard holds it only while it claims its results file, whose own flock keeps a second process off
+// that shard. Without `resume`, an existing non-empty results file is an error rather than
+// overwritten. With `resume`, finished lines are kept, a torn last line is cut off, and a line whose
+// id does not match the point at its index (a different sweep) is an error. DIR/sweep.json records
+// what the folder's results were computed from (planner/sweep_manifest.hpp); a run whose manifest
+// differs is refused (SweepRefusal, exit_code::inputs_changed, naming what differs) on resume and
+// whenever the folder already holds results, so results computed two ways are never mixed. A shard
+// also writes its manifest as the header of its results file, which merge checks.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/folder_lock.hpp"
 #include "planner/mpi_session.hpp"
 #include "planner/progress.hpp"
 #include "planner/results_file.hpp"
@@ -71,8 +77,12 @@ struct SweepRunOptions {
   std::ostream* progress_stream = nullptr;          // nullptr = std::cerr
   bool durable = true;                              // fdatasync after every batch of lines (off only for benchmarks)
   PruneFn prune;
-  std::string fingerprint;          // stored in sweep.json and checked on resume
-  const MpiSession* mpi = nullptr;  // distribute across ranks when non-null with size > 1
+  std::string fingerprint;             // the scenario as expanded and the settings (sweep.json, checked)
+  std::vector<InputFile> inputs;       // every file the points read, hashed (sweep.json, checked)
+  ToolIdentity tool;                   // the engramsim computing them (sweep.json, checked)
+  bool accept_version_change = false;  // a manifest differing only in `tool` is accepted
+  bool folder_locked = false;          // the caller holds out_dir's FolderLock for the whole run
+  const MpiSession* mpi = nullptr;     // distribute across ranks when non-null with size > 1
 };
 
 struct SweepRunSummary {
@@ -91,7 +101,11 @@ SweepRunSummary run_sweep(const std::vector<SweepPoint>& points, const EvaluateF
                           const SweepRunOptions& options);
 
 // Merges DIR/results.shard-*-of-N.jsonl into DIR/results.jsonl (identical to a single-process run
-// when all shards are complete). The point count comes from DIR/sweep.json.
-MergeReport merge_shard_results(const std::filesystem::path& dir, int shard_count);
+// when all shards are complete), DIR being the folder `folder` owns (the caller keeps it through
+// the report). The point count comes from DIR/sweep.json. Refuses (SweepRefusal) a shard still being written
+// (folder_busy) and a shard whose header differs from sweep.json (inputs_changed, naming the shard and what differs; a
+// tool change alone passes with `accept_version_change`). A partial merge never replaces a complete DIR/results.jsonl
+// (MergeReport::written is then false).
+MergeReport merge_shard_results(const FolderLock& folder, int shard_count, bool accept_version_change = false);
 
 }  // namespace engramsim::planner

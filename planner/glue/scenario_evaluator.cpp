@@ -6,12 +6,15 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "core/number_text.hpp"
 #include "core/paths.hpp"
 #include "core/rng.hpp"
+#include "hardware/gpu_reference.hpp"
 #include "planner/glue/provenance.hpp"
+#include "sim/workload/workload_config.hpp"
 #include "spec/serve_command.hpp"
 #include "validation/recorded_accuracy.hpp"
 
@@ -154,6 +157,40 @@ void add_point_inputs(const sim::ScenarioParams& params, SweepInputs& in) {
     in.workload_kinds.push_back(params.workload.kind);
 }
 
+void add_file(SweepInputs& in, const std::string& role, const std::string& path) {
+  if (path.empty()) return;
+  const std::pair<std::string, std::string> f{role, path};
+  if (std::find(in.files.begin(), in.files.end(), f) == in.files.end()) in.files.push_back(f);
+}
+
+// The lengths file of a generated workload (`workload.lengths.file`), resolved as the workload
+// parser resolves it; empty when there is none.
+std::string lengths_file(const YAML::Node& tree, const std::string& scenario_file) {
+  const ConfigNode root(tree, scenario_file, "");
+  const auto workload = root.optional_child("workload");
+  const auto lengths = workload ? workload->optional_child("lengths") : std::nullopt;
+  if (!lengths || !lengths->is_map() || !lengths->has("file")) return "";
+  return sim::resolve_data_path(*lengths, lengths->str("file"));
+}
+
+// The GPU preset a node file names (read once per distinct node: the parse has checked it).
+void add_gpu_file(const std::string& node_path, SweepInputs& in) {
+  const ConfigNode node = ConfigNode::load_file(node_path);
+  add_file(in, "GPU preset", resolve_gpu_reference(node.str("gpu"), node_path));
+}
+
+// Every file one point reads (SweepInputs::files) but its GPU preset (add_gpu_file).
+void add_point_files(const YAML::Node& tree, const std::string& scenario_file, const sim::ScenarioParams& params,
+                     SweepInputs& in) {
+  add_file(in, "model card", params.model_path);
+  add_file(in, "node preset", params.node_path);
+  add_file(in, "engine preset", params.deployment.engine_path);
+  add_file(in, "calibration profile", params.calibration_path);
+  add_file(in, "price file", params.prices_path);
+  add_file(in, "trace", params.workload.trace_path);
+  add_file(in, "lengths file", lengths_file(tree, scenario_file));
+}
+
 // A replayed trace is read through once per distinct workload section (its window, scales, options
 // and request cap decide which rows a run reads), so a bad row is bad input before anything is written.
 void read_trace_once(const YAML::Node& tree, const sim::ScenarioParams& params, std::vector<std::string>& read) {
@@ -202,8 +239,10 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
                         e.message() + " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")");
     }
     add_point_inputs(params, in);
+    add_point_files(tree, file_, params, in);
     read_trace_once(tree, params, traces_read);
   }
+  for (const auto& node : in.node_paths) add_gpu_file(node, in);
   check_profiles_used(calibrations_, in);
   return in;
 }
@@ -461,6 +500,14 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
                "spec/scenario_build.hpp (price)", "derived"});
   add_validation_accuracy(in, c);
   return c;
+}
+
+std::vector<InputFile> hash_input_files(const SweepInputs& in) {
+  std::vector<InputFile> out;
+  for (const auto& [role, path] : in.files) out.push_back(hash_input_file(role, path));
+  std::sort(out.begin(), out.end(),
+            [](const InputFile& a, const InputFile& b) { return std::tie(a.role, a.path) < std::tie(b.role, b.path); });
+  return out;
 }
 
 std::string results_fingerprint(const PreparedSweep& sweep, const std::string& what) {

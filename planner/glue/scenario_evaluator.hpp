@@ -49,7 +49,13 @@ struct SweepInputs {
   std::string price_tier;  // of the first point
   sim::ScenarioSlo slo;    // of the first point
   std::vector<sim::WorkloadKind> workload_kinds;
+  // Every file the points read, as (role, path), distinct: model card, node, GPU and engine presets,
+  // calibration profile, price file, trace, lengths file. Their content hashes go into sweep.json.
+  std::vector<std::pair<std::string, std::string>> files;
 };
+
+// The files of `in`, hashed, sorted by role and path (planner/sweep_manifest.hpp).
+std::vector<InputFile> hash_input_files(const SweepInputs& in);
 
 // The profiles named on the command line, loaded once.
 struct CalibrationOverrides {

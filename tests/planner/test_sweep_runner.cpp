@@ -187,6 +187,39 @@ TEST(SweepRunner, ResumeRejectsAnotherSweepsFiles) {
   }
 }
 
+// A second sweep on a folder another sweep owns is refused before it writes anything: its
+// sweep.json stays the first sweep's, byte for byte (issue 47; the lock was once taken after the
+// manifest was written). The first sweep holds the folder while its only point is being evaluated.
+TEST(SweepRunner, ASecondSweepOnALockedFolderChangesNothing) {
+  TempDir t;
+  std::atomic<bool> entered{false}, release{false};
+  auto first = quiet(t.path());
+  std::thread owner([&] {
+    run_sweep(
+        {small_sweep().front()},
+        [&](const SweepPoint& p) {
+          entered = true;
+          while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          return evaluate_small(p);
+        },
+        first);
+  });
+  while (!entered) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::string manifest = read_file(t / "sweep.json");
+  ASSERT_FALSE(manifest.empty());
+
+  auto second = quiet(t.path());
+  second.fingerprint = "another scenario";
+  EXPECT_THROW(run_sweep(
+                   small_sweep(), [](const SweepPoint& p) { return evaluate_small(p); }, second),
+               std::runtime_error);
+  EXPECT_EQ(read_file(t / "sweep.json"), manifest);
+  release = true;
+  owner.join();
+  EXPECT_EQ(read_file(t / "sweep.json"), manifest);
+  EXPECT_EQ(count_lines(read_file(results_path(t.path()))), 1u);
+}
+
 TEST(ResultsFile, OnlyTheLastLineMayBeTorn) {
   TempDir t;
   const std::string ref = reference_run(t.path());
@@ -333,12 +366,12 @@ TEST(SweepRunner, ShardsMergeIntoTheSingleRunFile) {
     for (const auto& l : read_results_file(s.results_file).lines) EXPECT_EQ(l.index % 3, static_cast<std::size_t>(i));
     if (i == 2) {
       // Before the last shard: the merge says what is missing.
-      const auto partial = merge_shard_results(dir, 3);
+      const auto partial = merge_shard_results(FolderLock(dir), 3);
       EXPECT_EQ(partial.lines, 12u);
       EXPECT_EQ(partial.missing.size(), 24u);
     }
   }
-  const auto rep = merge_shard_results(dir, 3);
+  const auto rep = merge_shard_results(FolderLock(dir), 3);
   EXPECT_EQ(rep.lines, 36u);
   EXPECT_TRUE(rep.missing.empty());
   EXPECT_EQ(read_file(dir / "results.jsonl"), ref);

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/unit_parse.hpp"
+#include "planner/sweep_refusal.hpp"
 
 namespace engramsim::cli {
 
@@ -23,6 +24,9 @@ int run_guarded(const std::function<int()>& body) {
   } catch (const TimeOutOfRange& e) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::bad_input;
+  } catch (const planner::SweepRefusal& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return e.exit_code();
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::failure;

@@ -2,7 +2,8 @@
 //
 // A subcommand file registers its options on a CLI11 subcommand and, in the subcommand's callback,
 // stores the action to run. main() runs the chosen action after parsing and maps exceptions to the
-// documented exit codes (docs/cli.md): ConfigError and UnitParseError -> 2, anything else -> 1.
+// documented exit codes (docs/cli.md): ConfigError and UnitParseError -> 2, a refused output folder
+// (planner/sweep_refusal.hpp) -> its own code (5 or 6), anything else -> 1.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,8 @@ inline constexpr std::int32_t kMaxAgentxSessions = 1000000;  // workload.generat
 void register_commands(CLI::App& app, CommandAction& action);
 // "engramsim 0.1.0 (commit 1a2b3c4)", as --version prints it (main.cpp, which knows the commit).
 std::string tool_version();
+// "1a2b3c4" ("-dirty" appended when tracked files differed from it; "unknown" outside git).
+std::string tool_commit();
 
 // Runs `body`, translating exceptions into exit codes with a one-line message on stderr.
 int run_guarded(const std::function<int()>& body);

@@ -101,12 +101,16 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi,
       planner::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                                 evaluator.calibrations().fingerprint));
+                                                 evaluator.calibrations().fingerprint),
+      inputs);
   if (o.shard.count > 1)
     throw ConfigError({sc.file, 0, 0}, "--shard", "a frontier plan (closed-loop or agentic workload) runs in one job");
+  std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
   const planner::SweepRunSummary s = planner::run_sweep(
       sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (mpi && mpi->rank() != 0) return exit_code::ok;
+  o.mpi = nullptr;
+  if (!lock) lock = own_output_folder(o);
   if (!s.complete) {
     std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
     return exit_code::failure;
@@ -171,11 +175,14 @@ int plan_command(const SweepCliArgs& a) {
   rate_planner.validate(sc.sweep.points);
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi.get(),
-      planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint));
+      planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint), inputs);
 
+  std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
   const planner::SweepRunSummary s = planner::run_sweep(
       sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
+  o.mpi = nullptr;
+  if (!lock) lock = own_output_folder(o);
   if (!a.json) print_sweep_summary(s, std::cout);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
   ctx.tool = tool_version();

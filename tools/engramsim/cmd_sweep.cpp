@@ -6,13 +6,15 @@
 //   --jobs N        worker threads (results do not depend on it)
 //   --resume        continue an interrupted run (finished points are kept, a torn line is cut)
 //   --shard i/N     run one Slurm-array slice into results.shard-i-of-N.jsonl (then `engramsim merge`)
+//   --accept-version-change  let --resume/--shard add to results of another engramsim version
 //   --set k=v       override a scenario key first (also sweep keys: --set sweep.axes.0.values=[hbm])
 //   --calibration F a measured profile for the points on its GPU (repeatable, one per GPU)
 //   --progress M    auto | bar | lines | none
 //   --refine-rounds N  rounds of concurrency refinement near the target interactivity (default 8, 0: none)
 // Under `mpirun -np K` the ranks split the points and rank 0 writes. Exit codes: 0 ok (infeasible
 // points are results, not failures); 1 some points failed with an error (see their lines) or I/O;
-// 2 bad input (nothing is written). Formats and the walk-through: docs/planning.md.
+// 2 bad input (nothing is written); 5 the folder's results were computed from other inputs (named);
+// 6 another process owns the folder (5 and 6 change nothing). Formats and the walk-through: docs/planning.md.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -84,11 +86,17 @@ int sweep_command(const SweepCliArgs& a) {
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi.get(),
       planner::results_fingerprint(
-          sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) + evaluator.calibrations().fingerprint));
+          sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) + evaluator.calibrations().fingerprint),
+      inputs);
 
+  std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
   const planner::SweepRunSummary s = planner::run_sweep(
       sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
+  // Refinement runs here, on the writer alone (under MPI the other ranks are done); a sharded run
+  // stops at the grid (its shards hold halves of it).
+  o.mpi = nullptr;
+  if (!lock) lock = own_output_folder(o);
 
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
   ctx.tool = tool_version();
@@ -109,9 +117,6 @@ int sweep_command(const SweepCliArgs& a) {
     std::cerr << "error: the sweep stopped before every point was evaluated; rerun with --resume\n";
     return exit_code::failure;
   }
-  // Refinement runs here, on the writer alone (under MPI the other ranks are done); a sharded run
-  // stops at the grid (its shards hold halves of it).
-  o.mpi = nullptr;
   const std::size_t refined = planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);

@@ -15,6 +15,8 @@ std::string engramsim::cli::tool_version() {
   return "engramsim " + engramsim::engramsim_version() + " (commit " ENGRAMSIM_GIT_COMMIT ")";
 }
 
+std::string engramsim::cli::tool_commit() { return ENGRAMSIM_GIT_COMMIT; }
+
 int main(int argc, char** argv) {
   CLI::App app{"engramsim: discrete-event simulator and capacity planner for LLM serving with Engram memory tiers"};
   // The commit is read when the build is configured (tools/CMakeLists.txt).

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/paths.hpp"
+#include "planner/folder_lock.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/mpi_session.hpp"
 #include "planner/report_data.hpp"
@@ -39,7 +41,8 @@ struct SweepCliArgs {
   std::string progress = "auto";
   bool json = false;  // the summary (sweep) or ranking (plan) as one JSON object on stdout
   PriceCliArgs price;
-  int refine_rounds = 8;  // sweep and frontier plans: rounds of refinement near the target interactivity
+  int refine_rounds = 8;               // sweep and frontier plans: rounds of refinement near the target interactivity
+  bool accept_version_change = false;  // results of another engramsim version may join the folder's
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
@@ -91,6 +94,9 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
   cmd->add_option("--jobs", a.jobs, "Worker threads (0 = one per hardware thread)")
       ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_flag("--resume", a.resume, "Keep the finished points of an interrupted run and do the rest");
+  cmd->add_flag("--accept-version-change", a.accept_version_change,
+                "Let --resume or --shard add to results computed by another engramsim version or commit (inputs must "
+                "still match)");
   cmd->add_option("--shard", a.shard, "Run only the points with index % N == i (i/N), into results.shard-i-of-N.jsonl");
   cmd->add_option("--set", a.set, "Override a scenario key before expanding: key.path=value (repeatable)")
       ->allow_extra_args(false);
@@ -114,8 +120,10 @@ inline planner::ProgressMode progress_mode(const std::string& s) {
   return planner::ProgressMode::automatic;
 }
 
+// `fingerprint`: results_fingerprint of the scenario and the command's settings; `inputs`: what
+// the points read (hashed here, with this engramsim's version and commit, for sweep.json).
 inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const planner::MpiSession* mpi,
-                                                  std::string fingerprint) {
+                                                  std::string fingerprint, const planner::SweepInputs& inputs) {
   planner::SweepRunOptions o;
   o.out_dir = a.out;
   o.jobs = a.jobs;
@@ -126,8 +134,22 @@ inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const p
                       "cannot be combined with an MPI launch (MPI splits the points itself)");
   o.progress = progress_mode(a.progress);
   o.fingerprint = std::move(fingerprint);
+  o.inputs = planner::hash_input_files(inputs);
+  o.tool = {engramsim_version(), tool_commit()};
+  o.accept_version_change = a.accept_version_change;
   o.mpi = mpi;
   return o;
+}
+
+// The output folder's lock, held by a single-process run from before its first write to its last
+// (refinement and report included), so that a second process is refused having changed nothing.
+// Shards and MPI runs get none here: run_sweep takes what they need (an MPI run's rank 0 calls
+// this again once the ranks are done, with o.mpi cleared).
+inline std::unique_ptr<planner::FolderLock> own_output_folder(planner::SweepRunOptions& o) {
+  if (o.shard.count > 1 || o.mpi != nullptr || o.folder_locked) return nullptr;
+  auto lock = std::make_unique<planner::FolderLock>(o.out_dir);
+  o.folder_locked = true;
+  return lock;
 }
 
 // The counts of print_sweep_summary as JSON fields.
