@@ -70,8 +70,12 @@ nlohmann::json ReportContext::to_json() const {
   for (const auto& x : extra_tables)
     t.push_back({{"name", x.name}, {"title", x.title}, {"columns", x.columns}, {"rows", x.rows}});
   j["extra_tables"] = t;
+  nlohmann::json pairs = nlohmann::json::object();
+  for (const auto& [k, g] : validation.by_gpu_engine)
+    pairs[k] = {{"cases", g.cases}, {"mape", g.mape}, {"lean", g.lean}, {"known_misses", g.known_misses}};
   j["validation"] = {{"by_gpu", validation.by_gpu},
                      {"by_engine", validation.by_engine},
+                     {"by_gpu_engine", pairs},
                      {"serving_throughput", opt(validation.serving_throughput)}};
   j["tool"] = tool;
   j["overrides"] = overrides;
@@ -113,6 +117,10 @@ ReportContext ReportContext::from_json(const nlohmann::json& j) {
   if (auto it = j.find("validation"); it != j.end() && it->is_object()) {
     if (it->contains("by_gpu")) c.validation.by_gpu = it->at("by_gpu").get<std::map<std::string, double>>();
     if (it->contains("by_engine")) c.validation.by_engine = it->at("by_engine").get<std::map<std::string, double>>();
+    if (it->contains("by_gpu_engine") && it->at("by_gpu_engine").is_object())
+      for (const auto& [k, g] : it->at("by_gpu_engine").items())
+        c.validation.by_gpu_engine[k] = {g.value("cases", 0), g.value("mape", 0.0), g.value("lean", 0.0),
+                                         g.value("known_misses", std::vector<std::string>{})};
     c.validation.serving_throughput = read_opt(*it, "serving_throughput");
   }
   c.tool = j.value("tool", "");
@@ -358,22 +366,66 @@ std::vector<ConfigComparison> compare_at(const ReportData& d, double interactivi
   return out;
 }
 
-std::optional<double> config_error(const ReportData& d, const std::string& config) {
+namespace {
+
+// The GPU and engine a configuration's ok points ran (from their results), empty when unknown.
+std::pair<std::string, std::string> gpu_and_engine(const ReportData& d, const std::string& config) {
   const ReportPoint* p = nullptr;
   for (const auto& q : d.points)
     if (q.config == config && q.status == PointStatus::ok) p = &q;
-  if (p == nullptr) return std::nullopt;
+  if (p == nullptr) return {};
   const auto name = [&](const char* key) {
     const auto it = p->metrics.extra.find(key);
     return it != p->metrics.extra.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
+  return {name("gpu"), name("engine")};
+}
+
+const ValidationGroup* own_group(const ReportData& d, const std::string& gpu, const std::string& engine) {
+  const auto it = d.context.validation.by_gpu_engine.find(gpu + "/" + engine);
+  return gpu.empty() || engine.empty() || it == d.context.validation.by_gpu_engine.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+std::optional<double> config_error(const ReportData& d, const std::string& config) {
+  const auto [gpu, engine] = gpu_and_engine(d, config);
+  if (const ValidationGroup* g = own_group(d, gpu, engine)) return g->mape;
   std::optional<double> err;
   const auto take = [&](const std::map<std::string, double>& by, const std::string& n) {
     if (const auto it = by.find(n); it != by.end()) err = std::max(err.value_or(0.0), it->second);
   };
-  take(d.context.validation.by_gpu, name("gpu"));
-  take(d.context.validation.by_engine, name("engine"));
+  take(d.context.validation.by_gpu, gpu);
+  take(d.context.validation.by_engine, engine);
   return err ? err : d.context.validation.serving_throughput;
+}
+
+std::string own_validation_text(const ReportData& d, const std::string& config) {
+  const auto [gpu, engine] = gpu_and_engine(d, config);
+  const std::string where = (gpu.empty() ? std::string("its GPU") : gpu_display_name(gpu)) + " with " +
+                            (engine.empty() ? std::string("its engine") : engine);
+  const auto pct = [](double f) { return fmt(100.0 * f, "%.1f") + " %"; };
+  if (const ValidationGroup* g = own_group(d, gpu, engine)) {
+    std::string t = "its own validation: " + std::to_string(g->cases) + " case" + (g->cases == 1 ? "" : "s") + " on " +
+                    where + ", mean error " + pct(g->mape) + " (MAPE, not a bound)";
+    if (std::abs(g->lean) >= 0.0005)
+      t += ", predicting " + pct(std::abs(g->lean)) + (g->lean > 0 ? " faster" : " slower") +
+           " than measured on average";
+    if (!g->known_misses.empty()) {
+      t += "; known miss" + std::string(g->known_misses.size() == 1 ? "" : "es") + " there: ";
+      for (std::size_t i = 0; i < g->known_misses.size(); ++i) t += (i ? ", " : "") + g->known_misses[i];
+    }
+    return t;
+  }
+  std::string t = "no validation case on " + where;
+  const auto& v = d.context.validation;
+  if (const auto it = v.by_gpu.find(gpu); it != v.by_gpu.end())
+    t += "; " + gpu_display_name(gpu) + " with other engines: mean error " + pct(it->second);
+  if (const auto it = v.by_engine.find(engine); it != v.by_engine.end())
+    t += "; " + engine + " on other GPUs: mean error " + pct(it->second);
+  else if (v.by_gpu.find(gpu) == v.by_gpu.end() && v.serving_throughput)
+    t += "; the whole set's serving throughput: mean error " + pct(*v.serving_throughput);
+  return t + " (MAPE, not a bound)";
 }
 
 Table host_memory_table(const ReportData& d) {
@@ -585,6 +637,7 @@ void recommend_at(const ReportData& d, const KvWallAnalysis& walls, const std::v
   }
   const std::string at = fmt(x) + " tok/s/user";
   r.text = winner_text(r, cmp, x) + wall_text(d, walls, r, cmp, at) + out_of_range_text(r.out_of_range, x);
+  r.text += " Confidence: " + own_validation_text(d, r.config) + ".";
   r.text += " Values between measured points are Steffen-interpolated along each configuration's frontier.";
 }
 

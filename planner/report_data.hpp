@@ -53,9 +53,16 @@ struct Table {
 // (scenarios/validation/recorded-accuracy.yaml), and the whole set's serving-throughput MAPE, which
 // stands for a configuration whose GPU and engine have no case. A recommendation whose margin is
 // inside the error of the configurations it compares is a tie.
+struct ValidationGroup {
+  int cases = 0;
+  double mape = 0.0;  // mean |relative error|, a fraction
+  double lean = 0.0;  // mean speed error, a fraction: > 0 the model predicts faster than measured
+  std::vector<std::string> known_misses;
+};
 struct ValidationErrors {
   std::map<std::string, double> by_gpu;
   std::map<std::string, double> by_engine;
+  std::map<std::string, ValidationGroup> by_gpu_engine;  // "gpu/engine": the cases on both at once
   std::optional<double> serving_throughput;
 };
 
@@ -190,9 +197,16 @@ struct Recommendation {
 // The point rule prefers points within their wall the same way.
 Recommendation recommend(const ReportData& d);
 
-// The validation error (a fraction) of a configuration: the larger MAPE of its GPU and engine where
-// the set has cases for them, else the set's serving-throughput MAPE; nullopt when none is known.
+// The validation error (a fraction) of a configuration: the MAPE of the cases on its GPU with its
+// engine where the set has any, else the larger MAPE of its GPU and engine where the set has cases
+// for them, else the set's serving-throughput MAPE; nullopt when none is known.
 std::optional<double> config_error(const ReportData& d, const std::string& config);
+
+// How far to trust a configuration's figures, from its own validation cases: "its own validation:
+// 4 cases on B200 with vllm, mean error 7.0 % (MAPE, not a bound), predicting 4.5 % slower than
+// measured on average; known misses there: ID (-20.8 %)", or "no validation case on B200 with
+// vllm" and what the set says of the GPU and the engine apart.
+std::string own_validation_text(const ReportData& d, const std::string& config);
 
 // Host DRAM of one node by use for each configuration (its results' extra.host_memory_per_node_gib,
 // at the point nearest the target interactivity, else its first ok point): the "host_memory" table.

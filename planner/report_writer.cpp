@@ -361,31 +361,9 @@ std::string interactivity_chart(const ReportData& d, const Look& look, const std
   return c.svg();
 }
 
-// "B300 cases validated within +/-6.2 %": the validation error behind a configuration's figures,
-// by its GPU (and its engine where that error is larger), else the set's serving-throughput MAPE.
-std::string validation_clause(const ReportData& d, const std::string& config) {
-  const auto& v = d.context.validation;
-  std::string gpu, engine;
-  for (const auto& p : d.points) {
-    if (p.config != config || p.status != PointStatus::ok) continue;
-    if (const auto it = p.metrics.extra.find("gpu"); it != p.metrics.extra.end() && it->is_string()) gpu = *it;
-    if (const auto it = p.metrics.extra.find("engine"); it != p.metrics.extra.end() && it->is_string()) engine = *it;
-    break;
-  }
-  const auto pct = [](double f) { return "\u00b1" + fmt(100.0 * f, "%.1f") + " %"; };
-  const auto g = v.by_gpu.find(gpu);
-  const auto e = v.by_engine.find(engine);
-  if (g != v.by_gpu.end()) {
-    std::string t = gpu_display_name(gpu) + " cases validated within " + pct(g->second);
-    if (e != v.by_engine.end() && e->second > g->second) t += ", " + engine + " cases within " + pct(e->second);
-    return t + " (MAPE)";
-  }
-  if (e != v.by_engine.end()) return engine + " cases validated within " + pct(e->second) + " (MAPE)";
-  if (v.serving_throughput)
-    return "no validation case on " + (gpu.empty() ? std::string("its GPU") : gpu_display_name(gpu)) +
-           "; the validation set's serving throughput is within " + pct(*v.serving_throughput) + " (MAPE)";
-  return "no validation error recorded with this run";
-}
+// How far to trust a configuration's figures: its own GPU-with-engine validation cases
+// (own_validation_text).
+std::string validation_clause(const ReportData& d, const std::string& config) { return own_validation_text(d, config); }
 
 // The first line of the report: what to buy, by how much, and how far to trust it; a
 // recommendation past its configuration's KV wall says so in the line itself.

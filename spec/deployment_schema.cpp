@@ -6,7 +6,7 @@
 #include "core/paths.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/engine_loader.hpp"
-#include "sim/workload/workload_config.hpp"
+#include "spec/data_path.hpp"
 #include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {

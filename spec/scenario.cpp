@@ -14,7 +14,7 @@
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
 #include "sim/serving/builtin_registries.hpp"
-#include "sim/workload/workload_config.hpp"
+#include "spec/data_path.hpp"
 #include "spec/deployment_schema.hpp"
 
 namespace engramsim::sim {

@@ -10,7 +10,7 @@
 #include "sim/workload/synthetic_source.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
-#include "sim/workload/workload_config.hpp"
+#include "spec/data_path.hpp"
 
 namespace engramsim::sim {
 

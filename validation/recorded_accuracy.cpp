@@ -42,6 +42,7 @@ std::map<std::string, RecordedGroup> parse_groups(const ConfigNode& root, const 
     r.cases = static_cast<int>(g.integer("cases", 1, 1'000'000));
     r.mape = g.number("mape_percent", 0.0, 1e6) / 100.0;
     r.lean = g.number("lean_percent", -1e6, 1e6) / 100.0;
+    if (g.has("known_misses")) r.known_misses = g.strings("known_misses");
     g.finish();
     out[name] = r;
   }
@@ -70,6 +71,7 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
     root.fail_key("known_misses", "a case is listed twice");
   r.by_gpu = parse_groups(root, "by_gpu");
   r.by_engine = parse_groups(root, "by_engine");
+  r.by_gpu_engine = parse_groups(root, "by_gpu_engine");
   root.finish();
   return r;
 }
@@ -117,6 +119,26 @@ void check_groups(const std::vector<GroupSummary>& run, const std::map<std::stri
   }
   for (const auto& [group, r] : recorded)
     if (seen.count(group) == 0) out.problems.push_back(std::string(what) + " " + group + ": recorded but no case ran");
+}
+
+// A GPU-with-engine group's known misses: every one the run holds is recorded, and a recorded one
+// the run holds is still a miss (the sweep cases' are recorded but not run by the ratchet).
+void check_group_misses(const ValidationReport& report, const std::vector<GroupSummary>& run,
+                        const std::map<std::string, RecordedGroup>& recorded, RatchetResult& out) {
+  for (const GroupSummary& g : run) {
+    const auto it = recorded.find(g.group);
+    if (it == recorded.end()) continue;
+    const auto& listed = it->second.known_misses;
+    for (const auto& id : g.known_misses)
+      if (std::find(listed.begin(), listed.end(), id) == listed.end())
+        out.problems.push_back("GPU with engine " + g.group + ": known miss " + id + " not in its known_misses");
+    for (const auto& id : listed) {
+      const bool held =
+          std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) { return r.id == id; });
+      if (held && std::find(g.known_misses.begin(), g.known_misses.end(), id) == g.known_misses.end())
+        out.problems.push_back("GPU with engine " + g.group + ": " + id + " is no known miss of it in this run");
+    }
+  }
 }
 
 }  // namespace
@@ -167,6 +189,9 @@ RatchetResult check_ratchet(const ValidationReport& report, const RecordedAccura
   check_cases(report, std::set<std::string>(recorded.known_misses.begin(), recorded.known_misses.end()), out);
   check_groups(summarize_by(report.results, &CaseResult::gpu), recorded.by_gpu, "GPU", out);
   check_groups(summarize_by(report.results, &CaseResult::engine), recorded.by_engine, "engine", out);
+  const auto pairs = summarize_by_gpu_engine(report.results);
+  check_groups(pairs, recorded.by_gpu_engine, "GPU with engine", out);
+  check_group_misses(report, pairs, recorded.by_gpu_engine, out);
   for (const KindSummary& k : report.kinds) {
     const auto it = recorded.mape.find(k.kind);
     if (it == recorded.mape.end()) continue;

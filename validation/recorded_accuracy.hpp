@@ -11,6 +11,8 @@
 //   by_gpu:    {h200-sxm: {cases: 12, mape_percent: 26.9, lean_percent: 12.3}, ...}  # step, throughput
 //                                                                                   # and latency cases
 //   by_engine: {trtllm: {cases: 13, mape_percent: 40.1, lean_percent: 30.2}, ...}   # likewise, by engine
+//   by_gpu_engine: {b200/vllm: {cases: 4, mape_percent: 7.0, lean_percent: 4.5,
+//                               known_misses: [id, ...]}, ...}   # both together; known_misses optional
 // Kind keys are kind_key() names. Every kind with a MAPE target (mape_target) must be recorded.
 // The groups are what planning reports quote for the GPU and engine of each configuration
 // (validation_accuracy_for); the ratchet holds their MAPE like the kinds'. A group's lean (its mean
@@ -30,11 +32,14 @@ namespace engramsim::validation {
 // "step", "serving_throughput", "latency", "engram_penalty", "ratio".
 const char* kind_key(MetricKind k);
 
-// One group of cases (a GPU, an engine) as recorded.
+// One group of cases (a GPU, an engine, a GPU with an engine) as recorded.
 struct RecordedGroup {
   int cases = 0;
   double mape = 0.0;  // ceiling, as a fraction
   double lean = 0.0;  // the run's mean speed_error, as a fraction (recorded to a tenth of a percent)
+  // Its known misses (by_gpu_engine only): those among the cases the ratchet runs, and the sweep
+  // cases' (run by validate-set only) on the same GPU and engine.
+  std::vector<std::string> known_misses;
 };
 
 struct RecordedAccuracy {
@@ -43,6 +48,7 @@ struct RecordedAccuracy {
   std::vector<std::string> known_misses;  // case ids, in file order
   std::map<std::string, RecordedGroup> by_gpu;
   std::map<std::string, RecordedGroup> by_engine;
+  std::map<std::string, RecordedGroup> by_gpu_engine;  // keyed gpu_engine_key()
 };
 
 // "MAPE 26.9 % over 12 validation cases, predicting 12.3 % faster than measured on average" for a
@@ -63,10 +69,11 @@ struct RatchetResult {
 
 // Holds a report of the whole set to the record: a case outside tolerance that is not a known
 // miss, a failed run, a MAPE above its ceiling, a known miss not recorded, a recorded miss that is
-// no longer one (record the improvement), a known miss now within tolerance, and a GPU or engine
-// group that is missing from the record, has another case count or a MAPE above its ceiling are
-// problems; a MAPE more than half a point below its ceiling is a note. A recorded known miss whose
-// case the report does not hold (a run of part of the set, e.g. without the sweep cases) is not judged.
+// no longer one (record the improvement), a known miss now within tolerance, and a GPU, engine or
+// GPU-with-engine group that is missing from the record, has another case count or a MAPE above
+// its ceiling, or (GPU with engine) runs a known miss its record does not list or lists one the run
+// holds and passes, are problems; a MAPE more than half a point below its ceiling is a note. A recorded known miss
+// whose case the report does not hold (a run of part of the set, e.g. without the sweep cases) is not judged.
 RatchetResult check_ratchet(const ValidationReport& report, const RecordedAccuracy& recorded);
 
 }  // namespace engramsim::validation

@@ -413,28 +413,52 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
   return out;
 }
 
-std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field) {
+namespace {
+
+// Groups the evaluated speed cases by `key` (a case whose key is empty is left out).
+template <typename Key>
+std::map<std::string, GroupSummary> group_cases(const std::vector<CaseResult>& results, Key key) {
   std::map<std::string, GroupSummary> by;
   for (const auto& r : results) {
     if (!evaluated_status(r.status)) continue;
     if (!is_speed_kind(r.kind)) continue;
-    if ((r.*field).empty()) continue;  // e.g. an operator-level case has no engine
-    GroupSummary& g = by[r.*field];
-    g.group = r.*field;
+    const std::string name = key(r);
+    if (name.empty()) continue;  // e.g. an operator-level case has no engine
+    GroupSummary& g = by[name];
+    g.group = name;
     ++g.cases;
     g.mape += std::abs(r.rel_error);
     g.lean += speed_error(r.kind, r.rel_error);
+    if (r.status == CaseStatus::known_miss) g.known_misses.push_back(r.id);
     if (g.worst_id.empty() || std::abs(r.rel_error) > std::abs(g.worst_rel)) {
       g.worst_id = r.id;
       g.worst_rel = r.rel_error;
     }
   }
-  std::vector<GroupSummary> out;
   for (auto& [name, g] : by) {
     g.mape /= g.cases;
     g.lean /= g.cases;
-    out.push_back(g);
   }
+  return by;
+}
+
+}  // namespace
+
+std::string gpu_engine_key(const std::string& gpu, const std::string& engine) {
+  return gpu.empty() || engine.empty() ? std::string() : gpu + "/" + engine;
+}
+
+std::vector<GroupSummary> summarize_by_gpu_engine(const std::vector<CaseResult>& results) {
+  std::vector<GroupSummary> out;
+  for (auto& [name, g] : group_cases(results, [](const CaseResult& r) { return gpu_engine_key(r.gpu, r.engine); }))
+    out.push_back(g);
+  return out;
+}
+
+std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field) {
+  auto by = group_cases(results, [&](const CaseResult& r) { return r.*field; });
+  std::vector<GroupSummary> out;
+  for (auto& [name, g] : by) out.push_back(g);
   if (field == &CaseResult::batch) {
     static const std::vector<std::string> order = {batch_regime(1), batch_regime(9), batch_regime(65),
                                                    batch_regime(257), batch_regime(0)};

@@ -109,10 +109,11 @@ struct KindSummary {
 struct GroupSummary {
   std::string group;
   int cases = 0;
-  double mape = 0.0;       // mean |relative error|, as a fraction
-  double lean = 0.0;       // mean speed error (speed_error), as a fraction: > 0 the model is optimistic
-  std::string worst_id;    // the case with the largest |relative error|
-  double worst_rel = 0.0;  // its signed relative error
+  double mape = 0.0;                      // mean |relative error|, as a fraction
+  double lean = 0.0;                      // mean speed error (speed_error), as a fraction: > 0 the model is optimistic
+  std::string worst_id;                   // the case with the largest |relative error|
+  double worst_rel = 0.0;                 // its signed relative error
+  std::vector<std::string> known_misses;  // its cases run as known misses, in result order
 };
 
 // A case's relative error signed by what it says of speed: > 0 when the model predicts the
@@ -154,5 +155,9 @@ std::vector<KindSummary> summarize_kinds(const std::vector<CaseResult>& results)
 // in name order, except &CaseResult::batch, from the smallest decode batch to prefill; results whose
 // field is empty are left out.
 std::vector<GroupSummary> summarize_by(const std::vector<CaseResult>& results, std::string CaseResult::*field);
+// The same by GPU and engine together, grouped as "gpu/engine" (gpu_engine_key); cases without both
+// are left out. What a recommendation quotes as its configuration's own validation.
+std::vector<GroupSummary> summarize_by_gpu_engine(const std::vector<CaseResult>& results);
+std::string gpu_engine_key(const std::string& gpu, const std::string& engine);
 
 }  // namespace engramsim::validation

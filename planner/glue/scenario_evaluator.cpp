@@ -14,7 +14,7 @@
 #include "core/rng.hpp"
 #include "hardware/gpu_reference.hpp"
 #include "planner/glue/provenance.hpp"
-#include "sim/workload/workload_config.hpp"
+#include "spec/data_path.hpp"
 #include "spec/serve_command.hpp"
 #include "validation/recorded_accuracy.hpp"
 
@@ -432,6 +432,8 @@ void add_validation_accuracy(const SweepInputs& in, ReportContext& c) {
   for (const auto& e : in.engine_names) add("engine", rec.by_engine, e);
   for (const auto& [name, g] : rec.by_gpu) c.validation.by_gpu[name] = g.mape;
   for (const auto& [name, g] : rec.by_engine) c.validation.by_engine[name] = g.mape;
+  for (const auto& [name, g] : rec.by_gpu_engine)
+    c.validation.by_gpu_engine[name] = {g.cases, g.mape, g.lean, g.known_misses};
   if (const auto it = rec.mape.find(validation::MetricKind::serving_throughput); it != rec.mape.end())
     c.validation.serving_throughput = it->second;
   if (!unvalidated.empty())

@@ -544,6 +544,37 @@ TEST(CmdValidateSet, ExitCodesAndJson) {
 }
 #endif
 
+// The cases on one GPU with one engine are a group of their own, with their known misses: a miss
+// the run holds must be listed, a listed one the run holds must still be a miss, and a listed one
+// the run does not hold (a sweep case) is not judged.
+TEST(RecordedAccuracy, GpuWithEngineGroupsHoldTheirKnownMisses) {
+  const RecordedAccuracy parsed = recorded_accuracy_from_yaml(
+      "schema_version: 1\nmape_percent: {step: 1, serving_throughput: 1, latency: 1}\nby_gpu_engine:\n"
+      "  h100/vllm: {cases: 2, mape_percent: 10.0, lean_percent: 5.0, known_misses: [b, sweep-case]}\n",
+      "r.yaml");
+  ASSERT_EQ(parsed.by_gpu_engine.at("h100/vllm").known_misses.size(), 2u);
+  RecordedAccuracy rec;
+  rec.mape = {{MetricKind::step, 1.0}};
+  rec.known_misses = {"b"};
+  rec.by_gpu_engine = parsed.by_gpu_engine;
+  rec.by_gpu = {{"h100", RecordedGroup{2, 0.10, 0.05}}};
+  rec.by_engine = {{"vllm", RecordedGroup{2, 0.10, 0.05}}};
+  const auto on = [](const char* id, CaseStatus st, double rel) {
+    CaseResult r = result(id, MetricKind::step, st, rel, st == CaseStatus::known_miss ? "cause" : "");
+    r.gpu = "h100";
+    r.engine = "vllm";
+    return r;
+  };
+  const std::vector<CaseResult> run = {on("a", CaseStatus::pass, 0.05), on("b", CaseStatus::known_miss, -0.15)};
+  EXPECT_TRUE(check_ratchet(report_of(run), rec).passed()) << check_ratchet(report_of(run), rec).problems.front();
+  rec.by_gpu_engine.at("h100/vllm").known_misses = {"sweep-case"};  // b is a miss the group does not list
+  EXPECT_FALSE(check_ratchet(report_of(run), rec).passed());
+  const auto groups = summarize_by_gpu_engine(run);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].group, "h100/vllm");
+  EXPECT_EQ(groups[0].known_misses, std::vector<std::string>{"b"});
+}
+
 }  // namespace
 }  // namespace engramsim::validation
 

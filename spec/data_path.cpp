@@ -1,4 +1,4 @@
-#include "sim/workload/workload_config.hpp"
+#include "spec/data_path.hpp"
 
 #include <filesystem>
 
