@@ -222,6 +222,7 @@ FleetPlanResult plan_fleet(const std::vector<ResultLine>& lines, const PlanSetti
   for (const auto& l : lines) {
     if (l.status != PointStatus::ok) continue;
     Candidate c = candidate_of(l, axes, baseline_tier);
+    c.max_rate_per_replica *= settings.target_utilization;
     walls[c.name] = apply_kv_wall(l.result.at("extra").at("plan"), c);
     if (out.tokens_per_request <= 0.0) out.tokens_per_request = c.tokens_per_request;
     add_probe_rows(search, c.name, l.result.at("extra").at("plan"));

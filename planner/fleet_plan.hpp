@@ -29,6 +29,10 @@ struct PlanSettings {
   Time max_queue_p99 = Time::from_seconds(5.0);
   std::vector<std::string> tiers = {"hyperscaler", "neocloud", "rental"};
   std::vector<double> load_factors = {0.8, 1.0, 1.2};
+  // Headroom: each replica is sized to run at this share of the highest rate it sustains within
+  // the SLO (or of its throughput at the target interactivity), leaving the rest for bursts and
+  // failed nodes. Sizing only: not part of evaluation_key().
+  double target_utilization = 1.0;
   // What changes a candidate's result (probe size, search, overload guard), as canonical text: part
   // of the results fingerprint, so --resume refuses results searched with other settings.
   std::string evaluation_key() const;

@@ -89,9 +89,11 @@ std::string verdict_text(const FrontierPlan& f) {
 }  // namespace
 
 FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_tokens_per_s,
-                                   double target_requests_per_s) {
+                                   double target_requests_per_s, double target_utilization) {
   if (!(target_tokens_per_s > 0.0) && !(target_requests_per_s > 0.0))
     throw std::invalid_argument("frontier plan: the target load must be > 0");
+  if (!(target_utilization > 0.0 && target_utilization <= 1.0))
+    throw std::invalid_argument("frontier plan: the target utilization must be in (0, 1]");
   FrontierPlan f;
   f.interactivity = x;
   f.out_of_range = out_of_range_at(d, x);
@@ -104,7 +106,8 @@ FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_
     if (!(target > 0.0)) continue;
     f.target_tokens_per_s = target;
     f.ranking.push_back(
-        {c.config, size_fleet(target, *c.throughput_per_gpu * cost.gpus_per_replica, 1.0, cost), c.past_wall});
+        {c.config, size_fleet(target, *c.throughput_per_gpu * cost.gpus_per_replica * target_utilization, 1.0, cost),
+         c.past_wall});
     if (c.past_wall) f.past_wall.push_back(c.config);
   }
   f.ranking = rank_plans(std::move(f.ranking));

@@ -32,8 +32,10 @@ struct FrontierPlan {
 };
 
 // `target_tokens_per_s` > 0, or `target_requests_per_s` > 0 converted with each configuration's
-// measured tokens per request. Throws std::invalid_argument when neither is positive.
+// measured tokens per request; each replica sized at `target_utilization` (0, 1] of its throughput
+// at the interactivity. Throws std::invalid_argument when neither target is positive or the
+// utilisation is outside (0, 1].
 FrontierPlan plan_at_interactivity(const ReportData& d, double interactivity, double target_tokens_per_s,
-                                   double target_requests_per_s);
+                                   double target_requests_per_s, double target_utilization = 1.0);
 
 }  // namespace engramsim::planner

@@ -462,6 +462,23 @@ Table host_memory_table(const ReportData& d) {
   return t;
 }
 
+std::optional<std::string> nothing_fits(const ReportData& d) {
+  if (d.points.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, std::string>> why;  // configuration, its first reason
+  for (const auto& p : d.points) {
+    if (p.status != PointStatus::infeasible || p.reason.rfind(kSloMissReason, 0) == 0) return std::nullopt;
+    if (std::none_of(why.begin(), why.end(), [&](const auto& w) { return w.first == p.config; }))
+      why.emplace_back(p.config, p.reason);
+  }
+  std::string t =
+      "Nothing fits: every deployment asked for is infeasible, so there is no answer at any "
+      "interactivity. ";
+  constexpr std::size_t kShown = 6;
+  for (std::size_t i = 0; i < why.size() && i < kShown; ++i) t += (i ? "; " : "") + why[i].first + ": " + why[i].second;
+  if (why.size() > kShown) t += "; and " + std::to_string(why.size() - kShown) + " more in the report";
+  return t + ".";
+}
+
 namespace {
 
 // The lowest curve-axis value among a configuration's ok points.

@@ -213,6 +213,16 @@ std::string own_validation_text(const ReportData& d, const std::string& config);
 // Empty when no result carries the figures.
 Table host_memory_table(const ReportData& d);
 
+// How a rate plan's candidate that runs but meets the SLO at no probed rate begins its reason
+// (its status is infeasible too, but nothing keeps it from fitting).
+inline constexpr const char* kSloMissReason = "never meets the SLO";
+
+// When every point is infeasible (none ran ok, none failed otherwise, none is an SLO miss): one
+// paragraph, the answer first, naming each configuration with the reason (the term) that keeps it
+// out; nullopt otherwise. Infeasible is not an SLO miss: callers exit with exit_code::infeasible,
+// as `footprint` does.
+std::optional<std::string> nothing_fits(const ReportData& d);
+
 // Configurations whose curve does not reach `interactivity`, with the range they cover.
 std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivity);
 

@@ -113,6 +113,9 @@ const FieldTable<PlanSettings>& plan_schema() {
     t.custom({"tiers", "list of `hyperscaler` \\| `neocloud` \\| `rental`", "all three",
               "the price tiers of the sensitivity table"},
              read_tiers);
+    t.number(
+        "target_utilization", [](auto& p) -> auto& { return p.target_utilization; }, 0.01, 1.0,
+        "headroom: replicas are sized to run at this share of their highest rate within the SLO (1 = none)");
     t.custom({"load_factors", "list of numbers in [1e-06, 1e+06]", "0.8, 1, 1.2",
               "the target multipliers of the sensitivity table"},
              read_load_factors);

@@ -9,6 +9,7 @@
 
 #include "core/number_text.hpp"
 #include "hardware/node_spec.hpp"
+#include "planner/report_data.hpp"
 #include "spec/scenario_workload.hpp"
 
 namespace engramsim::planner {
@@ -254,8 +255,8 @@ Outcome RatePlanner::evaluate(const SweepPoint& point) const {
     const RateProbe* lowest = nullptr;
     for (const auto& p : rs.probes)
       if (lowest == nullptr || p.rate < lowest->rate) lowest = &p;
-    return Outcome::infeasible("never meets the SLO: at " + fmt(lowest ? lowest->rate : 0.0) + " req/s per replica, " +
-                               (lowest ? lowest->result.value("why", std::string()) : ""));
+    return Outcome::infeasible(std::string(kSloMissReason) + ": at " + fmt(lowest ? lowest->rate : 0.0) +
+                               " req/s per replica, " + (lowest ? lowest->result.value("why", std::string()) : ""));
   }
   nlohmann::json result = rs.best_result.at("metrics");
   result["extra"]["plan"] = plan_extra(c, rs, std::move(rows));

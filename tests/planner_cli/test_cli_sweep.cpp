@@ -145,6 +145,21 @@ TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
             2);
 }
 
+// Nothing fits (V4.1 on H100 below TP8): infeasible is not an SLO miss. The answer says so first and
+// names the term that keeps each deployment out, and the exit code is footprint's 3, not 4.
+TEST(CliAsk, NothingFitsExitsThreeNamingTheTerm) {
+  TempDir t;
+  const CliResult r = run_cli(
+      {"ask", "--model", "deepseek-v4.1-flash", "--gpus", "h100", "--tp", "1,2", "--workload", "1k/128",
+       "--target-interactivity", "100", "--concurrency", "1,4", "--out", (t / "ask").string(), "--progress", "none"},
+      t.path());
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_EQ(r.out.rfind("Nothing fits: every deployment asked for is infeasible", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("HBM over budget"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("largest term: weights"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_regular_file(t / "ask" / "report.html"));  // the report lists every reason
+}
+
 TEST(CliSweep, ShardsMergeIntoTheSingleProcessFile) {
   TempDir t;
   // Shards stop at the grid: the reference does too.

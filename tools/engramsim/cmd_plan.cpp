@@ -61,8 +61,11 @@ nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::Fleet
   return j;
 }
 
-void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::ReportContext& ctx,
-                      const std::string& report) {
+// The verdict first (the recommendation is the first note), then the table and the counts.
+void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::SweepRunSummary& s,
+                      const planner::ReportContext& ctx, const std::string& report) {
+  for (const auto& n : fleet.notes) std::cout << n << "\n\n";
+  print_sweep_summary(s, std::cout);
   for (const auto& t : fleet.tables) {
     if (t.name != "fleet_plan") continue;
     std::cout << "\n" << t.title << "\n";
@@ -70,7 +73,6 @@ void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::Repo
     for (const auto& r : t.rows) tt.add_row(r);
     std::cout << tt.render();
   }
-  for (const auto& n : fleet.notes) std::cout << "\n" << n << "\n";
   std::cout << "\n";
   print_validation_accuracy(ctx, std::cout);
   std::cout << "report: " << report << "\n";
@@ -121,9 +123,14 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   planner::write_context(a.out, ctx);
   o.mpi = nullptr;
   planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+  if (const auto none = planner::nothing_fits(planner::load_results(a.out))) {
+    planner::write_report(planner::load_results(a.out), a.out);
+    return report_nothing_fits(*none, s, a.json);
+  }
   const planner::PlanTarget& t = sc.plan->target;
-  const planner::FrontierPlan f = planner::plan_at_interactivity(
-      planner::load_results(a.out), *sc.report.target_interactivity, t.tokens_per_s, t.requests_per_s);
+  const planner::FrontierPlan f =
+      planner::plan_at_interactivity(planner::load_results(a.out), *sc.report.target_interactivity, t.tokens_per_s,
+                                     t.requests_per_s, sc.plan->target_utilization);
   ctx.notes.push_back(f.verdict);
   ctx.extra_tables = {f.table};
   planner::write_context(a.out, ctx);
@@ -183,7 +190,6 @@ int plan_command(const SweepCliArgs& a) {
   if (!writer) return exit_code::ok;
   o.mpi = nullptr;
   if (!lock) lock = own_output_folder(o);
-  if (!a.json) print_sweep_summary(s, std::cout);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);
   ctx.tool = tool_version();
   ctx.overrides = a.set;
@@ -192,16 +198,19 @@ int plan_command(const SweepCliArgs& a) {
   ctx.curve_axis = "requests in system";
   if (o.shard.count > 1) {
     planner::write_context(a.out, ctx);
-    if (a.json)
+    if (a.json) {
       print_shard_json(s, o.shard, std::cout);
-    else
+    } else {
+      print_sweep_summary(s, std::cout);
       std::cout << "shard " << o.shard.index << "/" << o.shard.count
                 << " done; when every shard is done: engramsim merge " << a.out << " --shards " << o.shard.count
                 << ", then engramsim plan " << a.scenario << " --out " << a.out
                 << " --resume (sizes the fleet without simulating again)\n";
+    }
     return s.errors > 0 ? exit_code::failure : exit_code::ok;
   }
   if (!s.complete) {
+    if (!a.json) print_sweep_summary(s, std::cout);
     std::cerr << "error: the plan stopped before every candidate was searched; rerun with --resume\n";
     return exit_code::failure;
   }
@@ -222,6 +231,7 @@ int plan_command(const SweepCliArgs& a) {
   planner::write_context(a.out, ctx);
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);
+  if (const auto none = planner::nothing_fits(data)) return report_nothing_fits(*none, s, a.json);
 
   std::size_t errors = 0;
   for (const auto& l : lines) errors += l.status == planner::PointStatus::error;
@@ -229,7 +239,7 @@ int plan_command(const SweepCliArgs& a) {
   if (a.json)
     std::cout << plan_json(s, fleet, report).dump(2) << "\n";
   else
-    print_fleet_plan(fleet, ctx, report);
+    print_fleet_plan(fleet, s, ctx, report);
   if (errors > 0) {
     std::cerr << "error: " << errors << " candidates failed; their lines in results.jsonl carry the message\n";
     return exit_code::failure;

@@ -120,6 +120,7 @@ int sweep_command(const SweepCliArgs& a) {
   const std::size_t refined = planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   const planner::ReportData data = planner::load_results(a.out);
   planner::write_report(data, a.out);
+  if (const auto none = planner::nothing_fits(data)) return report_nothing_fits(*none, s, a.json);
   const PointCounts counts = count_points(data);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const planner::Recommendation rec = planner::recommend(data);

@@ -174,4 +174,18 @@ inline void print_sweep_summary(const planner::SweepRunSummary& s, std::ostream&
   os << buf << "\n";
 }
 
+// Every point infeasible: the answer first (which term keeps each deployment out), the counts
+// after it, and exit 3 as `footprint` exits, not the SLO miss's 4.
+inline int report_nothing_fits(const std::string& why, const planner::SweepRunSummary& s, bool json) {
+  if (json) {
+    nlohmann::json j = sweep_summary_json(s);
+    j["nothing_fits"] = why;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << why << "\n\n";
+    print_sweep_summary(s, std::cout);
+  }
+  return exit_code::infeasible;
+}
+
 }  // namespace engramsim::cli
