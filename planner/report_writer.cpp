@@ -213,13 +213,41 @@ std::string uri_escape(const std::string& s) {
   return out;
 }
 
-// The table with a CSV download link carrying its data (no file or network needed).
+// A table's file name in tables/ without its extension: [a-z0-9_] only, so no name can leave tables/.
+std::string table_file_stem(const std::string& name) {
+  std::string stem = name.empty() ? "table" : name;
+  for (char& ch : stem)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_')) ch = '_';
+  return stem;
+}
+
+// A table longer or wider than this does not print: pages of rows would bury the report, and a
+// table wider than the page is unreadable on paper. Its CSV file stands in for it.
+constexpr std::size_t kPrintMaxRows = 20;
+constexpr std::size_t kPrintMaxColumns = 12;
+
+bool prints_in_full(const Table& t) { return t.rows.size() <= kPrintMaxRows && t.columns.size() <= kPrintMaxColumns; }
+
+// The class of a table's wrapper: "table-wrap", and "no-print" when the table does not print.
+std::string table_wrap_class(const Table& t) { return prints_in_full(t) ? "table-wrap" : "table-wrap no-print"; }
+
+// What a table that does not print leaves on paper: a line naming its files beside the report.
+std::string print_stand_in(const Table& t) {
+  if (prints_in_full(t)) return "";
+  const std::string stem = table_file_stem(t.name);
+  return "<p class=\"print-only table-file\">Not printed (" + std::to_string(t.rows.size()) + " rows of " +
+         std::to_string(t.columns.size()) + " columns): the full table is tables/" + stem + ".csv (and " + stem +
+         ".json) beside this report.</p>";
+}
+
+// The table with a CSV download link carrying its data (no file or network needed); in print, a
+// long or wide table is a line naming its CSV file.
 std::string html_table(const Table& t, const char* cls = "data") {
   std::ostringstream o;
   o << "<div class=\"table-tools\"><a class=\"csv\" download=\"" << html_escape(t.name)
     << ".csv\" href=\"data:text/csv;charset=utf-8," << uri_escape(table_to_csv(t)) << "\">CSV</a></div>";
-  o << "<div class=\"table-wrap\"><table class=\"" << cls << "\" id=\"table-" << html_escape(t.name)
-    << "\"><thead><tr>";
+  o << print_stand_in(t) << "<div class=\"" << table_wrap_class(t) << "\"><table class=\"" << cls << "\" id=\"table-"
+    << html_escape(t.name) << "\"><thead><tr>";
   for (const auto& c : t.columns) o << "<th>" << html_escape(c) << "</th>";
   o << "</tr></thead><tbody>";
   for (const auto& r : t.rows) {
@@ -298,6 +326,25 @@ table.facts{font-size:13px;margin:6px 0 10px 0}table.facts th{width:210px;backgr
 svg.chart{max-width:100%;height:auto}
 td.num{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:#fafafa}
 .kind-measured{color:#2ca02c;font-weight:bold}.kind-datasheet{color:#1f77b4}.kind-assumed{color:#d62728}
+.print-only{display:none}
+)CSS";
+
+// Paper: A4 with 12 mm margins (186 mm, 703 CSS px, of width). Charts span the width (their
+// smallest text, 11 of 800 units, draws at 7.3 pt); no chart, row or verdict splits across a page
+// edge; buttons and CSV links are gone; a long or wide table is a line naming its CSV file.
+const char* kPrintCss = R"CSS(
+@media print{
+@page{size:A4;margin:12mm}
+body{max-width:none;margin:0;padding:0;font-size:10pt;line-height:1.3}
+h1{font-size:16pt}h2{font-size:13pt;margin-top:14pt;break-after:avoid}h3{font-size:11pt;margin:10pt 0 4pt 0;break-after:avoid}
+.no-print,.table-tools,.axis-toggle{display:none!important}.print-only{display:block}
+.table-file{font-style:italic;color:#444}
+.table-wrap{overflow:visible;margin:2pt 0 8pt 0}table{font-size:8pt}table.facts{font-size:8.5pt}th,td{padding:1pt 4pt}
+table.facts th{width:150px}thead{display:table-header-group}
+tr,figure,.verdict,.question,.overrides{break-inside:avoid}
+figure{margin:4pt 0 10pt 0}svg.chart{width:100%;height:auto}figcaption{font-size:8pt;max-width:none}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+}
 )CSS";
 
 // The hover text of a point: its configuration and every figure the charts and tables show.
@@ -459,7 +506,9 @@ std::string title_as_run(const ReportContext& c) {
 // The report's only script: the linear/log toggle of the interactivity charts, and a layout
 // self-check written to <body data-checks> after load (horizontal overflow of the page and of each
 // table, series colours repeated within a chart, legends reaching past their chart, target markers
-// drawn), which the headless-Chromium test reads.
+// drawn; and for the print layout: the smallest text shown, in CSS px as drawn (SVG text scaled
+// with its chart), tables and charts reaching past the page width, buttons and CSV links shown),
+// which the headless-Chromium test reads.
 const char* kScript = R"JS(
 function axis(b,m){var f=b.closest('figure');f.querySelector('.lin').style.display=m==='lin'?'':'none';
 f.querySelector('.log').style.display=m==='log'?'':'none';}
@@ -473,7 +522,21 @@ if(seen[c])rep.push(id+' '+c);seen[c]=1;});
 var l=svg.querySelector('g.legend'),v=svg.viewBox.baseVal;if(!l)return;var b=l.getBBox();
 if(b.width>0&&(b.x+b.width>v.width+0.5||b.y+b.height>v.height+0.5))cut.push(id);});
 r.repeated_colours=rep;r.legend_cut=cut;r.target_markers=document.querySelectorAll('.lin .target-marker').length;
-document.body.setAttribute('data-checks',JSON.stringify(r));});
+print_checks(r);document.body.setAttribute('data-checks',JSON.stringify(r));});
+function shown(el){return el.getClientRects().length>0;}
+function own_text(el){for(var n=el.firstChild;n;n=n.nextSibling)if(n.nodeType===3&&n.textContent.trim())return true;
+return false;}
+function drawn_px(el){var px=parseFloat(getComputedStyle(el).fontSize),svg=el.closest('svg');if(!svg)return px;
+var v=svg.viewBox.baseVal,w=svg.getBoundingClientRect().width;return v&&v.width>0&&w>0?px*w/v.width:px;}
+function print_checks(r){var min=1e9,at='',wide=[],ui=0,cw=document.documentElement.clientWidth;
+document.querySelectorAll('body *').forEach(function(el){if(/^(SCRIPT|STYLE|title)$/.test(el.tagName))return;
+if(!own_text(el)||!shown(el))return;var px=drawn_px(el);if(px<min){min=px;
+at=el.tagName.toLowerCase()+' '+el.textContent.trim().slice(0,40);}});
+document.querySelectorAll('table,svg.chart').forEach(function(el){if(!shown(el))return;var b=el.getBoundingClientRect();
+if(b.left<-0.5||b.right>cw+0.5)wide.push((el.id||el.getAttribute('data-chart'))+' '+Math.round(b.width)+'px');});
+document.querySelectorAll('button,a.csv').forEach(function(el){if(shown(el))ui++;});
+r.min_text_px=min;r.min_text_at=at;r.too_wide=wide;r.interactive_shown=ui;
+r.charts_shown=Array.prototype.filter.call(document.querySelectorAll('svg.chart'),shown).length;}
 )JS";
 
 }  // namespace
@@ -897,7 +960,8 @@ void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vec
   if (t != nullptr && !t->rows.empty()) {
     o << "<div class=\"table-tools\"><a class=\"csv\" download=\"assumptions.csv\" href=\"data:text/csv;charset=utf-8,"
       << uri_escape(table_to_csv(*t)) << "\">CSV</a></div>";
-    o << "<div class=\"table-wrap\"><table class=\"data\" id=\"table-assumptions\"><thead><tr>";
+    o << print_stand_in(*t) << "<div class=\"" << table_wrap_class(*t)
+      << "\"><table class=\"data\" id=\"table-assumptions\"><thead><tr>";
     for (const auto& c : t->columns) o << "<th>" << html_escape(c) << "</th>";
     o << "</tr></thead><tbody>";
     for (const auto& r : t->rows) {
@@ -919,7 +983,8 @@ std::string render_html(const ReportData& d) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    << "<title>" << html_escape(title_as_run(d.context)) << "</title><style>" << kCss << "</style></head><body>\n";
+    << "<title>" << html_escape(title_as_run(d.context)) << "</title><style>" << kCss << kPrintCss
+    << "</style></head><body>\n";
   html_first_screen(o, d, rec, look);
   html_recommendation(o, d, tables, rec, look);
   html_chart_sections(o, d, charts, tables);
@@ -985,10 +1050,7 @@ std::vector<fs::path> write_report(const ReportData& d, const fs::path& dir) {
   put(dir / "report.md", render_markdown(d));
   for (const auto& c : report_charts(d)) put(dir / "charts" / (c.id + ".svg"), c.svg + "\n");
   for (const auto& t : report_tables(d)) {
-    // Table names become file names: keep them to [a-z0-9_] so no name can leave tables/.
-    std::string stem = t.name.empty() ? "table" : t.name;
-    for (char& ch : stem)
-      if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_')) ch = '_';
+    const std::string stem = table_file_stem(t.name);
     put(dir / "tables" / (stem + ".csv"), table_to_csv(t));
     put(dir / "tables" / (stem + ".json"), json_text(table_to_json(t)) + "\n");
   }

@@ -316,6 +316,23 @@ TEST(Report, NoScientificNotationInProse) {
   EXPECT_EQ(html.find("e+0"), std::string::npos);
 }
 
+// On paper a long table (the analytic sweep's 36 points, more than 20 rows) is a line naming its CSV
+// file beside the report, and a short one prints; buttons and CSV links do not print.
+TEST(Report, PrintsLongTablesAsALineNamingTheirCsvFile) {
+  TempDir t;
+  make_analytic_results(t.path());
+  const std::string html = render_html(load_results(t.path()));
+  EXPECT_NE(html.find("@media print{"), std::string::npos);
+  EXPECT_NE(html.find(".table-tools,.axis-toggle{display:none"), std::string::npos);
+  const std::string stand_in = between(html, "<section id=\"points\">", "<table");
+  EXPECT_NE(stand_in.find("class=\"print-only table-file\""), std::string::npos) << stand_in;
+  EXPECT_NE(stand_in.find("tables/points.csv"), std::string::npos) << stand_in;
+  EXPECT_NE(stand_in.find("class=\"table-wrap no-print\""), std::string::npos) << stand_in;
+  const std::string kv = between(html, "id=\"kv-walls\"", "</table>");
+  EXPECT_EQ(kv.find("no-print"), std::string::npos) << kv;
+  EXPECT_EQ(kv.find("print-only"), std::string::npos) << kv;
+}
+
 // A margin inside the validation error is said as a tie in the verdict, not as a winner.
 TEST(Report, VerdictSaysATieInsideTheValidationError) {
   std::vector<ResultLine> lines = {ok_line(0, "hbm", 1, 100, 1000, 2.0), ok_line(1, "hbm", 8, 50, 2000, 2.0),

@@ -1,7 +1,8 @@
 // Renders the sizing report in headless Chromium and fails on console errors, charts without
 // data, a blank or missing screenshot, a repeated series colour, a missing target marker, a cut
-// legend and horizontal overflow at a 1,400 px window. Skipped (with the reason) when no Chromium is found;
-// `make test` installs it. Label: browser.
+// legend and horizontal overflow at a 1,400 px window; prints `make run`'s report to PDF and fails
+// past 8 pages or on a table, chart or text the print layout leaves unreadable. Skipped (with the
+// reason) when no Chromium is found; `make test` installs it. Label: browser.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -18,6 +20,7 @@
 #include "planner/report_writer.hpp"
 #include "planner_test_util.hpp"
 #include "report_fixture.hpp"
+#include "tests/support/test_paths.hpp"
 
 using namespace engramsim::planner;
 using namespace engramsim::planner::testing;
@@ -193,13 +196,14 @@ std::vector<std::string> series_colours(const std::string& svg) {
   return out;
 }
 
-// Loads the page in headless Chromium at a 1,400 px window and returns the layout self-check its
-// script wrote to <body data-checks>, and the dumped DOM (console errors land in it with the log).
+// Loads the page in headless Chromium at a `window` (1,400 px wide unless given) and returns the
+// layout self-check its script wrote to <body data-checks>, and the dumped DOM (console errors land
+// in it with the log).
 nlohmann::json page_checks(const std::string& chromium, const fs::path& html_path, const fs::path& work,
-                           std::string& out) {
+                           std::string& out, const std::string& window = "1400,1000") {
   const fs::path profile = work / "profile";
   fs::create_directories(profile);
-  auto args = chromium_args(chromium, profile, "1400,1000");
+  auto args = chromium_args(chromium, profile, window);
   args.insert(args.end(), {"--virtual-time-budget=3000", "--dump-dom", "file://" + html_path.string()});
   const fs::path dom = work / "dom.html";
   EXPECT_EQ(run_with_timeout(args, dom, std::chrono::seconds(120)), 0) << read_file(dom);
@@ -230,7 +234,70 @@ void with_validation(const fs::path& dir) {
   write_context(dir, c);
 }
 
+// The printed page: A4 with 12 mm margins leaves 186 mm, 703 CSS px at 96 px per inch. Text under
+// 7 pt (9.33 CSS px) is too small to read on paper.
+constexpr const char* kPrintWindow = "703,1000";
+constexpr double kMinPrintTextPx = 7.0 * 96.0 / 72.0;
+
+// The pages of a PDF as Chromium writes it: its "/Type /Page" objects (not the "/Type /Pages" tree).
+int pdf_page_count(const std::string& pdf) {
+  int pages = 0;
+  for (auto at = pdf.find("/Type"); at != std::string::npos; at = pdf.find("/Type", at + 1)) {
+    std::size_t k = at + 5;
+    while (k < pdf.size() && (pdf[k] == ' ' || pdf[k] == '\n' || pdf[k] == '\r')) ++k;
+    if (pdf.compare(k, 5, "/Page") == 0 && (k + 5 >= pdf.size() || !std::isalnum(std::uint8_t(pdf[k + 5])))) ++pages;
+  }
+  return pages;
+}
+
+// The report as it lays out on paper, shown on screen: its print rules applied to every medium (they
+// follow the screen rules, so they win where both set a property). A report without print rules
+// comes back as it is: it prints as it shows.
+std::string print_layout(std::string html) {
+  const std::string from = "@media print";
+  for (std::size_t at; (at = html.find(from)) != std::string::npos;) html.replace(at, from.size(), "@media all");
+  return html;
+}
+
+// A copy of `make run`'s results folder (tests/planner/data/make-run) in `dir`, with its report.
+void make_run_report(const fs::path& dir) {
+  fs::copy(fs::path(engramsim::test::source_root()) / "tests/planner/data/make-run", dir,
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  write_report(load_results(dir), dir);
+}
+
 }  // namespace
+
+// `make run`'s report printed to PDF: at most 8 pages. In its print layout, at the width of the
+// printed page: every chart shown, no table or chart wider than the page, no legend running past
+// its chart, no text drawn under 7 pt, no button or CSV link (they do nothing on paper).
+TEST(ReportBrowser, MakeRunReportPrintsToAtMostEightReadablePages) {
+  TempDir t;
+  make_run_report(t.path());
+  const fs::path html_path = t / "report.html";
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "Chromium not found (tools/install-deps.sh --with-browser installs it)";
+  const fs::path pdf = t / "report.pdf";
+  auto args = chromium_args(chromium, t / "profile", "1400,1000");
+  args.insert(args.end(), {"--no-pdf-header-footer", "--print-to-pdf=" + pdf.string(), "file://" + html_path.string()});
+  ASSERT_EQ(run_with_timeout(args, t / "pdf.log", std::chrono::seconds(120)), 0) << read_file(t / "pdf.log");
+  const int pages = pdf_page_count(read_file(pdf));
+  EXPECT_GE(pages, 1);
+  EXPECT_LE(pages, 8) << "`make run`'s report prints to " << pages << " pages";
+
+  const fs::path print_path = t / "print.html";
+  write_file(print_path, print_layout(read_file(html_path)));
+  std::string out;
+  const auto j = page_checks(chromium, print_path, t.path(), out, kPrintWindow);
+  ASSERT_TRUE(j.contains("min_text_px")) << j;
+  EXPECT_LE(j.at("page_overflow").get<int>(), 0) << j;
+  EXPECT_TRUE(j.at("too_wide").empty()) << j;
+  EXPECT_TRUE(j.at("legend_cut").empty()) << j;
+  EXPECT_GE(j.at("min_text_px").get<double>(), kMinPrintTextPx) << j;
+  EXPECT_EQ(j.at("interactive_shown").get<int>(), 0) << j;
+  EXPECT_EQ(j.at("charts_shown").get<int>(), 6) << j;
+  for (const char* bad : {"Uncaught", "ERROR:CONSOLE", "net::ERR_"}) EXPECT_EQ(out.find(bad), std::string::npos) << bad;
+}
 
 // 24 configurations on three GPUs, 18 of which fit: every series its own colour, the target
 // marked, no legend cut, nothing wider than a 1,400 px window, no console error; the page's own
