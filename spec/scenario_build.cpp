@@ -165,10 +165,7 @@ void account_host_memory(BuiltScenario& b, const ScenarioDeployment& d, Bytes kv
   h.pinned_engram = nf.host_dram_engram;
   h.row_caches = b.dram_cache_per_node;
   h.kv_offload = kv_offload_per_node;
-  h.page_cache_capacity = page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload});
-  if (d.engram.page_cache_limit) h.page_cache_capacity = std::min(h.page_cache_capacity, *d.engram.page_cache_limit);
-  if (d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache)
-    h.page_cache_used = Bytes(std::min(h.page_cache_capacity.value(), nf.ssd_engram.value()));
+  h.page_cache_used = engram_page_cache(d, nf, h.row_caches, h.kv_offload, &h.page_cache_capacity);
 }
 
 // The step model, with the calibration profile applied.
@@ -472,6 +469,16 @@ std::string scenario_json(const BuiltScenario& b) {
   add_memory_json(b, out);
   add_optional_json(b, out);
   return json_text(out) + "\n";
+}
+
+Bytes engram_page_cache(const ScenarioDeployment& d, const NodeFootprint& nf, Bytes row_caches, Bytes kv_offload,
+                        Bytes* capacity) {
+  const Bytes reserve = nf.host_dram_capacity - nf.host_dram_available;
+  Bytes cap = page_cache_capacity({nf.host_dram_capacity, reserve, nf.host_dram_engram, row_caches, kv_offload});
+  if (d.engram.page_cache_limit) cap = std::min(cap, *d.engram.page_cache_limit);
+  if (capacity != nullptr) *capacity = cap;
+  if (d.engram.tier != EngramTier::ssd || d.host.engram_ssd_path != SsdPath::page_cache) return Bytes(0.0);
+  return Bytes(std::min(cap.value(), nf.ssd_engram.value()));
 }
 
 }  // namespace engramsim::sim

@@ -115,6 +115,13 @@ FootprintOptions footprint_options(const ScenarioDeployment& d);
 // node-level terms a run adds (active GPUs, page cache) and any calibration profile.
 RooflineOptions step_model_options(const ScenarioDeployment& d, const ParallelLayout& layout);
 
+// The Engram table pages a node's OS page cache holds on the ssd tier's page_cache path: the host
+// DRAM the reserve, the pinned tables, the row caches and the KV-offload pools leave (at most
+// `page_cache_limit`), at most the table files; zero on another tier or path. `capacity` receives
+// what the page cache may hold, whatever the tier.
+Bytes engram_page_cache(const ScenarioDeployment& d, const NodeFootprint& nf, Bytes row_caches, Bytes kv_offload,
+                        Bytes* capacity = nullptr);
+
 // The resolved deployment as JSON text (scenario.json): model, node, layout, replicas, KV pool,
 // footprint terms per GPU, price, calibration sections, workload and SLO.
 std::string scenario_json(const BuiltScenario& b);

@@ -19,6 +19,22 @@ std::string join(const std::string& head, const std::vector<std::string>& flags)
 
 bool is(const BuiltScenario& b, const char* engine) { return b.params.deployment.engine.rfind(engine, 0) == 0; }
 
+// vLLM's speculative config for the card's drafter: DSpark is method "dspark", and the modelled
+// acceptance is fixed as the InferenceX arms fix it (synthetic rejection at the golden acceptance
+// length, adaptive verification off: benchmarks/single_node/agentic/dsv41flash_fp4_vllm_mtp.sh);
+// DeepSeek's MTP layers are method "mtp".
+std::string vllm_speculative_config(const BuiltScenario& b) {
+  const auto& sd = b.params.deployment.spec_decode;
+  std::string c = "{";
+  if (b.card.spec_decode.kind == SpecDecodeKind::dspark) c += "\"method\":\"dspark\",";
+  if (b.card.spec_decode.kind == SpecDecodeKind::mtp) c += "\"method\":\"mtp\",";
+  c += "\"num_speculative_tokens\":" + std::to_string(sd.draft_tokens);
+  if (b.card.spec_decode.kind == SpecDecodeKind::dspark)
+    c += ",\"rejection_sample_method\":\"synthetic\",\"synthetic_acceptance_length\":" + num(sd.acceptance_length) +
+         ",\"enable_adaptive_verification\":false";
+  return c + "}";
+}
+
 // vLLM: DP attention is `-dp N -tp 1` with expert parallelism; Engram in DRAM is cpu_offload, on
 // SSD also disk_offload_dir (the shards' mount, an example path) with PIECEWISE graphs.
 std::vector<std::string> vllm_flags(const BuiltScenario& b) {
@@ -48,9 +64,7 @@ std::vector<std::string> vllm_flags(const BuiltScenario& b) {
   f.push_back(s.policy.enable_chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
   if (s.max_cudagraph_capture_size > 0)
     f.push_back("--max-cudagraph-capture-size " + std::to_string(s.max_cudagraph_capture_size));
-  if (d.spec_decode.enabled)
-    f.push_back("--speculative-config '{\"num_speculative_tokens\":" + std::to_string(d.spec_decode.draft_tokens) +
-                "}'");
+  if (d.spec_decode.enabled) f.push_back("--speculative-config '" + vllm_speculative_config(b) + "'");
   if (s.kv_offloading_size.value() > 0.0)
     f.push_back("--kv-offloading-size " + num(std::round(s.kv_offloading_size.gib())));
   return f;

@@ -310,6 +310,12 @@ TEST(ServeCommand, WritesTheModelledEngineFlags) {
                            "--max-num-batched-tokens 4096", "--max-num-seqs 64", "--block-size 64"})
     EXPECT_NE(cmd->find(flag), std::string::npos) << flag << "\n" << *cmd;
   EXPECT_EQ(cmd->find("--enable-expert-parallel"), std::string::npos) << *cmd;
+  // The drafter as the card has it, at the modelled acceptance (the InferenceX arms' synthetic rejection).
+  EXPECT_NE(cmd->find("--speculative-config '{\"method\":\"dspark\",\"num_speculative_tokens\":5,"
+                      "\"rejection_sample_method\":\"synthetic\",\"synthetic_acceptance_length\":3.51,"
+                      "\"enable_adaptive_verification\":false}'"),
+            std::string::npos)
+      << *cmd;
   const auto ssd = serve_command(build(v41("  replicas: 1\n  tp: 2\n", "{tier: ssd}")));
   EXPECT_NE(ssd->find("disk_offload_dir"), std::string::npos) << *ssd;
   EXPECT_NE(ssd->find("PIECEWISE"), std::string::npos) << *ssd;

@@ -45,6 +45,7 @@ struct StepArgs {
   int prefill_tokens = 0;
   int prefill_cached = 0;
   std::string calibration;
+  std::string page_cache = "warm";  // ssd tier, page_cache path: warm (as a run holds it) or cold
   bool per_layer = false;
   bool json = false;
 };
@@ -145,7 +146,23 @@ struct StepSetup {
   CalibrationReport calibration;
   bool dp_attention = false;
   int ep = 1;
+  bool page_cache_path = false;  // the ssd tier read through the OS page cache
+  Bytes table_files;             // the Engram table files of the node (ssd tier)
 };
+
+// The page cache of the ssd tier's page_cache path: warm holds what a run on this node holds
+// (spec engram_page_cache: the host DRAM left beside the reserve and the deployment's pools),
+// cold holds nothing (every distinct row faults).
+void set_page_cache(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d,
+                    StepSetup& st) {
+  st.page_cache_path = d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache;
+  if (!st.page_cache_path) return;
+  const NodeFootprint nf = compute_footprint(card, node, sim::footprint_options(d)).per_node;
+  st.table_files = nf.ssd_engram;
+  const Bytes row_caches = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
+  st.options.engram.page_cache =
+      a.page_cache == "cold" ? Bytes(0.0) : sim::engram_page_cache(d, nf, row_caches, Bytes(0.0));
+}
 StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d) {
   // The layout by the same rule as footprint and a scenario's deployment.
   const FootprintOptions layout_rule = sim::footprint_options(d);
@@ -155,6 +172,7 @@ StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& n
   ParallelLayout layout{d.tp, st.ep, st.dp_attention};
   layout.expert_balance = d.expert_balance;
   st.options = sim::step_model_options(d, layout);
+  set_page_cache(a, card, node, d, st);
   if (!a.calibration.empty()) {
     try {
       st.calibration = apply_calibration_profile(load_calibration_profile(a.calibration), node, st.options);
@@ -305,6 +323,10 @@ void print_json(const StepReport& s) {
       {"ops", ops_json(r)},
       {"engram", {{"tier", engram_tier_label(s.tier)}, {"layers", engram_layers_json(r.b)}}},
   };
+  if (s.st.page_cache_path)
+    out["engram"]["page_cache"] = {{"state", a.page_cache},
+                                   {"resident_gib", o.engram.page_cache.gib()},
+                                   {"table_files_gib", s.st.table_files.gib()}};
   if (a.per_layer) out["ops_per_layer"] = ops_per_layer_json(r.b);
   std::cout << json_text(out) << "\n";
 }
@@ -362,6 +384,12 @@ void print_header(const StepReport& s) {
   if (o.host.block_fp8_gemm_k_step > Time::zero())
     std::cout << "Engine block-FP8 dense GEMMs: at least " << fixed(o.host.block_fp8_gemm_k_step.seconds() * 1e6, 2)
               << " us per 128-deep K step (engine preset)\n";
+  if (s.st.page_cache_path)
+    std::cout << "Engram page cache: " << a.page_cache << ", " << fixed(o.engram.page_cache.gib(), 1) << " of "
+              << fixed(s.st.table_files.gib(), 1) << " GiB of table files resident"
+              << (a.page_cache == "cold" ? " (every distinct row faults)"
+                                         : " (what a run on this node's host holds; --page-cache cold: none)")
+              << "\n";
   std::cout << "Batch: " << a.decode_seqs << " decode seqs x " << s.spec.positions << " positions at context "
             << a.context;
   if (a.prefill_tokens > 0)
@@ -456,6 +484,10 @@ void add_step_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--prefill-cached", a->prefill_cached, "Cached context before that chunk");
   cmd->add_option("--calibration", a->calibration,
                   "Calibration profile (YAML) whose measured sections replace defaults");
+  cmd->add_option("--page-cache", a->page_cache,
+                  "ssd tier read through the page cache: warm (the table pages a run on this node holds, default) "
+                  "or cold (none)")
+      ->check(CLI::IsMember({"warm", "cold"}));
   cmd->add_flag("--per-layer", a->per_layer, "Also list every op of every layer");
   cmd->add_flag("--json", a->json, "One JSON object instead of tables");
   cmd->callback([&action, a] { action = [a] { return run_step(*a); }; });
