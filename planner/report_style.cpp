@@ -140,12 +140,43 @@ std::string human_config_name(const nlohmann::json& assignments, const std::vect
   return out.empty() ? "base" : out;
 }
 
+namespace {
+
+// The layout of a run as engines name it, from its result (extra.tp, ep, attention): "TP4" (plain
+// tensor parallel), "TP4 + EP4" (experts spread too), "DP4 attention + EP4" (data-parallel
+// attention, vLLM's -dp N -tp 1 --enable-expert-parallel); empty when the result does not say.
+std::string engine_layout(const ReportPoint& p) {
+  const auto& x = p.metrics.extra;
+  if (!x.contains("tp") || !x.contains("ep") || !x.contains("attention")) return "";
+  if (!x.at("tp").is_number_integer() || !x.at("ep").is_number_integer() || !x.at("attention").is_string()) return "";
+  const std::string tp = std::to_string(x.at("tp").get<int>());
+  const std::string ep = std::to_string(x.at("ep").get<int>());
+  if (x.at("attention") == "data") return "DP" + tp + " attention + EP" + ep;
+  return x.at("ep").get<int>() > 1 ? "TP" + tp + " + EP" + ep : "TP" + tp;
+}
+
+// `name` with its "TPn" part read as the run's engine layout (the first ok point's).
+std::string with_engine_layout(std::string name, const ReportData& d, const std::string& config) {
+  for (const auto& p : d.points) {
+    if (p.config != config || p.status != PointStatus::ok) continue;
+    const std::string layout = engine_layout(p);
+    const std::string tp = layout.empty() ? "" : "TP" + std::to_string(p.metrics.extra.at("tp").get<int>());
+    const std::size_t at = tp.empty() ? std::string::npos : name.find(tp);
+    const bool whole = at != std::string::npos && (at + tp.size() == name.size() || name[at + tp.size()] == ' ');
+    if (whole) name.replace(at, tp.size(), layout);
+    break;
+  }
+  return name;
+}
+
+}  // namespace
+
 std::map<std::string, std::string> display_names(const ReportData& d) {
   std::map<std::string, std::string> names;
   std::map<std::string, int> uses;
   for (const auto& p : d.points) {
     if (names.count(p.config)) continue;
-    names[p.config] = human_config_name(p.assignments, d.axes, d.context.curve_axis);
+    names[p.config] = with_engine_layout(human_config_name(p.assignments, d.axes, d.context.curve_axis), d, p.config);
     ++uses[names[p.config]];
   }
   for (auto& [label, name] : names)

@@ -29,8 +29,9 @@ std::string gpu_display_name(const std::string& preset);
 std::string human_config_name(const nlohmann::json& assignments, const std::vector<std::string>& axes,
                               const std::string& curve_axis);
 
-// Machine label -> human name for every configuration of `d`. Two configurations that would share a
-// human name keep their machine labels, so every name stays unique.
+// Machine label -> human name for every configuration of `d`, its "TPn" read as the engines name
+// the layout its results ran ("TP4", "TP4 + EP4", "DP4 attention + EP4"). Two configurations that
+// would share a human name keep their machine labels, so every name stays unique.
 std::map<std::string, std::string> display_names(const ReportData& d);
 
 // `text` with every machine label of `names` replaced by its human name (whole labels only,

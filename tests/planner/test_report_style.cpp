@@ -95,3 +95,27 @@ TEST(ReportStyle, PlainNumbersHaveNoExponent) {
   EXPECT_EQ(plain_number(0.0), "0");
   EXPECT_EQ(plain_number(-2.5), "-2.5");
 }
+
+// The layout as engines name it, from what each configuration's results ran: plain TP, TP with
+// expert parallelism, data-parallel attention with EP.
+TEST(ReportStyle, LayoutNamedAsEnginesNameIt) {
+  auto line = [](std::size_t i, int tp, int ep, const char* attention) {
+    ResultLine l;
+    l.index = i;
+    l.id = "p" + std::to_string(i);
+    l.assignments = {{"deployment.tp", tp}, {"deployment.ep", ep}, {"workload.concurrency", 1}};
+    PointMetrics m;
+    m.interactivity = 100;
+    m.throughput_per_gpu = 1000;
+    m.extra = {{"tp", tp}, {"ep", ep}, {"attention", attention}};
+    l.result = to_json(m);
+    return l;
+  };
+  const auto d =
+      make_report_data(ReportContext{}, {line(0, 4, 1, "tensor"), line(1, 4, 4, "tensor"), line(2, 8, 8, "data")},
+                       {"deployment.tp", "deployment.ep", "workload.concurrency"});
+  const auto names = display_names(d);
+  EXPECT_EQ(names.at("tp=4 ep=1").rfind("TP4", 0), 0u) << names.at("tp=4 ep=1");
+  EXPECT_EQ(names.at("tp=4 ep=4").rfind("TP4 + EP4", 0), 0u) << names.at("tp=4 ep=4");
+  EXPECT_EQ(names.at("tp=8 ep=8").rfind("DP8 attention + EP8", 0), 0u) << names.at("tp=8 ep=8");
+}

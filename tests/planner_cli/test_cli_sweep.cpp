@@ -130,6 +130,9 @@ TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
   EXPECT_EQ(r.out.rfind("At 100 tok/s/user, ", 0), 0u) << r.out;
   const std::string q = read_file(dir / "question.yaml");
   EXPECT_NE(q.find("{key: node, values: [hgx-h100, hgx-b200]}"), std::string::npos) << q;
+  // The layout it asks about is stated in the question and set in the scenario.
+  EXPECT_NE(q.find("tok/s/user (attention automatic, EP automatic)?"), std::string::npos) << q;
+  EXPECT_NE(q.find("  attention: automatic\n  ep: 0\n"), std::string::npos) << q;
   EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
   EXPECT_TRUE(fs::is_regular_file(dir / "serve-command.sh"));
   const CliResult bad = run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "b2000", "--target-interactivity", "100",

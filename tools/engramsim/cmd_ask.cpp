@@ -37,8 +37,10 @@ struct AskArgs {
   std::vector<int> tps = {1, 2, 4, 8};
   std::vector<std::string> tiers = {"hbm", "dram"};
   std::vector<int> concurrency = {1, 4, 16, 64};
-  int requests = 200;             // closed loop: requests per point
-  std::string duration = "600s";  // agentx: the measured window per point
+  std::string attention = "automatic";  // deployment.attention: automatic, tensor or data
+  int ep = 0;                           // deployment.ep: 0 = automatic
+  int requests = 200;                   // closed loop: requests per point
+  std::string duration = "600s";        // agentx: the measured window per point
   SweepCliArgs sweep;
 };
 
@@ -116,12 +118,14 @@ std::string question_yaml(const AskArgs& a, const std::vector<std::string>& node
   const bool agentx = a.workload == "agentx";
   std::ostringstream q;
   q << "On " << list(a.gpus) << ", which deployment of " << a.model << " serves " << a.workload
-    << " traffic with the most tokens per dollar at " << a.target << " tok/s/user?";
+    << " traffic with the most tokens per dollar at " << a.target << " tok/s/user (attention " << a.attention << ", EP "
+    << (a.ep > 0 ? std::to_string(a.ep) : std::string("automatic")) << ")?";
   std::ostringstream o;
   o << "# Written by engramsim ask; rerun with: engramsim sweep question.yaml --out DIR\n"
     << "name: ask\ndescription: \"" << q.str() << "\"\nseed: 42\nmodel: " << a.model << "\nnode: " << nodes.front()
     << "\nprice_tier: " << (a.sweep.price.price_tier.empty() ? "hyperscaler" : a.sweep.price.price_tier) << "\n"
-    << "deployment:\n  replicas: 1\n  tp: " << a.tps.front() << "\n  engine: vllm\n";
+    << "deployment:\n  replicas: 1\n  tp: " << a.tps.front() << "\n  engine: vllm\n"
+    << "  attention: " << a.attention << "\n  ep: " << a.ep << "\n";
   if (engram) o << "  engram: {tier: " << a.tiers.front() << "}\n";
   o << "  scheduler: {policy: vllm, max_num_batched_tokens: 8192, max_num_seqs: 256, block_size: 64, "
     << "enable_prefix_caching: " << (agentx ? "true" : "false")
@@ -167,7 +171,14 @@ void add_ask_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--engram-tiers", a->tiers, "Engram tiers to consider for a model with Engram (default hbm,dram)")
       ->delimiter(',')
       ->check(CLI::IsMember({"hbm", "dram", "ssd"}));
-  cmd->add_option("--concurrency", a->concurrency, "Concurrency grid (default 1,4,16,64; refined near the target)")
+  cmd->add_option("--attention", a->attention,
+                  "Attention parallelism of every deployment: automatic (the simulator's rule, default), tensor "
+                  "(plain TP) or data (DP attention)")
+      ->check(CLI::IsMember({"automatic", "tensor", "data"}));
+  cmd->add_option("--ep", a->ep, "Expert-parallel ranks of every deployment (0 = automatic, default)")
+      ->check(CLI::Range(0, limits::kMaxTp));
+  cmd->add_option("--concurrency", a->concurrency,
+                  "Concurrency grid (default 1,4,16,64; grown and refined near the target)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--requests", a->requests, "Closed loop: requests per point (default 200)")
