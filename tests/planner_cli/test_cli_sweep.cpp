@@ -405,3 +405,28 @@ TEST(CliSweep, FuzzFindingsAreLocatedErrors) {
 
 }  // namespace
 }  // namespace engramsim::planner::cli_testing
+
+namespace engramsim::planner::cli_testing {
+namespace {
+
+// A GPU names its node the same way on every command, whatever its case: footprint and step take
+// --node B200 as ask takes --gpus b200.
+TEST(CliNodes, OneNodeResolutionOnEveryCommandCaseInsensitive) {
+  TempDir t;
+  const CliResult f = run_cli({"footprint", "--model", "deepseek-v4.1-flash", "--node", "B200", "--tp", "4"}, t.path());
+  EXPECT_EQ(f.code, 0) << describe(f);
+  EXPECT_NE(f.out.find("on hgx-b200"), std::string::npos) << f.out;
+  const CliResult s = run_cli({"step", "--model", "deepseek-v4.1-flash", "--node", "h200", "--tp", "8", "--decode-seqs",
+                               "1", "--context", "1024"},
+                              t.path());
+  EXPECT_EQ(s.code, 0) << describe(s);
+  EXPECT_NE(s.out.find("on hgx-h200"), std::string::npos) << s.out;
+  const CliResult bad = run_cli({"step", "--model", "deepseek-v4.1-flash", "--node", "B2000", "--tp", "4",
+                                 "--decode-seqs", "1", "--context", "1024"},
+                                t.path());
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("did you mean b200?"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace engramsim::planner::cli_testing

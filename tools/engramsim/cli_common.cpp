@@ -4,10 +4,13 @@
 #include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
+#include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "core/unit_parse.hpp"
+#include "hardware/hardware_loader.hpp"
 #include "planner/sweep_refusal.hpp"
 
 namespace engramsim::cli {
@@ -92,6 +95,27 @@ void add_price_options(CLI::App* cmd, PriceCliArgs& a) {
 void append_price_sets(const PriceCliArgs& a, std::vector<std::string>& set) {
   if (!a.price_tier.empty()) set.push_back("price_tier=" + a.price_tier);
   if (!a.prices.empty()) set.push_back("prices=" + std::filesystem::absolute(a.prices).lexically_normal().string());
+}
+
+std::string node_for(const std::string& gpu_or_node, const char* flag) {
+  if (gpu_or_node.find('/') != std::string::npos || gpu_or_node.ends_with(".yaml")) return gpu_or_node;
+  std::string gpu = gpu_or_node;
+  std::transform(gpu.begin(), gpu.end(), gpu.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto entries = list_catalog("hardware/nodes");
+  std::set<std::string> known;
+  for (const auto& e : entries) {
+    if (e.name == gpu) return e.name;
+    known.insert(load_node(e.path).gpu.name);
+  }
+  for (const bool variant : {false, true})
+    for (const auto& e : entries) {
+      const std::string g = load_node(e.path).gpu.name;
+      if (g == gpu || (variant && g.rfind(gpu + "-", 0) == 0)) return e.name;
+    }
+  const std::string near = ConfigNode::closest_key(gpu, known);
+  throw ConfigError({flag, 0, 0}, flag + 2,
+                    "no node preset has GPU '" + gpu_or_node + "'" +
+                        (near.empty() ? "" : " (did you mean " + near + "?)") + "; engramsim list gpus / nodes");
 }
 
 }  // namespace engramsim::cli

@@ -54,6 +54,12 @@ struct PriceCliArgs {
 void add_price_options(CLI::App* cmd, PriceCliArgs& a);
 void append_price_sets(const PriceCliArgs& a, std::vector<std::string>& set);
 
+// The node preset a command line names, the same on every command (--node of step and footprint,
+// --gpus of ask): a path or a node preset name as given; else, case-insensitively, a node preset
+// named so, or the first (by name) whose GPU is that GPU or a variant of it ("h100" -> hgx-h100,
+// "B200" -> hgx-b200). An unknown name is a ConfigError at `flag` with the closest GPU suggested.
+std::string node_for(const std::string& gpu_or_node, const char* flag);
+
 // Left-aligned text table with right-aligned numeric columns, for human output.
 class TextTable {
  public:

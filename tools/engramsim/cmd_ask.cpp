@@ -44,25 +44,6 @@ struct AskArgs {
   SweepCliArgs sweep;
 };
 
-// A node preset named `gpu`, else the first preset (by name) whose GPU is `gpu` or a variant of it
-// ("h100" -> h100-sxm).
-std::string node_for(const std::string& gpu) {
-  std::set<std::string> known;
-  for (const auto& e : list_catalog("hardware/nodes")) {
-    if (e.name == gpu) return e.name;
-    known.insert(load_node(e.path).gpu.name);
-  }
-  for (const bool variant : {false, true})
-    for (const auto& e : list_catalog("hardware/nodes")) {
-      const std::string g = load_node(e.path).gpu.name;
-      if (g == gpu || (variant && g.rfind(gpu + "-", 0) == 0)) return e.name;
-    }
-  const std::string near = ConfigNode::closest_key(gpu, known);
-  throw ConfigError({"--gpus", 0, 0}, "gpus",
-                    "no node preset has GPU '" + gpu + "'" + (near.empty() ? "" : " (did you mean " + near + "?)") +
-                        "; engramsim list gpus / nodes");
-}
-
 // "8k/1k" or "1024/128" -> input and output tokens.
 std::pair<long long, long long> isl_osl(const std::string& w) {
   const auto slash = w.find('/');
@@ -144,7 +125,7 @@ int ask_command(AskArgs a) {
   check_output_folder(a.sweep.out);
   const ModelCard card = load_model_card(a.model);
   std::vector<std::string> nodes;
-  for (const auto& g : a.gpus) nodes.push_back(node_for(g));
+  for (const auto& g : a.gpus) nodes.push_back(node_for(g, "--gpus"));
   const std::filesystem::path file = std::filesystem::path(a.sweep.out) / "question.yaml";
   std::filesystem::create_directories(a.sweep.out);
   planner::write_file_atomically(file, question_yaml(a, nodes, card.engram.has_value()));

@@ -188,7 +188,7 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
 
 int run_footprint(const FootprintArgs& a) {
   const ModelCard given = load_model_card(a.model);
-  const NodeSpec node = load_node(a.node);
+  const NodeSpec node = load_node(node_for(a.node, "--node"));
   const sim::ScenarioDeployment d = a.deployment.read(given, node);
   if (d.scheduler.max_num_seqs_rule)
     throw ConfigError({"--max-num-seqs", 0, 0}, d.scheduler.max_num_seqs_rule->field,

@@ -448,7 +448,7 @@ void print_text(const StepReport& s) {
 
 int run_step(const StepArgs& a) {
   const ModelCard given = load_model_card(a.model);
-  const NodeSpec node = load_node(a.node);
+  const NodeSpec node = load_node(node_for(a.node, "--node"));
   const sim::ScenarioDeployment d = a.deployment.read(given, node);
   const ModelCard card = sim::deployed_card(given, d);
   check_batch(a, card, node, d);
