@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,6 +79,11 @@ std::string ratio_text(double a, double b) {
   return buf;
 }
 
+// Dollars per million of `tokens`; NaN without tokens.
+double per_million(double usd, std::int64_t tokens) {
+  return tokens > 0 ? usd / static_cast<double>(tokens) * 1e6 : std::numeric_limits<double>::quiet_NaN();
+}
+
 struct Row {
   const char* label;
   int digits;
@@ -95,14 +101,16 @@ const std::vector<Row>& rows() {
       {"TPOT p99 ms", 3, [](const sim::Summary& s) { return s.tpot.p99; }, true},
       {"ITL p50 ms", 3, [](const sim::Summary& s) { return s.itl.median; }, true},
       {"ITL p99 ms", 3, [](const sim::Summary& s) { return s.itl.p99; }, true},
-      {"interactivity tok/s/user", 1, [](const sim::Summary& s) { return s.median_intvty; }, true},
+      {"interactivity 1000/TPOT p50 tok/s/user", 1, [](const sim::Summary& s) { return s.median_intvty; }, true},
       {"Engram stall % of busy", 3, [](const sim::Summary& s) { return 100.0 * s.engram_stall_share; }, false},
       {"KV usage mean %", 1, [](const sim::Summary& s) { return 100.0 * s.mean_kv_usage; }, false},
       {"preemptions", 0, [](const sim::Summary& s) { return static_cast<double>(s.preemptions); }, false},
       {"decode padding %", 1, [](const sim::Summary& s) { return 100.0 * s.decode_padding_share; }, false},
       {"$/GPU-hour", 3, [](const sim::Summary& s) { return s.usd_per_gpu_hour; }, true},
       {"$/M tok total", 4, [](const sim::Summary& s) { return s.usd_per_m_total_tokens; }, true},
-      {"$/M tok input", 4, [](const sim::Summary& s) { return s.usd_per_m_input_tokens; }, true},
+      {"$/M tok input (cached incl.)", 4, [](const sim::Summary& s) { return s.usd_per_m_input_tokens; }, true},
+      {"$/M uncached input tok", 4,
+       [](const sim::Summary& s) { return per_million(s.cost_usd, s.uncached_input_tokens); }, true},
       {"$/M tok output", 4, [](const sim::Summary& s) { return s.usd_per_m_output_tokens; }, true},
       {"tokens per $ (M)", 3, [](const sim::Summary& s) { return s.m_tokens_per_dollar; }, true},
       {"tok/s per all-in MW (M)", 3, [](const sim::Summary& s) { return s.tokens_per_s_per_mw / 1e6; }, true},
