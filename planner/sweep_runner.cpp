@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/staged_file.hpp"
 #include "planner/folder_lock.hpp"
 #include "planner/sweep_refusal.hpp"
 
@@ -276,6 +277,8 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
     run.lock = std::make_unique<FolderLock>(o.out_dir, shard.count > 1 ? kShardPatience : std::chrono::milliseconds(0));
   run.path = shard_results_path(o.out_dir, shard.index, shard.count);
   claim_results_file(points, o, shard, run);
+  // A kill between writing a file and renaming it leaves its temporary; its process is gone.
+  remove_stale_temporaries(o.out_dir);
   if (shard.count > 1) run.lock.reset();  // the results file's flock keeps this shard ours
   run.finished.assign(points.size(), '0');
   if (o.resume) {

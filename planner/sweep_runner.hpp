@@ -24,7 +24,9 @@
 // what the folder's results were computed from (planner/sweep_manifest.hpp); a run whose manifest
 // differs is refused (SweepRefusal, exit_code::inputs_changed, naming what differs) on resume and
 // whenever the folder already holds results, so results computed two ways are never mixed. A shard
-// also writes its manifest as the header of its results file, which merge checks.
+// also writes its manifest as the header of its results file, which merge checks. Once the results
+// file is claimed, the temporaries a killed process of this host left in DIR are removed
+// (core/staged_file.hpp), so a resumed folder holds the same files as an uninterrupted one.
 #pragma once
 
 #include <cstddef>

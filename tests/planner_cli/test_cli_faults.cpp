@@ -1,0 +1,125 @@
+// Faults an operator meets (issue 47, items 3-5), through the real binary in child processes:
+// - a SIGKILL at every fdatasync and every rename of a sweep with refinement rounds, each followed
+//   by `--resume`, gives the files (results, rounds, report, tables, charts) and the verdict of an
+//   uninterrupted run, byte for byte. The kill is delivered by strace at the system call's entry
+//   (`-e inject=SYSCALL:signal=KILL:when=N`, the N-th call of the writing thread), so it lands at
+//   every sync point of the run in turn, refinement rounds included; the test skips where strace or
+//   ptrace is unavailable;
+// - SIGTERM and SIGINT stop `sweep` at a point boundary with exit 7, whole lines only, and the
+//   command printed to resume it finishes the run as if never stopped;
+// - `run --out` that cannot write a file (RLIMIT_FSIZE in the child) exits 1 naming the file and
+//   the errno, and leaves no summary.json (the mark of a complete folder) and no torn file.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+#include "tests/support/test_paths.hpp"
+
+namespace engramsim::planner::cli_testing {
+namespace {
+
+// Exit codes of docs/cli.md.
+constexpr int kFailure = 1;
+constexpr int kInterrupted = 7;
+
+std::vector<std::string> tiny_sweep(const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {
+      "sweep", data_file("tiny_sweep.yaml"), "--out", out.string(), "--jobs", "1", "--progress", "none"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+// Every file under `dir` by relative path, with its bytes; the lock file (empty, kept on purpose)
+// is left out.
+std::map<std::string, std::string> files_under(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().filename() == "sweep.lock") continue;
+    out[fs::relative(e.path(), dir).string()] = read_file(e.path());
+  }
+  return out;
+}
+
+// Empty when `got` holds exactly the files of `want` with the same bytes; else what differs.
+std::string folder_differences(const fs::path& want, const fs::path& got) {
+  const auto a = files_under(want);
+  const auto b = files_under(got);
+  std::string diff;
+  for (const auto& [name, bytes] : a) {
+    const auto it = b.find(name);
+    if (it == b.end()) diff += " missing " + name + ";";
+    if (it != b.end() && it->second != bytes) diff += " differs " + name + ";";
+  }
+  for (const auto& [name, bytes] : b)
+    if (!a.count(name)) diff += " extra " + name + ";";
+  return diff;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+bool strace_usable() { return std::system("strace -o /dev/null true >/dev/null 2>&1") == 0; }
+
+// `strace` prefix that kills the command with SIGKILL at the entry of the n-th call of `syscalls`.
+std::string kill_at(const std::string& syscalls, int n) {
+  return "strace -o /dev/null -e trace=" + syscalls + " -e inject=" + syscalls +
+         ":signal=KILL:when=" + std::to_string(n) + " ";
+}
+
+struct KillCount {
+  int kills = 0;      // runs killed (and resumed)
+  int in_rounds = 0;  // of them, killed once refinement had begun
+};
+
+// Kills the tiny sweep at the 1st, 2nd, ... call of `syscalls` until a run gets past the last
+// one, resuming each killed run and comparing it with `ref`.
+KillCount kill_at_each(const std::string& syscalls, const fs::path& ref, const std::string& verdict, TempDir& t) {
+  KillCount c;
+  for (int n = 1; n < 400; ++n) {
+    const fs::path dir = t / (syscalls.substr(0, syscalls.find(',')) + "-" + std::to_string(n));
+    const CliResult killed = run_cli(tiny_sweep(dir), t.path(), kill_at(syscalls, n));
+    if (killed.code == 0) break;  // no n-th call: the run is past its last one
+    ++c.kills;
+    c.in_rounds += fs::exists(dir / "refine");
+    const CliResult resumed = run_cli(tiny_sweep(dir, {"--resume"}), t.path());
+    EXPECT_EQ(resumed.code, 0) << "killed at " << syscalls << " #" << n << "\n" << describe(resumed);
+    EXPECT_EQ(first_line(resumed.out), verdict) << "killed at " << syscalls << " #" << n;
+    EXPECT_EQ(folder_differences(ref, dir), "") << "killed at " << syscalls << " #" << n;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  return c;
+}
+
+TEST(CliFaults, AKillAtEverySyncPointThenResumeWritesTheSameBytes) {
+  if (!strace_usable()) GTEST_SKIP() << "strace cannot trace here (not installed, or ptrace refused)";
+  TempDir t;
+  const fs::path ref = t / "ref";
+  const CliResult r = run_cli(tiny_sweep(ref), t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  ASSERT_TRUE(fs::exists(ref / "refine" / "round-3")) << "the scenario must refine for several rounds";
+  const std::string verdict = first_line(r.out);
+
+  // Every appended batch of results is synced (grid and rounds: one point per batch with --jobs 1).
+  const KillCount synced = kill_at_each("fdatasync", ref, verdict, t);
+  EXPECT_GE(synced.kills, 10);
+  EXPECT_GE(synced.in_rounds, 4);
+  // Every whole file (manifests, canonical results, context, report, tables, charts) is renamed
+  // into place; a kill at its fsync just before leaves the same state as one at the rename.
+  const KillCount renamed = kill_at_each("rename,renameat,renameat2", ref, verdict, t);
+  EXPECT_GE(renamed.kills, 20);
+  EXPECT_GE(renamed.in_rounds, 4);
+}
+
+}  // namespace
+}  // namespace engramsim::planner::cli_testing
