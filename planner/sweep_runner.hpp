@@ -85,6 +85,9 @@ struct SweepRunOptions {
   bool accept_version_change = false;  // a manifest differing only in `tool` is accepted
   bool folder_locked = false;          // the caller holds out_dir's FolderLock for the whole run
   const MpiSession* mpi = nullptr;     // distribute across ranks when non-null with size > 1
+  // Asked before each point is started (from the worker threads): once true, no point is started;
+  // points in flight finish and are written, so the file ends on a whole line (SIGINT/SIGTERM).
+  std::function<bool()> stop;
 };
 
 struct SweepRunSummary {
@@ -95,6 +98,7 @@ struct SweepRunSummary {
   std::size_t infeasible = 0;    // among evaluated
   std::size_t errors = 0;        // among evaluated
   bool complete = false;         // every owned point has a line; the file is canonical
+  bool stopped = false;          // not complete because `stop` said so; --resume finishes it
   std::filesystem::path results_file;
   double wall_seconds = 0.0;
 };

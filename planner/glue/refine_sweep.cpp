@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/stop_signal.hpp"
 #include "planner/refine.hpp"
 #include "planner/report_data.hpp"
 
@@ -26,6 +27,10 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
     std::filesystem::create_directories(o.out_dir);
     const SweepRunSummary s = run_sweep(
         next, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    if (s.stopped)
+      throw RunStopped("stopped in refinement round " + std::to_string(round) + " at a point boundary (" +
+                       std::to_string(s.already_done + s.evaluated) + " of its " + std::to_string(next.size()) +
+                       " points are in " + s.results_file.string() + ")");
     if (!s.complete)
       throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
     ran += next.size();

@@ -3,7 +3,7 @@
 // settles. Used by `sweep` and by `plan`'s frontier mode. Each round is decided from the grid and
 // the rounds before it only, so that with o.resume an interrupted round is finished (its points
 // found on disk kept) and the rounds after it run as in an uninterrupted run: same points, same
-// stop, same bytes.
+// stop, same bytes. A round stopped by o.stop throws RunStopped (core/stop_signal.hpp).
 #pragma once
 
 #include <cstddef>

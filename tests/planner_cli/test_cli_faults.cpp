@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -119,6 +120,96 @@ TEST(CliFaults, AKillAtEverySyncPointThenResumeWritesTheSameBytes) {
   const KillCount renamed = kill_at_each("rename,renameat,renameat2", ref, verdict, t);
   EXPECT_GE(renamed.kills, 20);
   EXPECT_GE(renamed.in_rounds, 4);
+}
+
+// A sweep slow enough to be signalled midway: 12 grid points, 8 simulated (20,000 requests each,
+// about 0.4 s a point), then three refinement rounds.
+std::vector<std::string> slow_sweep(const fs::path& out) {
+  return tiny_sweep(out, {"--set", "workload.num_requests=20000", "--set", "sweep.axes.1.values=[8, 16, 32, 64]"});
+}
+
+std::size_t line_count(const fs::path& p) {
+  const std::string s = read_file(p);
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Whether every line of `p` is a whole JSON object and the file ends on a line boundary.
+bool whole_lines(const fs::path& p) {
+  const std::string s = read_file(p);
+  if (!s.empty() && s.back() != '\n') return false;
+  for (const auto& l : lines_of(s))
+    if (!nlohmann::json::accept(l)) return false;
+  return true;
+}
+
+// Runs engramsim `args` in a child process, sends it `sig` once `file` holds `lines` lines, and
+// waits for it; the child's stdout and stderr go to scratch/child.stdout and child.stderr.
+CliResult signal_when(const std::vector<std::string>& args, int sig, const fs::path& file, std::size_t lines,
+                      const fs::path& scratch) {
+  const std::string bin = engramsim::test::cli_path();
+  const std::string out = (scratch / "child.stdout").string(), err = (scratch / "child.stderr").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv = {const_cast<char*>(bin.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+    ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline && line_count(file) < lines)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+// The command the stopped run printed to finish it ("... To finish the run: CMD").
+std::string resume_command_of(const CliResult& r) {
+  const std::string mark = "To finish the run: ";
+  const auto at = r.err.find(mark);
+  if (at == std::string::npos) return "";
+  return first_line(r.err.substr(at + mark.size()));
+}
+
+void expect_stopped_then_resumed(int sig, const fs::path& watched, std::size_t lines) {
+  TempDir t;
+  const CliResult ref = run_cli(slow_sweep(t / "ref"), t.path());
+  ASSERT_EQ(ref.code, 0) << describe(ref);
+  const fs::path dir = t / "stopped";
+  const fs::path file = dir / watched;
+  const CliResult stopped = signal_when(slow_sweep(dir), sig, file, lines, t.path());
+  ASSERT_EQ(stopped.code, kInterrupted) << describe(stopped);
+  EXPECT_NE(stopped.err.find(sig == SIGINT ? "stopped: SIGINT received" : "stopped: SIGTERM received"),
+            std::string::npos)
+      << stopped.err;
+  // Stopped between points: whole lines only, fewer than the run would have written.
+  EXPECT_TRUE(whole_lines(dir / "results.jsonl"));
+  EXPECT_TRUE(whole_lines(file));
+  EXPECT_NE(folder_differences(t / "ref", dir), "");
+  EXPECT_FALSE(fs::exists(dir / "report.html"));
+
+  const std::string resume = resume_command_of(stopped);
+  ASSERT_NE(resume.find(" --resume"), std::string::npos) << stopped.err;
+  const int status = std::system((resume + " >" + quoted((t / "resumed.stdout").string()) + " 2>/dev/null").c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << resume;
+  EXPECT_EQ(first_line(read_file(t / "resumed.stdout")), first_line(ref.out));
+  EXPECT_EQ(folder_differences(t / "ref", dir), "");
+}
+
+TEST(CliFaults, SigtermStopsASweepBetweenPointsAndItsResumeCommandFinishesIt) {
+  expect_stopped_then_resumed(SIGTERM, "results.jsonl", 2);
+}
+
+TEST(CliFaults, SigintInARefinementRoundStopsThereAndItsResumeCommandFinishesIt) {
+  expect_stopped_then_resumed(SIGINT, fs::path("refine") / "round-1" / "results.jsonl", 1);
 }
 
 }  // namespace
