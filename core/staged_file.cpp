@@ -130,4 +130,9 @@ void write_file_staged(const fs::path& file, const std::string& text) {
   f.commit();
 }
 
+void remove_output_file(const fs::path& file) {
+  if (::unlink(file.c_str()) != 0 && errno != ENOENT)
+    throw std::runtime_error(error_text("cannot remove", file, errno));
+}
+
 }  // namespace engramsim

@@ -74,4 +74,8 @@ class StagedFile {
 // A whole file from a string, through StagedFile.
 void write_file_staged(const std::filesystem::path& file, const std::string& text);
 
+// Removes `file` when it exists (a completion mark about to be rewritten); throws
+// std::runtime_error naming the file and the reason when it cannot.
+void remove_output_file(const std::filesystem::path& file);
+
 }  // namespace engramsim

@@ -212,5 +212,75 @@ TEST(CliFaults, SigintInARefinementRoundStopsThereAndItsResumeCommandFinishesIt)
   expect_stopped_then_resumed(SIGINT, fs::path("refine") / "round-1" / "results.jsonl", 1);
 }
 
+// Runs engramsim `args` in a child process whose files may not grow past `max_bytes`
+// (RLIMIT_FSIZE, SIGXFSZ ignored, so a write past it fails with EFBIG as on a full disk).
+CliResult run_with_file_limit(const std::vector<std::string>& args, rlim_t max_bytes, const fs::path& scratch) {
+  const std::string bin = engramsim::test::cli_path();
+  const std::string out = (scratch / "child.stdout").string(), err = (scratch / "child.stderr").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv = {const_cast<char*>(bin.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+    ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+    const rlimit limit{max_bytes, max_bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+bool any_temporary(const fs::path& dir) {
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp.") != std::string::npos) return true;
+  return false;
+}
+
+TEST(CliFaults, RunOutThatCannotWriteNamesTheFileAndLeavesNoCompleteLookingFolder) {
+  TempDir t;
+  // 2,000 requests: requests.csv is about 170 KB, the other files a few KB each.
+  const std::vector<std::string> run = {"run", data_file("tiny_sweep.yaml"), "--set", "workload.num_requests=2000"};
+  auto to = [&](const fs::path& dir) {
+    std::vector<std::string> a = run;
+    a.insert(a.end(), {"--out", dir.string()});
+    return a;
+  };
+  const fs::path fresh = t / "fresh";
+  const CliResult r = run_with_file_limit(to(fresh), 64 * 1024, t.path());
+  EXPECT_EQ(r.code, kFailure) << describe(r);
+  EXPECT_NE(r.err.find("error: cannot write " + (fresh / "requests.csv").string() + ": File too large"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(fresh / "summary.json"));
+  EXPECT_FALSE(fs::exists(fresh / "requests.csv"));  // never a torn one
+  EXPECT_FALSE(any_temporary(fresh));
+
+  // Over an earlier complete run: its summary.json goes first, so the folder no longer claims to
+  // be complete; the files the failed run did not reach stay whole.
+  const fs::path rerun = t / "rerun";
+  ASSERT_EQ(run_cli(to(rerun), t.path()).code, 0);
+  const std::string earlier = read_file(rerun / "requests.csv");
+  const CliResult again = run_with_file_limit(to(rerun), 64 * 1024, t.path());
+  EXPECT_EQ(again.code, kFailure) << describe(again);
+  EXPECT_NE(again.err.find((rerun / "requests.csv").string() + ": File too large"), std::string::npos) << again.err;
+  EXPECT_FALSE(fs::exists(rerun / "summary.json"));
+  EXPECT_EQ(read_file(rerun / "requests.csv"), earlier);
+  EXPECT_FALSE(any_temporary(rerun));
+
+  // Without the limit the same command completes, summary.json included.
+  const CliResult ok = run_cli(to(t / "ok"), t.path());
+  ASSERT_EQ(ok.code, 0) << describe(ok);
+  EXPECT_TRUE(fs::exists(t / "ok" / "summary.json"));
+}
+
 }  // namespace
 }  // namespace engramsim::planner::cli_testing
