@@ -212,6 +212,10 @@ fs::path refine_round_dir(const fs::path& dir, int round) {
 }
 
 ReportData load_results(const fs::path& dir) {
+  return load_results_through_round(dir, std::numeric_limits<int>::max());
+}
+
+ReportData load_results_through_round(const fs::path& dir, int last_round) {
   const fs::path file = results_path(dir);
   if (!fs::exists(file)) {
     throw std::runtime_error(file.string() + " does not exist (run the sweep first, or merge shard files with merge)");
@@ -227,7 +231,7 @@ ReportData load_results(const fs::path& dir) {
   }
   // Refinement rounds (planner/refine.hpp): their points follow the grid's, in round order.
   std::size_t next = total.value_or(r.lines.empty() ? 0 : r.lines.back().index + 1);
-  for (int round = 1;; ++round) {
+  for (int round = 1; round <= last_round; ++round) {
     const fs::path rdir = refine_round_dir(dir, round);
     if (!fs::exists(results_path(rdir))) break;
     ReadResults rr = read_results_file(results_path(rdir));

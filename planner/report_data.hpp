@@ -117,6 +117,9 @@ ReportData make_report_data(ReportContext context, std::vector<ResultLine> lines
 // while present), whose points are numbered after the grid's; the host_memory table is added to the
 // context's extra tables when the results carry its figures.
 ReportData load_results(const std::filesystem::path& dir);
+// As load_results, with the refinement rounds 1..last_round only (0: the grid alone): what the
+// sweep knew before round last_round + 1, however many later rounds an interrupted run left.
+ReportData load_results_through_round(const std::filesystem::path& dir, int last_round);
 std::filesystem::path refine_round_dir(const std::filesystem::path& dir, int round);
 void write_context(const std::filesystem::path& dir, const ReportContext& context);
 std::optional<ReportContext> read_context(const std::filesystem::path& dir);

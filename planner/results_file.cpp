@@ -13,35 +13,11 @@
 #include "core/config_input.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/staged_file.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;
 namespace {
-
-[[noreturn]] void io_error(const std::string& what, const fs::path& p) {
-  throw std::runtime_error(what + " " + p.string() + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, const std::string& data, const fs::path& p) {
-  const char* ptr = data.data();
-  std::size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, ptr, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      io_error("cannot write", p);
-    }
-    ptr += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
-
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return;  // best effort: some file systems refuse directory fds
-  ::fsync(fd);
-  ::close(fd);
-}
 
 // Whether `file` has a line for every index in [0, points) (a complete result).
 bool holds_every_point(const fs::path& file, std::size_t points) {
@@ -174,32 +150,9 @@ std::vector<ResultLine> canonicalize(std::vector<ResultLine> lines) {
   return out;
 }
 
-void write_file_atomically(const fs::path& file, const std::string& text) {
-  const fs::path dir = file.parent_path();
-  // Host and pid in the temp name: shards on different machines may share the folder.
-  char host[64] = "host";
-  ::gethostname(host, sizeof host - 1);
-  host[sizeof host - 1] = '\0';
-  const fs::path tmp = file.string() + ".tmp." + host + "." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) io_error("cannot create", tmp);
-  try {
-    write_all(fd, text, tmp);
-    if (::fsync(fd) != 0) io_error("cannot fsync", tmp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), file.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(tmp.c_str());
-    errno = saved;
-    io_error("cannot rename onto", file);
-  }
-  fsync_dir(dir);
-}
+// Through the temporary FILE.tmp.HOST.PID (host and pid: shards on different machines may share
+// the folder), checked, synced and renamed (core/staged_file.hpp).
+void write_file_atomically(const fs::path& file, const std::string& text) { write_file_staged(file, text); }
 
 void write_canonical_file(const fs::path& file, const std::vector<ResultLine>& lines) {
   std::string text;

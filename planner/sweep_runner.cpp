@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/staged_file.hpp"
 #include "planner/folder_lock.hpp"
 #include "planner/sweep_refusal.hpp"
 
@@ -128,7 +129,7 @@ ResultLine evaluate_one(const SweepPoint& p, const EvaluateFn& evaluate, const P
 class WorkerPool {
  public:
   WorkerPool(const std::vector<SweepPoint>& points, std::vector<std::size_t> todo, const EvaluateFn& evaluate,
-             const PruneFn& prune, int jobs, LineQueue& q)
+             const PruneFn& prune, const std::function<bool()>& asked_to_stop, int jobs, LineQueue& q)
       : todo_(std::move(todo)) {
     unsigned n = jobs > 0 ? static_cast<unsigned>(jobs) : std::max(1u, std::thread::hardware_concurrency());
     n = static_cast<unsigned>(std::min<std::size_t>(n, todo_.size()));
@@ -137,9 +138,9 @@ class WorkerPool {
       q.workers_left = n;
     }
     for (unsigned t = 0; t < n; ++t) {
-      threads_.emplace_back([this, &points, &evaluate, &prune, &q] {
+      threads_.emplace_back([this, &points, &evaluate, &prune, &asked_to_stop, &q] {
         for (;;) {
-          if (stop_.load()) break;
+          if (stop_.load() || (asked_to_stop && asked_to_stop())) break;
           const std::size_t k = next_.fetch_add(1);
           if (k >= todo_.size()) break;
           ResultLine line = evaluate_one(points[todo_[k]], evaluate, prune);
@@ -276,6 +277,8 @@ OpenedRun open_run(const std::vector<SweepPoint>& points, const SweepRunOptions&
     run.lock = std::make_unique<FolderLock>(o.out_dir, shard.count > 1 ? kShardPatience : std::chrono::milliseconds(0));
   run.path = shard_results_path(o.out_dir, shard.index, shard.count);
   claim_results_file(points, o, shard, run);
+  // A kill between writing a file and renaming it leaves its temporary; its process is gone.
+  remove_stale_temporaries(o.out_dir);
   if (shard.count > 1) run.lock.reset();  // the results file's flock keeps this shard ours
   run.finished.assign(points.size(), '0');
   if (o.resume) {
@@ -329,7 +332,7 @@ SweepRunSummary run_local(const std::vector<SweepPoint>& points, const EvaluateF
       o.shard.count > 1 ? "shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) : "sweep");
   LineQueue q;
   {
-    WorkerPool pool(points, todo, evaluate, o.prune, o.jobs, q);
+    WorkerPool pool(points, todo, evaluate, o.prune, o.stop, o.jobs, q);
     std::deque<std::pair<std::string, PointStatus>> batch;
     try {
       while (take_lines(q, batch, std::nullopt)) {
@@ -351,6 +354,7 @@ SweepRunSummary run_local(const std::vector<SweepPoint>& points, const EvaluateF
   }
   progress.finish();
   s.complete = s.already_done + s.evaluated == s.owned_points;
+  s.stopped = !s.complete && o.stop && o.stop();
   if (s.complete) finalize_file(run.path);
   s.wall_seconds = now_seconds() - t0;
   return s;
@@ -406,7 +410,7 @@ void run_rank(const MpiSession& mpi, const std::vector<SweepPoint>& points, cons
               Progress& progress) {
   const int rank = mpi.rank(), size = mpi.size();
   LineQueue q;
-  WorkerPool pool(points, todo, evaluate, o.prune, o.jobs, q);
+  WorkerPool pool(points, todo, evaluate, o.prune, o.stop, o.jobs, q);
   std::deque<std::pair<std::string, PointStatus>> batch;
   int ranks_done = 1;  // rank 0's own workers are tracked by the queue
   bool local_open = true;
@@ -458,6 +462,7 @@ SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn&
     progress.finish();
     if (rank == 0) {
       s.complete = s.already_done + s.evaluated == points.size();
+      s.stopped = !s.complete && o.stop && o.stop();
       if (s.complete) finalize_file(run.path);
       run.file.reset();
     } else {

@@ -24,7 +24,9 @@
 // what the folder's results were computed from (planner/sweep_manifest.hpp); a run whose manifest
 // differs is refused (SweepRefusal, exit_code::inputs_changed, naming what differs) on resume and
 // whenever the folder already holds results, so results computed two ways are never mixed. A shard
-// also writes its manifest as the header of its results file, which merge checks.
+// also writes its manifest as the header of its results file, which merge checks. Once the results
+// file is claimed, the temporaries a killed process of this host left in DIR are removed
+// (core/staged_file.hpp), so a resumed folder holds the same files as an uninterrupted one.
 #pragma once
 
 #include <cstddef>
@@ -83,6 +85,9 @@ struct SweepRunOptions {
   bool accept_version_change = false;  // a manifest differing only in `tool` is accepted
   bool folder_locked = false;          // the caller holds out_dir's FolderLock for the whole run
   const MpiSession* mpi = nullptr;     // distribute across ranks when non-null with size > 1
+  // Asked before each point is started (from the worker threads): once true, no point is started;
+  // points in flight finish and are written, so the file ends on a whole line (SIGINT/SIGTERM).
+  std::function<bool()> stop;
 };
 
 struct SweepRunSummary {
@@ -93,6 +98,7 @@ struct SweepRunSummary {
   std::size_t infeasible = 0;    // among evaluated
   std::size_t errors = 0;        // among evaluated
   bool complete = false;         // every owned point has a line; the file is canonical
+  bool stopped = false;          // not complete because `stop` said so; --resume finishes it
   std::filesystem::path results_file;
   double wall_seconds = 0.0;
 };

@@ -13,17 +13,11 @@
 #include <thread>
 
 #include "core/json_text.hpp"
+#include "core/staged_file.hpp"
 #include "sim/metrics/result_writers.hpp"
 
 namespace engramsim::sim {
 namespace {
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot write " + path.string());
-  f << text;
-  if (!f) throw std::runtime_error("cannot write " + path.string());
-}
 
 std::string summary_text(const RunResult& r, const SloParams& slo) {
   std::ostringstream os;
@@ -192,13 +186,19 @@ void write_session_outputs(const ScenarioSession& s, const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create output directory " + dir + ": " + ec.message());
+  // The completion marks (compare.json, each folder's summary.json) go first and come back last,
+  // so that an interrupted or failed write never leaves a folder that looks complete.
+  if (s.compare) remove_output_file(fs::path(dir) / "compare.json");
   for (const auto& v : s.variants) {
     if (!v.built || !v.result) continue;
     const fs::path sub = s.compare ? fs::path(dir) / v.name : fs::path(dir);
+    fs::create_directories(sub, ec);
+    if (ec) throw std::runtime_error("cannot create output directory " + sub.string() + ": " + ec.message());
+    remove_output_file(sub / "summary.json");
+    write_file_staged(sub / "scenario.json", scenario_json(*v.built));
     write_run_outputs(*v.result, v.built->params.slo.per_request, sub.string());
-    write_text(sub / "scenario.json", scenario_json(*v.built));
   }
-  if (s.compare) write_text(fs::path(dir) / "compare.json", json_text(compare_json(s, false)) + "\n");
+  if (s.compare) write_file_staged(fs::path(dir) / "compare.json", json_text(compare_json(s, false)) + "\n");
 }
 
 std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s) {

@@ -6,7 +6,10 @@
 // Output layout (write_session_outputs): without compare, DIR/summary.json, DIR/requests.csv,
 // DIR/timeseries.csv and DIR/scenario.json (the resolved deployment); with compare, the same four
 // files in DIR/<variant>/ and DIR/compare.json (every variant's headline metrics and its ratios to
-// its baseline variant). Variants run in up to `jobs` threads; results do not depend on it.
+// its baseline variant). Variants run in up to `jobs` threads; results do not depend on it. Every
+// file goes through a temporary name and is checked (core/staged_file.hpp); summary.json is the
+// last of a folder's files and compare.json the last of all, and both are removed before the
+// others are rewritten: a folder without them is not a complete run.
 #pragma once
 
 #include <optional>

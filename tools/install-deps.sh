@@ -14,6 +14,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   liburing-dev
   clang-format
+  strace
 )
 if [[ "${1:-}" == "--with-browser" || "${ENGRAMSIM_WITH_BROWSER:-0}" == "1" ]]; then
   packages+=(chromium)

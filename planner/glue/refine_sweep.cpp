@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/stop_signal.hpp"
 #include "planner/refine.hpp"
 #include "planner/report_data.hpp"
 
@@ -15,7 +16,10 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
   std::vector<SweepPoint> known = sc.sweep.points;
   std::size_t ran = 0;
   for (int round = 1; round <= rounds; ++round) {
-    const ReportData before = load_results(out);
+    // What the grid and the earlier rounds found, and nothing more: after a kill, this round's
+    // and later rounds' points may already be on disk, and a resumed run must decide as the
+    // uninterrupted one did (the same points, the same stop), so that it writes the same bytes.
+    const ReportData before = load_results_through_round(out, round - 1);
     const std::vector<SweepPoint> next = refinement_points(before, known, x);
     if (next.empty()) break;
     const bool growing = !extension_points(before, known, x).empty();
@@ -23,11 +27,15 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
     std::filesystem::create_directories(o.out_dir);
     const SweepRunSummary s = run_sweep(
         next, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    if (s.stopped)
+      throw RunStopped("stopped in refinement round " + std::to_string(round) + " at a point boundary (" +
+                       std::to_string(s.already_done + s.evaluated) + " of its " + std::to_string(next.size()) +
+                       " points are in " + s.results_file.string() + ")");
     if (!s.complete)
       throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
     ran += next.size();
     known.insert(known.end(), next.begin(), next.end());
-    const double moved = largest_change(compare_at(before, x), compare_at(load_results(out), x));
+    const double moved = largest_change(compare_at(before, x), compare_at(load_results_through_round(out, round), x));
     if (moved < kRefineSettled && !growing) break;
   }
   return ran;

@@ -1,6 +1,9 @@
 // The sweep's refinement near the target interactivity (planner/refine.hpp), run through the
 // simulator: rounds of midpoints into DIR/refine/round-N/ until the comparison at the target
-// settles. Used by `sweep` and by `plan`'s frontier mode.
+// settles. Used by `sweep` and by `plan`'s frontier mode. Each round is decided from the grid and
+// the rounds before it only, so that with o.resume an interrupted round is finished (its points
+// found on disk kept) and the rounds after it run as in an uninterrupted run: same points, same
+// stop, same bytes. A round stopped by o.stop throws RunStopped (core/stop_signal.hpp).
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/staged_file.hpp"
 #include "sim/metrics/metrics_collector.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/serving/builtin_registries.hpp"
@@ -171,26 +172,25 @@ RunResult run_simulation(const RunConfig& cfg) {
 }
 
 void write_run_outputs(const RunResult& result, const SloParams& slo, const std::string& dir) {
+  const std::filesystem::path folder(dir);
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  std::filesystem::create_directories(folder, ec);
   if (ec) throw std::runtime_error("cannot create output directory " + dir + ": " + ec.message());
-  const auto open = [&](const char* name) {
-    std::ofstream f(std::filesystem::path(dir) / name, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot write " + (std::filesystem::path(dir) / name).string());
-    return f;
-  };
+  // summary.json marks the folder complete: gone before anything else changes, back last.
+  remove_output_file(folder / "summary.json");
   {
-    auto f = open("summary.json");
-    write_summary_json(result.summary, slo, f);
+    StagedFile f(folder / "requests.csv");
+    write_requests_csv(result.requests, f.stream());
+    f.commit();
   }
   {
-    auto f = open("requests.csv");
-    write_requests_csv(result.requests, f);
+    StagedFile f(folder / "timeseries.csv");
+    write_timeseries_csv(result.timeseries, f.stream());
+    f.commit();
   }
-  {
-    auto f = open("timeseries.csv");
-    write_timeseries_csv(result.timeseries, f);
-  }
+  StagedFile f(folder / "summary.json");
+  write_summary_json(result.summary, slo, f.stream());
+  f.commit();
 }
 
 }  // namespace engramsim::sim

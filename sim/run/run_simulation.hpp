@@ -89,7 +89,10 @@ struct RunResult {
 };
 
 RunResult run_simulation(const RunConfig& config);
-// Writes summary.json, requests.csv and timeseries.csv into `dir` (created if missing).
+// Writes requests.csv, timeseries.csv and, last, summary.json into `dir` (created if missing), each
+// through a temporary name, checked and renamed (core/staged_file.hpp). An earlier summary.json is
+// removed first, so a folder holding one is a complete run; a failed write throws naming the file
+// and the errno text and leaves no summary.json.
 void write_run_outputs(const RunResult& result, const SloParams& slo, const std::string& dir);
 
 }  // namespace engramsim::sim

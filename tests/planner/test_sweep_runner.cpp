@@ -102,6 +102,41 @@ TEST(SweepRunner, PrunedPointsAreRecordedAndNeverEvaluated) {
   EXPECT_EQ(r.lines[2 * 6 + 0].reason, "SSD tier disabled for this study");
 }
 
+// SIGINT/SIGTERM reach the runner as `stop`: once it says so no point starts, the ones in flight
+// are written whole, and --resume finishes the file as an uninterrupted run would have.
+TEST(SweepRunner, AStopRequestEndsAtAPointBoundaryAndResumeFinishes) {
+  TempDir t;
+  const auto pts = small_sweep();
+  const std::string expected = reference_run(t / "ref");
+  std::atomic<int> started{0};
+  auto o = quiet(t / "stopped", 4);
+  o.stop = [&started] { return started.load() >= 10; };
+  const auto s = run_sweep(
+      pts,
+      [&started](const SweepPoint& p) {
+        ++started;
+        return evaluate_small(p, 1);
+      },
+      o);
+  EXPECT_FALSE(s.complete);
+  EXPECT_TRUE(s.stopped);
+  EXPECT_GE(s.evaluated, 10u);
+  EXPECT_LT(s.evaluated, pts.size());
+  const std::string partial = read_file(results_path(t / "stopped"));
+  ASSERT_FALSE(partial.empty());
+  EXPECT_EQ(partial.back(), '\n');
+  EXPECT_EQ(split_lines(partial).size(), s.evaluated);
+
+  auto again = quiet(t / "stopped", 2);
+  again.resume = true;
+  const auto r = run_sweep(
+      pts, [](const SweepPoint& p) { return evaluate_small(p); }, again);
+  EXPECT_TRUE(r.complete);
+  EXPECT_FALSE(r.stopped);
+  EXPECT_EQ(r.already_done, s.evaluated);
+  EXPECT_EQ(read_file(results_path(t / "stopped")), expected);
+}
+
 TEST(SweepRunner, RefusesToOverwriteWithoutResume) {
   TempDir t;
   reference_run(t.path());

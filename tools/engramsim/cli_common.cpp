@@ -9,15 +9,51 @@
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "core/stop_signal.hpp"
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "planner/sweep_refusal.hpp"
 
 namespace engramsim::cli {
 
-int run_guarded(const std::function<int()>& body) {
+std::string shell_command(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-+./:=,@%") == std::string::npos;
+    std::string quoted = "'";
+    for (const char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += (out.empty() ? "" : " ") + (plain ? a : quoted + "'");
+  }
+  return out;
+}
+
+namespace {
+
+// The command that finishes a stopped run: its own arguments (or those it names) with --resume.
+std::string resume_command(const RunStopped& e, const std::vector<std::string>& command_line) {
+  if (command_line.empty()) return "";
+  std::vector<std::string> args = {command_line.front()};
+  if (e.resume_args().empty()) {
+    args = command_line;
+  } else {
+    args.insert(args.end(), e.resume_args().begin(), e.resume_args().end());
+  }
+  if (std::find(args.begin(), args.end(), "--resume") == args.end()) args.push_back("--resume");
+  return shell_command(args);
+}
+
+}  // namespace
+
+int run_guarded(const std::function<int()>& body, const std::vector<std::string>& command_line) {
   try {
     return body();
+  } catch (const RunStopped& e) {
+    const std::string resume = resume_command(e, command_line);
+    std::cerr << "stopped: " << stop_signal_name() << " received; " << e.what() << "; every finished point is kept"
+              << (resume.empty() ? "" : ". To finish the run: " + resume) << "\n";
+    return exit_code::interrupted;
   } catch (const ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return exit_code::bad_input;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/engram_tier.hpp"
 #include "models/model_card.hpp"
@@ -35,7 +36,11 @@ std::string tool_version();
 std::string tool_commit();
 
 // Runs `body`, translating exceptions into exit codes with a one-line message on stderr.
-int run_guarded(const std::function<int()>& body);
+// `command_line` (argv as given) serves a command stopped by SIGINT/SIGTERM (RunStopped, exit 7):
+// the message ends with the command that resumes it, this one with --resume added.
+int run_guarded(const std::function<int()>& body, const std::vector<std::string>& command_line = {});
+// `args` as one shell command line, each quoted only where the shell would split or expand it.
+std::string shell_command(const std::vector<std::string>& args);
 
 std::string engram_tier_label(const std::optional<EngramTier>& tier);  // "hbm" ... or "none"
 

@@ -131,7 +131,17 @@ int ask_command(AskArgs a) {
   planner::write_file_atomically(file, question_yaml(a, nodes, card.engram.has_value()));
   a.sweep.scenario = file.string();
   append_price_sets(a.sweep.price, a.sweep.set);
-  return sweep_command(a.sweep);
+  try {
+    return sweep_command(a.sweep);
+  } catch (const RunStopped& e) {
+    // `ask` has no --resume: the sweep of the question it wrote does.
+    std::vector<std::string> resume = {"sweep",     a.sweep.scenario, "--out",
+                                       a.sweep.out, "--jobs",         std::to_string(a.sweep.jobs)};
+    if (a.sweep.progress != "auto") resume.insert(resume.end(), {"--progress", a.sweep.progress});
+    if (a.sweep.json) resume.push_back("--json");
+    for (const auto& s : a.sweep.set) resume.insert(resume.end(), {"--set", s});
+    throw RunStopped(e.what(), resume);
+  }
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 // to the price tier and to +-20 % load. Candidates run as sweep points, so --jobs, --resume,
 // --shard (then `engramsim merge`, then `plan --resume` to size) and mpirun work as for `sweep`.
 // Exit codes: 0 a fleet meets the SLO; 4 no candidate meets it at any rate; 1 errors or I/O;
-// 2 bad input (nothing is written).
+// 2 bad input (nothing is written); 5, 6 the folder refused (as for sweep); 7 SIGINT/SIGTERM stopped
+// it at a point boundary (the command to resume is printed).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -111,6 +112,7 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   const planner::SweepRunSummary s = planner::run_sweep(
       sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (mpi && mpi->rank() != 0) return exit_code::ok;
+  throw_if_stopped(s, "the plan");
   o.mpi = nullptr;
   if (!lock) lock = own_output_folder(o);
   if (!s.complete) {
@@ -168,6 +170,7 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
 int plan_command(const SweepCliArgs& a) {
   const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
   const bool writer = !mpi || mpi->rank() == 0;
+  install_stop_handlers();
   check_output_folder(a.out);
 
   const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
@@ -188,6 +191,7 @@ int plan_command(const SweepCliArgs& a) {
   const planner::SweepRunSummary s = planner::run_sweep(
       sc.sweep.points, [&](const planner::SweepPoint& p) { return rate_planner.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
+  throw_if_stopped(s, "the plan");
   o.mpi = nullptr;
   if (!lock) lock = own_output_folder(o);
   planner::ReportContext ctx = planner::make_report_context(sc, inputs);

@@ -14,7 +14,8 @@
 // Under `mpirun -np K` the ranks split the points and rank 0 writes. Exit codes: 0 ok (infeasible
 // points are results, not failures); 1 some points failed with an error (see their lines) or I/O;
 // 2 bad input (nothing is written); 5 the folder's results were computed from other inputs (named);
-// 6 another process owns the folder (5 and 6 change nothing). Formats and the walk-through: docs/planning.md.
+// 6 another process owns the folder (5 and 6 change nothing); 7 SIGINT/SIGTERM stopped it at a point
+// boundary (the command to resume is printed). Formats and the walk-through: docs/planning.md.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -71,6 +72,7 @@ int sweep_command(const SweepCliArgs& a) {
   // First: under mpirun every rank must join before anything else can fail differently on one.
   const std::unique_ptr<planner::MpiSession> mpi = planner::MpiSession::start_if_launched();
   const bool writer = !mpi || mpi->rank() == 0;
+  install_stop_handlers();
   check_output_folder(a.out);
 
   const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
@@ -93,6 +95,7 @@ int sweep_command(const SweepCliArgs& a) {
   const planner::SweepRunSummary s = planner::run_sweep(
       sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
   if (!writer) return exit_code::ok;
+  throw_if_stopped(s, "the sweep");
   // Refinement runs here, on the writer alone (under MPI the other ranks are done); a sharded run
   // stops at the grid (its shards hold halves of it).
   o.mpi = nullptr;

@@ -59,5 +59,5 @@ int main(int argc, char** argv) {
     return engramsim::exit_code::bad_input;
   }
   if (!action) return engramsim::exit_code::bad_input;
-  return engramsim::cli::run_guarded(action);
+  return engramsim::cli::run_guarded(action, std::vector<std::string>(argv, argv + argc));
 }

@@ -20,6 +20,7 @@
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/stop_signal.hpp"
 #include "planner/folder_lock.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/mpi_session.hpp"
@@ -138,7 +139,16 @@ inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const p
   o.tool = {engramsim_version(), tool_commit()};
   o.accept_version_change = a.accept_version_change;
   o.mpi = mpi;
+  o.stop = [] { return stop_requested(); };
   return o;
+}
+
+// After run_sweep: a run that SIGINT/SIGTERM stopped at a point boundary ends the command
+// (RunStopped: exit 7, with the command that resumes it).
+inline void throw_if_stopped(const planner::SweepRunSummary& s, const std::string& what) {
+  if (!s.stopped) return;
+  throw RunStopped(what + " stopped at a point boundary (" + std::to_string(s.already_done + s.evaluated) + " of " +
+                   std::to_string(s.owned_points) + " points are in " + s.results_file.string() + ")");
 }
 
 // The output folder's lock, held by a single-process run from before its first write to its last
