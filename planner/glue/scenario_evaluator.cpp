@@ -12,6 +12,7 @@
 #include "core/number_text.hpp"
 #include "core/paths.hpp"
 #include "core/rng.hpp"
+#include "hardware/board_power.hpp"
 #include "hardware/gpu_reference.hpp"
 #include "planner/glue/provenance.hpp"
 #include "spec/data_path.hpp"
@@ -370,6 +371,22 @@ nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::RunResult& r)
   };
 }
 
+// The energy figures of a point (docs/cost-model.md "Energy"): mean GPU board watts from its GPU's
+// load-following curve, J per output token at the board and with node and facility; absent for a
+// GPU without a curve.
+void add_energy(const sim::BuiltScenario& b, const sim::RunResult& r, nlohmann::json& extra) {
+  const BoardPowerTable power = load_board_power(default_board_power_path());
+  const BoardPowerCurve* c = power.find(b.params.node.gpu.name);
+  if (c == nullptr) return;
+  const sim::Summary& s = r.summary;
+  const double w = board_watts(*c, s.gpu_busy_fraction, s.mean_decode_rows);
+  const EnergyPerToken e =
+      energy_per_output_token(w, s.num_gpus, s.duration_s, static_cast<double>(s.total_output_tokens), power.facility);
+  extra["gpu_board_w"] = num(w);
+  extra["joules_per_output_token_board"] = num(e.board_j);
+  extra["joules_per_output_token_facility"] = num(e.facility_j);
+}
+
 }  // namespace
 
 PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
@@ -401,6 +418,7 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   add_hbm_terms(b, m);
   add_latency_samples(r, cdf_samples, m);
   m.extra = point_extra(b, r);
+  add_energy(b, r, m.extra);
   return m;
 }
 

@@ -1,4 +1,4 @@
-// Audit of the catalog files (hardware/gpus, hardware/nodes, models/cards, models/engines): every line
+// Audit of the catalog files (hardware/gpus, hardware/nodes, hardware/power, models/cards, models/engines): every line
 // that holds a number must end with a comment carrying a source tag, [S] (a source states it),
 // [D] (derived by arithmetic) or [E] (an estimate, with its reason). Combined tags such as [D/E] count.
 //
@@ -167,7 +167,7 @@ TEST(CatalogSources, EveryNumberInTheCatalogCarriesATaggedSource) {
   const fs::path root(engramsim::test::source_root());
   std::size_t files = 0;
   std::vector<std::string> bad;
-  for (const char* folder : {"hardware/gpus", "hardware/nodes", "models/cards", "models/engines"}) {
+  for (const char* folder : {"hardware/gpus", "hardware/nodes", "hardware/power", "models/cards", "models/engines"}) {
     const fs::path dir = root / folder;
     if (!fs::is_directory(dir)) continue;  // a catalog another part has not written yet
     for (const auto& entry : fs::directory_iterator(dir)) {

@@ -17,6 +17,7 @@
 // others still run and print); 4 an SLO target or golden tolerance missed. Schema: docs/scenarios.md.
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -31,6 +32,7 @@
 #include "core/error.hpp"
 #include "core/number_text.hpp"
 #include "core/unit_parse.hpp"
+#include "hardware/board_power.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
 #include "sim/serving/scheduler_registry.hpp"
@@ -227,6 +229,33 @@ void print_equal_concurrency_note(
                "sweep.report.target_interactivity (engramsim sweep; docs/planning.md \"The verdict\").\n";
 }
 
+// The energy rows (docs/cost-model.md "Energy"): each variant's mean GPU board power from its GPU's
+// load-following curve, and J per output token at the board and at the meter; "-" for a GPU
+// without a curve.
+void add_energy_rows(const std::vector<const sim::VariantOutcome*>& ran,
+                     const std::vector<std::pair<const sim::VariantOutcome*, const sim::VariantOutcome*>>& ratios,
+                     TextTable& t) {
+  const BoardPowerTable power = load_board_power(default_board_power_path());
+  const auto figures = [&](const sim::VariantOutcome& v) -> std::array<double, 3> {
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    const BoardPowerCurve* c = power.find(v.built->params.node.gpu.name);
+    if (c == nullptr) return {kNaN, kNaN, kNaN};
+    const sim::Summary& s = v.result->summary;
+    const double w = board_watts(*c, s.gpu_busy_fraction, s.mean_decode_rows);
+    const EnergyPerToken e = energy_per_output_token(w, s.num_gpus, s.duration_s,
+                                                     static_cast<double>(s.total_output_tokens), power.facility);
+    return {w, e.board_j, e.facility_j};
+  };
+  const std::array<std::pair<const char*, int>, 3> labels = {
+      {{"GPU board W (load-following)", 0}, {"J/output tok, GPU board", 3}, {"J/output tok, facility", 3}}};
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    std::vector<std::string> line = {labels[i].first};
+    for (const auto* v : ran) line.push_back(fixed(figures(*v)[i], labels[i].second));
+    for (const auto& [v, base] : ratios) line.push_back(ratio_text(figures(*v)[i], figures(*base)[i]));
+    t.add_row(line);
+  }
+}
+
 void print_table(const sim::ScenarioSession& s) {
   std::vector<const sim::VariantOutcome*> ran;
   for (const auto& v : s.variants)
@@ -269,6 +298,7 @@ void print_table(const sim::ScenarioSession& s) {
       t.add_row(line);
     }
   }
+  add_energy_rows(ran, ratios, t);
   std::cout << "\n" << t.render();
   print_equal_concurrency_note(ratios);
 }
