@@ -17,8 +17,9 @@
 namespace engramsim::planner {
 
 struct PlanTarget {
-  double requests_per_s = 0.0;  // exactly one of the two is > 0
+  double requests_per_s = 0.0;  // exactly one of the three is > 0
   double tokens_per_s = 0.0;    // input + output tokens/s; converted with the workload's mean request
+  double power_mw = 0.0;        // instead of a load: the most tokens inside this provisioned power (frontier plans)
 };
 
 struct PlanSettings {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "core/cost_metrics.hpp"
@@ -125,6 +126,72 @@ FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_
   }
   f.table = fleet_table(f.ranking, f.past_wall);
   f.verdict = verdict_text(f);
+  return f;
+}
+
+namespace {
+
+// One configuration's fleet inside the budget: whole nodes, their replicas at the utilisation.
+std::optional<PowerPlanRow> power_row(const ReportPoint& p, const ConfigComparison& c, double budget_kw, double u) {
+  const double kw_per_gpu = p.metrics.power_kw_per_gpu;
+  const int per_replica = std::max(1, static_cast<int>(p.metrics.gpus));
+  const int per_node = std::max(1, static_cast<int>(extra_number(p, "gpus_per_node", per_replica)));
+  if (!(kw_per_gpu > 0.0) || !c.throughput_per_gpu || per_replica > per_node) return std::nullopt;
+  PowerPlanRow r;
+  r.config = c.config;
+  // kW per GPU used already carries the GPUs a replica leaves idle on its nodes (paid per used).
+  const double node_kw = kw_per_gpu / extra_number(p, "paid_gpus_per_used_gpu", 1.0) * per_node;
+  r.nodes = static_cast<int>(std::floor(budget_kw / node_kw + 1e-9));
+  const int replicas = r.nodes * (per_node / per_replica);
+  r.gpus = r.nodes * per_node;
+  r.tokens_per_s = replicas * per_replica * *c.throughput_per_gpu * u;
+  r.usd_per_hour = std::isfinite(p.usd_per_gpu_hour) ? p.usd_per_gpu_hour * replicas * per_replica : NAN;
+  r.past_wall = c.past_wall;
+  return r;
+}
+
+std::string power_verdict(const PowerPlan& f) {
+  const std::string at = fmt(f.interactivity, "%.4g") + " tok/s/user";
+  if (f.ranking.empty() || f.ranking.front().tokens_per_s <= 0.0)
+    return "Inside " + fmt(f.budget_mw, "%.4g") + " MW no configuration serves " + at + ": no fleet.";
+  const PowerPlanRow& w = f.ranking.front();
+  std::string t = "Inside " + fmt(f.budget_mw, "%.4g") + " MW at " + at + ", " + w.config +
+                  (w.past_wall ? " (only past its KV wall)" : "") + " serves the most: " + fmt(w.tokens_per_s, "%.0f") +
+                  " tok/s on " + std::to_string(w.nodes) + " nodes (" + std::to_string(w.gpus) + " GPUs), $" +
+                  fmt(w.usd_per_hour, "%.0f") + "/hour.";
+  if (f.ranking.size() > 1 && f.ranking[1].tokens_per_s > 0.0)
+    t += " Next: " + f.ranking[1].config + " at " + fmt(f.ranking[1].tokens_per_s / w.tokens_per_s, "%.3f") + "x.";
+  for (const auto& o : f.out_of_range) t += " Not sized: " + o.config + " (" + o.why + ").";
+  return t;
+}
+
+}  // namespace
+
+PowerPlan plan_in_power(const ReportData& d, double x, double budget_mw, double target_utilization) {
+  if (!(budget_mw > 0.0)) throw std::invalid_argument("power plan: the budget must be > 0 MW");
+  if (!(target_utilization > 0.0 && target_utilization <= 1.0))
+    throw std::invalid_argument("power plan: the target utilization must be in (0, 1]");
+  PowerPlan f;
+  f.interactivity = x;
+  f.budget_mw = budget_mw;
+  f.out_of_range = out_of_range_at(d, x);
+  for (const auto& c : compare_at(d, x)) {
+    const ReportPoint* p = c.throughput_per_gpu ? nearest(d, c.config, x) : nullptr;
+    if (p == nullptr) continue;
+    if (auto r = power_row(*p, c, budget_mw * 1000.0, target_utilization)) f.ranking.push_back(*r);
+  }
+  std::stable_sort(f.ranking.begin(), f.ranking.end(), [](const PowerPlanRow& a, const PowerPlanRow& b) {
+    if (a.past_wall != b.past_wall) return !a.past_wall;
+    return a.tokens_per_s > b.tokens_per_s;
+  });
+  f.table = {"power_plan",
+             "Fleet inside the power budget at the target interactivity (most tokens within its KV wall first)",
+             {"configuration", "nodes", "GPUs", "tok/s", "$/hour", "past KV wall"},
+             {}};
+  for (const auto& r : f.ranking)
+    f.table.rows.push_back({r.config, std::to_string(r.nodes), std::to_string(r.gpus), fmt(r.tokens_per_s, "%.0f"),
+                            fmt(r.usd_per_hour, "%.2f"), r.past_wall ? "yes" : "no"});
+  f.verdict = power_verdict(f);
   return f;
 }
 

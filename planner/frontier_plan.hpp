@@ -38,4 +38,27 @@ struct FrontierPlan {
 FrontierPlan plan_at_interactivity(const ReportData& d, double interactivity, double target_tokens_per_s,
                                    double target_requests_per_s, double target_utilization = 1.0);
 
+// The most a fleet serves inside a provisioned power budget at `interactivity`: each configuration
+// buys the whole nodes its all-in kW per GPU (the TCO model's provisioned power, point metrics
+// power_kw_per_gpu) fits into `budget_mw`, each replica at `target_utilization` of its throughput
+// there, ranked by the tokens per second the fleet serves (within the KV wall first, as above).
+// Throws std::invalid_argument for a budget <= 0 or a utilisation outside (0, 1].
+struct PowerPlanRow {
+  std::string config;
+  int nodes = 0;
+  int gpus = 0;
+  double tokens_per_s = 0.0;
+  double usd_per_hour = 0.0;
+  bool past_wall = false;
+};
+struct PowerPlan {
+  double interactivity = 0.0;
+  double budget_mw = 0.0;
+  std::vector<PowerPlanRow> ranking;  // most tokens per second first
+  std::vector<OutOfRange> out_of_range;
+  Table table;          // power_plan
+  std::string verdict;  // the answer first
+};
+PowerPlan plan_in_power(const ReportData& d, double interactivity, double budget_mw, double target_utilization = 1.0);
+
 }  // namespace engramsim::planner

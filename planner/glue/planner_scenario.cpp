@@ -14,8 +14,8 @@ const FieldTable<PlanTarget>& target_schema() {
   static const FieldTable<PlanTarget> table = [] {
     FieldTable<PlanTarget> t("sweep.plan.target");
     t.rule([](const ConfigNode& m, PlanTarget&) {
-      if (m.has("requests_per_s") == m.has("tokens_per_s"))
-        m.fail("give exactly one of requests_per_s or tokens_per_s");
+      if (int(m.has("requests_per_s")) + int(m.has("tokens_per_s")) + int(m.has("power_mw")) != 1)
+        m.fail("give exactly one of requests_per_s, tokens_per_s or power_mw");
     });
     t.number(
          "requests_per_s", [](auto& g) -> auto& { return g.requests_per_s; }, 1e-9, 1e12,
@@ -24,6 +24,11 @@ const FieldTable<PlanTarget>& target_schema() {
     t.number(
          "tokens_per_s", [](auto& g) -> auto& { return g.tokens_per_s; }, 1e-9, 1e15,
          "instead of `requests_per_s`: input + output tokens per second, divided by the workload's mean request")
+        .default_words("none");
+    t.number(
+         "power_mw", [](auto& g) -> auto& { return g.power_mw; }, 1e-6, 1e6,
+         "instead of a load: the most tokens per second whole nodes serve inside this provisioned power (MW, the "
+         "GPU presets' all-in kW), at the target interactivity (closed-loop and agentic plans)")
         .default_words("none");
     return t;
   }();
@@ -97,7 +102,7 @@ const FieldTable<PlanSettings>& plan_schema() {
     FieldTable<PlanSettings> t("sweep.plan");
     t.section(
          "target", [](auto& p) -> auto& { return p.target; }, target_schema(),
-         "the load to serve: exactly one of its two keys")
+         "the load to serve or the power to fill: exactly one of its keys")
         .required();
     t.integer(
         "probe_requests", [](auto& p) -> auto& { return p.probe_requests; }, 1, 1000000,

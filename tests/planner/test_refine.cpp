@@ -234,3 +234,42 @@ TEST(Refine, TheGridGrowsUntilTheTargetIsBracketedOrShownOutOfReach) {
   EXPECT_TRUE(
       extension_points(make_report_data(ctx, lines, {"deployment.tp", "workload.concurrency"}), pts, 125.0).empty());
 }
+
+// Inside a power budget: whole nodes of each configuration's provisioned kW, the most tokens first.
+TEST(PowerPlan, MostTokensInsideTheBudgetOnWholeNodes) {
+  auto line = [](std::size_t i, const char* tier, double conc, double inter, double tput, double kw) {
+    ResultLine l;
+    l.index = i;
+    l.id = "p" + std::to_string(i);
+    l.assignments = {{"tier", tier}, {"workload.concurrency", conc}};
+    PointMetrics m;
+    m.gpus = 4;
+    m.interactivity = inter;
+    m.throughput_per_gpu = tput;
+    m.gpu_hour_usd = 2.0;
+    m.cost_per_gpu_hour_usd = 2.0;
+    m.power_kw_per_gpu = kw;
+    m.extra = {{"gpus_per_node", 8}, {"paid_gpus_per_used_gpu", 1.0}};
+    l.result = to_json(m);
+    return l;
+  };
+  // At 125: hbm 1500 tok/s/GPU at 2 kW per GPU, dram 1200 at 1 kW.
+  const std::vector<ResultLine> lines = {line(0, "hbm", 8, 150, 1000, 2.0), line(1, "hbm", 32, 100, 2000, 2.0),
+                                         line(2, "dram", 8, 150, 800, 1.0), line(3, "dram", 32, 100, 1600, 1.0)};
+  ReportContext ctx;
+  ctx.target_interactivity = 125.0;
+  const ReportData d = make_report_data(ctx, lines, {"tier", "workload.concurrency"});
+  const PowerPlan f = plan_in_power(d, 125.0, 0.1);  // 100 kW: hbm 6 nodes (16 kW each), dram 12 (8 kW each)
+  ASSERT_EQ(f.ranking.size(), 2u);
+  EXPECT_EQ(f.ranking[0].config, "tier=dram");
+  EXPECT_EQ(f.ranking[0].nodes, 12);
+  EXPECT_EQ(f.ranking[0].gpus, 96);
+  EXPECT_DOUBLE_EQ(f.ranking[0].tokens_per_s, 96 * 1200.0);
+  EXPECT_EQ(f.ranking[1].nodes, 6);
+  EXPECT_DOUBLE_EQ(f.ranking[1].tokens_per_s, 48 * 1500.0);
+  EXPECT_EQ(f.verdict.rfind("Inside 0.1 MW at 125 tok/s/user, tier=dram serves the most: 115200 tok/s on 12 nodes", 0),
+            0u)
+      << f.verdict;
+  EXPECT_DOUBLE_EQ(plan_in_power(d, 125.0, 0.1, 0.5).ranking[0].tokens_per_s, 96 * 1200.0 * 0.5);
+  EXPECT_THROW(plan_in_power(d, 125.0, 0.0), std::invalid_argument);
+}

@@ -97,6 +97,50 @@ void print_frontier_plan(const planner::FrontierPlan& f, const planner::ReportCo
   std::cout << "report: " << report << "\n";
 }
 
+// A power budget instead of a load: the most tokens inside it, the verdict first.
+int power_plan_output(const SweepCliArgs& a, const planner::PlannerScenario& sc,
+                      const planner::ScenarioEvaluator& evaluator, const planner::SweepRunSummary& s,
+                      planner::ReportContext& ctx) {
+  const planner::PowerPlan f = planner::plan_in_power(planner::load_results(a.out), *sc.report.target_interactivity,
+                                                      sc.plan->target.power_mw, sc.plan->target_utilization);
+  ctx.notes.push_back(f.verdict);
+  ctx.extra_tables = {f.table};
+  planner::write_context(a.out, ctx);
+  const planner::ReportData data = planner::load_results(a.out);
+  planner::write_report(data, a.out);
+  const std::string report = (std::filesystem::path(a.out) / "report.html").string();
+  const bool found = !f.ranking.empty() && f.ranking.front().tokens_per_s > 0.0;
+  const std::string serve =
+      found ? write_serve_command(evaluator, data, f.ranking.front().config, *sc.report.target_interactivity, a.out,
+                                  f.ranking.front().past_wall)
+            : std::string();
+  if (a.json) {
+    nlohmann::json j = sweep_summary_json(s);
+    j["verdict"] = f.verdict;
+    j["ranking"] = nlohmann::json::array();
+    for (const auto& r : f.ranking)
+      j["ranking"].push_back({{"name", r.config},
+                              {"nodes", r.nodes},
+                              {"gpus", r.gpus},
+                              {"tokens_per_s", r.tokens_per_s},
+                              {"usd_per_hour", r.usd_per_hour},
+                              {"past_kv_wall", r.past_wall}});
+    j["report"] = report;
+    j["serve_command"] = serve;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << f.verdict << "\n\n" << f.table.title << "\n";
+    TextTable tt(f.table.columns);
+    for (const auto& r : f.table.rows) tt.add_row(r);
+    std::cout << tt.render() << "\n";
+    print_validation_accuracy(ctx, std::cout);
+    std::cout << "report: " << report << "\n";
+    if (!serve.empty()) std::cout << "deploy: " << serve << " (the largest fleet's engine command line)\n";
+  }
+  if (s.errors > 0) return exit_code::failure;
+  return found ? exit_code::ok : exit_code::check_failed;
+}
+
 // The frontier mode: the sweep's points and refinement, then whole nodes at the target load.
 int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario& sc,
                           const planner::ScenarioEvaluator& evaluator, const planner::SweepInputs& inputs,
@@ -130,6 +174,7 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
     return report_nothing_fits(*none, s, a.json);
   }
   const planner::PlanTarget& t = sc.plan->target;
+  if (t.power_mw > 0.0) return power_plan_output(a, sc, evaluator, s, ctx);
   const planner::FrontierPlan f =
       planner::plan_at_interactivity(planner::load_results(a.out), *sc.report.target_interactivity, t.tokens_per_s,
                                      t.requests_per_s, sc.plan->target_utilization);
@@ -181,6 +226,10 @@ int plan_command(const SweepCliArgs& a) {
                                              planner::load_calibration_overrides(a.calibrations));
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   if (frontier_mode(sc, inputs)) return frontier_plan_command(a, sc, evaluator, inputs, mpi.get());
+  if (sc.plan->target.power_mw > 0.0)
+    throw ConfigError({sc.file, 0, 0}, "sweep.plan.target.power_mw",
+                      "a power budget sizes a closed-loop or agentic plan with a target interactivity; this plan "
+                      "searches request rates");
   const planner::RatePlanner rate_planner(evaluator, *sc.plan);
   rate_planner.validate(sc.sweep.points);
   planner::SweepRunOptions o = sweep_run_options(
