@@ -135,6 +135,39 @@ TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
   EXPECT_NE(q.find("  attention: automatic\n  ep: 0\n"), std::string::npos) << q;
   EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
   EXPECT_TRUE(fs::is_regular_file(dir / "serve-command.sh"));
+  // --resume goes on with the same question; another question leaves the folder's untouched.
+  const std::vector<std::string> again = {"ask",
+                                          "--model",
+                                          "llama-3.1-8b",
+                                          "--gpus",
+                                          "h100,b200",
+                                          "--workload",
+                                          "1k/128",
+                                          "--target-interactivity",
+                                          "100",
+                                          "--tp",
+                                          "1,2",
+                                          "--concurrency",
+                                          "2,8,32",
+                                          "--requests",
+                                          "32",
+                                          "--out",
+                                          dir.string(),
+                                          "--jobs",
+                                          "2",
+                                          "--progress",
+                                          "none"};
+  std::vector<std::string> resumed = again;
+  resumed.push_back("--resume");
+  const CliResult r2 = run_cli(resumed, t.path());
+  EXPECT_EQ(r2.code, 0) << describe(r2);
+  EXPECT_NE(r2.out.find("already done, 0 evaluated now"), std::string::npos) << r2.out;
+  std::vector<std::string> other = again;
+  other[8] = "90";  // another target interactivity
+  const CliResult r3 = run_cli(other, t.path());
+  EXPECT_EQ(r3.code, 2) << describe(r3);
+  EXPECT_NE(r3.err.find("asks another question"), std::string::npos) << r3.err;
+  EXPECT_EQ(read_file(dir / "question.yaml"), q);
   const CliResult bad = run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "b2000", "--target-interactivity", "100",
                                  "--out", (t / "bad").string()},
                                 t.path());

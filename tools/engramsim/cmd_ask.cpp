@@ -127,8 +127,17 @@ int ask_command(AskArgs a) {
   std::vector<std::string> nodes;
   for (const auto& g : a.gpus) nodes.push_back(node_for(g, "--gpus"));
   const std::filesystem::path file = std::filesystem::path(a.sweep.out) / "question.yaml";
-  std::filesystem::create_directories(a.sweep.out);
-  planner::write_file_atomically(file, question_yaml(a, nodes, card.engram.has_value()));
+  const std::string question = question_yaml(a, nodes, card.engram.has_value());
+  // A folder asked another question keeps it: nothing is written before the sweep owns the folder,
+  // and --resume goes on with the same question only.
+  if (std::filesystem::exists(file)) {
+    if (ConfigNode::read_file(file.string()) != question)
+      throw ConfigError({"--out", 0, 0}, "out",
+                        file.string() + " asks another question; give a new --out folder (or rerun that question)");
+  } else {
+    std::filesystem::create_directories(a.sweep.out);
+    planner::write_file_atomically(file, question);
+  }
   a.sweep.scenario = file.string();
   append_price_sets(a.sweep.price, a.sweep.set);
   try {
@@ -177,6 +186,8 @@ void add_ask_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--duration", a->duration, "agentx: measured window per point (default 600s)");
   cmd->add_option("--out", a->sweep.out, "Output folder (question.yaml, results, report, serve-command.sh)")
       ->required();
+  cmd->add_flag("--resume", a->sweep.resume,
+                "Go on with an interrupted ask in --out: the same question keeps its finished points");
   cmd->add_option("--jobs", a->sweep.jobs, "Worker threads (0 = one per hardware thread)")
       ->check(CLI::Range(0, limits::kMaxJobs));
   cmd->add_option("--progress", a->sweep.progress, "Progress display: auto, bar, lines, none")
