@@ -9,6 +9,7 @@
 // its baseline variant). Variants run in up to `jobs` threads; results do not depend on it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,8 +49,22 @@ struct SessionOptions {
   std::vector<CalibrationCandidate> calibrations_by_gpu;
 };
 
+// Expands, parses and builds every variant, holding one variant's YAML tree at a time.
 ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options);
-void run_session(ScenarioSession& session, int jobs = 1);
+// Called after each variant's run, one call at a time, in the order the runs end; what it throws
+// stops the session (no variant starts after it) and is rethrown by run_session.
+using VariantDone = std::function<void(VariantOutcome&)>;
+void run_session(ScenarioSession& session, int jobs = 1, const VariantDone& done = {});
+// Drops a run's per-request records and time series (what requests.csv and timeseries.csv hold),
+// keeping its summary: with `done` writing each variant first, a session of many variants holds one
+// run's records per thread, not all of them (docs/scenarios.md "Input limits").
+void release_run_records(VariantOutcome& variant);
+// One variant's four files (in DIR/<variant>/ with compare, else in DIR); nothing for a variant that
+// did not run.
+void write_variant_outputs(const ScenarioSession& session, const VariantOutcome& variant, const std::string& dir);
+// DIR/compare.json with compare; nothing without.
+void write_compare_outputs(const ScenarioSession& session, const std::string& dir);
+// Every variant's files, then compare.json.
 void write_session_outputs(const ScenarioSession& session, const std::string& dir);
 
 // The files a session reads (scenario, model card, node, calibration profile, trace), resolved.

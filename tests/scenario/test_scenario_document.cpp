@@ -237,5 +237,32 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   EXPECT_EQ(session_json(single), testing::read_file(flat.file("summary.json")));
 }
 
+// run_session's `done` sees each variant as its run ends: written there and its per-request records
+// released, the session keeps only summaries (10,000 variants used to hold every run's records).
+TEST(ScenarioSession, EachVariantIsWrittenAndReleasedAsItsRunEnds) {
+  std::string text = kBase + "compare:\n";
+  for (int i = 0; i < 6; ++i)
+    text += "  - name: v" + std::to_string(i) + "\n    set: {seed: " + std::to_string(i) + "}\n";
+  ScenarioSession s = prepare_session(doc(text), {});
+  ScratchDir dir;
+  std::vector<std::string> seen;
+  run_session(s, 2, [&](VariantOutcome& v) {
+    ASSERT_TRUE(v.result.has_value());
+    EXPECT_EQ(v.result->requests.size(), 12u);
+    write_variant_outputs(s, v, dir.path());
+    release_run_records(v);
+    seen.push_back(v.name);
+  });
+  EXPECT_EQ(seen.size(), 6u);
+  for (const auto& v : s.variants) {
+    EXPECT_TRUE(v.result->requests.empty()) << v.name;
+    EXPECT_EQ(v.result->summary.completed, 12) << v.name;
+    const std::string csv = testing::read_file(dir.file(v.name + "/requests.csv"));
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13) << v.name;  // header and 12 rows
+  }
+  write_compare_outputs(s, dir.path());
+  EXPECT_TRUE(std::filesystem::exists(dir.file("compare.json")));
+}
+
 }  // namespace
 }  // namespace engramsim::sim
