@@ -7,6 +7,7 @@
 
 #include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
+#include "sim/workload/line_reader.hpp"
 #include "sim/workload/synthetic_source.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
@@ -85,6 +86,13 @@ std::string existing_file(const ConfigNode& parent, const std::string& key) {
   return path;
 }
 
+// A trace file: read again by every run, so a pipe or FIFO is refused at the key, never opened.
+std::string existing_trace(const ConfigNode& parent, const std::string& key) {
+  const std::string path = existing_file(parent, key);
+  if (const std::string why = trace_file_problem(path); !why.empty()) parent.fail_key(key, path + ": " + why);
+  return path;
+}
+
 using LengthFactory = std::function<std::unique_ptr<LengthDistribution>()>;
 
 std::string seconds_text(Time t) {
@@ -121,7 +129,7 @@ AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t mo
 // The corpus file, read to its first session now: a file that is no corpus (or an empty one) fails
 // here, at the key, not inside a run.
 std::string agentx_corpus(const ConfigNode& w) {
-  const std::string path = existing_file(w, "trace");
+  const std::string path = existing_trace(w, "trace");
   try {
     AgenticSession first;
     if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
@@ -343,7 +351,7 @@ void add_trace_file_keys(FieldTable<TraceDraft>& t) {
   t.custom({"path", "path", "required",
             "beside the scenario, then under the data root (`scenarios/traces/` ships Azure, Mooncake, Vidur and "
             "ShareGPT files)"},
-           [](const ConfigNode& m, TraceDraft& o) { o.path = existing_file(m, "path"); })
+           [](const ConfigNode& m, TraceDraft& o) { o.path = existing_trace(m, "path"); })
       .required();
   t.custom({"format", names_words(trace_format_names()), "`auto`", "docs/simulator.md"},
            [](const ConfigNode& m, TraceDraft& o) { o.format = m.one_of("format", trace_format_names()); });
@@ -401,8 +409,11 @@ ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
   out.kind = WorkloadKind::trace;
   const std::string& path = o.trace.path;
   const std::string& format = o.trace.format;
-  const TraceOptions opt = o.trace.options;
   const TransformParams tp = o.trace.transform;
+  TraceOptions opt = o.trace.options;
+  // A run keeps a record of every request: the trace's rows past the bound are refused at their line.
+  opt.max_requests = static_cast<std::uint64_t>(kMaxRequestsPerRun);
+  opt.bound_from_ns = tp.window_start.count_ns();
   const std::int64_t n = o.num_requests;
   const std::int32_t clients = o.concurrency;
   // An unrecognisable file fails now, at the edge, not inside a run.

@@ -54,7 +54,8 @@ struct ScenarioWorkload {
 
 // The most requests a run may be asked for (a run keeps a record per request, about 200 bytes
 // each): larger num_requests, and open loops whose rate x duration expect more, are refused at the
-// key. A trace replays what its file holds.
+// key; a trace's row past it (counted from the window's start) is refused at its file:line, unless
+// num_requests stops the replay first.
 inline constexpr std::int64_t kMaxRequestsPerRun = 10'000'000;
 
 // `model_len`: the context of a generated AgentX corpus (the deployment's max_model_len); unused by

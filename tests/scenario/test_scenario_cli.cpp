@@ -5,14 +5,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "scenario_test_util.hpp"
 #include "tests/support/cli_run.hpp"
@@ -193,6 +199,32 @@ TEST_F(RunCli, OutputsNeverReplaceInputs) {
   const CliRun fresh = run_cli("run " + file + " --trace-out " + dir_.file("new/folder/trace.json"));
   EXPECT_EQ(fresh.rc, 0) << fresh.out;
   EXPECT_TRUE(std::filesystem::exists(dir_.file("new/folder/trace.json"))) << fresh.out;
+}
+
+// A trace is read again by every run, so a named pipe is refused at its key, at once: opening it
+// used to wait for a writer (and a second open for a second one, for ever).
+TEST_F(RunCli, TraceFromANamedPipeIsRefusedNotAwaited) {
+  const std::string fifo = dir_.file("pipe.csv");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string file = put("fifo.yaml", scenario("", "  kind: trace\n  trace: {path: pipe.csv}\n"));
+  // Should the command open the pipe, a writer that comes and goes after 5 s ends each wait (with an
+  // empty read) so that the test fails instead of hanging.
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int tick = 0; !done; ++tick) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (tick < 50) continue;
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) ::close(fd);
+    }
+  });
+  const CliRun r = run_cli("run " + file);
+  done = true;
+  writer.join();
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("fifo.yaml:9:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("workload.trace.path"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("is a pipe or FIFO"), std::string::npos) << r.out;
 }
 
 // A request whose prompt plus output exceeds max_model_len is refused on arrival (as an
