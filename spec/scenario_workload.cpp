@@ -272,6 +272,7 @@ FieldTable<GeneratedDraft> arrival_schema() {
        "gamma: the gaps' coefficient of variation (1 is Poisson); required for gamma, refused for poisson")
       .default_words("gamma: required");
   t.rule([](const ConfigNode& a, GeneratedDraft& o) {
+    o.rate_at = a.child("rate_per_s").location();
     if (o.process == ArrivalKind::gamma) a.child("cv");  // "missing required field"
     if (o.process == ArrivalKind::poisson && a.has("cv")) a.fail_key("cv", "only a gamma process takes cv");
   });
@@ -320,14 +321,16 @@ ScenarioWorkload open_loop_workload(const GeneratedDraft& o) {
   const std::uint64_t count = requests_or_unbounded(o.num_requests);
   out.num_requests = o.num_requests > 0 ? count : 0;
   out.spec.max_requests = count;
-  out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count,
-                     duration = o.duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+  out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count, duration = o.duration,
+                     rate_at = o.rate_at](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
     std::unique_ptr<ArrivalProcess> arrivals;
     if (process == ArrivalKind::poisson)
       arrivals = std::make_unique<PoissonArrivals>(rate);
     else
       arrivals = std::make_unique<GammaArrivals>(rate, cv);
-    return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+    auto source = std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+    source->locate_rate(rate_at, "workload.arrival.rate_per_s");
+    return source;
   };
   out.description = open_loop_description(o, lengths_text);
   return out;
@@ -485,6 +488,18 @@ FieldTable<GeneratedDraft> open_loop_schema() {
   t.rule([](const ConfigNode& w, GeneratedDraft& o) {
     if (o.num_requests == 0 && o.duration == Time::max())
       w.fail("an open-loop workload needs num_requests and/or duration");
+    // The clock counts int64 nanoseconds (about 292 years); the mean span of the arrivals must leave
+    // room for the draws' spread, so it may be at most kMaxArrivalSpanSeconds.
+    const double span = static_cast<double>(std::max<std::int64_t>(o.num_requests - 1, 0)) / o.rate_per_s;
+    if (o.num_requests > 0 && o.duration == Time::max() && span > kMaxArrivalSpanSeconds) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%g", span);
+      w.child("arrival").fail_key("rate_per_s", "num_requests at this rate arrive over about " + std::string(text) +
+                                                    " s, past the " +
+                                                    seconds_text(Time::from_seconds(kMaxArrivalSpanSeconds)) +
+                                                    " of arrivals a run's nanosecond clock allows; raise the rate, "
+                                                    "lower num_requests or give a duration");
+    }
     if (o.num_requests == 0 && o.rate_per_s * o.duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
       w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
                                  " requests, the most a run may send; shorten it or give num_requests");

@@ -227,6 +227,21 @@ TEST_F(RunCli, TraceFromANamedPipeIsRefusedNotAwaited) {
   EXPECT_NE(r.out.find("is a pipe or FIFO"), std::string::npos) << r.out;
 }
 
+// A rate inside rate_per_s's range whose arrivals would outrun the nanosecond clock is refused at
+// the key (it used to pass the schema and fail in the run without a location).
+TEST_F(RunCli, ArrivalsPastTheClockAreRefusedAtTheRate) {
+  const std::string file = put("slow.yaml", scenario("",
+                                                     "  kind: open_loop\n"
+                                                     "  arrival: {process: poisson, rate_per_s: 1e-9}\n"
+                                                     "  num_requests: 8\n"
+                                                     "  input: {distribution: fixed, tokens: 256}\n"
+                                                     "  output: {distribution: fixed, tokens: 8}\n"));
+  const CliRun r = run_cli("run " + file);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("slow.yaml:9:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("workload.arrival.rate_per_s"), std::string::npos) << r.out;
+}
+
 // A request whose prompt plus output exceeds max_model_len is refused on arrival (as an
 // OpenAI-compatible server refuses it) and counted; the table shows the count.
 TEST_F(RunCli, RequestsBeyondMaxModelLenAreRejected) {
