@@ -201,6 +201,28 @@ TEST_F(RunCli, OutputsNeverReplaceInputs) {
   EXPECT_TRUE(std::filesystem::exists(dir_.file("new/folder/trace.json"))) << fresh.out;
 }
 
+// --trace-out is a file name, checked as --out is: a folder (which with variants used to get
+// "FOLDER-<variant>" files beside it) or a path under a file is refused before the run, and nothing
+// is written.
+TEST_F(RunCli, TraceOutMustNameAFile) {
+  const std::string file = put("two.yaml", scenario() +
+                                               "compare:\n  - name: a\n    set: {deployment.replicas: 1}\n"
+                                               "  - name: b\n    set: {deployment.replicas: 2}\n");
+  std::filesystem::create_directories(dir_.file("traces"));
+  const CliRun folder = run_cli("run " + file + " --trace-out " + dir_.file("traces"));
+  EXPECT_EQ(folder.rc, 2) << folder.out;
+  EXPECT_NE(folder.out.find("--trace-out: " + dir_.file("traces") + " is a folder; give a file name"),
+            std::string::npos)
+      << folder.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("traces-a"))) << folder.out;
+  const CliRun slash = run_cli("run " + file + " --trace-out " + dir_.file("fresh") + "/");
+  EXPECT_EQ(slash.rc, 2) << slash.out;
+  const std::string plain = put("plain.txt", "x");
+  const CliRun under_file = run_cli("run " + file + " --trace-out " + plain + "/t.json");
+  EXPECT_EQ(under_file.rc, 2) << under_file.out;
+  EXPECT_NE(under_file.out.find(plain + " is a file, not a folder"), std::string::npos) << under_file.out;
+}
+
 // A trace is read again by every run, so a named pipe is refused at its key, at once: opening it
 // used to wait for a writer (and a second open for a second one, for ever).
 TEST_F(RunCli, TraceFromANamedPipeIsRefusedNotAwaited) {

@@ -326,6 +326,9 @@ void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
     throw ConfigError({"--trace-window", 0, 0}, "trace_window", e.what());
   }
   if (window <= Time::zero()) throw ConfigError({"--trace-window", 0, 0}, "trace_window", "must be > 0");
+  // The path as given is checked as --out's is: with variants, "-<variant>" goes before its
+  // extension, so a folder given here would get files beside it, not in it.
+  check_output_file(a.trace_out, "--trace-out");
   std::vector<std::string> traces;
   for (auto& v : session.variants) {
     if (!v.built) continue;
