@@ -57,6 +57,7 @@ class MemoStepModel final : public StepTimeModel {
   StepCost remember(const BatchShape& batch, const StepCost& cost) const;
 
   std::shared_ptr<const RooflineStepModel> model_;
+  std::size_t capacity_ = 0;  // entries of the statistics table, allocated on the first step
   mutable State state_;
 };
 

@@ -331,6 +331,18 @@ BuiltScenario build_scenario(ScenarioParams params) {
   return b;
 }
 
+void release_step_model(BuiltScenario& b) {
+  for (ReplicaParams& r : b.run.replicas) r.step_model = nullptr;
+  b.step_memo.reset();
+  b.step_model.reset();
+}
+
+void restore_step_model(BuiltScenario& b) {
+  if (b.step_memo) return;
+  build_step_model(b, b.params);
+  for (ReplicaParams& r : b.run.replicas) r.step_model = b.step_memo.get();
+}
+
 namespace {
 using nlohmann::json;
 

@@ -103,6 +103,13 @@ struct BuiltScenario {
 
 BuiltScenario build_scenario(ScenarioParams params);
 
+// Drops a built scenario's step model (its tables are most of a built scenario's memory; the
+// replicas' pointers become null) and builds it again from the same parameters, the same bit for
+// bit. A session of many variants keeps every variant built but only the running ones' models
+// (docs/scenarios.md "Input limits"). Restoring a scenario that has its model changes nothing.
+void release_step_model(BuiltScenario& b);
+void restore_step_model(BuiltScenario& b);
+
 // The card a deployment runs: without its Engram module when the deployment has no tier, with the
 // deployment's speculative decoding.
 ModelCard deployed_card(const ModelCard& card, const ScenarioDeployment& d);

@@ -48,59 +48,156 @@ bool safe_name(const std::string& s) {
   return true;
 }
 
-// The text one variant parses: the file with the lines of every other compare entry blanked, so
-// that each variant parses the base and its own entry only (time and memory linear in the number
-// of variants, not quadratic), every kept line keeping its number for error messages. The variant
-// is then `compare[0]` of its tree. A layout where entries do not own whole lines (flow style)
+// The text one variant parses: the file with every other compare entry blanked (each character but
+// newlines turned into a space), so that each variant parses the base and its own entry only (time
+// and memory linear in the number of variants, not quadratic), every kept character keeping its
+// line and column for error messages. The variant is then `compare[0]` of its tree. Block style
+// blanks whole lines; flow style (`compare: [{...}, {...}]`) blanks byte ranges found by matching
+// brackets. A layout that gives neither (entries sharing lines, an entry that is not a flow map)
 // gives no plan, and each variant parses the whole file instead.
-struct CompareLines {
-  int key = -1;              // line of `compare:`
-  int end = -1;              // first line after the block (-1: end of file)
-  std::vector<int> entries;  // first line of each entry
-};
 
-std::optional<CompareLines> compare_lines(const YAML::Node& full) {
-  CompareLines c;
+std::vector<std::size_t> line_starts(const std::string& text) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  return starts;
+}
+
+// Block style: the entries own whole lines between the `compare:` line and the next top-level key.
+std::optional<ComparePlan> block_plan(const std::string& text, const YAML::Node& full) {
+  int key = -1;
+  int end = -1;
   for (const auto& kv : full) {
     const int line = kv.first.Mark().line;
     if (kv.first.Scalar() == "compare")
-      c.key = line;
-    else if (c.key >= 0 && line > c.key && (c.end < 0 || line < c.end))
-      c.end = line;
+      key = line;
+    else if (key >= 0 && line > key && (end < 0 || line < end))
+      end = line;
   }
   const YAML::Node list = full["compare"];
-  if (c.key < 0 || !list.IsSequence()) return std::nullopt;
+  if (key < 0 || !list.IsSequence()) return std::nullopt;
+  std::vector<int> entries;
   for (const auto& e : list) {
     const int line = e.Mark().line;
-    if (line <= c.key || (!c.entries.empty() && line <= c.entries.back()) || (c.end >= 0 && line >= c.end))
-      return std::nullopt;
-    c.entries.push_back(line);
+    if (line <= key || (!entries.empty() && line <= entries.back()) || (end >= 0 && line >= end)) return std::nullopt;
+    entries.push_back(line);
   }
-  return c;
+  const std::vector<std::size_t> starts = line_starts(text);
+  const auto at = [&](int line) {
+    return line < 0 || line >= static_cast<int>(starts.size()) ? text.size() : starts[line];
+  };
+  ComparePlan plan;
+  plan.from = at(key + 1);
+  plan.to = at(end);
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    plan.entries.emplace_back(at(entries[i]), i + 1 < entries.size() ? at(entries[i + 1]) : plan.to);
+  return plan;
 }
 
-std::string variant_text(const std::string& text, const CompareLines& c, std::size_t i) {
-  const int keep_from = c.entries[i];
-  const int keep_to = i + 1 < c.entries.size() ? c.entries[i + 1] : c.end;
+// The end of a quoted scalar opening at `open` (just past its closing quote), or npos.
+std::size_t quoted_end(const std::string& t, std::size_t open) {
+  const char quote = t[open];
+  for (std::size_t i = open + 1; i < t.size(); ++i) {
+    if (quote == '"' && t[i] == '\\') {
+      ++i;
+    } else if (t[i] == quote) {
+      if (quote == '\'' && i + 1 < t.size() && t[i + 1] == '\'') {
+        ++i;  // '' is a quote inside a single-quoted scalar
+        continue;
+      }
+      return i + 1;
+    }
+  }
+  return std::string::npos;
+}
+
+// Just past the bracket that closes the '[' or '{' at `open`, or npos. Flow-context plain scalars
+// cannot hold brackets, so only quoted scalars and comments need skipping; a quote starts a scalar
+// only where a value or key can start (after an indicator or at the start).
+std::size_t flow_end(const std::string& t, std::size_t open) {
+  int depth = 0;
+  char prev = ' ';
+  for (std::size_t i = open; i < t.size(); ++i) {
+    const char c = t[i];
+    const bool scalar_start = prev == '[' || prev == '{' || prev == ',' || prev == ':' || prev == '?';
+    if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth == 0) return i + 1;
+    } else if ((c == '\'' || c == '"') && scalar_start) {
+      const std::size_t end = quoted_end(t, i);
+      if (end == std::string::npos) return end;
+      i = end - 1;
+    } else if (c == '#' && (t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n')) {
+      i = t.find('\n', i);
+      if (i == std::string::npos) return i;
+      continue;
+    }
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') prev = c;
+  }
+  return std::string::npos;
+}
+
+// Flow style: `compare: [{...}, ...]`, each entry a flow map.
+std::optional<ComparePlan> flow_plan(const std::string& text, const YAML::Node& full) {
+  const YAML::Node list = full["compare"];
+  if (!list.IsSequence()) return std::nullopt;
+  const std::size_t open = static_cast<std::size_t>(list.Mark().pos);
+  if (list.Mark().is_null() || open >= text.size() || text[open] != '[') return std::nullopt;
+  const std::size_t close = flow_end(text, open);
+  if (close == std::string::npos) return std::nullopt;
+  ComparePlan plan;
+  plan.from = open + 1;
+  plan.to = close - 1;
+  for (const auto& e : list) {
+    const std::size_t begin = static_cast<std::size_t>(e.Mark().pos);
+    if (e.Mark().is_null() || begin < plan.from || begin >= plan.to || text[begin] != '{') return std::nullopt;
+    const std::size_t end = flow_end(text, begin);
+    if (end == std::string::npos || end > plan.to) return std::nullopt;
+    if (!plan.entries.empty() && begin < plan.entries.back().second) return std::nullopt;
+    plan.entries.emplace_back(begin, end);
+  }
+  return plan;
+}
+
+// A flow list is planned by its brackets even when its entries sit on lines of their own: blanking
+// lines would leave the separating commas behind.
+std::optional<ComparePlan> compare_plan(const std::string& text, const YAML::Node& full) {
+  const YAML::Mark at = full["compare"].Mark();
+  const auto pos = static_cast<std::size_t>(at.pos);
+  if (!at.is_null() && pos < text.size() && text[pos] == '[') return flow_plan(text, full);
+  return block_plan(text, full);
+}
+
+// Blanked characters become spaces on a line that keeps some text (columns unchanged) and vanish
+// on a line that keeps none (its newline stays, so line numbers are unchanged).
+std::string variant_text(const std::string& text, const ComparePlan& c, std::size_t i) {
+  const auto [keep_from, keep_to] = c.entries[i];
+  const auto blanked = [&](std::size_t k) { return k >= c.from && k < c.to && (k < keep_from || k >= keep_to); };
   std::string out;
   out.reserve(text.size());
-  int line = 0;
-  for (char ch : text) {
-    const bool in_block = line > c.key && (c.end < 0 || line < c.end);
-    const bool kept = line >= keep_from && (keep_to < 0 || line < keep_to);
-    if (ch == '\n' || !in_block || kept) out.push_back(ch);
-    if (ch == '\n') ++line;
+  std::size_t line = 0;
+  while (line < text.size()) {
+    std::size_t end = text.find('\n', line);
+    if (end == std::string::npos) end = text.size();
+    const bool whole_line = blanked(line) && (end == line || blanked(end - 1)) && (keep_from >= end || keep_to <= line);
+    if (!whole_line)
+      for (std::size_t k = line; k < end; ++k) out.push_back(blanked(k) ? ' ' : text[k]);
+    if (end < text.size()) out.push_back('\n');
+    line = end + 1;
   }
   return out;
 }
 
-// The variant's tree and the index of its entry in that tree's compare list.
-std::pair<YAML::Node, std::size_t> parse_variant(const ScenarioDocument& doc, const std::optional<CompareLines>& c,
-                                                 std::size_t i) {
+// The variant's tree and the index of its entry in that tree's compare list. A planned parse must
+// hold exactly the entry the whole file holds at `i`, else the whole file is parsed.
+std::pair<YAML::Node, std::size_t> parse_variant(const ScenarioDocument& doc, const std::optional<ComparePlan>& c,
+                                                 const YAML::Node& full, std::size_t i) {
   if (c) {
     try {
       YAML::Node one = parse_text({doc.file, variant_text(doc.text, *c, i)});
-      if (one["compare"].IsSequence() && one["compare"].size() == 1) return {one, 0};
+      const YAML::Node list = one["compare"];
+      if (list.IsSequence() && list.size() == 1 && canonical(list[0]) == canonical(full["compare"][i])) return {one, 0};
     } catch (const ConfigError&) {
       // an anchor defined in another entry, for example: fall back to the whole file
     }
@@ -159,14 +256,15 @@ std::vector<CompareEntry> parse_compare_list(const ConfigNode& root) {
 
 // Variant `i`: its own parse of the file with its `set:` applied over the base, the command line's
 // keys before and after (the command line wins over the variant).
-ScenarioVariant expand_variant(const ScenarioDocument& doc, const std::optional<CompareLines>& lines,
-                               const CompareEntry& entry, std::size_t i, const std::vector<SetArgument>& sets) {
+ScenarioVariant expand_variant(const ScenarioDocument& doc, const std::optional<ComparePlan>& plan,
+                               const YAML::Node& full, const CompareEntry& entry, std::size_t i,
+                               const std::vector<SetArgument>& sets) {
   ScenarioVariant v;
   v.name = entry.name;
   v.description = entry.description;
   v.baseline = entry.baseline;
   std::size_t at = 0;
-  std::tie(v.root, at) = parse_variant(doc, lines, i);
+  std::tie(v.root, at) = parse_variant(doc, plan, full, i);
   apply_cli_sets(v.root, sets);
   const YAML::Node set = v.root["compare"][at]["set"];
   for (const std::string& key : entry.keys) {
@@ -186,30 +284,42 @@ ScenarioVariant expand_variant(const ScenarioDocument& doc, const std::optional<
 
 }  // namespace
 
-std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets) {
+ScenarioExpansion::ScenarioExpansion(const ScenarioDocument& doc, std::vector<SetArgument> sets)
+    : doc_(&doc), sets_(std::move(sets)) {
   // The command line sets keys of the scenario, not of its variants: a variant's entry is read back
   // from each variant's own parse, where a replaced entry would have lost its keys.
-  for (const auto& s : sets)
+  for (const auto& s : sets_)
     if (s.key == "compare" || s.key.rfind("compare.", 0) == 0)
       throw ConfigError({"--set", 0, 0}, s.key,
                         "the compare list cannot be changed from the command line; --set the scenario key itself "
                         "(it applies to every variant) or edit the variant in the file");
   // A probe parse: checks the command line's keys against the base and reads the compare list.
-  YAML::Node probe = parse_text(doc);
-  apply_cli_sets(probe, sets);
-  const ConfigNode root(probe, doc.file, "");
+  probe_ = parse_text(doc);
+  apply_cli_sets(probe_, sets_);
+  const ConfigNode root(probe_, doc.file, "");
   if (!root.is_map()) root.fail("a scenario file must be a map");
-  const std::vector<CompareEntry> entries = parse_compare_list(root);
-  std::vector<ScenarioVariant> out;
-  if (entries.empty()) {
+  entries_ = parse_compare_list(root);
+  if (!entries_.empty()) plan_ = compare_plan(doc.text, probe_);
+}
+
+ScenarioExpansion::~ScenarioExpansion() = default;
+
+std::size_t ScenarioExpansion::size() const { return entries_.empty() ? 1 : entries_.size(); }
+
+ScenarioVariant ScenarioExpansion::variant(std::size_t i) const {
+  if (entries_.empty()) {
     ScenarioVariant v;
-    v.root = probe;
+    v.root = probe_;
     strip(v.root);
-    out.push_back(std::move(v));
-    return out;
+    return v;
   }
-  const std::optional<CompareLines> lines = compare_lines(probe);
-  for (std::size_t i = 0; i < entries.size(); ++i) out.push_back(expand_variant(doc, lines, entries[i], i, sets));
+  return expand_variant(*doc_, plan_, probe_, entries_.at(i), i, sets_);
+}
+
+std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets) {
+  const ScenarioExpansion expansion(doc, sets);
+  std::vector<ScenarioVariant> out;
+  for (std::size_t i = 0; i < expansion.size(); ++i) out.push_back(expansion.variant(i));
   return out;
 }
 

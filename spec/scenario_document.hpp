@@ -14,19 +14,24 @@
 // its override function in.
 //
 // Every variant is parsed from a fresh parse of text: yaml-cpp's Clone drops source positions, and
-// errors must keep pointing at file:line:col. A variant parses the file with the lines of the other
-// compare entries blanked (line numbers unchanged), so N variants cost N parses of the base, not N
-// parses of the whole file; a compare list written in flow style parses the whole file per variant.
-// A list holds at most kMaxCompareVariants entries. An override value taken from the file
-// (a variant's `set:` entry) is bound uncloned after the override function has checked its path, so
-// an error in it names its own line; a --set value names the scenario file (yaml-cpp cannot mark a
-// node with a second file name) and its field path.
+// errors must keep pointing at file:line:col. The whole file is parsed once (the probe, which reads
+// the compare list); each variant then parses the file with the other compare entries blanked
+// (every kept character keeps its line and column), so N variants cost N parses of the base and
+// their own entry, not N parses of the whole file: time and memory linear in N, in block style
+// (entries on their own lines) and in flow style (`compare: [{...}, {...}]`) alike. Only a layout
+// that defeats both (an entry using an anchor defined in another entry, entries sharing a line in
+// block style) parses the whole file per variant; ScenarioExpansion then still holds one variant's
+// tree at a time. A list holds at most kMaxCompareVariants entries. An override value taken from
+// the file (a variant's `set:` entry) is bound uncloned after the override function has checked its
+// path, so an error in it names its own line; a --set value names the scenario file (yaml-cpp cannot
+// mark a node with a second file name) and its field path.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +64,14 @@ struct ScenarioVariant {
   YAML::Node root;                                       // the scenario to parse (compare and sweep removed)
 };
 
+// Where the compare list's inside and each of its entries sit in the text (byte ranges), when the
+// layout lets a variant parse its own entry alone.
+struct ComparePlan {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> entries;  // each entry's [begin, end)
+};
+
 // One variant without `compare:`, else one per entry, in file order. Bad compare entries (missing
 // name, duplicate or unsafe name, unknown baseline, empty set, a key that does not exist) are
 // ConfigErrors.
@@ -75,5 +88,28 @@ struct CompareEntry {
 };
 // Its keys, declared once (core/field_table.hpp); docs/scenarios.md "## `compare`" is its table.
 const FieldTable<CompareEntry>& compare_entry_schema();
+
+// The variants of a scenario, expanded one at a time on request so that a caller that handles each
+// in turn (parse, build, run, write) holds one variant's tree at a time. Construction parses the
+// file once and checks the compare list and the command line's keys (ConfigError). `doc` must
+// outlive the expansion.
+class ScenarioExpansion {
+ public:
+  ScenarioExpansion(const ScenarioDocument& doc, std::vector<SetArgument> sets);
+  ~ScenarioExpansion();
+  ScenarioExpansion(const ScenarioExpansion&) = delete;
+  ScenarioExpansion& operator=(const ScenarioExpansion&) = delete;
+  // 1 without `compare:`, else the number of entries.
+  std::size_t size() const;
+  // Variant `i` (< size()), in file order; a bad override is a ConfigError.
+  ScenarioVariant variant(std::size_t i) const;
+
+ private:
+  const ScenarioDocument* doc_;
+  std::vector<SetArgument> sets_;
+  YAML::Node probe_;  // the whole file with the command line's keys
+  std::vector<CompareEntry> entries_;
+  std::optional<ComparePlan> plan_;
+};
 
 }  // namespace engramsim::sim

@@ -12,6 +12,7 @@
 // others are rewritten: a folder without them is not a complete run.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,8 +52,27 @@ struct SessionOptions {
   std::vector<CalibrationCandidate> calibrations_by_gpu;
 };
 
+// Expands, parses and builds every variant, holding one variant's YAML tree at a time; each built
+// variant's step model is dropped until run_session builds it again for its run.
 ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOptions& options);
-void run_session(ScenarioSession& session, int jobs = 1);
+// Called after each variant's run, one call at a time, in the order the runs end; what it throws
+// stops the session (no variant starts after it) and is rethrown by run_session.
+using VariantDone = std::function<void(VariantOutcome&)>;
+void run_session(ScenarioSession& session, int jobs = 1, const VariantDone& done = {});
+// Drops a run's per-request records and time series (what requests.csv and timeseries.csv hold)
+// and its step model, keeping its summary: with `done` writing each variant first, a session of many
+// variants holds one run's records and model per thread, not all of them (docs/scenarios.md "Input
+// limits"). The variant's files cannot be written after it.
+void release_run_records(VariantOutcome& variant);
+// Before any variant writes into DIR: removes DIR/compare.json (with compare), the session's
+// completion mark, so a folder whose variants were only partly written never looks complete.
+void begin_session_outputs(const ScenarioSession& session, const std::string& dir);
+// One variant's four files (in DIR/<variant>/ with compare, else in DIR); nothing for a variant that
+// did not run.
+void write_variant_outputs(const ScenarioSession& session, const VariantOutcome& variant, const std::string& dir);
+// DIR/compare.json with compare; nothing without.
+void write_compare_outputs(const ScenarioSession& session, const std::string& dir);
+// Every variant's files, then compare.json.
 void write_session_outputs(const ScenarioSession& session, const std::string& dir);
 
 // The files a session reads (scenario, model card, node, calibration profile, trace), resolved.

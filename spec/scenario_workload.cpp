@@ -7,6 +7,7 @@
 
 #include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
+#include "sim/workload/line_reader.hpp"
 #include "sim/workload/synthetic_source.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
@@ -85,6 +86,13 @@ std::string existing_file(const ConfigNode& parent, const std::string& key) {
   return path;
 }
 
+// A trace file: read again by every run, so a pipe or FIFO is refused at the key, never opened.
+std::string existing_trace(const ConfigNode& parent, const std::string& key) {
+  const std::string path = existing_file(parent, key);
+  if (const std::string why = trace_file_problem(path); !why.empty()) parent.fail_key(key, path + ": " + why);
+  return path;
+}
+
 using LengthFactory = std::function<std::unique_ptr<LengthDistribution>()>;
 
 std::string seconds_text(Time t) {
@@ -121,7 +129,7 @@ AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t mo
 // The corpus file, read to its first session now: a file that is no corpus (or an empty one) fails
 // here, at the key, not inside a run.
 std::string agentx_corpus(const ConfigNode& w) {
-  const std::string path = existing_file(w, "trace");
+  const std::string path = existing_trace(w, "trace");
   try {
     AgenticSession first;
     if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
@@ -264,6 +272,7 @@ FieldTable<GeneratedDraft> arrival_schema() {
        "gamma: the gaps' coefficient of variation (1 is Poisson); required for gamma, refused for poisson")
       .default_words("gamma: required");
   t.rule([](const ConfigNode& a, GeneratedDraft& o) {
+    o.rate_at = a.child("rate_per_s").location();
     if (o.process == ArrivalKind::gamma) a.child("cv");  // "missing required field"
     if (o.process == ArrivalKind::poisson && a.has("cv")) a.fail_key("cv", "only a gamma process takes cv");
   });
@@ -312,14 +321,16 @@ ScenarioWorkload open_loop_workload(const GeneratedDraft& o) {
   const std::uint64_t count = requests_or_unbounded(o.num_requests);
   out.num_requests = o.num_requests > 0 ? count : 0;
   out.spec.max_requests = count;
-  out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count,
-                     duration = o.duration](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
+  out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count, duration = o.duration,
+                     rate_at = o.rate_at](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
     std::unique_ptr<ArrivalProcess> arrivals;
     if (process == ArrivalKind::poisson)
       arrivals = std::make_unique<PoissonArrivals>(rate);
     else
       arrivals = std::make_unique<GammaArrivals>(rate, cv);
-    return std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+    auto source = std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+    source->locate_rate(rate_at, "workload.arrival.rate_per_s");
+    return source;
   };
   out.description = open_loop_description(o, lengths_text);
   return out;
@@ -343,7 +354,7 @@ void add_trace_file_keys(FieldTable<TraceDraft>& t) {
   t.custom({"path", "path", "required",
             "beside the scenario, then under the data root (`scenarios/traces/` ships Azure, Mooncake, Vidur and "
             "ShareGPT files)"},
-           [](const ConfigNode& m, TraceDraft& o) { o.path = existing_file(m, "path"); })
+           [](const ConfigNode& m, TraceDraft& o) { o.path = existing_trace(m, "path"); })
       .required();
   t.custom({"format", names_words(trace_format_names()), "`auto`", "docs/simulator.md"},
            [](const ConfigNode& m, TraceDraft& o) { o.format = m.one_of("format", trace_format_names()); });
@@ -401,8 +412,11 @@ ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
   out.kind = WorkloadKind::trace;
   const std::string& path = o.trace.path;
   const std::string& format = o.trace.format;
-  const TraceOptions opt = o.trace.options;
   const TransformParams tp = o.trace.transform;
+  TraceOptions opt = o.trace.options;
+  // A run keeps a record of every request: the trace's rows past the bound are refused at their line.
+  opt.max_requests = static_cast<std::uint64_t>(kMaxRequestsPerRun);
+  opt.bound_from_ns = tp.window_start.count_ns();
   const std::int64_t n = o.num_requests;
   const std::int32_t clients = o.concurrency;
   // An unrecognisable file fails now, at the edge, not inside a run.
@@ -474,6 +488,18 @@ FieldTable<GeneratedDraft> open_loop_schema() {
   t.rule([](const ConfigNode& w, GeneratedDraft& o) {
     if (o.num_requests == 0 && o.duration == Time::max())
       w.fail("an open-loop workload needs num_requests and/or duration");
+    // The clock counts int64 nanoseconds (about 292 years); the mean span of the arrivals must leave
+    // room for the draws' spread, so it may be at most kMaxArrivalSpanSeconds.
+    const double span = static_cast<double>(std::max<std::int64_t>(o.num_requests - 1, 0)) / o.rate_per_s;
+    if (o.num_requests > 0 && o.duration == Time::max() && span > kMaxArrivalSpanSeconds) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%g", span);
+      w.child("arrival").fail_key("rate_per_s", "num_requests at this rate arrive over about " + std::string(text) +
+                                                    " s, past the " +
+                                                    seconds_text(Time::from_seconds(kMaxArrivalSpanSeconds)) +
+                                                    " of arrivals a run's nanosecond clock allows; raise the rate, "
+                                                    "lower num_requests or give a duration");
+    }
     if (o.num_requests == 0 && o.rate_per_s * o.duration.seconds() > static_cast<double>(kMaxRequestsPerRun))
       w.fail_key("duration", "rate_per_s x duration expects more than " + std::to_string(kMaxRequestsPerRun) +
                                  " requests, the most a run may send; shorten it or give num_requests");

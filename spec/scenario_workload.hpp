@@ -54,8 +54,12 @@ struct ScenarioWorkload {
 
 // The most requests a run may be asked for (a run keeps a record per request, about 200 bytes
 // each): larger num_requests, and open loops whose rate x duration expect more, are refused at the
-// key. A trace replays what its file holds.
+// key; a trace's row past it (counted from the window's start) is refused at its file:line, unless
+// num_requests stops the replay first.
 inline constexpr std::int64_t kMaxRequestsPerRun = 10'000'000;
+// The longest mean span of an open loop's arrivals (num_requests / rate_per_s): about 31.7 years, a
+// ninth of the nanosecond clock (2^63 ns, about 292 years), leaving room for the gaps' random spread.
+inline constexpr double kMaxArrivalSpanSeconds = 1e9;
 
 // `model_len`: the context of a generated AgentX corpus (the deployment's max_model_len); unused by
 // the other kinds.
@@ -100,6 +104,7 @@ struct GeneratedDraft {
   Time duration = Time::max();                          // open loop
   ArrivalKind process = ArrivalKind::poisson;           // open loop: `arrival.process`
   double rate_per_s = 0.0;                              // open loop: `arrival.rate_per_s`
+  SourceLocation rate_at;                               // where rate_per_s is (a run's clock errors name it)
   double cv = 1.0;                                      // open loop, gamma: `arrival.cv`
   std::shared_ptr<const LengthMarginal> input, output;  // `input`, `output`
   std::shared_ptr<const EmpiricalLengths> pairs;        // `lengths`

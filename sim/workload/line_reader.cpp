@@ -1,8 +1,11 @@
 #include "sim/workload/line_reader.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -12,8 +15,20 @@ constexpr std::size_t kBufSize = 1 << 18;
 gzFile as_gz(void* p) { return static_cast<gzFile>(p); }
 }  // namespace
 
+std::string trace_file_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";  // opening it says why
+  if (S_ISDIR(st.st_mode)) return "is a folder, not a file";
+  if (S_ISFIFO(st.st_mode))
+    return "is a pipe or FIFO, which can be read only once; a trace is read again by every run (each variant and "
+           "sweep point), so save it to a file first";
+  if (S_ISSOCK(st.st_mode)) return "is a socket, not a file; save the trace to a file first";
+  return "";
+}
+
 LineReader::LineReader(std::string path, std::size_t max_line_bytes)
     : path_(std::move(path)), buf_(kBufSize), max_line_bytes_(max_line_bytes) {
+  if (const std::string why = trace_file_problem(path_); !why.empty()) throw ConfigError({path_, 0, 0}, "", why);
   gz_ = gzopen(path_.c_str(), "rb");
   if (gz_ == nullptr) throw ConfigError({path_, 0, 0}, "", std::string("cannot open trace: ") + std::strerror(errno));
   gzbuffer(as_gz(gz_), kBufSize);
@@ -57,6 +72,9 @@ bool LineReader::fill() {
 }
 
 bool LineReader::next(std::string_view& line) {
+  // Line numbers are ints in every message; a trace past them would wrap.
+  if (line_no_ == std::numeric_limits<int>::max())
+    fail_at(line_no_, "more than " + std::to_string(line_no_) + " lines, the most a trace may hold");
   carry_.clear();
   bool have_carry = false;
   for (;;) {

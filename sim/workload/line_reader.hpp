@@ -1,9 +1,9 @@
 // Reads a text file line by line, plain or gzip-compressed (detected from the content, not the
 // name), through zlib with a large buffer. Tracks 1-based line numbers for error messages.
-// A missing file, a read error or a corrupt / truncated gzip stream throws ConfigError with
-// file:line. Lines lose their trailing "\n" / "\r\n"; a UTF-8 byte-order mark on line 1 is dropped.
-// A line longer than the reader's bound is an error at that line (a file with no newline, such as
-// /dev/zero or a damaged stream, would otherwise grow one line until memory runs out).
+// A pipe, FIFO or socket (trace_file_problem), a missing file, a read error or a corrupt / truncated gzip stream throws
+// ConfigError with file:line. Lines lose their trailing "\n" / "\r\n"; a UTF-8 byte-order mark on line 1 is dropped. A
+// line longer than the reader's bound is an error at that line (a file with no newline, such as /dev/zero or a damaged
+// stream, would otherwise grow one line until memory runs out).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,13 @@ struct FieldRef {
   std::string_view name;
   int column = 0;
 };
+
+// Why `path` cannot be read as a trace, or empty when it can. A trace is read from its start once
+// when it is loaded and again by every run (each variant, each sweep point), so a pipe or FIFO, which
+// can be read once, and a socket are refused; stat() looks without opening (opening a FIFO waits for
+// a writer), so the refusal never hangs. Devices such as /dev/zero read again from the start and are
+// bounded by the line limit.
+std::string trace_file_problem(const std::string& path);
 
 class LineReader {
  public:

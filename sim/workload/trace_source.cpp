@@ -82,8 +82,13 @@ bool TraceSource::next(Request& out) {
                 (full == started ? std::to_string(full) : std::to_string(full) + " or " + std::to_string(started)) +
                 " (trace.hash_block_tokens sets another block size)");
     }
+    const std::int64_t arrival_ns = options_.rebase ? row.t_ns - first_ns_ : row.t_ns;
+    if (options_.max_requests > 0 && arrival_ns >= options_.bound_from_ns && ++bounded_ > options_.max_requests)
+      fail_at(row.line, "more than " + std::to_string(options_.max_requests) +
+                            " requests, the most one run may take from a trace (it keeps a record of each); replay "
+                            "part of it with num_requests or window");
     out.id = delivered_++;
-    out.arrival = Time::ns(options_.rebase ? row.t_ns - first_ns_ : row.t_ns);
+    out.arrival = Time::ns(arrival_ns);
     out.prompt_tokens = static_cast<std::int32_t>(row.input);
     out.output_tokens = static_cast<std::int32_t>(row.output);
     out.session = row.session;

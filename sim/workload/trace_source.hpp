@@ -6,7 +6,8 @@
 //   - timestamps are >= 0 and never decrease (traces are replayed as a stream, never sorted);
 //   - input tokens >= 1, output tokens >= 1 (rows with 0 output may be skipped instead when
 //     TraceOptions::skip_zero_output is set: BurstGPT logs failed calls that way);
-//   - the file holds at least one request.
+//   - the file holds at least one request;
+//   - no more than TraceOptions::max_requests requests (from bound_from_ns on) reach the run.
 // Arrivals are rebased so the first request arrives at t = 0 unless TraceOptions::rebase is off.
 #pragma once
 
@@ -24,6 +25,11 @@ struct TraceOptions {
   std::int32_t hash_block_tokens = 0;  // tokens per prefix hash; 0 = the format's default
   bool skip_zero_output = false;
   bool rebase = true;
+  // The most requests a run may take from the trace (a run keeps a record of every request), counted
+  // from the first one arriving at or after `bound_from` (delivered time, before any window shift);
+  // the row past the bound is a ConfigError at its file:line. 0: no bound.
+  std::uint64_t max_requests = 0;
+  std::int64_t bound_from_ns = 0;
 };
 
 class TraceSource : public RequestSource {
@@ -64,6 +70,7 @@ class TraceSource : public RequestSource {
   std::int64_t prev_ns_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t skipped_ = 0;
+  std::uint64_t bounded_ = 0;  // requests delivered at or after options_.bound_from_ns
   int last_line_ = 0;
 };
 

@@ -5,14 +5,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "scenario_test_util.hpp"
 #include "tests/support/cli_run.hpp"
@@ -193,6 +199,69 @@ TEST_F(RunCli, OutputsNeverReplaceInputs) {
   const CliRun fresh = run_cli("run " + file + " --trace-out " + dir_.file("new/folder/trace.json"));
   EXPECT_EQ(fresh.rc, 0) << fresh.out;
   EXPECT_TRUE(std::filesystem::exists(dir_.file("new/folder/trace.json"))) << fresh.out;
+}
+
+// --trace-out is a file name, checked as --out is: a folder (which with variants used to get
+// "FOLDER-<variant>" files beside it) or a path under a file is refused before the run, and nothing
+// is written.
+TEST_F(RunCli, TraceOutMustNameAFile) {
+  const std::string file = put("two.yaml", scenario() +
+                                               "compare:\n  - name: a\n    set: {deployment.replicas: 1}\n"
+                                               "  - name: b\n    set: {deployment.replicas: 2}\n");
+  std::filesystem::create_directories(dir_.file("traces"));
+  const CliRun folder = run_cli("run " + file + " --trace-out " + dir_.file("traces"));
+  EXPECT_EQ(folder.rc, 2) << folder.out;
+  EXPECT_NE(folder.out.find("--trace-out: " + dir_.file("traces") + " is a folder; give a file name"),
+            std::string::npos)
+      << folder.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("traces-a"))) << folder.out;
+  const CliRun slash = run_cli("run " + file + " --trace-out " + dir_.file("fresh") + "/");
+  EXPECT_EQ(slash.rc, 2) << slash.out;
+  const std::string plain = put("plain.txt", "x");
+  const CliRun under_file = run_cli("run " + file + " --trace-out " + plain + "/t.json");
+  EXPECT_EQ(under_file.rc, 2) << under_file.out;
+  EXPECT_NE(under_file.out.find(plain + " is a file, not a folder"), std::string::npos) << under_file.out;
+}
+
+// A trace is read again by every run, so a named pipe is refused at its key, at once: opening it
+// used to wait for a writer (and a second open for a second one, for ever).
+TEST_F(RunCli, TraceFromANamedPipeIsRefusedNotAwaited) {
+  const std::string fifo = dir_.file("pipe.csv");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string file = put("fifo.yaml", scenario("", "  kind: trace\n  trace: {path: pipe.csv}\n"));
+  // Should the command open the pipe, a writer that comes and goes after 5 s ends each wait (with an
+  // empty read) so that the test fails instead of hanging.
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int tick = 0; !done; ++tick) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (tick < 50) continue;
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) ::close(fd);
+    }
+  });
+  const CliRun r = run_cli("run " + file);
+  done = true;
+  writer.join();
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("fifo.yaml:9:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("workload.trace.path"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("is a pipe or FIFO"), std::string::npos) << r.out;
+}
+
+// A rate inside rate_per_s's range whose arrivals would outrun the nanosecond clock is refused at
+// the key (it used to pass the schema and fail in the run without a location).
+TEST_F(RunCli, ArrivalsPastTheClockAreRefusedAtTheRate) {
+  const std::string file = put("slow.yaml", scenario("",
+                                                     "  kind: open_loop\n"
+                                                     "  arrival: {process: poisson, rate_per_s: 1e-9}\n"
+                                                     "  num_requests: 8\n"
+                                                     "  input: {distribution: fixed, tokens: 256}\n"
+                                                     "  output: {distribution: fixed, tokens: 8}\n"));
+  const CliRun r = run_cli("run " + file);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("slow.yaml:9:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("workload.arrival.rate_per_s"), std::string::npos) << r.out;
 }
 
 // A request whose prompt plus output exceeds max_model_len is refused on arrival (as an

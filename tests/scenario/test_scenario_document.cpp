@@ -2,7 +2,11 @@
 // that prepares, runs and writes them (scenario_session.hpp).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "core/config_node.hpp"
@@ -128,6 +132,48 @@ TEST(ScenarioDocument, FlowStyleCompareListsStillExpand) {
             std::string::npos);
 }
 
+// Resident memory of this process, in bytes.
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// A flow-style list (`compare: [{...}, ...]`) parses each entry alone too: every variant used to
+// parse and keep the whole file, so memory grew with the square of the list (500 entries: 1.3 GB,
+// 2,000: out of memory). Entries over several lines, with comments and quoted brackets and commas,
+// keep their lines and columns in errors.
+TEST(ScenarioDocument, FlowStyleCompareListsCostMemoryLinearInTheirLength) {
+  constexpr int kVariants = 400;
+  std::string text = kBase + "compare: [\n";
+  for (int i = 0; i < kVariants; ++i)
+    text += "  {name: v" + std::to_string(i) + ", description: 'it''s [#" + std::to_string(i) +
+            "], {x}', # a comment, with ] and }\n   set: {workload.concurrency: " + std::to_string(i + 1) +
+            ", deployment.scheduler.max_num_seqs: " + std::to_string(16 + i) + "}},\n";
+  text += "]\nslo: {ttft_p99: 5s}\n";
+  const std::size_t before = resident_bytes();
+  const auto v = expand_scenario(doc(text), {});
+  const std::size_t held = resident_bytes() - std::min(before, resident_bytes());
+  ASSERT_EQ(v.size(), static_cast<std::size_t>(kVariants));
+  EXPECT_LT(held, std::size_t{64} << 20) << "all variants held " << (held >> 20) << " MiB";
+  for (int i : {0, 1, kVariants / 2, kVariants - 1}) {
+    EXPECT_EQ(v[i].name, "v" + std::to_string(i));
+    EXPECT_EQ(v[i].description, "it's [#" + std::to_string(i) + "], {x}");
+    EXPECT_EQ(v[i].root["workload"]["concurrency"].as<int>(), i + 1) << i;
+    EXPECT_EQ(v[i].root["deployment"]["scheduler"]["max_num_seqs"].as<int>(), 16 + i) << i;
+    EXPECT_TRUE(v[i].root["slo"]) << i;
+    EXPECT_FALSE(v[i].root["compare"]);
+  }
+  // The last entry's set is on line 15 + 2 * kVariants; a key there that the base lacks is located at
+  // its value (column 26), found while expanding, before any variant is built.
+  std::string bad = text;
+  const std::string last = "{workload.concurrency: " + std::to_string(kVariants) + ",";
+  bad.replace(bad.rfind(last), last.size(), "{workload.bogus: " + std::to_string(kVariants) + ",");
+  const std::string e = test::config_error_of([&] { expand_scenario(doc(bad), {}); });
+  EXPECT_NE(e.find("c.yaml:" + std::to_string(15 + 2 * kVariants) + ":26: workload.bogus"), std::string::npos) << e;
+}
+
 TEST(ScenarioDocument, SetArgumentsAreCheckedAndNamed) {
   const std::string missing = error_of(kBase, {{"deployment.bogus", "1"}});
   EXPECT_NE(missing.find("--set"), std::string::npos) << missing;
@@ -189,6 +235,33 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   EXPECT_TRUE(std::filesystem::exists(flat.file("summary.json")));
   EXPECT_FALSE(std::filesystem::exists(flat.file("compare.json")));
   EXPECT_EQ(session_json(single), testing::read_file(flat.file("summary.json")));
+}
+
+// run_session's `done` sees each variant as its run ends: written there and its per-request records
+// released, the session keeps only summaries (10,000 variants used to hold every run's records).
+TEST(ScenarioSession, EachVariantIsWrittenAndReleasedAsItsRunEnds) {
+  std::string text = kBase + "compare:\n";
+  for (int i = 0; i < 6; ++i)
+    text += "  - name: v" + std::to_string(i) + "\n    set: {seed: " + std::to_string(i) + "}\n";
+  ScenarioSession s = prepare_session(doc(text), {});
+  ScratchDir dir;
+  std::vector<std::string> seen;
+  run_session(s, 2, [&](VariantOutcome& v) {
+    ASSERT_TRUE(v.result.has_value());
+    EXPECT_EQ(v.result->requests.size(), 12u);
+    write_variant_outputs(s, v, dir.path());
+    release_run_records(v);
+    seen.push_back(v.name);
+  });
+  EXPECT_EQ(seen.size(), 6u);
+  for (const auto& v : s.variants) {
+    EXPECT_TRUE(v.result->requests.empty()) << v.name;
+    EXPECT_EQ(v.result->summary.completed, 12) << v.name;
+    const std::string csv = testing::read_file(dir.file(v.name + "/requests.csv"));
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13) << v.name;  // header and 12 rows
+  }
+  write_compare_outputs(s, dir.path());
+  EXPECT_TRUE(std::filesystem::exists(dir.file("compare.json")));
 }
 
 }  // namespace

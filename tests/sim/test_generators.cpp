@@ -82,6 +82,29 @@ TEST(LengthDistribution, FixedUniformRatioAndEmpirical) {
   EXPECT_NEAR(mo / 100000, 439, 8);
 }
 
+// Gaps that outrun the nanosecond clock: without a duration, a ConfigError located where the rate
+// was given (it was a TimeOutOfRange with no location, or a wrapped time); with one, the arrivals
+// simply end at the duration.
+TEST(SyntheticSource, ArrivalsPastTheClockNameTheRate) {
+  auto make = [](Time d) {
+    return SyntheticSource(std::make_unique<PoissonArrivals>(1e-12), std::make_unique<FixedLengths>(8, 2), 1, 5, d);
+  };
+  SyntheticSource unbounded = make(Time::max());
+  unbounded.locate_rate({"s.yaml", 9, 29}, "workload.arrival.rate_per_s");
+  Request r;
+  ASSERT_TRUE(unbounded.next(r));  // the first arrives at t = 0
+  try {
+    unbounded.next(r);
+    ADD_FAILURE() << "an arrival past the clock was delivered at " << r.arrival.count_ns() << " ns";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("s.yaml:9:29: workload.arrival.rate_per_s:", 0), 0u) << e.what();
+  }
+  SyntheticSource bounded = make(Time::from_seconds(3600));
+  int n = 0;
+  while (bounded.next(r)) ++n;
+  EXPECT_EQ(n, 1);
+}
+
 TEST(SyntheticSource, DeterministicPerSeedAndBoundedByCountAndDuration) {
   auto make = [](std::uint64_t seed, std::uint64_t n, Time d) {
     return SyntheticSource(std::make_unique<PoissonArrivals>(10.0), std::make_unique<UniformRatioLengths>(100, 50, 0.8),

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "sim/workload/line_reader.hpp"
 #include "sim/workload/timestamp.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
@@ -399,4 +401,42 @@ TEST(TransformedSource, WindowScaleAndLimit) {
   EXPECT_EQ(read_all(l).n, 2u);
   EXPECT_THROW(TransformedSource(open_trace(p, "vidur"), TransformParams{Time::zero(), Time::max(), 0.0, 1.0}),
                ConfigError);
+}
+
+// A run keeps a record of every request it takes, so a trace has a request bound: the row past it
+// is refused at its own line, counted from the window's start (rows before it never reach the run).
+TEST(TraceReaders, RequestBoundIsRefusedAtTheRowPastIt) {
+  const std::string p =
+      files.write("five.csv", "arrival_s,input_tokens,output_tokens\n0,8,2\n1,8,2\n2,8,2\n3,8,2\n4,8,2\n");
+  TraceOptions bounded;
+  bounded.max_requests = 3;
+  try {
+    auto s = open_trace(p, "canonical", bounded);
+    read_all(*s);
+    ADD_FAILURE() << "a trace past its request bound was read whole";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(p + ":5:", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more than 3 requests"), std::string::npos) << e.what();
+  }
+  bounded.bound_from_ns = Time::from_seconds(2.0).count_ns();  // rows at 0 s and 1 s do not count
+  auto s = open_trace(p, "canonical", bounded);
+  EXPECT_EQ(read_all(*s).n, 5u);
+}
+
+// A trace is read again by every run: a named pipe is refused without being opened (an open waits
+// for a writer), so the refusal is immediate and names the file.
+TEST(TraceReaders, NamedPipesAreRefusedWithoutWaiting) {
+  const std::string fifo = files.path("pipe.csv");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(trace_file_problem(fifo).find("pipe or FIFO"), std::string::npos);
+  EXPECT_EQ(trace_file_problem(files.write("plain.csv", "arrival_s,input_tokens,output_tokens\n0,8,2\n")), "");
+  for (const std::string format : {"auto", "canonical", "mooncake"}) {
+    try {
+      open_trace(fifo, format);
+      ADD_FAILURE() << format << ": a named pipe was opened";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(fifo + ": is a pipe or FIFO", 0), 0u) << e.what();
+    }
+  }
 }

@@ -83,6 +83,14 @@ void check_output_folder(const std::string& path, const std::string& flag) {
   }
 }
 
+void check_output_file(const std::string& path, const std::string& flag) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (path.empty() || !p.has_filename() || std::filesystem::is_directory(p, ec))
+    throw ConfigError({flag, 0, 0}, "", path + " is a folder; give a file name");
+  if (p.has_parent_path()) check_output_folder(p.parent_path().string(), flag);
+}
+
 TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
 
 void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }

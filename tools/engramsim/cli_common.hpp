@@ -47,6 +47,9 @@ std::string engram_tier_label(const std::optional<EngramTier>& tier);  // "hbm" 
 // Refuses an output folder that cannot be one: `path` (or a folder above it) exists and is a file.
 // Throws ConfigError "--out: PATH is a file, not a folder" (exit 2); `flag` names the option.
 void check_output_folder(const std::string& path, const std::string& flag = "--out");
+// Refuses an output file that cannot be one: `path` is a folder (or ends in '/'), or a folder above
+// it exists and is a file. Throws ConfigError "FLAG: PATH is a folder; give a file name" (exit 2).
+void check_output_file(const std::string& path, const std::string& flag);
 
 // `--price-tier NAME` and `--prices FILE` of the commands that price (run, sweep, plan). Both become
 // scenario overrides (`price_tier`, and `prices` as an absolute path, so a file named relative to the

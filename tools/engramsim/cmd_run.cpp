@@ -364,6 +364,9 @@ void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
     throw ConfigError({"--trace-window", 0, 0}, "trace_window", e.what());
   }
   if (window <= Time::zero()) throw ConfigError({"--trace-window", 0, 0}, "trace_window", "must be > 0");
+  // The path as given is checked as --out's is: with variants, "-<variant>" goes before its
+  // extension, so a folder given here would get files beside it, not in it.
+  check_output_file(a.trace_out, "--trace-out");
   std::vector<std::string> traces;
   for (auto& v : session.variants) {
     if (!v.built) continue;
@@ -411,12 +414,18 @@ void run_variants(const RunArgs& a, sim::ScenarioSession& session) {
         probes.push_back(std::make_unique<RunProgress>(writer, session.compare ? v.name : std::string()));
         v.built->run.probe = probes.back().get();
       }
-  sim::run_session(session, jobs);
+  // Each variant is written as its run ends and its per-request records released, so a long compare
+  // list holds one run's records per thread (docs/scenarios.md "Input limits").
+  if (!a.out.empty()) sim::begin_session_outputs(session, a.out);
+  sim::run_session(session, jobs, [&a, &session](sim::VariantOutcome& v) {
+    if (!a.out.empty()) sim::write_variant_outputs(session, v, a.out);
+    sim::release_run_records(v);
+  });
 }
 
 void write_and_print(const RunArgs& a, const sim::ScenarioSession& session, const sim::SessionOptions& options) {
   if (!a.out.empty()) {
-    sim::write_session_outputs(session, a.out);
+    sim::write_compare_outputs(session, a.out);  // the variants' files were written as they ran
     print_written_outputs(session, a.out);
   }
   if (!a.trace_out.empty())

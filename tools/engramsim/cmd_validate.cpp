@@ -112,9 +112,11 @@ std::string check(const std::string& path, Kind kind) {
     }
     case Kind::scenario: {
       const sim::ScenarioDocument doc = sim::read_scenario_document(path);
-      const auto variants = sim::expand_scenario(doc, {});
+      // One variant's tree at a time: a long compare list costs memory linear in its length.
+      const sim::ScenarioExpansion variants(doc, {});
       std::set<std::string> traces_read;
-      for (const auto& v : variants) {
+      for (std::size_t i = 0; i < variants.size(); ++i) {
+        const sim::ScenarioVariant v = variants.variant(i);
         const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
         // A replayed trace is read to its end (or the workload's request cap), once per distinct
         // workload section, so a bad row anywhere is found here rather than in the middle of a run.
