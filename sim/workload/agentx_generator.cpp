@@ -1,11 +1,15 @@
 #include "sim/workload/agentx_generator.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -345,21 +349,31 @@ void write_agentx_trace(AgenticSessionSource& source, std::ostream& out) {
   }
 }
 
+// The corpus goes to a temporary name beside `path` and is renamed only once whole, so a full disk
+// or a kill never leaves a cut corpus under the final name; an error names the file and the reason.
 std::int64_t write_agentx_trace_file(AgenticSessionSource& source, const std::string& path) {
   const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  gzFile f = gzopen(path.c_str(), gz ? "wb9" : "wbT");
-  if (f == nullptr) throw std::runtime_error("cannot write " + path);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const auto fail = [&](int error) {
+    std::remove(tmp.c_str());
+    return std::runtime_error("cannot write " + path + ": " + std::strerror(error != 0 ? error : EIO));
+  };
+  errno = 0;
+  gzFile f = gzopen(tmp.c_str(), gz ? "wb9" : "wbT");
+  if (f == nullptr) throw fail(errno);
   AgenticSession s;
   std::int64_t n = 0;
   while (source.next(s)) {
     const std::string line = session_line(s);
     if (gzwrite(f, line.data(), static_cast<unsigned>(line.size())) != static_cast<int>(line.size())) {
+      const int error = errno;
       gzclose(f);
-      throw std::runtime_error("write failed: " + path);
+      throw fail(error);
     }
     ++n;
   }
-  if (gzclose(f) != Z_OK) throw std::runtime_error("write failed: " + path);
+  if (gzclose(f) != Z_OK) throw fail(errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
   return n;
 }
 

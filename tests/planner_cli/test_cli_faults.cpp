@@ -282,5 +282,58 @@ TEST(CliFaults, RunOutThatCannotWriteNamesTheFileAndLeavesNoCompleteLookingFolde
   EXPECT_TRUE(fs::exists(t / "ok" / "summary.json"));
 }
 
+// A full disk (the file-size limit) under sweep, merge and calibrate: each exits 1 naming the file,
+// leaves nothing that looks complete, and the same command without the limit (sweep: --resume)
+// finishes with what an undisturbed run writes.
+TEST(CliFaults, AFullDiskFailsSweepMergeAndCalibrateCleanly) {
+  TempDir t;
+  const std::string scenario = data_file("tiny_sweep.yaml");
+  const std::vector<std::string> quiet = {"--progress", "none", "--refine-rounds", "0"};
+  auto sweep = [&](const fs::path& dir, std::vector<std::string> extra) {
+    std::vector<std::string> a = {"sweep", scenario, "--out", dir.string()};
+    a.insert(a.end(), quiet.begin(), quiet.end());
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const fs::path ref = t / "ref";
+  ASSERT_EQ(run_cli(sweep(ref, {}), t.path()).code, 0);
+
+  const fs::path full = t / "full";
+  const CliResult s = run_with_file_limit(sweep(full, {}), 8 * 1024, t.path());
+  EXPECT_EQ(s.code, kFailure) << describe(s);
+  EXPECT_NE(s.err.find("results.jsonl: File too large"), std::string::npos) << s.err;
+  EXPECT_FALSE(fs::exists(full / "report.html"));
+  const CliResult resumed = run_cli(sweep(full, {"--resume"}), t.path());
+  ASSERT_EQ(resumed.code, 0) << describe(resumed);
+  EXPECT_EQ(read_file(full / "results.jsonl"), read_file(ref / "results.jsonl"));
+
+  const fs::path shards = t / "shards";
+  for (const char* shard : {"0/2", "1/2"}) ASSERT_EQ(run_cli(sweep(shards, {"--shard", shard}), t.path()).code, 0);
+  const std::vector<std::string> merge = {"merge", shards.string(), "--shards", "2"};
+  const CliResult m = run_with_file_limit(merge, 1024, t.path());
+  EXPECT_EQ(m.code, kFailure) << describe(m);
+  EXPECT_NE(m.err.find("results.jsonl: File too large"), std::string::npos) << m.err;
+  EXPECT_FALSE(fs::exists(shards / "results.jsonl"));
+  EXPECT_FALSE(any_temporary(shards));
+  ASSERT_EQ(run_cli(merge, t.path()).code, 0);
+  EXPECT_TRUE(fs::exists(shards / "results.jsonl"));
+
+  const fs::path profile = t / "profile.yaml";
+  const CliResult c =
+      run_with_file_limit({"calibrate", "--quick", "--only", "memcpy", "--out", profile.string()}, 256, t.path());
+  EXPECT_EQ(c.code, kFailure) << describe(c);
+  EXPECT_NE(c.err.find("File too large"), std::string::npos) << c.err;
+  EXPECT_FALSE(fs::exists(profile));
+
+  // A generated corpus is renamed into place only once whole.
+  const fs::path corpus = t / "corpus.jsonl.gz";
+  const CliResult g = run_with_file_limit(
+      {"generate", "agentx", "--seed", "42", "--sessions", "8", "--out", corpus.string()}, 4096, t.path());
+  EXPECT_EQ(g.code, kFailure) << describe(g);
+  EXPECT_NE(g.err.find("cannot write " + corpus.string() + ": File too large"), std::string::npos) << g.err;
+  EXPECT_FALSE(fs::exists(corpus));
+  EXPECT_FALSE(any_temporary(t.path()));
+}
+
 }  // namespace
 }  // namespace engramsim::planner::cli_testing
