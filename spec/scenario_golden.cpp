@@ -15,6 +15,7 @@
 #include "core/field_table.hpp"
 #include "core/json_text.hpp"
 #include "core/number_text.hpp"
+#include "core/staged_file.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -207,10 +208,7 @@ void write_golden(const Golden& g, const std::string& path) {
   std::error_code ec;
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << json_text(out) << "\n";
-  if (!f) throw std::runtime_error("cannot write " + path);
+  write_file_staged(path, json_text(out) + "\n");
 }
 
 std::vector<std::string> compare_with_golden(const Golden& expected, const Golden& actual) {

@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/staged_file.hpp"
+
 namespace engramsim::sim {
 namespace {
 
@@ -176,11 +178,12 @@ void ChromeTraceRecorder::write(std::ostream& os) const {
   os << "\n]}\n";
 }
 
+// Through a temporary name, checked and renamed once whole (core/staged_file.hpp): a full disk
+// leaves no cut trace, and the error names the file and the reason.
 void write_chrome_trace(const ChromeTraceRecorder& trace, const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot write trace " + path);
-  trace.write(f);
-  if (!f) throw std::runtime_error("cannot write trace " + path);
+  StagedFile f(path);
+  trace.write(f.stream());
+  f.commit();
 }
 
 }  // namespace engramsim::sim
