@@ -148,6 +148,7 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi,
       planner::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                                 " refine_rounds=" + std::to_string(a.refine_rounds) +
                                                  evaluator.calibrations().fingerprint),
       inputs);
   if (o.shard.count > 1)

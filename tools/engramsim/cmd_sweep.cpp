@@ -87,8 +87,9 @@ int sweep_command(const SweepCliArgs& a) {
   const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi.get(),
-      planner::results_fingerprint(
-          sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) + evaluator.calibrations().fingerprint),
+      planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                                 " refine_rounds=" + std::to_string(a.refine_rounds) +
+                                                 evaluator.calibrations().fingerprint),
       inputs);
 
   std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
