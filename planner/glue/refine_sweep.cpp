@@ -1,6 +1,7 @@
 #include "planner/glue/refine_sweep.hpp"
 
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "core/stop_signal.hpp"
@@ -8,6 +9,18 @@
 #include "planner/report_data.hpp"
 
 namespace engramsim::planner {
+
+namespace {
+
+// One line per round on the progress stream (none with --progress none): what the round adds.
+void announce_round(const SweepRunOptions& o, int round, std::size_t points, std::size_t grown, double target) {
+  if (o.progress == ProgressMode::none) return;
+  std::ostream& os = o.progress_stream != nullptr ? *o.progress_stream : std::cerr;
+  os << "refinement round " << round << ": " << points << (points == 1 ? " point" : " points") << " near " << target
+     << " tok/s/user (" << points - grown << " between points bracketing it, " << grown << " past the grid's ends)\n";
+}
+
+}  // namespace
 
 std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator, SweepRunOptions o,
                                const std::string& out, int rounds) {
@@ -22,7 +35,9 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
     const ReportData before = load_results_through_round(out, round - 1);
     const std::vector<SweepPoint> next = refinement_points(before, known, x);
     if (next.empty()) break;
-    const bool growing = !extension_points(before, known, x).empty();
+    const std::size_t grown = extension_points(before, known, x).size();
+    const bool growing = grown > 0;
+    announce_round(o, round, next.size(), grown, x);
     o.out_dir = refine_round_dir(out, round);
     std::filesystem::create_directories(o.out_dir);
     const SweepRunSummary s = run_sweep(

@@ -86,6 +86,20 @@ TEST(CliSweep, EndToEndPrunesWithReasonsAndWritesEveryChart) {
   EXPECT_EQ(read_file(dir / "report.md"), md);
 }
 
+// Progress lines name each refinement round and what it adds.
+TEST(CliSweep, ProgressLinesPerRefinementRound) {
+  TempDir t;
+  const CliResult r = run_cli(
+      {"sweep", data_file("tiny_sweep.yaml"), "--out", (t / "run").string(), "--jobs", "2", "--progress", "lines"},
+      t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.err.find("refinement round 1: 2 points near 200 tok/s/user (1 between points bracketing it, 1 past "
+                       "the grid's ends)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("refinement round 3: 1 point near"), std::string::npos) << r.err;
+}
+
 TEST(CliSweep, JobsDoNotChangeResults) {
   TempDir t;
   const std::vector<std::string> more = {"--set", "sweep.axes.1.values=[1, 2, 4, 8, 16]"};
