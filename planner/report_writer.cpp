@@ -1,6 +1,7 @@
 #include "planner/report_writer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -834,11 +835,33 @@ std::string table_to_csv(const Table& t) {
   return out;
 }
 
+std::string json_key(const std::string& title) {
+  std::string words;
+  for (const char c : title) {
+    if (c == '/')
+      words += " per ";
+    else if (c == '$')
+      words += " usd ";
+    else if (c == '%')
+      words += " pct ";
+    else
+      words += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : ' ';
+  }
+  std::string key;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == ' ') continue;
+    if (!key.empty() && words[i - 1] == ' ') key += '_';
+    key += words[i];
+  }
+  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) key = "c_" + key;
+  return key;
+}
+
 nlohmann::json table_to_json(const Table& t) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : t.rows) {
     nlohmann::json o = nlohmann::json::object();
-    for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) o[t.columns[i]] = json_cell(r[i]);
+    for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) o[json_key(t.columns[i])] = json_cell(r[i]);
     rows.push_back(std::move(o));
   }
   return rows;

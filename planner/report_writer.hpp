@@ -37,7 +37,12 @@ std::vector<Table> report_tables(const ReportData& d);
 std::string render_html(const ReportData& d);
 std::string render_markdown(const ReportData& d);
 std::string table_to_csv(const Table& t);
+// Rows as objects keyed by json_key() of each column title, cells as typed numbers where they parse.
 nlohmann::json table_to_json(const Table& t);
+// A column title as a JSON identifier: lower case, "/" as "_per_", "$" as "usd", "%" as "pct", every
+// other run of non-alphanumerics as one "_" ("max req/s per replica" -> "max_req_per_s_per_replica",
+// "$/M tokens" -> "usd_per_m_tokens"); a leading digit gets "c_".
+std::string json_key(const std::string& title);
 
 // Writes every file listed in the header; returns their paths.
 std::vector<std::filesystem::path> write_report(const ReportData& d, const std::filesystem::path& dir);

@@ -223,6 +223,12 @@ TEST(Report, CsvQuotesAndJsonNumbers) {
   EXPECT_DOUBLE_EQ(j[0]["b"].get<double>(), 1.5);
   EXPECT_TRUE(j[1]["b"].is_null());
   EXPECT_EQ(j[0]["a"], "x,y");
+  // Keys are identifiers a script can use; the titles with units stay in the CSV header.
+  EXPECT_EQ(json_key("max req/s per replica"), "max_req_per_s_per_replica");
+  EXPECT_EQ(json_key("$/M tokens"), "usd_per_m_tokens");
+  EXPECT_EQ(json_key("KV use peak (%)"), "kv_use_peak_pct");
+  EXPECT_EQ(json_key("util."), "util");
+  EXPECT_EQ(json_key("2nd"), "c_2nd");
 }
 
 namespace {

@@ -92,7 +92,7 @@ TEST(CliPlan, SearchesEachCandidateSizesAndRanksTheFleet) {
   // Replicas are the target over each candidate's capacity, rounded up (from the fleet JSON).
   const auto fj = nlohmann::json::parse(read_file(dir / "tables" / "fleet_plan.json"));
   for (const auto& row : fj) {
-    const double cap = row.at("max req/s per replica").get<double>();
+    const double cap = row.at("max_req_per_s_per_replica").get<double>();
     EXPECT_EQ(row.at("replicas").get<int>(), static_cast<int>(std::ceil(40.0 / cap - 1e-9))) << row.dump();
   }
 
