@@ -35,11 +35,6 @@ inline constexpr int failure = 1;       // an internal or I/O failure
 inline constexpr int bad_input = 2;     // bad input: config, trace, profile or command line
 inline constexpr int infeasible = 3;    // the deployment does not fit (footprint)
 inline constexpr int check_failed = 4;  // a check failed: an SLO, a golden, a validation tolerance, a complete merge
-// 5 and 6: a sweep folder refused (planner/sweep_refusal.hpp).
-// Stopped by SIGINT or SIGTERM at a boundary, everything written whole: rerun with --resume. Not
-// 128 + the signal (130, 143), which a shell reports for a process the signal killed: this one
-// exited on its own, and a job script can tell "resume me" from "killed mid-write".
-inline constexpr int interrupted = 7;
 }  // namespace exit_code
 
 }  // namespace engramsim

@@ -11,6 +11,14 @@
 
 namespace engramsim {
 
+namespace exit_code {
+// Stopped by SIGINT or SIGTERM at a boundary, everything written whole: rerun with --resume. Not
+// 128 + the signal (130, 143), which a shell reports for a process the signal killed: this one
+// exited on its own, and a job script can tell "resume me" from "killed mid-write". (0-4 are in
+// core/error.hpp, 5 and 6, a sweep folder refused, in planner/sweep_refusal.hpp.)
+inline constexpr int interrupted = 7;
+}  // namespace exit_code
+
 // Installs the handlers for SIGINT and SIGTERM (sigaction, SA_RESETHAND).
 void install_stop_handlers();
 // Whether SIGINT or SIGTERM arrived since install_stop_handlers. Safe from any thread.
