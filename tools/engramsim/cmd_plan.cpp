@@ -97,17 +97,24 @@ void print_frontier_plan(const planner::FrontierPlan& f, const planner::ReportCo
   std::cout << "report: " << report << "\n";
 }
 
+// The plan's verdict and table into the context, then the report rebuilt with them; the results.
+planner::ReportData report_with_verdict(const std::string& out, const std::string& verdict, const planner::Table& table,
+                                        planner::ReportContext& ctx) {
+  ctx.notes.push_back(verdict);
+  ctx.extra_tables = {table};
+  planner::write_context(out, ctx);
+  planner::ReportData data = planner::load_results(out);
+  planner::write_report(data, out);
+  return data;
+}
+
 // A power budget instead of a load: the most tokens inside it, the verdict first.
 int power_plan_output(const SweepCliArgs& a, const planner::PlannerScenario& sc,
                       const planner::ScenarioEvaluator& evaluator, const planner::SweepRunSummary& s,
                       planner::ReportContext& ctx) {
   const planner::PowerPlan f = planner::plan_in_power(planner::load_results(a.out), *sc.report.target_interactivity,
                                                       sc.plan->target.power_mw, sc.plan->target_utilization);
-  ctx.notes.push_back(f.verdict);
-  ctx.extra_tables = {f.table};
-  planner::write_context(a.out, ctx);
-  const planner::ReportData data = planner::load_results(a.out);
-  planner::write_report(data, a.out);
+  const planner::ReportData data = report_with_verdict(a.out, f.verdict, f.table, ctx);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const bool found = !f.ranking.empty() && f.ranking.front().tokens_per_s > 0.0;
   const std::string serve =
@@ -179,11 +186,7 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
   const planner::FrontierPlan f =
       planner::plan_at_interactivity(planner::load_results(a.out), *sc.report.target_interactivity, t.tokens_per_s,
                                      t.requests_per_s, sc.plan->target_utilization);
-  ctx.notes.push_back(f.verdict);
-  ctx.extra_tables = {f.table};
-  planner::write_context(a.out, ctx);
-  const planner::ReportData data = planner::load_results(a.out);
-  planner::write_report(data, a.out);
+  const planner::ReportData data = report_with_verdict(a.out, f.verdict, f.table, ctx);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const std::string serve =
       f.ranking.empty() ? std::string()
