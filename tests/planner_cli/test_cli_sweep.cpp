@@ -86,6 +86,54 @@ TEST(CliSweep, EndToEndPrunesWithReasonsAndWritesEveryChart) {
   EXPECT_EQ(read_file(dir / "report.md"), md);
 }
 
+// `report --price-tier` re-prices a finished sweep without re-simulating: every point's price is its
+// node's at the new tier, tokens per dollar scale by the price ratio, the results folder is left as
+// it was, and a plan folder or the results' own folder as --out are refused.
+TEST(CliReport, RepricesAFinishedSweepWithoutReSimulating) {
+  TempDir t;
+  const fs::path dir = t / "run";
+  fs::copy(source_file("tests/planner/data/make-run"), dir, fs::copy_options::recursive);
+  const std::string results = read_file(dir / "results.jsonl");
+  const CliResult r = run_cli({"report", dir.string(), "--price-tier", "rental"}, t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("serves the most tokens per dollar"), std::string::npos) << "the verdict first";
+  EXPECT_NE(r.out.find("at rental catalog prices (nothing re-simulated)"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(dir / "results.jsonl"), results);
+  EXPECT_FALSE(fs::exists(dir / "report.html")) << "the results' own report is not rewritten";
+
+  const auto points = nlohmann::json::parse(read_file(dir / "priced-rental" / "tables" / "points.json"));
+  ASSERT_FALSE(points.empty());
+  int priced = 0;
+  for (const auto& p : points) {
+    if (p.at("status") != "ok") continue;
+    ++priced;
+    // B300's catalog prices: hyperscaler 2.26, rental 4.25 $/GPU-hour; these points add no Engram
+    // capital (HBM) or little (DRAM), so the all-in price is the rental one within a cent.
+    EXPECT_NEAR(p.at("usd_per_gpu_hour").get<double>(), 4.25, 0.02) << p;
+    const double expect = p.at("throughput_tok_per_s_per_gpu").get<double>() * 3600.0 /
+                          p.at("usd_per_gpu_hour").get<double>() / 1e6;
+    EXPECT_NEAR(p.at("m_tokens_per_usd").get<double>(), expect, 0.01 * expect) << p;
+  }
+  EXPECT_GT(priced, 10);
+  EXPECT_NE(read_file(dir / "priced-rental" / "report.md").find("Re-priced from hyperscaler to rental"),
+            std::string::npos);
+
+  const CliResult own = run_cli({"report", dir.string(), "--price-tier", "rental", "--out", dir.string()}, t.path());
+  EXPECT_EQ(own.code, 2) << describe(own);
+  EXPECT_NE(own.err.find("--out"), std::string::npos) << own.err;
+  const CliResult stray = run_cli({"report", dir.string(), "--out", (t / "x").string()}, t.path());
+  EXPECT_EQ(stray.code, 2) << describe(stray);
+
+  auto ctx = nlohmann::json::parse(read_file(dir / "context.json"));
+  ctx["extra_tables"] = nlohmann::json::array(
+      {{{"name", "fleet_plans"}, {"title", "Fleets"}, {"columns", {"fleet"}}, {"rows", {{"1 x TP2"}}}}});
+  write_file(dir / "context.json", ctx.dump());
+  const CliResult plan = run_cli({"report", dir.string(), "--price-tier", "neocloud"}, t.path());
+  EXPECT_EQ(plan.code, 2) << describe(plan);
+  EXPECT_NE(plan.err.find("plan folder"), std::string::npos) << plan.err;
+  EXPECT_FALSE(fs::exists(dir / "priced-neocloud"));
+}
+
 // Progress lines name each refinement round and what it adds.
 TEST(CliSweep, ProgressLinesPerRefinementRound) {
   TempDir t;
