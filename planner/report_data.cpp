@@ -432,6 +432,46 @@ std::string own_validation_text(const ReportData& d, const std::string& config) 
   return t + " (MAPE, not a bound)";
 }
 
+namespace {
+
+// Each profile's applied sections over the ok points, in point order and distinct.
+std::vector<std::pair<std::string, std::vector<std::string>>> applied_by_profile(const ReportData& d) {
+  std::set<std::string> gpus;
+  for (const auto& p : d.points)
+    if (const auto it = p.metrics.extra.find("gpu"); it != p.metrics.extra.end() && it->is_string())
+      gpus.insert(it->get<std::string>());
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& p : d.points) {
+    const auto it = p.metrics.extra.find("calibration");
+    if (p.status != PointStatus::ok || it == p.metrics.extra.end() || !it->is_object()) continue;
+    const std::string profile = it->value("profile", "");
+    auto entry = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == profile; });
+    if (entry == out.end()) entry = out.insert(out.end(), {profile, {}});
+    const std::string gpu = gpus.size() > 1 ? p.metrics.extra.value("gpu", "") + ": " : "";
+    for (const auto& line : it->value("applied", nlohmann::json::array()))
+      if (line.is_string() && std::find(entry->second.begin(), entry->second.end(), gpu + line.get<std::string>()) ==
+                                  entry->second.end())
+        entry->second.push_back(gpu + line.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string calibration_text(const ReportData& d) {
+  const auto applied = applied_by_profile(d);
+  if (applied.empty())
+    return d.context.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)"
+                                                 : d.context.calibration_profile;
+  std::string out;
+  for (const auto& [profile, lines] : applied) {
+    out += (out.empty() ? "" : "; ") + profile + ": applied ";
+    if (lines.empty()) out += "nothing (every section kept at its default)";
+    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? ", " : "") + lines[i];
+  }
+  return out;
+}
+
 Table host_memory_table(const ReportData& d) {
   static const std::vector<std::pair<const char*, const char*>> cols = {
       {"capacity", "capacity"},

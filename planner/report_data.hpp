@@ -211,6 +211,13 @@ std::optional<double> config_error(const ReportData& d, const std::string& confi
 // vllm" and what the set says of the GPU and the engine apart.
 std::string own_validation_text(const ReportData& d, const std::string& config);
 
+// The calibration the report's points ran with: "none (datasheet figures and default
+// efficiencies)", or each profile followed by the sections its points applied ("PROFILE: applied
+// gemm: 12 points ...; hbm: ...") from their results (extra.calibration), distinct, in point order,
+// each prefixed by its GPU when the points span several; the context's profile names alone for
+// results that do not list their sections.
+std::string calibration_text(const ReportData& d);
+
 // Host DRAM of one node by use for each configuration (its results' extra.host_memory_per_node_gib,
 // at the point nearest the target interactivity, else its first ok point): the "host_memory" table.
 // Empty when no result carries the figures.

@@ -491,8 +491,7 @@ std::vector<std::pair<std::string, std::string>> as_run_facts(const ReportData& 
           {"Model", or_unknown(c.model_card)},
           {"Hardware (catalog presets)", presets.empty() ? "not recorded" : presets},
           {"Prices", prices},
-          {"Calibration",
-           c.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : c.calibration_profile},
+          {"Calibration", calibration_text(d)},
           {"Validation MAPE", validation.empty() ? "not recorded" : validation}};
 }
 
@@ -975,8 +974,7 @@ void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vec
     << "<li>Model card: " << html_escape(or_unknown(ctx.model_card)) << "</li>"
     << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : presets) << "</li>"
     << "<li>Calibration profile: "
-    << html_escape(ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)"
-                                                   : ctx.calibration_profile)
+    << html_escape(calibration_text(d))
     << "</li><li>Price tier: " << html_escape(or_unknown(ctx.price_tier)) << "</li>"
     << "<li>Curve axis: " << html_escape(ctx.curve_axis) << "</li></ul>";
   const Table* t = find_table(tables, "assumptions");
@@ -1056,7 +1054,7 @@ std::string render_markdown(const ReportData& d) {
   if (ctx.presets.empty()) o << "not recorded";
   for (std::size_t i = 0; i < ctx.presets.size(); ++i) o << (i ? ", " : "") << ctx.presets[i];
   o << "\n- Calibration profile: "
-    << (ctx.calibration_profile.empty() ? "none (datasheet figures and default efficiencies)" : ctx.calibration_profile)
+    << calibration_text(d)
     << "\n- Price tier: " << or_unknown(ctx.price_tier) << "\n- Curve axis: " << ctx.curve_axis << "\n\n";
   if (const Table* t = find_table(tables, "assumptions"); t && !t->rows.empty()) o << md_table(*t) << "\n";
   return o.str();

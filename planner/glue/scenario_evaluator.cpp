@@ -371,6 +371,15 @@ nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::RunResult& r)
   };
 }
 
+// The calibration a point ran with: its profile and the sections applied or kept at defaults, as
+// `run` lists them; absent without a profile.
+void add_calibration(const sim::BuiltScenario& b, nlohmann::json& extra) {
+  if (!b.params.calibration) return;
+  extra["calibration"] = {{"profile", b.params.calibration_path},
+                          {"applied", b.calibration_applied.applied},
+                          {"kept", b.calibration_applied.kept}};
+}
+
 // The energy figures of a point (docs/cost-model.md "Energy"): mean GPU board watts from its GPU's
 // load-following curve, J per output token at the board and with node and facility; absent for a
 // GPU without a curve.
@@ -418,6 +427,7 @@ PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r,
   add_hbm_terms(b, m);
   add_latency_samples(r, cdf_samples, m);
   m.extra = point_extra(b, r);
+  add_calibration(b, m.extra);
   add_energy(b, r, m.extra);
   return m;
 }

@@ -378,6 +378,11 @@ TEST(CliSweep, CalibrationAppliesToThePointsOnItsGpu) {
   const auto ctx = nlohmann::json::parse(read_file(t / "cal" / "context.json"));
   EXPECT_EQ(ctx.at("calibration_profile"), slow.string());
   EXPECT_NE(read_file(t / "cal" / "report.md").find(slow.string()), std::string::npos);
+  // The report lists what the profile changed, as `run` does: the sections its points applied.
+  const std::string applied = slow.string() + ": applied ";
+  EXPECT_NE(read_file(t / "cal" / "report.md").find(applied + "hbm"), std::string::npos)
+      << read_file(t / "cal" / "report.md");
+  EXPECT_NE(read_file(t / "cal" / "report.html").find(applied + "hbm"), std::string::npos);
 
   // Resuming with another profile is refused: it would mix results of two calibrations.
   const fs::path other = t / "b300-other.yaml";
