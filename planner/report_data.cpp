@@ -449,8 +449,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> applied_by_profile
     if (entry == out.end()) entry = out.insert(out.end(), {profile, {}});
     const std::string gpu = gpus.size() > 1 ? p.metrics.extra.value("gpu", "") + ": " : "";
     for (const auto& line : it->value("applied", nlohmann::json::array()))
-      if (line.is_string() && std::find(entry->second.begin(), entry->second.end(), gpu + line.get<std::string>()) ==
-                                  entry->second.end())
+      if (line.is_string() &&
+          std::find(entry->second.begin(), entry->second.end(), gpu + line.get<std::string>()) == entry->second.end())
         entry->second.push_back(gpu + line.get<std::string>());
   }
   return out;

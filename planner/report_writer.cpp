@@ -670,6 +670,7 @@ Table points_table(const ReportData& d, const NameFn& name) {
     std::string past;
     if (ok && wm != nullptr)
       past = !wm->past_wall ? "no" : wm->causes ? "yes: " + kv_wall_causes_text(wm->causes) : "yes";
+    // Cost cells are plain numbers: the unit is in the column title (CSV and JSON read them as numbers).
     t.rows.push_back({std::to_string(p.index),
                       p.id,
                       name(p.config),
@@ -679,7 +680,6 @@ Table points_table(const ReportData& d, const NameFn& name) {
                       ok ? fmt(m.throughput_per_gpu) : "",
                       ok ? fmt(m.output_throughput_per_gpu) : "",
                       ok ? fmt(p.usd_per_gpu_hour) : "",
-                      // Plain numbers: the unit is in the column title (CSV and JSON read them as numbers).
                       ok ? fmt(cost_metrics_of(m).usd_per_m_total_tokens, "%.3g") : "",
                       ok ? fmt(cost_metrics_of(m).m_tokens_per_usd, "%.3g") : "",
                       ok ? fmt(cost_metrics_of(m).tokens_per_s_per_mw / 1e6, "%.3g") : "",
@@ -973,8 +973,7 @@ void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vec
   o << "<section id=\"assumptions\"><h2>Assumptions</h2><ul>"
     << "<li>Model card: " << html_escape(or_unknown(ctx.model_card)) << "</li>"
     << "<li>Hardware presets: " << html_escape(ctx.presets.empty() ? "not recorded" : presets) << "</li>"
-    << "<li>Calibration profile: "
-    << html_escape(calibration_text(d))
+    << "<li>Calibration profile: " << html_escape(calibration_text(d))
     << "</li><li>Price tier: " << html_escape(or_unknown(ctx.price_tier)) << "</li>"
     << "<li>Curve axis: " << html_escape(ctx.curve_axis) << "</li></ul>";
   const Table* t = find_table(tables, "assumptions");
@@ -1053,9 +1052,8 @@ std::string render_markdown(const ReportData& d) {
   o << "## Assumptions\n\n- Model card: " << or_unknown(ctx.model_card) << "\n- Hardware presets: ";
   if (ctx.presets.empty()) o << "not recorded";
   for (std::size_t i = 0; i < ctx.presets.size(); ++i) o << (i ? ", " : "") << ctx.presets[i];
-  o << "\n- Calibration profile: "
-    << calibration_text(d)
-    << "\n- Price tier: " << or_unknown(ctx.price_tier) << "\n- Curve axis: " << ctx.curve_axis << "\n\n";
+  o << "\n- Calibration profile: " << calibration_text(d) << "\n- Price tier: " << or_unknown(ctx.price_tier)
+    << "\n- Curve axis: " << ctx.curve_axis << "\n\n";
   if (const Table* t = find_table(tables, "assumptions"); t && !t->rows.empty()) o << md_table(*t) << "\n";
   return o.str();
 }

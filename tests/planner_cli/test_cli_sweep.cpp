@@ -110,8 +110,8 @@ TEST(CliReport, RepricesAFinishedSweepWithoutReSimulating) {
     // B300's catalog prices: hyperscaler 2.26, rental 4.25 $/GPU-hour; these points add no Engram
     // capital (HBM) or little (DRAM), so the all-in price is the rental one within a cent.
     EXPECT_NEAR(p.at("usd_per_gpu_hour").get<double>(), 4.25, 0.02) << p;
-    const double expect = p.at("throughput_tok_per_s_per_gpu").get<double>() * 3600.0 /
-                          p.at("usd_per_gpu_hour").get<double>() / 1e6;
+    const double expect =
+        p.at("throughput_tok_per_s_per_gpu").get<double>() * 3600.0 / p.at("usd_per_gpu_hour").get<double>() / 1e6;
     EXPECT_NEAR(p.at("m_tokens_per_usd").get<double>(), expect, 0.01 * expect) << p;
   }
   EXPECT_GT(priced, 10);

@@ -88,8 +88,9 @@ int reprice_command(const ReportArgs& a, planner::ReportData data) {
   const auto files = planner::write_report(data, out);
   std::cout << planner::recommend(data).text << "\n\n"
             << "re-priced " << data.points.size() << " points at " << to_string(tier)
-            << (file ? " prices of " + a.price.prices : std::string(" catalog prices")) << " (nothing re-simulated); wrote "
-            << files.size() << " files\nreport: " << (out / "report.html").string() << "\n";
+            << (file ? " prices of " + a.price.prices : std::string(" catalog prices"))
+            << " (nothing re-simulated); wrote " << files.size() << " files\nreport: " << (out / "report.html").string()
+            << "\n";
   return exit_code::ok;
 }
 
