@@ -488,6 +488,17 @@ void add_identity_keys(Table& t) {
       });
   t.any_text("description", member(&Card::description), "one line for `engramsim list models`").required();
   t.any_text("family", member(&Card::family), "`deepseek`, `llama`, `qwen`, `engram-paper`, ...").required();
+  t.any_text("hf_repo", member(&Card::hf_repo),
+             "the public checkpoint serving engines load, as `owner/name` on Hugging Face "
+             "(`deepseek-ai/DeepSeek-V4.1-Flash`); serve commands name it. Empty: no public checkpoint")
+      .check([](const Card& c) -> std::string {
+        if (c.hf_repo.empty()) return "";
+        const auto slash = c.hf_repo.find('/');
+        const bool ok = slash != std::string::npos && slash > 0 && slash + 1 < c.hf_repo.size() &&
+                        c.hf_repo.find('/', slash + 1) == std::string::npos &&
+                        c.hf_repo.find_first_of(" \t\n") == std::string::npos;
+        return ok ? "" : "expected owner/name (one '/', no spaces)";
+      });
 }
 
 void add_shape_keys(Table& t) {

@@ -136,6 +136,7 @@ struct ModelCard {
   std::string name;         // catalog key, e.g. "deepseek-v4.1-flash"
   std::string description;  // one line for `engramsim list models`
   std::string family;       // "deepseek", "llama", "qwen", "engram-paper"
+  std::string hf_repo;      // the public checkpoint engines load, "deepseek-ai/DeepSeek-V4.1-Flash"; empty: none
   int num_layers = 0;
   int hidden_size = 0;
   int vocab_size = 0;

@@ -74,7 +74,7 @@ std::vector<std::string> sglang_flags(const BuiltScenario& b) {
   const ScenarioDeployment& d = b.params.deployment;
   const ScenarioScheduler& s = d.scheduler;
   const ParallelLayout& l = b.footprint.layout;
-  std::vector<std::string> f = {"--model-path " + b.card.name, "--tp " + std::to_string(l.tp)};
+  std::vector<std::string> f = {"--model-path " + served_model(b.card), "--tp " + std::to_string(l.tp)};
   if (l.dp_attention) f.insert(f.end(), {"--dp " + std::to_string(l.tp), "--enable-dp-attention"});
   if (l.ep > 1) f.push_back("--ep-size " + std::to_string(l.ep));
   if (b.params.deployment.engine == "sglang-deepep") f.push_back("--moe-a2a-backend deepep");
@@ -103,12 +103,22 @@ std::vector<std::string> trtllm_flags(const BuiltScenario& b) {
   return f;
 }
 
+// A card without a public checkpoint (a paper's model) is named by its catalog key, with a line
+// saying to put the model's own path there.
+std::string model_note(const BuiltScenario& b) {
+  if (!b.card.hf_repo.empty()) return "";
+  return "# " + b.card.name + " has no public checkpoint: replace it with the path of your weights\n";
+}
+
 }  // namespace
 
+std::string served_model(const ModelCard& card) { return card.hf_repo.empty() ? card.name : card.hf_repo; }
+
 std::optional<std::string> serve_command(const BuiltScenario& b) {
-  if (is(b, "vllm")) return join("vllm serve " + b.card.name, vllm_flags(b));
-  if (is(b, "sglang")) return join("python -m sglang.launch_server", sglang_flags(b));
-  if (is(b, "trtllm")) return join("trtllm-serve " + b.card.name, trtllm_flags(b));
+  const std::string model = served_model(b.card);
+  if (is(b, "vllm")) return model_note(b) + join("vllm serve " + model, vllm_flags(b));
+  if (is(b, "sglang")) return model_note(b) + join("python -m sglang.launch_server", sglang_flags(b));
+  if (is(b, "trtllm")) return model_note(b) + join("trtllm-serve " + model, trtllm_flags(b));
   return std::nullopt;
 }
 

@@ -3,7 +3,8 @@
 // `trtllm-serve ...` for trtllm. Only the settings the simulator models are written (parallelism,
 // Engram tier, scheduler limits, KV pool share, prefix caching, chunked prefill, CUDA-graph capture
 // size, speculative decoding, KV offload); every other flag is the engine's default. The model is the
-// card's catalog name: replace it with the checkpoint's path or hub id. Pure.
+// card's public checkpoint (`hf_repo`); a card without one is named by its catalog key, under a
+// comment line saying to replace it with the weights' path. Pure.
 #pragma once
 
 #include <optional>
@@ -16,5 +17,8 @@ namespace engramsim::sim {
 // One shell command, flags one per line (backslash-continued); nullopt for an engine preset with
 // no real engine behind it (nano-vllm).
 std::optional<std::string> serve_command(const BuiltScenario& b);
+
+// The model a serve command loads: the card's hf_repo, else its catalog name.
+std::string served_model(const ModelCard& card);
 
 }  // namespace engramsim::sim

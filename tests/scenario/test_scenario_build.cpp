@@ -305,7 +305,7 @@ TEST(ScenarioBuild, SsdTierNeedsDrives) {
 TEST(ServeCommand, WritesTheModelledEngineFlags) {
   const auto cmd = serve_command(build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}")));
   ASSERT_TRUE(cmd.has_value());
-  EXPECT_EQ(cmd->rfind("vllm serve deepseek-v4.1-flash \\\n", 0), 0u) << *cmd;
+  EXPECT_EQ(cmd->rfind("vllm serve deepseek-ai/DeepSeek-V4.1-Flash \\\n", 0), 0u) << *cmd;  // the card's hf_repo
   for (const char* flag : {"--tensor-parallel-size 2", "--engram-config '{\"cpu_offload\":true}'",
                            "--max-num-batched-tokens 4096", "--max-num-seqs 64", "--block-size 64"})
     EXPECT_NE(cmd->find(flag), std::string::npos) << flag << "\n" << *cmd;
@@ -322,11 +322,30 @@ TEST(ServeCommand, WritesTheModelledEngineFlags) {
   EXPECT_NE(ssd->find("--data-parallel-size 2"), std::string::npos) << *ssd;  // automatic: DP attention
   const auto sg = serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: sglang\n", "{tier: dram}")));
   EXPECT_EQ(sg->rfind("python -m sglang.launch_server", 0), 0u) << *sg;
+  EXPECT_NE(sg->find("--model-path deepseek-ai/DeepSeek-V4.1-Flash"), std::string::npos) << *sg;
   EXPECT_NE(sg->find("--max-running-requests 64"), std::string::npos) << *sg;
   EXPECT_EQ(sg->find("--moe-a2a-backend"), std::string::npos) << *sg;
   const auto deepep = serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: sglang-deepep\n", "{tier: dram}")));
   EXPECT_NE(deepep->find("--moe-a2a-backend deepep"), std::string::npos) << *deepep;
   EXPECT_FALSE(serve_command(build(v41("  replicas: 1\n  tp: 2\n  engine: nano-vllm\n", "{tier: dram}"))).has_value());
+}
+
+// A card without a public checkpoint keeps its catalog name, under a line saying to replace it.
+TEST(ServeCommand, ACardWithoutAPublicCheckpointSaysToReplaceItsName) {
+  ModelCard card;
+  card.name = "engram-27b";
+  EXPECT_EQ(served_model(card), "engram-27b");
+  card.hf_repo = "owner/Model";
+  EXPECT_EQ(served_model(card), "owner/Model");
+  BuiltScenario b = build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}"));
+  b.card.hf_repo.clear();
+  const auto cmd = serve_command(b);
+  ASSERT_TRUE(cmd.has_value());
+  EXPECT_EQ(cmd->rfind("# deepseek-v4.1-flash has no public checkpoint: replace it with the path of your weights\n"
+                       "vllm serve deepseek-v4.1-flash \\\n",
+                       0),
+            0u)
+      << *cmd;
 }
 
 TEST(ScenarioBuild, PageCachePathRejectsRowCachesAndInRunWhereWritten) {
