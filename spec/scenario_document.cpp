@@ -323,6 +323,53 @@ std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const 
   return out;
 }
 
+namespace {
+
+// The node at dotted `path` of `root`, undefined when a component is missing; never adds a key.
+YAML::Node node_at(const YAML::Node& root, const std::string& path) {
+  YAML::Node cur = root;
+  for (const auto& part : split_key_path(path)) {
+    const YAML::Node& at = cur;
+    if (at.IsSequence()) {
+      const bool index = !part.empty() && part.size() <= 9 && part.find_first_not_of("0123456789") == std::string::npos;
+      if (!index || std::stoul(part) >= at.size()) return YAML::Node(YAML::NodeType::Undefined);
+      cur.reset(at[std::stoul(part)]);
+    } else if (at.IsMap() && at[part]) {
+      cur.reset(at[part]);
+    } else {
+      return YAML::Node(YAML::NodeType::Undefined);
+    }
+  }
+  return cur;
+}
+
+}  // namespace
+
+bool key_paths_overlap(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 &&
+         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
+}
+
+std::vector<SetConflict> set_conflicts(const ScenarioVariant& v, const std::vector<SetArgument>& sets) {
+  std::vector<SetConflict> out;
+  for (const auto& [key, value] : v.set) {
+    const YAML::Node now = node_at(v.root, key);
+    const std::string runs_with = now.IsDefined() ? canonical(now) : std::string();
+    if (runs_with == value) continue;  // the command line left the variant's own value in place
+    for (const SetArgument& s : sets)
+      if (key_paths_overlap(key, s.key)) out.push_back({v.name, key, value, s, runs_with});
+  }
+  return out;
+}
+
+std::string set_conflict_warning(const SetConflict& c) {
+  return "--set " + c.set.key + "=" + c.set.value + ": variant \"" + c.variant + "\" sets " + c.key + "=" + c.value +
+         " itself and " + (c.runs_with.empty() ? std::string("runs without it") : "runs with " + c.runs_with) +
+         " (--set wins over its set: entries)";
+}
+
 const FieldTable<CompareEntry>& compare_entry_schema() {
   static const FieldTable<CompareEntry> table = [] {
     FieldTable<CompareEntry> t("compare");

@@ -78,6 +78,28 @@ struct ComparePlan {
 // Overrides go through core's apply_override (core/config_override.hpp).
 std::vector<ScenarioVariant> expand_scenario(const ScenarioDocument& doc, const std::vector<SetArgument>& sets);
 
+// A --set argument that changes what a variant's own `set:` entry sets: the same key, a key inside
+// the entry's value or a map above the entry's key. The command line wins (above), so the variant
+// runs with a value its name may not promise; `run` warns on stderr and nothing else changes.
+struct SetConflict {
+  std::string variant;    // the variant's name
+  std::string key;        // the key its `set:` entry names
+  std::string value;      // that entry's value, as canonical text
+  SetArgument set;        // the --set argument, as given
+  std::string runs_with;  // the value at `key` the variant runs with, as canonical text; empty: gone
+};
+
+// Whether one dotted key path is the other or lies inside it: "a.b" and "a.b.c", not "a.b" and "a.bc".
+bool key_paths_overlap(const std::string& a, const std::string& b);
+
+// For each of `v`'s `set:` entries (in file order), each --set argument (in command-line order) whose
+// key overlaps the entry's, when the variant does not run with the entry's own value. `v` is as
+// expanded (its tree holds the values it runs with). None without compare.
+std::vector<SetConflict> set_conflicts(const ScenarioVariant& v, const std::vector<SetArgument>& sets);
+
+// `--set K=V: variant "N" sets K=W itself and runs with V (--set wins over its set: entries)`.
+std::string set_conflict_warning(const SetConflict& c);
+
 // One `compare:` entry: its name, description, baseline and the keys its `set:` names.
 struct CompareEntry {
   std::string name;

@@ -112,6 +112,7 @@ ScenarioSession prepare_session(const ScenarioDocument& doc, const SessionOption
     o.description = v.description;
     o.baseline = v.baseline;
     o.set = v.set;
+    o.set_conflicts = set_conflicts(v, options.set);
     ScenarioParams p = parse_variant_params(doc, v, options, po);
     if (s.name.empty()) {
       s.name = p.name;

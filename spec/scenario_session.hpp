@@ -29,9 +29,10 @@ struct VariantOutcome {
   std::string description;
   std::string baseline;  // ratios against this variant; empty: none (the first, by default)
   std::vector<std::pair<std::string, std::string>> set;
-  std::optional<BuiltScenario> built;  // nullopt: does not fit
-  std::string infeasible;              // why, when it does not fit
-  std::optional<RunResult> result;     // after run_session
+  std::vector<SetConflict> set_conflicts;  // --set arguments that change what `set` sets (run warns)
+  std::optional<BuiltScenario> built;      // nullopt: does not fit
+  std::string infeasible;                  // why, when it does not fit
+  std::optional<RunResult> result;         // after run_session
 };
 
 struct ScenarioSession {

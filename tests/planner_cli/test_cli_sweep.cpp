@@ -258,6 +258,50 @@ TEST(CliAsk, NothingFitsExitsThreeNamingTheTerm) {
   EXPECT_TRUE(fs::is_regular_file(t / "ask" / "report.html"));  // the report lists every reason
 }
 
+// --duration is workload.duration: a time with its unit, as the scenario writes it ("10min" too). A
+// bare number or a value out of range is an error at the flag, exit 2, before question.yaml is
+// written (it used to fail at a line of that file, which then held the folder for that question).
+TEST(CliAsk, DurationTakesUnitsAndRefusesABareNumberAtTheFlag) {
+  TempDir t;
+  const auto ask = [&](const std::string& duration, const std::string& out) {
+    return run_cli({"ask",
+                    "--model",
+                    "deepseek-v4.1-flash",
+                    "--gpus",
+                    "b300",
+                    "--workload",
+                    "agentx",
+                    "--target-interactivity",
+                    "100",
+                    "--tp",
+                    "4",
+                    "--engram-tiers",
+                    "hbm",
+                    "--concurrency",
+                    "1",
+                    "--duration",
+                    duration,
+                    "--out",
+                    (t / out).string(),
+                    "--progress",
+                    "none"},
+                   t.path());
+  };
+  const CliResult bare = ask("600", "bare");
+  EXPECT_EQ(bare.code, 2) << describe(bare);
+  EXPECT_NE(bare.err.find("error: --duration: workload.duration: expected a time like"), std::string::npos) << bare.err;
+  EXPECT_NE(bare.err.find("a unit is required"), std::string::npos) << bare.err;
+  EXPECT_FALSE(fs::exists(t / "bare"));
+  const CliResult zero = ask("0s", "zero");
+  EXPECT_EQ(zero.code, 2) << describe(zero);
+  EXPECT_NE(zero.err.find("error: --duration: workload.duration: must be a time in [1ns, 604800s]"), std::string::npos)
+      << zero.err;
+  EXPECT_FALSE(fs::exists(t / "zero"));
+  const CliResult minutes = ask("10min", "minutes");
+  ASSERT_EQ(minutes.code, 0) << describe(minutes);
+  EXPECT_NE(read_file(t / "minutes" / "question.yaml").find("  duration: 10min\n"), std::string::npos);
+}
+
 TEST(CliSweep, ShardsMergeIntoTheSingleProcessFile) {
   TempDir t;
   // Shards stop at the grid: the reference does too.

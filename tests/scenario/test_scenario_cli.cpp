@@ -150,6 +150,35 @@ TEST_F(RunCli, SetOnAnUnknownKeyExitsTwo) {
   EXPECT_EQ(nlohmann::json::parse(ok.out).at("completed").get<int>(), 6);
 }
 
+// --set on a key a variant sets itself: the command line wins, and stderr says so once per variant
+// it changes; stdout and the exit code are as without the warning.
+TEST_F(RunCli, SetOverAVariantsOwnKeyWarnsOnStderr) {
+  const std::string path = put("v.yaml", scenario("", "", "seed: 1\n") +
+                                             "compare:\n"
+                                             "  - name: c2\n    set: {workload.concurrency: 2}\n"
+                                             "  - name: c4\n    set: {workload.concurrency: 4}\n"
+                                             "  - name: seeded\n    set: {seed: 7}\n");
+  const std::string warning =
+      "warning: --set workload.concurrency=3: variant \"c2\" sets workload.concurrency=2 "
+      "itself and runs with 3 (--set wins over its set: entries)\n";
+  const CliRun both = run_cli("run " + path + " --set workload.concurrency=3");
+  ASSERT_EQ(both.rc, 0) << both.out;
+  EXPECT_NE(both.out.find(warning), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("variant \"c4\" sets workload.concurrency=4 itself and runs with 3"), std::string::npos)
+      << both.out;
+  EXPECT_EQ(both.out.find("variant \"seeded\""), std::string::npos) << both.out;
+  const CliRun json = run_cli("run --json " + path + " --set workload.concurrency=3", engramsim::test::Stderr::dropped);
+  ASSERT_EQ(json.rc, 0) << json.out;
+  EXPECT_EQ(json.out.find("warning:"), std::string::npos) << json.out;
+  EXPECT_EQ(nlohmann::json::parse(json.out).at("variants").size(), 3u);
+  // A key no variant sets, or a variant's own value: nothing to warn about.
+  for (const char* set : {"workload.num_requests=4", "seed=7"}) {
+    const CliRun quiet = run_cli("run " + path + " --set " + set);
+    ASSERT_EQ(quiet.rc, 0) << quiet.out;
+    EXPECT_EQ(quiet.out.find("warning:"), std::string::npos) << set << "\n" << quiet.out;
+  }
+}
+
 TEST_F(RunCli, DoesNotFitExitsThree) {
   const std::string v41 =
       "name: big\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"

@@ -188,6 +188,87 @@ TEST(ScenarioDocument, SetArgumentsAreCheckedAndNamed) {
   EXPECT_NE(compare.find("--set: compare.0.set: the compare list cannot be changed"), std::string::npos) << compare;
 }
 
+// --set against a variant's own set: entries (the command line wins; `run` prints the warnings).
+const std::string kTwoVariants = kBase +
+                                 "compare:\n"
+                                 "  - name: small\n"
+                                 "    set: {workload.concurrency: 2}\n"
+                                 "  - name: big\n"
+                                 "    set: {workload.concurrency: 8, deployment.scheduler.max_num_seqs: 32}\n";
+
+std::vector<SetConflict> conflicts_of(const std::string& text, const std::vector<SetArgument>& sets) {
+  std::vector<SetConflict> out;
+  for (const ScenarioVariant& v : expand_scenario(doc(text), sets)) {
+    const auto mine = set_conflicts(v, sets);
+    out.insert(out.end(), mine.begin(), mine.end());
+  }
+  return out;
+}
+
+TEST(SetConflicts, KeyPathsOverlapByWholeComponents) {
+  EXPECT_TRUE(key_paths_overlap("deployment.tp", "deployment.tp"));
+  EXPECT_TRUE(key_paths_overlap("deployment.engram", "deployment.engram.tier"));
+  EXPECT_TRUE(key_paths_overlap("deployment.engram.tier", "deployment.engram"));
+  EXPECT_FALSE(key_paths_overlap("deployment.tp", "deployment.tpx"));
+  EXPECT_FALSE(key_paths_overlap("deployment.engram.tier", "deployment.engram.fetch"));
+  EXPECT_FALSE(key_paths_overlap("workload.phases.1", "workload.phases.10"));
+}
+
+TEST(SetConflicts, ASetOnAVariantKeyNamesTheVariantTheKeyAndWhatItRunsWith) {
+  const auto c = conflicts_of(kTwoVariants, {{"deployment.scheduler.max_num_seqs", "24"}});
+  ASSERT_EQ(c.size(), 1u);  // only "big" sets that key
+  EXPECT_EQ(c[0].variant, "big");
+  EXPECT_EQ(c[0].key, "deployment.scheduler.max_num_seqs");
+  EXPECT_EQ(c[0].value, "32");
+  EXPECT_EQ(c[0].set.value, "24");
+  EXPECT_EQ(c[0].runs_with, "24");
+  EXPECT_EQ(set_conflict_warning(c[0]),
+            "--set deployment.scheduler.max_num_seqs=24: variant \"big\" sets deployment.scheduler.max_num_seqs=32 "
+            "itself and runs with 24 (--set wins over its set: entries)");
+}
+
+TEST(SetConflicts, NoneWhenTheSetLeavesEveryVariantKeyAlone) {
+  EXPECT_TRUE(conflicts_of(kTwoVariants, {}).empty());
+  EXPECT_TRUE(conflicts_of(kTwoVariants, {{"deployment.scheduler.block_size", "32"}, {"seed", "3"}}).empty());
+  EXPECT_TRUE(conflicts_of(kBase, {{"workload.concurrency", "5"}}).empty());  // no compare: no variant to contradict
+  // The same value as the variant's own: its name still says what it runs.
+  EXPECT_TRUE(conflicts_of(kTwoVariants, {{"deployment.scheduler.max_num_seqs", "32"}}).empty());
+}
+
+TEST(SetConflicts, EveryAffectedVariantIsNamedInFileOrder) {
+  const std::string text = kTwoVariants + "  - name: other\n    set: {seed: 4}\n";
+  const auto c = conflicts_of(text, {{"workload.concurrency", "4"}, {"deployment.scheduler.max_num_seqs", "32"}});
+  ASSERT_EQ(c.size(), 2u);  // "big" keeps its own max_num_seqs; "other" sets neither key
+  EXPECT_EQ(c[0].variant, "small");
+  EXPECT_EQ(c[0].value, "2");
+  EXPECT_EQ(c[1].variant, "big");
+  EXPECT_EQ(c[1].key, "workload.concurrency");
+  EXPECT_EQ(c[1].value, "8");
+  EXPECT_EQ(c[1].runs_with, "4");
+}
+
+TEST(SetConflicts, AMapAboveOrAKeyInsideTheVariantKeyConflictsToo) {
+  const auto above = conflicts_of(kTwoVariants, {{"deployment.scheduler", "{max_num_seqs: 20, block_size: 16}"}});
+  ASSERT_EQ(above.size(), 1u);
+  EXPECT_EQ(above[0].key, "deployment.scheduler.max_num_seqs");
+  EXPECT_EQ(above[0].runs_with, "20");
+  const std::string whole = kBase + "compare:\n  - name: wide\n    set: {deployment.scheduler: {max_num_seqs: 32}}\n";
+  const auto inside = conflicts_of(whole, {{"deployment.scheduler.max_num_seqs", "24"}});
+  ASSERT_EQ(inside.size(), 1u);
+  EXPECT_EQ(inside[0].key, "deployment.scheduler");
+  EXPECT_EQ(inside[0].value, "{max_num_seqs: 32}");
+  EXPECT_EQ(inside[0].runs_with, "{max_num_seqs: 24}");
+}
+
+TEST(SetConflicts, APreparedSessionKeepsEachVariantsConflicts) {
+  const ScenarioSession s = prepare_session(doc(kTwoVariants), {{{"workload.concurrency", "4"}}, ""});
+  ASSERT_EQ(s.variants.size(), 2u);
+  ASSERT_EQ(s.variants[0].set_conflicts.size(), 1u);
+  EXPECT_EQ(s.variants[0].set_conflicts[0].variant, "small");
+  ASSERT_EQ(s.variants[1].set_conflicts.size(), 1u);
+  EXPECT_EQ(s.variants[1].set_conflicts[0].runs_with, "4");
+}
+
 TEST(ScenarioSession, InfeasibleVariantIsKeptWithItsReasonAndTheOthersRun) {
   const std::string text =
       "name: s\nmodel: deepseek-v4.1-flash\nnode: hgx-b300\ndeployment:\n  replicas: 1\n  tp: 2\n"

@@ -24,9 +24,10 @@ using CommandAction = std::function<int()>;
 // One range per quantity, for every command that takes it and as the scenario key of the same
 // meaning reads it (spec/scenario.cpp, scenario_workload.cpp): --tp is deployment.tp, and so on.
 namespace limits {
-inline constexpr int kMaxTp = 4096;                          // deployment.tp
-inline constexpr int kMaxJobs = 4096;                        // worker threads (0 = one per hardware thread)
-inline constexpr std::int32_t kMaxAgentxSessions = 1000000;  // workload.generate.sessions
+inline constexpr int kMaxTp = 4096;                           // deployment.tp
+inline constexpr int kMaxJobs = 4096;                         // worker threads (0 = one per hardware thread)
+inline constexpr std::int32_t kMaxAgentxSessions = 1000000;   // workload.generate.sessions
+inline constexpr double kMaxAgentxSeconds = 7 * 24 * 3600.0;  // workload.duration of agentx (a week)
 }  // namespace limits
 
 void register_commands(CLI::App& app, CommandAction& action);

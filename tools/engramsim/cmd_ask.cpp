@@ -19,7 +19,9 @@
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "core/field_table.hpp"
 #include "core/paths.hpp"
+#include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "planner/results_file.hpp"
@@ -66,6 +68,23 @@ std::pair<long long, long long> isl_osl(const std::string& w) {
   };
   if (slash == std::string::npos) tokens("");
   return {tokens(w.substr(0, slash)), tokens(w.substr(slash + 1))};
+}
+
+// --duration as workload.duration reads it: a time with its unit ("600s", "10min", "1h") in
+// [1ns, a week]. Checked before question.yaml is written, so a bare number is an error at the flag,
+// not at a line of a file the user did not write (which would then hold the folder for that question).
+void check_duration(const std::string& text) {
+  const SourceLocation flag{"--duration", 0, 0};
+  Time t;
+  try {
+    t = parse_time(text);
+  } catch (const UnitParseError& e) {
+    throw ConfigError(flag, "workload.duration", e.what());
+  }
+  const Time most = Time::from_seconds(limits::kMaxAgentxSeconds);
+  if (t < Time::ns(1) || t > most)
+    throw ConfigError(flag, "workload.duration",
+                      "must be a time in [" + time_words(Time::ns(1)) + ", " + time_words(most) + "]");
 }
 
 template <typename T>
@@ -122,6 +141,7 @@ std::string question_yaml(const AskArgs& a, const std::vector<std::string>& node
 }
 
 int ask_command(AskArgs a) {
+  check_duration(a.duration);
   check_output_folder(a.sweep.out);
   const ModelCard card = load_model_card(a.model);
   std::vector<std::string> nodes;
@@ -183,7 +203,8 @@ void add_ask_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--requests", a->requests, "Closed loop: requests per point (default 200)")
       ->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--duration", a->duration, "agentx: measured window per point (default 600s)");
+  cmd->add_option("--duration", a->duration,
+                  "agentx: measured window per point, a time with its unit: 600s, 10min, 1h (default 600s)");
   cmd->add_option("--out", a->sweep.out, "Output folder (question.yaml, results, report, serve-command.sh)")
       ->required();
   cmd->add_flag("--resume", a->sweep.resume,

@@ -2,7 +2,8 @@
 // the headline numbers: throughput per GPU, TTFT/TPOT/ITL p50 and p99, interactivity, Engram stall
 // share, KV usage and tokens per dollar; with variants, side by side with ratios to the first.
 //
-//   --set key.path=value  override a scenario key (repeatable; planner/sweep_spec.hpp key paths)
+//   --set key.path=value  override a scenario key (repeatable; planner/sweep_spec.hpp key paths); it
+//                         wins over a variant's own `set:` entry, with a warning on stderr
 //   --out DIR             write summary.json, requests.csv, timeseries.csv, scenario.json (per-variant
 //                         subfolders and compare.json when comparing)
 //   --json                print the summary JSON instead of tables
@@ -455,10 +456,18 @@ bool handle_goldens(const RunArgs& a, const sim::ScenarioSession& session, const
   return diffs.empty();
 }
 
+// One line on stderr per --set that changes what a variant's own `set:` entry sets: the command line
+// wins, so the variant's name no longer says what it runs (docs/scenarios.md "Overrides").
+void warn_set_conflicts(const sim::ScenarioSession& session) {
+  for (const auto& v : session.variants)
+    for (const auto& c : v.set_conflicts) std::cerr << "warning: " << sim::set_conflict_warning(c) << "\n";
+}
+
 int run_scenario_command(const RunArgs& a) {
   const sim::SessionOptions options = session_options(a);
   const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
   sim::ScenarioSession session = sim::prepare_session(doc, options);
+  warn_set_conflicts(session);
   if (!a.trace_out.empty()) plan_traces(a, session);
   const std::optional<sim::Golden> golden = check_outputs(a, session);
   if (!session.compare && session.any_infeasible()) {
