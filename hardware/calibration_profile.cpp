@@ -1,5 +1,5 @@
-// Calibration profile: rendering, atomic writing, descriptions and the GPU match rule. The keys
-// are declared in calibration_schema.cpp and the strict loader lives in
+// Calibration profile: atomic writing, descriptions and the GPU match rule. The keys are declared,
+// and a profile rendered as YAML, in calibration_schema.cpp; the strict loader lives in
 // calibration_profile_loader.cpp; this file needs no YAML library so that the GPU calibration tool
 // can be built on a machine with only the CUDA toolkit.
 #include "hardware/calibration_profile.hpp"
@@ -21,7 +21,6 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "hardware/calibration_schema.hpp"
 
 namespace engramsim {
 
@@ -51,12 +50,6 @@ const char* to_string(SectionState s) {
       return "default";
   }
   return "default";
-}
-
-std::string render_calibration_profile(const CalibrationProfile& p) {
-  return "# engramsim calibration profile: measured on one machine. Units are in the strings;\n"
-         "# schema and meaning in hardware/calibration_profile.hpp and docs/calibration.md.\n" +
-         calibration_profile_schema().yaml(p);
 }
 
 void write_text_file_atomically(const std::string& path, const std::string& text) {
@@ -108,10 +101,6 @@ void write_text_file_atomically(const std::string& path, const std::string& text
     ::fsync(dfd);
     ::close(dfd);
   }
-}
-
-void write_calibration_profile(const CalibrationProfile& p, const std::string& path) {
-  write_text_file_atomically(path, render_calibration_profile(p));
 }
 
 std::string samples_hash_of(const std::string& bytes) {

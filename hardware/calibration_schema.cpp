@@ -423,4 +423,16 @@ bool has_section_data(const CalibrationProfile& p, const std::string& name) {
   return false;
 }
 
+// A profile as its file holds it (declared in calibration_profile.hpp): the schema's YAML under a
+// two-line header.
+std::string render_calibration_profile(const CalibrationProfile& p) {
+  return "# engramsim calibration profile: measured on one machine. Units are in the strings;\n"
+         "# schema and meaning in hardware/calibration_profile.hpp and docs/calibration.md.\n" +
+         calibration_profile_schema().yaml(p);
+}
+
+void write_calibration_profile(const CalibrationProfile& p, const std::string& path) {
+  write_text_file_atomically(path, render_calibration_profile(p));
+}
+
 }  // namespace engramsim

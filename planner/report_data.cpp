@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
-#include "planner/report_style.hpp"
+#include "planner/display_text.hpp"
 
 namespace engramsim::planner {
 namespace fs = std::filesystem;

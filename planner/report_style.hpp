@@ -13,14 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/display_text.hpp"
 #include "planner/report_data.hpp"
 #include "planner/svg_chart.hpp"
 
 namespace engramsim::planner {
-
-// A GPU or node preset as a buyer names it: "hgx-b200" -> "B200", "gb200-nvl72" -> "GB200 NVL72",
-// "mi355x-8" -> "MI355X", "a100-80gb" -> "A100 80GB".
-std::string gpu_display_name(const std::string& preset);
 
 // The human name of an assignment set, excluding curve_axis: the GPU (node or gpu key), then the
 // layout (TP4, EP8, PP2, DP2), the Engram tier ("Engram in HBM", "Engram in DRAM", "Engram on
@@ -49,9 +46,5 @@ struct SeriesStyle {
 // SSD triangle, others diamond). With one GPU (or none named) the palette colours in order. Colours
 // are distinct across all configurations.
 std::map<std::string, SeriesStyle> series_styles(const ReportData& d);
-
-// A number for prose with about `significant` significant digits and never an exponent:
-// 682934.2 -> "682934", 0.0123456 -> "0.01235", 125 -> "125".
-std::string plain_number(double v, int significant = 4);
 
 }  // namespace engramsim::planner

@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/paths.hpp"
-#include "planner/results_file.hpp"
+#include "core/staged_file.hpp"
 #include "planner/sweep_spec.hpp"
 
 namespace engramsim::planner {
@@ -121,7 +121,7 @@ std::optional<SweepManifest> read_manifest_file(const fs::path& p) {
 }
 
 void write_manifest_file(const fs::path& file, const SweepManifest& m) {
-  write_file_atomically(file, json_text(m.to_json()) + "\n");
+  write_file_staged(file, json_text(m.to_json()) + "\n");
 }
 
 std::optional<SweepManifest> read_manifest(const fs::path& dir) { return read_manifest_file(dir / "sweep.json"); }

@@ -11,7 +11,6 @@
 
 #include "core/config_node.hpp"
 #include "core/paths.hpp"
-#include "validation/case_schema.hpp"
 
 namespace engramsim::validation {
 namespace {
@@ -20,15 +19,6 @@ namespace fs = std::filesystem;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-ValidationCase parse_case(const ConfigNode& n, const std::string& base_dir) {
-  CaseInput in;
-  in.c.where = n.location();
-  in.base_dir = base_dir;
-  case_schema().read(n, in);
-  n.finish();
-  return std::move(in.c);
 }
 
 }  // namespace
@@ -186,52 +176,6 @@ std::string metric_unit(const std::string& m) {
   if (ends_with(m, "_gib_per_gpu")) return "GiB";
   if (m == "fits") return "1 = fits";
   return "x";
-}
-
-ValidationSet validation_set_from_yaml(const std::string& text, const std::string& file_name,
-                                       const std::string& base_dir) {
-  const ConfigNode root = ConfigNode::load_string(text, file_name);
-  if (!root.is_map()) root.fail("expected a map with schema_version and cases");
-  const std::int64_t version = root.integer("schema_version", 1, 1);
-  (void)version;
-  ValidationSet set;
-  set.file = file_name;
-  std::map<std::string, std::size_t> index;
-  for (const ConfigNode& e : root.child("cases").elements()) {
-    ValidationCase c = parse_case(e, base_dir);
-    if (index.count(c.id)) e.fail_key("id", "duplicate case id '" + c.id + "'");
-    index[c.id] = set.cases.size();
-    set.cases.push_back(std::move(c));
-  }
-  root.finish();
-  if (set.cases.empty()) root.fail_key("cases", "the set is empty");
-  for (auto& c : set.cases) {
-    if (c.config_same_as.empty()) continue;
-    const auto it = index.find(c.config_same_as);
-    if (it == index.end()) throw ConfigError(c.where, c.id + ".config.same_as", "no case '" + c.config_same_as + "'");
-    if (c.model.empty()) c.model = set.cases[it->second].model;
-    if (c.gpu.empty()) c.gpu = set.cases[it->second].gpu;
-  }
-  // Resolve reproduce.same_as after every case is known (one level: a target reuses nothing).
-  for (auto& c : set.cases) {
-    if (!c.supported() || c.step || c.serving || c.sweep || c.footprint) continue;
-    const auto it = index.find(c.same_as);
-    if (it == index.end()) throw ConfigError(c.where, c.id + ".reproduce.same_as", "no case '" + c.same_as + "'");
-    const ValidationCase& target = set.cases[it->second];
-    if (!target.step && !target.serving && !target.sweep && !target.footprint)
-      throw ConfigError(c.where, c.id + ".reproduce.same_as", "'" + c.same_as + "' has no reproduction of its own");
-    if (target.level != c.level)
-      throw ConfigError(c.where, c.id + ".reproduce.same_as", "'" + c.same_as + "' is at another level");
-    c.step = target.step;
-    c.serving = target.serving;
-    c.sweep = target.sweep;
-    c.footprint = target.footprint;
-  }
-  return set;
-}
-
-ValidationSet load_validation_set(const std::string& path) {
-  return validation_set_from_yaml(ConfigNode::read_file(path), path, fs::path(path).parent_path().string());
 }
 
 std::string default_validation_set_path() {

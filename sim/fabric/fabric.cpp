@@ -5,29 +5,12 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "sim/fabric/native_fabric.hpp"
-#include "sim/fabric/simgrid_fabric.hpp"
 
 namespace engramsim::fabric {
 
 std::unique_ptr<Fabric> FabricRegistry::create(std::string_view name, FabricTopology topology,
                                                const FabricOptions& options) const {
   return at(name)(std::move(topology), options);
-}
-
-void register_builtin_fabrics(FabricRegistry& registry) {
-  registry.add("native", [](FabricTopology topology, const FabricOptions&) -> std::unique_ptr<Fabric> {
-    return std::make_unique<NativeFabric>(std::move(topology));
-  });
-  registry.add("simgrid", [](FabricTopology topology, const FabricOptions& options) -> std::unique_ptr<Fabric> {
-    return std::make_unique<SimGridFabric>(std::move(topology), options);
-  });
-}
-
-std::unique_ptr<Fabric> make_fabric(std::string_view backend, FabricTopology topology, const FabricOptions& options) {
-  FabricRegistry registry;
-  register_builtin_fabrics(registry);
-  return registry.create(backend, std::move(topology), options);
 }
 
 void validate_flow_spec(const FabricTopology& topology, Time now, const FlowSpec& spec) {
