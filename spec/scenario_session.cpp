@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <exception>
 #include <filesystem>
@@ -13,9 +12,9 @@
 #include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "core/json_text.hpp"
+#include "core/parallel_for.hpp"
 #include "core/staged_file.hpp"
 #include "sim/metrics/result_writers.hpp"
 
@@ -133,36 +132,16 @@ void run_session(ScenarioSession& s, int jobs, const VariantDone& done) {
   std::vector<VariantOutcome*> todo;
   for (auto& v : s.variants)
     if (v.built) todo.push_back(&v);
-  const std::size_t threads =
-      std::clamp<std::size_t>(jobs < 1 ? 1 : static_cast<std::size_t>(jobs), 1, std::max<std::size_t>(1, todo.size()));
-  std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;
+  // A failed variant starts no other; its error is rethrown once the running ones end.
   std::mutex done_mutex;
-  std::exception_ptr error;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < todo.size(); i = next++) {
-      try {
-        restore_step_model(*todo[i]->built);
-        todo[i]->result = run_simulation(todo[i]->built->run);
-        if (done) {
-          const std::lock_guard<std::mutex> lock(done_mutex);
-          done(*todo[i]);
-        }
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = todo.size();  // start no other variant
-      }
+  parallel_for(todo.size(), jobs, [&](std::size_t i) {
+    restore_step_model(*todo[i]->built);
+    todo[i]->result = run_simulation(todo[i]->built->run);
+    if (done) {
+      const std::lock_guard<std::mutex> lock(done_mutex);
+      done(*todo[i]);
     }
-  };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
-  if (error) std::rethrow_exception(error);
+  });
 }
 
 void release_run_records(VariantOutcome& v) {

@@ -1,7 +1,6 @@
 #include "validation/validation_runner.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,8 +8,8 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 
+#include "core/parallel_for.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/calibration_apply.hpp"
 #include "models/card_loader.hpp"
@@ -492,24 +491,15 @@ std::vector<ServingRun> run_all(const ServingRuns& plan, const EvalOptions& opti
   const auto& runs = plan.runs;
   std::vector<ServingRun> done(runs.size());
   std::vector<std::exception_ptr> config_errors(runs.size());
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < runs.size(); i = next++) {
-      try {
-        done[i] = run_serving(*runs[i].first, runs[i].second, options);
-      } catch (const ConfigError&) {
-        config_errors[i] = std::current_exception();
-      } catch (const std::exception& e) {
-        done[i].error = e.what();
-      }
+  parallel_for(runs.size(), options.jobs, [&](std::size_t i) {
+    try {
+      done[i] = run_serving(*runs[i].first, runs[i].second, options);
+    } catch (const ConfigError&) {
+      config_errors[i] = std::current_exception();
+    } catch (const std::exception& e) {
+      done[i].error = e.what();
     }
-  };
-  const std::size_t threads = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, options.jobs)), 1,
-                                                      std::max<std::size_t>(1, runs.size()));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  });
   for (const auto& e : config_errors)
     if (e) std::rethrow_exception(e);
   return done;

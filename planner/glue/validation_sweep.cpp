@@ -1,14 +1,13 @@
 #include "planner/glue/validation_sweep.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
+#include "core/parallel_for.hpp"
 #include "planner/glue/planner_scenario.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/pareto.hpp"
@@ -35,29 +34,21 @@ std::shared_ptr<const SweepResults> run_case_sweep(const validation::SweepReprod
   const SweepInputs inputs = evaluator.validate(sc.sweep.points);
   const auto& points = sc.sweep.points;
   std::vector<ResultLine> lines(points.size());
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < points.size(); i = next++) {
-      ResultLine& l = lines[i];
-      l.index = points[i].index;
-      l.id = points[i].id;
-      l.assignments = points[i].assignments_json();
-      try {
-        const Outcome o = evaluator.evaluate(points[i]);
-        l.status = o.status;
-        l.result = o.result;
-        l.reason = o.reason;
-      } catch (const std::exception& e) {
-        l.status = PointStatus::error;
-        l.error = e.what();
-      }
+  parallel_for(points.size(), jobs, [&](std::size_t i) {
+    ResultLine& l = lines[i];
+    l.index = points[i].index;
+    l.id = points[i].id;
+    l.assignments = points[i].assignments_json();
+    try {
+      const Outcome o = evaluator.evaluate(points[i]);
+      l.status = o.status;
+      l.result = o.result;
+      l.reason = o.reason;
+    } catch (const std::exception& e) {
+      l.status = PointStatus::error;
+      l.error = e.what();
     }
-  };
-  const std::size_t threads = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, jobs)), 1, points.size());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  });
   auto out = std::make_shared<SweepResults>();
   out->points = points.size();
   out->data = make_report_data(make_report_context(sc, inputs), std::move(lines), sc.sweep.spec.keys(), points.size());
