@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -142,10 +143,9 @@ bool whole_lines(const fs::path& p) {
   return true;
 }
 
-// Runs engramsim `args` in a child process, sends it `sig` once `file` holds `lines` lines, and
-// waits for it; the child's stdout and stderr go to scratch/child.stdout and child.stderr.
-CliResult signal_when(const std::vector<std::string>& args, int sig, const fs::path& file, std::size_t lines,
-                      const fs::path& scratch) {
+// Starts engramsim `args` in a child process with stdout and stderr in scratch/child.stdout and
+// child.stderr, after `prepare` has run in the child; returns its pid.
+pid_t start_child(const std::vector<std::string>& args, const fs::path& scratch, const std::function<void()>& prepare) {
   const std::string bin = engramsim::test::cli_path();
   const std::string out = (scratch / "child.stdout").string(), err = (scratch / "child.stderr").string();
   const pid_t pid = ::fork();
@@ -155,20 +155,34 @@ CliResult signal_when(const std::vector<std::string>& args, int sig, const fs::p
     argv.push_back(nullptr);
     ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
     ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+    if (prepare) prepare();
     ::execv(bin.c_str(), argv.data());
     ::_exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (std::chrono::steady_clock::now() < deadline && line_count(file) < lines)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ::kill(pid, sig);
+  return pid;
+}
+
+// Waits for the child and reads what it printed; a child killed by a signal exits 128 + signal.
+CliResult wait_child(pid_t pid, const fs::path& scratch) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_file(out);
-  r.err = read_file(err);
+  r.out = read_file(scratch / "child.stdout");
+  r.err = read_file(scratch / "child.stderr");
   return r;
+}
+
+// Runs engramsim `args` in a child process, sends it `sig` once `file` holds `lines` lines, and
+// waits for it.
+CliResult signal_when(const std::vector<std::string>& args, int sig, const fs::path& file, std::size_t lines,
+                      const fs::path& scratch) {
+  const pid_t pid = start_child(args, scratch, nullptr);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline && line_count(file) < lines)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ::kill(pid, sig);
+  return wait_child(pid, scratch);
 }
 
 // The command the stopped run printed to finish it ("... To finish the run: CMD").
@@ -215,28 +229,12 @@ TEST(CliFaults, SigintInARefinementRoundStopsThereAndItsResumeCommandFinishesIt)
 // Runs engramsim `args` in a child process whose files may not grow past `max_bytes`
 // (RLIMIT_FSIZE, SIGXFSZ ignored, so a write past it fails with EFBIG as on a full disk).
 CliResult run_with_file_limit(const std::vector<std::string>& args, rlim_t max_bytes, const fs::path& scratch) {
-  const std::string bin = engramsim::test::cli_path();
-  const std::string out = (scratch / "child.stdout").string(), err = (scratch / "child.stderr").string();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> argv = {const_cast<char*>(bin.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
-    ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+  const pid_t pid = start_child(args, scratch, [max_bytes] {
     const rlimit limit{max_bytes, max_bytes};
     ::setrlimit(RLIMIT_FSIZE, &limit);
     ::signal(SIGXFSZ, SIG_IGN);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
+  });
+  return wait_child(pid, scratch);
 }
 
 bool any_temporary(const fs::path& dir) {

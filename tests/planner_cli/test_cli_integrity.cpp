@@ -49,14 +49,19 @@ void touch_content(const fs::path& p) { write_file(p, read_file(p) + "# edited a
 
 bool mentions(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
+// The sweep split four ways, every shard run to the end.
+void run_four_shards(const fs::path& dir, const CopiedInputs& in, const fs::path& scratch) {
+  for (int i = 0; i < 4; ++i) {
+    const CliResult r = run_cli(sweep_args(dir, in, shard(std::to_string(i) + "/4")), scratch);
+    ASSERT_EQ(r.code, 0) << describe(r);
+  }
+}
+
 TEST(CliIntegrity, ShardRerunAfterACardEditIsRefusedAndMergeNamesTheCard) {
   TempDir t;
   const CopiedInputs in = copy_inputs(t.path());
   const fs::path dir = t / "sweep";
-  for (int i = 0; i < 4; ++i) {
-    const CliResult r = run_cli(sweep_args(dir, in, shard(std::to_string(i) + "/4")), t.path());
-    ASSERT_EQ(r.code, 0) << describe(r);
-  }
+  ASSERT_NO_FATAL_FAILURE(run_four_shards(dir, in, t.path()));
   const std::string manifest = read_file(dir / "sweep.json");
   touch_content(in.card);
 
@@ -136,10 +141,7 @@ TEST(CliIntegrity, MergeWithTheWrongShardCountLeavesACompleteResultUntouched) {
   TempDir t;
   const CopiedInputs in = copy_inputs(t.path());
   const fs::path dir = t / "sweep";
-  for (int i = 0; i < 4; ++i) {
-    const CliResult r = run_cli(sweep_args(dir, in, shard(std::to_string(i) + "/4")), t.path());
-    ASSERT_EQ(r.code, 0) << describe(r);
-  }
+  ASSERT_NO_FATAL_FAILURE(run_four_shards(dir, in, t.path()));
   const CliResult complete = run_cli({"merge", dir.string(), "--shards", "4"}, t.path());
   ASSERT_EQ(complete.code, 0) << describe(complete);
   const std::string results = read_file(dir / "results.jsonl");

@@ -166,28 +166,28 @@ TEST(CliSweep, JobsDoNotChangeResults) {
 TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
   TempDir t;
   const fs::path dir = t / "ask";
-  const CliResult r = run_cli({"ask",
-                               "--model",
-                               "llama-3.1-8b",
-                               "--gpus",
-                               "h100,b200",
-                               "--workload",
-                               "1k/128",
-                               "--target-interactivity",
-                               "100",
-                               "--tp",
-                               "1,2",
-                               "--concurrency",
-                               "2,8,32",
-                               "--requests",
-                               "32",
-                               "--out",
-                               dir.string(),
-                               "--jobs",
-                               "2",
-                               "--progress",
-                               "none"},
-                              t.path());
+  const std::vector<std::string> ask = {"ask",
+                                        "--model",
+                                        "llama-3.1-8b",
+                                        "--gpus",
+                                        "h100,b200",
+                                        "--workload",
+                                        "1k/128",
+                                        "--target-interactivity",
+                                        "100",
+                                        "--tp",
+                                        "1,2",
+                                        "--concurrency",
+                                        "2,8,32",
+                                        "--requests",
+                                        "32",
+                                        "--out",
+                                        dir.string(),
+                                        "--jobs",
+                                        "2",
+                                        "--progress",
+                                        "none"};
+  const CliResult r = run_cli(ask, t.path());
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(r.out.rfind("At 100 tok/s/user, ", 0), 0u) << r.out;
   const std::string q = read_file(dir / "question.yaml");
@@ -198,27 +198,7 @@ TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
   EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
   EXPECT_TRUE(fs::is_regular_file(dir / "serve-command.sh"));
   // --resume goes on with the same question; another question leaves the folder's untouched.
-  const std::vector<std::string> again = {"ask",
-                                          "--model",
-                                          "llama-3.1-8b",
-                                          "--gpus",
-                                          "h100,b200",
-                                          "--workload",
-                                          "1k/128",
-                                          "--target-interactivity",
-                                          "100",
-                                          "--tp",
-                                          "1,2",
-                                          "--concurrency",
-                                          "2,8,32",
-                                          "--requests",
-                                          "32",
-                                          "--out",
-                                          dir.string(),
-                                          "--jobs",
-                                          "2",
-                                          "--progress",
-                                          "none"};
+  const std::vector<std::string> again = ask;
   std::vector<std::string> resumed = again;
   resumed.push_back("--resume");
   const CliResult r2 = run_cli(resumed, t.path());
