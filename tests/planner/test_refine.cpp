@@ -48,6 +48,28 @@ ReportData data(const std::vector<SweepPoint>& pts, const std::vector<double>& i
 
 }  // namespace
 
+// A 4-GPU point at $2 per GPU-hour on 8-GPU nodes, for the plan tests.
+PointMetrics tier_metrics(double interactivity, double tput) {
+  PointMetrics m;
+  m.gpus = 4;
+  m.interactivity = interactivity;
+  m.throughput_per_gpu = tput;
+  m.gpu_hour_usd = 2.0;
+  m.cost_per_gpu_hour_usd = 2.0;
+  m.extra = {{"gpus_per_node", 8}, {"paid_gpus_per_used_gpu", 1.0}};
+  return m;
+}
+
+// Point i of configuration `tier` at concurrency `conc`.
+ResultLine tier_line(std::size_t i, const char* tier, double conc, const PointMetrics& m) {
+  ResultLine l;
+  l.index = i;
+  l.id = "p" + std::to_string(i);
+  l.assignments = {{"tier", tier}, {"workload.concurrency", conc}};
+  l.result = to_json(m);
+  return l;
+}
+
 TEST(Refine, MidpointOfTheBracketOnly) {
   const auto pts = grid({8, 16, 32, 64});
   const auto d = data(pts, {200, 150, 110, 80});  // 125 lies between concurrency 16 and 32
@@ -146,20 +168,12 @@ TEST(FrontierPlan, SizesWholeNodesAtTheTargetAndStatesTies) {
 // wall said in the verdict.
 TEST(FrontierPlan, PastTheKvWallRanksLastAndIsSaid) {
   auto line = [](std::size_t i, const char* tier, double conc, double inter, double tput, double recomputed) {
-    ResultLine l;
-    l.index = i;
-    l.id = "p" + std::to_string(i);
-    l.assignments = {{"tier", tier}, {"workload.concurrency", conc}};
-    PointMetrics m;
-    m.gpus = 4;
-    m.interactivity = inter;
-    m.throughput_per_gpu = tput;
-    m.gpu_hour_usd = 2.0;
-    m.cost_per_gpu_hour_usd = 2.0;
-    m.extra = {{"gpus_per_node", 8},       {"paid_gpus_per_used_gpu", 1.0}, {"total_input_tokens", 1000},
-               {"cached_input_tokens", 0}, {"total_output_tokens", 1000},   {"recomputed_tokens", recomputed}};
-    l.result = to_json(m);
-    return l;
+    PointMetrics m = tier_metrics(inter, tput);
+    m.extra.update({{"total_input_tokens", 1000},
+                    {"cached_input_tokens", 0},
+                    {"total_output_tokens", 1000},
+                    {"recomputed_tokens", recomputed}});
+    return tier_line(i, tier, conc, m);
   };
   // At 125: hbm 1500 tok/s/GPU within its wall; dram about 3000, read between points that each
   // recompute a third of what they compute (a point of dram within its wall that beat hbm on both
@@ -238,20 +252,9 @@ TEST(Refine, TheGridGrowsUntilTheTargetIsBracketedOrShownOutOfReach) {
 // Inside a power budget: whole nodes of each configuration's provisioned kW, the most tokens first.
 TEST(PowerPlan, MostTokensInsideTheBudgetOnWholeNodes) {
   auto line = [](std::size_t i, const char* tier, double conc, double inter, double tput, double kw) {
-    ResultLine l;
-    l.index = i;
-    l.id = "p" + std::to_string(i);
-    l.assignments = {{"tier", tier}, {"workload.concurrency", conc}};
-    PointMetrics m;
-    m.gpus = 4;
-    m.interactivity = inter;
-    m.throughput_per_gpu = tput;
-    m.gpu_hour_usd = 2.0;
-    m.cost_per_gpu_hour_usd = 2.0;
+    PointMetrics m = tier_metrics(inter, tput);
     m.power_kw_per_gpu = kw;
-    m.extra = {{"gpus_per_node", 8}, {"paid_gpus_per_used_gpu", 1.0}};
-    l.result = to_json(m);
-    return l;
+    return tier_line(i, tier, conc, m);
   };
   // At 125: hbm 1500 tok/s/GPU at 2 kW per GPU, dram 1200 at 1 kW.
   const std::vector<ResultLine> lines = {line(0, "hbm", 8, 150, 1000, 2.0), line(1, "hbm", 32, 100, 2000, 2.0),
