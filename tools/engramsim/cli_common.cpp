@@ -129,11 +129,9 @@ std::string TextTable::render() const {
   return os.str();
 }
 
-void add_price_options(CLI::App* cmd, PriceCliArgs& a) {
-  cmd->add_option("--price-tier", a.price_tier, "Price tier replacing the scenario's price_tier")
-      ->check(CLI::IsMember({"hyperscaler", "neocloud", "rental"}));
-  cmd->add_option("--prices", a.prices, "Price file (docs/hardware.md) replacing the scenario's prices:")
-      ->check(CLI::ExistingFile);
+void add_price_options(CLI::App* cmd, PriceCliArgs& a, const std::string& tier_help, const std::string& file_help) {
+  cmd->add_option("--price-tier", a.price_tier, tier_help)->check(CLI::IsMember({"hyperscaler", "neocloud", "rental"}));
+  cmd->add_option("--prices", a.prices, file_help)->check(CLI::ExistingFile);
 }
 
 void append_price_sets(const PriceCliArgs& a, std::vector<std::string>& set) {

@@ -60,7 +60,10 @@ struct PriceCliArgs {
   std::string price_tier;
   std::string prices;
 };
-void add_price_options(CLI::App* cmd, PriceCliArgs& a);
+// The help texts default to the run commands' ("replacing the scenario's ..."); `report` passes its own.
+void add_price_options(CLI::App* cmd, PriceCliArgs& a,
+                       const std::string& tier_help = "Price tier replacing the scenario's price_tier",
+                       const std::string& file_help = "Price file (docs/hardware.md) replacing the scenario's prices:");
 void append_price_sets(const PriceCliArgs& a, std::vector<std::string>& set);
 
 // The node preset a command line names, the same on every command (--node of step and footprint,

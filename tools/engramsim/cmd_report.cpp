@@ -115,7 +115,8 @@ void add_report_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("report", "Rebuild the report of a sweep or plan folder from its files");
   auto a = std::make_shared<ReportArgs>();
   cmd->add_option("dir", a->dir, "Sweep or plan output folder")->required();
-  add_price_options(cmd, a->price);
+  add_price_options(cmd, a->price, "Re-price every point at this tier, nothing re-simulated",
+                    "Re-price every point with this price file (docs/hardware.md), nothing re-simulated");
   cmd->add_option("--out", a->out, "Folder of a re-priced report (default DIR/priced-TIER)");
   cmd->callback([&action, a] { action = [a] { return report_command(*a); }; });
 }
