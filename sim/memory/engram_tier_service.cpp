@@ -97,7 +97,7 @@ EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params
 
   replicas_.resize(static_cast<std::size_t>(p_.replicas));
   for (int r = 0; r < p_.replicas; ++r) {
-    ReplicaState& s = replicas_[static_cast<std::size_t>(r)];
+    ReplicaEngramWork& s = replicas_[static_cast<std::size_t>(r)];
     const auto limit = static_cast<double>(std::max<std::uint64_t>(1, p_.max_cache_entries));
     if (hbm_rows >= 1.0 && hbm_static) {
       s.hbm_static_rank = static_cast<std::int64_t>(hbm_rows) / p_.shape.subtables_per_rank;
@@ -142,7 +142,7 @@ std::pair<int, int> EngramTierService::gpu_of(std::uint32_t replica, int rank) c
 // The step's row keys of one Engram layer into keys_: every position and sub-table, or a sample
 // of them within the row budget (whole sub-tables in turn, then evenly strided positions with a
 // random phase). Returns the positions sampled; `all` is the step's lookups of one rank.
-std::int64_t EngramTierService::sample_keys(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+std::int64_t EngramTierService::sample_keys(ReplicaEngramWork& r, std::size_t e, const EngramLayerStep& layer,
                                             std::span<const EngramSeqSpan> seqs, std::int64_t positions, double all) {
   const int k = p_.shape.subtables_per_rank;
   const auto budget = p_.sample_rows_per_step;
@@ -187,7 +187,7 @@ std::int64_t EngramTierService::sample_keys(ReplicaState& r, std::size_t e, cons
 
 // The sampled keys' distinct rows through the HBM hot-row cache: lookups it serves (`hits`) and rows
 // it misses (`missing`); with drives, the NVMe pages of the missed rows into pages_.
-void EngramTierService::classify_rows(ReplicaState& r, std::size_t e, std::size_t drives, double& hits,
+void EngramTierService::classify_rows(ReplicaEngramWork& r, std::size_t e, std::size_t drives, double& hits,
                                       double& missing) {
   std::sort(keys_.begin(), keys_.end());
   distinct_.clear();
@@ -223,7 +223,7 @@ void EngramTierService::classify_rows(ReplicaState& r, std::size_t e, std::size_
 
 // The missed rows' pages through the DRAM page cache; the misses are NVMe reads, spread over the
 // drives (by page when unscaled, evenly otherwise).
-void EngramTierService::read_pages(ReplicaState& r, LayerWork& w, std::size_t drives, double scale, double dedup,
+void EngramTierService::read_pages(ReplicaEngramWork& r, LayerWork& w, std::size_t drives, double scale, double dedup,
                                    LayerCounts& n) {
   std::sort(pages_.begin(), pages_.end());
   pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
@@ -244,7 +244,7 @@ void EngramTierService::read_pages(ReplicaState& r, LayerWork& w, std::size_t dr
 }
 
 // One layer's rows from the sampled keys (see the header, "Sampling").
-void EngramTierService::sampled_counts(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+void EngramTierService::sampled_counts(ReplicaEngramWork& r, std::size_t e, const EngramLayerStep& layer,
                                        std::span<const EngramSeqSpan> seqs, std::int64_t positions, LayerWork& w,
                                        LayerCounts& n) {
   const std::size_t drives = w.drive_pages.size();
@@ -268,7 +268,7 @@ void EngramTierService::sampled_counts(ReplicaState& r, std::size_t e, const Eng
 }
 
 // What the layer moves (payload and wire bytes, the HBM cache's gather) and the step's counters.
-void EngramTierService::account_layer(ReplicaState& r, LayerWork& w, const LayerCounts& n) {
+void EngramTierService::account_layer(ReplicaEngramWork& r, LayerWork& w, const LayerCounts& n) {
   const double payload = n.host_rows * p_.row_bytes.value();
   w.host_rows = n.host_rows;
   if (payload > 0.0) {
@@ -289,7 +289,7 @@ void EngramTierService::account_layer(ReplicaState& r, LayerWork& w, const Layer
   r.stats.cache_hits += n.cache_hits * tp;
 }
 
-void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+void EngramTierService::plan_layer(ReplicaEngramWork& r, std::size_t e, const EngramLayerStep& layer,
                                    std::span<const EngramSeqSpan> seqs) {
   LayerWork& w = r.layers[e];
   w.window = layer.window;
@@ -318,7 +318,7 @@ void EngramTierService::plan_layer(ReplicaState& r, std::size_t e, const EngramL
 
 bool EngramTierService::start_step(const EngramStepInput& in, EngramStepOutcome& immediate) {
   if (in.replica >= replicas_.size()) throw std::invalid_argument("engram tier: replica out of range");
-  ReplicaState& r = replicas_[in.replica];
+  ReplicaEngramWork& r = replicas_[in.replica];
   if (r.active) throw std::logic_error("engram tier: a replica started a step while its previous fetch runs");
   if (in.start < clock_) throw std::invalid_argument("engram tier: time went backwards");
   clock_ = in.start;
@@ -387,7 +387,7 @@ fabric::FlowId EngramTierService::start_flow(int node, fabric::RouteId route, do
 }
 
 void EngramTierService::issue(std::uint32_t replica, int rank, Time t) {
-  ReplicaState& r = replicas_[replica];
+  ReplicaEngramWork& r = replicas_[replica];
   RankStream& s = r.ranks[static_cast<std::size_t>(rank)];
   const auto [node, gpu] = placement_[replica][static_cast<std::size_t>(rank)];
   const fabric::NodeFabric& nf = nodes_[static_cast<std::size_t>(node)].nf;
@@ -424,7 +424,7 @@ void EngramTierService::issue(std::uint32_t replica, int rank, Time t) {
 }
 
 void EngramTierService::rank_layer_done(std::uint32_t replica, int rank, Time t) {
-  ReplicaState& r = replicas_[replica];
+  ReplicaEngramWork& r = replicas_[replica];
   RankStream& s = r.ranks[static_cast<std::size_t>(rank)];
   LayerWork& w = r.layers[static_cast<std::size_t>(s.layer)];
   const auto [node, gpu] = placement_[replica][static_cast<std::size_t>(rank)];
@@ -448,7 +448,7 @@ void EngramTierService::rank_layer_done(std::uint32_t replica, int rank, Time t)
 }
 
 void EngramTierService::finish_step(std::uint32_t replica, Time t) {
-  ReplicaState& r = replicas_[replica];
+  ReplicaEngramWork& r = replicas_[replica];
   EngramStepOutcome o;
   o.replica = replica;
   o.ready = t;

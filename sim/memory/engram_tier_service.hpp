@@ -246,7 +246,9 @@ class EngramTierService {
   // Looks `key` up in a cache simulated on a spatial sample of rate `rate`.
   bool cache_access(RowCache& cache, double rate, RunningRatio& running, std::uint64_t key, std::uint64_t step,
                     std::uint64_t salt) const;
-  struct ReplicaState {
+  // One replica's Engram side: the step whose lookups are in flight, its per-rank streams and
+  // its row caches (not the serving replica's state, sim/serving/replica_state.hpp).
+  struct ReplicaEngramWork {
     bool active = false;
     Time start;
     std::vector<LayerWork> layers;
@@ -264,18 +266,19 @@ class EngramTierService {
     RngStream rng{0};
   };
 
-  void plan_layer(ReplicaState& r, std::size_t e, const EngramLayerStep& layer, std::span<const EngramSeqSpan> seqs);
+  void plan_layer(ReplicaEngramWork& r, std::size_t e, const EngramLayerStep& layer,
+                  std::span<const EngramSeqSpan> seqs);
   // What one layer's step looks up and moves, one rank.
   struct LayerCounts {
     double lookups = 0.0, hbm_hits = 0.0, host_rows = 0.0, pages = 0.0, cache_lookups = 0.0, cache_hits = 0.0;
   };
-  std::int64_t sample_keys(ReplicaState& r, std::size_t e, const EngramLayerStep& layer,
+  std::int64_t sample_keys(ReplicaEngramWork& r, std::size_t e, const EngramLayerStep& layer,
                            std::span<const EngramSeqSpan> seqs, std::int64_t positions, double all);
-  void classify_rows(ReplicaState& r, std::size_t e, std::size_t drives, double& hits, double& missing);
-  void read_pages(ReplicaState& r, LayerWork& w, std::size_t drives, double scale, double dedup, LayerCounts& n);
-  void sampled_counts(ReplicaState& r, std::size_t e, const EngramLayerStep& layer, std::span<const EngramSeqSpan> seqs,
-                      std::int64_t positions, LayerWork& w, LayerCounts& n);
-  void account_layer(ReplicaState& r, LayerWork& w, const LayerCounts& n);
+  void classify_rows(ReplicaEngramWork& r, std::size_t e, std::size_t drives, double& hits, double& missing);
+  void read_pages(ReplicaEngramWork& r, LayerWork& w, std::size_t drives, double scale, double dedup, LayerCounts& n);
+  void sampled_counts(ReplicaEngramWork& r, std::size_t e, const EngramLayerStep& layer,
+                      std::span<const EngramSeqSpan> seqs, std::int64_t positions, LayerWork& w, LayerCounts& n);
+  void account_layer(ReplicaEngramWork& r, LayerWork& w, const LayerCounts& n);
   void issue(std::uint32_t replica, int rank, Time t);
   fabric::FlowId start_flow(int node, fabric::RouteId route, double bytes, Time t, double bound, FlowKind kind,
                             std::uint32_t replica, int rank);
@@ -289,7 +292,7 @@ class EngramTierService {
   bool sampled_ = false;
   std::vector<Node> nodes_;
   std::vector<std::vector<std::pair<int, int>>> placement_;  // [replica][rank] -> (node, gpu)
-  std::vector<ReplicaState> replicas_;
+  std::vector<ReplicaEngramWork> replicas_;
   std::vector<EngramStepOutcome> ready_;
   Time clock_;
   double ssd_bound_ = 0.0;
