@@ -124,6 +124,18 @@ TEST(CliReport, RepricesAFinishedSweepWithoutReSimulating) {
   const CliResult stray = run_cli({"report", dir.string(), "--out", (t / "x").string()}, t.path());
   EXPECT_EQ(stray.code, 2) << describe(stray);
 
+  // A point whose node has no preset is refused by name, and nothing is written.
+  const fs::path odd = t / "odd";
+  fs::copy(source_file("tests/planner/data/make-run"), odd, fs::copy_options::recursive);
+  std::string lines = read_file(odd / "results.jsonl");
+  lines.replace(lines.find("\"node\":\"hgx-b300\""), std::string("\"node\":\"hgx-b300\"").size(),
+                "\"node\":\"my-node\"");
+  write_file(odd / "results.jsonl", lines);
+  const CliResult unknown = run_cli({"report", odd.string(), "--price-tier", "rental"}, t.path());
+  EXPECT_EQ(unknown.code, 2) << describe(unknown);
+  EXPECT_NE(unknown.err.find("my-node: node: the results ran on this node"), std::string::npos) << unknown.err;
+  EXPECT_FALSE(fs::exists(odd / "priced-rental"));
+
   auto ctx = nlohmann::json::parse(read_file(dir / "context.json"));
   ctx["extra_tables"] = nlohmann::json::array(
       {{{"name", "fleet_plans"}, {"title", "Fleets"}, {"columns", {"fleet"}}, {"rows", {{"1 x TP2"}}}}});

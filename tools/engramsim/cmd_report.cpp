@@ -47,7 +47,13 @@ PriceTier tier_of(const ReportArgs& a, const planner::ReportContext& c) {
 // The GPU-hour price of a node's GPU at `tier`: the catalog's, or the price file's for that GPU.
 planner::GpuHourPrice price_lookup(PriceTier tier, const std::optional<PriceFile>& file) {
   return [tier, file](const std::string& node_name) {
-    NodeSpec node = load_node(node_name);
+    NodeSpec node;
+    try {
+      node = load_node(node_name);
+    } catch (const ConfigError& e) {
+      throw ConfigError({node_name, 0, 0}, "node",
+                        "the results ran on this node, and re-pricing reads its preset: " + std::string(e.what()));
+    }
     if (file) node = apply_price_file(*file, std::move(node), tier);
     return gpu_hour_price(node.gpu_hour, tier).value();
   };
