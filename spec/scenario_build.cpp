@@ -11,6 +11,7 @@
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "core/number_text.hpp"
+#include "sim/memory/node_fabric_params.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 #include "spec/deployment_schema.hpp"
 #include "spec/scheduler_schema.hpp"
@@ -271,6 +272,70 @@ ModelCard deployed_card(const ModelCard& card, const ScenarioDeployment& d) {
 }
 
 namespace {
+
+// The in-run tier of a built scenario: table shape and hashing from the card, caches and access
+// from the scenario, transfer efficiencies from the step model's (calibrated) options, the node's
+// fabric from its preset (calibrated NVMe IOPS and latency applied), KV bytes from the footprint.
+EngramTierParams engram_tier_params(const BuiltScenario& b) {
+  const ScenarioParams& sp = b.params;
+  const ScenarioEngram& se = sp.deployment.engram;
+  const ScenarioInRun& ir = se.in_run;
+  const EngramSpec& spec = *b.card.engram;
+  const RooflineOptions& ro = b.step_model->options();
+  const Efficiencies& eff = ro.efficiencies;
+  const NodeSpec& node = sp.node;
+  const int tp = b.gpus_per_replica;
+  const double row = spec.row_bytes.value();
+
+  EngramTierParams p;
+  p.tier = *se.tier;
+  p.shape.table_rows = spec.table_rows;
+  p.shape.rows_per_token = spec.rows_per_token_per_layer();
+  p.shape.subtables_per_rank = std::max(1, (p.shape.rows_per_token + tp - 1) / tp);
+  p.row_bytes = spec.row_bytes;
+  p.tp = tp;
+  p.replicas = b.replicas;
+
+  p.access.model = ir.access_model;
+  p.access.zipf_s = se.fetch.access.zipf_s;
+  p.access.hash = {static_cast<int>(spec.layers.size()),
+                   spec.min_order,
+                   spec.max_order,
+                   spec.heads_per_order,
+                   spec.vocab_size_per_ngram,
+                   spec.compressed_vocab_size,
+                   spec.pad_token_id,
+                   spec.hash_seed,
+                   {}};
+  p.access.seed = sp.seed;
+  p.hbm_cache = se.fetch.hbm_hot_cache;
+  p.hbm_policy = ir.hbm_policy;
+  p.dram_cache = se.fetch.dram_cache;
+  p.dram_policy = ir.dram_policy;
+  p.page = se.fetch.ssd_page;
+  p.sample_rows_per_step = ir.sample_rows_per_step;
+
+  p.dram_path = se.fetch.dram_path;
+  p.uva_efficiency = std::clamp(eff.host_gather_by_row_bytes.at(row), 1e-4, 1.0);
+  p.copy_efficiency = eff.host_copy_by_bytes;
+  const int active = std::max(1, ro.engram.active_gpus);
+  p.cpu_gather_rate = Bandwidth(node.host_dram_bandwidth.value() / active * eff.cpu_gather_by_row_bytes.at(row));
+  p.ssd_queue_depth = se.fetch.ssd_queue_depth;
+  p.hbm_gather_rate = Bandwidth(node.gpu.hbm_bandwidth.value() * eff.of(OpClass::engram_gather).bandwidth.at(row));
+  p.gather_overhead = eff.kernel_overhead;
+
+  p.node = node_fabric_params(node);
+  // Measured NVMe behaviour (calibration) replaces the datasheet, as in the formula.
+  if (ro.engram.ssd_iops_per_drive > 0.0) p.node.drive.iops = ro.engram.ssd_iops_per_drive;
+  if (ro.engram.ssd_read_latency > Time::zero()) p.node.drive.latency = ro.engram.ssd_read_latency;
+  p.node.drive.page = se.fetch.ssd_page;
+  p.backend = ir.backend;
+  p.spread = ir.spread;
+  p.kv_offload = ir.kv_offload;
+  p.kv_bytes_per_token = b.footprint.per_gpu.kv_bytes_per_token;
+  p.seed = sp.seed;
+  return p;
+}
 
 // The largest batch the engine captures as a CUDA graph, in tokens: its capture-size limit, or the
 // largest listed graph batch (sequences) times the positions each verifies. 0: none stated.

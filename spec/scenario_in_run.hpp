@@ -54,10 +54,4 @@ void parse_kv_offload_section(const ConfigNode& kv_offload, ScenarioInRun& out);
 // The in-run tier moves rows over the host links: it needs an Engram tier in DRAM or on SSD.
 void check_in_run_tier(const ConfigNode& root, bool has_offloaded_tier, const ScenarioInRun& out);
 
-struct BuiltScenario;
-// The in-run tier of a built scenario: table shape and hashing from the card, caches and access
-// from the scenario, transfer efficiencies from the step model's (calibrated) options, the node's
-// fabric from its preset (calibrated NVMe IOPS and latency applied), KV bytes from the footprint.
-EngramTierParams engram_tier_params(const BuiltScenario& b);
-
 }  // namespace engramsim::sim
