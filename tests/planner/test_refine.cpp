@@ -70,6 +70,13 @@ ResultLine tier_line(std::size_t i, const char* tier, double conc, const PointMe
   return l;
 }
 
+// The tier configurations' points as a report at a 125 tok/s/user target.
+ReportData tier_data(const std::vector<ResultLine>& lines) {
+  ReportContext ctx;
+  ctx.target_interactivity = 125.0;
+  return make_report_data(ctx, lines, {"tier", "workload.concurrency"});
+}
+
 TEST(Refine, MidpointOfTheBracketOnly) {
   const auto pts = grid({8, 16, 32, 64});
   const auto d = data(pts, {200, 150, 110, 80});  // 125 lies between concurrency 16 and 32
@@ -180,9 +187,7 @@ TEST(FrontierPlan, PastTheKvWallRanksLastAndIsSaid) {
   // axes would win instead: compare_at reads it at least there).
   const std::vector<ResultLine> lines = {line(0, "hbm", 8, 150, 1000, 0), line(1, "hbm", 32, 100, 2000, 0),
                                          line(2, "dram", 8, 150, 2000, 1000), line(3, "dram", 32, 100, 4000, 1000)};
-  ReportContext ctx;
-  ctx.target_interactivity = 125.0;
-  const ReportData d = make_report_data(ctx, lines, {"tier", "workload.concurrency"});
+  const ReportData d = tier_data(lines);
   const FrontierPlan f = plan_at_interactivity(d, 125.0, 60000.0, 0.0);
   ASSERT_EQ(f.ranking.size(), 2u);
   EXPECT_EQ(f.ranking[0].name, "tier=hbm");
@@ -197,7 +202,7 @@ TEST(FrontierPlan, PastTheKvWallRanksLastAndIsSaid) {
   EXPECT_EQ(f.table.rows[1].back(), "yes");
   EXPECT_EQ(f.table.rows[0].back(), "no");
   // Without hbm, dram is the only way to the target: the verdict says it runs past its wall.
-  const ReportData only = make_report_data(ctx, {lines[2], lines[3]}, {"tier", "workload.concurrency"});
+  const ReportData only = tier_data({lines[2], lines[3]});
   const FrontierPlan g = plan_at_interactivity(only, 125.0, 60000.0, 0.0);
   ASSERT_EQ(g.ranking.size(), 1u);
   EXPECT_EQ(g.verdict.rfind("At 125 tok/s/user, serving 60000 tok/s takes tier=dram only past its KV wall (no "
@@ -259,9 +264,7 @@ TEST(PowerPlan, MostTokensInsideTheBudgetOnWholeNodes) {
   // At 125: hbm 1500 tok/s/GPU at 2 kW per GPU, dram 1200 at 1 kW.
   const std::vector<ResultLine> lines = {line(0, "hbm", 8, 150, 1000, 2.0), line(1, "hbm", 32, 100, 2000, 2.0),
                                          line(2, "dram", 8, 150, 800, 1.0), line(3, "dram", 32, 100, 1600, 1.0)};
-  ReportContext ctx;
-  ctx.target_interactivity = 125.0;
-  const ReportData d = make_report_data(ctx, lines, {"tier", "workload.concurrency"});
+  const ReportData d = tier_data(lines);
   const PowerPlan f = plan_in_power(d, 125.0, 0.1);  // 100 kW: hbm 6 nodes (16 kW each), dram 12 (8 kW each)
   ASSERT_EQ(f.ranking.size(), 2u);
   EXPECT_EQ(f.ranking[0].config, "tier=dram");
