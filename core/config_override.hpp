@@ -1,6 +1,6 @@
 // `--set key.path=value` and a file's `set:` blocks: replacing one node of a YAML document at a
 // dotted key path before the strict loaders read it. One implementation, used by scenarios
-// (spec/), sweeps (planner/) and the validation set.
+// (scenario/), sweeps (planner/) and the validation set.
 #pragma once
 
 #include <yaml-cpp/yaml.h>

@@ -1,7 +1,7 @@
 // Re-pricing finished results: the same simulated points under another GPU-hour price.
 //
 // A point's all-in price per GPU used is (GPU-hour price + the Engram DRAM/SSD capital per
-// GPU-hour) x the GPUs paid per GPU used (whole nodes), as spec/scenario_build.hpp prices a run.
+// GPU-hour) x the GPUs paid per GPU used (whole nodes), as scenario/build/scenario_build.hpp prices a run.
 // Only the GPU-hour price depends on the tier or price file; the Engram capital and the whole-node
 // factor come from the point's own result (extra.engram_capacity_usd_per_gpu_hour,
 // extra.paid_gpus_per_used_gpu), and throughput, latency and power stay as simulated. Tokens per

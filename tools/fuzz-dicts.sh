@@ -38,7 +38,7 @@ write() {
   echo "$file: $(grep -vc '^#' "$file") tokens"
 }
 
-scenario_src="spec/*.cpp sim/workload/workload_config.cpp sim/workload/length_distribution.cpp sim/workload/arrival_process.cpp sim/memory/node_fabric_params.cpp"
+scenario_src="scenario/schema/*.cpp scenario/build/*.cpp sim/workload/workload_config.cpp sim/workload/length_distribution.cpp sim/workload/arrival_process.cpp sim/memory/node_fabric_params.cpp"
 planner_src="planner/sweep_spec.cpp planner/glue/planner_scenario.cpp"
 write scenario "$yaml_syntax" "$scenario_src" "scenarios/*.yaml"
 write sweep_spec "$yaml_syntax" "$scenario_src $planner_src" "scenarios/*.yaml"

@@ -50,7 +50,7 @@
 #include "hardware/gpu_spec.hpp"
 #include "models/expert_balance.hpp"
 #include "models/model_card.hpp"
-#include "spec/scenario_document.hpp"
+#include "scenario/schema/scenario_document.hpp"
 
 namespace engramsim::validation {
 

@@ -15,9 +15,9 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_build.hpp"
 #include "validation/pool_step_model.hpp"
 
 namespace engramsim::validation {

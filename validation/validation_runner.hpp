@@ -34,7 +34,7 @@
 
 #include "hardware/calibration_profile.hpp"
 #include "hardware/node_spec.hpp"
-#include "spec/scenario_document.hpp"
+#include "scenario/schema/scenario_document.hpp"
 #include "validation/validation_case.hpp"
 
 namespace engramsim::validation {

@@ -10,7 +10,7 @@
 #include "core/number_text.hpp"
 #include "hardware/node_spec.hpp"
 #include "planner/report_data.hpp"
-#include "spec/scenario_workload.hpp"
+#include "scenario/schema/scenario_workload.hpp"
 
 namespace engramsim::planner {
 namespace {

@@ -15,8 +15,8 @@
 #include "hardware/board_power.hpp"
 #include "hardware/gpu_reference.hpp"
 #include "planner/glue/provenance.hpp"
-#include "spec/data_path.hpp"
-#include "spec/serve_command.hpp"
+#include "scenario/build/serve_command.hpp"
+#include "scenario/schema/data_path.hpp"
 #include "validation/recorded_accuracy.hpp"
 
 namespace engramsim::planner {
@@ -527,7 +527,7 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
                    " GiB (context, workspaces, graph pool, collectives)",
                "models/footprint.hpp RuntimeReserve; docs/footprint.md", "assumed"});
   a.push_back({"Engram capacity cost", "host DRAM and NVMe capital / amortization life, per GPU",
-               "spec/scenario_build.hpp (price)", "derived"});
+               "scenario/build/scenario_build.hpp (price)", "derived"});
   add_validation_accuracy(in, c);
   return c;
 }

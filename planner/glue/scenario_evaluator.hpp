@@ -30,9 +30,9 @@
 #include "planner/point_metrics.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_build.hpp"
 
 namespace engramsim::planner {
 
@@ -91,7 +91,7 @@ class ScenarioEvaluator {
   Outcome evaluate(const SweepPoint& point) const;
 
   // The engine command line of the point with these assignments (a result line's), for
-  // deployment (spec/serve_command.hpp); nullopt when it does not build or has no engine.
+  // deployment (scenario/build/serve_command.hpp); nullopt when it does not build or has no engine.
   std::optional<std::string> serve_command(const nlohmann::json& assignments) const;
 
  private:

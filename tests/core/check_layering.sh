@@ -24,7 +24,7 @@ check_tree() {
   [[ -f $doc ]] || { echo "check_layering: $doc not found" >&2; return 2; }
   local -a dirs=()
   local d
-  for d in core models hardware calibration planner tools sim spec validation; do [[ -d $root/$d ]] && dirs+=("$d"); done
+  for d in core models hardware calibration planner tools sim scenario validation; do [[ -d $root/$d ]] && dirs+=("$d"); done
   {
     awk '/<!-- layering-begin -->/ { on = 1; next } /<!-- layering-end -->/ { on = 0 } on && /^[a-z]/ { print "T", $0 }' "$doc"
     awk '/<!-- cycles-begin -->/ { on = 1; next } /<!-- cycles-end -->/ { on = 0 } on && /^[a-z]/ { print "C", $0 }' "$doc"

@@ -6,8 +6,8 @@
 
 #include "core/config_node.hpp"
 #include "planner/sweep_spec.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_document.hpp"
+#include "scenario/schema/scenario.hpp"
+#include "scenario/schema/scenario_document.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace engramsim;

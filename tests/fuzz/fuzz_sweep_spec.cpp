@@ -12,7 +12,7 @@
 #include "planner/report_data.hpp"
 #include "planner/results_file.hpp"
 #include "planner/sweep_spec.hpp"
-#include "spec/scenario.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace engramsim;

@@ -7,7 +7,7 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
-#include "spec/scenario.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 #include "tests/scenario/scenario_test_util.hpp"
 #include "tests/support/config_error.hpp"

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "scenario/build/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/serving/deployment.hpp"
 #include "sim/serving/run_probe.hpp"
-#include "spec/scenario_build.hpp"
 
 namespace engramsim::testing {
 

@@ -8,9 +8,9 @@
 
 #include "../scenario/scenario_test_util.hpp"
 #include "run_checker.hpp"
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "scenario_generator.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_build.hpp"
 
 namespace engramsim::testing {
 namespace {

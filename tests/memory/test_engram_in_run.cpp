@@ -14,13 +14,13 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "engram_tier_test_util.hpp"
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "sim/fabric/fabric.hpp"
 #include "sim/fabric/simgrid_fabric.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/serving/step_executor.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_build.hpp"
 #include "tests/support/config_error.hpp"
 
 namespace engramsim {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "planner/sweep_spec.hpp"
-#include "spec/scenario_document.hpp"
+#include "scenario/schema/scenario_document.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace engramsim::testing {

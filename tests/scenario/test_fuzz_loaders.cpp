@@ -18,9 +18,9 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "scenario_test_util.hpp"
 #include "sim/workload/trace_format.hpp"
-#include "spec/scenario.hpp"
 #include "tests/support/test_paths.hpp"
 #include "validation/validation_case.hpp"
 

@@ -1,4 +1,4 @@
-// ScenarioParams -> BuiltScenario (spec/scenario_build.hpp): replicas, KV pool from the
+// ScenarioParams -> BuiltScenario (scenario/build/scenario_build.hpp): replicas, KV pool from the
 // footprint, scheduler scaling under data-parallel attention, the effective card, Engram caches,
 // price, infeasibility, and a short run end to end.
 #include <gtest/gtest.h>
@@ -15,9 +15,9 @@
 #include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/build/serve_command.hpp"
 #include "scenario_test_util.hpp"
-#include "spec/scenario_build.hpp"
-#include "spec/serve_command.hpp"
 #include "tests/support/config_error.hpp"
 #include "tests/support/test_paths.hpp"
 

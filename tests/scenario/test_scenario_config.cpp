@@ -1,4 +1,4 @@
-// The scenario schema (spec/scenario.hpp, scenario_workload.hpp): defaults, every kind of
+// The scenario schema (scenario/schema/scenario.hpp, scenario_workload.hpp): defaults, every kind of
 // bad input with its file:line:col and field, and the workload generators' distributions.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/config_node.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "scenario_test_util.hpp"
-#include "spec/scenario.hpp"
 #include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {

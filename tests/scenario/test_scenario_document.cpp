@@ -1,4 +1,4 @@
-// `compare:` expansion and --set overrides (spec/scenario_document.hpp), and the session
+// `compare:` expansion and --set overrides (scenario/schema/scenario_document.hpp), and the session
 // that prepares, runs and writes them (scenario_session.hpp).
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "core/config_node.hpp"
+#include "scenario/build/scenario_session.hpp"
 #include "scenario_test_util.hpp"
-#include "spec/scenario_session.hpp"
 #include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {

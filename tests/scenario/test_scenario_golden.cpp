@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "scenario/build/scenario_golden.hpp"
+#include "scenario/build/scenario_session.hpp"
 #include "scenario_test_util.hpp"
-#include "spec/scenario_golden.hpp"
-#include "spec/scenario_session.hpp"
 #include "tests/support/docs_table.hpp"
 #include "tests/support/test_paths.hpp"
 

@@ -1,19 +1,19 @@
-// The key tables of docs/scenarios.md are the schemas' own (spec/deployment_schema.hpp,
-// spec/scheduler_schema.hpp): a key added,
+// The key tables of docs/scenarios.md are the schemas' own (scenario/schema/deployment_schema.hpp,
+// scenario/schema/scheduler_schema.hpp): a key added,
 // renamed or re-ranged in code fails here until the docs say the same (tests/support/docs_table.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "core/field_table.hpp"
+#include "scenario/schema/deployment_schema.hpp"
+#include "scenario/schema/scenario.hpp"
+#include "scenario/schema/scenario_document.hpp"
+#include "scenario/schema/scenario_in_run.hpp"
+#include "scenario/schema/scenario_workload.hpp"
+#include "scenario/schema/scheduler_schema.hpp"
 #include "sim/serving/router_registry.hpp"
 #include "sim/serving/scheduler_registry.hpp"
-#include "spec/deployment_schema.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_document.hpp"
-#include "spec/scenario_in_run.hpp"
-#include "spec/scenario_workload.hpp"
-#include "spec/scheduler_schema.hpp"
 #include "tests/support/docs_table.hpp"
 
 namespace engramsim::sim {

@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/engram_host_path.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_build.hpp"
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {

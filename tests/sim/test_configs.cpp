@@ -2,8 +2,8 @@
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
+#include "scenario/schema/scenario_workload.hpp"
 #include "sim/serving/router_registry.hpp"
-#include "spec/scenario_workload.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -30,7 +30,7 @@ void expect_config_error(const std::function<void()>& f, const std::string& what
 }
 }  // namespace
 
-// The scenario schema's workload section (spec/scenario_workload.hpp): trace windows and
+// The scenario schema's workload section (scenario/schema/scenario_workload.hpp): trace windows and
 // scaling, generators, closed loops, and located errors.
 TEST(WorkloadConfig, TraceWithWindowAndScaling) {
   const ConfigNode root = yaml(

@@ -22,7 +22,7 @@ namespace engramsim::cli {
 using CommandAction = std::function<int()>;
 
 // One range per quantity, for every command that takes it and as the scenario key of the same
-// meaning reads it (spec/scenario.cpp, scenario_workload.cpp): --tp is deployment.tp, and so on.
+// meaning reads it (scenario/schema/scenario.cpp, scenario_workload.cpp): --tp is deployment.tp, and so on.
 namespace limits {
 inline constexpr int kMaxTp = 4096;                           // deployment.tp
 inline constexpr int kMaxJobs = 4096;                         // worker threads (0 = one per hardware thread)

@@ -20,7 +20,7 @@
 #include "hardware/hardware_loader.hpp"
 #include "models/card_loader.hpp"
 #include "models/footprint.hpp"
-#include "spec/scenario_build.hpp"
+#include "scenario/build/scenario_build.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/deployment_flags.hpp"
 

@@ -36,9 +36,9 @@
 #include "hardware/board_power.hpp"
 #include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
+#include "scenario/build/scenario_golden.hpp"
+#include "scenario/build/scenario_session.hpp"
 #include "sim/serving/scheduler_registry.hpp"
-#include "spec/scenario_golden.hpp"
-#include "spec/scenario_session.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/run_progress.hpp"
 

@@ -29,7 +29,7 @@
 #include "models/footprint.hpp"
 #include "models/op_cost.hpp"
 #include "models/roofline_step_model.hpp"
-#include "spec/scenario_build.hpp"
+#include "scenario/build/scenario_build.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/deployment_flags.hpp"
 

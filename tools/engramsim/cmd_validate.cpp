@@ -25,8 +25,8 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "planner/sweep_spec.hpp"
-#include "spec/scenario.hpp"
-#include "spec/scenario_document.hpp"
+#include "scenario/schema/scenario.hpp"
+#include "scenario/schema/scenario_document.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "validation/validation_case.hpp"
 

@@ -6,8 +6,8 @@
 
 #include "core/config_override.hpp"
 #include "core/error.hpp"
+#include "scenario/schema/scheduler_schema.hpp"
 #include "sim/serving/scheduler_registry.hpp"
-#include "spec/scheduler_schema.hpp"
 
 namespace engramsim::cli {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "hardware/node_spec.hpp"
 #include "models/model_card.hpp"
-#include "spec/scenario.hpp"
+#include "scenario/schema/scenario.hpp"
 
 namespace engramsim::cli {
 

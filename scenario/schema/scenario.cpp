@@ -1,4 +1,4 @@
-#include "spec/scenario.hpp"
+#include "scenario/schema/scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +13,9 @@
 #include "models/card_loader.hpp"
 #include "models/engine_loader.hpp"
 #include "models/roofline_step_model.hpp"
+#include "scenario/schema/data_path.hpp"
+#include "scenario/schema/deployment_schema.hpp"
 #include "sim/serving/builtin_registries.hpp"
-#include "spec/data_path.hpp"
-#include "spec/deployment_schema.hpp"
 
 namespace engramsim::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "spec/scenario_golden.hpp"
+#include "scenario/build/scenario_golden.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "spec/scenario_in_run.hpp"
+#include "scenario/schema/scenario_in_run.hpp"
 
 #include <cmath>
 

@@ -40,8 +40,8 @@
 #include "models/footprint.hpp"
 #include "models/roofline_step_model.hpp"
 #include "models/step_memo.hpp"
+#include "scenario/schema/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "spec/scenario.hpp"
 
 namespace engramsim::sim {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "spec/scenario_build.hpp"
+#include "scenario/build/scenario_build.hpp"
 
 namespace engramsim::sim {
 

@@ -1,5 +1,5 @@
 // Data-file paths named in scenario files (traces, length tables): where a relative path resolves.
-// The `workload:` section itself is parsed by spec/scenario_workload.hpp; the scenario, its presets
+// The `workload:` section itself is parsed by scenario/schema/scenario_workload.hpp; the scenario, its presets
 // and the planner resolve the files they name here.
 #pragma once
 

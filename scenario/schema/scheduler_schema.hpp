@@ -4,8 +4,8 @@
 #pragma once
 
 #include "core/field_table.hpp"
+#include "scenario/schema/scenario_params.hpp"
 #include "sim/serving/scheduler_registry.hpp"
-#include "spec/scenario.hpp"
 
 namespace engramsim::sim {
 

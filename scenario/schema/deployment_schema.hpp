@@ -13,7 +13,9 @@
 
 #include "core/config_node.hpp"
 #include "core/field_table.hpp"
-#include "spec/scenario.hpp"
+#include "scenario/schema/scenario_params.hpp"
+#include "sim/serving/router_registry.hpp"
+#include "sim/serving/scheduler_registry.hpp"
 
 namespace engramsim::sim {
 

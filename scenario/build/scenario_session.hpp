@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "scenario/build/scenario_build.hpp"
+#include "scenario/schema/scenario_document.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "spec/scenario_build.hpp"
-#include "spec/scenario_document.hpp"
 
 namespace engramsim::sim {
 

@@ -1,4 +1,4 @@
-#include "spec/deployment_schema.hpp"
+#include "scenario/schema/deployment_schema.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -6,8 +6,8 @@
 #include "core/paths.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/engine_loader.hpp"
-#include "spec/data_path.hpp"
-#include "spec/scheduler_schema.hpp"
+#include "scenario/schema/data_path.hpp"
+#include "scenario/schema/scheduler_schema.hpp"
 
 namespace engramsim::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "spec/scenario_session.hpp"
+#include "scenario/build/scenario_session.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "spec/scheduler_schema.hpp"
+#include "scenario/schema/scheduler_schema.hpp"
 
 #include <limits>
 #include <string>

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/field_table.hpp"
-#include "spec/scenario_session.hpp"
+#include "scenario/build/scenario_session.hpp"
 
 namespace engramsim::sim {
 

@@ -1,4 +1,4 @@
-#include "spec/scenario_document.hpp"
+#include "scenario/schema/scenario_document.hpp"
 
 #include <fstream>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "spec/serve_command.hpp"
+#include "scenario/build/serve_command.hpp"
 
 #include <cmath>
 #include <cstdio>

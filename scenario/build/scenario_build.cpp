@@ -1,4 +1,4 @@
-#include "spec/scenario_build.hpp"
+#include "scenario/build/scenario_build.hpp"
 
 #include "models/engram_host_path.hpp"
 
@@ -11,10 +11,10 @@
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "core/number_text.hpp"
+#include "scenario/schema/deployment_schema.hpp"
+#include "scenario/schema/scheduler_schema.hpp"
 #include "sim/memory/node_fabric_params.hpp"
 #include "sim/serving/scheduler_registry.hpp"
-#include "spec/deployment_schema.hpp"
-#include "spec/scheduler_schema.hpp"
 
 namespace engramsim::sim {
 namespace {

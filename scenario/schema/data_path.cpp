@@ -1,4 +1,4 @@
-#include "spec/data_path.hpp"
+#include "scenario/schema/data_path.hpp"
 
 #include <filesystem>
 

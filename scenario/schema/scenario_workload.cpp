@@ -1,17 +1,17 @@
-#include "spec/scenario_workload.hpp"
+#include "scenario/schema/scenario_workload.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 
+#include "scenario/schema/data_path.hpp"
 #include "sim/workload/agentx_generator.hpp"
 #include "sim/workload/agentx_trace_reader.hpp"
 #include "sim/workload/line_reader.hpp"
 #include "sim/workload/synthetic_source.hpp"
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
-#include "spec/data_path.hpp"
 
 namespace engramsim::sim {
 
