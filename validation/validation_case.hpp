@@ -110,10 +110,10 @@ enum class Pool { colocated, prefill, decode };
 const char* to_string(Pool p);
 
 struct ServingReproduction {
-  std::string scenario;               // resolved path
-  std::string variant;                // compare variant to read; empty: the scenario has no compare list
-  std::string baseline;               // second variant for penalty and ratio metrics
-  std::vector<sim::SetArgument> set;  // overrides (e.g. fewer requests for CI), in file order
+  std::string scenario;                    // resolved path
+  std::string variant;                     // compare variant to read; empty: the scenario has no compare list
+  std::string baseline;                    // second variant for penalty and ratio metrics
+  std::vector<scenario::SetArgument> set;  // overrides (e.g. fewer requests for CI), in file order
   PrecisionOverrides precision;
   Pool pool = Pool::colocated;
   // Published share of input tokens served from a KV cache engramsim does not model (DeepSeek's
@@ -128,11 +128,11 @@ struct ServingReproduction {
 // A sweep read off the planner's frontiers (docs/planning.md §4). The CLI and the tests supply the
 // evaluation (EvalOptions::evaluate_sweep), since the simulator library does not link the planner.
 struct SweepReproduction {
-  std::string scenario;               // resolved path
-  std::vector<sim::SetArgument> set;  // overrides applied to the file before it is expanded
-  std::string config;                 // the configuration read
-  std::string baseline;               // the second configuration of a ratio
-  double at_interactivity = 0.0;      // tok/s/user (P90 E2E-normalised under AgentX); 0 for frontier_ratio_max
+  std::string scenario;                    // resolved path
+  std::vector<scenario::SetArgument> set;  // overrides applied to the file before it is expanded
+  std::string config;                      // the configuration read
+  std::string baseline;                    // the second configuration of a ratio
+  double at_interactivity = 0.0;           // tok/s/user (P90 E2E-normalised under AgentX); 0 for frontier_ratio_max
 };
 
 // One replica's HBM footprint (models/footprint.hpp), with the scenario keys' defaults.

@@ -138,7 +138,7 @@ std::string run_key(const ServingReproduction& r, const std::string& variant) {
 }
 
 // Mean decode context of the workload's requests (prompt + half the output), from the source itself.
-double mean_decode_context(const sim::ScenarioParams& p) {
+double mean_decode_context(const scenario::ScenarioParams& p) {
   auto src = p.workload.spec.source(p.seed);
   double sum = 0.0;
   int n = 0;
@@ -171,9 +171,9 @@ std::int32_t concurrency_for_interactivity(const StepTimeModel& model, double co
 ServingRun run_serving(const ServingReproduction& r, const std::string& variant, const EvalOptions& options) {
   ServingRun out;
   const double t0 = wall_now();
-  const sim::ScenarioDocument doc = sim::read_scenario_document(r.scenario);
-  std::vector<sim::ScenarioVariant> variants = sim::expand_scenario(doc, r.set);
-  const sim::ScenarioVariant* chosen = nullptr;
+  const scenario::ScenarioDocument doc = scenario::read_scenario_document(r.scenario);
+  std::vector<scenario::ScenarioVariant> variants = scenario::expand_scenario(doc, r.set);
+  const scenario::ScenarioVariant* chosen = nullptr;
   for (const auto& v : variants)
     if (v.name == variant) chosen = &v;
   if (!chosen) {
@@ -181,7 +181,7 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
     for (const auto& v : variants) names += (names.empty() ? "" : ", ") + (v.name.empty() ? "(none)" : v.name);
     throw ConfigError({r.scenario, 0, 0}, "compare", "no variant '" + variant + "' (variants: " + names + ")");
   }
-  sim::ScenarioParams p = sim::parse_scenario(ConfigNode(chosen->root, doc.file, ""));
+  scenario::ScenarioParams p = scenario::parse_scenario(ConfigNode(chosen->root, doc.file, ""));
   if (p.calibration)
     throw ConfigError({r.scenario, 0, 0}, "calibration",
                       "validation runs use the default efficiencies or --calibration; remove the scenario's "
@@ -199,7 +199,7 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
                 1, p.workload.spec.max_requests / static_cast<std::uint64_t>(p.workload.spec.concurrency))
           : 1;
   const double context = r.target_interactivity > 0 ? mean_decode_context(p) : 0.0;
-  sim::BuiltScenario b = sim::build_scenario(std::move(p));
+  scenario::BuiltScenario b = scenario::build_scenario(std::move(p));
 
   std::unique_ptr<DecodePoolStepModel> pool;
   if (r.pool == Pool::decode) {

@@ -27,7 +27,7 @@ struct StreamStats {
   double rate() const { return requests > 1 && span_s > 0.0 ? static_cast<double>(requests - 1) / span_s : 0.0; }
 };
 
-StreamStats scan_stream(const sim::ScenarioWorkload& w, std::uint64_t seed) {
+StreamStats scan_stream(const scenario::ScenarioWorkload& w, std::uint64_t seed) {
   StreamStats st;
   auto src = w.spec.source(seed);
   sim::Request r;
@@ -46,15 +46,15 @@ StreamStats scan_stream(const sim::ScenarioWorkload& w, std::uint64_t seed) {
 }
 
 // Why a probe misses the SLO; empty when it meets it.
-std::string slo_misses(const sim::ScenarioSlo& slo, const sim::Summary& s, Time max_queue_p99) {
+std::string slo_misses(const scenario::ScenarioSlo& slo, const sim::Summary& s, Time max_queue_p99) {
   std::string why;
   auto add = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
   if (s.completed < s.num_requests)
     add(std::to_string(s.num_requests - s.completed) + " of " + std::to_string(s.num_requests) +
         " requests unfinished");
   for (const auto& t : slo.targets) {
-    if (sim::slo_target_met(t, s)) continue;
-    add(t.key + " " + fmt(sim::slo_statistic_ms(t, s)) + " ms > " + fmt(t.limit.millis()) + " ms");
+    if (scenario::slo_target_met(t, s)) continue;
+    add(t.key + " " + fmt(scenario::slo_statistic_ms(t, s)) + " ms > " + fmt(t.limit.millis()) + " ms");
   }
   if (slo.min_interactivity > 0.0 && !(s.median_intvty >= slo.min_interactivity))
     add("interactivity " + fmt(s.median_intvty) + " < " + fmt(slo.min_interactivity) + " tok/s/user");
@@ -76,14 +76,14 @@ RatePlanner::RatePlanner(const ScenarioEvaluator& evaluator, PlanSettings settin
 
 void RatePlanner::validate(const std::vector<SweepPoint>& points) const {
   for (const auto& p : points) {
-    const sim::ScenarioParams params = evaluator_.parse(scenario_for_point(evaluator_.base(), p));
+    const scenario::ScenarioParams params = evaluator_.parse(scenario_for_point(evaluator_.base(), p));
     const std::string where = " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")";
-    if (params.workload.kind == sim::WorkloadKind::agentx)
+    if (params.workload.kind == scenario::WorkloadKind::agentx)
       throw ConfigError({evaluator_.file(), 0, 0}, "workload",
                         "plan drives the workload at a request rate; an agentx replay is driven by its lanes "
                         "(sweep workload.concurrency with engramsim sweep instead)" +
                             where);
-    if (params.workload.kind == sim::WorkloadKind::closed_loop || params.workload.spec.concurrency > 0)
+    if (params.workload.kind == scenario::WorkloadKind::closed_loop || params.workload.spec.concurrency > 0)
       throw ConfigError({evaluator_.file(), 0, 0}, "workload",
                         "plan drives the workload at a request rate: use kind open_loop or trace (without "
                         "concurrency)" +
@@ -102,7 +102,7 @@ namespace {
 // its workload section, and the offered stream as the scenario gives it (its mean rate, what
 // rate_scale multiplies, and its mean request size).
 struct ProbeContext {
-  sim::BuiltScenario b;
+  scenario::BuiltScenario b;
   YAML::Node workload;
   bool trace = false;
   StreamStats stream;
@@ -119,7 +119,7 @@ std::pair<std::uint64_t, std::uint64_t> probe_requests(const ProbeContext& c, do
       static_cast<std::uint64_t>(c.settings->probe_requests) * static_cast<std::uint64_t>(c.b.replicas);
   want = std::max<std::uint64_t>(want,
                                  static_cast<std::uint64_t>(std::ceil(offered * c.settings->min_probe_span.seconds())));
-  want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(sim::kMaxRequestsPerRun));
+  want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(scenario::kMaxRequestsPerRun));
   const std::uint64_t ask = c.trace && c.user_cap > 0 ? std::min(want, c.user_cap) : want;
   return {want, ask};
 }
@@ -148,7 +148,7 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
   else
     w["arrival"]["rate_per_s"] = offered;
   sim::RunConfig rc = c.b.run;
-  rc.workload = sim::parse_scenario_workload(ConfigNode(w, c.evaluator->file(), "workload")).spec;
+  rc.workload = scenario::parse_scenario_workload(ConfigNode(w, c.evaluator->file(), "workload")).spec;
   const sim::RunResult run = sim::run_simulation(rc);
   std::string why = slo_misses(c.b.params.slo, run.summary, c.settings->max_queue_p99);
   // Only a workload that ran out is too short: a trace prefix that happens to be denser than the
@@ -184,7 +184,7 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
 // The plan's record of a configuration: its sustained rate, the search, the probes and the prices
 // the fleet sizing reads.
 nlohmann::json plan_extra(const ProbeContext& c, const RateSearchResult& rs, std::vector<nlohmann::json> rows) {
-  const sim::BuiltScenario& b = c.b;
+  const scenario::BuiltScenario& b = c.b;
   nlohmann::json by_tier = nlohmann::json::object();
   for (const char* tier : {"hyperscaler", "neocloud", "rental"})
     by_tier[tier] = gpu_hour_price(b.params.node.gpu_hour, *price_tier_from_string(tier)).value();
@@ -214,19 +214,19 @@ nlohmann::json plan_extra(const ProbeContext& c, const RateSearchResult& rs, std
 std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, const PlanSettings& settings,
                                           const SweepPoint& point, ProbeContext& c) {
   YAML::Node s = scenario_for_point(evaluator.base(), point);
-  const sim::ScenarioParams first = evaluator.parse(s);
+  const scenario::ScenarioParams first = evaluator.parse(s);
   const int g = first.node.gpu_count;
   const int tp = first.deployment.tp;
   YAML::Node dep = map_child(s, "deployment", evaluator.file());
   dep.remove("replicas");
   dep["nodes"] = tp <= g ? 1 : (tp + g - 1) / g;
   try {
-    c.b = sim::build_scenario(evaluator.parse(s));
-  } catch (const sim::InfeasibleScenario& e) {
+    c.b = scenario::build_scenario(evaluator.parse(s));
+  } catch (const scenario::InfeasibleScenario& e) {
     return std::string(e.what());
   }
   c.workload = map_child(s, "workload", evaluator.file());
-  c.trace = c.b.params.workload.kind == sim::WorkloadKind::trace;
+  c.trace = c.b.params.workload.kind == scenario::WorkloadKind::trace;
   c.stream = scan_stream(c.b.params.workload, c.b.params.seed);
   c.user_cap = c.b.params.workload.num_requests;
   if (c.trace) {

@@ -99,10 +99,10 @@ ScenarioEvaluator::ScenarioEvaluator(std::string file, YAML::Node base, Calibrat
       calibrations_(std::move(calibrations)),
       cdf_samples_(cdf_samples) {}
 
-sim::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
-  sim::ScenarioParseOptions options;
+scenario::ScenarioParams ScenarioEvaluator::parse(const YAML::Node& scenario) const {
+  scenario::ScenarioParseOptions options;
   options.calibrations_by_gpu = &calibrations_.profiles;
-  return sim::parse_scenario(ConfigNode(scenario, file_, ""), options);
+  return scenario::parse_scenario(ConfigNode(scenario, file_, ""), options);
 }
 
 namespace {
@@ -138,7 +138,7 @@ SourceLocation point_error_location(const ConfigError& e, const SweepPoint& p, c
 }
 
 // The models, nodes, GPUs, engines, profiles and workload kinds the points use.
-void add_point_inputs(const sim::ScenarioParams& params, SweepInputs& in) {
+void add_point_inputs(const scenario::ScenarioParams& params, SweepInputs& in) {
   if (in.model_names.empty()) {
     in.price_tier = to_string(params.price_tier);
     in.slo = params.slo;
@@ -171,7 +171,7 @@ std::string lengths_file(const YAML::Node& tree, const std::string& scenario_fil
   const auto workload = root.optional_child("workload");
   const auto lengths = workload ? workload->optional_child("lengths") : std::nullopt;
   if (!lengths || !lengths->is_map() || !lengths->has("file")) return "";
-  return sim::resolve_data_path(*lengths, lengths->str("file"));
+  return scenario::resolve_data_path(*lengths, lengths->str("file"));
 }
 
 // The GPU preset a node file names (read once per distinct node: the parse has checked it).
@@ -181,7 +181,7 @@ void add_gpu_file(const std::string& node_path, SweepInputs& in) {
 }
 
 // Every file one point reads (SweepInputs::files) but its GPU preset (add_gpu_file).
-void add_point_files(const YAML::Node& tree, const std::string& scenario_file, const sim::ScenarioParams& params,
+void add_point_files(const YAML::Node& tree, const std::string& scenario_file, const scenario::ScenarioParams& params,
                      SweepInputs& in) {
   add_file(in, "model card", params.model_path);
   add_file(in, "node preset", params.node_path);
@@ -194,13 +194,13 @@ void add_point_files(const YAML::Node& tree, const std::string& scenario_file, c
 
 // A replayed trace is read through once per distinct workload section (its window, scales, options
 // and request cap decide which rows a run reads), so a bad row is bad input before anything is written.
-void read_trace_once(const YAML::Node& tree, const sim::ScenarioParams& params, std::vector<std::string>& read) {
+void read_trace_once(const YAML::Node& tree, const scenario::ScenarioParams& params, std::vector<std::string>& read) {
   if (params.workload.trace_path.empty()) return;
   YAML::Emitter workload_text;
   workload_text << tree["workload"];
   const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();
   if (std::find(read.begin(), read.end(), key) != read.end()) return;
-  sim::read_trace_through(params);
+  scenario::read_trace_through(params);
   read.push_back(key);
 }
 
@@ -231,7 +231,7 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
   SweepInputs in;
   std::vector<std::string> traces_read;
   for (const auto& p : points) {
-    sim::ScenarioParams params;
+    scenario::ScenarioParams params;
     const YAML::Node tree = scenario_for_point(base_, p);
     try {
       params = parse(tree);
@@ -249,11 +249,11 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
 }
 
 Outcome ScenarioEvaluator::evaluate(const SweepPoint& point) const {
-  sim::ScenarioParams params = parse(scenario_for_point(base_, point));
-  sim::BuiltScenario built;
+  scenario::ScenarioParams params = parse(scenario_for_point(base_, point));
+  scenario::BuiltScenario built;
   try {
-    built = sim::build_scenario(std::move(params));
-  } catch (const sim::InfeasibleScenario& e) {
+    built = scenario::build_scenario(std::move(params));
+  } catch (const scenario::InfeasibleScenario& e) {
     return Outcome::infeasible(e.what());
   }
   const sim::RunResult run = sim::run_simulation(built.run);
@@ -264,8 +264,9 @@ std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json
   std::vector<Assignment> a;
   for (const auto& [key, value] : assignments.items()) a.push_back({key, YAML::Load(value.dump())});
   try {
-    return sim::serve_command(sim::build_scenario(parse(scenario_for_point(base_, make_sweep_point(0, std::move(a))))));
-  } catch (const sim::InfeasibleScenario&) {
+    return scenario::serve_command(
+        scenario::build_scenario(parse(scenario_for_point(base_, make_sweep_point(0, std::move(a))))));
+  } catch (const scenario::InfeasibleScenario&) {
     return std::nullopt;
   }
 }
@@ -273,7 +274,7 @@ std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json
 namespace {
 
 // HBM per GPU by term, GiB (the report's stacked bars).
-void add_hbm_terms(const sim::BuiltScenario& b, PointMetrics& m) {
+void add_hbm_terms(const scenario::BuiltScenario& b, PointMetrics& m) {
   const GpuFootprint& g = b.footprint.per_gpu;
   auto term = [&](const char* name, Bytes v) { m.hbm_footprint.push_back({name, v.gib()}); };
   term("weights", g.weights);
@@ -313,7 +314,7 @@ double peak_kv_usage(const sim::TimeSeries& ts) {
 
 // The deployment and run details the results file keeps beside the headline metrics; the KV figures
 // are what the KV wall reads (planner/kv_wall.hpp, docs/planning.md "The KV wall").
-nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::RunResult& r) {
+nlohmann::json point_extra(const scenario::BuiltScenario& b, const sim::RunResult& r) {
   const sim::Summary& s = r.summary;
   const ParallelLayout& l = b.footprint.layout;
   return {
@@ -373,7 +374,7 @@ nlohmann::json point_extra(const sim::BuiltScenario& b, const sim::RunResult& r)
 
 // The calibration a point ran with: its profile and the sections applied or kept at defaults, as
 // `run` lists them; absent without a profile.
-void add_calibration(const sim::BuiltScenario& b, nlohmann::json& extra) {
+void add_calibration(const scenario::BuiltScenario& b, nlohmann::json& extra) {
   if (!b.params.calibration) return;
   extra["calibration"] = {{"profile", b.params.calibration_path},
                           {"applied", b.calibration_applied.applied},
@@ -383,7 +384,7 @@ void add_calibration(const sim::BuiltScenario& b, nlohmann::json& extra) {
 // The energy figures of a point (docs/cost-model.md "Energy"): mean GPU board watts from its GPU's
 // load-following curve, J per output token at the board and with node and facility; absent for a
 // GPU without a curve.
-void add_energy(const sim::BuiltScenario& b, const sim::RunResult& r, nlohmann::json& extra) {
+void add_energy(const scenario::BuiltScenario& b, const sim::RunResult& r, nlohmann::json& extra) {
   const BoardPowerTable power = load_board_power(default_board_power_path());
   const BoardPowerCurve* c = power.find(b.params.node.gpu.name);
   if (c == nullptr) return;
@@ -398,7 +399,7 @@ void add_energy(const sim::BuiltScenario& b, const sim::RunResult& r, nlohmann::
 
 }  // namespace
 
-PointMetrics point_metrics(const sim::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
+PointMetrics point_metrics(const scenario::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
   const sim::Summary& s = r.summary;
   PointMetrics m;
   m.gpus = b.gpus_per_replica;
@@ -484,8 +485,10 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
   c.curve_axis = sc.report.curve_axis;
   c.target_interactivity = sc.report.target_interactivity;
   for (const auto& t : in.slo.targets) {
-    if (t.metric == sim::SloMetric::ttft && t.stat == sim::SloStat::p99) c.slo.max_ttft_p99_ms = t.limit.millis();
-    if (t.metric == sim::SloMetric::tpot && t.stat == sim::SloStat::p99) c.slo.max_tpot_p99_ms = t.limit.millis();
+    if (t.metric == scenario::SloMetric::ttft && t.stat == scenario::SloStat::p99)
+      c.slo.max_ttft_p99_ms = t.limit.millis();
+    if (t.metric == scenario::SloMetric::tpot && t.stat == scenario::SloStat::p99)
+      c.slo.max_tpot_p99_ms = t.limit.millis();
   }
   if (in.slo.min_interactivity > 0.0) c.slo.min_interactivity = in.slo.min_interactivity;
 

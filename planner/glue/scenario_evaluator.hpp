@@ -46,9 +46,9 @@ struct SweepInputs {
   std::vector<std::string> calibration_paths;
   std::vector<std::string> engine_names;
   std::vector<std::string> engine_paths;
-  std::string price_tier;  // of the first point
-  sim::ScenarioSlo slo;    // of the first point
-  std::vector<sim::WorkloadKind> workload_kinds;
+  std::string price_tier;     // of the first point
+  scenario::ScenarioSlo slo;  // of the first point
+  std::vector<scenario::WorkloadKind> workload_kinds;
   // Every file the points read, as (role, path), distinct: model card, node, GPU and engine presets,
   // calibration profile, price file, trace, lengths file. Their content hashes go into sweep.json.
   std::vector<std::pair<std::string, std::string>> files;
@@ -82,7 +82,7 @@ class ScenarioEvaluator {
 
   // Parses a scenario tree as if it were the file (ConfigError on bad input), with the command
   // line's profiles.
-  sim::ScenarioParams parse(const YAML::Node& scenario) const;
+  scenario::ScenarioParams parse(const YAML::Node& scenario) const;
   // Parses every point; a point that does not parse is a ConfigError naming the point. A
   // command-line profile that no point's GPU matches is a ConfigError too.
   SweepInputs validate(const std::vector<SweepPoint>& points) const;
@@ -107,7 +107,8 @@ class ScenarioEvaluator {
 // above that target), so each bar adds up to the GPU's usable HBM. Closed loop: concurrency is the
 // client count; open loop and trace replay: the mean number of requests in the system
 // (Little's law: completed requests/s x mean end-to-end latency).
-PointMetrics point_metrics(const sim::BuiltScenario& built, const sim::RunResult& run, std::size_t cdf_samples = 101);
+PointMetrics point_metrics(const scenario::BuiltScenario& built, const sim::RunResult& run,
+                           std::size_t cdf_samples = 101);
 
 // The report context of a sweep: settings from the file, the SLO as the report reads it
 // (ttft_p99, tpot_p99, min_interactivity), presets, price tier, and the provenance of the figures

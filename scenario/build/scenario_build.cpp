@@ -16,7 +16,7 @@
 #include "sim/memory/node_fabric_params.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 double json_number(double v) { return std::isfinite(v) ? v : 0.0; }
@@ -215,25 +215,25 @@ int frontend_workers(const ScenarioDeployment& d, std::int64_t scheduler_ranks) 
 void configure_run(BuiltScenario& b, const ScenarioParams& params) {
   const ScenarioDeployment& d = params.deployment;
   const NodeSpec& node = params.node;
-  RunConfig& rc = b.run;
+  sim::RunConfig& rc = b.run;
   const auto ranks = b.scheduler_ranks;
-  const DecodePadding padding = make_decode_padding(d.scheduler.cuda_graph_batch_sizes, d.scheduler.policy.max_num_seqs,
-                                                    d.scheduler.policy.max_num_batched_tokens,
-                                                    d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0, ranks);
+  const sim::DecodePadding padding = sim::make_decode_padding(
+      d.scheduler.cuda_graph_batch_sizes, d.scheduler.policy.max_num_seqs, d.scheduler.policy.max_num_batched_tokens,
+      d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0, ranks);
   for (int i = 0; i < b.replicas; ++i) {
-    ReplicaParams r;
+    sim::ReplicaParams r;
     r.name = "replica" + std::to_string(i);
     r.step_model = b.step_memo.get();
-    r.kv = KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching,
-                        b.kv_offload_blocks_per_replica};
-    r.offload_link = KvOffloadLink{b.kv_block_bytes_per_replica / static_cast<double>(d.tp),
-                                   node.gpu.host_link_bandwidth, node.host_link_latency};
+    r.kv = sim::KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching,
+                             b.kv_offload_blocks_per_replica};
+    r.offload_link = sim::KvOffloadLink{b.kv_block_bytes_per_replica / static_cast<double>(d.tp),
+                                        node.gpu.host_link_bandwidth, node.host_link_latency};
     r.gpus = d.tp;
     r.decode_padding = padding;
     r.max_model_len = b.footprint.max_model_len;
-    r.frontend = FrontendParams{d.host.frontend_per_prompt_token, frontend_workers(d, ranks)};
-    r.spec = SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
-                              d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
+    r.frontend = sim::FrontendParams{d.host.frontend_per_prompt_token, frontend_workers(d, ranks)};
+    r.spec = sim::SpecDecodeParams{d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0,
+                                   d.spec_decode.enabled ? d.spec_decode.acceptance_length : 1.0};
     rc.replicas.push_back(r);
   }
   rc.scheduler = d.scheduler.policy;
@@ -397,7 +397,7 @@ BuiltScenario build_scenario(ScenarioParams params) {
 }
 
 void release_step_model(BuiltScenario& b) {
-  for (ReplicaParams& r : b.run.replicas) r.step_model = nullptr;
+  for (sim::ReplicaParams& r : b.run.replicas) r.step_model = nullptr;
   b.step_memo.reset();
   b.step_model.reset();
 }
@@ -405,7 +405,7 @@ void release_step_model(BuiltScenario& b) {
 void restore_step_model(BuiltScenario& b) {
   if (b.step_memo) return;
   build_step_model(b, b.params);
-  for (ReplicaParams& r : b.run.replicas) r.step_model = b.step_memo.get();
+  for (sim::ReplicaParams& r : b.run.replicas) r.step_model = b.step_memo.get();
 }
 
 namespace {
@@ -434,7 +434,7 @@ json slo_json(const ScenarioParams& p) {
 // The section as the schema writes it (the built-in policy names only describe the key; writing
 // checks none), and how many schedulers a replica runs.
 json scheduler_json(const BuiltScenario& b) {
-  SchedulerRegistry registry;
+  sim::SchedulerRegistry registry;
   register_builtin_schedulers(registry);
   json out = scheduler_schema(registry).write(b.params.deployment.scheduler);
   out["schedulers_per_replica"] = b.scheduler_ranks;
@@ -468,7 +468,7 @@ void add_optional_json(const BuiltScenario& b, json& out) {
   const ScenarioParams& p = b.params;
   const ScenarioDeployment& d = p.deployment;
   if (p.workload.spec.agentic) {
-    const AgenticReplayParams& a = p.workload.spec.agentic->replay;
+    const sim::AgenticReplayParams& a = p.workload.spec.agentic->replay;
     out["agentic"] = {{"corpus", p.workload.trace_path.empty() ? json(nullptr) : json(p.workload.trace_path)},
                       {"concurrency", a.lanes},
                       {"duration_s", a.duration.seconds()},
@@ -558,4 +558,4 @@ Bytes engram_page_cache(const ScenarioDeployment& d, const NodeFootprint& nf, By
   return Bytes(std::min(cap.value(), nf.ssd_engram.value()));
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

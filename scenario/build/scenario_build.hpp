@@ -43,7 +43,7 @@
 #include "scenario/schema/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 // The deployment does not fit (footprint infeasible, or no replica on the GPUs given).
 class InfeasibleScenario : public std::runtime_error {
@@ -92,7 +92,7 @@ struct BuiltScenario {
   CalibrationReport calibration_applied;           // empty without a profile
   std::vector<SectionDescription> calibration_sections;
   ScenarioPrice price;
-  RunConfig run;  // ready for run_simulation()
+  sim::RunConfig run;  // ready for run_simulation()
 
   std::string engram_label() const;  // "hbm", "dram", "ssd" or "none"
   // One line: "1 x TP2 (EP2, data-parallel attention) on hgx-b300, Engram in dram, 4,096 KV blocks x 16".
@@ -133,4 +133,4 @@ Bytes engram_page_cache(const ScenarioDeployment& d, const NodeFootprint& nf, By
 // footprint terms per GPU, price, calibration sections, workload and SLO.
 std::string scenario_json(const BuiltScenario& b);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

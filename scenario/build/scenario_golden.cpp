@@ -17,7 +17,7 @@
 #include "core/number_text.hpp"
 #include "core/staged_file.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 struct Tolerance {
@@ -49,7 +49,7 @@ std::string tolerance_words(const Tolerance& t) {
 
 // One key per metric golden_metrics() stores (an agentic replay's too), each with its tolerance.
 FieldTable<GoldenVariant> metrics_schema() {
-  Summary plain, windowed;
+  sim::Summary plain, windowed;
   windowed.windowed = true;
   std::set<std::string> always;
   for (const auto& m : golden_metrics(plain)) always.insert(m.first);
@@ -110,7 +110,7 @@ const FieldTable<Golden>& golden_schema() {
   return table;
 }
 
-std::vector<std::pair<std::string, double>> golden_metrics(const Summary& s) {
+std::vector<std::pair<std::string, double>> golden_metrics(const sim::Summary& s) {
   const auto d = [](std::int64_t v) { return static_cast<double>(v); };
   std::vector<std::pair<std::string, double>> m = {
       {"num_requests", d(s.num_requests)},
@@ -261,4 +261,4 @@ std::vector<std::string> compare_with_golden(const Golden& expected, const Golde
   return out;
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -25,7 +25,7 @@
 #include "core/field_table.hpp"
 #include "scenario/build/scenario_session.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 struct GoldenVariant {
   std::string name;
@@ -41,7 +41,7 @@ struct Golden {
 };
 
 // The metrics a golden stores, from a run's summary, in file order.
-std::vector<std::pair<std::string, double>> golden_metrics(const Summary& s);
+std::vector<std::pair<std::string, double>> golden_metrics(const sim::Summary& s);
 Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgument> set, std::string note);
 
 // The keys of a golden file, declared once: read_golden reads through it (JSON is YAML, so errors
@@ -57,4 +57,4 @@ void write_golden(const Golden& golden, const std::string& path);
 // 1300.0 (rel 5.0 %, allowed 1.0 % + 0.001)"); empty when the run matches.
 std::vector<std::string> compare_with_golden(const Golden& expected, const Golden& actual);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -18,10 +18,10 @@
 #include "core/staged_file.hpp"
 #include "sim/metrics/result_writers.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
-std::string summary_text(const RunResult& r, const SloParams& slo) {
+std::string summary_text(const sim::RunResult& r, const sim::SloParams& slo) {
   std::ostringstream os;
   write_summary_json(r.summary, slo, os);
   return os.str();
@@ -147,8 +147,8 @@ void run_session(ScenarioSession& s, int jobs, const VariantDone& done) {
 void release_run_records(VariantOutcome& v) {
   if (v.built) release_step_model(*v.built);
   if (!v.result) return;
-  std::vector<RequestRecord>().swap(v.result->requests);
-  v.result->timeseries = TimeSeries{v.result->timeseries.interval(), 1};
+  std::vector<sim::RequestRecord>().swap(v.result->requests);
+  v.result->timeseries = sim::TimeSeries{v.result->timeseries.interval(), 1};
 }
 
 std::vector<std::string> session_input_files(const ScenarioSession& s) {
@@ -234,7 +234,7 @@ void write_session_outputs(const ScenarioSession& s, const std::string& dir) {
   write_compare_outputs(s, dir);
 }
 
-std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s) {
+std::vector<std::pair<std::string, double>> headline_metrics(const sim::Summary& s) {
   return {
       {"completed", static_cast<double>(s.completed)},
       {"tput_per_gpu", s.tput_per_gpu},
@@ -262,4 +262,4 @@ std::string session_json(const ScenarioSession& s) {
   return json_text(compare_json(s, true)) + "\n";
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

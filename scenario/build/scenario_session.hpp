@@ -22,7 +22,7 @@
 #include "scenario/schema/scenario_document.hpp"
 #include "sim/run/run_simulation.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 struct VariantOutcome {
   std::string name;  // empty without compare
@@ -32,7 +32,7 @@ struct VariantOutcome {
   std::vector<SetConflict> set_conflicts;  // --set arguments that change what `set` sets (run warns)
   std::optional<BuiltScenario> built;      // nullopt: does not fit
   std::string infeasible;                  // why, when it does not fit
-  std::optional<RunResult> result;         // after run_session
+  std::optional<sim::RunResult> result;    // after run_session
 };
 
 struct ScenarioSession {
@@ -86,11 +86,11 @@ void check_outputs_spare_inputs(const ScenarioSession& session, const std::vecto
 std::vector<std::string> session_output_files(const ScenarioSession& session, const std::string& dir);
 
 // The headline numbers of a run, in the order reports show them (name, value; NaN when undefined).
-std::vector<std::pair<std::string, double>> headline_metrics(const Summary& s);
+std::vector<std::pair<std::string, double>> headline_metrics(const sim::Summary& s);
 
 // --json: without compare the summary.json object; with compare {"scenario", "variants": [{name,
 // baseline, set, infeasible?, metrics?, summary?}], "ratios": {variant: {metric: ratio to its
 // baseline}}}.
 std::string session_json(const ScenarioSession& session);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

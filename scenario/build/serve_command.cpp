@@ -6,7 +6,7 @@
 
 #include "core/number_text.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 std::string num(double v) { return printf_number(v, "%g"); }
@@ -122,4 +122,4 @@ std::optional<std::string> serve_command(const BuiltScenario& b) {
   return std::nullopt;
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -12,7 +12,7 @@
 
 #include "scenario/build/scenario_build.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 // One shell command, flags one per line (backslash-continued); nullopt for an engine preset with
 // no real engine behind it (nano-vllm).
@@ -21,4 +21,4 @@ std::optional<std::string> serve_command(const BuiltScenario& b);
 // The model a serve command loads: the card's hf_repo, else its catalog name.
 std::string served_model(const ModelCard& card);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -4,7 +4,7 @@
 
 #include "core/paths.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 std::string resolve_data_path(const ConfigNode& node, const std::string& path) {
   namespace fs = std::filesystem;
@@ -18,4 +18,4 @@ std::string resolve_data_path(const ConfigNode& node, const std::string& path) {
   return (fs::path(data_root()) / p).string();
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

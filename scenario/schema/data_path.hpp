@@ -7,10 +7,10 @@
 
 #include "core/config_node.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 // Resolves a data-file path named in `node`'s file: absolute as is; else relative to that file's
 // directory if it exists there; else relative to the data root.
 std::string resolve_data_path(const ConfigNode& node, const std::string& path);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

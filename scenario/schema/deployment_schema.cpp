@@ -9,7 +9,7 @@
 #include "scenario/schema/data_path.hpp"
 #include "scenario/schema/scheduler_schema.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 bool names_a_path(const std::string& s) {
@@ -279,7 +279,7 @@ void add_engine_keys(FieldTable<DeploymentDraft>& t) {
       .default_words("one per data-parallel attention rank (1 under tensor-parallel attention)");
 }
 
-void add_section_keys(FieldTable<DeploymentDraft>& t, const RouterRegistry& routers) {
+void add_section_keys(FieldTable<DeploymentDraft>& t, const sim::RouterRegistry& routers) {
   t.custom({"engram", "map", "its keys' own", "below"}, [](const ConfigNode& d, DeploymentDraft& o) {
     o.out.engram = parse_engram(d.child("engram"), *o.in.card, *o.in.node, o.out.host);
   });
@@ -365,7 +365,7 @@ FieldTable<SpecDecodeDraft> spec_decode_schema() {
   return t;
 }
 
-FieldTable<DeploymentDraft> deployment_schema(const RouterRegistry& routers) {
+FieldTable<DeploymentDraft> deployment_schema(const sim::RouterRegistry& routers) {
   FieldTable<DeploymentDraft> t("deployment");
   add_size_keys(t);
   add_expert_keys(t);
@@ -404,4 +404,4 @@ std::string resolve_catalog_entry(const ConfigNode& map, const std::string& key,
   return path;
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -17,14 +17,14 @@
 #include "sim/serving/router_registry.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 // What a deployment is read against.
 struct DeploymentInputs {
   const ModelCard* card = nullptr;
   const NodeSpec* node = nullptr;
-  const SchedulerRegistry* schedulers = nullptr;
-  const RouterRegistry* routers = nullptr;
+  const sim::SchedulerRegistry* schedulers = nullptr;
+  const sim::RouterRegistry* routers = nullptr;
 };
 
 struct DeploymentDraft {
@@ -44,7 +44,7 @@ struct SpecDecodeDraft {
   const ModelCard* card = nullptr;
 };
 
-FieldTable<DeploymentDraft> deployment_schema(const RouterRegistry& routers);
+FieldTable<DeploymentDraft> deployment_schema(const sim::RouterRegistry& routers);
 FieldTable<EngramDraft> engram_schema();
 FieldTable<SpecDecodeDraft> spec_decode_schema();
 
@@ -58,4 +58,4 @@ ScenarioDeployment parse_deployment(const ConfigNode& d, const DeploymentInputs&
 std::string resolve_catalog_entry(const ConfigNode& map, const std::string& key, const std::string& folder,
                                   const std::string& what);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

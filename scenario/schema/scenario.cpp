@@ -17,7 +17,7 @@
 #include "scenario/schema/deployment_schema.hpp"
 #include "sim/serving/builtin_registries.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 // A time above zero.
@@ -29,14 +29,14 @@ Time slo_time(const ConfigNode& map, const std::string& key) {
 }
 
 void add_slo_bounds(FieldTable<ScenarioSlo>& t) {
-  const auto bound = [&t](const char* key, std::optional<Time> SloParams::*member, const char* what) {
+  const auto bound = [&t](const char* key, std::optional<Time> sim::SloParams::*member, const char* what) {
     t.custom({key, "time > 0", std::string("the `") + key + "_p99` target, if any",
               std::string("per-request bound on ") + what + ": `request_goodput` counts requests within all bounds"},
              [key, member](const ConfigNode& m, ScenarioSlo& s) { s.per_request.*member = slo_time(m, key); });
   };
-  bound("ttft", &SloParams::ttft, "the time to first token");
-  bound("tpot", &SloParams::tpot, "the time per output token");
-  bound("e2el", &SloParams::e2el, "the end-to-end latency");
+  bound("ttft", &sim::SloParams::ttft, "the time to first token");
+  bound("tpot", &sim::SloParams::tpot, "the time per output token");
+  bound("e2el", &sim::SloParams::e2el, "the end-to-end latency");
 }
 
 void add_slo_targets(FieldTable<ScenarioSlo>& t) {
@@ -245,7 +245,7 @@ FieldTable<ScenarioDraft> scenario_schema() {
 }
 
 ScenarioDeployment parse_deployment_section(const ConfigNode& d, const ModelCard& card, const NodeSpec& node) {
-  const RegistryChoice registries(nullptr, nullptr);
+  const sim::RegistryChoice registries(nullptr, nullptr);
   return parse_deployment(d, {&card, &node, registries.schedulers, registries.routers});
 }
 
@@ -288,7 +288,7 @@ void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency)
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
   if (!root.is_map()) root.fail("a scenario file must be a map");
-  const RegistryChoice registries(options.schedulers, options.routers);
+  const sim::RegistryChoice registries(options.schedulers, options.routers);
   ScenarioDraft draft{{}, &options, registries.schedulers, registries.routers};
   draft.p.file = root.file();
   static const FieldTable<ScenarioDraft> schema = scenario_schema();
@@ -303,11 +303,11 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   return std::move(draft.p);
 }
 
-double slo_statistic_ms(const SloTarget& t, const Summary& s) {
-  const LatencySummary& l = t.metric == SloMetric::ttft   ? s.ttft
-                            : t.metric == SloMetric::tpot ? s.tpot
-                            : t.metric == SloMetric::itl  ? s.itl
-                                                          : s.e2el;
+double slo_statistic_ms(const SloTarget& t, const sim::Summary& s) {
+  const sim::LatencySummary& l = t.metric == SloMetric::ttft   ? s.ttft
+                                 : t.metric == SloMetric::tpot ? s.tpot
+                                 : t.metric == SloMetric::itl  ? s.itl
+                                                               : s.e2el;
   switch (t.stat) {
     case SloStat::p50:
       return l.median;
@@ -325,21 +325,21 @@ void read_trace_through(const ScenarioParams& p) {
   if (p.workload.kind == WorkloadKind::agentx) {
     if (p.workload.trace_path.empty()) return;  // a generated corpus
     const auto sessions = p.workload.spec.agentic->sessions(p.seed);
-    AgenticSession s;
+    sim::AgenticSession s;
     while (sessions->next(s)) {
     }
     return;
   }
   if (p.workload.kind != WorkloadKind::trace) return;
   const auto source = p.workload.spec.source(p.seed);
-  Request r;
+  sim::Request r;
   for (std::uint64_t n = 0; n < p.workload.spec.max_requests && source->next(r); ++n) {
   }
 }
 
-bool slo_target_met(const SloTarget& t, const Summary& s) {
+bool slo_target_met(const SloTarget& t, const sim::Summary& s) {
   const double v = slo_statistic_ms(t, s);
   return std::isfinite(v) && v <= t.limit.millis();
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -29,7 +29,7 @@
 #include "sim/serving/router_registry.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 // vLLM's default CUDA-graph capture list up to `max_tokens` (1, 2, 4, every 8 below 256, every 16
 // from 256), as sequences per decode step when each sequence carries 1 + `draft_tokens` tokens:
@@ -53,8 +53,8 @@ struct ScenarioParseOptions {
   // file's applies. Not combined with `calibration`.
   const std::vector<CalibrationCandidate>* calibrations_by_gpu = nullptr;
   // Policies to choose from; the built-in ones when null.
-  const SchedulerRegistry* schedulers = nullptr;
-  const RouterRegistry* routers = nullptr;
+  const sim::SchedulerRegistry* schedulers = nullptr;
+  const sim::RouterRegistry* routers = nullptr;
 };
 
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options = {});
@@ -64,8 +64,8 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
 struct ScenarioDraft {
   ScenarioParams p;
   const ScenarioParseOptions* options = nullptr;
-  const SchedulerRegistry* schedulers = nullptr;
-  const RouterRegistry* routers = nullptr;
+  const sim::SchedulerRegistry* schedulers = nullptr;
+  const sim::RouterRegistry* routers = nullptr;
 };
 FieldTable<ScenarioDraft> scenario_schema();
 
@@ -79,7 +79,7 @@ ScenarioDeployment parse_deployment_section(const ConfigNode& d, const ModelCard
 void read_trace_through(const ScenarioParams& p);
 
 // Whether an SLO target holds for a summary (NaN statistics fail).
-bool slo_target_met(const SloTarget& target, const Summary& summary);
-double slo_statistic_ms(const SloTarget& target, const Summary& summary);
+bool slo_target_met(const SloTarget& target, const sim::Summary& summary);
+double slo_statistic_ms(const SloTarget& target, const sim::Summary& summary);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

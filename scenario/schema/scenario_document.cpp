@@ -10,7 +10,7 @@
 #include "core/config_node.hpp"
 #include "core/config_override.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 YAML::Node parse_text(const ScenarioDocument& doc) {
@@ -405,4 +405,4 @@ const FieldTable<CompareEntry>& compare_entry_schema() {
   return table;
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -39,7 +39,7 @@
 #include "core/error.hpp"
 #include "core/field_table.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 inline constexpr std::size_t kMaxCompareVariants = 10'000;
 
@@ -134,4 +134,4 @@ class ScenarioExpansion {
   std::optional<ComparePlan> plan_;
 };
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -7,7 +7,7 @@
 #include "sim/memory/node_fabric_params.hpp"
 #include "sim/memory/row_cache.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 Bytes parse_cache_size(const ConfigNode& parent, const std::string& key, Bytes dflt, std::string& policy,
                        const std::vector<std::string>& policies) {
@@ -82,4 +82,4 @@ void check_in_run_tier(const ConfigNode& root, bool has_offloaded_tier, const Sc
         .fail_key("in_run", "the in-run tier moves rows over the host links: it needs tier dram or ssd");
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

@@ -25,7 +25,7 @@
 #include "core/units.hpp"
 #include "sim/memory/engram_tier_service.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 struct ScenarioInRun {
   bool enabled = false;
@@ -54,4 +54,4 @@ void parse_kv_offload_section(const ConfigNode& kv_offload, ScenarioInRun& out);
 // The in-run tier moves rows over the host links: it needs an Engram tier in DRAM or on SSD.
 void check_in_run_tier(const ConfigNode& root, bool has_offloaded_tier, const ScenarioInRun& out);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

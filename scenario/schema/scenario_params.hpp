@@ -20,7 +20,7 @@
 #include "sim/metrics/summary.hpp"
 #include "sim/serving/scheduler.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 struct ScenarioEngram {
   std::optional<EngramTier> tier;  // nullopt: `none`, the card's Engram removed
@@ -48,7 +48,7 @@ struct ConcurrencyRule {
 };
 
 struct ScenarioScheduler {
-  SchedulerParams policy;  // name, per-scheduler token budget and sequence cap, chunking
+  sim::SchedulerParams policy;  // name, per-scheduler token budget and sequence cap, chunking
   int block_size = 16;
   bool enable_prefix_caching = false;
   // Pinned host DRAM per replica for the KV-offload pool (kv_offload_pool.hpp); 0 = no pool.
@@ -106,7 +106,7 @@ struct SloTarget {
 };
 
 struct ScenarioSlo {
-  SloParams per_request;           // bounds for goodput (explicit, else the p99 targets)
+  sim::SloParams per_request;      // bounds for goodput (explicit, else the p99 targets)
   std::vector<SloTarget> targets;  // checked against the run's summary
   double min_interactivity = 0.0;  // tok/s/user from the median TPOT; 0 = none
   bool any() const { return per_request.any() || !targets.empty() || min_interactivity > 0.0; }
@@ -132,4 +132,4 @@ struct ScenarioParams {
   Time timeseries_interval = Time::from_seconds(1.0);
 };
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

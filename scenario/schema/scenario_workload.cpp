@@ -13,7 +13,7 @@
 #include "sim/workload/trace_format.hpp"
 #include "sim/workload/transformed_source.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 const char* to_string(WorkloadKind k) {
   switch (k) {
@@ -29,52 +29,26 @@ const char* to_string(WorkloadKind k) {
   return "?";
 }
 
-FixedLength::FixedLength(std::int32_t tokens) : tokens_(tokens) {}
-std::int32_t FixedLength::sample(RngStream&) const { return tokens_; }
-std::string FixedLength::describe() const { return std::to_string(tokens_); }
-
-UniformLength::UniformLength(std::int32_t lo, std::int32_t hi) : lo_(lo), hi_(hi) {}
-std::int32_t UniformLength::sample(RngStream& rng) const {
-  return static_cast<std::int32_t>(rng.uniform_int(lo_, hi_));
-}
-std::string UniformLength::describe() const { return "U[" + std::to_string(lo_) + ", " + std::to_string(hi_) + "]"; }
-
-IndependentLengths::IndependentLengths(std::shared_ptr<const LengthMarginal> input,
-                                       std::shared_ptr<const LengthMarginal> output)
-    : input_(std::move(input)), output_(std::move(output)) {}
-
-void IndependentLengths::sample(RngStream& rng, std::int32_t& input, std::int32_t& output) {
-  input = input_->sample(rng);
-  output = output_->sample(rng);
-}
-
-std::string IndependentLengths::describe() const {
-  return "input " + input_->describe() + " / output " + output_->describe() + " tokens";
-}
-
-Time ImmediateArrivals::next_gap(RngStream&) { return Time::zero(); }
-std::string ImmediateArrivals::describe() const { return "closed loop"; }
-
 namespace {
 
 constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
 
-std::shared_ptr<const LengthMarginal> parse_marginal(const ConfigNode& n) {
+std::shared_ptr<const sim::LengthMarginal> parse_marginal(const ConfigNode& n) {
   const std::string kind = n.one_of("distribution", {"fixed", "uniform", "uniform_ratio"});
-  std::shared_ptr<const LengthMarginal> out;
+  std::shared_ptr<const sim::LengthMarginal> out;
   if (kind == "fixed") {
-    out = std::make_shared<FixedLength>(static_cast<std::int32_t>(n.integer("tokens", 1, kMaxTokens)));
+    out = std::make_shared<sim::FixedLength>(static_cast<std::int32_t>(n.integer("tokens", 1, kMaxTokens)));
   } else if (kind == "uniform") {
     const auto lo = static_cast<std::int32_t>(n.integer("min", 1, kMaxTokens));
     const auto hi = static_cast<std::int32_t>(n.integer("max", 1, kMaxTokens));
     if (hi < lo) n.fail_key("max", "must be >= min (" + std::to_string(lo) + ")");
-    out = std::make_shared<UniformLength>(lo, hi);
+    out = std::make_shared<sim::UniformLength>(lo, hi);
   } else {
     const auto tokens = static_cast<std::int32_t>(n.integer("tokens", 1, kMaxTokens));
     const double ratio = n.number("ratio", 1e-9, 1.0);
     // vLLM's random dataset: lengths uniform on [floor(ratio * N), N], at least one token.
     const auto lo = std::max<std::int32_t>(1, static_cast<std::int32_t>(std::floor(ratio * tokens)));
-    out = std::make_shared<UniformLength>(lo, tokens);
+    out = std::make_shared<sim::UniformLength>(lo, tokens);
   }
   n.finish();
   return out;
@@ -89,11 +63,11 @@ std::string existing_file(const ConfigNode& parent, const std::string& key) {
 // A trace file: read again by every run, so a pipe or FIFO is refused at the key, never opened.
 std::string existing_trace(const ConfigNode& parent, const std::string& key) {
   const std::string path = existing_file(parent, key);
-  if (const std::string why = trace_file_problem(path); !why.empty()) parent.fail_key(key, path + ": " + why);
+  if (const std::string why = sim::trace_file_problem(path); !why.empty()) parent.fail_key(key, path + ": " + why);
   return path;
 }
 
-using LengthFactory = std::function<std::unique_ptr<LengthDistribution>()>;
+using LengthFactory = std::function<std::unique_ptr<sim::LengthDistribution>()>;
 
 std::string seconds_text(Time t) {
   char buf[48];
@@ -110,9 +84,9 @@ constexpr std::int64_t kMaxAgentxLanes = 4096;
 constexpr double kMaxAgentxSeconds = 7 * 24 * 3600.0;
 
 // `generate: {seed, sessions}`: the synthetic corpus, its context the deployment's max_model_len.
-AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t model_len) {
+sim::AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t model_len) {
   const ConfigNode g = w.child("generate");
-  AgentxGeneratorParams gp;
+  sim::AgentxGeneratorParams gp;
   gp.seed = static_cast<std::uint64_t>(g.integer_or("seed", 42, 0));
   gp.sessions = static_cast<std::int32_t>(g.integer_or("sessions", 393, 1, 1'000'000));
   g.finish();
@@ -131,8 +105,8 @@ AgentxGeneratorParams parse_agentx_generate(const ConfigNode& w, std::int64_t mo
 std::string agentx_corpus(const ConfigNode& w) {
   const std::string path = existing_trace(w, "trace");
   try {
-    AgenticSession first;
-    if (!open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
+    sim::AgenticSession first;
+    if (!sim::open_agentx_trace(path)->next(first)) w.fail_key("trace", path + ": holds no sessions");
   } catch (const ConfigError& e) {
     if (e.where().file.empty()) w.fail_key("trace", path + ": " + e.message());
     throw;
@@ -195,21 +169,21 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
   w.finish();
   ScenarioWorkload out;
   out.kind = WorkloadKind::agentx;
-  AgenticWorkloadSpec a;
+  sim::AgenticWorkloadSpec a;
   if (draft.generate) {
-    const AgentxGeneratorParams gp = *draft.generate;
+    const sim::AgentxGeneratorParams gp = *draft.generate;
     a.sessions = [gp](std::uint64_t) { return make_agentx_generator(gp); };
     out.description = "agentx replay of " + std::to_string(gp.sessions) + " generated sessions (seed " +
                       std::to_string(gp.seed) + ")";
   } else {
     const std::string path = draft.trace_path;
-    a.sessions = [path](std::uint64_t) { return open_agentx_trace(path); };
+    a.sessions = [path](std::uint64_t) { return sim::open_agentx_trace(path); };
     out.trace_path = path;
     out.description = "agentx replay of " + std::filesystem::path(path).filename().string();
   }
   a.replay = draft.replay;
   out.spec.agentic = a;
-  const AgenticReplayParams& p = a.replay;
+  const sim::AgenticReplayParams& p = a.replay;
   out.description += ", " + std::to_string(p.lanes) + " lanes, " + seconds_text(p.duration) +
                      " measured after at most " + seconds_text(p.grace) + " of warm-up";
   return out;
@@ -218,12 +192,12 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
 // ---- closed and open loops ----
 
 // `lengths: {distribution: empirical, file, max_total_tokens}`: loaded and checked once, now.
-std::shared_ptr<const EmpiricalLengths> parse_empirical(const ConfigNode& l) {
+std::shared_ptr<const sim::EmpiricalLengths> parse_empirical(const ConfigNode& l) {
   l.one_of("distribution", {"empirical"});
   const std::string file = existing_file(l, "file");
   const std::int64_t max_total = l.integer_or("max_total_tokens", 0, 0);
   l.finish();
-  return std::make_shared<const EmpiricalLengths>(file, max_total);
+  return std::make_shared<const sim::EmpiricalLengths>(file, max_total);
 }
 
 // `input:` + `output:`, or `lengths:` (empirical pairs).
@@ -250,10 +224,10 @@ void add_length_keys(FieldTable<GeneratedDraft>& t) {
 LengthFactory lengths_of(const GeneratedDraft& o, std::string& description) {
   if (o.pairs) {
     description = o.pairs->describe();
-    return [table = o.pairs] { return std::make_unique<EmpiricalLengths>(*table); };
+    return [table = o.pairs] { return std::make_unique<sim::EmpiricalLengths>(*table); };
   }
-  description = IndependentLengths(o.input, o.output).describe();
-  return [in = o.input, out = o.output] { return std::make_unique<IndependentLengths>(in, out); };
+  description = sim::IndependentLengths(o.input, o.output).describe();
+  return [in = o.input, out = o.output] { return std::make_unique<sim::IndependentLengths>(in, out); };
 }
 
 constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
@@ -291,8 +265,8 @@ ScenarioWorkload closed_loop_workload(const GeneratedDraft& o) {
   out.spec.concurrency = o.concurrency;
   out.spec.max_requests = sent;
   out.spec.warmup_requests = warmup;
-  out.spec.source = [lengths, sent](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
-    return std::make_unique<SyntheticSource>(std::make_unique<ImmediateArrivals>(), lengths(), seed, sent);
+  out.spec.source = [lengths, sent](std::uint64_t seed) -> std::unique_ptr<sim::RequestSource> {
+    return std::make_unique<sim::SyntheticSource>(std::make_unique<sim::ImmediateArrivals>(), lengths(), seed, sent);
   };
   const std::string requests =
       warmup > 0 ? std::to_string(warmup) + " warm-up and " + std::to_string(count) + " measured requests"
@@ -322,13 +296,13 @@ ScenarioWorkload open_loop_workload(const GeneratedDraft& o) {
   out.num_requests = o.num_requests > 0 ? count : 0;
   out.spec.max_requests = count;
   out.spec.source = [process = o.process, rate = o.rate_per_s, cv = o.cv, lengths, count, duration = o.duration,
-                     rate_at = o.rate_at](std::uint64_t seed) -> std::unique_ptr<RequestSource> {
-    std::unique_ptr<ArrivalProcess> arrivals;
+                     rate_at = o.rate_at](std::uint64_t seed) -> std::unique_ptr<sim::RequestSource> {
+    std::unique_ptr<sim::ArrivalProcess> arrivals;
     if (process == ArrivalKind::poisson)
-      arrivals = std::make_unique<PoissonArrivals>(rate);
+      arrivals = std::make_unique<sim::PoissonArrivals>(rate);
     else
-      arrivals = std::make_unique<GammaArrivals>(rate, cv);
-    auto source = std::make_unique<SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
+      arrivals = std::make_unique<sim::GammaArrivals>(rate, cv);
+    auto source = std::make_unique<sim::SyntheticSource>(std::move(arrivals), lengths(), seed, count, duration);
     source->locate_rate(rate_at, "workload.arrival.rate_per_s");
     return source;
   };
@@ -356,8 +330,8 @@ void add_trace_file_keys(FieldTable<TraceDraft>& t) {
             "ShareGPT files)"},
            [](const ConfigNode& m, TraceDraft& o) { o.path = existing_trace(m, "path"); })
       .required();
-  t.custom({"format", names_words(trace_format_names()), "`auto`", "docs/simulator.md"},
-           [](const ConfigNode& m, TraceDraft& o) { o.format = m.one_of("format", trace_format_names()); });
+  t.custom({"format", names_words(sim::trace_format_names()), "`auto`", "docs/simulator.md"},
+           [](const ConfigNode& m, TraceDraft& o) { o.format = m.one_of("format", sim::trace_format_names()); });
 }
 
 void add_trace_transform_keys(FieldTable<TraceDraft>& t) {
@@ -385,13 +359,13 @@ void add_trace_transform_keys(FieldTable<TraceDraft>& t) {
       "drop rows with zero output tokens (BurstGPT failures)");
 }
 
-bool transforms(const TransformParams& tp) {
+bool transforms(const sim::TransformParams& tp) {
   return tp.window_start != Time::zero() || tp.window_end != Time::max() || tp.time_scale != 1.0 ||
          tp.rate_scale != 1.0;
 }
 
 // "trace F (format), time x1, rate x2, window 0 s .. end, first N requests, closed loop with C clients".
-std::string trace_description(const std::string& path, const std::string& format, const TransformParams& tp,
+std::string trace_description(const std::string& path, const std::string& format, const sim::TransformParams& tp,
                               std::int64_t n, std::int32_t clients) {
   std::string out = "trace " + std::filesystem::path(path).filename().string() + " (" + format + ")";
   if (transforms(tp)) {
@@ -412,15 +386,15 @@ ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
   out.kind = WorkloadKind::trace;
   const std::string& path = o.trace.path;
   const std::string& format = o.trace.format;
-  const TransformParams tp = o.trace.transform;
-  TraceOptions opt = o.trace.options;
+  const sim::TransformParams tp = o.trace.transform;
+  sim::TraceOptions opt = o.trace.options;
   // A run keeps a record of every request: the trace's rows past the bound are refused at their line.
   opt.max_requests = static_cast<std::uint64_t>(kMaxRequestsPerRun);
   opt.bound_from_ns = tp.window_start.count_ns();
   const std::int64_t n = o.num_requests;
   const std::int32_t clients = o.concurrency;
   // An unrecognisable file fails now, at the edge, not inside a run.
-  const std::string resolved_format = format == "auto" ? detect_trace_format(path) : format;
+  const std::string resolved_format = format == "auto" ? sim::detect_trace_format(path) : format;
   open_trace(path, resolved_format, opt);
 
   out.trace_path = path;
@@ -428,10 +402,10 @@ ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
   out.spec.concurrency = clients;
   out.spec.max_requests = requests_or_unbounded(n);
   const bool transform = transforms(tp);
-  out.spec.source = [path, resolved_format, opt, tp, transform](std::uint64_t) -> std::unique_ptr<RequestSource> {
+  out.spec.source = [path, resolved_format, opt, tp, transform](std::uint64_t) -> std::unique_ptr<sim::RequestSource> {
     auto src = open_trace(path, resolved_format, opt);
     if (!transform) return src;
-    return std::make_unique<TransformedSource>(std::move(src), tp);
+    return std::make_unique<sim::TransformedSource>(std::move(src), tp);
   };
   out.description = trace_description(path, resolved_format, tp, n, clients);
   return out;
@@ -551,4 +525,4 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model
   return trace_workload(read_kind(w, schema));
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

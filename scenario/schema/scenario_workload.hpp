@@ -39,14 +39,14 @@
 #include "sim/workload/trace_source.hpp"
 #include "sim/workload/transformed_source.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 enum class WorkloadKind { closed_loop, open_loop, trace, agentx };
 const char* to_string(WorkloadKind k);
 
 struct ScenarioWorkload {
   WorkloadKind kind = WorkloadKind::closed_loop;
-  WorkloadSpec spec;               // source factory, concurrency, request cap
+  sim::WorkloadSpec spec;          // source factory, concurrency, request cap
   std::uint64_t num_requests = 0;  // 0 = unbounded (a trace replayed whole, or an open loop by duration)
   std::string trace_path;          // resolved (trace kind; agentx kind with `trace:`)
   std::string description;         // one line, for reports
@@ -70,18 +70,18 @@ ScenarioWorkload parse_scenario_workload(const ConfigNode& node, std::int64_t mo
 // scenario and are docs/scenarios.md's tables (tests/scenario/test_schema_docs.cpp). `kind` itself is
 // read first and chooses the table.
 struct AgentxDraft {
-  AgenticReplayParams replay;
-  std::string trace_path;                         // `trace:`, resolved and opened
-  std::optional<AgentxGeneratorParams> generate;  // `generate:`
-  std::int64_t model_len = 0;                     // a generated corpus's context
+  sim::AgenticReplayParams replay;
+  std::string trace_path;                              // `trace:`, resolved and opened
+  std::optional<sim::AgentxGeneratorParams> generate;  // `generate:`
+  std::int64_t model_len = 0;                          // a generated corpus's context
 };
 FieldTable<AgentxDraft> agentx_schema();  // `workload` of kind agentx (less `kind`)
 
 struct TraceDraft {
   std::string path;  // resolved
   std::string format = "auto";
-  TraceOptions options;
-  TransformParams transform;
+  sim::TraceOptions options;
+  sim::TransformParams transform;
 };
 FieldTable<TraceDraft> trace_schema();  // `workload.trace`
 
@@ -92,70 +92,22 @@ struct TraceWorkloadDraft {
 };
 FieldTable<TraceWorkloadDraft> trace_workload_schema();  // `workload` of kind trace (less `kind`)
 
-class LengthMarginal;  // below
-
 enum class ArrivalKind { poisson, gamma };
 
 // A generated workload: kinds closed_loop and open_loop (each declares only its own keys).
 struct GeneratedDraft {
-  std::int32_t concurrency = 0;                         // closed loop: clients
-  std::int64_t num_requests = 0;                        // open loop: 0 = until `duration`
-  std::int64_t warmup_requests = 0;                     // closed loop: sent first, not measured
-  Time duration = Time::max();                          // open loop
-  ArrivalKind process = ArrivalKind::poisson;           // open loop: `arrival.process`
-  double rate_per_s = 0.0;                              // open loop: `arrival.rate_per_s`
-  SourceLocation rate_at;                               // where rate_per_s is (a run's clock errors name it)
-  double cv = 1.0;                                      // open loop, gamma: `arrival.cv`
-  std::shared_ptr<const LengthMarginal> input, output;  // `input`, `output`
-  std::shared_ptr<const EmpiricalLengths> pairs;        // `lengths`
+  std::int32_t concurrency = 0;                              // closed loop: clients
+  std::int64_t num_requests = 0;                             // open loop: 0 = until `duration`
+  std::int64_t warmup_requests = 0;                          // closed loop: sent first, not measured
+  Time duration = Time::max();                               // open loop
+  ArrivalKind process = ArrivalKind::poisson;                // open loop: `arrival.process`
+  double rate_per_s = 0.0;                                   // open loop: `arrival.rate_per_s`
+  SourceLocation rate_at;                                    // where rate_per_s is (a run's clock errors name it)
+  double cv = 1.0;                                           // open loop, gamma: `arrival.cv`
+  std::shared_ptr<const sim::LengthMarginal> input, output;  // `input`, `output`
+  std::shared_ptr<const sim::EmpiricalLengths> pairs;        // `lengths`
 };
 FieldTable<GeneratedDraft> closed_loop_schema();  // `workload` of kind closed_loop (less `kind`)
 FieldTable<GeneratedDraft> open_loop_schema();    // `workload` of kind open_loop (less `kind`)
 
-// Input and output lengths drawn independently (input first, from the same stream).
-class LengthMarginal {
- public:
-  virtual ~LengthMarginal() = default;
-  virtual std::int32_t sample(RngStream& rng) const = 0;
-  virtual std::string describe() const = 0;
-};
-
-class FixedLength final : public LengthMarginal {
- public:
-  explicit FixedLength(std::int32_t tokens);
-  std::int32_t sample(RngStream& rng) const override;
-  std::string describe() const override;
-
- private:
-  std::int32_t tokens_;
-};
-
-// Integers uniform on [lo, hi].
-class UniformLength final : public LengthMarginal {
- public:
-  UniformLength(std::int32_t lo, std::int32_t hi);
-  std::int32_t sample(RngStream& rng) const override;
-  std::string describe() const override;
-
- private:
-  std::int32_t lo_, hi_;
-};
-
-class IndependentLengths final : public LengthDistribution {
- public:
-  IndependentLengths(std::shared_ptr<const LengthMarginal> input, std::shared_ptr<const LengthMarginal> output);
-  void sample(RngStream& rng, std::int32_t& input, std::int32_t& output) override;
-  std::string describe() const override;
-
- private:
-  std::shared_ptr<const LengthMarginal> input_, output_;
-};
-
-// Every gap zero: the arrival process of a closed loop, whose drivers ignore arrival times.
-class ImmediateArrivals final : public ArrivalProcess {
- public:
-  Time next_gap(RngStream& rng) override;
-  std::string describe() const override;
-};
-
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

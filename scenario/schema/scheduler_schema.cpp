@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 namespace {
 
 constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
@@ -33,13 +33,13 @@ void read_limit_or_rule(const ConfigNode& s, const std::string& key, bool allow_
     limit = s.integer(key, 1, kMaxInt32);
 }
 
-std::string policy_words(const SchedulerRegistry& registry) {
+std::string policy_words(const sim::SchedulerRegistry& registry) {
   std::string out;
   for (const std::string& name : registry.names()) out += (out.empty() ? "`" : " \\| `") + name + "`";
   return out + " (the scheduler registry)";
 }
 
-void add_policy_and_limits(FieldTable<ScenarioScheduler>& t, const SchedulerRegistry& registry) {
+void add_policy_and_limits(FieldTable<ScenarioScheduler>& t, const sim::SchedulerRegistry& registry) {
   const std::vector<std::string> names = registry.names();
   const ScenarioScheduler dflt;
   t.custom(
@@ -150,7 +150,7 @@ void check_key_pairs(const ConfigNode& s, const ScenarioScheduler& out) {
 
 }  // namespace
 
-FieldTable<ScenarioScheduler> scheduler_schema(const SchedulerRegistry& registry) {
+FieldTable<ScenarioScheduler> scheduler_schema(const sim::SchedulerRegistry& registry) {
   FieldTable<ScenarioScheduler> t("deployment.scheduler");
   add_policy_and_limits(t, registry);
   add_kv_keys(t);
@@ -159,7 +159,7 @@ FieldTable<ScenarioScheduler> scheduler_schema(const SchedulerRegistry& registry
   return t;
 }
 
-ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRegistry& registry) {
+ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const sim::SchedulerRegistry& registry) {
   ScenarioScheduler out;
   scheduler_schema(registry).read(s, out);
   check_key_pairs(s, out);
@@ -167,4 +167,4 @@ ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRe
   return out;
 }
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

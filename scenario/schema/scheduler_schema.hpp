@@ -7,12 +7,12 @@
 #include "scenario/schema/scenario_params.hpp"
 #include "sim/serving/scheduler_registry.hpp"
 
-namespace engramsim::sim {
+namespace engramsim::scenario {
 
 // The section's keys. `policy` is one of the registry's names.
-FieldTable<ScenarioScheduler> scheduler_schema(const SchedulerRegistry& registry);
+FieldTable<ScenarioScheduler> scheduler_schema(const sim::SchedulerRegistry& registry);
 
 // Reads the section: every key of the schema, then the rules that join two keys; finishes the map.
-ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const SchedulerRegistry& registry);
+ScenarioScheduler parse_scheduler_section(const ConfigNode& s, const sim::SchedulerRegistry& registry);
 
-}  // namespace engramsim::sim
+}  // namespace engramsim::scenario

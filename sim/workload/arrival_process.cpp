@@ -34,4 +34,7 @@ std::string GammaArrivals::describe() const {
   return os.str();
 }
 
+Time ImmediateArrivals::next_gap(RngStream&) { return Time::zero(); }
+std::string ImmediateArrivals::describe() const { return "closed loop"; }
+
 }  // namespace engramsim::sim

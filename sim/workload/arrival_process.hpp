@@ -39,4 +39,11 @@ class GammaArrivals final : public ArrivalProcess {
   double rate_, cv_, shape_, scale_;
 };
 
+// Every gap zero: the arrival process of a closed loop, whose drivers ignore arrival times.
+class ImmediateArrivals final : public ArrivalProcess {
+ public:
+  Time next_gap(RngStream& rng) override;
+  std::string describe() const override;
+};
+
 }  // namespace engramsim::sim

@@ -2,43 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/error.hpp"
 #include "sim/workload/csv_reader.hpp"
 
 namespace engramsim::sim {
 
-FixedLengths::FixedLengths(std::int32_t isl, std::int32_t osl) : isl_(isl), osl_(osl) {
-  if (isl < 1) throw ConfigError({}, "workload.isl", "must be >= 1");
-  if (osl < 1) throw ConfigError({}, "workload.osl", "must be >= 1");
+FixedLength::FixedLength(std::int32_t tokens) : tokens_(tokens) {}
+std::int32_t FixedLength::sample(RngStream&) const { return tokens_; }
+std::string FixedLength::describe() const { return std::to_string(tokens_); }
+
+UniformLength::UniformLength(std::int32_t lo, std::int32_t hi) : lo_(lo), hi_(hi) {}
+std::int32_t UniformLength::sample(RngStream& rng) const {
+  return static_cast<std::int32_t>(rng.uniform_int(lo_, hi_));
+}
+std::string UniformLength::describe() const { return "U[" + std::to_string(lo_) + ", " + std::to_string(hi_) + "]"; }
+
+IndependentLengths::IndependentLengths(std::shared_ptr<const LengthMarginal> input,
+                                       std::shared_ptr<const LengthMarginal> output)
+    : input_(std::move(input)), output_(std::move(output)) {}
+
+void IndependentLengths::sample(RngStream& rng, std::int32_t& input, std::int32_t& output) {
+  input = input_->sample(rng);
+  output = output_->sample(rng);
 }
 
-void FixedLengths::sample(RngStream&, std::int32_t& input, std::int32_t& output) {
-  input = isl_;
-  output = osl_;
-}
-
-std::string FixedLengths::describe() const {
-  return "fixed lengths " + std::to_string(isl_) + " in / " + std::to_string(osl_) + " out";
-}
-
-UniformRatioLengths::UniformRatioLengths(std::int32_t isl, std::int32_t osl, double ratio)
-    : isl_(isl), osl_(osl), ratio_(ratio) {
-  if (isl < 1) throw ConfigError({}, "workload.isl", "must be >= 1");
-  if (osl < 1) throw ConfigError({}, "workload.osl", "must be >= 1");
-  if (!(ratio > 0.0 && ratio <= 1.0)) throw ConfigError({}, "workload.range_ratio", "must lie in (0, 1]");
-  isl_lo_ = std::max<std::int32_t>(1, static_cast<std::int32_t>(std::floor(ratio * isl)));
-  osl_lo_ = std::max<std::int32_t>(1, static_cast<std::int32_t>(std::floor(ratio * osl)));
-}
-
-void UniformRatioLengths::sample(RngStream& rng, std::int32_t& input, std::int32_t& output) {
-  input = static_cast<std::int32_t>(rng.uniform_int(isl_lo_, isl_));
-  output = static_cast<std::int32_t>(rng.uniform_int(osl_lo_, osl_));
-}
-
-std::string UniformRatioLengths::describe() const {
-  return "uniform lengths in [" + std::to_string(isl_lo_) + ", " + std::to_string(isl_) + "] / [" +
-         std::to_string(osl_lo_) + ", " + std::to_string(osl_) + "]";
+std::string IndependentLengths::describe() const {
+  return "input " + input_->describe() + " / output " + output_->describe() + " tokens";
 }
 
 EmpiricalLengths::EmpiricalLengths(const std::string& path, std::int64_t max_total_tokens) : path_(path) {

@@ -1,13 +1,14 @@
 // Request length distributions for generated workloads (input and output tokens, both >= 1).
-//   fixed          every request isl / osl;
-//   uniform_ratio  input uniform on [ratio*isl, isl] and output on [ratio*osl, osl], integers
-//                  (InferenceX / vLLM `--random-range-ratio`; InferenceX uses ratio 0.8);
+//   independent    input and output each from its own marginal: fixed, or integers uniform on
+//                  [lo, hi] (the scenario's `input`/`output` maps; InferenceX's `--random-range-ratio`
+//                  0.8 is uniform on [0.8 n, n]);
 //   empirical      (input, output) pairs drawn uniformly, with replacement, from a lengths file with
 //                  columns num_prefill_tokens, num_decode_tokens (the Vidur / Sarathi processed
 //                  ShareGPT and arXiv stats files); optionally clipped to max_tokens in total.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,25 +24,43 @@ class LengthDistribution {
   virtual std::string describe() const = 0;
 };
 
-class FixedLengths final : public LengthDistribution {
+// Input and output lengths drawn independently (input first, from the same stream).
+class LengthMarginal {
  public:
-  FixedLengths(std::int32_t isl, std::int32_t osl);
-  void sample(RngStream& rng, std::int32_t& input, std::int32_t& output) override;
-  std::string describe() const override;
-
- private:
-  std::int32_t isl_, osl_;
+  virtual ~LengthMarginal() = default;
+  virtual std::int32_t sample(RngStream& rng) const = 0;
+  virtual std::string describe() const = 0;
 };
 
-class UniformRatioLengths final : public LengthDistribution {
+class FixedLength final : public LengthMarginal {
  public:
-  UniformRatioLengths(std::int32_t isl, std::int32_t osl, double ratio);
+  explicit FixedLength(std::int32_t tokens);
+  std::int32_t sample(RngStream& rng) const override;
+  std::string describe() const override;
+
+ private:
+  std::int32_t tokens_;
+};
+
+// Integers uniform on [lo, hi].
+class UniformLength final : public LengthMarginal {
+ public:
+  UniformLength(std::int32_t lo, std::int32_t hi);
+  std::int32_t sample(RngStream& rng) const override;
+  std::string describe() const override;
+
+ private:
+  std::int32_t lo_, hi_;
+};
+
+class IndependentLengths final : public LengthDistribution {
+ public:
+  IndependentLengths(std::shared_ptr<const LengthMarginal> input, std::shared_ptr<const LengthMarginal> output);
   void sample(RngStream& rng, std::int32_t& input, std::int32_t& output) override;
   std::string describe() const override;
 
  private:
-  std::int32_t isl_, osl_, isl_lo_, osl_lo_;
-  double ratio_;
+  std::shared_ptr<const LengthMarginal> input_, output_;
 };
 
 class EmpiricalLengths final : public LengthDistribution {

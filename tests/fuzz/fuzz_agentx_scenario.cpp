@@ -18,7 +18,7 @@ namespace {
 // The sessions drawn from a generated corpus: each can hold megabytes of hash ids.
 constexpr int kGeneratedSessionsRead = 2;
 
-void read_generated(const sim::ScenarioParams& p) {
+void read_generated(const scenario::ScenarioParams& p) {
   const auto& agentic = p.workload.spec.agentic;
   if (!agentic || !p.workload.trace_path.empty()) return;
   auto source = agentic->sessions(p.seed);
@@ -35,10 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path = dir.write("scenario.yaml", scenario);
   dir.write("trace.jsonl", trace);
   fuzz::refusal_is_fine([&] {
-    const sim::ScenarioDocument doc = sim::read_scenario_document(path);
-    for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, {})) {
-      const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
-      sim::read_trace_through(p);
+    const scenario::ScenarioDocument doc = scenario::read_scenario_document(path);
+    for (const scenario::ScenarioVariant& v : scenario::expand_scenario(doc, {})) {
+      const scenario::ScenarioParams p = scenario::parse_scenario(ConfigNode(v.root, doc.file, ""));
+      scenario::read_trace_through(p);
       read_generated(p);
     }
   });

@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fuzz::ScratchDir dir;
   const std::string path = dir.write("scenario.yaml", fuzz::as_text(data, size));
   fuzz::refusal_is_fine([&] {
-    const sim::ScenarioDocument doc = sim::read_scenario_document(path);
-    for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, {}))
-      sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
+    const scenario::ScenarioDocument doc = scenario::read_scenario_document(path);
+    for (const scenario::ScenarioVariant& v : scenario::expand_scenario(doc, {}))
+      scenario::parse_scenario(ConfigNode(v.root, doc.file, ""));
   });
   return 0;
 }

@@ -29,14 +29,14 @@ std::vector<std::string> set_arguments(const std::string& text) {
 }
 
 void run_with_sets(const std::string& scenario, const std::vector<std::string>& args) {
-  std::vector<sim::SetArgument> sets;
+  std::vector<scenario::SetArgument> sets;
   for (const std::string& arg : args) {
     const auto [key, value] = parse_set_argument(arg);
     sets.push_back({key, value});
   }
-  const sim::ScenarioDocument doc = sim::read_scenario_document(scenario);
-  for (const sim::ScenarioVariant& v : sim::expand_scenario(doc, sets))
-    sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
+  const scenario::ScenarioDocument doc = scenario::read_scenario_document(scenario);
+  for (const scenario::ScenarioVariant& v : scenario::expand_scenario(doc, sets))
+    scenario::parse_scenario(ConfigNode(v.root, doc.file, ""));
 }
 
 }  // namespace

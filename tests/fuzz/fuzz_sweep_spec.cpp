@@ -30,7 +30,7 @@ void prepare(const fuzz::ScratchDir& dir, const std::string& path) {
     const YAML::Node point = planner::scenario_for_point(sweep.base, sweep.points[i]);
     static_cast<void>(sweep.points[i].assignments_json().dump());
     static_cast<void>(sweep.points[i].label());
-    if (i == 0) sim::parse_scenario(ConfigNode(point, path, ""));
+    if (i == 0) scenario::parse_scenario(ConfigNode(point, path, ""));
   }
   planner::SweepManifest manifest;
   manifest.total_points = sweep.points.size();

@@ -35,7 +35,7 @@ TEST(FuzzFindings, AModelOrNodeNameTooLongForTheFileSystemIsUnknown) {
   for (const auto& [from, field] :
        {std::pair<std::string, std::string>{"model: deepseek-v4.1-flash", "model"}, {"node: hgx-b300", "node"}}) {
     const std::string path = dir.write("scenario.yaml", replaced_line(text, from, field + ": " + kLongName));
-    const std::string msg = test::config_error_of([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
+    const std::string msg = test::config_error_of([&] { scenario::parse_scenario(ConfigNode::load_file(path)); });
     EXPECT_NE(msg.find(path + ":"), std::string::npos) << msg;
     EXPECT_NE(msg.find(field + ": no "), std::string::npos) << msg;
   }
@@ -48,7 +48,7 @@ TEST(FuzzFindings, ATracePathTooLongForTheFileSystemIsMissing) {
   const std::string path = dir.write(
       "scenario.yaml",
       replaced_line(text, "trace: traces/agentx-synthetic-seed42.jsonl.gz", "trace: " + kLongName + ".jsonl"));
-  const std::string msg = test::config_error_of([&] { sim::parse_scenario(ConfigNode::load_file(path)); });
+  const std::string msg = test::config_error_of([&] { scenario::parse_scenario(ConfigNode::load_file(path)); });
   EXPECT_NE(msg.find("workload.trace: "), std::string::npos) << msg;
   EXPECT_NE(msg.find("no such file"), std::string::npos) << msg;
 }

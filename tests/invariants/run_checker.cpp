@@ -16,7 +16,7 @@ bool streamed_by_every_token(WeightKind k) {
 
 }  // namespace
 
-RooflineBound roofline_bound(const sim::BuiltScenario& built) {
+RooflineBound roofline_bound(const scenario::BuiltScenario& built) {
   const RooflineStepModel& model = *built.step_model;
   const WeightInventory inv = build_weight_inventory(model.card());
   double bytes = 0.0;

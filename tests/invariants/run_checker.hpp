@@ -74,6 +74,6 @@ class InvariantProbe final : public sim::RunProbe {
   std::vector<std::string> violations_;
 };
 
-RooflineBound roofline_bound(const sim::BuiltScenario& built);
+RooflineBound roofline_bound(const scenario::BuiltScenario& built);
 
 }  // namespace engramsim::testing

@@ -40,10 +40,10 @@ void run_case(std::uint64_t seed, bool compare, Coverage& cov) {
   ScratchDir dir;
   const GeneratedCase c = generate_case(seed, dir.path());
   cov.tight += c.tight ? 1 : 0;
-  std::optional<sim::BuiltScenario> built;
+  std::optional<scenario::BuiltScenario> built;
   try {
-    built.emplace(sim::build_scenario(sim::parse_scenario(ConfigNode::load_string(c.yaml, c.scenario_path))));
-  } catch (const sim::InfeasibleScenario&) {
+    built.emplace(scenario::build_scenario(scenario::parse_scenario(ConfigNode::load_string(c.yaml, c.scenario_path))));
+  } catch (const scenario::InfeasibleScenario&) {
     ++cov.infeasible;
     return;
   } catch (const std::exception& e) {

@@ -332,17 +332,17 @@ std::string v41_scenario(const std::string& engram, const std::string& top = "")
 }
 
 std::string scenario_error(const std::string& text) {
-  return test::config_error_of([&] { sim::parse_scenario(ConfigNode::load_string(text, "t.yaml")); });
+  return test::config_error_of([&] { scenario::parse_scenario(ConfigNode::load_string(text, "t.yaml")); });
 }
 
 TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
-  const auto p = sim::parse_scenario(ConfigNode::load_string(
+  const auto p = scenario::parse_scenario(ConfigNode::load_string(
       v41_scenario("    tier: ssd\n    ssd_path: direct\n    in_run: true\n    access: {model: zipf, exponent: 1.1}\n"
                    "    hbm_cache: {policy: static, capacity: 2GiB}\n    dram_cache: {policy: lfu, capacity: 8GiB}\n"
                    "    sample_rows_per_step: 64\n",
                    "fabric: {backend: native, placement: spread}\nkv_offload: {enabled: true}\n"),
       "t.yaml"));
-  const sim::BuiltScenario b = sim::build_scenario(p);
+  const scenario::BuiltScenario b = scenario::build_scenario(p);
   ASSERT_TRUE(b.run.engram_tier.has_value());
   const EngramTierParams& t = *b.run.engram_tier;
   EXPECT_EQ(t.tier, EngramTier::ssd);
@@ -364,8 +364,8 @@ TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
   // The formula's view of the same keys is unchanged: sizes per replica.
   EXPECT_DOUBLE_EQ(p.deployment.engram.fetch.hbm_hot_cache.value(), 2.0 * 1073741824.0);
   // Off by default.
-  const auto plain = sim::parse_scenario(ConfigNode::load_string(v41_scenario("    tier: dram\n"), "t.yaml"));
-  EXPECT_FALSE(sim::build_scenario(plain).run.engram_tier.has_value());
+  const auto plain = scenario::parse_scenario(ConfigNode::load_string(v41_scenario("    tier: dram\n"), "t.yaml"));
+  EXPECT_FALSE(scenario::build_scenario(plain).run.engram_tier.has_value());
 }
 
 TEST(EngramInRunScenario, BadCombinationsNameTheirKeys) {
@@ -392,9 +392,9 @@ TEST(EngramInRunScenario, BadCombinationsNameTheirKeys) {
 TEST(EngramInRunScenario, V41RunsWithTheStepModelWindows) {
   // The real step model: fetches at layer 1 (window: the embedding and layer 0) and layer 14.
   for (const char* tier : {"dram", "ssd"}) {
-    const auto p = sim::parse_scenario(ConfigNode::load_string(
+    const auto p = scenario::parse_scenario(ConfigNode::load_string(
         v41_scenario(std::string("    tier: ") + tier + "\n    ssd_path: direct\n    in_run: true\n"), "t.yaml"));
-    const sim::BuiltScenario b = sim::build_scenario(p);
+    const scenario::BuiltScenario b = scenario::build_scenario(p);
     const RunResult r = run_simulation(b.run);
     EXPECT_EQ(r.summary.completed, 32) << tier;
     ASSERT_TRUE(r.engram_tier.has_value());

@@ -25,6 +25,8 @@
 #include "validation/validation_case.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 
 constexpr int kCopiesPerFile = 150;
@@ -148,7 +150,7 @@ TEST(FuzzLoaders, InputsLongerRunsFound) {
     refused("engine.yaml", text, [](const std::string& p) { load_engine(p); });
     refused("gpu.yaml", text, [](const std::string& p) { load_gpu(p); });
     refused("card.yaml", text, [](const std::string& p) { load_model_card(p); });
-    refused("scenario.yaml", text, [](const std::string& p) { parse_scenario(ConfigNode::load_file(p)); });
+    refused("scenario.yaml", text, [](const std::string& p) { scenario::parse_scenario(ConfigNode::load_file(p)); });
   }
   refused("overflow.jsonl", "{\"timestamp\": 1e999, \"input_length\": 5, \"output_length\": 1}\n",
           [](const std::string& p) { read_all(p, "mooncake"); });
@@ -183,10 +185,10 @@ TEST(FuzzLoaders, ValidationCases) {
 TEST(FuzzLoaders, Scenarios) {
   fuzz(
       "scenario.yaml", source("scenarios/v41-ssd-tier.yaml"),
-      [](const std::string& p) { parse_scenario(ConfigNode::load_file(p)); }, 7);
+      [](const std::string& p) { scenario::parse_scenario(ConfigNode::load_file(p)); }, 7);
   fuzz(
       "trace-scenario.yaml", source("scenarios/azure-conv-llama70b-h100.yaml"),
-      [](const std::string& p) { parse_scenario(ConfigNode::load_file(p)); }, 8);
+      [](const std::string& p) { scenario::parse_scenario(ConfigNode::load_file(p)); }, 8);
 }
 
 TEST(FuzzLoaders, Traces) {

@@ -22,6 +22,8 @@
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 namespace fs = std::filesystem;
 
@@ -104,7 +106,7 @@ TEST(ScenarioBuild, LimitsDerivedFromTheConcurrency) {
     std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
     text.replace(text.find(from), from.size(), sched + "}");
     text.replace(text.find("concurrency: 8"), 14, "concurrency: " + std::to_string(concurrency));
-    return parse_scenario(ConfigNode::load_string(text, "b.yaml"));
+    return scenario::parse_scenario(ConfigNode::load_string(text, "b.yaml"));
   };
   const std::string rules =
       "max_num_batched_tokens: 4096, max_num_seqs: {per_concurrency: 2, min: 16, max: 256}, "
@@ -125,9 +127,9 @@ TEST(ScenarioBuild, LimitsDerivedFromTheConcurrency) {
     EXPECT_EQ(p.deployment.scheduler.cuda_graph_batch_sizes.front(), 1) << c;
   }
   // vLLM's default list: 1, 2, 4, every 8 below 256, every 16 from 256, as sequences.
-  EXPECT_EQ(vllm_capture_sizes(64, 0), (std::vector<std::int32_t>{1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64}));
-  EXPECT_EQ(vllm_capture_sizes(288, 0).back(), 288);
-  EXPECT_EQ(vllm_capture_sizes(64, 5), (std::vector<std::int32_t>{1, 2, 4, 5, 6, 8, 9, 10}));
+  EXPECT_EQ(scenario::vllm_capture_sizes(64, 0), (std::vector<std::int32_t>{1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64}));
+  EXPECT_EQ(scenario::vllm_capture_sizes(288, 0).back(), 288);
+  EXPECT_EQ(scenario::vllm_capture_sizes(64, 5), (std::vector<std::int32_t>{1, 2, 4, 5, 6, 8, 9, 10}));
   // A plain capture size is taken as given.
   EXPECT_EQ(with("max_num_batched_tokens: 4096, max_cudagraph_capture_size: 48", 8)
                 .deployment.scheduler.cuda_graph_batch_sizes.back(),
@@ -140,7 +142,7 @@ TEST(ScenarioBuild, ConcurrencyRulesRefuseBadInputAtTheKey) {
     std::string text = v41("  replicas: 1\n  tp: 2\n", "{tier: dram}");
     text.replace(text.find(from), from.size(), sched + "}");
     if (!workload.empty()) text = text.substr(0, text.find("workload:")) + workload;
-    return test::config_error_of([&] { parse_scenario(ConfigNode::load_string(text, "b.yaml")); });
+    return test::config_error_of([&] { scenario::parse_scenario(ConfigNode::load_string(text, "b.yaml")); });
   };
   EXPECT_NE(
       error("max_num_seqs: {per_concurrency: 2, min: 300, max: 256}", "").find("deployment.scheduler.max_num_seqs.max"),
@@ -232,7 +234,7 @@ TEST(ScenarioBuild, HostMemoryPerNodeAndThePageCache) {
   EXPECT_NEAR(h.page_cache_capacity.value(), 0.9 * h.capacity.value(), 1.0);
   EXPECT_NEAR(h.page_cache_used.value(), ssd.footprint.per_node.ssd_engram.value(), 1.0);
   EXPECT_NEAR(h.rest().value(), h.capacity.value() - h.reserve.value() - h.page_cache_used.value(), 1.0);
-  EXPECT_NE(scenario_json(ssd).find("\"page_cache_used\""), std::string::npos);
+  EXPECT_NE(scenario::scenario_json(ssd).find("\"page_cache_used\""), std::string::npos);
   // The dram tier pins the tables; the page cache holds no Engram pages.
   const BuiltScenario dram = build(v41("  nodes: 1\n  tp: 2\n", "{tier: dram}"));
   EXPECT_GT(dram.host_memory.pinned_engram.value(), 0.0);
@@ -303,7 +305,8 @@ TEST(ScenarioBuild, SsdTierNeedsDrives) {
 // the scheduler limits; SGLang's for an sglang preset (DeepEP for sglang-deepep); none for a preset without a real
 // engine.
 TEST(ServeCommand, WritesTheModelledEngineFlags) {
-  const auto cmd = serve_command(build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}")));
+  const auto cmd =
+      scenario::serve_command(build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}")));
   ASSERT_TRUE(cmd.has_value());
   EXPECT_EQ(cmd->rfind("vllm serve deepseek-ai/DeepSeek-V4.1-Flash \\\n", 0), 0u) << *cmd;  // the card's hf_repo
   for (const char* flag : {"--tensor-parallel-size 2", "--engram-config '{\"cpu_offload\":true}'",
@@ -334,12 +337,12 @@ TEST(ServeCommand, WritesTheModelledEngineFlags) {
 TEST(ServeCommand, ACardWithoutAPublicCheckpointSaysToReplaceItsName) {
   ModelCard card;
   card.name = "engram-27b";
-  EXPECT_EQ(served_model(card), "engram-27b");
+  EXPECT_EQ(scenario::served_model(card), "engram-27b");
   card.hf_repo = "owner/Model";
-  EXPECT_EQ(served_model(card), "owner/Model");
-  BuiltScenario b = build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}"));
+  EXPECT_EQ(scenario::served_model(card), "owner/Model");
+  scenario::BuiltScenario b = build(v41("  replicas: 1\n  tp: 2\n  attention: tensor\n  ep: 1\n", "{tier: dram}"));
   b.card.hf_repo.clear();
-  const auto cmd = serve_command(b);
+  const auto cmd = scenario::serve_command(b);
   ASSERT_TRUE(cmd.has_value());
   EXPECT_EQ(cmd->rfind("# deepseek-v4.1-flash has no public checkpoint: replace it with the path of your weights\n"
                        "vllm serve deepseek-v4.1-flash \\\n",
@@ -384,7 +387,8 @@ TEST(ScenarioBuild, TierNoneAndSpecOffChangeTheEffectiveCard) {
 }
 
 TEST(ScenarioBuild, ShortRunEndToEnd) {
-  BuiltScenario b = build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram, access: {model: zipf, exponent: 1.0}}"));
+  scenario::BuiltScenario b =
+      build(v41("  replicas: 1\n  tp: 2\n", "{tier: dram, access: {model: zipf, exponent: 1.0}}"));
   const RunResult r = run_simulation(b.run);
   EXPECT_EQ(r.summary.num_requests, 16);
   EXPECT_EQ(r.summary.completed, 16);
@@ -392,7 +396,7 @@ TEST(ScenarioBuild, ShortRunEndToEnd) {
   EXPECT_EQ(r.summary.num_gpus, 2);
   EXPECT_GT(r.summary.tput_per_gpu, 0.0);
   EXPECT_GT(r.summary.tokens_per_dollar, 0.0);
-  const std::string j = scenario_json(b);
+  const std::string j = scenario::scenario_json(b);
   EXPECT_NE(j.find("\"kv_blocks_per_replica\": " + std::to_string(b.kv_blocks_per_replica)), std::string::npos);
   EXPECT_NE(j.find("\"engram_tier\": \"dram\""), std::string::npos);
 }

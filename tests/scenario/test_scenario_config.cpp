@@ -12,6 +12,8 @@
 #include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 
 // A small valid scenario; `extra` lines are appended under the given section ("" = top level).
@@ -128,7 +130,7 @@ TEST(ScenarioConfig, EnginePresetByNameOrFile) {
   testing::write_file(dir.file("bad-engine.yaml"), "name: bad\nper_step: 40\nper_sequence: 100ns\n");
   testing::write_file(scenario, minimal("  engine: bad-engine.yaml\n"));
   try {
-    parse_scenario(ConfigNode::load_file(scenario));
+    scenario::parse_scenario(ConfigNode::load_file(scenario));
     ADD_FAILURE() << "expected an error";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("bad-engine.yaml:2:11: per_step"), std::string::npos) << e.what();
@@ -231,11 +233,11 @@ TEST(ScenarioConfig, SloKeys) {
 
   Summary s;
   s.ttft.p99 = 1999.0;
-  EXPECT_TRUE(slo_target_met(p.slo.targets[0], s));
+  EXPECT_TRUE(scenario::slo_target_met(p.slo.targets[0], s));
   s.ttft.p99 = 2001.0;
-  EXPECT_FALSE(slo_target_met(p.slo.targets[0], s));
+  EXPECT_FALSE(scenario::slo_target_met(p.slo.targets[0], s));
   s.ttft.p99 = NAN;
-  EXPECT_FALSE(slo_target_met(p.slo.targets[0], s));
+  EXPECT_FALSE(scenario::slo_target_met(p.slo.targets[0], s));
 }
 
 TEST(ScenarioWorkloadConfig, ClosedLoopDefaultsToTenRequestsPerClient) {
@@ -395,7 +397,7 @@ TEST(ScenarioWorkloadConfig, AgentxTakesTheReplayDefaults) {
   EXPECT_NE(p.workload.trace_path.find("agentx-synthetic-seed42.jsonl.gz"), std::string::npos);
   AgenticSession first;
   EXPECT_TRUE(p.workload.spec.agentic->sessions(p.seed)->next(first));
-  read_trace_through(p);  // the whole corpus is valid
+  scenario::read_trace_through(p);  // the whole corpus is valid
 
   // A generated corpus needs a long context: V4.1-Flash's 1M here (parsing builds nothing).
   std::string generated = minimal("",

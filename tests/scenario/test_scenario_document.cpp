@@ -15,6 +15,8 @@
 #include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 
 using testing::ScratchDir;
@@ -37,12 +39,12 @@ const std::string kBase =
 
 ScenarioDocument doc(const std::string& text) { return {"c.yaml", text}; }
 
-std::string error_of(const std::string& text, const std::vector<SetArgument>& sets = {}) {
-  return test::config_error_of([&] { prepare_session(doc(text), {sets, ""}); });
+std::string error_of(const std::string& text, const std::vector<scenario::SetArgument>& sets = {}) {
+  return test::config_error_of([&] { scenario::prepare_session(doc(text), {sets, ""}); });
 }
 
 TEST(ScenarioDocument, WithoutCompareOneUnnamedVariant) {
-  const auto v = expand_scenario(doc(kBase), {});
+  const auto v = scenario::expand_scenario(doc(kBase), {});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_TRUE(v[0].name.empty());
   EXPECT_TRUE(v[0].set.empty());
@@ -57,7 +59,7 @@ TEST(ScenarioDocument, VariantsApplyTheirSetsAndTheCommandLineWins) {
                            "  - name: big\n"
                            "    baseline: small\n"
                            "    set: {workload.concurrency: 8, deployment.scheduler.max_num_seqs: 32}\n";
-  const auto v = expand_scenario(doc(text), {{"deployment.scheduler.max_num_seqs", "24"}});
+  const auto v = scenario::expand_scenario(doc(text), {{"deployment.scheduler.max_num_seqs", "24"}});
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].name, "small");
   EXPECT_EQ(v[0].baseline, "");
@@ -105,7 +107,7 @@ TEST(ScenarioDocument, ManyVariantsExpandLinearlyAndKeepTheirLines) {
     text += "  - name: v" + std::to_string(i) + "\n    # variant " + std::to_string(i) +
             "\n    set: {workload.concurrency: " + std::to_string(i + 1) + "}\n";
   text += "slo: {ttft_p99: 5s}\n";
-  const auto v = expand_scenario(doc(text), {});
+  const auto v = scenario::expand_scenario(doc(text), {});
   ASSERT_EQ(v.size(), static_cast<std::size_t>(kVariants));
   for (int i : {0, 1, kVariants / 2, kVariants - 1}) {
     EXPECT_EQ(v[i].name, "v" + std::to_string(i));
@@ -123,7 +125,7 @@ TEST(ScenarioDocument, ManyVariantsExpandLinearlyAndKeepTheirLines) {
 }
 
 TEST(ScenarioDocument, FlowStyleCompareListsStillExpand) {
-  const auto v = expand_scenario(
+  const auto v = scenario::expand_scenario(
       doc(kBase + "compare: [{name: a, set: {workload.concurrency: 2}}, {name: b, set: {workload.concurrency: 3}}]\n"),
       {});
   ASSERT_EQ(v.size(), 2u);
@@ -153,7 +155,7 @@ TEST(ScenarioDocument, FlowStyleCompareListsCostMemoryLinearInTheirLength) {
             ", deployment.scheduler.max_num_seqs: " + std::to_string(16 + i) + "}},\n";
   text += "]\nslo: {ttft_p99: 5s}\n";
   const std::size_t before = resident_bytes();
-  const auto v = expand_scenario(doc(text), {});
+  const auto v = scenario::expand_scenario(doc(text), {});
   const std::size_t held = resident_bytes() - std::min(before, resident_bytes());
   ASSERT_EQ(v.size(), static_cast<std::size_t>(kVariants));
   EXPECT_LT(held, std::size_t{64} << 20) << "all variants held " << (held >> 20) << " MiB";
@@ -196,8 +198,9 @@ const std::string kTwoVariants = kBase +
                                  "  - name: big\n"
                                  "    set: {workload.concurrency: 8, deployment.scheduler.max_num_seqs: 32}\n";
 
-std::vector<SetConflict> conflicts_of(const std::string& text, const std::vector<SetArgument>& sets) {
-  std::vector<SetConflict> out;
+std::vector<scenario::SetConflict> conflicts_of(const std::string& text,
+                                                const std::vector<scenario::SetArgument>& sets) {
+  std::vector<scenario::SetConflict> out;
   for (const ScenarioVariant& v : expand_scenario(doc(text), sets)) {
     const auto mine = set_conflicts(v, sets);
     out.insert(out.end(), mine.begin(), mine.end());
@@ -206,12 +209,12 @@ std::vector<SetConflict> conflicts_of(const std::string& text, const std::vector
 }
 
 TEST(SetConflicts, KeyPathsOverlapByWholeComponents) {
-  EXPECT_TRUE(key_paths_overlap("deployment.tp", "deployment.tp"));
-  EXPECT_TRUE(key_paths_overlap("deployment.engram", "deployment.engram.tier"));
-  EXPECT_TRUE(key_paths_overlap("deployment.engram.tier", "deployment.engram"));
-  EXPECT_FALSE(key_paths_overlap("deployment.tp", "deployment.tpx"));
-  EXPECT_FALSE(key_paths_overlap("deployment.engram.tier", "deployment.engram.fetch"));
-  EXPECT_FALSE(key_paths_overlap("workload.phases.1", "workload.phases.10"));
+  EXPECT_TRUE(scenario::key_paths_overlap("deployment.tp", "deployment.tp"));
+  EXPECT_TRUE(scenario::key_paths_overlap("deployment.engram", "deployment.engram.tier"));
+  EXPECT_TRUE(scenario::key_paths_overlap("deployment.engram.tier", "deployment.engram"));
+  EXPECT_FALSE(scenario::key_paths_overlap("deployment.tp", "deployment.tpx"));
+  EXPECT_FALSE(scenario::key_paths_overlap("deployment.engram.tier", "deployment.engram.fetch"));
+  EXPECT_FALSE(scenario::key_paths_overlap("workload.phases.1", "workload.phases.10"));
 }
 
 TEST(SetConflicts, ASetOnAVariantKeyNamesTheVariantTheKeyAndWhatItRunsWith) {
@@ -222,7 +225,7 @@ TEST(SetConflicts, ASetOnAVariantKeyNamesTheVariantTheKeyAndWhatItRunsWith) {
   EXPECT_EQ(c[0].value, "32");
   EXPECT_EQ(c[0].set.value, "24");
   EXPECT_EQ(c[0].runs_with, "24");
-  EXPECT_EQ(set_conflict_warning(c[0]),
+  EXPECT_EQ(scenario::set_conflict_warning(c[0]),
             "--set deployment.scheduler.max_num_seqs=24: variant \"big\" sets deployment.scheduler.max_num_seqs=32 "
             "itself and runs with 24 (--set wins over its set: entries)");
 }
@@ -276,18 +279,18 @@ TEST(ScenarioSession, InfeasibleVariantIsKeptWithItsReasonAndTheOthersRun) {
       "  num_requests: 4\n  input: {distribution: fixed, tokens: 64}\n  output: {distribution: fixed, tokens: 8}\n"
       "compare:\n  - name: dram\n    set: {deployment.engram.tier: dram}\n"
       "  - name: hbm\n    set: {deployment.engram.tier: hbm}\n";
-  ScenarioSession s = prepare_session(doc(text), {});
+  scenario::ScenarioSession s = prepare_session(doc(text), {});
   ASSERT_EQ(s.variants.size(), 2u);
   EXPECT_TRUE(s.compare);
   EXPECT_TRUE(s.any_infeasible());
   ASSERT_TRUE(s.variants[0].built.has_value());
   EXPECT_FALSE(s.variants[1].built.has_value());
   EXPECT_NE(s.variants[1].infeasible.find("HBM"), std::string::npos) << s.variants[1].infeasible;
-  run_session(s, 2);
+  scenario::run_session(s, 2);
   ASSERT_TRUE(s.variants[0].result.has_value());
   EXPECT_EQ(s.variants[0].result->summary.completed, 4);
   EXPECT_FALSE(s.variants[1].result.has_value());
-  const std::string j = session_json(s);
+  const std::string j = scenario::session_json(s);
   EXPECT_NE(j.find("\"infeasible\""), std::string::npos);
 }
 
@@ -295,10 +298,10 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   const std::string text = kBase +
                            "compare:\n  - name: one\n    set: {deployment.replicas: 1}\n"
                            "  - name: two\n    set: {deployment.replicas: 2}\n";
-  ScenarioSession s = prepare_session(doc(text), {});
-  run_session(s, 1);
+  scenario::ScenarioSession s = prepare_session(doc(text), {});
+  scenario::run_session(s, 1);
   ScratchDir dir;
-  write_session_outputs(s, dir.path());
+  scenario::write_session_outputs(s, dir.path());
   for (const char* v : {"one", "two"})
     for (const char* f : {"summary.json", "requests.csv", "timeseries.csv", "scenario.json"})
       EXPECT_TRUE(std::filesystem::exists(dir / v / f)) << v << "/" << f;
@@ -315,7 +318,7 @@ TEST(ScenarioSession, WritesPerVariantFoldersAndRatios) {
   write_session_outputs(single, flat.path());
   EXPECT_TRUE(std::filesystem::exists(flat.file("summary.json")));
   EXPECT_FALSE(std::filesystem::exists(flat.file("compare.json")));
-  EXPECT_EQ(session_json(single), testing::read_file(flat.file("summary.json")));
+  EXPECT_EQ(scenario::session_json(single), testing::read_file(flat.file("summary.json")));
 }
 
 // run_session's `done` sees each variant as its run ends: written there and its per-request records
@@ -324,14 +327,14 @@ TEST(ScenarioSession, EachVariantIsWrittenAndReleasedAsItsRunEnds) {
   std::string text = kBase + "compare:\n";
   for (int i = 0; i < 6; ++i)
     text += "  - name: v" + std::to_string(i) + "\n    set: {seed: " + std::to_string(i) + "}\n";
-  ScenarioSession s = prepare_session(doc(text), {});
+  scenario::ScenarioSession s = prepare_session(doc(text), {});
   ScratchDir dir;
   std::vector<std::string> seen;
-  run_session(s, 2, [&](VariantOutcome& v) {
+  scenario::run_session(s, 2, [&](VariantOutcome& v) {
     ASSERT_TRUE(v.result.has_value());
     EXPECT_EQ(v.result->requests.size(), 12u);
-    write_variant_outputs(s, v, dir.path());
-    release_run_records(v);
+    scenario::write_variant_outputs(s, v, dir.path());
+    scenario::release_run_records(v);
     seen.push_back(v.name);
   });
   EXPECT_EQ(seen.size(), 6u);
@@ -341,7 +344,7 @@ TEST(ScenarioSession, EachVariantIsWrittenAndReleasedAsItsRunEnds) {
     const std::string csv = testing::read_file(dir.file(v.name + "/requests.csv"));
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13) << v.name;  // header and 12 rows
   }
-  write_compare_outputs(s, dir.path());
+  scenario::write_compare_outputs(s, dir.path());
   EXPECT_TRUE(std::filesystem::exists(dir.file("compare.json")));
 }
 

@@ -19,6 +19,8 @@
 #include "tests/support/test_paths.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 
 using testing::ScratchDir;
@@ -94,20 +96,20 @@ TEST_P(ScenarioGolden, MatchesGoldenConservesAndIsDeterministic) {
   const std::string stem = GetParam();
   const std::string yaml = engramsim::test::source_root() + "/scenarios/" + stem + ".yaml";
   const std::string golden_path = engramsim::test::source_root() + "/scenarios/golden/" + stem + ".json";
-  Golden expected;
+  scenario::Golden expected;
   if (std::filesystem::exists(golden_path)) {
-    expected = read_golden(golden_path);
+    expected = scenario::read_golden(golden_path);
   } else if (!updating()) {
     FAIL() << "no golden for scenarios/" << stem << ".yaml: create scenarios/golden/" << stem
            << ".json with ENGRAMSIM_UPDATE_GOLDEN=1 ctest -R test_scenario_golden (docs/scenarios.md)";
   }
-  SessionOptions options;
+  scenario::SessionOptions options;
   options.set = expected.set;
   const ScenarioDocument doc = read_scenario_document(yaml);
 
-  ScenarioSession a = prepare_session(doc, options);
+  scenario::ScenarioSession a = prepare_session(doc, options);
   ASSERT_FALSE(a.variants.empty());
-  run_session(a, 2);
+  scenario::run_session(a, 2);
   for (const auto& v : a.variants) {
     if (!v.built) continue;
     ASSERT_TRUE(v.result.has_value()) << v.name;
@@ -119,7 +121,7 @@ TEST_P(ScenarioGolden, MatchesGoldenConservesAndIsDeterministic) {
   ScenarioSession b = prepare_session(doc, options);
   run_session(b, 1);
   ScratchDir dir;
-  write_session_outputs(a, dir.file("a"));
+  scenario::write_session_outputs(a, dir.file("a"));
   write_session_outputs(b, dir.file("b"));
   for (const auto& v : a.variants) {
     if (!v.result) continue;
@@ -132,11 +134,11 @@ TEST_P(ScenarioGolden, MatchesGoldenConservesAndIsDeterministic) {
 
   const Golden actual = golden_from_session(a, expected.set, expected.note);
   if (updating()) {
-    write_golden(actual, golden_path);
+    scenario::write_golden(actual, golden_path);
     GTEST_SKIP() << "rewrote " << golden_path;
   }
   EXPECT_EQ(actual.scenario, expected.scenario);
-  const auto diffs = compare_with_golden(expected, actual);
+  const auto diffs = scenario::compare_with_golden(expected, actual);
   EXPECT_TRUE(diffs.empty()) << stem << " differs from scenarios/golden/" << stem << ".json (regenerate with "
                              << "ENGRAMSIM_UPDATE_GOLDEN=1 if the change is intended):" << joined(diffs);
 }
@@ -152,7 +154,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ScenarioGolden, ::testing::ValuesIn(scenario_s
 // The comparison itself can fail: each tolerance class rejects a change just outside it and accepts
 // one just inside.
 TEST(GoldenCompare, TolerancesBiteOnBothSides) {
-  Golden g;
+  scenario::Golden g;
   g.scenario = "x";
   g.variants.push_back({"v",
                         "",
@@ -161,12 +163,12 @@ TEST(GoldenCompare, TolerancesBiteOnBothSides) {
                          {"mean_kv_usage", 0.5},
                          {"steps", 1000.0},
                          {"p99_ttft_ms", NAN}}});
-  EXPECT_TRUE(compare_with_golden(g, g).empty());
+  EXPECT_TRUE(scenario::compare_with_golden(g, g).empty());
   auto with = [&](const std::string& key, double value) {
     Golden a = g;
     for (auto& [k, v] : a.variants[0].metrics)
       if (k == key) v = value;
-    return compare_with_golden(g, a).size();
+    return scenario::compare_with_golden(g, a).size();
   };
   EXPECT_EQ(with("completed", 101.0), 1u);      // exact
   EXPECT_EQ(with("tput_per_gpu", 1009.9), 0u);  // rel 1 % + 1e-3
@@ -178,22 +180,22 @@ TEST(GoldenCompare, TolerancesBiteOnBothSides) {
   EXPECT_EQ(with("p99_ttft_ms", 5.0), 1u);  // undefined vs defined
   Golden renamed = g;
   renamed.variants[0].name = "w";
-  EXPECT_EQ(compare_with_golden(g, renamed).size(), 1u);
+  EXPECT_EQ(scenario::compare_with_golden(g, renamed).size(), 1u);
   Golden infeasible = g;
   infeasible.variants[0].infeasible = "does not fit";
   infeasible.variants[0].metrics.clear();
-  EXPECT_EQ(compare_with_golden(g, infeasible).size(), 1u);
+  EXPECT_EQ(scenario::compare_with_golden(g, infeasible).size(), 1u);
 }
 
 TEST(GoldenCompare, WriteReadRoundTrip) {
   ScratchDir dir;
-  Golden g;
+  scenario::Golden g;
   g.scenario = "s";
   g.note = "why";
   g.set = {{"workload.num_requests", "16"}};
   g.variants.push_back({"a", "", {{"completed", 16.0}, {"p99_ttft_ms", NAN}, {"tput_per_gpu", 1234.5678}}});
   g.variants.push_back({"b", "HBM over budget", {}});
-  write_golden(g, dir.file("g.json"));
+  scenario::write_golden(g, dir.file("g.json"));
   const Golden r = read_golden(dir.file("g.json"));
   EXPECT_EQ(r.scenario, "s");
   EXPECT_EQ(r.note, "why");
@@ -201,15 +203,15 @@ TEST(GoldenCompare, WriteReadRoundTrip) {
   EXPECT_EQ(r.set[0].key, "workload.num_requests");
   EXPECT_EQ(r.set[0].value, "16");
   ASSERT_EQ(r.variants.size(), 2u);
-  EXPECT_TRUE(compare_with_golden(g, r).empty());
+  EXPECT_TRUE(scenario::compare_with_golden(g, r).empty());
   EXPECT_EQ(r.variants[1].infeasible, "HBM over budget");
   testing::write_file(dir.file("bad.json"), "{\"scenario\": 1}");
-  EXPECT_THROW(read_golden(dir.file("bad.json")), ConfigError);
+  EXPECT_THROW(scenario::read_golden(dir.file("bad.json")), ConfigError);
 }
 
 TEST(GoldenSchema, DocsTableIsTheSchemas) {
   test::check_docs_table("docs/scenarios.md", "### Golden file keys (`scenarios/golden/NAME.json`)",
-                         golden_schema().markdown());
+                         scenario::golden_schema().markdown());
 }
 
 TEST(GoldenSchema, MalformedGoldensAreLocated) {
@@ -217,7 +219,7 @@ TEST(GoldenSchema, MalformedGoldensAreLocated) {
   const auto error_of = [&](const std::string& variant) {
     testing::write_file(dir.file("g.json"), "{\"scenario\": \"s\", \"set\": [],\n \"variants\": [" + variant + "]}\n");
     try {
-      read_golden(dir.file("g.json"));
+      scenario::read_golden(dir.file("g.json"));
     } catch (const ConfigError& e) {
       return std::string(e.what());
     }

@@ -17,45 +17,52 @@
 #include "tests/support/docs_table.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 
 TEST(SchemaDocs, SchedulerTableIsTheSchemas) {
   SchedulerRegistry registry;
   register_builtin_schedulers(registry);
-  test::check_docs_table("docs/scenarios.md", "### `deployment.scheduler`", scheduler_schema(registry).markdown());
+  test::check_docs_table("docs/scenarios.md", "### `deployment.scheduler`",
+                         scenario::scheduler_schema(registry).markdown());
 }
 
 TEST(SchemaDocs, TopLevelTableIsTheSchemas) {
-  test::check_docs_table("docs/scenarios.md", "## Top level", scenario_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "## Top level", scenario::scenario_schema().markdown());
 }
 
 TEST(SchemaDocs, DeploymentTablesAreTheSchemas) {
   RouterRegistry routers;
   register_builtin_routers(routers);
-  test::check_docs_table("docs/scenarios.md", "## `deployment`", deployment_schema(routers).markdown());
-  test::check_docs_table("docs/scenarios.md", "### `deployment.engram`", engram_schema().markdown());
-  test::check_docs_table("docs/scenarios.md", "### `deployment.spec_decode`", spec_decode_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "## `deployment`", scenario::deployment_schema(routers).markdown());
+  test::check_docs_table("docs/scenarios.md", "### `deployment.engram`", scenario::engram_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `deployment.spec_decode`",
+                         scenario::spec_decode_schema().markdown());
 }
 
 TEST(SchemaDocs, InRunSectionTablesAreTheSchemas) {
-  test::check_docs_table("docs/memory-tiers.md", "### `fabric`", fabric_schema().markdown());
-  test::check_docs_table("docs/memory-tiers.md", "### `kv_offload`", kv_offload_schema().markdown());
+  test::check_docs_table("docs/memory-tiers.md", "### `fabric`", scenario::fabric_schema().markdown());
+  test::check_docs_table("docs/memory-tiers.md", "### `kv_offload`", scenario::kv_offload_schema().markdown());
 }
 
 TEST(SchemaDocs, WorkloadTablesAreTheSchemas) {
-  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `closed_loop`)", closed_loop_schema().markdown());
-  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `open_loop`)", open_loop_schema().markdown());
-  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `trace`)", trace_workload_schema().markdown());
-  test::check_docs_table("docs/scenarios.md", "### `workload.trace`", trace_schema().markdown());
-  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `agentx`)", agentx_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `closed_loop`)",
+                         scenario::closed_loop_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `open_loop`)",
+                         scenario::open_loop_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `trace`)",
+                         scenario::trace_workload_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload.trace`", scenario::trace_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "### `workload` (kind `agentx`)", scenario::agentx_schema().markdown());
 }
 
 TEST(SchemaDocs, CompareTableIsTheSchemas) {
-  test::check_docs_table("docs/scenarios.md", "## `compare`", compare_entry_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "## `compare`", scenario::compare_entry_schema().markdown());
 }
 
 TEST(SchemaDocs, SloTableIsTheSchemas) {
-  test::check_docs_table("docs/scenarios.md", "## `slo`", slo_schema().markdown());
+  test::check_docs_table("docs/scenarios.md", "## `slo`", scenario::slo_schema().markdown());
 }
 
 }  // namespace

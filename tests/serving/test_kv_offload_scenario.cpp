@@ -14,6 +14,8 @@
 #include "tests/support/config_error.hpp"
 
 namespace engramsim::sim {
+
+using namespace engramsim::scenario;
 namespace {
 
 std::string scenario(const std::string& replicas, const std::string& scheduler_extra,
@@ -37,7 +39,7 @@ TEST(KvOffloadScenario, OffByDefault) {
   EXPECT_EQ(b.kv_offload_blocks_per_replica, 0);
   EXPECT_EQ(b.run.replicas[0].kv.offload_blocks, 0);
   EXPECT_EQ(b.host_memory.kv_offload.value(), 0.0);
-  EXPECT_EQ(scenario_json(b).find("kv_offload_pool"), std::string::npos);
+  EXPECT_EQ(scenario::scenario_json(b).find("kv_offload_pool"), std::string::npos);
 }
 
 TEST(KvOffloadScenario, SizesThePoolAndCountsItInHostMemory) {
@@ -60,7 +62,7 @@ TEST(KvOffloadScenario, SizesThePoolAndCountsItInHostMemory) {
   EXPECT_DOUBLE_EQ(l.block_bytes_per_gpu.value(), block / 4.0);
   EXPECT_DOUBLE_EQ(l.bandwidth.value(), node.gpu.host_link_bandwidth.value());
   EXPECT_EQ(l.latency, node.host_link_latency);
-  EXPECT_NE(scenario_json(b).find("\"kv_offload_pool\""), std::string::npos);
+  EXPECT_NE(scenario::scenario_json(b).find("\"kv_offload_pool\""), std::string::npos);
 }
 
 TEST(KvOffloadScenario, UnderDataParallelAttentionABlockLivesOnOneGpu) {

@@ -2,6 +2,9 @@
 // request source and a one-replica run configuration.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -103,6 +106,22 @@ class VectorSource final : public RequestSource {
   std::size_t i_ = 0;
 };
 
+// Input and output lengths fixed at `input` / `output` tokens.
+inline std::unique_ptr<LengthDistribution> fixed_lengths(std::int32_t input, std::int32_t output) {
+  return std::make_unique<IndependentLengths>(std::make_shared<FixedLength>(input),
+                                              std::make_shared<FixedLength>(output));
+}
+
+// Input uniform on [floor(ratio x isl), isl] and output on [floor(ratio x osl), osl], each at least 1
+// (InferenceX's --random-range-ratio).
+inline std::unique_ptr<LengthDistribution> uniform_ratio_lengths(std::int32_t isl, std::int32_t osl, double ratio) {
+  auto lo = [ratio](std::int32_t n) {
+    return std::max<std::int32_t>(1, static_cast<std::int32_t>(std::floor(ratio * n)));
+  };
+  return std::make_unique<IndependentLengths>(std::make_shared<UniformLength>(lo(isl), isl),
+                                              std::make_shared<UniformLength>(lo(osl), osl));
+}
+
 inline Request make_request(double arrival_s, std::int32_t prompt, std::int32_t output,
                             std::vector<std::uint64_t> hashes = {}, std::int32_t hash_block = 16) {
   Request r;
@@ -141,8 +160,8 @@ inline RunConfig poisson_one_replica(const StepTimeModel& model, double lambda, 
   cfg.replicas.push_back(rp);
   cfg.seed = seed;
   cfg.workload.source = [=](std::uint64_t s) {
-    return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(lambda),
-                                             std::make_unique<FixedLengths>(prompt, output), s, n);
+    return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(lambda), fixed_lengths(prompt, output),
+                                             s, n);
   };
   return cfg;
 }

@@ -7,6 +7,7 @@
 
 using namespace engramsim;
 using namespace engramsim::sim;
+using namespace engramsim::scenario;
 
 namespace {
 ConfigNode yaml(const std::string& text) { return ConfigNode::load_string(text, "scenario.yaml"); }
@@ -72,33 +73,38 @@ TEST(WorkloadConfig, BadSectionsNameTheFileAndField) {
   const std::string fixed = "input: {distribution: fixed, tokens: 8}\noutput: {distribution: fixed, tokens: 8}\n";
   expect_config_error(
       [] {
-        parse_scenario_workload(yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, format: csv}\n"));
+        scenario::parse_scenario_workload(
+            yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, format: csv}\n"));
       },
       "format");
   expect_config_error(
       [] {
-        parse_scenario_workload(
+        scenario::parse_scenario_workload(
             yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, rate_scal: 2}\n"));
       },
       "rate_scal");
   expect_config_error(
-      [&] { parse_scenario_workload(yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 1}\n" + fixed)); },
+      [&] {
+        scenario::parse_scenario_workload(
+            yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 1}\n" + fixed));
+      },
       "num_requests");
   expect_config_error(
       [&] {
-        parse_scenario_workload(
+        scenario::parse_scenario_workload(
             yaml("kind: open_loop\narrival: {process: poisson, rate_per_s: 0}\nnum_requests: 1\n" + fixed));
       },
       "rate_per_s");
   expect_config_error(
       [] {
-        parse_scenario_workload(
+        scenario::parse_scenario_workload(
             yaml("kind: trace\ntrace: {path: scenarios/traces/splitwise_conv.csv, "
                  "window: {start: 10s, end: 5s}}\n"));
       },
       "window");
-  expect_config_error([] { parse_scenario_workload(yaml("kind: trace\ntrace: {path: no/such/trace.csv}\n")); },
-                      "no such file");
+  expect_config_error(
+      [] { scenario::parse_scenario_workload(yaml("kind: trace\ntrace: {path: no/such/trace.csv}\n")); },
+      "no such file");
 }
 
 TEST(ServingConfig, Router) {

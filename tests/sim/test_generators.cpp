@@ -1,12 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "core/error.hpp"
 #include "sim/workload/arrival_process.hpp"
 #include "sim/workload/length_distribution.hpp"
 #include "sim/workload/synthetic_source.hpp"
+#include "tests/sim/sim_test_support.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
@@ -44,15 +46,15 @@ TEST(ArrivalProcess, PoissonAndGammaHitRateAndBurstiness) {
   EXPECT_THROW(GammaArrivals(1.0, -1.0), ConfigError);
 }
 
-TEST(LengthDistribution, FixedUniformRatioAndEmpirical) {
+TEST(LengthDistribution, IndependentFixedUniformAndEmpirical) {
   RngStream rng(1, "len");
   std::int32_t in = 0, out = 0;
-  FixedLengths f(1024, 128);
+  IndependentLengths f(std::make_shared<FixedLength>(1024), std::make_shared<FixedLength>(128));
   f.sample(rng, in, out);
   EXPECT_EQ(in, 1024);
   EXPECT_EQ(out, 128);
 
-  UniformRatioLengths u(1000, 100, 0.8);
+  IndependentLengths u(std::make_shared<UniformLength>(800, 1000), std::make_shared<UniformLength>(80, 100));
   double sum_in = 0;
   int lo_seen = 0, hi_seen = 0;
   for (int i = 0; i < 100000; ++i) {
@@ -87,7 +89,8 @@ TEST(LengthDistribution, FixedUniformRatioAndEmpirical) {
 // simply end at the duration.
 TEST(SyntheticSource, ArrivalsPastTheClockNameTheRate) {
   auto make = [](Time d) {
-    return SyntheticSource(std::make_unique<PoissonArrivals>(1e-12), std::make_unique<FixedLengths>(8, 2), 1, 5, d);
+    return SyntheticSource(std::make_unique<PoissonArrivals>(1e-12), engramsim::sim::testing::fixed_lengths(8, 2), 1, 5,
+                           d);
   };
   SyntheticSource unbounded = make(Time::max());
   unbounded.locate_rate({"s.yaml", 9, 29}, "workload.arrival.rate_per_s");
@@ -107,8 +110,8 @@ TEST(SyntheticSource, ArrivalsPastTheClockNameTheRate) {
 
 TEST(SyntheticSource, DeterministicPerSeedAndBoundedByCountAndDuration) {
   auto make = [](std::uint64_t seed, std::uint64_t n, Time d) {
-    return SyntheticSource(std::make_unique<PoissonArrivals>(10.0), std::make_unique<UniformRatioLengths>(100, 50, 0.8),
-                           seed, n, d);
+    return SyntheticSource(std::make_unique<PoissonArrivals>(10.0),
+                           engramsim::sim::testing::uniform_ratio_lengths(100, 50, 0.8), seed, n, d);
   };
   auto a = make(1, 1000, Time::max());
   auto b = make(1, 1000, Time::max());

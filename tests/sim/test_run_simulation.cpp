@@ -191,7 +191,8 @@ TEST(RunSimulation, ClosedLoopNeverExceedsItsConcurrency) {
     cfg.workload.concurrency = n;
     cfg.workload.source = [](std::uint64_t seed) {
       return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(1.0),
-                                               std::make_unique<UniformRatioLengths>(2000, 300, 0.8), seed, UINT64_MAX);
+                                               engramsim::sim::testing::uniform_ratio_lengths(2000, 300, 0.8), seed,
+                                               UINT64_MAX);
     };
     // Observe with a custom registry-free hook: a deployment-level observer through a wrapper router.
     auto watcher = std::make_shared<InFlight>();
@@ -251,7 +252,7 @@ TEST(RunSimulation, ClosedLoopWarmupLeavesTheStartupBurstOut) {
     cfg.workload.warmup_requests = warmup;
     cfg.workload.source = [](std::uint64_t seed) {  // a closed loop ignores the arrival times
       return std::make_unique<SyntheticSource>(std::make_unique<PoissonArrivals>(1.0),
-                                               std::make_unique<UniformRatioLengths>(2000, 1900, 0.05), seed,
+                                               engramsim::sim::testing::uniform_ratio_lengths(2000, 1900, 0.05), seed,
                                                UINT64_MAX);
     };
     return run_simulation(cfg);

@@ -189,15 +189,15 @@ void print_human(const ModelCard& card, const NodeSpec& node, const FootprintOpt
 int run_footprint(const FootprintArgs& a) {
   const ModelCard given = load_model_card(a.model);
   const NodeSpec node = load_node(node_for(a.node, "--node"));
-  const sim::ScenarioDeployment d = a.deployment.read(given, node);
+  const scenario::ScenarioDeployment d = a.deployment.read(given, node);
   if (d.scheduler.max_num_seqs_rule)
     throw ConfigError({"--max-num-seqs", 0, 0}, d.scheduler.max_num_seqs_rule->field,
                       "a concurrency rule needs a workload; footprint takes a number");
   if (d.scheduler.capture_size_rule)
     throw ConfigError({"--max-cudagraph-capture-size", 0, 0}, d.scheduler.capture_size_rule->field,
                       "a concurrency rule needs a workload; footprint takes a number");
-  const ModelCard card = sim::deployed_card(given, d);
-  const FootprintOptions o = sim::footprint_options(d);
+  const ModelCard card = scenario::deployed_card(given, d);
+  const FootprintOptions o = scenario::footprint_options(d);
   Footprint f;
   try {
     f = compute_footprint(card, node, o);

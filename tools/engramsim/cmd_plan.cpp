@@ -84,7 +84,7 @@ void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::Swee
 bool frontier_mode(const planner::PlannerScenario& sc, const planner::SweepInputs& in) {
   if (!sc.report.target_interactivity || in.workload_kinds.empty()) return false;
   for (const auto k : in.workload_kinds)
-    if (k != sim::WorkloadKind::closed_loop && k != sim::WorkloadKind::agentx) return false;
+    if (k != scenario::WorkloadKind::closed_loop && k != scenario::WorkloadKind::agentx) return false;
   return true;
 }
 

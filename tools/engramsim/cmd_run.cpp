@@ -151,10 +151,10 @@ const std::vector<Row>& offload_rows() {
   return r;
 }
 
-std::string label_of(const sim::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
+std::string label_of(const scenario::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
 
 // `cli_sets`: the command line's --set arguments, which take precedence over a variant's own set.
-void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgument>& cli_sets) {
+void print_header(const scenario::ScenarioSession& s, const std::vector<scenario::SetArgument>& cli_sets) {
   std::cout << "Scenario " << s.name;
   if (!s.description.empty()) std::cout << ": " << s.description;
   std::cout << "\n";
@@ -174,7 +174,7 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
       std::cout << "does not fit: " << v.infeasible << "\n";
       continue;
     }
-    const sim::BuiltScenario& b = *v.built;
+    const scenario::BuiltScenario& b = *v.built;
     std::cout << b.card.name << ": " << b.deployment_line() << "\n";
     const std::string indent = s.compare ? std::string(v.name.size() + 3, ' ') : std::string();
     std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " ("
@@ -216,7 +216,7 @@ void print_header(const sim::ScenarioSession& s, const std::vector<sim::SetArgum
 // The variants ran at the same load, so a ratio above is not a verdict when their interactivity
 // differs: say so, and where the answer at equal interactivity comes from.
 void print_equal_concurrency_note(
-    const std::vector<std::pair<const sim::VariantOutcome*, const sim::VariantOutcome*>>& ratios) {
+    const std::vector<std::pair<const scenario::VariantOutcome*, const scenario::VariantOutcome*>>& ratios) {
   const auto interactivity = [](const sim::Summary& s) { return s.windowed ? s.p90_e2e_norm_intvty : s.median_intvty; };
   std::string differs;
   for (const auto& [v, base] : ratios) {
@@ -233,11 +233,12 @@ void print_equal_concurrency_note(
 // The energy rows (docs/cost-model.md "Energy"): each variant's mean GPU board power from its GPU's
 // load-following curve, and J per output token at the board and at the meter; "-" for a GPU
 // without a curve.
-void add_energy_rows(const std::vector<const sim::VariantOutcome*>& ran,
-                     const std::vector<std::pair<const sim::VariantOutcome*, const sim::VariantOutcome*>>& ratios,
-                     TextTable& t) {
+void add_energy_rows(
+    const std::vector<const scenario::VariantOutcome*>& ran,
+    const std::vector<std::pair<const scenario::VariantOutcome*, const scenario::VariantOutcome*>>& ratios,
+    TextTable& t) {
   const BoardPowerTable power = load_board_power(default_board_power_path());
-  const auto figures = [&](const sim::VariantOutcome& v) -> std::array<double, 3> {
+  const auto figures = [&](const scenario::VariantOutcome& v) -> std::array<double, 3> {
     constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
     const BoardPowerCurve* c = power.find(v.built->params.node.gpu.name);
     if (c == nullptr) return {kNaN, kNaN, kNaN};
@@ -257,15 +258,15 @@ void add_energy_rows(const std::vector<const sim::VariantOutcome*>& ran,
   }
 }
 
-void print_table(const sim::ScenarioSession& s) {
-  std::vector<const sim::VariantOutcome*> ran;
+void print_table(const scenario::ScenarioSession& s) {
+  std::vector<const scenario::VariantOutcome*> ran;
   for (const auto& v : s.variants)
     if (v.result) ran.push_back(&v);
   if (ran.empty()) return;
   // One ratio column per variant that has a baseline which ran.
-  std::vector<std::pair<const sim::VariantOutcome*, const sim::VariantOutcome*>> ratios;
+  std::vector<std::pair<const scenario::VariantOutcome*, const scenario::VariantOutcome*>> ratios;
   for (const auto* v : ran) {
-    const sim::VariantOutcome* base = v->baseline.empty() ? nullptr : s.find(v->baseline);
+    const scenario::VariantOutcome* base = v->baseline.empty() ? nullptr : s.find(v->baseline);
     if (base && base->result) ratios.emplace_back(v, base);
   }
   std::vector<std::string> header = {"METRIC"};
@@ -305,18 +306,18 @@ void print_table(const sim::ScenarioSession& s) {
 }
 
 // Prints each SLO target per variant; returns false when any is missed.
-bool report_slo(const sim::ScenarioSession& s, bool print) {
+bool report_slo(const scenario::ScenarioSession& s, bool print) {
   bool all = true;
   for (const auto& v : s.variants) {
     if (!v.result) continue;
-    const sim::ScenarioSlo& slo = v.built->params.slo;
+    const scenario::ScenarioSlo& slo = v.built->params.slo;
     if (!slo.any()) continue;
     std::string line;
     for (const auto& t : slo.targets) {
-      const bool ok = sim::slo_target_met(t, v.result->summary);
+      const bool ok = scenario::slo_target_met(t, v.result->summary);
       all = all && ok;
-      line += " " + t.key + " " + fixed(sim::slo_statistic_ms(t, v.result->summary), 2) + "ms" + (ok ? "<=" : ">") +
-              fixed(t.limit.millis(), 2) + "ms" + (ok ? " ok;" : " MISSED;");
+      line += " " + t.key + " " + fixed(scenario::slo_statistic_ms(t, v.result->summary), 2) + "ms" +
+              (ok ? "<=" : ">") + fixed(t.limit.millis(), 2) + "ms" + (ok ? " ok;" : " MISSED;");
     }
     if (slo.min_interactivity > 0) {
       const double iv = v.result->summary.median_intvty;
@@ -334,7 +335,7 @@ bool report_slo(const sim::ScenarioSession& s, bool print) {
 
 // Names what write_session_outputs wrote: the run files of each variant that ran (none for a
 // variant that does not fit) and, for a comparison, compare.json.
-void print_written_outputs(const sim::ScenarioSession& s, const std::string& out) {
+void print_written_outputs(const scenario::ScenarioSession& s, const std::string& out) {
   for (const auto& v : s.variants) {
     if (!v.built || !v.result) continue;
     const std::filesystem::path folder = s.compare ? std::filesystem::path(out) / v.name : std::filesystem::path(out);
@@ -343,8 +344,8 @@ void print_written_outputs(const sim::ScenarioSession& s, const std::string& out
   if (s.compare) std::cerr << "wrote " << (std::filesystem::path(out) / "compare.json").string() << "\n";
 }
 
-sim::SessionOptions session_options(const RunArgs& a) {
-  sim::SessionOptions options;
+scenario::SessionOptions session_options(const RunArgs& a) {
+  scenario::SessionOptions options;
   for (const auto& arg : a.set) {
     const auto [key, value] = parse_set_argument(arg);
     options.set.push_back({key, value});
@@ -357,7 +358,7 @@ sim::SessionOptions session_options(const RunArgs& a) {
 }
 
 // --trace-out / --trace-window: each variant's Chrome trace file, checked against the inputs.
-void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
+void plan_traces(const RunArgs& a, scenario::ScenarioSession& session) {
   Time window;
   try {
     window = parse_time(a.trace_window);
@@ -375,7 +376,7 @@ void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
     v.built->run.trace.window = window;
     traces.push_back(v.built->run.trace.path);
   }
-  sim::check_outputs_spare_inputs(session, traces, "--trace-out");
+  scenario::check_outputs_spare_inputs(session, traces, "--trace-out");
   for (const std::string& t : traces)
     if (std::filesystem::is_directory(t))
       throw ConfigError({"--trace-out", 0, 0}, "", t + " is a folder; give a file name");
@@ -383,13 +384,13 @@ void plan_traces(const RunArgs& a, sim::ScenarioSession& session) {
 
 // Every output path is checked before the run, so a bad one neither wastes the simulation nor
 // loses its results. Returns the golden to check against, if any.
-std::optional<sim::Golden> check_outputs(const RunArgs& a, const sim::ScenarioSession& session) {
+std::optional<scenario::Golden> check_outputs(const RunArgs& a, const scenario::ScenarioSession& session) {
   if (!a.out.empty()) {
     check_output_folder(a.out);
-    sim::check_outputs_spare_inputs(session, sim::session_output_files(session, a.out), "--out");
+    scenario::check_outputs_spare_inputs(session, scenario::session_output_files(session, a.out), "--out");
   }
-  std::optional<sim::Golden> golden;
-  if (!a.check_golden.empty()) golden = sim::read_golden(a.check_golden);
+  std::optional<scenario::Golden> golden;
+  if (!a.check_golden.empty()) golden = scenario::read_golden(a.check_golden);
   if (!a.write_golden.empty() && std::filesystem::is_directory(a.write_golden))
     throw ConfigError({"--write-golden", 0, 0}, "", a.write_golden + " is a folder; give the golden's file name");
   // The trace's folder is made last among the checks, as --out makes its own at the end.
@@ -404,7 +405,7 @@ std::optional<sim::Golden> check_outputs(const RunArgs& a, const sim::ScenarioSe
 
 // Runs the variants on `jobs` threads (0: one per hardware thread), with progress lines on stderr
 // when asked (run_progress.hpp); stdout is unchanged.
-void run_variants(const RunArgs& a, sim::ScenarioSession& session) {
+void run_variants(const RunArgs& a, scenario::ScenarioSession& session) {
   int jobs = a.jobs;
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ProgressWriter writer{&std::cerr};
@@ -417,23 +418,24 @@ void run_variants(const RunArgs& a, sim::ScenarioSession& session) {
       }
   // Each variant is written as its run ends and its per-request records released, so a long compare
   // list holds one run's records per thread (docs/scenarios.md "Input limits").
-  if (!a.out.empty()) sim::begin_session_outputs(session, a.out);
-  sim::run_session(session, jobs, [&a, &session](sim::VariantOutcome& v) {
-    if (!a.out.empty()) sim::write_variant_outputs(session, v, a.out);
-    sim::release_run_records(v);
+  if (!a.out.empty()) scenario::begin_session_outputs(session, a.out);
+  scenario::run_session(session, jobs, [&a, &session](scenario::VariantOutcome& v) {
+    if (!a.out.empty()) scenario::write_variant_outputs(session, v, a.out);
+    scenario::release_run_records(v);
   });
 }
 
-void write_and_print(const RunArgs& a, const sim::ScenarioSession& session, const sim::SessionOptions& options) {
+void write_and_print(const RunArgs& a, const scenario::ScenarioSession& session,
+                     const scenario::SessionOptions& options) {
   if (!a.out.empty()) {
-    sim::write_compare_outputs(session, a.out);  // the variants' files were written as they ran
+    scenario::write_compare_outputs(session, a.out);  // the variants' files were written as they ran
     print_written_outputs(session, a.out);
   }
   if (!a.trace_out.empty())
     for (const auto& v : session.variants)
       if (v.built && v.result) std::cerr << "wrote trace " << v.built->run.trace.path << "\n";
   if (a.json) {
-    std::cout << sim::session_json(session);
+    std::cout << scenario::session_json(session);
   } else {
     print_header(session, options.set);
     print_table(session);
@@ -442,34 +444,34 @@ void write_and_print(const RunArgs& a, const sim::ScenarioSession& session, cons
 }
 
 // --write-golden and --check-golden; false when the run differs from the golden.
-bool handle_goldens(const RunArgs& a, const sim::ScenarioSession& session, const sim::SessionOptions& options,
-                    const std::optional<sim::Golden>& golden) {
+bool handle_goldens(const RunArgs& a, const scenario::ScenarioSession& session, const scenario::SessionOptions& options,
+                    const std::optional<scenario::Golden>& golden) {
   if (!a.write_golden.empty()) {
     std::string note;
-    if (std::filesystem::exists(a.write_golden)) note = sim::read_golden(a.write_golden).note;
-    sim::write_golden(sim::golden_from_session(session, options.set, note), a.write_golden);
+    if (std::filesystem::exists(a.write_golden)) note = scenario::read_golden(a.write_golden).note;
+    scenario::write_golden(scenario::golden_from_session(session, options.set, note), a.write_golden);
     std::cerr << "wrote golden " << a.write_golden << "\n";
   }
   if (!golden) return true;
-  const auto diffs = sim::compare_with_golden(*golden, sim::golden_from_session(session, options.set, ""));
+  const auto diffs = scenario::compare_with_golden(*golden, scenario::golden_from_session(session, options.set, ""));
   for (const auto& d : diffs) std::cerr << "golden: " << d << "\n";
   return diffs.empty();
 }
 
 // One line on stderr per --set that changes what a variant's own `set:` entry sets: the command line
 // wins, so the variant's name no longer says what it runs (docs/scenarios.md "Overrides").
-void warn_set_conflicts(const sim::ScenarioSession& session) {
+void warn_set_conflicts(const scenario::ScenarioSession& session) {
   for (const auto& v : session.variants)
-    for (const auto& c : v.set_conflicts) std::cerr << "warning: " << sim::set_conflict_warning(c) << "\n";
+    for (const auto& c : v.set_conflicts) std::cerr << "warning: " << scenario::set_conflict_warning(c) << "\n";
 }
 
 int run_scenario_command(const RunArgs& a) {
-  const sim::SessionOptions options = session_options(a);
-  const sim::ScenarioDocument doc = sim::read_scenario_document(a.scenario);
-  sim::ScenarioSession session = sim::prepare_session(doc, options);
+  const scenario::SessionOptions options = session_options(a);
+  const scenario::ScenarioDocument doc = scenario::read_scenario_document(a.scenario);
+  scenario::ScenarioSession session = scenario::prepare_session(doc, options);
   warn_set_conflicts(session);
   if (!a.trace_out.empty()) plan_traces(a, session);
-  const std::optional<sim::Golden> golden = check_outputs(a, session);
+  const std::optional<scenario::Golden> golden = check_outputs(a, session);
   if (!session.compare && session.any_infeasible()) {
     std::cerr << "error: does not fit: " << session.variants.front().infeasible << "\n";
     return exit_code::infeasible;

@@ -110,7 +110,8 @@ std::vector<OpRow> aggregate(const StepBreakdown& b) {
 }
 
 // The batch flags against the card's context and the node's GPUs.
-void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d) {
+void check_batch(const StepArgs& a, const ModelCard& card, const NodeSpec& node,
+                 const scenario::ScenarioDeployment& d) {
   if (a.decode_seqs < 0 || a.context < 0 || a.prefill_tokens < 0 || a.prefill_cached < 0)
     throw ConfigError({}, "batch", "sizes must be >= 0");
   if (a.decode_seqs == 0 && a.prefill_tokens == 0)
@@ -134,7 +135,7 @@ struct SpecChoice {
   double accept = 1.0;
   int positions = 1;
 };
-SpecChoice spec_of(const sim::ScenarioDeployment& d) {
+SpecChoice spec_of(const scenario::ScenarioDeployment& d) {
   if (!d.spec_decode.enabled) return {};
   return {d.spec_decode.acceptance_length, 1 + d.spec_decode.draft_tokens};
 }
@@ -153,25 +154,26 @@ struct StepSetup {
 // The page cache of the ssd tier's page_cache path: warm holds what a run on this node holds
 // (spec engram_page_cache: the host DRAM left beside the reserve and the deployment's pools),
 // cold holds nothing (every distinct row faults).
-void set_page_cache(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d,
-                    StepSetup& st) {
+void set_page_cache(const StepArgs& a, const ModelCard& card, const NodeSpec& node,
+                    const scenario::ScenarioDeployment& d, StepSetup& st) {
   st.page_cache_path = d.engram.tier == EngramTier::ssd && d.host.engram_ssd_path == SsdPath::page_cache;
   if (!st.page_cache_path) return;
-  const NodeFootprint nf = compute_footprint(card, node, sim::footprint_options(d)).per_node;
+  const NodeFootprint nf = compute_footprint(card, node, scenario::footprint_options(d)).per_node;
   st.table_files = nf.ssd_engram;
   const Bytes row_caches = d.engram.fetch.dram_cache * static_cast<double>(nf.replicas);
   st.options.engram.page_cache =
-      a.page_cache == "cold" ? Bytes(0.0) : sim::engram_page_cache(d, nf, row_caches, Bytes(0.0));
+      a.page_cache == "cold" ? Bytes(0.0) : scenario::engram_page_cache(d, nf, row_caches, Bytes(0.0));
 }
-StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node, const sim::ScenarioDeployment& d) {
+StepSetup step_setup(const StepArgs& a, const ModelCard& card, const NodeSpec& node,
+                     const scenario::ScenarioDeployment& d) {
   // The layout by the same rule as footprint and a scenario's deployment.
-  const FootprintOptions layout_rule = sim::footprint_options(d);
+  const FootprintOptions layout_rule = scenario::footprint_options(d);
   StepSetup st;
   st.dp_attention = uses_dp_attention(card, layout_rule);
   st.ep = resolved_ep(card, layout_rule);
   ParallelLayout layout{d.tp, st.ep, st.dp_attention};
   layout.expert_balance = d.expert_balance;
-  st.options = sim::step_model_options(d, layout);
+  st.options = scenario::step_model_options(d, layout);
   set_page_cache(a, card, node, d, st);
   if (!a.calibration.empty()) {
     try {
@@ -449,8 +451,8 @@ void print_text(const StepReport& s) {
 int run_step(const StepArgs& a) {
   const ModelCard given = load_model_card(a.model);
   const NodeSpec node = load_node(node_for(a.node, "--node"));
-  const sim::ScenarioDeployment d = a.deployment.read(given, node);
-  const ModelCard card = sim::deployed_card(given, d);
+  const scenario::ScenarioDeployment d = a.deployment.read(given, node);
+  const ModelCard card = scenario::deployed_card(given, d);
   check_batch(a, card, node, d);
   const SpecChoice spec = spec_of(d);
   const StepSetup st = step_setup(a, card, node, d);

@@ -111,20 +111,20 @@ std::string check(const std::string& path, Kind kind) {
       return "";
     }
     case Kind::scenario: {
-      const sim::ScenarioDocument doc = sim::read_scenario_document(path);
+      const scenario::ScenarioDocument doc = scenario::read_scenario_document(path);
       // One variant's tree at a time: a long compare list costs memory linear in its length.
-      const sim::ScenarioExpansion variants(doc, {});
+      const scenario::ScenarioExpansion variants(doc, {});
       std::set<std::string> traces_read;
       for (std::size_t i = 0; i < variants.size(); ++i) {
-        const sim::ScenarioVariant v = variants.variant(i);
-        const sim::ScenarioParams p = sim::parse_scenario(ConfigNode(v.root, doc.file, ""));
+        const scenario::ScenarioVariant v = variants.variant(i);
+        const scenario::ScenarioParams p = scenario::parse_scenario(ConfigNode(v.root, doc.file, ""));
         // A replayed trace is read to its end (or the workload's request cap), once per distinct
         // workload section, so a bad row anywhere is found here rather than in the middle of a run.
         if (!p.workload.trace_path.empty()) {
           YAML::Emitter workload_text;
           workload_text << static_cast<const YAML::Node&>(v.root)["workload"];
           if (traces_read.insert(p.workload.trace_path + "\n" + workload_text.c_str()).second)
-            sim::read_trace_through(p);
+            scenario::read_trace_through(p);
         }
       }
       if (variants.size() > 1) return std::to_string(variants.size()) + " variants";

@@ -86,7 +86,7 @@ void add_spec_flags(std::vector<DeploymentFlag>& out) {
 void add_scheduler_flags(std::vector<DeploymentFlag>& out) {
   sim::SchedulerRegistry registry;
   sim::register_builtin_schedulers(registry);
-  const FieldTable<sim::ScenarioScheduler> schema = sim::scheduler_schema(registry);
+  const FieldTable<scenario::ScenarioScheduler> schema = scenario::scheduler_schema(registry);
   for (const char* key : {"max_num_batched_tokens", "max_num_seqs", "gpu_memory_utilization",
                           "kv_cache_free_gpu_mem_fraction", "block_size", "max_cudagraph_capture_size"}) {
     const FieldDoc& doc = schema.at(key).doc;
@@ -139,13 +139,13 @@ KeyValues DeploymentFlagValues::keys_of(const DeploymentFlag& f, const std::stri
   return f.to_keys ? f.to_keys(value) : KeyValues{{f.key, value}};
 }
 
-sim::ScenarioDeployment DeploymentFlagValues::read(const ModelCard& card, const NodeSpec& node) const {
+scenario::ScenarioDeployment DeploymentFlagValues::read(const ModelCard& card, const NodeSpec& node) const {
   YAML::Node d(YAML::NodeType::Map);
   d["replicas"] = 1;
   for (const auto& [f, v] : given_)
     for (const auto& [key, value] : keys_of(*f, v)) apply_override(d, key, value);
   try {
-    return sim::parse_deployment_section(ConfigNode(d, "command line", "deployment"), card, node);
+    return scenario::parse_deployment_section(ConfigNode(d, "command line", "deployment"), card, node);
   } catch (const ConfigError& e) {
     // Name the flag that set the key the error is about (or a key inside it).
     for (const auto& [f, v] : given_)

@@ -42,7 +42,7 @@ class DeploymentFlagValues {
   void add_to(CLI::App* cmd, const std::vector<std::string>& flags);
   // The deployment the given flags describe: one replica, unset keys at the scenario's defaults.
   // A bad value throws ConfigError naming the flag and the key.
-  sim::ScenarioDeployment read(const ModelCard& card, const NodeSpec& node) const;
+  scenario::ScenarioDeployment read(const ModelCard& card, const NodeSpec& node) const;
   // The value given for `flag`, or "" when it was not given.
   std::string given(const std::string& flag) const;
 
