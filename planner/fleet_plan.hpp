@@ -1,6 +1,6 @@
 // `engramsim plan`, after every candidate's probes are in: the plan's settings, and the fleet that
 // serves the target load. Each candidate (a line of results.jsonl with `extra.plan`, written by
-// planner/glue/rate_planner) is sized in whole nodes (size_fleet), the candidates are ranked
+// study/rate_planner) is sized in whole nodes (size_fleet), the candidates are ranked
 // cheapest $/hour first (plan_fleets) and ranked again per price tier and load factor
 // (sensitivity); the result carries the report's tables and the recommendation.
 #pragma once

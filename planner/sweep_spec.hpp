@@ -91,7 +91,7 @@ PreparedSweep prepare_sweep(const ConfigNode& scenario_root);
 // The keys of a `sweep:` block, declared once: SweepSpec::parse reads through it and docs/planning.md
 // shows its table. The entries of `axes` are read by hand (an entry is one axis or a zip of axes);
 // their keys are the table's rows below `axes`. `sweep.report` and `sweep.plan` are the planner's
-// (planner/glue/planner_scenario.hpp), read before the spec and removed from it.
+// (study/planner_scenario.hpp), read before the spec and removed from it.
 const FieldTable<SweepSpec>& sweep_schema();
 
 // Expands the product in deterministic order. An empty spec gives one point with no assignments.

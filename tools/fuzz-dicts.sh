@@ -39,7 +39,7 @@ write() {
 }
 
 scenario_src="scenario/schema/*.cpp scenario/build/*.cpp sim/workload/workload_config.cpp sim/workload/length_distribution.cpp sim/workload/arrival_process.cpp sim/memory/node_fabric_params.cpp"
-planner_src="planner/sweep_spec.cpp planner/glue/planner_scenario.cpp"
+planner_src="planner/sweep_spec.cpp study/planner_scenario.cpp"
 write scenario "$yaml_syntax" "$scenario_src" "scenarios/*.yaml"
 write sweep_spec "$yaml_syntax" "$scenario_src $planner_src" "scenarios/*.yaml"
 write set_override "$yaml_syntax \"=\" \".\" \".0\" \"compare.0.set\" \"sweep.axes\"" "$scenario_src $planner_src" "scenarios/default.yaml"

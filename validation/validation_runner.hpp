@@ -57,7 +57,7 @@ struct EvalOptions {
   // node's GPU (measured on it, else on a variant of its chip, else host sections only); cases on
   // other GPUs keep the default efficiencies. Tolerances stay those of the default efficiencies.
   std::vector<CalibrationCandidate> calibrations;
-  // Sweep cases (reproduce.sweep): planner/glue/validation_sweep.hpp supplies it; without it those
+  // Sweep cases (reproduce.sweep): study/validation_sweep.hpp supplies it; without it those
   // cases are errors.
   SweepEvalFn evaluate_sweep;
 };

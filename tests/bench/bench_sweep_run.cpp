@@ -19,13 +19,14 @@
 #include <string>
 
 #include "core/config_node.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_runner.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace engramsim;
 using namespace engramsim::planner;
+using namespace engramsim::study;
 
 namespace {
 

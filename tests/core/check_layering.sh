@@ -8,7 +8,7 @@
 # The table sits between the markers `<!-- layering-begin -->` and `<!-- layering-end -->`, one
 # row per folder: `folder: allowed folders...`. A row may name only folders of earlier rows, so the
 # order of the rows is the layering and no two folders can include each other. A file belongs to the
-# longest folder of the table its path starts with (planner/glue/x.hpp to planner/glue); a file or
+# longest folder of the table its path starts with (scenario/build/x.hpp to scenario/build, not scenario); a file or
 # an include outside every folder of the table is an error too, so a new folder needs a row.
 #
 # Inside a folder, the files of one stem (x.hpp, x.cpp) are a unit, and a unit including a header of
@@ -24,7 +24,7 @@ check_tree() {
   [[ -f $doc ]] || { echo "check_layering: $doc not found" >&2; return 2; }
   local -a dirs=()
   local d
-  for d in core models hardware calibration planner tools sim scenario validation; do [[ -d $root/$d ]] && dirs+=("$d"); done
+  for d in core models hardware calibration planner report study tools sim scenario validation; do [[ -d $root/$d ]] && dirs+=("$d"); done
   {
     awk '/<!-- layering-begin -->/ { on = 1; next } /<!-- layering-end -->/ { on = 0 } on && /^[a-z]/ { print "T", $0 }' "$doc"
     awk '/<!-- cycles-begin -->/ { on = 1; next } /<!-- cycles-end -->/ { on = 0 } on && /^[a-z]/ { print "C", $0 }' "$doc"

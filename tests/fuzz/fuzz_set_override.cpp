@@ -9,10 +9,10 @@
 
 #include "core/config_node.hpp"
 #include "core/paths.hpp"
-#include "planner/glue/planner_scenario.hpp"
 #include "planner/sweep_spec.hpp"
 #include "scenario/schema/scenario.hpp"
 #include "scenario/schema/scenario_document.hpp"
+#include "study/planner_scenario.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace engramsim;
@@ -45,6 +45,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::string> args = set_arguments(fuzz::as_text(data, size));
   const std::string scenario = data_root() + "/scenarios/default.yaml";
   fuzz::refusal_is_fine([&] { run_with_sets(scenario, args); });
-  fuzz::refusal_is_fine([&] { planner::load_planner_scenario(scenario, args); });
+  fuzz::refusal_is_fine([&] { engramsim::study::load_planner_scenario(scenario, args); });
   return 0;
 }

@@ -7,12 +7,12 @@
 #include <algorithm>
 
 #include "core/config_node.hpp"
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/report_data.hpp"
 #include "planner/results_file.hpp"
 #include "planner/sweep_spec.hpp"
 #include "scenario/schema/scenario.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace engramsim;
@@ -23,7 +23,7 @@ namespace {
 constexpr std::size_t kPointsChecked = 64;
 
 void prepare(const fuzz::ScratchDir& dir, const std::string& path) {
-  const planner::PlannerScenario sc = planner::load_planner_scenario(path, {});
+  const engramsim::study::PlannerScenario sc = engramsim::study::load_planner_scenario(path, {});
   const planner::PreparedSweep& sweep = sc.sweep;
   const std::size_t n = std::min(sweep.points.size(), kPointsChecked);
   for (std::size_t i = 0; i < n; ++i) {
@@ -37,7 +37,7 @@ void prepare(const fuzz::ScratchDir& dir, const std::string& path) {
   manifest.axes = sweep.spec.keys();
   manifest.fingerprint = sweep.fingerprint;
   planner::write_manifest(dir.path(), manifest);
-  planner::write_context(dir.path(), planner::make_report_context(sc, planner::SweepInputs{}));
+  planner::write_context(dir.path(), engramsim::study::make_report_context(sc, engramsim::study::SweepInputs{}));
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 
 #include "../scenario/scenario_test_util.hpp"
 #include "core/rng.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_runner.hpp"
 #include "scenario_generator.hpp"
+#include "study/scenario_evaluator.hpp"
 
 namespace engramsim::testing {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 constexpr std::uint64_t kSweepSeed = 0x5eed0000;
 
-planner::SweepRunSummary sweep(const planner::PreparedSweep& prep, const planner::ScenarioEvaluator& eval,
+planner::SweepRunSummary sweep(const planner::PreparedSweep& prep, const engramsim::study::ScenarioEvaluator& eval,
                                const fs::path& out, int jobs, bool resume) {
   planner::SweepRunOptions o;
   o.out_dir = out;
@@ -39,7 +39,7 @@ int check_sweep(std::uint64_t seed) {
                            "    - {key: seed, values: [1, 2, 3]}\n";
   const ConfigNode root = ConfigNode::load_string(yaml, c.scenario_path);
   const planner::PreparedSweep prep = planner::prepare_sweep(root);
-  const planner::ScenarioEvaluator eval(c.scenario_path, prep.base);
+  const engramsim::study::ScenarioEvaluator eval(c.scenario_path, prep.base);
   const fs::path one = dir.file("jobs1"), two = dir.file("jobs2"), cut = dir.file("cut");
   EXPECT_TRUE(sweep(prep, eval, one, 1, false).complete);
   EXPECT_TRUE(sweep(prep, eval, two, 2, false).complete);

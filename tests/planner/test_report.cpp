@@ -4,12 +4,13 @@
 #include <cmath>
 
 #include "planner/report_data.hpp"
-#include "planner/report_writer.hpp"
 #include "planner_test_util.hpp"
+#include "report/report_writer.hpp"
 #include "report_fixture.hpp"
 
 using namespace engramsim;
 using namespace engramsim::planner;
+using namespace engramsim::report;
 using namespace engramsim::planner::testing;
 namespace fs = std::filesystem;
 
@@ -158,7 +159,7 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
   EXPECT_EQ(d.total_points, n);
   EXPECT_EQ(d.points.size(), n);
   EXPECT_EQ(d.context.title, analytic_context().title);
-  const auto files = write_report(d, t.path());
+  const auto files = engramsim::report::write_report(d, t.path());
   for (const auto* name :
        {"report.html", "report.md", "charts/pareto.svg", "charts/tokens_per_dollar.svg", "charts/hbm_footprint.svg",
         "charts/ttft_cdf.svg", "charts/tpot_cdf.svg", "charts/engram_stall.svg", "tables/points.csv",
@@ -199,7 +200,7 @@ TEST(Report, WritesEveryFileAndRebuildsIdentically) {
   ASSERT_EQ(pj.size(), n);
   EXPECT_TRUE(pj[0]["index"].is_number());
   // Rebuilding from the folder gives the same bytes.
-  write_report(load_results(t.path()), t.path());
+  engramsim::report::write_report(load_results(t.path()), t.path());
   EXPECT_EQ(read_file(t / "report.html"), html);
   const std::string md = read_file(t / "report.md");
   EXPECT_NE(md.find("![Throughput per GPU vs interactivity](charts/pareto.svg)"), std::string::npos);
@@ -218,17 +219,17 @@ TEST(Report, MissingResultsIsAClearError) {
 
 TEST(Report, CsvQuotesAndJsonNumbers) {
   Table tb{"t", "T", {"a", "b"}, {{"x,y", "1.5"}, {"say \"hi\"", ""}}};
-  EXPECT_EQ(table_to_csv(tb), "a,b\n\"x,y\",1.5\n\"say \"\"hi\"\"\",\n");
-  const auto j = table_to_json(tb);
+  EXPECT_EQ(engramsim::report::table_to_csv(tb), "a,b\n\"x,y\",1.5\n\"say \"\"hi\"\"\",\n");
+  const auto j = engramsim::report::table_to_json(tb);
   EXPECT_DOUBLE_EQ(j[0]["b"].get<double>(), 1.5);
   EXPECT_TRUE(j[1]["b"].is_null());
   EXPECT_EQ(j[0]["a"], "x,y");
   // Keys are identifiers a script can use; the titles with units stay in the CSV header.
-  EXPECT_EQ(json_key("max req/s per replica"), "max_req_per_s_per_replica");
-  EXPECT_EQ(json_key("$/M tokens"), "usd_per_m_tokens");
-  EXPECT_EQ(json_key("KV use peak (%)"), "kv_use_peak_pct");
-  EXPECT_EQ(json_key("util."), "util");
-  EXPECT_EQ(json_key("2nd"), "c_2nd");
+  EXPECT_EQ(engramsim::report::json_key("max req/s per replica"), "max_req_per_s_per_replica");
+  EXPECT_EQ(engramsim::report::json_key("$/M tokens"), "usd_per_m_tokens");
+  EXPECT_EQ(engramsim::report::json_key("KV use peak (%)"), "kv_use_peak_pct");
+  EXPECT_EQ(engramsim::report::json_key("util."), "util");
+  EXPECT_EQ(engramsim::report::json_key("2nd"), "c_2nd");
 }
 
 namespace {
@@ -251,7 +252,7 @@ TEST(Report, FirstScreenVerdictOverridesAndTheRunAsItWas) {
   c.tool = "engramsim 0.1.0 (commit abc1234)";
   c.validation.serving_throughput = 0.062;
   write_context(t.path(), c);
-  write_report(load_results(t.path()), t.path());
+  engramsim::report::write_report(load_results(t.path()), t.path());
   const std::string html = read_file(t / "report.html");
   const std::string headline = between(html, "id=\"verdict-headline\">", "</p>");
   EXPECT_NE(headline.find("Run TP2 \u00b7 Engram in DRAM: "), std::string::npos) << headline;
@@ -283,14 +284,14 @@ TEST(Report, HumanNamesAndMillionsOfTokensPerDollar) {
   TempDir t;
   make_analytic_results(t.path());
   const auto d = load_results(t.path());
-  write_report(d, t.path());
+  engramsim::report::write_report(d, t.path());
   const std::string html = read_file(t / "report.html");
   // Machine labels only in the comparison's sweep-label column (the key --set and the validation
   // set use) and inside the CSV data links; the fleet table's label became a name.
   EXPECT_EQ(count(html, "<td>tp=2 engram_tier=dram</td>"), 1u);
   EXPECT_EQ(html.find("tp=4 engram_tier=hbm serves"), std::string::npos);
   EXPECT_NE(html.find("<td>TP2 \u00b7 Engram in DRAM</td><td class=\"num\">12</td>"), std::string::npos);
-  for (const auto& tb : report_tables(d)) {
+  for (const auto& tb : engramsim::report::report_tables(d)) {
     for (const auto& col : tb.columns) EXPECT_NE(col, "tokens per dollar") << tb.name;
     if (tb.name != "comparison" && tb.name != "frontier_tokens_per_dollar") continue;
     const auto m = std::find(tb.columns.begin(), tb.columns.end(), "M tokens/$") - tb.columns.begin();
@@ -317,7 +318,7 @@ TEST(Report, NoScientificNotationInProse) {
   ASSERT_TRUE(rec.found);
   EXPECT_NE(rec.text.find("1234567 tok/s/GPU"), std::string::npos) << rec.text;
   EXPECT_EQ(rec.text.find("e+"), std::string::npos) << rec.text;
-  const std::string html = render_html(d);
+  const std::string html = engramsim::report::render_html(d);
   EXPECT_EQ(between(html, "id=\"verdict\"", "</div>").find("e+0"), std::string::npos);
   EXPECT_EQ(html.find("e+0"), std::string::npos);
 }
@@ -327,7 +328,7 @@ TEST(Report, NoScientificNotationInProse) {
 TEST(Report, PrintsLongTablesAsALineNamingTheirCsvFile) {
   TempDir t;
   make_analytic_results(t.path());
-  const std::string html = render_html(load_results(t.path()));
+  const std::string html = engramsim::report::render_html(load_results(t.path()));
   EXPECT_NE(html.find("@media print{"), std::string::npos);
   EXPECT_NE(html.find(".table-tools,.axis-toggle{display:none"), std::string::npos);
   const std::string stand_in = between(html, "<section id=\"points\">", "<table");
@@ -347,7 +348,7 @@ TEST(Report, VerdictSaysATieInsideTheValidationError) {
   ctx.target_interactivity = 75.0;
   ctx.validation.serving_throughput = 0.05;
   const std::string html =
-      render_html(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}));
+      engramsim::report::render_html(make_report_data(ctx, lines, {"deployment.engram_tier", "workload.concurrency"}));
   EXPECT_NE(between(html, "id=\"verdict-headline\">", "</p>")
                 .find("A tie at 75 tok/s/user: Engram in DRAM leads Engram in HBM by 3 %, inside the \u00b15 % "
                       "validation error"),
@@ -421,7 +422,7 @@ TEST(ReportKvWall, TheNaiveChoicePastItsWallIsNotRecommendedSilently) {
                           "tokens computed)"),
             std::string::npos)
       << rec.text;
-  const std::string html = render_html(d);
+  const std::string html = engramsim::report::render_html(d);
   const std::string headline = between(html, "id=\"verdict-headline\">", "</p>");
   EXPECT_NE(headline.find("Run Engram in HBM: 1.20x the tokens per dollar of Engram in DRAM at 60 tok/s/user"),
             std::string::npos)
@@ -429,7 +430,7 @@ TEST(ReportKvWall, TheNaiveChoicePastItsWallIsNotRecommendedSilently) {
   EXPECT_NE(headline.find("(Engram in DRAM reads more only past the KV wall)"), std::string::npos) << headline;
   // Every table marks the wall: the comparison, the frontiers, every point, and the walls themselves;
   // the charts ring the wall point.
-  const auto tables = report_tables(d);
+  const auto tables = engramsim::report::report_tables(d);
   const auto cell = [&](const std::string& table, std::size_t row, const std::string& column) {
     for (const auto& t : tables) {
       if (t.name != table) continue;
@@ -454,7 +455,7 @@ TEST(ReportKvWall, TheNaiveChoicePastItsWallIsNotRecommendedSilently) {
   EXPECT_EQ(cell("kv_walls", 0, "why"), "not reached in the swept range");
   EXPECT_EQ(count(html, "class=\"wall-marker\""), 4u);  // one ring per chart, linear and log x
   EXPECT_NE(html.find("KV wall of Engram in DRAM: its KV wall is at concurrency 4"), std::string::npos);
-  const std::string md = render_markdown(d);
+  const std::string md = engramsim::report::render_markdown(d);
   EXPECT_NE(md.find("### KV wall per configuration"), std::string::npos);
   EXPECT_NE(md.find("| past KV wall |"), std::string::npos);
 }
@@ -480,7 +481,7 @@ TEST(ReportKvWall, OnlyPastTheWallIsSaidInTheVerdictLine) {
                           "only past it"),
             std::string::npos)
       << rec.text;
-  const std::string headline = between(render_html(d), "id=\"verdict-headline\">", "</p>");
+  const std::string headline = between(engramsim::report::render_html(d), "id=\"verdict-headline\">", "</p>");
   EXPECT_NE(headline.find("Run Engram in DRAM only past its KV wall (no configuration reaches 60 tok/s/user within "
                           "its wall): "),
             std::string::npos)
@@ -507,8 +508,9 @@ TEST(ReportKvWall, PointRulePrefersPointsWithinTheWall) {
   EXPECT_TRUE(rec.past_wall);  // the lowest load flagged: past the wall from its lowest load
   EXPECT_NE(rec.text.find("No point meeting the SLO lies within its configuration's KV wall."), std::string::npos)
       << rec.text;
-  EXPECT_NE(between(render_html(d), "id=\"verdict-headline\">", "</p>").find("only past its KV wall"),
-            std::string::npos);
+  EXPECT_NE(
+      between(engramsim::report::render_html(d), "id=\"verdict-headline\">", "</p>").find("only past its KV wall"),
+      std::string::npos);
 }
 
 // The case, constructed: at a target of 100 tok/s/user the old grid left dram "out of range"
@@ -584,7 +586,7 @@ TEST(ReportData, ConfidenceIsTheWinnersOwnGpuAndEngineCases) {
       "predicting 4.5 % slower than measured on average; known miss there: semianalysis-ssd";
   EXPECT_NE(rec.text.find("Confidence: " + own), std::string::npos) << rec.text;
   EXPECT_EQ(rec.text.find("11.0 %"), std::string::npos) << rec.text;  // not the runner-up's
-  const std::string headline = between(render_html(d), "id=\"verdict-headline\">", "</p>");
+  const std::string headline = between(engramsim::report::render_html(d), "id=\"verdict-headline\">", "</p>");
   EXPECT_NE(headline.find(own), std::string::npos) << headline;
   // No case on the winner's GPU with its engine: said, with the GPU's and the engine's apart.
   ctx.validation.by_gpu_engine.erase("b200/vllm");

@@ -17,12 +17,13 @@
 #include <set>
 #include <thread>
 
-#include "planner/report_writer.hpp"
 #include "planner_test_util.hpp"
+#include "report/report_writer.hpp"
 #include "report_fixture.hpp"
 #include "tests/support/test_paths.hpp"
 
 using namespace engramsim::planner;
+using namespace engramsim::report;
 using namespace engramsim::planner::testing;
 namespace fs = std::filesystem;
 
@@ -263,7 +264,7 @@ std::string print_layout(std::string html) {
 void make_run_report(const fs::path& dir) {
   fs::copy(fs::path(engramsim::test::source_root()) / "tests/planner/data/make-run", dir,
            fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-  write_report(load_results(dir), dir);
+  engramsim::report::write_report(load_results(dir), dir);
 }
 
 }  // namespace
@@ -307,7 +308,7 @@ TEST(ReportBrowser, ManyConfigurationsStayReadableAt1400Pixels) {
   TempDir t;
   make_analytic_results(t.path(), 2, kWideScenario);
   with_validation(t.path());
-  write_report(load_results(t.path()), t.path());
+  engramsim::report::write_report(load_results(t.path()), t.path());
   const fs::path html_path = t / "report.html";
   const std::string html = read_file(html_path);
   for (const char* id : {"pareto", "tokens_per_dollar"}) {
@@ -344,7 +345,7 @@ TEST(ReportBrowser, ManyConfigurationsStayReadableAt1400Pixels) {
 TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAMissingTargetMarkerAndACutLegend) {
   TempDir t;
   make_analytic_results(t.path(), 2, kWideScenario);
-  write_report(load_results(t.path()), t.path());
+  engramsim::report::write_report(load_results(t.path()), t.path());
   std::string html = read_file(t / "report.html");
   const auto first = series_colours(chart_svg(html, "pareto"));
   ASSERT_GE(first.size(), 2u);
@@ -377,7 +378,7 @@ TEST(ReportBrowser, LayoutCheckCatchesARepeatedColourAMissingTargetMarkerAndACut
 TEST(ReportBrowser, RendersInHeadlessChromiumWithoutErrorsAndWithData) {
   TempDir t;
   make_analytic_results(t.path());
-  write_report(load_results(t.path()), t.path());
+  engramsim::report::write_report(load_results(t.path()), t.path());
   const fs::path html_path = t / "report.html";
   const std::string html = read_file(html_path);
 

@@ -2,11 +2,12 @@
 
 #include <set>
 
-#include "planner/report_style.hpp"
 #include "planner_test_util.hpp"
+#include "report/report_style.hpp"
 #include "report_fixture.hpp"
 
 using namespace engramsim::planner;
+using namespace engramsim::report;
 using namespace engramsim::planner::testing;
 
 TEST(ReportStyle, GpuNamesAsABuyerWritesThem) {
@@ -26,17 +27,21 @@ TEST(ReportStyle, HumanConfigurationNamesFromTheAssignments) {
                             {"deployment.engram.tier", "dram"},
                             {"deployment.engram.fetch", "zero_copy"},
                             {"workload.concurrency", 8}};
-  EXPECT_EQ(human_config_name(a, axes, "workload.concurrency"),
+  EXPECT_EQ(engramsim::report::human_config_name(a, axes, "workload.concurrency"),
             "B200 \u00b7 TP2 \u00b7 Engram in DRAM \u00b7 zero-copy fetch");
   // Reading order does not follow the axes' order: GPU, layout, tier, then the rest.
   const nlohmann::json b = {
       {"deployment.engram_tier", "hbm"}, {"deployment.scheduler.max_num_seqs", 256}, {"deployment.tp", 4}};
-  EXPECT_EQ(human_config_name(b, {"deployment.engram_tier", "deployment.scheduler.max_num_seqs", "deployment.tp"},
-                              "workload.concurrency"),
-            "TP4 \u00b7 Engram in HBM \u00b7 max_num_seqs=256");
-  EXPECT_EQ(human_config_name({{"deployment.engram.tier", "ssd"}, {"deployment.engram.fetch", "staged"}}, {}, "x"),
+  EXPECT_EQ(
+      engramsim::report::human_config_name(
+          b, {"deployment.engram_tier", "deployment.scheduler.max_num_seqs", "deployment.tp"}, "workload.concurrency"),
+      "TP4 \u00b7 Engram in HBM \u00b7 max_num_seqs=256");
+  EXPECT_EQ(engramsim::report::human_config_name(
+                {{"deployment.engram.tier", "ssd"}, {"deployment.engram.fetch", "staged"}}, {}, "x"),
             "Engram on SSD \u00b7 staged fetch");
-  EXPECT_EQ(human_config_name({{"workload.concurrency", 1}}, {"workload.concurrency"}, "workload.concurrency"), "base");
+  EXPECT_EQ(engramsim::report::human_config_name({{"workload.concurrency", 1}}, {"workload.concurrency"},
+                                                 "workload.concurrency"),
+            "base");
 }
 
 TEST(ReportStyle, DisplayNamesStayUniqueAndReplaceWholeLabelsInProse) {
@@ -48,23 +53,24 @@ TEST(ReportStyle, DisplayNamesStayUniqueAndReplaceWholeLabelsInProse) {
   b.id = "b";
   b.assignments = {{"x.node", "dgx-b200"}, {"workload.concurrency", 1}};
   const auto d = make_report_data(ReportContext{}, {a, b}, {"x.node", "workload.concurrency"});
-  const auto names = display_names(d);
+  const auto names = engramsim::report::display_names(d);
   // Both would read "B200": they keep their labels.
   EXPECT_EQ(names.at("node=hgx-b200"), "node=hgx-b200");
   EXPECT_EQ(names.at("node=dgx-b200"), "node=dgx-b200");
 
   const std::map<std::string, std::string> m = {{"tp=2 tier=dram", "TP2 \u00b7 DRAM"},
                                                 {"tp=2 tier=dram fetch=staged", "TP2 \u00b7 DRAM \u00b7 staged"}};
-  EXPECT_EQ(with_display_names("tp=2 tier=dram fetch=staged beats tp=2 tier=dram.", m),
+  EXPECT_EQ(engramsim::report::with_display_names("tp=2 tier=dram fetch=staged beats tp=2 tier=dram.", m),
             "TP2 \u00b7 DRAM \u00b7 staged beats TP2 \u00b7 DRAM.");
-  EXPECT_EQ(with_display_names("xtp=2 tier=dram, tp=2 tier=dramx", m), "xtp=2 tier=dram, tp=2 tier=dramx");
+  EXPECT_EQ(engramsim::report::with_display_names("xtp=2 tier=dram, tp=2 tier=dramx", m),
+            "xtp=2 tier=dram, tp=2 tier=dramx");
 }
 
 TEST(ReportStyle, ColourByGpuDashByLayoutMarkerByTierNoColourRepeats) {
   TempDir t;
   make_analytic_results(t.path(), 2, kWideScenario);
   const auto d = load_results(t.path());
-  const auto styles = series_styles(d);
+  const auto styles = engramsim::report::series_styles(d);
   ASSERT_EQ(styles.size(), 24u);
   std::set<std::string> colours;
   for (const auto& [config, s] : styles) colours.insert(s.color);
@@ -82,7 +88,7 @@ TEST(ReportStyle, ColourByGpuDashByLayoutMarkerByTierNoColourRepeats) {
   EXPECT_GT(channel(h200_tp4_dram.color, 1), channel(h200_tp4_dram.color, 0));
   EXPECT_GT(channel(h200_tp4_dram.color, 1), channel(h200_tp4_dram.color, 2));
   // The human names carry the GPU.
-  EXPECT_EQ(display_names(d).at("node=hgx-h200 tp=4 engram_tier=dram variant=0"),
+  EXPECT_EQ(engramsim::report::display_names(d).at("node=hgx-h200 tp=4 engram_tier=dram variant=0"),
             "H200 \u00b7 TP4 \u00b7 Engram in DRAM \u00b7 variant=0");
 }
 
@@ -114,7 +120,7 @@ TEST(ReportStyle, LayoutNamedAsEnginesNameIt) {
   const auto d =
       make_report_data(ReportContext{}, {line(0, 4, 1, "tensor"), line(1, 4, 4, "tensor"), line(2, 8, 8, "data")},
                        {"deployment.tp", "deployment.ep", "workload.concurrency"});
-  const auto names = display_names(d);
+  const auto names = engramsim::report::display_names(d);
   EXPECT_EQ(names.at("tp=4 ep=1").rfind("TP4", 0), 0u) << names.at("tp=4 ep=1");
   EXPECT_EQ(names.at("tp=4 ep=4").rfind("TP4 + EP4", 0), 0u) << names.at("tp=4 ep=4");
   EXPECT_EQ(names.at("tp=8 ep=8").rfind("DP8 attention + EP8", 0), 0u) << names.at("tp=8 ep=8");

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "models/card_loader.hpp"
-#include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
+#include "study/validation_sweep.hpp"
 #include "tests/support/test_paths.hpp"
 #include "validation/recorded_accuracy.hpp"
 #include "validation/validation_case.hpp"
@@ -25,7 +25,7 @@ namespace {
 
 EvalOptions options(int jobs) {
   EvalOptions o;
-  o.evaluate_sweep = planner::make_validation_sweep_evaluator();
+  o.evaluate_sweep = study::make_validation_sweep_evaluator();
   o.jobs = jobs;
   return o;
 }

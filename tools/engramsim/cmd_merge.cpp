@@ -14,9 +14,9 @@
 #include "core/error.hpp"
 #include "planner/folder_lock.hpp"
 #include "planner/report_data.hpp"
-#include "planner/report_writer.hpp"
 #include "planner/results_file.hpp"
 #include "planner/sweep_runner.hpp"
+#include "report/report_writer.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
@@ -51,7 +51,7 @@ int report_incomplete(const MergeArgs& a, const planner::MergeReport& m) {
   }
   std::cout << "merged " << m.lines << " points into " << results << "\n";
   std::string removed;
-  for (const auto& p : planner::remove_report(a.dir)) removed += " " + p.filename().string();
+  for (const auto& p : report::remove_report(a.dir)) removed += " " + p.filename().string();
   std::cerr << "merge incomplete: " << missing_text(m.missing)
             << " (rerun their shards with --resume, then merge again)"
             << (removed.empty() ? "" : "; the report of earlier results was removed:" + removed) << "\n";
@@ -71,7 +71,7 @@ int merge_command(const MergeArgs& a) {
   const planner::MergeReport m = planner::merge_shard_results(lock, a.shards, a.accept_version_change);
   if (!m.missing.empty()) return report_incomplete(a, m);
   std::cout << "merged " << m.lines << " points into " << planner::results_path(a.dir).string() << "\n";
-  planner::write_report(planner::load_results(a.dir), a.dir);
+  report::write_report(planner::load_results(a.dir), a.dir);
   std::cout << "report: " << (fs::path(a.dir) / "report.html").string() << "\n";
   return exit_code::ok;
 }

@@ -2,7 +2,7 @@
 //
 // The scenario's sweep axes are the candidate deployments; `sweep.plan` gives the target load
 // (requests/s or tokens/s) and the search settings; `slo:` is the SLO. For each candidate the
-// highest request rate one replica sustains is found by simulation (planner/glue/rate_planner.hpp),
+// highest request rate one replica sustains is found by simulation (study/rate_planner.hpp),
 // then replicas, whole nodes, $/hour and $/M tokens at the target, the ranking, and its sensitivity
 // to the price tier and to +-20 % load. Candidates run as sweep points, so --jobs, --resume,
 // --shard (then `engramsim merge`, then `plan --resume` to size) and mpirun work as for `sweep`.
@@ -15,13 +15,13 @@
 #include <string>
 
 #include "planner/frontier_plan.hpp"
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/rate_planner.hpp"
-#include "planner/glue/refine_sweep.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/report_data.hpp"
-#include "planner/report_writer.hpp"
 #include "planner/results_file.hpp"
+#include "report/report_writer.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/rate_planner.hpp"
+#include "study/refine_sweep.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/planner_cli.hpp"
 
@@ -81,7 +81,7 @@ void print_fleet_plan(const planner::FleetPlanResult& fleet, const planner::Swee
 
 // Workloads driven by their clients (closed loop, agentic replay) are sized from the frontier at
 // the target interactivity (planner/frontier_plan.hpp) instead of by a rate search.
-bool frontier_mode(const planner::PlannerScenario& sc, const planner::SweepInputs& in) {
+bool frontier_mode(const study::PlannerScenario& sc, const study::SweepInputs& in) {
   if (!sc.report.target_interactivity || in.workload_kinds.empty()) return false;
   for (const auto k : in.workload_kinds)
     if (k != scenario::WorkloadKind::closed_loop && k != scenario::WorkloadKind::agentx) return false;
@@ -104,13 +104,13 @@ planner::ReportData report_with_verdict(const std::string& out, const std::strin
   ctx.extra_tables = {table};
   planner::write_context(out, ctx);
   planner::ReportData data = planner::load_results(out);
-  planner::write_report(data, out);
+  report::write_report(data, out);
   return data;
 }
 
 // A power budget instead of a load: the most tokens inside it, the verdict first.
-int power_plan_output(const SweepCliArgs& a, const planner::PlannerScenario& sc,
-                      const planner::ScenarioEvaluator& evaluator, const planner::SweepRunSummary& s,
+int power_plan_output(const SweepCliArgs& a, const study::PlannerScenario& sc,
+                      const study::ScenarioEvaluator& evaluator, const planner::SweepRunSummary& s,
                       planner::ReportContext& ctx) {
   const planner::PowerPlan f = planner::plan_in_power(planner::load_results(a.out), *sc.report.target_interactivity,
                                                       sc.plan->target.power_mw, sc.plan->target_utilization);
@@ -149,14 +149,14 @@ int power_plan_output(const SweepCliArgs& a, const planner::PlannerScenario& sc,
 }
 
 // The frontier mode: the sweep's points and refinement, then whole nodes at the target load.
-int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario& sc,
-                          const planner::ScenarioEvaluator& evaluator, const planner::SweepInputs& inputs,
+int frontier_plan_command(const SweepCliArgs& a, const study::PlannerScenario& sc,
+                          const study::ScenarioEvaluator& evaluator, const study::SweepInputs& inputs,
                           const planner::MpiSession* mpi) {
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi,
-      planner::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                                 " refine_rounds=" + std::to_string(a.refine_rounds) +
-                                                 evaluator.calibrations().fingerprint),
+      study::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                               " refine_rounds=" + std::to_string(a.refine_rounds) +
+                                               evaluator.calibrations().fingerprint),
       inputs);
   if (o.shard.count > 1)
     throw ConfigError({sc.file, 0, 0}, "--shard", "a frontier plan (closed-loop or agentic workload) runs in one job");
@@ -171,14 +171,14 @@ int frontier_plan_command(const SweepCliArgs& a, const planner::PlannerScenario&
     std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
     return exit_code::failure;
   }
-  planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  planner::ReportContext ctx = study::make_report_context(sc, inputs);
   ctx.tool = tool_version();
   ctx.overrides = a.set;
   planner::write_context(a.out, ctx);
   o.mpi = nullptr;
-  planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+  study::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   if (const auto none = planner::nothing_fits(planner::load_results(a.out))) {
-    planner::write_report(planner::load_results(a.out), a.out);
+    report::write_report(planner::load_results(a.out), a.out);
     return report_nothing_fits(*none, s, a.json);
   }
   const planner::PlanTarget& t = sc.plan->target;
@@ -222,23 +222,22 @@ int plan_command(const SweepCliArgs& a) {
   install_stop_handlers();
   check_output_folder(a.out);
 
-  const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
+  const study::PlannerScenario sc = study::load_planner_scenario(a.scenario, a.set);
   if (!sc.plan)
     throw ConfigError({sc.file, 0, 0}, "sweep.plan",
                       "engramsim plan needs a sweep.plan block with the target load (docs/planning.md)");
-  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base,
-                                             planner::load_calibration_overrides(a.calibrations));
-  const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
+  const study::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, study::load_calibration_overrides(a.calibrations));
+  const study::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   if (frontier_mode(sc, inputs)) return frontier_plan_command(a, sc, evaluator, inputs, mpi.get());
   if (sc.plan->target.power_mw > 0.0)
     throw ConfigError({sc.file, 0, 0}, "sweep.plan.target.power_mw",
                       "a power budget sizes a closed-loop or agentic plan with a target interactivity; this plan "
                       "searches request rates");
-  const planner::RatePlanner rate_planner(evaluator, *sc.plan);
+  const study::RatePlanner rate_planner(evaluator, *sc.plan);
   rate_planner.validate(sc.sweep.points);
   planner::SweepRunOptions o = sweep_run_options(
       a, mpi.get(),
-      planner::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint), inputs);
+      study::results_fingerprint(sc.sweep, sc.plan->evaluation_key() + evaluator.calibrations().fingerprint), inputs);
 
   std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
   const planner::SweepRunSummary s = planner::run_sweep(
@@ -247,7 +246,7 @@ int plan_command(const SweepCliArgs& a) {
   throw_if_stopped(s, "the plan");
   o.mpi = nullptr;
   if (!lock) lock = own_output_folder(o);
-  planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  planner::ReportContext ctx = study::make_report_context(sc, inputs);
   ctx.tool = tool_version();
   ctx.overrides = a.set;
   // Candidates are probed at a rate, not a client count: the x of the stall chart and the
@@ -287,7 +286,7 @@ int plan_command(const SweepCliArgs& a) {
                              "scenario sweep.plan.probe_requests", "assumed"});
   planner::write_context(a.out, ctx);
   const planner::ReportData data = planner::load_results(a.out);
-  planner::write_report(data, a.out);
+  report::write_report(data, a.out);
   if (const auto none = planner::nothing_fits(data)) return report_nothing_fits(*none, s, a.json);
 
   std::size_t errors = 0;

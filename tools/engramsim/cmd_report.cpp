@@ -18,9 +18,9 @@
 #include "hardware/hardware_loader.hpp"
 #include "hardware/price_file.hpp"
 #include "planner/report_data.hpp"
-#include "planner/report_writer.hpp"
 #include "planner/reprice.hpp"
 #include "planner/results_file.hpp"
+#include "report/report_writer.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
@@ -91,7 +91,7 @@ int reprice_command(const ReportArgs& a, planner::ReportData data) {
   const fs::path out = reprice_out(a, tier);
   const std::optional<std::string> fallback = only_preset(data.context);
   data = planner::reprice(std::move(data), price_lookup(tier, file), to_string(tier), a.price.prices, fallback);
-  const auto files = planner::write_report(data, out);
+  const auto files = report::write_report(data, out);
   std::cout << planner::recommend(data).text << "\n\n"
             << "re-priced " << data.points.size() << " points at " << to_string(tier)
             << (file ? " prices of " + a.price.prices : std::string(" catalog prices"))
@@ -109,7 +109,7 @@ int report_command(const ReportArgs& a) {
   planner::ReportData data = planner::load_results(a.dir);
   if (a.repricing()) return reprice_command(a, std::move(data));
   if (!a.out.empty()) throw ConfigError({a.out, 0, 0}, "--out", "only with --price-tier or --prices");
-  const auto files = planner::write_report(data, a.dir);
+  const auto files = report::write_report(data, a.dir);
   std::cout << "wrote " << files.size() << " files from " << data.points.size() << " points\n"
             << "report: " << (fs::path(a.dir) / "report.html").string() << "\n";
   return exit_code::ok;

@@ -34,11 +34,11 @@
 #include "core/number_text.hpp"
 #include "core/unit_parse.hpp"
 #include "hardware/board_power.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_spec.hpp"
 #include "scenario/build/scenario_golden.hpp"
 #include "scenario/build/scenario_session.hpp"
 #include "sim/serving/scheduler_registry.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/run_progress.hpp"
 
@@ -353,7 +353,7 @@ scenario::SessionOptions session_options(const RunArgs& a) {
   // One profile replaces the scenario's; several are chosen per GPU, as sweep and plan choose.
   if (a.calibrations.size() == 1) options.calibration = a.calibrations.front();
   if (a.calibrations.size() > 1)
-    options.calibrations_by_gpu = planner::load_calibration_overrides(a.calibrations).profiles;
+    options.calibrations_by_gpu = study::load_calibration_overrides(a.calibrations).profiles;
   return options;
 }
 

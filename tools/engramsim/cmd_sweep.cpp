@@ -20,12 +20,12 @@
 #include <memory>
 #include <string>
 
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/refine_sweep.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/report_data.hpp"
-#include "planner/report_writer.hpp"
 #include "planner/results_file.hpp"
+#include "report/report_writer.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/refine_sweep.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/planner_cli.hpp"
 
@@ -75,22 +75,21 @@ int sweep_command(const SweepCliArgs& a) {
   install_stop_handlers();
   check_output_folder(a.out);
 
-  const planner::PlannerScenario sc = planner::load_planner_scenario(a.scenario, a.set);
+  const study::PlannerScenario sc = study::load_planner_scenario(a.scenario, a.set);
   if (writer && sc.sweep.spec.dimensions.empty())
     std::cerr << "note: " << a.scenario << " has no sweep: block; its base is the one point evaluated"
               << (static_cast<const YAML::Node&>(sc.sweep.base)["compare"]
                       ? " (compare: variants run with engramsim run)"
                       : "")
               << "\n";
-  const planner::ScenarioEvaluator evaluator(sc.file, sc.sweep.base,
-                                             planner::load_calibration_overrides(a.calibrations));
-  const planner::SweepInputs inputs = evaluator.validate(sc.sweep.points);
-  planner::SweepRunOptions o = sweep_run_options(
-      a, mpi.get(),
-      planner::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                                 " refine_rounds=" + std::to_string(a.refine_rounds) +
-                                                 evaluator.calibrations().fingerprint),
-      inputs);
+  const study::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, study::load_calibration_overrides(a.calibrations));
+  const study::SweepInputs inputs = evaluator.validate(sc.sweep.points);
+  planner::SweepRunOptions o =
+      sweep_run_options(a, mpi.get(),
+                        study::results_fingerprint(sc.sweep, "sweep-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                                                 " refine_rounds=" + std::to_string(a.refine_rounds) +
+                                                                 evaluator.calibrations().fingerprint),
+                        inputs);
 
   std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
   const planner::SweepRunSummary s = planner::run_sweep(
@@ -102,7 +101,7 @@ int sweep_command(const SweepCliArgs& a) {
   o.mpi = nullptr;
   if (!lock) lock = own_output_folder(o);
 
-  planner::ReportContext ctx = planner::make_report_context(sc, inputs);
+  planner::ReportContext ctx = study::make_report_context(sc, inputs);
   ctx.tool = tool_version();
   ctx.overrides = a.set;
   planner::write_context(a.out, ctx);
@@ -121,9 +120,9 @@ int sweep_command(const SweepCliArgs& a) {
     std::cerr << "error: the sweep stopped before every point was evaluated; rerun with --resume\n";
     return exit_code::failure;
   }
-  const std::size_t refined = planner::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+  const std::size_t refined = study::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
   const planner::ReportData data = planner::load_results(a.out);
-  planner::write_report(data, a.out);
+  report::write_report(data, a.out);
   if (const auto none = planner::nothing_fits(data)) return report_nothing_fits(*none, s, a.json);
   const PointCounts counts = count_points(data);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();

@@ -24,8 +24,8 @@
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "models/card_loader.hpp"
-#include "planner/glue/validation_sweep.hpp"
 #include "planner/sweep_spec.hpp"
+#include "study/validation_sweep.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "validation/validation_case.hpp"
 #include "validation/validation_runner.hpp"
@@ -333,7 +333,7 @@ int run_validate_set(const ValidateSetArgs& a) {
   const std::string path = a.cases.empty() ? val::default_validation_set_path() : a.cases;
   const val::ValidationSet set = val::load_validation_set(path);
   val::EvalOptions options;
-  options.evaluate_sweep = planner::make_validation_sweep_evaluator();
+  options.evaluate_sweep = study::make_validation_sweep_evaluator();
   options.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.only = a.only;
   for (const std::string& f : a.calibrations) options.calibrations.push_back({f, load_calibration_profile(f)});

@@ -22,11 +22,11 @@
 #include "core/paths.hpp"
 #include "core/stop_signal.hpp"
 #include "planner/folder_lock.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/mpi_session.hpp"
 #include "planner/report_data.hpp"
 #include "planner/results_file.hpp"
 #include "planner/sweep_runner.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tools/engramsim/cli_common.hpp"
 
 namespace engramsim::cli {
@@ -58,7 +58,7 @@ inline void print_validation_accuracy(const planner::ReportContext& ctx, std::os
 // Writes DIR/serve-command.sh, the engine command line of `config` at its point nearest
 // `interactivity` (the recommendation), within its KV wall unless the recommendation lies past it
 // (`past_wall`), and returns its path; empty when there is none.
-inline std::string write_serve_command(const planner::ScenarioEvaluator& evaluator, const planner::ReportData& data,
+inline std::string write_serve_command(const study::ScenarioEvaluator& evaluator, const planner::ReportData& data,
                                        const std::string& config, double interactivity, const std::string& out,
                                        bool past_wall) {
   // The point nearest the target within the configuration's KV wall; past it only when the
@@ -124,7 +124,7 @@ inline planner::ProgressMode progress_mode(const std::string& s) {
 // `fingerprint`: results_fingerprint of the scenario and the command's settings; `inputs`: what
 // the points read (hashed here, with this engramsim's version and commit, for sweep.json).
 inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const planner::MpiSession* mpi,
-                                                  std::string fingerprint, const planner::SweepInputs& inputs) {
+                                                  std::string fingerprint, const study::SweepInputs& inputs) {
   planner::SweepRunOptions o;
   o.out_dir = a.out;
   o.jobs = a.jobs;
@@ -135,7 +135,7 @@ inline planner::SweepRunOptions sweep_run_options(const SweepCliArgs& a, const p
                       "cannot be combined with an MPI launch (MPI splits the points itself)");
   o.progress = progress_mode(a.progress);
   o.fingerprint = std::move(fingerprint);
-  o.inputs = planner::hash_input_files(inputs);
+  o.inputs = study::hash_input_files(inputs);
   o.tool = {engramsim_version(), tool_commit()};
   o.accept_version_change = a.accept_version_change;
   o.mpi = mpi;

@@ -1,4 +1,4 @@
-#include "planner/glue/scenario_evaluator.hpp"
+#include "study/scenario_evaluator.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,12 +14,12 @@
 #include "core/rng.hpp"
 #include "hardware/board_power.hpp"
 #include "hardware/gpu_reference.hpp"
-#include "planner/glue/provenance.hpp"
 #include "scenario/build/serve_command.hpp"
 #include "scenario/schema/data_path.hpp"
+#include "study/provenance.hpp"
 #include "validation/recorded_accuracy.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -66,7 +66,7 @@ YAML::Node node_at(const YAML::Node& root, const std::string& field) {
   }
 }
 
-Percentiles percentiles(const sim::LatencySummary& l) { return {l.median, l.p90, l.p99}; }
+planner::Percentiles percentiles(const sim::LatencySummary& l) { return {l.median, l.p90, l.p99}; }
 
 // JSON has no NaN: an undefined quantity is null.
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -111,7 +111,7 @@ namespace {
 // gave it (its value in the axis list), not at the top of the copy the point was parsed from; a
 // section the error names as a whole (`workload`) at a swept key inside it; any other value where the
 // file holds it, or at --set when the command line replaced it.
-SourceLocation point_error_location(const ConfigError& e, const SweepPoint& p, const std::string& file,
+SourceLocation point_error_location(const ConfigError& e, const planner::SweepPoint& p, const std::string& file,
                                     const YAML::Node& base) {
   for (int pass = 0; pass < 2; ++pass) {
     std::optional<SourceLocation> swept;  // the last matching assignment of the pass
@@ -227,7 +227,7 @@ void check_profiles_used(const CalibrationOverrides& calibrations, const SweepIn
 
 }  // namespace
 
-SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) const {
+SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& points) const {
   SweepInputs in;
   std::vector<std::string> traces_read;
   for (const auto& p : points) {
@@ -248,20 +248,20 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<SweepPoint>& points) c
   return in;
 }
 
-Outcome ScenarioEvaluator::evaluate(const SweepPoint& point) const {
+planner::Outcome ScenarioEvaluator::evaluate(const planner::SweepPoint& point) const {
   scenario::ScenarioParams params = parse(scenario_for_point(base_, point));
   scenario::BuiltScenario built;
   try {
     built = scenario::build_scenario(std::move(params));
   } catch (const scenario::InfeasibleScenario& e) {
-    return Outcome::infeasible(e.what());
+    return planner::Outcome::infeasible(e.what());
   }
   const sim::RunResult run = sim::run_simulation(built.run);
-  return Outcome::ok(to_json(point_metrics(built, run, cdf_samples_)));
+  return planner::Outcome::ok(to_json(point_metrics(built, run, cdf_samples_)));
 }
 
 std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json& assignments) const {
-  std::vector<Assignment> a;
+  std::vector<planner::Assignment> a;
   for (const auto& [key, value] : assignments.items()) a.push_back({key, YAML::Load(value.dump())});
   try {
     return scenario::serve_command(
@@ -274,7 +274,7 @@ std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json
 namespace {
 
 // HBM per GPU by term, GiB (the report's stacked bars).
-void add_hbm_terms(const scenario::BuiltScenario& b, PointMetrics& m) {
+void add_hbm_terms(const scenario::BuiltScenario& b, planner::PointMetrics& m) {
   const GpuFootprint& g = b.footprint.per_gpu;
   auto term = [&](const char* name, Bytes v) { m.hbm_footprint.push_back({name, v.gib()}); };
   term("weights", g.weights);
@@ -287,7 +287,7 @@ void add_hbm_terms(const scenario::BuiltScenario& b, PointMetrics& m) {
 }
 
 // Quantile samples of the finished requests' TTFT and TPOT (the report's CDFs).
-void add_latency_samples(const sim::RunResult& r, std::size_t cdf_samples, PointMetrics& m) {
+void add_latency_samples(const sim::RunResult& r, std::size_t cdf_samples, planner::PointMetrics& m) {
   std::vector<double> ttft;
   std::vector<double> tpot;
   ttft.reserve(r.requests.size());
@@ -297,8 +297,8 @@ void add_latency_samples(const sim::RunResult& r, std::size_t cdf_samples, Point
     if (q.generated_tokens > 1)
       tpot.push_back((q.finish - q.first_token).millis() / static_cast<double>(q.generated_tokens - 1));
   }
-  m.ttft_samples_ms = downsample_quantiles(std::move(ttft), cdf_samples);
-  m.tpot_samples_ms = downsample_quantiles(std::move(tpot), cdf_samples);
+  m.ttft_samples_ms = planner::downsample_quantiles(std::move(ttft), cdf_samples);
+  m.tpot_samples_ms = planner::downsample_quantiles(std::move(tpot), cdf_samples);
 }
 
 // The highest mean KV use of one time-series bin (RunConfig::timeseries_interval, 1 s unless the run
@@ -399,9 +399,10 @@ void add_energy(const scenario::BuiltScenario& b, const sim::RunResult& r, nlohm
 
 }  // namespace
 
-PointMetrics point_metrics(const scenario::BuiltScenario& b, const sim::RunResult& r, std::size_t cdf_samples) {
+planner::PointMetrics point_metrics(const scenario::BuiltScenario& b, const sim::RunResult& r,
+                                    std::size_t cdf_samples) {
   const sim::Summary& s = r.summary;
-  PointMetrics m;
+  planner::PointMetrics m;
   m.gpus = b.gpus_per_replica;
   const bool agentic = b.run.workload.agentic.has_value();
   const bool closed = b.run.workload.concurrency > 0;
@@ -438,7 +439,7 @@ namespace {
 // What the validation set says of the GPUs and engines a sweep runs, from the record the accuracy
 // ratchet keeps (scenarios/validation/recorded-accuracy.yaml): one line per GPU and per engine in
 // the assumptions, and a note naming those no validation case covers.
-void add_validation_accuracy(const SweepInputs& in, ReportContext& c) {
+void add_validation_accuracy(const SweepInputs& in, planner::ReportContext& c) {
   const std::string source = "scenarios/validation/recorded-accuracy.yaml (engramsim validate-set)";
   validation::RecordedAccuracy rec;
   try {
@@ -473,8 +474,8 @@ void add_validation_accuracy(const SweepInputs& in, ReportContext& c) {
 
 }  // namespace
 
-ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& in) {
-  ReportContext c;
+planner::ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& in) {
+  planner::ReportContext c;
   c.title = sc.report.title;
   c.question = sc.report.question;
   c.scenario = sc.file;
@@ -535,19 +536,20 @@ ReportContext make_report_context(const PlannerScenario& sc, const SweepInputs& 
   return c;
 }
 
-std::vector<InputFile> hash_input_files(const SweepInputs& in) {
-  std::vector<InputFile> out;
-  for (const auto& [role, path] : in.files) out.push_back(hash_input_file(role, path));
-  std::sort(out.begin(), out.end(),
-            [](const InputFile& a, const InputFile& b) { return std::tie(a.role, a.path) < std::tie(b.role, b.path); });
+std::vector<planner::InputFile> hash_input_files(const SweepInputs& in) {
+  std::vector<planner::InputFile> out;
+  for (const auto& [role, path] : in.files) out.push_back(planner::hash_input_file(role, path));
+  std::sort(out.begin(), out.end(), [](const planner::InputFile& a, const planner::InputFile& b) {
+    return std::tie(a.role, a.path) < std::tie(b.role, b.path);
+  });
   return out;
 }
 
-std::string results_fingerprint(const PreparedSweep& sweep, const std::string& what) {
+std::string results_fingerprint(const planner::PreparedSweep& sweep, const std::string& what) {
   const std::uint64_t h = stable_hash(sweep.fingerprint + "\n" + what);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

@@ -1,4 +1,4 @@
-#include "planner/glue/refine_sweep.hpp"
+#include "study/refine_sweep.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -8,13 +8,14 @@
 #include "planner/refine.hpp"
 #include "planner/report_data.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 namespace {
 
 // One line per round on the progress stream (none with --progress none): what the round adds.
-void announce_round(const SweepRunOptions& o, int round, std::size_t points, std::size_t grown, double target) {
-  if (o.progress == ProgressMode::none) return;
+void announce_round(const planner::SweepRunOptions& o, int round, std::size_t points, std::size_t grown,
+                    double target) {
+  if (o.progress == planner::ProgressMode::none) return;
   std::ostream& os = o.progress_stream != nullptr ? *o.progress_stream : std::cerr;
   os << "refinement round " << round << ": " << points << (points == 1 ? " point" : " points") << " near " << target
      << " tok/s/user (" << points - grown << " between points bracketing it, " << grown << " past the grid's ends)\n";
@@ -22,26 +23,26 @@ void announce_round(const SweepRunOptions& o, int round, std::size_t points, std
 
 }  // namespace
 
-std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator, SweepRunOptions o,
-                               const std::string& out, int rounds) {
+std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator,
+                               planner::SweepRunOptions o, const std::string& out, int rounds) {
   if (!sc.report.target_interactivity || rounds <= 0) return 0;
   const double x = *sc.report.target_interactivity;
-  std::vector<SweepPoint> known = sc.sweep.points;
+  std::vector<planner::SweepPoint> known = sc.sweep.points;
   std::size_t ran = 0;
   for (int round = 1; round <= rounds; ++round) {
     // What the grid and the earlier rounds found, and nothing more: after a kill, this round's
     // and later rounds' points may already be on disk, and a resumed run must decide as the
     // uninterrupted one did (the same points, the same stop), so that it writes the same bytes.
-    const ReportData before = load_results_through_round(out, round - 1);
-    const std::vector<SweepPoint> next = refinement_points(before, known, x);
+    const planner::ReportData before = planner::load_results_through_round(out, round - 1);
+    const std::vector<planner::SweepPoint> next = refinement_points(before, known, x);
     if (next.empty()) break;
     const std::size_t grown = extension_points(before, known, x).size();
     const bool growing = grown > 0;
     announce_round(o, round, next.size(), grown, x);
-    o.out_dir = refine_round_dir(out, round);
+    o.out_dir = planner::refine_round_dir(out, round);
     std::filesystem::create_directories(o.out_dir);
-    const SweepRunSummary s = run_sweep(
-        next, [&](const SweepPoint& p) { return evaluator.evaluate(p); }, o);
+    const planner::SweepRunSummary s = run_sweep(
+        next, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
     if (s.stopped)
       throw RunStopped("stopped in refinement round " + std::to_string(round) + " at a point boundary (" +
                        std::to_string(s.already_done + s.evaluated) + " of its " + std::to_string(next.size()) +
@@ -50,10 +51,11 @@ std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluato
       throw std::runtime_error("refinement round " + std::to_string(round) + " stopped; rerun with --resume");
     ran += next.size();
     known.insert(known.end(), next.begin(), next.end());
-    const double moved = largest_change(compare_at(before, x), compare_at(load_results_through_round(out, round), x));
-    if (moved < kRefineSettled && !growing) break;
+    const double moved =
+        largest_change(compare_at(before, x), planner::compare_at(planner::load_results_through_round(out, round), x));
+    if (moved < planner::kRefineSettled && !growing) break;
   }
   return ran;
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

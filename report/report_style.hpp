@@ -15,9 +15,9 @@
 
 #include "planner/display_text.hpp"
 #include "planner/report_data.hpp"
-#include "planner/svg_chart.hpp"
+#include "report/svg_chart.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::report {
 
 // The human name of an assignment set, excluding curve_axis: the GPU (node or gpu key), then the
 // layout (TP4, EP8, PP2, DP2), the Engram tier ("Engram in HBM", "Engram in DRAM", "Engram on
@@ -29,7 +29,7 @@ std::string human_config_name(const nlohmann::json& assignments, const std::vect
 // Machine label -> human name for every configuration of `d`, its "TPn" read as the engines name
 // the layout its results ran ("TP4", "TP4 + EP4", "DP4 attention + EP4"). Two configurations that
 // would share a human name keep their machine labels, so every name stays unique.
-std::map<std::string, std::string> display_names(const ReportData& d);
+std::map<std::string, std::string> display_names(const planner::ReportData& d);
 
 // `text` with every machine label of `names` replaced by its human name (whole labels only,
 // longest first), for prose written with machine labels.
@@ -45,6 +45,6 @@ struct SeriesStyle {
 // family (shades of it), layouts differ by dash, Engram tiers by marker (HBM circle, DRAM square,
 // SSD triangle, others diamond). With one GPU (or none named) the palette colours in order. Colours
 // are distinct across all configurations.
-std::map<std::string, SeriesStyle> series_styles(const ReportData& d);
+std::map<std::string, SeriesStyle> series_styles(const planner::ReportData& d);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::report

@@ -1,4 +1,4 @@
-#include "planner/report_style.hpp"
+#include "report/report_style.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include "core/json_text.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::report {
 namespace {
 
 enum class Part { gpu, layout, tier, fetch, other };
@@ -53,7 +53,7 @@ std::string fetch_text(const std::string& v) {
 std::string part_text(Part part, const std::string& key, const std::string& value, bool full_key) {
   switch (part) {
     case Part::gpu:
-      return gpu_display_name(value);
+      return planner::gpu_display_name(value);
     case Part::layout: {
       std::string name = last_component(key);
       for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -83,8 +83,8 @@ std::vector<std::string> name_axes(const nlohmann::json& assignments, const std:
 }
 
 // The value of the first assignment of `part`, or "".
-std::string part_value(const ReportPoint& p, const std::vector<std::string>& axes, const std::string& curve_axis,
-                       Part part) {
+std::string part_value(const planner::ReportPoint& p, const std::vector<std::string>& axes,
+                       const std::string& curve_axis, Part part) {
   std::string out;
   for (const auto& k : name_axes(p.assignments, axes, curve_axis))
     if (part_of(k) == part) out += (out.empty() ? "" : " ") + value_text(p.assignments.at(k));
@@ -132,7 +132,7 @@ namespace {
 // The layout of a run as engines name it, from its result (extra.tp, ep, attention): "TP4" (plain
 // tensor parallel), "TP4 + EP4" (experts spread too), "DP4 attention + EP4" (data-parallel
 // attention, vLLM's -dp N -tp 1 --enable-expert-parallel); empty when the result does not say.
-std::string engine_layout(const ReportPoint& p) {
+std::string engine_layout(const planner::ReportPoint& p) {
   const auto& x = p.metrics.extra;
   if (!x.contains("tp") || !x.contains("ep") || !x.contains("attention")) return "";
   if (!x.at("tp").is_number_integer() || !x.at("ep").is_number_integer() || !x.at("attention").is_string()) return "";
@@ -143,9 +143,9 @@ std::string engine_layout(const ReportPoint& p) {
 }
 
 // `name` with its "TPn" part read as the run's engine layout (the first ok point's).
-std::string with_engine_layout(std::string name, const ReportData& d, const std::string& config) {
+std::string with_engine_layout(std::string name, const planner::ReportData& d, const std::string& config) {
   for (const auto& p : d.points) {
-    if (p.config != config || p.status != PointStatus::ok) continue;
+    if (p.config != config || p.status != planner::PointStatus::ok) continue;
     const std::string layout = engine_layout(p);
     const std::string tp = layout.empty() ? "" : "TP" + std::to_string(p.metrics.extra.at("tp").get<int>());
     const std::size_t at = tp.empty() ? std::string::npos : name.find(tp);
@@ -158,7 +158,7 @@ std::string with_engine_layout(std::string name, const ReportData& d, const std:
 
 }  // namespace
 
-std::map<std::string, std::string> display_names(const ReportData& d) {
+std::map<std::string, std::string> display_names(const planner::ReportData& d) {
   std::map<std::string, std::string> names;
   std::map<std::string, int> uses;
   for (const auto& p : d.points) {
@@ -194,13 +194,13 @@ std::string with_display_names(const std::string& text, const std::map<std::stri
   return out;
 }
 
-std::map<std::string, SeriesStyle> series_styles(const ReportData& d) {
-  std::vector<const ReportPoint*> first;  // one point per configuration, in order of first appearance
+std::map<std::string, SeriesStyle> series_styles(const planner::ReportData& d) {
+  std::vector<const planner::ReportPoint*> first;  // one point per configuration, in order of first appearance
   std::map<std::string, std::string> gpu;
   for (const auto& p : d.points) {
     if (!gpu.count(p.config)) first.push_back(&p);
     std::string g = part_value(p, d.axes, d.context.curve_axis, Part::gpu);
-    if (g.empty() && p.status == PointStatus::ok)
+    if (g.empty() && p.status == planner::PointStatus::ok)
       if (const auto it = p.metrics.extra.find("gpu"); it != p.metrics.extra.end() && it->is_string())
         g = it->get<std::string>();
     if (!gpu.count(p.config) || (gpu[p.config].empty() && !g.empty())) gpu[p.config] = g;
@@ -218,7 +218,7 @@ std::map<std::string, SeriesStyle> series_styles(const ReportData& d) {
   std::map<std::string, SeriesStyle> out;
   std::set<std::string> used;
   for (std::size_t i = 0; i < first.size(); ++i) {
-    const ReportPoint& p = *first[i];
+    const planner::ReportPoint& p = *first[i];
     SeriesStyle s;
     const std::string& g = gpu[p.config];
     const auto gi = static_cast<std::size_t>(std::find(groups.begin(), groups.end(), g) - groups.begin());
@@ -236,4 +236,4 @@ std::map<std::string, SeriesStyle> series_styles(const ReportData& d) {
   return out;
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::report

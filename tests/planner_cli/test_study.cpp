@@ -10,13 +10,15 @@
 
 #include "cli_test_util.hpp"
 #include "core/config_node.hpp"
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/provenance.hpp"
-#include "planner/glue/rate_planner.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/provenance.hpp"
+#include "study/rate_planner.hpp"
+#include "study/scenario_evaluator.hpp"
 #include "tests/support/docs_table.hpp"
 
 namespace engramsim::planner {
+
+using namespace engramsim::study;
 namespace {
 
 using cli_testing::data_file;
@@ -49,13 +51,16 @@ TEST(PlannerScenario, AppliesSetsThenTakesOutReportAndPlan) {
   std::string text = cli_testing::read_file(data_file("tiny_sweep.yaml"));
   text.replace(text.find("  report:\n"), 10, "  report:\n    curve_axis: workload.concurrency\n");
   write_file(dir.path() / "axis.yaml", text);
-  EXPECT_NO_THROW(load_planner_scenario((dir.path() / "axis.yaml").string(), {}));
-  EXPECT_THROW(load_planner_scenario((dir.path() / "axis.yaml").string(), {"sweep.report.curve_axis=deployment.bogus"}),
+  EXPECT_NO_THROW(engramsim::study::load_planner_scenario((dir.path() / "axis.yaml").string(), {}));
+  EXPECT_THROW(engramsim::study::load_planner_scenario((dir.path() / "axis.yaml").string(),
+                                                       {"sweep.report.curve_axis=deployment.bogus"}),
                ConfigError);
 }
 
 TEST(PlannerScenario, StrictPlanAndReportBlocks) {
-  auto plan = [](const std::string& text) { return parse_plan_settings(ConfigNode::load_string(text, "p.yaml")); };
+  auto plan = [](const std::string& text) {
+    return engramsim::study::parse_plan_settings(ConfigNode::load_string(text, "p.yaml"));
+  };
   EXPECT_NO_THROW(plan("target: {tokens_per_s: 1000}"));
   EXPECT_THROW(plan("target: {requests_per_s: 1, tokens_per_s: 5}"), ConfigError);   // both
   EXPECT_THROW(plan("target: {}"), ConfigError);                                     // neither
@@ -70,21 +75,25 @@ TEST(PlannerScenario, StrictPlanAndReportBlocks) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("max_per_s"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(parse_report_settings(ConfigNode::load_string("titel: x", "r.yaml")), ConfigError);
-  EXPECT_THROW(parse_report_settings(ConfigNode::load_string("target_interactivity: -1", "r.yaml")), ConfigError);
+  EXPECT_THROW(engramsim::study::parse_report_settings(ConfigNode::load_string("titel: x", "r.yaml")), ConfigError);
+  EXPECT_THROW(engramsim::study::parse_report_settings(ConfigNode::load_string("target_interactivity: -1", "r.yaml")),
+               ConfigError);
 }
 
 TEST(PlannerScenario, DocsTablesAreTheSchemas) {
-  test::check_docs_table("docs/planning.md", "### Report keys (`sweep.report:`)", report_schema().markdown());
-  test::check_docs_table("docs/planning.md", "### Plan keys (`sweep.plan:`)", plan_schema().markdown());
+  test::check_docs_table("docs/planning.md", "### Report keys (`sweep.report:`)",
+                         engramsim::study::report_schema().markdown());
+  test::check_docs_table("docs/planning.md", "### Plan keys (`sweep.plan:`)",
+                         engramsim::study::plan_schema().markdown());
 }
 
 TEST(PlannerScenario, PlanDefaultsFollowTheSearchStart) {
-  const PlanSettings p =
-      parse_plan_settings(ConfigNode::load_string("target: {requests_per_s: 1}\nsearch: {lo_per_s: 4}", "p.yaml"));
+  const PlanSettings p = engramsim::study::parse_plan_settings(
+      ConfigNode::load_string("target: {requests_per_s: 1}\nsearch: {lo_per_s: 4}", "p.yaml"));
   EXPECT_DOUBLE_EQ(p.search.hi, 8.0);  // twice lo_per_s when hi_per_s is left out
   EXPECT_EQ(p.probe_requests, PlanSettings().probe_requests);
-  const PlanSettings q = parse_plan_settings(ConfigNode::load_string("target: {tokens_per_s: 10}", "p.yaml"));
+  const PlanSettings q =
+      engramsim::study::parse_plan_settings(ConfigNode::load_string("target: {tokens_per_s: 10}", "p.yaml"));
   EXPECT_DOUBLE_EQ(q.search.hi, RateSearchOptions().hi);  // no search block: the defaults as declared
   EXPECT_DOUBLE_EQ(q.target.tokens_per_s, 10.0);
   EXPECT_DOUBLE_EQ(q.target.requests_per_s, 0.0);
@@ -108,9 +117,10 @@ TEST(PlannerScenario, EvaluationKeyFollowsTheSettingsThatChangeResults) {
   EXPECT_EQ(a.evaluation_key(), b.evaluation_key());
 
   const PlannerScenario sc = load_planner_scenario(data_file("tiny_sweep.yaml"), {});
-  EXPECT_NE(results_fingerprint(sc.sweep, "x"), results_fingerprint(sc.sweep, "y"));
+  EXPECT_NE(engramsim::study::results_fingerprint(sc.sweep, "x"), engramsim::study::results_fingerprint(sc.sweep, "y"));
   const PlannerScenario edited = load_planner_scenario(data_file("tiny_sweep.yaml"), {"seed=6"});
-  EXPECT_NE(results_fingerprint(sc.sweep, "x"), results_fingerprint(edited.sweep, "x"));
+  EXPECT_NE(engramsim::study::results_fingerprint(sc.sweep, "x"),
+            engramsim::study::results_fingerprint(edited.sweep, "x"));
 }
 
 TEST(Provenance, ReadsTaggedLinesWithTheirKeyPath) {
@@ -125,7 +135,7 @@ TEST(Provenance, ReadsTaggedLinesWithTheirKeyPath) {
              "    rental: \"3USD/h\"     # [D] 1.2 x B200\n"
              "  dram_capital: \"5USD/GB\"\n"
              "plain: 3\n");
-  const auto all = tagged_figures((t / "p.yaml").string(), "g");
+  const auto all = engramsim::study::tagged_figures((t / "p.yaml").string(), "g");
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].figure, "g hbm_usable");
   EXPECT_EQ(all[0].value, "270GiB");
@@ -135,15 +145,16 @@ TEST(Provenance, ReadsTaggedLinesWithTheirKeyPath) {
   EXPECT_EQ(all[1].kind, "assumed");
   EXPECT_EQ(all[2].figure, "g prices.gpu_hour.rental");
   EXPECT_EQ(all[2].kind, "derived");
-  const auto some = tagged_figures((t / "p.yaml").string(), "g", {"prices."});
+  const auto some = engramsim::study::tagged_figures((t / "p.yaml").string(), "g", {"prices."});
   ASSERT_EQ(some.size(), 1u);
   EXPECT_EQ(some[0].figure, "g prices.gpu_hour.rental");
-  EXPECT_TRUE(tagged_figures((t / "missing.yaml").string(), "g").empty());
+  EXPECT_TRUE(engramsim::study::tagged_figures((t / "missing.yaml").string(), "g").empty());
 }
 
 class TinySweep : public ::testing::Test {
  protected:
-  TinySweep() : sc_(load_planner_scenario(data_file("tiny_sweep.yaml"), {})), ev_(sc_.file, sc_.sweep.base) {}
+  TinySweep()
+      : sc_(engramsim::study::load_planner_scenario(data_file("tiny_sweep.yaml"), {})), ev_(sc_.file, sc_.sweep.base) {}
   PlannerScenario sc_;
   ScenarioEvaluator ev_;
 };
@@ -218,7 +229,7 @@ TEST_F(TinySweep, ValidateNamesTheBadPointAndCollectsInputs) {
 }
 
 TEST_F(TinySweep, ReportContextCarriesSloAndProvenance) {
-  const ReportContext c = make_report_context(sc_, ev_.validate(sc_.sweep.points));
+  const ReportContext c = engramsim::study::make_report_context(sc_, ev_.validate(sc_.sweep.points));
   EXPECT_EQ(c.title, "tiny sweep");
   EXPECT_EQ(c.model_card, "deepseek-v4.1-flash");
   ASSERT_TRUE(c.slo.max_ttft_p99_ms && c.slo.max_tpot_p99_ms);
@@ -243,7 +254,7 @@ TEST_F(TinySweep, ReportContextCarriesSloAndProvenance) {
 // The report states the validation accuracy of every GPU and engine the sweep runs, from the
 // recorded validation set, and flags the ones no case covers (B300 has only a ratio case).
 TEST_F(TinySweep, ReportContextStatesValidationAccuracyPerGpuAndEngine) {
-  const ReportContext c = make_report_context(sc_, ev_.validate(sc_.sweep.points));
+  const ReportContext c = engramsim::study::make_report_context(sc_, ev_.validate(sc_.sweep.points));
   std::map<std::string, std::string> acc;
   for (const auto& a : c.assumptions)
     if (a.figure.rfind("validation accuracy, ", 0) == 0) acc[a.figure] = a.value;

@@ -15,14 +15,14 @@
 
 #include "planner/report_data.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 // Tagged lines of a catalog YAML file whose dotted key starts with one of `key_prefixes` (all when
 // empty), as assumptions named "<label> <key>". A missing file gives nothing.
-std::vector<Assumption> tagged_figures(const std::string& file, const std::string& label,
-                                       const std::vector<std::string>& key_prefixes = {});
+std::vector<planner::Assumption> tagged_figures(const std::string& file, const std::string& label,
+                                                const std::vector<std::string>& key_prefixes = {});
 
 // "[S]" -> "datasheet", "[D]" -> "derived", "[E]" -> "assumed", "[M]" -> "measured"; empty otherwise.
 std::string provenance_kind(char tag);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

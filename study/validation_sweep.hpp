@@ -14,8 +14,8 @@
 
 #include "validation/validation_runner.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 validation::SweepEvalFn make_validation_sweep_evaluator();
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

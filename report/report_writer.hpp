@@ -17,7 +17,7 @@
 
 #include "planner/report_data.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::report {
 
 struct Chart {
   std::string id;  // file stem and data-chart attribute
@@ -29,27 +29,27 @@ struct Chart {
 
 // The charts, in report order: pareto, tokens_per_dollar, hbm_footprint, ttft_cdf, tpot_cdf,
 // engram_stall.
-std::vector<Chart> report_charts(const ReportData& d);
+std::vector<Chart> report_charts(const planner::ReportData& d);
 // The tables: points, frontier_throughput, frontier_tokens_per_dollar, comparison (when a target
 // interactivity is set), footprint, assumptions, then the context's extra tables.
-std::vector<Table> report_tables(const ReportData& d);
+std::vector<planner::Table> report_tables(const planner::ReportData& d);
 
-std::string render_html(const ReportData& d);
-std::string render_markdown(const ReportData& d);
-std::string table_to_csv(const Table& t);
+std::string render_html(const planner::ReportData& d);
+std::string render_markdown(const planner::ReportData& d);
+std::string table_to_csv(const planner::Table& t);
 // Rows as objects keyed by json_key() of each column title, cells as typed numbers where they parse.
-nlohmann::json table_to_json(const Table& t);
+nlohmann::json table_to_json(const planner::Table& t);
 // A column title as a JSON identifier: lower case, "/" as "_per_", "$" as "usd", "%" as "pct", every
 // other run of non-alphanumerics as one "_" ("max req/s per replica" -> "max_req_per_s_per_replica",
 // "$/M tokens" -> "usd_per_m_tokens"); a leading digit gets "c_".
 std::string json_key(const std::string& title);
 
 // Writes every file listed in the header; returns their paths.
-std::vector<std::filesystem::path> write_report(const ReportData& d, const std::filesystem::path& dir);
+std::vector<std::filesystem::path> write_report(const planner::ReportData& d, const std::filesystem::path& dir);
 
 // Removes what write_report writes (report.html, report.md, charts/, tables/) and the recommended
 // engine command line (serve-command.sh) from `dir`, for when the results no longer match them (a
 // partial merge); returns the paths that were there.
 std::vector<std::filesystem::path> remove_report(const std::filesystem::path& dir);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::report

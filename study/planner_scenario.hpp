@@ -35,7 +35,7 @@
 #include "planner/plan_search.hpp"
 #include "planner/sweep_spec.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 struct ReportSettings {
   std::string title;
@@ -46,9 +46,9 @@ struct ReportSettings {
 
 struct PlannerScenario {
   std::string file;  // as given
-  PreparedSweep sweep;
+  planner::PreparedSweep sweep;
   ReportSettings report;
-  std::optional<PlanSettings> plan;
+  std::optional<planner::PlanSettings> plan;
 };
 
 // Reads `path`, applies `set_args` ("key.path=value", in order), parses and strips sweep.report and
@@ -56,12 +56,12 @@ struct PlannerScenario {
 PlannerScenario load_planner_scenario(const std::string& path, const std::vector<std::string>& set_args);
 
 // The keys of `sweep.report` and `sweep.plan`, declared once: they read the file and are
-// docs/planning.md's tables (tests/planner_cli/test_planner_glue.cpp).
+// docs/planning.md's tables (tests/planner_cli/test_study.cpp).
 const FieldTable<ReportSettings>& report_schema();
-const FieldTable<PlanSettings>& plan_schema();
+const FieldTable<planner::PlanSettings>& plan_schema();
 
 // Parses a `report:` / `plan:` map (marks keys read, rejects unknown ones).
 ReportSettings parse_report_settings(const ConfigNode& node);
-PlanSettings parse_plan_settings(const ConfigNode& node);
+planner::PlanSettings parse_plan_settings(const ConfigNode& node);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

@@ -1,4 +1,4 @@
-#include "planner/glue/provenance.hpp"
+#include "study/provenance.hpp"
 
 #include <fstream>
 #include <regex>
@@ -6,7 +6,7 @@
 
 #include "core/paths.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 namespace {
 
 std::string trim(std::string s) {
@@ -49,9 +49,9 @@ std::string provenance_kind(char tag) {
   }
 }
 
-std::vector<Assumption> tagged_figures(const std::string& file, const std::string& label,
-                                       const std::vector<std::string>& key_prefixes) {
-  std::vector<Assumption> out;
+std::vector<planner::Assumption> tagged_figures(const std::string& file, const std::string& label,
+                                                const std::vector<std::string>& key_prefixes) {
+  std::vector<planner::Assumption> out;
   std::ifstream in(file);
   if (!in) return out;
   // "  key: value  # [S] source" (value may be empty for a parent map key).
@@ -77,4 +77,4 @@ std::vector<Assumption> tagged_figures(const std::string& file, const std::strin
   return out;
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

@@ -36,29 +36,29 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/plan_search.hpp"
 #include "planner/report_data.hpp"
 #include "planner/results_file.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/scenario_evaluator.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 class RatePlanner {
  public:
-  RatePlanner(const ScenarioEvaluator& evaluator, PlanSettings settings);
+  RatePlanner(const ScenarioEvaluator& evaluator, planner::PlanSettings settings);
 
   // Throws ConfigError when a point's workload cannot be driven at a rate (closed loop).
-  void validate(const std::vector<SweepPoint>& points) const;
+  void validate(const std::vector<planner::SweepPoint>& points) const;
 
   // Infeasible: does not fit (footprint) or never meets the SLO (the lowest probe's numbers in the
   // reason). Ok: PointMetrics at the highest passing rate, with extra.plan = {max_rate_per_replica,
   // replicas_per_probe, tokens_per_request, probes: [...], cost inputs per node and tier}.
-  Outcome evaluate(const SweepPoint& point) const;
+  planner::Outcome evaluate(const planner::SweepPoint& point) const;
 
  private:
   const ScenarioEvaluator& evaluator_;
-  PlanSettings settings_;
+  planner::PlanSettings settings_;
 };
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

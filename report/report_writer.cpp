@@ -1,4 +1,4 @@
-#include "planner/report_writer.hpp"
+#include "report/report_writer.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,10 +12,10 @@
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "core/paths.hpp"
-#include "planner/report_style.hpp"
-#include "planner/svg_chart.hpp"
+#include "report/report_style.hpp"
+#include "report/svg_chart.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::report {
 namespace fs = std::filesystem;
 namespace {
 
@@ -26,7 +26,7 @@ std::string fmt(double v, const char* f = "%.6g") {
   if (!std::isfinite(v)) return "";
   char buf[48];
   std::snprintf(buf, sizeof buf, f, v);
-  if (std::string(buf).find('e') != std::string::npos) return plain_number(v, 6);
+  if (std::string(buf).find('e') != std::string::npos) return planner::plain_number(v, 6);
   return buf;
 }
 
@@ -53,7 +53,7 @@ struct Look {
   }
 };
 
-Look look_of(const ReportData& d, const Recommendation& rec) {
+Look look_of(const planner::ReportData& d, const planner::Recommendation& rec) {
   Look l{display_names(d), series_styles(d), "", std::nullopt};
   if (rec.found) {
     l.banded = rec.config;
@@ -62,36 +62,39 @@ Look look_of(const ReportData& d, const Recommendation& rec) {
   return l;
 }
 
-const char* status_name(PointStatus s) { return to_string(s); }
+const char* status_name(planner::PointStatus s) { return to_string(s); }
 
 // The ok points of each configuration, configurations in order of first appearance, points by
 // ascending concurrency.
-std::vector<std::pair<std::string, std::vector<const ReportPoint*>>> ok_points_by_config(const ReportData& d) {
-  std::vector<std::pair<std::string, std::vector<const ReportPoint*>>> out;
+std::vector<std::pair<std::string, std::vector<const planner::ReportPoint*>>> ok_points_by_config(
+    const planner::ReportData& d) {
+  std::vector<std::pair<std::string, std::vector<const planner::ReportPoint*>>> out;
   std::map<std::string, std::size_t> where;
   for (const auto& p : d.points) {
-    if (p.status != PointStatus::ok) continue;
+    if (p.status != planner::PointStatus::ok) continue;
     auto [it, inserted] = where.emplace(p.config, out.size());
     if (inserted) out.push_back({p.config, {}});
     out[it->second].second.push_back(&p);
   }
   for (auto& [c, pts] : out)
-    std::stable_sort(pts.begin(), pts.end(),
-                     [](const ReportPoint* a, const ReportPoint* b) { return a->concurrency < b->concurrency; });
+    std::stable_sort(pts.begin(), pts.end(), [](const planner::ReportPoint* a, const planner::ReportPoint* b) {
+      return a->concurrency < b->concurrency;
+    });
   return out;
 }
 
 // The point of a configuration whose latency distribution stands for it: closest to the target
 // interactivity when one is set, else the middle of its concurrency range.
-const ReportPoint* representative(const std::vector<const ReportPoint*>& pts, const ReportContext& ctx,
-                                  bool (*has)(const ReportPoint*)) {
-  std::vector<const ReportPoint*> with;
+const planner::ReportPoint* representative(const std::vector<const planner::ReportPoint*>& pts,
+                                           const planner::ReportContext& ctx,
+                                           bool (*has)(const planner::ReportPoint*)) {
+  std::vector<const planner::ReportPoint*> with;
   for (const auto* p : pts)
     if (has(p)) with.push_back(p);
   if (with.empty()) return nullptr;
   if (ctx.target_interactivity) {
     const double x = *ctx.target_interactivity;
-    const ReportPoint* best = with.front();
+    const planner::ReportPoint* best = with.front();
     for (const auto* p : with)
       if (std::abs(p->metrics.interactivity - x) < std::abs(best->metrics.interactivity - x)) best = p;
     return best;
@@ -121,14 +124,15 @@ bool wide_positive(const std::vector<double>& v, double ratio) {
   return hi > 0.0 && hi / lo >= ratio;
 }
 
-Chart latency_cdf(const ReportData& d, const Look& look, const std::string& id, const std::string& what, bool ttft) {
+Chart latency_cdf(const planner::ReportData& d, const Look& look, const std::string& id, const std::string& what,
+                  bool ttft) {
   std::vector<double> all;
   std::vector<Series> series;
   for (const auto& [config, pts] : ok_points_by_config(d)) {
     if (series.size() >= kMaxCdfSeries) break;
-    auto has = ttft ? +[](const ReportPoint* p) { return !p->metrics.ttft_samples_ms.empty(); }
-                    : +[](const ReportPoint* p) { return !p->metrics.tpot_samples_ms.empty(); };
-    const ReportPoint* p = representative(pts, d.context, has);
+    auto has = ttft ? +[](const planner::ReportPoint* p) { return !p->metrics.ttft_samples_ms.empty(); }
+                    : +[](const planner::ReportPoint* p) { return !p->metrics.tpot_samples_ms.empty(); };
+    const planner::ReportPoint* p = representative(pts, d.context, has);
     if (p == nullptr) continue;
     const auto& samples = ttft ? p->metrics.ttft_samples_ms : p->metrics.tpot_samples_ms;
     all.insert(all.end(), samples.begin(), samples.end());
@@ -195,7 +199,7 @@ std::string md_escape(const std::string& s) {
 }
 
 }  // namespace
-std::string table_to_csv(const Table& t);
+std::string table_to_csv(const planner::Table& t);
 namespace {
 
 // Percent-encoding for a data: URI.
@@ -227,13 +231,17 @@ std::string table_file_stem(const std::string& name) {
 constexpr std::size_t kPrintMaxRows = 20;
 constexpr std::size_t kPrintMaxColumns = 12;
 
-bool prints_in_full(const Table& t) { return t.rows.size() <= kPrintMaxRows && t.columns.size() <= kPrintMaxColumns; }
+bool prints_in_full(const planner::Table& t) {
+  return t.rows.size() <= kPrintMaxRows && t.columns.size() <= kPrintMaxColumns;
+}
 
 // The class of a table's wrapper: "table-wrap", and "no-print" when the table does not print.
-std::string table_wrap_class(const Table& t) { return prints_in_full(t) ? "table-wrap" : "table-wrap no-print"; }
+std::string table_wrap_class(const planner::Table& t) {
+  return prints_in_full(t) ? "table-wrap" : "table-wrap no-print";
+}
 
 // What a table that does not print leaves on paper: a line naming its files beside the report.
-std::string print_stand_in(const Table& t) {
+std::string print_stand_in(const planner::Table& t) {
   if (prints_in_full(t)) return "";
   const std::string stem = table_file_stem(t.name);
   return "<p class=\"print-only table-file\">Not printed (" + std::to_string(t.rows.size()) + " rows of " +
@@ -243,7 +251,7 @@ std::string print_stand_in(const Table& t) {
 
 // The table with a CSV download link carrying its data (no file or network needed); in print, a
 // long or wide table is a line naming its CSV file.
-std::string html_table(const Table& t, const char* cls = "data") {
+std::string html_table(const planner::Table& t, const char* cls = "data") {
   std::ostringstream o;
   o << "<div class=\"table-tools\"><a class=\"csv\" download=\"" << html_escape(t.name)
     << ".csv\" href=\"data:text/csv;charset=utf-8," << uri_escape(table_to_csv(t)) << "\">CSV</a></div>";
@@ -263,7 +271,7 @@ std::string html_table(const Table& t, const char* cls = "data") {
   return o.str();
 }
 
-std::string md_table(const Table& t) {
+std::string md_table(const planner::Table& t) {
   std::ostringstream o;
   o << "|";
   for (const auto& c : t.columns) o << " " << md_escape(c) << " |";
@@ -278,13 +286,13 @@ std::string md_table(const Table& t) {
   return o.str();
 }
 
-const Table* find_table(const std::vector<Table>& ts, const std::string& name) {
+const planner::Table* find_table(const std::vector<planner::Table>& ts, const std::string& name) {
   for (const auto& t : ts)
     if (t.name == name) return &t;
   return nullptr;
 }
 
-std::string slo_text(const Slo& s) {
+std::string slo_text(const planner::Slo& s) {
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
   if (s.min_interactivity) add("interactivity >= " + fmt(*s.min_interactivity) + " tok/s/user");
@@ -295,12 +303,12 @@ std::string slo_text(const Slo& s) {
 
 std::string or_unknown(const std::string& s) { return s.empty() ? "not recorded" : s; }
 
-std::string points_summary(const ReportData& d) {
+std::string points_summary(const planner::ReportData& d) {
   std::size_t ok = 0, inf = 0, err = 0;
   for (const auto& p : d.points) {
-    if (p.status == PointStatus::ok) ++ok;
-    if (p.status == PointStatus::infeasible) ++inf;
-    if (p.status == PointStatus::error) ++err;
+    if (p.status == planner::PointStatus::ok) ++ok;
+    if (p.status == planner::PointStatus::infeasible) ++inf;
+    if (p.status == planner::PointStatus::error) ++err;
   }
   std::string s = std::to_string(d.points.size()) + " of " + std::to_string(d.total_points) +
                   " points: " + std::to_string(ok) + " evaluated, " + std::to_string(inf) + " infeasible, " +
@@ -349,13 +357,14 @@ figure{margin:4pt 0 10pt 0}svg.chart{width:100%;height:auto}figcaption{font-size
 )CSS";
 
 // The hover text of a point: its configuration and every figure the charts and tables show.
-std::string point_tip(const ReportData& d, const Look& look, const KvWallAnalysis& walls, const CurvePoint& c) {
+std::string point_tip(const planner::ReportData& d, const Look& look, const planner::KvWallAnalysis& walls,
+                      const planner::CurvePoint& c) {
   for (const auto& p : d.points) {
     if (p.index != c.index) continue;
     const auto cm = cost_metrics_of(p.metrics);
     std::string wall;
-    if (const KvWallMark* m = walls.mark(p.index); m != nullptr && m->past_wall)
-      wall = "\npast the KV wall" + (m->causes ? " (" + kv_wall_causes_text(m->causes) + ")" : std::string());
+    if (const planner::KvWallMark* m = walls.mark(p.index); m != nullptr && m->past_wall)
+      wall = "\npast the KV wall" + (m->causes ? " (" + planner::kv_wall_causes_text(m->causes) + ")" : std::string());
     return look.name(p.config) + "\n" + d.context.curve_axis + " " + fmt(p.concurrency) + wall + "\ninteractivity " +
            fmt(p.metrics.interactivity, "%.1f") + " tok/s/user\nthroughput " +
            fmt(p.metrics.throughput_per_gpu, "%.0f") + " tok/s/GPU\n" + format_mtok_per_usd(p.tokens_per_dollar / 1e6) +
@@ -368,11 +377,12 @@ std::string point_tip(const ReportData& d, const Look& look, const KvWallAnalysi
 
 // A chart over interactivity: one curve per configuration (every point with its tooltip), the
 // Pareto frontier dashed, the target interactivity marked; x linear or logarithmic.
-std::string interactivity_chart(const ReportData& d, const Look& look, const std::string& id, const std::string& title,
-                                const std::string& y_label, const std::vector<CurvePoint>& pts, bool log_x) {
+std::string interactivity_chart(const planner::ReportData& d, const Look& look, const std::string& id,
+                                const std::string& title, const std::string& y_label,
+                                const std::vector<planner::CurvePoint>& pts, bool log_x) {
   XYChart c(id, title, AxisSpec{"Interactivity (tok/s/user)", log_x, std::nullopt, std::nullopt},
             AxisSpec{y_label, false, 0.0, std::nullopt});
-  const KvWallAnalysis walls = kv_walls(d);
+  const planner::KvWallAnalysis walls = kv_walls(d);
   const std::string axis = last_key(d.context.curve_axis);
   for (const auto& cv : build_curves(pts)) {
     Series s = look.series(cv.config);
@@ -380,7 +390,7 @@ std::string interactivity_chart(const ReportData& d, const Look& look, const std
       s.points.emplace_back(p.x, p.y);
       s.tips.push_back(point_tip(d, look, walls, p));
       // The configuration's KV wall: its last point before the first point past it.
-      const ConfigKvWall* w = walls.wall(cv.config);
+      const planner::ConfigKvWall* w = walls.wall(cv.config);
       if (w != nullptr && w->wall_index == p.index)
         c.add_ring(p.x, p.y,
                    "KV wall of " + s.name + ": " +
@@ -411,15 +421,17 @@ std::string interactivity_chart(const ReportData& d, const Look& look, const std
 
 // How far to trust a configuration's figures: its own GPU-with-engine validation cases
 // (own_validation_text).
-std::string validation_clause(const ReportData& d, const std::string& config) { return own_validation_text(d, config); }
+std::string validation_clause(const planner::ReportData& d, const std::string& config) {
+  return own_validation_text(d, config);
+}
 
 // The first line of the report: what to buy, by how much, and how far to trust it; a
 // recommendation past its configuration's KV wall says so in the line itself.
-std::string verdict_headline(const ReportData& d, const Recommendation& rec, const Look& look) {
+std::string verdict_headline(const planner::ReportData& d, const planner::Recommendation& rec, const Look& look) {
   if (!rec.found) return "No configuration can be recommended from this run.";
   const std::string best = look.name(rec.config);
-  const std::string money = plain_number(rec.tokens_per_dollar / 1e6, 3) + " M tokens/$, $" +
-                            plain_number(1e6 / rec.tokens_per_dollar, 3) + "/M tokens";
+  const std::string money = planner::plain_number(rec.tokens_per_dollar / 1e6, 3) + " M tokens/$, $" +
+                            planner::plain_number(1e6 / rec.tokens_per_dollar, 3) + "/M tokens";
   const std::string trust = validation_clause(d, rec.config) + ".";
   std::string better;  // configurations that read more only past their wall
   for (const auto& c : rec.past_wall_better) better += (better.empty() ? "" : ", ") + look.name(c);
@@ -428,16 +440,16 @@ std::string verdict_headline(const ReportData& d, const Recommendation& rec, con
           ? ""
           : " (" + better + (rec.past_wall_better.size() > 1 ? " read" : " reads") + " more only past the KV wall)";
   if (!rec.point_index) {
-    const std::string at = plain_number(rec.interactivity, 4) + " tok/s/user";
+    const std::string at = planner::plain_number(rec.interactivity, 4) + " tok/s/user";
     const std::string past =
         rec.past_wall ? " only past its KV wall (no configuration reaches " + at + " within its wall)" : "";
     if (!rec.tied.empty()) {
       std::string others;
       for (const auto& c : rec.tied) others += (others.empty() ? "" : ", ") + look.name(c);
       return "A tie at " + at + (rec.past_wall ? ", all past their KV walls" : "") + ": " + best + " leads " + others +
-             " by " + plain_number(100.0 * rec.margin.value_or(0.0), 2) + " %, inside the \u00b1" +
-             plain_number(100.0 * rec.error_bound.value_or(0.0), 3) + " % validation error (" + best + ": " + money +
-             ")" + better_clause + ".";
+             " by " + planner::plain_number(100.0 * rec.margin.value_or(0.0), 2) + " %, inside the \u00b1" +
+             planner::plain_number(100.0 * rec.error_bound.value_or(0.0), 3) + " % validation error (" + best + ": " +
+             money + ")" + better_clause + ".";
     }
     if (rec.margin && !rec.runner_up.empty())
       return "Run " + best + past + ": " + fmt(1.0 + *rec.margin, "%.2f") + "x the tokens per dollar of " +
@@ -452,19 +464,20 @@ std::string verdict_headline(const ReportData& d, const Recommendation& rec, con
       return "Run " + best + " at " + d.context.curve_axis + " " + fmt(p.concurrency) +
              " only past its KV wall: no point meeting the SLO lies within a wall, and this one gives the most tokens "
              "per dollar (" +
-             money + " at " + plain_number(rec.interactivity, 4) + " tok/s/user); " + trust;
-    const KvWallAnalysis walls = kv_walls(d);
+             money + " at " + planner::plain_number(rec.interactivity, 4) + " tok/s/user); " + trust;
+    const planner::KvWallAnalysis walls = kv_walls(d);
     const bool any_past =
-        std::any_of(walls.marks.begin(), walls.marks.end(), [](const KvWallMark& m) { return m.past_wall; });
+        std::any_of(walls.marks.begin(), walls.marks.end(), [](const planner::KvWallMark& m) { return m.past_wall; });
     return "Run " + best + " at " + d.context.curve_axis + " " + fmt(p.concurrency) +
            ": the most tokens per dollar among the points meeting the SLO" + (any_past ? " within their KV wall" : "") +
-           " (" + money + " at " + plain_number(rec.interactivity, 4) + " tok/s/user)" + better_clause + "; " + trust;
+           " (" + money + " at " + planner::plain_number(rec.interactivity, 4) + " tok/s/user)" + better_clause + "; " +
+           trust;
   }
   return "Run " + best + (rec.past_wall ? " only past its KV wall" : "") + " (" + money + "); " + trust;
 }
 
 // What the run actually was: the scenario, its overrides, the tool and the inputs it resolved.
-std::vector<std::pair<std::string, std::string>> as_run_facts(const ReportData& d) {
+std::vector<std::pair<std::string, std::string>> as_run_facts(const planner::ReportData& d) {
   const auto& c = d.context;
   std::string overrides;
   for (const auto& o : c.overrides) overrides += (overrides.empty() ? "" : ", ") + o;
@@ -472,16 +485,17 @@ std::vector<std::pair<std::string, std::string>> as_run_facts(const ReportData& 
   for (const auto& p : c.presets) presets += (presets.empty() ? "" : ", ") + p;
   double lo = INFINITY, hi = 0.0;
   for (const auto& p : d.points)
-    if (p.status == PointStatus::ok && std::isfinite(p.usd_per_gpu_hour)) {
+    if (p.status == planner::PointStatus::ok && std::isfinite(p.usd_per_gpu_hour)) {
       lo = std::min(lo, p.usd_per_gpu_hour);
       hi = std::max(hi, p.usd_per_gpu_hour);
     }
   std::string prices = c.price_tier.empty() ? "price tier not recorded" : c.price_tier + " price tier";
   if (hi > 0.0)
-    prices += ", $" + plain_number(lo, 3) + (hi > lo ? "\u2013" + plain_number(hi, 3) : "") + " per GPU-hour all-in";
+    prices += ", $" + planner::plain_number(lo, 3) + (hi > lo ? "\u2013" + planner::plain_number(hi, 3) : "") +
+              " per GPU-hour all-in";
   std::string validation;
   for (const auto& [g, e] : c.validation.by_gpu)
-    validation += (validation.empty() ? "" : ", ") + gpu_display_name(g) + " " + fmt(100.0 * e, "%.1f") + " %";
+    validation += (validation.empty() ? "" : ", ") + planner::gpu_display_name(g) + " " + fmt(100.0 * e, "%.1f") + " %";
   if (c.validation.serving_throughput)
     validation += (validation.empty() ? "" : "; ") + std::string("serving throughput overall ") +
                   fmt(100.0 * *c.validation.serving_throughput, "%.1f") + " %";
@@ -496,7 +510,7 @@ std::vector<std::pair<std::string, std::string>> as_run_facts(const ReportData& 
 }
 
 // The scenario's title, marked when the command line changed the scenario it describes.
-std::string title_as_run(const ReportContext& c) {
+std::string title_as_run(const planner::ReportContext& c) {
   if (c.overrides.empty()) return c.title;
   std::string o;
   for (const auto& x : c.overrides) o += (o.empty() ? "" : ", ") + x;
@@ -541,7 +555,7 @@ r.charts_shown=Array.prototype.filter.call(document.querySelectorAll('svg.chart'
 
 }  // namespace
 
-std::vector<Chart> report_charts(const ReportData& d) {
+std::vector<Chart> report_charts(const planner::ReportData& d) {
   std::vector<Chart> charts;
   const Look look = look_of(d, recommend(d));
   const std::string key =
@@ -598,7 +612,7 @@ std::vector<Chart> report_charts(const ReportData& d) {
   {
     std::vector<double> xs;
     for (const auto& p : d.points)
-      if (p.status == PointStatus::ok) xs.push_back(p.concurrency);
+      if (p.status == planner::PointStatus::ok) xs.push_back(p.concurrency);
     XYChart c("engram_stall", "Engram stall share vs concurrency",
               AxisSpec{d.context.curve_axis, wide_positive(xs, 8.0), std::nullopt, std::nullopt},
               AxisSpec{"Exposed Engram stall (% of step time)", false, 0.0, std::nullopt});
@@ -620,45 +634,45 @@ namespace {
 using NameFn = std::function<std::string(const std::string&)>;
 
 // One row per point: its configuration, status and every headline metric.
-Table points_table(const ReportData& d, const NameFn& name) {
-  Table t{"points",
-          "Every point",
-          {"index",
-           "id",
-           "configuration",
-           d.context.curve_axis,
-           "status",
-           "interactivity (tok/s/user)",
-           "throughput (tok/s/GPU)",
-           "output (tok/s/GPU)",
-           "$/GPU-hour",
-           "$/M tokens",
-           "M tokens/$",
-           "M tok/s per all-in MW",
-           "J/token",
-           "TTFT p50 (ms)",
-           "TTFT p99 (ms)",
-           "TPOT p50 (ms)",
-           "TPOT p99 (ms)",
-           "queue p50 (ms)",
-           "KV use mean (%)",
-           "KV use peak (%)",
-           "preemptions",
-           "recomputed tokens (preemption)",
-           "recomputed prefix tokens (evicted)",
-           "recompute share (%)",
-           "prefix hit rate",
-           "ideal prefix hit rate",
-           "KV evictions",
-           "past KV wall",
-           "Engram stall (%)",
-           "engram tier",
-           "reason"},
-          {}};
-  const KvWallAnalysis walls = kv_walls(d);
+planner::Table points_table(const planner::ReportData& d, const NameFn& name) {
+  planner::Table t{"points",
+                   "Every point",
+                   {"index",
+                    "id",
+                    "configuration",
+                    d.context.curve_axis,
+                    "status",
+                    "interactivity (tok/s/user)",
+                    "throughput (tok/s/GPU)",
+                    "output (tok/s/GPU)",
+                    "$/GPU-hour",
+                    "$/M tokens",
+                    "M tokens/$",
+                    "M tok/s per all-in MW",
+                    "J/token",
+                    "TTFT p50 (ms)",
+                    "TTFT p99 (ms)",
+                    "TPOT p50 (ms)",
+                    "TPOT p99 (ms)",
+                    "queue p50 (ms)",
+                    "KV use mean (%)",
+                    "KV use peak (%)",
+                    "preemptions",
+                    "recomputed tokens (preemption)",
+                    "recomputed prefix tokens (evicted)",
+                    "recompute share (%)",
+                    "prefix hit rate",
+                    "ideal prefix hit rate",
+                    "KV evictions",
+                    "past KV wall",
+                    "Engram stall (%)",
+                    "engram tier",
+                    "reason"},
+                   {}};
+  const planner::KvWallAnalysis walls = kv_walls(d);
   for (const auto& p : d.points) {
     const auto& m = p.metrics;
-    const bool ok = p.status == PointStatus::ok;
+    const bool ok = p.status == planner::PointStatus::ok;
     const auto x = [&](const char* key) {
       const auto it = m.extra.find(key);
       return ok && it != m.extra.end() && it->is_number() ? it->get<double>() : NAN;
@@ -666,10 +680,10 @@ Table points_table(const ReportData& d, const NameFn& name) {
     double queue_p50 = NAN;
     if (const auto it = m.extra.find("queue_ms"); ok && it != m.extra.end() && it->is_object())
       if (const auto q = it->find("p50"); q != it->end() && q->is_number()) queue_p50 = q->get<double>();
-    const KvWallMark* wm = walls.mark(p.index);
+    const planner::KvWallMark* wm = walls.mark(p.index);
     std::string past;
     if (ok && wm != nullptr)
-      past = !wm->past_wall ? "no" : wm->causes ? "yes: " + kv_wall_causes_text(wm->causes) : "yes";
+      past = !wm->past_wall ? "no" : wm->causes ? "yes: " + planner::kv_wall_causes_text(wm->causes) : "yes";
     // Cost cells are plain numbers: the unit is in the column title (CSV and JSON read them as numbers).
     t.rows.push_back({std::to_string(p.index),
                       p.id,
@@ -708,37 +722,37 @@ Table points_table(const ReportData& d, const NameFn& name) {
 
 // The two Pareto frontiers: throughput per GPU, and tokens per dollar (written as M tokens/$ and
 // $/M tokens: they run to tens of millions).
-void add_frontier_tables(const ReportData& d, const NameFn& name, std::vector<Table>& ts) {
-  const KvWallAnalysis walls = kv_walls(d);
-  const auto past = [&](const CurvePoint& p) { return walls.past_wall(p.index) ? "yes" : "no"; };
-  ts.push_back(Table{"frontier_throughput",
-                     "Pareto frontier: throughput per GPU",
-                     {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration", d.context.curve_axis,
-                      "index", "past KV wall"},
-                     {}});
+void add_frontier_tables(const planner::ReportData& d, const NameFn& name, std::vector<planner::Table>& ts) {
+  const planner::KvWallAnalysis walls = kv_walls(d);
+  const auto past = [&](const planner::CurvePoint& p) { return walls.past_wall(p.index) ? "yes" : "no"; };
+  ts.push_back(planner::Table{"frontier_throughput",
+                              "Pareto frontier: throughput per GPU",
+                              {"interactivity (tok/s/user)", "throughput (tok/s/GPU)", "configuration",
+                               d.context.curve_axis, "index", "past KV wall"},
+                              {}});
   for (const auto& p : pareto_frontier(throughput_points(d)))
     ts.back().rows.push_back(
         {fmt(p.x), fmt(p.y), name(p.config), fmt(p.concurrency), std::to_string(p.index), past(p)});
-  ts.push_back(Table{"frontier_tokens_per_dollar",
-                     "Pareto frontier: tokens per dollar",
-                     {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration", d.context.curve_axis,
-                      "index", "past KV wall"},
-                     {}});
+  ts.push_back(planner::Table{"frontier_tokens_per_dollar",
+                              "Pareto frontier: tokens per dollar",
+                              {"interactivity (tok/s/user)", "M tokens/$", "$/M tokens", "configuration",
+                               d.context.curve_axis, "index", "past KV wall"},
+                              {}});
   for (const auto& p : pareto_frontier(tokens_per_dollar_points(d)))
     ts.back().rows.push_back({fmt(p.x), fmt(p.y / 1e6, "%.4g"), fmt(1e6 / p.y, "%.4g"), name(p.config),
                               fmt(p.concurrency), std::to_string(p.index), past(p)});
 }
 
 // Each configuration's KV wall: its load, the first load past it and why (docs/planning.md).
-Table kv_walls_table(const ReportData& d, const NameFn& name) {
+planner::Table kv_walls_table(const planner::ReportData& d, const NameFn& name) {
   const std::string axis = d.context.curve_axis;
-  Table t{"kv_walls",
-          "KV wall per configuration (the last point before the first point past it)",
-          {"configuration", "KV wall (" + axis + ")", "past it from (" + axis + ")", "why"},
-          {}};
-  const KvWallAnalysis walls = kv_walls(d);
+  planner::Table t{"kv_walls",
+                   "KV wall per configuration (the last point before the first point past it)",
+                   {"configuration", "KV wall (" + axis + ")", "past it from (" + axis + ")", "why"},
+                   {}};
+  const planner::KvWallAnalysis walls = kv_walls(d);
   for (const auto& w : walls.walls) {
-    const KvWallMark* first = w.first_past_index ? walls.mark(*w.first_past_index) : nullptr;
+    const planner::KvWallMark* first = w.first_past_index ? walls.mark(*w.first_past_index) : nullptr;
     const std::string why = w.reached() ? kv_wall_why(w, first) : "not reached in the swept range";
     t.rows.push_back({name(w.config), w.wall_index ? fmt(w.wall_load) : (w.reached() ? "below the swept range" : "-"),
                       w.reached() ? fmt(w.first_past_load) : "-", why});
@@ -747,12 +761,12 @@ Table kv_walls_table(const ReportData& d, const NameFn& name) {
 }
 
 // The configurations side by side at the target interactivity (Steffen interpolation).
-Table comparison_table(const ReportData& d, const NameFn& name, double target) {
-  Table t{"comparison",
-          "Configurations at " + fmt(target) + " tok/s/user (Steffen interpolation)",
-          {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best", "past KV wall",
-           "sweep label"},
-          {}};
+planner::Table comparison_table(const planner::ReportData& d, const NameFn& name, double target) {
+  planner::Table t{"comparison",
+                   "Configurations at " + fmt(target) + " tok/s/user (Steffen interpolation)",
+                   {"configuration", "throughput (tok/s/GPU)", "M tokens/$", "$/M tokens", "relative to best",
+                    "past KV wall", "sweep label"},
+                   {}};
   for (const auto& c : compare_at(d, target)) {
     const bool tpd = c.tokens_per_dollar && *c.tokens_per_dollar > 0.0;
     t.rows.push_back({name(c.config), c.throughput_per_gpu ? fmt(*c.throughput_per_gpu) : "out of range",
@@ -765,12 +779,12 @@ Table comparison_table(const ReportData& d, const NameFn& name, double target) {
 }
 
 // One row per configuration (its first point with a footprint): HBM per GPU by term and in total.
-Table footprint_table(const ReportData& d, const NameFn& name) {
+planner::Table footprint_table(const planner::ReportData& d, const NameFn& name) {
   std::vector<std::string> terms;
   for (const auto& p : d.points)
     for (const auto& f : p.metrics.hbm_footprint)
       if (std::find(terms.begin(), terms.end(), f.term) == terms.end()) terms.push_back(f.term);
-  Table t{"footprint", "HBM footprint per GPU (GiB)", {"configuration"}, {}};
+  planner::Table t{"footprint", "HBM footprint per GPU (GiB)", {"configuration"}, {}};
   for (const auto& term : terms) t.columns.push_back(term);
   t.columns.push_back("total");
   for (const auto& [config, pts] : ok_points_by_config(d)) {
@@ -797,8 +811,8 @@ Table footprint_table(const ReportData& d, const NameFn& name) {
 
 }  // namespace
 
-std::vector<Table> report_tables(const ReportData& d) {
-  std::vector<Table> ts;
+std::vector<planner::Table> report_tables(const planner::ReportData& d) {
+  std::vector<planner::Table> ts;
   const auto names = display_names(d);
   const NameFn name = [&](const std::string& config) {
     const auto it = names.find(config);
@@ -809,11 +823,12 @@ std::vector<Table> report_tables(const ReportData& d) {
   ts.push_back(kv_walls_table(d, name));
   if (d.context.target_interactivity) ts.push_back(comparison_table(d, name, *d.context.target_interactivity));
   ts.push_back(footprint_table(d, name));
-  Table assumptions{"assumptions", "Figures and where they come from", {"figure", "value", "kind", "source"}, {}};
+  planner::Table assumptions{
+      "assumptions", "Figures and where they come from", {"figure", "value", "kind", "source"}, {}};
   for (const auto& a : d.context.assumptions) assumptions.rows.push_back({a.figure, a.value, a.kind, a.source});
   ts.push_back(std::move(assumptions));
   // Tables written by others (fleet plans, host memory) name configurations by their labels too.
-  for (Table x : d.context.extra_tables) {
+  for (planner::Table x : d.context.extra_tables) {
     for (auto& r : x.rows)
       for (auto& cell : r) cell = with_display_names(cell, names);
     ts.push_back(std::move(x));
@@ -821,7 +836,7 @@ std::vector<Table> report_tables(const ReportData& d) {
   return ts;
 }
 
-std::string table_to_csv(const Table& t) {
+std::string table_to_csv(const planner::Table& t) {
   std::string out;
   auto row = [&](const std::vector<std::string>& cells) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -857,7 +872,7 @@ std::string json_key(const std::string& title) {
   return key;
 }
 
-nlohmann::json table_to_json(const Table& t) {
+nlohmann::json table_to_json(const planner::Table& t) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : t.rows) {
     nlohmann::json o = nlohmann::json::object();
@@ -871,7 +886,8 @@ namespace {
 
 // The first screen: the title as run, the answer in one sentence and its reasoning, then the
 // question as it was run and the run's inputs.
-void html_first_screen(std::ostringstream& o, const ReportData& d, const Recommendation& rec, const Look& look) {
+void html_first_screen(std::ostringstream& o, const planner::ReportData& d, const planner::Recommendation& rec,
+                       const Look& look) {
   const auto& ctx = d.context;
   o << "<header><h1 id=\"title\">" << html_escape(ctx.title);
   if (!ctx.overrides.empty())
@@ -906,10 +922,10 @@ namespace {
 
 // The recommendation: the comparison at the target, what could not be compared, notes, the
 // context's extra tables (they close report_tables' list, with configuration names made human).
-void html_recommendation(std::ostringstream& o, const ReportData& d, const std::vector<Table>& tables,
-                         const Recommendation& rec, const Look& look) {
+void html_recommendation(std::ostringstream& o, const planner::ReportData& d, const std::vector<planner::Table>& tables,
+                         const planner::Recommendation& rec, const Look& look) {
   o << "<section id=\"recommendation\"><h2>Recommendation</h2>";
-  if (const Table* t = find_table(tables, "comparison"))
+  if (const planner::Table* t = find_table(tables, "comparison"))
     o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   if (!rec.out_of_range.empty()) {
     o << "<h3>Not compared at the target</h3><ul id=\"out-of-range\">";
@@ -940,33 +956,33 @@ void html_figure(std::ostringstream& o, const std::vector<Chart>& charts, const 
 }
 
 // The chart sections: frontiers, footprint, latency, Engram stall and every point.
-void html_chart_sections(std::ostringstream& o, const ReportData& d, const std::vector<Chart>& charts,
-                         const std::vector<Table>& tables) {
+void html_chart_sections(std::ostringstream& o, const planner::ReportData& d, const std::vector<Chart>& charts,
+                         const std::vector<planner::Table>& tables) {
   o << "<section id=\"pareto\"><h2>Throughput per GPU vs interactivity</h2>";
   html_figure(o, charts, "pareto");
-  if (const Table* t = find_table(tables, "frontier_throughput"))
+  if (const planner::Table* t = find_table(tables, "frontier_throughput"))
     o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
-  if (const Table* t = find_table(tables, "kv_walls"))
+  if (const planner::Table* t = find_table(tables, "kv_walls"))
     o << "<h3 id=\"kv-walls\">" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"tokens-per-dollar\"><h2>Tokens per dollar</h2>";
   html_figure(o, charts, "tokens_per_dollar");
-  if (const Table* t = find_table(tables, "frontier_tokens_per_dollar"))
+  if (const planner::Table* t = find_table(tables, "frontier_tokens_per_dollar"))
     o << "<h3>" << html_escape(t->title) << "</h3>" << html_table(*t);
   o << "</section>\n<section id=\"footprint\"><h2>HBM footprint</h2>";
   html_figure(o, charts, "hbm_footprint");
-  if (const Table* t = find_table(tables, "footprint")) o << html_table(*t);
+  if (const planner::Table* t = find_table(tables, "footprint")) o << html_table(*t);
   o << "</section>\n<section id=\"latency\"><h2>Latency distributions</h2>";
   html_figure(o, charts, "ttft_cdf");
   html_figure(o, charts, "tpot_cdf");
   o << "</section>\n<section id=\"engram-stall\"><h2>Engram stall share</h2>";
   html_figure(o, charts, "engram_stall");
   o << "</section>\n<section id=\"points\"><h2>Every point</h2><p>" << html_escape(points_summary(d)) << ".</p>";
-  if (const Table* t = find_table(tables, "points")) o << html_table(*t, "data points");
+  if (const planner::Table* t = find_table(tables, "points")) o << html_table(*t, "data points");
   o << "</section>\n";
 }
 
 // The assumptions: the inputs named, then every figure with its kind and source.
-void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vector<Table>& tables) {
+void html_assumptions(std::ostringstream& o, const planner::ReportData& d, const std::vector<planner::Table>& tables) {
   const auto& ctx = d.context;
   std::string presets;
   for (const auto& p : ctx.presets) presets += (presets.empty() ? "" : ", ") + p;
@@ -976,7 +992,7 @@ void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vec
     << "<li>Calibration profile: " << html_escape(calibration_text(d))
     << "</li><li>Price tier: " << html_escape(or_unknown(ctx.price_tier)) << "</li>"
     << "<li>Curve axis: " << html_escape(ctx.curve_axis) << "</li></ul>";
-  const Table* t = find_table(tables, "assumptions");
+  const planner::Table* t = find_table(tables, "assumptions");
   if (t != nullptr && t->rows.empty()) o << "<p>No per-figure provenance was recorded with this sweep.</p>";
   if (t != nullptr && !t->rows.empty()) {
     o << "<div class=\"table-tools\"><a class=\"csv\" download=\"assumptions.csv\" href=\"data:text/csv;charset=utf-8,"
@@ -996,7 +1012,7 @@ void html_assumptions(std::ostringstream& o, const ReportData& d, const std::vec
 
 }  // namespace
 
-std::string render_html(const ReportData& d) {
+std::string render_html(const planner::ReportData& d) {
   const auto charts = report_charts(d);
   const auto tables = report_tables(d);
   const auto rec = recommend(d);
@@ -1014,7 +1030,7 @@ std::string render_html(const ReportData& d) {
   return o.str();
 }
 
-std::string render_markdown(const ReportData& d) {
+std::string render_markdown(const planner::ReportData& d) {
   const auto charts = report_charts(d);
   const auto tables = report_tables(d);
   const auto rec = recommend(d);
@@ -1029,11 +1045,12 @@ std::string render_markdown(const ReportData& d) {
     << (ctx.question.empty() ? "No question was recorded with this sweep." : ctx.question)
     << "\n\nSLO: " << slo_text(ctx.slo)
     << (ctx.target_interactivity ? "; compared at " + fmt(*ctx.target_interactivity) + " tok/s/user" : "") << ".\n\n";
-  Table facts{"as_run", "As run", {"", ""}, {}};
+  planner::Table facts{"as_run", "As run", {"", ""}, {}};
   for (const auto& [k, v] : as_run_facts(d)) facts.rows.push_back({k, v});
   o << md_table(facts) << "\n";
   o << "## Recommendation\n\n" << with_display_names(rec.text, look.names) << "\n\n";
-  if (const Table* t = find_table(tables, "comparison")) o << "### " << t->title << "\n\n" << md_table(*t) << "\n";
+  if (const planner::Table* t = find_table(tables, "comparison"))
+    o << "### " << t->title << "\n\n" << md_table(*t) << "\n";
   for (const auto& n : ctx.notes) o << with_display_names(n, look.names) << "\n\n";
   for (std::size_t i = tables.size() - ctx.extra_tables.size(); i < tables.size(); ++i)
     o << "### " << tables[i].title << "\n\n" << md_table(tables[i]) << "\n";
@@ -1043,27 +1060,27 @@ std::string render_markdown(const ReportData& d) {
                               : c.id == "tokens_per_dollar" ? "frontier_tokens_per_dollar"
                               : c.id == "hbm_footprint"     ? "footprint"
                                                             : "";
-    if (const Table* t = tname.empty() ? nullptr : find_table(tables, tname)) o << md_table(*t) << "\n";
-    if (const Table* t = c.id == "pareto" ? find_table(tables, "kv_walls") : nullptr)
+    if (const planner::Table* t = tname.empty() ? nullptr : find_table(tables, tname)) o << md_table(*t) << "\n";
+    if (const planner::Table* t = c.id == "pareto" ? find_table(tables, "kv_walls") : nullptr)
       o << "### " << t->title << "\n\n" << md_table(*t) << "\n";
   }
   o << "## Every point\n\n";
-  if (const Table* t = find_table(tables, "points")) o << md_table(*t) << "\n";
+  if (const planner::Table* t = find_table(tables, "points")) o << md_table(*t) << "\n";
   o << "## Assumptions\n\n- Model card: " << or_unknown(ctx.model_card) << "\n- Hardware presets: ";
   if (ctx.presets.empty()) o << "not recorded";
   for (std::size_t i = 0; i < ctx.presets.size(); ++i) o << (i ? ", " : "") << ctx.presets[i];
   o << "\n- Calibration profile: " << calibration_text(d) << "\n- Price tier: " << or_unknown(ctx.price_tier)
     << "\n- Curve axis: " << ctx.curve_axis << "\n\n";
-  if (const Table* t = find_table(tables, "assumptions"); t && !t->rows.empty()) o << md_table(*t) << "\n";
+  if (const planner::Table* t = find_table(tables, "assumptions"); t && !t->rows.empty()) o << md_table(*t) << "\n";
   return o.str();
 }
 
-std::vector<fs::path> write_report(const ReportData& d, const fs::path& dir) {
+std::vector<fs::path> write_report(const planner::ReportData& d, const fs::path& dir) {
   fs::create_directories(dir / "charts");
   fs::create_directories(dir / "tables");
   std::vector<fs::path> written;
   auto put = [&](const fs::path& p, const std::string& text) {
-    write_file_atomically(p, text);
+    planner::write_file_atomically(p, text);
     written.push_back(p);
   };
   put(dir / "report.html", render_html(d));
@@ -1089,4 +1106,4 @@ std::vector<fs::path> remove_report(const fs::path& dir) {
   return removed;
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::report

@@ -26,15 +26,15 @@
 #include <vector>
 
 #include "hardware/calibration_profile.hpp"
-#include "planner/glue/planner_scenario.hpp"
 #include "planner/point_metrics.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
 #include "scenario/build/scenario_build.hpp"
 #include "scenario/schema/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "study/planner_scenario.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 // What the points of a sweep draw on, for the report context (distinct, in first-seen order).
 struct SweepInputs {
@@ -55,7 +55,7 @@ struct SweepInputs {
 };
 
 // The files of `in`, hashed, sorted by role and path (planner/sweep_manifest.hpp).
-std::vector<InputFile> hash_input_files(const SweepInputs& in);
+std::vector<planner::InputFile> hash_input_files(const SweepInputs& in);
 
 // The profiles named on the command line, loaded once.
 struct CalibrationOverrides {
@@ -85,10 +85,10 @@ class ScenarioEvaluator {
   scenario::ScenarioParams parse(const YAML::Node& scenario) const;
   // Parses every point; a point that does not parse is a ConfigError naming the point. A
   // command-line profile that no point's GPU matches is a ConfigError too.
-  SweepInputs validate(const std::vector<SweepPoint>& points) const;
+  SweepInputs validate(const std::vector<planner::SweepPoint>& points) const;
 
   // Infeasible (pruned, with the footprint's reason) or ok with to_json(point_metrics(...)).
-  Outcome evaluate(const SweepPoint& point) const;
+  planner::Outcome evaluate(const planner::SweepPoint& point) const;
 
   // The engine command line of the point with these assignments (a result line's), for
   // deployment (scenario/build/serve_command.hpp); nullopt when it does not build or has no engine.
@@ -107,16 +107,16 @@ class ScenarioEvaluator {
 // above that target), so each bar adds up to the GPU's usable HBM. Closed loop: concurrency is the
 // client count; open loop and trace replay: the mean number of requests in the system
 // (Little's law: completed requests/s x mean end-to-end latency).
-PointMetrics point_metrics(const scenario::BuiltScenario& built, const sim::RunResult& run,
-                           std::size_t cdf_samples = 101);
+planner::PointMetrics point_metrics(const scenario::BuiltScenario& built, const sim::RunResult& run,
+                                    std::size_t cdf_samples = 101);
 
 // The report context of a sweep: settings from the file, the SLO as the report reads it
 // (ttft_p99, tpot_p99, min_interactivity), presets, price tier, and the provenance of the figures
 // behind it (catalog tags, calibration, footprint constants).
-ReportContext make_report_context(const PlannerScenario& scenario, const SweepInputs& inputs);
+planner::ReportContext make_report_context(const PlannerScenario& scenario, const SweepInputs& inputs);
 
 // A 16-hex fingerprint of the parts of a sweep that decide its results: the base scenario's
 // fingerprint and `what` (the command and its evaluation settings).
-std::string results_fingerprint(const PreparedSweep& sweep, const std::string& what);
+std::string results_fingerprint(const planner::PreparedSweep& sweep, const std::string& what);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

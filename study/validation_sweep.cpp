@@ -1,4 +1,4 @@
-#include "planner/glue/validation_sweep.hpp"
+#include "study/validation_sweep.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,16 +8,16 @@
 #include <stdexcept>
 
 #include "core/parallel_for.hpp"
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/pareto.hpp"
 #include "planner/report_data.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/scenario_evaluator.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 namespace {
 
 struct SweepResults {
-  ReportData data;
+  planner::ReportData data;
   std::map<std::string, std::string> engine_by_config;
   std::size_t points = 0;
 };
@@ -33,27 +33,27 @@ std::shared_ptr<const SweepResults> run_case_sweep(const validation::SweepReprod
   const ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
   const SweepInputs inputs = evaluator.validate(sc.sweep.points);
   const auto& points = sc.sweep.points;
-  std::vector<ResultLine> lines(points.size());
+  std::vector<planner::ResultLine> lines(points.size());
   parallel_for(points.size(), jobs, [&](std::size_t i) {
-    ResultLine& l = lines[i];
+    planner::ResultLine& l = lines[i];
     l.index = points[i].index;
     l.id = points[i].id;
     l.assignments = points[i].assignments_json();
     try {
-      const Outcome o = evaluator.evaluate(points[i]);
+      const planner::Outcome o = evaluator.evaluate(points[i]);
       l.status = o.status;
       l.result = o.result;
       l.reason = o.reason;
     } catch (const std::exception& e) {
-      l.status = PointStatus::error;
+      l.status = planner::PointStatus::error;
       l.error = e.what();
     }
   });
   auto out = std::make_shared<SweepResults>();
   out->points = points.size();
   out->data = make_report_data(make_report_context(sc, inputs), std::move(lines), sc.sweep.spec.keys(), points.size());
-  for (const ReportPoint& p : out->data.points) {
-    if (p.status != PointStatus::ok) continue;
+  for (const planner::ReportPoint& p : out->data.points) {
+    if (p.status != planner::PointStatus::ok) continue;
     std::string engine = "vllm";
     const YAML::Node base = sc.sweep.base;
     if (base["deployment"] && base["deployment"]["engine"]) engine = base["deployment"]["engine"].as<std::string>();
@@ -76,14 +76,16 @@ void require_config(const validation::ValidationCase& c, const SweepResults& s, 
                       "the sweep has no configuration '" + config + "' (it has " + labels_of(s) + ")");
 }
 
-std::vector<CurvePoint> frontier_of(const std::vector<CurvePoint>& points, const std::string& config) {
-  std::vector<CurvePoint> mine;
+std::vector<planner::CurvePoint> frontier_of(const std::vector<planner::CurvePoint>& points,
+                                             const std::string& config) {
+  std::vector<planner::CurvePoint> mine;
   for (const auto& p : points)
     if (p.config == config) mine.push_back(p);
   return pareto_frontier(mine);
 }
 
-double value_at(const validation::ValidationCase& c, const std::vector<CurvePoint>& points, const std::string& config) {
+double value_at(const validation::ValidationCase& c, const std::vector<planner::CurvePoint>& points,
+                const std::string& config) {
   const double x = c.sweep->at_interactivity;
   const auto v = frontier_value_at(frontier_of(points, config), x);
   if (!v) {
@@ -96,8 +98,8 @@ double value_at(const validation::ValidationCase& c, const std::vector<CurvePoin
 
 double read_metric(const validation::ValidationCase& c, const SweepResults& s, std::string& detail) {
   const validation::SweepReproduction& r = *c.sweep;
-  const std::vector<CurvePoint> tput = throughput_points(s.data);
-  const std::vector<CurvePoint> tpd = tokens_per_dollar_points(s.data);
+  const std::vector<planner::CurvePoint> tput = throughput_points(s.data);
+  const std::vector<planner::CurvePoint> tpd = tokens_per_dollar_points(s.data);
   const std::string& m = c.metric;
   char buf[256];
   if (m == "total_tokens_per_dollar" || m == "total_tput_per_gpu") {
@@ -152,4 +154,4 @@ validation::SweepEvalFn make_validation_sweep_evaluator() {
   };
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

@@ -1,4 +1,4 @@
-#include "planner/glue/planner_scenario.hpp"
+#include "study/planner_scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,13 +7,13 @@
 
 #include "hardware/node_spec.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 namespace {
 
-const FieldTable<PlanTarget>& target_schema() {
-  static const FieldTable<PlanTarget> table = [] {
-    FieldTable<PlanTarget> t("sweep.plan.target");
-    t.rule([](const ConfigNode& m, PlanTarget&) {
+const FieldTable<planner::PlanTarget>& target_schema() {
+  static const FieldTable<planner::PlanTarget> table = [] {
+    FieldTable<planner::PlanTarget> t("sweep.plan.target");
+    t.rule([](const ConfigNode& m, planner::PlanTarget&) {
       if (int(m.has("requests_per_s")) + int(m.has("tokens_per_s")) + int(m.has("power_mw")) != 1)
         m.fail("give exactly one of requests_per_s, tokens_per_s or power_mw");
     });
@@ -35,20 +35,21 @@ const FieldTable<PlanTarget>& target_schema() {
   return table;
 }
 
-const FieldTable<RateSearchOptions>& search_schema() {
-  static const FieldTable<RateSearchOptions> table = [] {
-    FieldTable<RateSearchOptions> t("sweep.plan.search");
+const FieldTable<planner::RateSearchOptions>& search_schema() {
+  static const FieldTable<planner::RateSearchOptions> table = [] {
+    FieldTable<planner::RateSearchOptions> t("sweep.plan.search");
     t.number(
         "lo_per_s", [](auto& s) -> auto& { return s.lo; }, 1e-9, 1e9, "the first rate probed, requests/s per replica");
-    t.rule([](const ConfigNode&, RateSearchOptions& s) { s.hi = std::max(s.hi, 2.0 * s.lo); });
+    t.rule([](const ConfigNode&, planner::RateSearchOptions& s) { s.hi = std::max(s.hi, 2.0 * s.lo); });
     t.number(
          "hi_per_s", [](auto& s) -> auto& { return s.hi; }, 1e-9, 1e9,
          "the second rate probed; the doubling starts here")
         .default_words("max(1, 2 x `lo_per_s`)")
-        .check([](const RateSearchOptions& s) { return s.hi > s.lo ? "" : "must be greater than lo_per_s"; });
+        .check([](const planner::RateSearchOptions& s) { return s.hi > s.lo ? "" : "must be greater than lo_per_s"; });
     t.number(
          "max_per_s", [](auto& s) -> auto& { return s.hi_limit; }, 1e-9, 1e12, "no rate above this is probed")
-        .check([](const RateSearchOptions& s) { return s.hi_limit >= s.hi ? "" : "must be at least hi_per_s"; });
+        .check(
+            [](const planner::RateSearchOptions& s) { return s.hi_limit >= s.hi ? "" : "must be at least hi_per_s"; });
     t.number(
         "rel_tolerance", [](auto& s) -> auto& { return s.rel_tolerance; }, 1e-6, 1.0,
         "the search stops when the failing and passing rates are this close, relative to the passing one");
@@ -60,7 +61,7 @@ const FieldTable<RateSearchOptions>& search_schema() {
 }
 
 // `tiers`: a non-empty list of known price tiers.
-void read_tiers(const ConfigNode& m, PlanSettings& p) {
+void read_tiers(const ConfigNode& m, planner::PlanSettings& p) {
   p.tiers = m.strings("tiers");
   if (p.tiers.empty()) m.fail_key("tiers", "must list at least one price tier");
   for (const auto& tier : p.tiers)
@@ -68,7 +69,7 @@ void read_tiers(const ConfigNode& m, PlanSettings& p) {
       m.fail_key("tiers", "unknown price tier '" + tier + "' (known: hyperscaler, neocloud, rental)");
 }
 
-void read_load_factors(const ConfigNode& m, PlanSettings& p) {
+void read_load_factors(const ConfigNode& m, planner::PlanSettings& p) {
   p.load_factors = m.numbers("load_factors", 1e-6, 1e6);
   if (p.load_factors.empty()) m.fail_key("load_factors", "must list at least one factor");
 }
@@ -97,9 +98,9 @@ const FieldTable<ReportSettings>& report_schema() {
   return table;
 }
 
-const FieldTable<PlanSettings>& plan_schema() {
-  static const FieldTable<PlanSettings> table = [] {
-    FieldTable<PlanSettings> t("sweep.plan");
+const FieldTable<planner::PlanSettings>& plan_schema() {
+  static const FieldTable<planner::PlanSettings> table = [] {
+    FieldTable<planner::PlanSettings> t("sweep.plan");
     t.section(
          "target", [](auto& p) -> auto& { return p.target; }, target_schema(),
          "the load to serve or the power to fill: exactly one of its keys")
@@ -136,8 +137,8 @@ ReportSettings parse_report_settings(const ConfigNode& n) {
   return r;
 }
 
-PlanSettings parse_plan_settings(const ConfigNode& n) {
-  PlanSettings p;
+planner::PlanSettings parse_plan_settings(const ConfigNode& n) {
+  planner::PlanSettings p;
   plan_schema().read(n, p);
   n.finish();
   return p;
@@ -167,7 +168,7 @@ PlannerScenario load_planner_scenario(const std::string& path, const std::vector
     s.remove("plan");
   }
   if (out.report.title.empty()) out.report.title = "engramsim sizing report";
-  out.sweep = prepare_sweep(root);
+  out.sweep = planner::prepare_sweep(root);
   // A curve axis the file names must be one of the swept keys (the default may be absent: a plan
   // sweeps configurations, not concurrency).
   if (curve_axis_at) {
@@ -179,4 +180,4 @@ PlannerScenario load_planner_scenario(const std::string& path, const std::vector
   return out;
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

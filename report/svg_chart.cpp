@@ -1,4 +1,4 @@
-#include "planner/svg_chart.hpp"
+#include "report/svg_chart.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-namespace engramsim::planner {
+namespace engramsim::report {
 namespace {
 
 constexpr int kLeft = 78;
@@ -573,4 +573,4 @@ std::string StackedBarChart::svg(int width, int height) const {
   return o.str();
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::report

@@ -9,14 +9,14 @@
 #include <cstddef>
 #include <string>
 
-#include "planner/glue/planner_scenario.hpp"
-#include "planner/glue/scenario_evaluator.hpp"
 #include "planner/sweep_runner.hpp"
+#include "study/planner_scenario.hpp"
+#include "study/scenario_evaluator.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 
 // Returns the number of points added (0 without a target interactivity or with rounds 0).
-std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator, SweepRunOptions o,
-                               const std::string& out, int rounds);
+std::size_t refine_near_target(const PlannerScenario& sc, const ScenarioEvaluator& evaluator,
+                               planner::SweepRunOptions o, const std::string& out, int rounds);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace engramsim::planner {
+namespace engramsim::report {
 
 struct AxisSpec {
   std::string label;  // with units, e.g. "Interactivity (tok/s/user)"
@@ -109,4 +109,4 @@ std::string palette_color(std::size_t i);
 // "#rrggbb" of a hue (degrees), saturation and lightness (0..1).
 std::string hsl_color(double hue, double saturation, double lightness);
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::report

@@ -1,4 +1,4 @@
-#include "planner/glue/rate_planner.hpp"
+#include "study/rate_planner.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "planner/report_data.hpp"
 #include "scenario/schema/scenario_workload.hpp"
 
-namespace engramsim::planner {
+namespace engramsim::study {
 namespace {
 
 std::string fmt(double v, const char* spec = "%.4g") { return std::isfinite(v) ? printf_number(v, spec) : "-"; }
@@ -71,10 +71,10 @@ YAML::Node map_child(YAML::Node parent, const char* key, const std::string& file
 
 }  // namespace
 
-RatePlanner::RatePlanner(const ScenarioEvaluator& evaluator, PlanSettings settings)
+RatePlanner::RatePlanner(const ScenarioEvaluator& evaluator, planner::PlanSettings settings)
     : evaluator_(evaluator), settings_(std::move(settings)) {}
 
-void RatePlanner::validate(const std::vector<SweepPoint>& points) const {
+void RatePlanner::validate(const std::vector<planner::SweepPoint>& points) const {
   for (const auto& p : points) {
     const scenario::ScenarioParams params = evaluator_.parse(scenario_for_point(evaluator_.base(), p));
     const std::string where = " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")";
@@ -108,7 +108,7 @@ struct ProbeContext {
   StreamStats stream;
   std::uint64_t user_cap = 0;  // the scenario's num_requests; 0: none
   double base_scale = 1.0;     // the trace's own rate_scale
-  const PlanSettings* settings = nullptr;
+  const planner::PlanSettings* settings = nullptr;
   const ScenarioEvaluator* evaluator = nullptr;
 };
 
@@ -158,7 +158,7 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
     why += (why.empty() ? "" : "; ") + std::string("the workload holds only ") + std::to_string(run.requests.size()) +
            " requests, spanning " + fmt(span_s) + " s at this rate (< min_probe_span " + fmt(min_span_s) +
            " s): cannot show the rate is sustained";
-  const PointMetrics m = point_metrics(c.b, run, c.evaluator->cdf_samples());
+  const planner::PointMetrics m = point_metrics(c.b, run, c.evaluator->cdf_samples());
   const sim::Summary& s = run.summary;
   // The KV figures the plan judges its wall by over the probes (fleet_plan.hpp, kv_wall.hpp).
   const double computed =
@@ -183,7 +183,8 @@ nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vec
 
 // The plan's record of a configuration: its sustained rate, the search, the probes and the prices
 // the fleet sizing reads.
-nlohmann::json plan_extra(const ProbeContext& c, const RateSearchResult& rs, std::vector<nlohmann::json> rows) {
+nlohmann::json plan_extra(const ProbeContext& c, const planner::RateSearchResult& rs,
+                          std::vector<nlohmann::json> rows) {
   const scenario::BuiltScenario& b = c.b;
   nlohmann::json by_tier = nlohmann::json::object();
   for (const char* tier : {"hyperscaler", "neocloud", "rental"})
@@ -211,8 +212,8 @@ nlohmann::json plan_extra(const ProbeContext& c, const RateSearchResult& rs, std
 }
 
 // The probe unit of a point: one node of replicas (or the nodes one replica spans).
-std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, const PlanSettings& settings,
-                                          const SweepPoint& point, ProbeContext& c) {
+std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, const planner::PlanSettings& settings,
+                                          const planner::SweepPoint& point, ProbeContext& c) {
   YAML::Node s = scenario_for_point(evaluator.base(), point);
   const scenario::ScenarioParams first = evaluator.parse(s);
   const int g = first.node.gpu_count;
@@ -244,23 +245,24 @@ std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, co
 
 }  // namespace
 
-Outcome RatePlanner::evaluate(const SweepPoint& point) const {
+planner::Outcome RatePlanner::evaluate(const planner::SweepPoint& point) const {
   ProbeContext c;
-  if (const auto why = prepare_probes(evaluator_, settings_, point, c)) return Outcome::infeasible(*why);
+  if (const auto why = prepare_probes(evaluator_, settings_, point, c)) return planner::Outcome::infeasible(*why);
   std::vector<nlohmann::json> rows;
-  const RateSearchResult rs =
+  const planner::RateSearchResult rs =
       find_max_rate([&](double rate) { return probe_at(c, rate, rows); },
                     [](const nlohmann::json& j) { return j.at("meets_slo").get<bool>(); }, settings_.search);
   if (!rs.found) {
-    const RateProbe* lowest = nullptr;
+    const planner::RateProbe* lowest = nullptr;
     for (const auto& p : rs.probes)
       if (lowest == nullptr || p.rate < lowest->rate) lowest = &p;
-    return Outcome::infeasible(std::string(kSloMissReason) + ": at " + fmt(lowest ? lowest->rate : 0.0) +
-                               " req/s per replica, " + (lowest ? lowest->result.value("why", std::string()) : ""));
+    return planner::Outcome::infeasible(std::string(planner::kSloMissReason) + ": at " +
+                                        fmt(lowest ? lowest->rate : 0.0) + " req/s per replica, " +
+                                        (lowest ? lowest->result.value("why", std::string()) : ""));
   }
   nlohmann::json result = rs.best_result.at("metrics");
   result["extra"]["plan"] = plan_extra(c, rs, std::move(rows));
-  return Outcome::ok(std::move(result));
+  return planner::Outcome::ok(std::move(result));
 }
 
-}  // namespace engramsim::planner
+}  // namespace engramsim::study
