@@ -164,16 +164,6 @@ void add_file(SweepInputs& in, const std::string& role, const std::string& path)
   if (std::find(in.files.begin(), in.files.end(), f) == in.files.end()) in.files.push_back(f);
 }
 
-// The lengths file of a generated workload (`workload.lengths.file`), resolved as the workload
-// parser resolves it; empty when there is none.
-std::string lengths_file(const YAML::Node& tree, const std::string& scenario_file) {
-  const ConfigNode root(tree, scenario_file, "");
-  const auto workload = root.optional_child("workload");
-  const auto lengths = workload ? workload->optional_child("lengths") : std::nullopt;
-  if (!lengths || !lengths->is_map() || !lengths->has("file")) return "";
-  return scenario::resolve_data_path(*lengths, lengths->str("file"));
-}
-
 // The GPU preset a node file names (read once per distinct node: the parse has checked it).
 void add_gpu_file(const std::string& node_path, SweepInputs& in) {
   const ConfigNode node = ConfigNode::load_file(node_path);
@@ -181,25 +171,21 @@ void add_gpu_file(const std::string& node_path, SweepInputs& in) {
 }
 
 // Every file one point reads (SweepInputs::files) but its GPU preset (add_gpu_file).
-void add_point_files(const YAML::Node& tree, const std::string& scenario_file, const scenario::ScenarioParams& params,
-                     SweepInputs& in) {
+void add_point_files(const scenario::ScenarioParams& params, SweepInputs& in) {
   add_file(in, "model card", params.model_path);
   add_file(in, "node preset", params.node_path);
   add_file(in, "engine preset", params.deployment.engine_path);
   add_file(in, "calibration profile", params.calibration_path);
   add_file(in, "price file", params.prices_path);
   add_file(in, "trace", params.workload.trace_path);
-  add_file(in, "lengths file", lengths_file(tree, scenario_file));
+  add_file(in, "lengths file", params.workload.lengths_path);
 }
 
 // A replayed trace is read through once per distinct workload section (its window, scales, options
 // and request cap decide which rows a run reads), so a bad row is bad input before anything is written.
-void read_trace_once(const YAML::Node& tree, const scenario::ScenarioParams& params, std::vector<std::string>& read) {
-  if (params.workload.trace_path.empty()) return;
-  YAML::Emitter workload_text;
-  workload_text << tree["workload"];
-  const std::string key = params.workload.trace_path + "\n" + workload_text.c_str();
-  if (std::find(read.begin(), read.end(), key) != read.end()) return;
+void read_trace_once(const scenario::ScenarioParams& params, std::vector<std::string>& read) {
+  const std::string& key = params.workload.trace_read;
+  if (key.empty() || std::find(read.begin(), read.end(), key) != read.end()) return;
   scenario::read_trace_through(params);
   read.push_back(key);
 }
@@ -227,7 +213,7 @@ void check_profiles_used(const CalibrationOverrides& calibrations, const SweepIn
 
 }  // namespace
 
-SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& points) const {
+SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& points) {
   SweepInputs in;
   std::vector<std::string> traces_read;
   for (const auto& p : points) {
@@ -240,16 +226,22 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& 
                         e.message() + " (sweep point " + std::to_string(p.index) + ": " + p.label() + ")");
     }
     add_point_inputs(params, in);
-    add_point_files(tree, file_, params, in);
-    read_trace_once(tree, params, traces_read);
+    add_point_files(params, in);
+    read_trace_once(params, traces_read);
+    parsed_.insert_or_assign(p.label(), std::move(params));
   }
   for (const auto& node : in.node_paths) add_gpu_file(node, in);
   check_profiles_used(calibrations_, in);
   return in;
 }
 
+scenario::ScenarioParams ScenarioEvaluator::params_of(const planner::SweepPoint& point) const {
+  const auto it = parsed_.find(point.label());
+  return it != parsed_.end() ? it->second : parse(scenario_for_point(base_, point));
+}
+
 planner::Outcome ScenarioEvaluator::evaluate(const planner::SweepPoint& point) const {
-  scenario::ScenarioParams params = parse(scenario_for_point(base_, point));
+  scenario::ScenarioParams params = params_of(point);
   scenario::BuiltScenario built;
   try {
     built = scenario::build_scenario(std::move(params));
@@ -264,8 +256,7 @@ std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json
   std::vector<planner::Assignment> a;
   for (const auto& [key, value] : assignments.items()) a.push_back({key, YAML::Load(value.dump())});
   try {
-    return scenario::serve_command(
-        scenario::build_scenario(parse(scenario_for_point(base_, make_sweep_point(0, std::move(a))))));
+    return scenario::serve_command(scenario::build_scenario(params_of(make_sweep_point(0, std::move(a)))));
   } catch (const scenario::InfeasibleScenario&) {
     return std::nullopt;
   }

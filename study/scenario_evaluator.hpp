@@ -22,6 +22,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,10 @@ class ScenarioEvaluator {
   // line's profiles.
   scenario::ScenarioParams parse(const YAML::Node& scenario) const;
   // Parses every point; a point that does not parse is a ConfigError naming the point. A
-  // command-line profile that no point's GPU matches is a ConfigError too.
-  SweepInputs validate(const std::vector<planner::SweepPoint>& points) const;
+  // command-line profile that no point's GPU matches is a ConfigError too. The parameters are kept:
+  // evaluate() and serve_command() of these points build from them, so each is parsed once; points
+  // added later (refinement) are parsed when evaluated. Call before the evaluations start.
+  SweepInputs validate(const std::vector<planner::SweepPoint>& points);
 
   // Infeasible (pruned, with the footprint's reason) or ok with to_json(point_metrics(...)).
   planner::Outcome evaluate(const planner::SweepPoint& point) const;
@@ -99,6 +102,9 @@ class ScenarioEvaluator {
   YAML::Node base_;
   CalibrationOverrides calibrations_;
   std::size_t cdf_samples_;
+  // validate()'s parameters by point label; read-only once evaluations start.
+  std::map<std::string, scenario::ScenarioParams> parsed_;
+  scenario::ScenarioParams params_of(const planner::SweepPoint& point) const;
 };
 
 // The planner's metrics of one run (docs/planning.md §7). The HBM footprint per GPU stacks, in this

@@ -30,7 +30,7 @@ std::vector<std::string> set_arguments(const validation::SweepReproduction& r) {
 
 std::shared_ptr<const SweepResults> run_case_sweep(const validation::SweepReproduction& r, int jobs) {
   const PlannerScenario sc = load_planner_scenario(r.scenario, set_arguments(r));
-  const ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
+  ScenarioEvaluator evaluator(sc.file, sc.sweep.base);
   const SweepInputs inputs = evaluator.validate(sc.sweep.points);
   const auto& points = sc.sweep.points;
   std::vector<planner::ResultLine> lines(points.size());

@@ -179,6 +179,7 @@ ScenarioWorkload parse_agentx(const ConfigNode& w, std::int64_t model_len) {
     const std::string path = draft.trace_path;
     a.sessions = [path](std::uint64_t) { return sim::open_agentx_trace(path); };
     out.trace_path = path;
+    out.trace_read = "agentx " + path;
     out.description = "agentx replay of " + std::filesystem::path(path).filename().string();
   }
   a.replay = draft.replay;
@@ -272,6 +273,7 @@ ScenarioWorkload closed_loop_workload(const GeneratedDraft& o) {
       warmup > 0 ? std::to_string(warmup) + " warm-up and " + std::to_string(count) + " measured requests"
                  : std::to_string(count) + " requests";
   out.description = "closed loop, " + std::to_string(o.concurrency) + " clients, " + requests + ", " + lengths_text;
+  if (o.pairs) out.lengths_path = o.pairs->path();
   return out;
 }
 
@@ -307,6 +309,7 @@ ScenarioWorkload open_loop_workload(const GeneratedDraft& o) {
     return source;
   };
   out.description = open_loop_description(o, lengths_text);
+  if (o.pairs) out.lengths_path = o.pairs->path();
   return out;
 }
 
@@ -381,6 +384,19 @@ std::string trace_description(const std::string& path, const std::string& format
   return out;
 }
 
+// ScenarioWorkload::trace_read of a trace workload: every typed value that decides the rows read.
+std::string trace_read_key(const std::string& path, const std::string& format, const sim::TraceOptions& opt,
+                           const sim::TransformParams& tp, std::int64_t n) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                " hash_block %d skip_zero %d rebase %d window %lld..%lld time x%.17g rate x%.17g cap %llu first %lld",
+                opt.hash_block_tokens, opt.skip_zero_output ? 1 : 0, opt.rebase ? 1 : 0,
+                static_cast<long long>(tp.window_start.count_ns()), static_cast<long long>(tp.window_end.count_ns()),
+                tp.time_scale, tp.rate_scale, static_cast<unsigned long long>(tp.max_requests),
+                static_cast<long long>(n));
+  return "trace " + path + " (" + format + ")" + buf;
+}
+
 ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
   ScenarioWorkload out;
   out.kind = WorkloadKind::trace;
@@ -408,6 +424,7 @@ ScenarioWorkload trace_workload(const TraceWorkloadDraft& o) {
     return std::make_unique<sim::TransformedSource>(std::move(src), tp);
   };
   out.description = trace_description(path, resolved_format, tp, n, clients);
+  out.trace_read = trace_read_key(path, resolved_format, o.trace.options, tp, n);
   return out;
 }
 

@@ -49,7 +49,11 @@ struct ScenarioWorkload {
   sim::WorkloadSpec spec;          // source factory, concurrency, request cap
   std::uint64_t num_requests = 0;  // 0 = unbounded (a trace replayed whole, or an open loop by duration)
   std::string trace_path;          // resolved (trace kind; agentx kind with `trace:`)
-  std::string description;         // one line, for reports
+  std::string lengths_path;        // resolved empirical lengths file (generated kinds with `lengths:`)
+  // What decides the rows a run reads from trace_path (file, format, options, window and scales,
+  // request cap), one line; equal for two workloads that read the same rows. Empty without a trace.
+  std::string trace_read;
+  std::string description;  // one line, for reports
 };
 
 // The most requests a run may be asked for (a run keeps a record per request, about 200 bytes

@@ -70,6 +70,7 @@ class EmpiricalLengths final : public LengthDistribution {
   void sample(RngStream& rng, std::int32_t& input, std::int32_t& output) override;
   std::string describe() const override;
   std::size_t size() const { return pairs_.size(); }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;

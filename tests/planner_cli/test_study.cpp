@@ -1,4 +1,4 @@
-// The glue between planner and simulator, as a library: loading a planner scenario (overrides,
+// The study layer (study/), as a library: loading a planner scenario (overrides,
 // report and plan blocks), evaluating points (pruning with the footprint's reason, metrics that
 // add up), the report context and its provenance, and fleet sizing from finished plan results.
 #include <gtest/gtest.h>
@@ -212,13 +212,32 @@ TEST_F(TinySweep, InfeasiblePointIsPrunedWithTheFootprintsReason) {
   EXPECT_NE(o.reason.find("HBM over budget"), std::string::npos) << o.reason;
 }
 
+// validate() keeps what it parsed: a point of the grid is evaluated from those parameters, not parsed
+// again (the model card, a file beside the scenario, is gone by then), while a point it never saw
+// is parsed when evaluated.
+TEST(ScenarioEvaluator, EvaluatesTheParametersValidateParsed) {
+  TempDir dir;
+  std::string text = cli_testing::read_file(data_file("tiny_sweep.yaml"));
+  text.replace(text.find("model: deepseek-v4.1-flash"), 26, "model: ./card.yaml");
+  write_file(dir / "card.yaml",
+             cli_testing::read_file(engramsim::test::source_root() + "/models/cards/deepseek-v4.1-flash.yaml"));
+  write_file(dir / "s.yaml", text);
+  const PlannerScenario sc = engramsim::study::load_planner_scenario((dir / "s.yaml").string(), {});
+  ScenarioEvaluator ev(sc.file, sc.sweep.base);
+  const std::vector<SweepPoint> grid(sc.sweep.points.begin(), sc.sweep.points.begin() + 1);
+  ev.validate(grid);
+  std::filesystem::remove(dir / "card.yaml");
+  EXPECT_EQ(ev.evaluate(sc.sweep.points[0]).status, PointStatus::ok);
+  EXPECT_THROW(ev.evaluate(sc.sweep.points[1]), ConfigError);
+}
+
 TEST_F(TinySweep, ValidateNamesTheBadPointAndCollectsInputs) {
   const SweepInputs in = ev_.validate(sc_.sweep.points);
   EXPECT_EQ(in.node_names, (std::vector<std::string>{"hgx-b300", "hgx-h100"}));
   EXPECT_EQ(in.gpu_names, (std::vector<std::string>{"b300", "h100-sxm"}));
   EXPECT_EQ(in.price_tier, "hyperscaler");
   const PlannerScenario bad = load_planner_scenario(data_file("tiny_sweep.yaml"), {"sweep.axes.1.values=[2, 0]"});
-  const ScenarioEvaluator ev(bad.file, bad.sweep.base);
+  ScenarioEvaluator ev(bad.file, bad.sweep.base);
   try {
     ev.validate(bad.sweep.points);
     FAIL() << "concurrency 0 was accepted";

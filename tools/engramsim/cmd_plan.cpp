@@ -226,7 +226,7 @@ int plan_command(const SweepCliArgs& a) {
   if (!sc.plan)
     throw ConfigError({sc.file, 0, 0}, "sweep.plan",
                       "engramsim plan needs a sweep.plan block with the target load (docs/planning.md)");
-  const study::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, study::load_calibration_overrides(a.calibrations));
+  study::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, study::load_calibration_overrides(a.calibrations));
   const study::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   if (frontier_mode(sc, inputs)) return frontier_plan_command(a, sc, evaluator, inputs, mpi.get());
   if (sc.plan->target.power_mw > 0.0)

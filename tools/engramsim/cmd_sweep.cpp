@@ -82,7 +82,7 @@ int sweep_command(const SweepCliArgs& a) {
                       ? " (compare: variants run with engramsim run)"
                       : "")
               << "\n";
-  const study::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, study::load_calibration_overrides(a.calibrations));
+  study::ScenarioEvaluator evaluator(sc.file, sc.sweep.base, study::load_calibration_overrides(a.calibrations));
   const study::SweepInputs inputs = evaluator.validate(sc.sweep.points);
   planner::SweepRunOptions o =
       sweep_run_options(a, mpi.get(),
