@@ -16,6 +16,7 @@
 #include "core/json_text.hpp"
 #include "core/number_text.hpp"
 #include "core/staged_file.hpp"
+#include "sim/metrics/summary_metrics.hpp"
 
 namespace engramsim::scenario {
 namespace {
@@ -111,52 +112,49 @@ const FieldTable<Golden>& golden_schema() {
 }
 
 std::vector<std::pair<std::string, double>> golden_metrics(const sim::Summary& s) {
-  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
-  std::vector<std::pair<std::string, double>> m = {
-      {"num_requests", d(s.num_requests)},
-      {"completed", d(s.completed)},
-      {"unfinished", d(s.unfinished)},
-      {"rejected", d(s.rejected)},
-      {"total_input_tokens", d(s.total_input_tokens)},
-      {"total_output_tokens", d(s.total_output_tokens)},
-      {"duration", s.duration_s},
-      {"request_throughput", s.request_throughput},
-      {"output_throughput", s.output_throughput},
-      {"total_token_throughput", s.total_token_throughput},
-      {"tput_per_gpu", s.tput_per_gpu},
-      {"output_tput_per_gpu", s.output_tput_per_gpu},
-      {"mean_ttft_ms", s.ttft.mean},
-      {"median_ttft_ms", s.ttft.median},
-      {"p99_ttft_ms", s.ttft.p99},
-      {"mean_tpot_ms", s.tpot.mean},
-      {"median_tpot_ms", s.tpot.median},
-      {"p99_tpot_ms", s.tpot.p99},
-      {"median_itl_ms", s.itl.median},
-      {"p99_itl_ms", s.itl.p99},
-      {"median_e2el_ms", s.e2el.median},
-      {"p99_e2el_ms", s.e2el.p99},
-      {"median_intvty", s.median_intvty},
-      {"goodput_fraction", s.goodput_fraction},
-      {"preemptions", d(s.preemptions)},
-      {"prefix_cache_hit_rate", s.prefix_cache_hit_rate},
-      {"mean_kv_usage", s.mean_kv_usage},
-      {"gpu_busy_fraction", s.gpu_busy_fraction},
-      {"engram_stall_share", s.engram_stall_share},
-      {"tokens_per_dollar", s.tokens_per_dollar},
-      {"steps", d(static_cast<std::int64_t>(s.steps))},
+  static const char* const every_run[] = {"num_requests",
+                                          "completed",
+                                          "unfinished",
+                                          "rejected",
+                                          "total_input_tokens",
+                                          "total_output_tokens",
+                                          "duration",
+                                          "request_throughput",
+                                          "output_throughput",
+                                          "total_token_throughput",
+                                          "tput_per_gpu",
+                                          "output_tput_per_gpu",
+                                          "mean_ttft_ms",
+                                          "median_ttft_ms",
+                                          "p99_ttft_ms",
+                                          "mean_tpot_ms",
+                                          "median_tpot_ms",
+                                          "p99_tpot_ms",
+                                          "median_itl_ms",
+                                          "p99_itl_ms",
+                                          "median_e2el_ms",
+                                          "p99_e2el_ms",
+                                          "median_intvty",
+                                          "goodput_fraction",
+                                          "preemptions",
+                                          "prefix_cache_hit_rate",
+                                          "mean_kv_usage",
+                                          "gpu_busy_fraction",
+                                          "engram_stall_share",
+                                          "tokens_per_dollar",
+                                          "steps"};
+  // The agentic replay's own metrics (docs/agentic.md); other goldens keep their list.
+  static const char* const windowed[] = {
+      "excluded_requests", "cached_input_tput_per_gpu", "uncached_input_tput_per_gpu", "p90_e2e_norm_intvty",
+      "p90_itl_intvty",    "ideal_prefix_hit_rate",     "session_hit_rate_median",     "recomputed_prefix_tokens",
+      "kv_evictions"};
+  std::vector<std::pair<std::string, double>> m;
+  const auto add = [&](const char* key) {
+    m.emplace_back(key, sim::summary_metric_value(sim::summary_metrics(), key, s));
   };
-  if (s.windowed) {
-    // The agentic replay's own metrics (docs/agentic.md); other goldens keep their list.
-    m.insert(m.end(), {{"excluded_requests", d(s.excluded_requests)},
-                       {"cached_input_tput_per_gpu", s.cached_input_tput_per_gpu},
-                       {"uncached_input_tput_per_gpu", s.uncached_input_tput_per_gpu},
-                       {"p90_e2e_norm_intvty", s.p90_e2e_norm_intvty},
-                       {"p90_itl_intvty", s.p90_itl_intvty},
-                       {"ideal_prefix_hit_rate", s.ideal_prefix_hit_rate},
-                       {"session_hit_rate_median", s.session_hit_rate_median},
-                       {"recomputed_prefix_tokens", d(s.recomputed_prefix_tokens)},
-                       {"kv_evictions", d(s.kv_evictions)}});
-  }
+  for (const char* key : every_run) add(key);
+  if (s.windowed)
+    for (const char* key : windowed) add(key);
   return m;
 }
 

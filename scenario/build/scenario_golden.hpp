@@ -40,7 +40,7 @@ struct Golden {
   std::vector<GoldenVariant> variants;
 };
 
-// The metrics a golden stores, from a run's summary, in file order.
+// The metrics a golden stores, from a run's summary, in file order (keys of sim/metrics/summary_metrics.hpp).
 std::vector<std::pair<std::string, double>> golden_metrics(const sim::Summary& s);
 Golden golden_from_session(const ScenarioSession& session, std::vector<SetArgument> set, std::string note);
 

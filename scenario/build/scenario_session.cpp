@@ -17,6 +17,7 @@
 #include "core/parallel_for.hpp"
 #include "core/staged_file.hpp"
 #include "sim/metrics/result_writers.hpp"
+#include "sim/metrics/summary_metrics.hpp"
 
 namespace engramsim::scenario {
 namespace {
@@ -235,22 +236,13 @@ void write_session_outputs(const ScenarioSession& s, const std::string& dir) {
 }
 
 std::vector<std::pair<std::string, double>> headline_metrics(const sim::Summary& s) {
-  return {
-      {"completed", static_cast<double>(s.completed)},
-      {"tput_per_gpu", s.tput_per_gpu},
-      {"output_tput_per_gpu", s.output_tput_per_gpu},
-      {"output_throughput", s.output_throughput},
-      {"p50_ttft_ms", s.ttft.median},
-      {"p99_ttft_ms", s.ttft.p99},
-      {"p50_tpot_ms", s.tpot.median},
-      {"p99_tpot_ms", s.tpot.p99},
-      {"p50_itl_ms", s.itl.median},
-      {"p99_itl_ms", s.itl.p99},
-      {"median_intvty", s.median_intvty},
-      {"engram_stall_share", s.engram_stall_share},
-      {"mean_kv_usage", s.mean_kv_usage},
-      {"tokens_per_dollar", s.tokens_per_dollar},
-  };
+  static const char* const keys[] = {"completed",     "tput_per_gpu",     "output_tput_per_gpu", "output_throughput",
+                                     "p50_ttft_ms",   "p99_ttft_ms",      "p50_tpot_ms",         "p99_tpot_ms",
+                                     "p50_itl_ms",    "p99_itl_ms",       "median_intvty",       "engram_stall_share",
+                                     "mean_kv_usage", "tokens_per_dollar"};
+  std::vector<std::pair<std::string, double>> m;
+  for (const char* key : keys) m.emplace_back(key, sim::summary_metric_value(sim::summary_metrics(), key, s));
+  return m;
 }
 
 std::string session_json(const ScenarioSession& s) {

@@ -85,7 +85,8 @@ void check_outputs_spare_inputs(const ScenarioSession& session, const std::vecto
 // The files write_session_outputs(session, dir) writes.
 std::vector<std::string> session_output_files(const ScenarioSession& session, const std::string& dir);
 
-// The headline numbers of a run, in the order reports show them (name, value; NaN when undefined).
+// The headline numbers of a run, in the order reports show them (name, value; NaN when undefined),
+// named by keys of sim/metrics/summary_metrics.hpp.
 std::vector<std::pair<std::string, double>> headline_metrics(const sim::Summary& s);
 
 // --json: without compare the summary.json object; with compare {"scenario", "variants": [{name,
