@@ -88,7 +88,7 @@ struct HostOverhead {
   // The engine's front end turns each request's prompt text into token ids on one of its workers, in
   // arrival order, before the scheduler sees it: this long per prompt token (the whole prompt,
   // cached prefix included). Not a step cost: the replica queues requests through it
-  // (sim/serving/replica.hpp). 0: requests reach the scheduler on arrival.
+  // (sim/serving/replica/replica.hpp). 0: requests reach the scheduler on arrival.
   Time frontend_per_prompt_token = Time::zero();
   // What the engine's start-up memory profile takes before it sizes the KV pool (the footprint's
   // terms; models/engine_memory.hpp).

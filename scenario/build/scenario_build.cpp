@@ -14,7 +14,7 @@
 #include "scenario/schema/deployment_schema.hpp"
 #include "scenario/schema/scheduler_schema.hpp"
 #include "sim/memory/node_fabric_params.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 namespace engramsim::scenario {
 namespace {

@@ -14,8 +14,8 @@
 #include "core/config_node.hpp"
 #include "core/field_table.hpp"
 #include "scenario/schema/scenario_params.hpp"
-#include "sim/serving/router_registry.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 namespace engramsim::scenario {
 

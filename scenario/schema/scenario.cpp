@@ -15,7 +15,7 @@
 #include "models/roofline_step_model.hpp"
 #include "scenario/schema/data_path.hpp"
 #include "scenario/schema/deployment_schema.hpp"
-#include "sim/serving/builtin_registries.hpp"
+#include "sim/serving/replica/builtin_registries.hpp"
 
 namespace engramsim::scenario {
 namespace {

@@ -26,8 +26,8 @@
 #include "hardware/calibration_profile.hpp"
 #include "scenario/schema/scenario_params.hpp"
 #include "sim/metrics/summary.hpp"
-#include "sim/serving/router_registry.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 namespace engramsim::scenario {
 

@@ -18,7 +18,7 @@
 #include "scenario/schema/scenario_in_run.hpp"
 #include "scenario/schema/scenario_workload.hpp"
 #include "sim/metrics/summary.hpp"
-#include "sim/serving/scheduler.hpp"
+#include "sim/serving/scheduler/scheduler.hpp"
 
 namespace engramsim::scenario {
 

@@ -5,7 +5,7 @@
 
 #include "core/field_table.hpp"
 #include "scenario/schema/scenario_params.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 namespace engramsim::scenario {
 

@@ -21,10 +21,10 @@
 #include "sim/metrics/chrome_trace.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/metrics/time_series.hpp"
-#include "sim/serving/replica.hpp"
-#include "sim/serving/router_registry.hpp"
+#include "sim/serving/replica/replica.hpp"
+#include "sim/serving/router/router_registry.hpp"
 #include "sim/serving/run_probe.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 #include "sim/workload/agentic_replay_driver.hpp"
 #include "sim/workload/request_source.hpp"
 

@@ -13,7 +13,7 @@
 #include <deque>
 #include <vector>
 
-#include "sim/serving/kv_block_manager.hpp"
+#include "sim/serving/kv/kv_block_manager.hpp"
 #include "sim/serving/sequence.hpp"
 #include "sim/serving/slot_pool.hpp"
 #include "sim/serving/step_plan.hpp"

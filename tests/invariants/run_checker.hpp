@@ -9,7 +9,7 @@
 
 #include "scenario/build/scenario_build.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "sim/serving/deployment.hpp"
+#include "sim/serving/replica/deployment.hpp"
 #include "sim/serving/run_probe.hpp"
 
 namespace engramsim::testing {

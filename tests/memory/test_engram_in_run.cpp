@@ -20,7 +20,7 @@
 #include "sim/fabric/simgrid_fabric.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/run/run_simulation.hpp"
-#include "sim/serving/step_executor.hpp"
+#include "sim/serving/replica/step_executor.hpp"
 #include "tests/support/config_error.hpp"
 
 namespace engramsim {

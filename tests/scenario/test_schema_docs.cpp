@@ -12,8 +12,8 @@
 #include "scenario/schema/scenario_in_run.hpp"
 #include "scenario/schema/scenario_workload.hpp"
 #include "scenario/schema/scheduler_schema.hpp"
-#include "sim/serving/router_registry.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 #include "tests/support/docs_table.hpp"
 
 namespace engramsim::sim {

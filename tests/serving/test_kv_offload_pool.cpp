@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "sim/serving/kv_block_manager.hpp"
-#include "sim/serving/kv_offload_pool.hpp"
+#include "sim/serving/kv/kv_block_manager.hpp"
+#include "sim/serving/kv/kv_offload_pool.hpp"
 #include "sim/serving/replica_state.hpp"
 
 namespace engramsim::sim {

@@ -3,7 +3,7 @@
 #include "core/config_node.hpp"
 #include "core/error.hpp"
 #include "scenario/schema/scenario_workload.hpp"
-#include "sim/serving/router_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "sim/serving/kv_block_manager.hpp"
+#include "sim/serving/kv/kv_block_manager.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "sim/serving/router_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;

@@ -4,10 +4,10 @@
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "sim/serving/continuous_batching_scheduler.hpp"
-#include "sim/serving/prefill_first_scheduler.hpp"
-#include "sim/serving/scheduler_registry.hpp"
-#include "sim/serving/static_batching_scheduler.hpp"
+#include "sim/serving/scheduler/continuous_batching_scheduler.hpp"
+#include "sim/serving/scheduler/prefill_first_scheduler.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
+#include "sim/serving/scheduler/static_batching_scheduler.hpp"
 #include "sim_test_support.hpp"
 
 using namespace engramsim;

@@ -37,7 +37,7 @@
 #include "planner/sweep_spec.hpp"
 #include "scenario/build/scenario_golden.hpp"
 #include "scenario/build/scenario_session.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 #include "study/scenario_evaluator.hpp"
 #include "tools/engramsim/cli_common.hpp"
 #include "tools/engramsim/run_progress.hpp"

@@ -7,7 +7,7 @@
 #include "core/config_override.hpp"
 #include "core/error.hpp"
 #include "scenario/schema/scheduler_schema.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 namespace engramsim::cli {
 namespace {

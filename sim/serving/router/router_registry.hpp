@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/registry.hpp"
-#include "sim/serving/router.hpp"
+#include "sim/serving/router/router.hpp"
 
 namespace engramsim::sim {
 

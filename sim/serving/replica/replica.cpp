@@ -1,4 +1,4 @@
-#include "sim/serving/replica.hpp"
+#include "sim/serving/replica/replica.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "core/registry.hpp"
-#include "sim/serving/scheduler.hpp"
+#include "sim/serving/scheduler/scheduler.hpp"
 
 namespace engramsim::sim {
 

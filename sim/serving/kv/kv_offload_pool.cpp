@@ -1,4 +1,4 @@
-#include "sim/serving/kv_offload_pool.hpp"
+#include "sim/serving/kv/kv_offload_pool.hpp"
 
 #include <stdexcept>
 

@@ -44,12 +44,12 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/serving/decode_padding.hpp"
 #include "sim/serving/engram_in_run.hpp"
+#include "sim/serving/replica/step_executor.hpp"
 #include "sim/serving/replica_state.hpp"
-#include "sim/serving/router.hpp"
-#include "sim/serving/scheduler.hpp"
+#include "sim/serving/router/router.hpp"
+#include "sim/serving/scheduler/scheduler.hpp"
 #include "sim/serving/serving_observer.hpp"
 #include "sim/serving/spec_decode.hpp"
-#include "sim/serving/step_executor.hpp"
 
 namespace engramsim::sim {
 

@@ -23,7 +23,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/serving/kv_offload_pool.hpp"
+#include "sim/serving/kv/kv_offload_pool.hpp"
 
 namespace engramsim::sim {
 

@@ -1,9 +1,9 @@
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 #include "core/error.hpp"
-#include "sim/serving/continuous_batching_scheduler.hpp"
-#include "sim/serving/prefill_first_scheduler.hpp"
-#include "sim/serving/static_batching_scheduler.hpp"
+#include "sim/serving/scheduler/continuous_batching_scheduler.hpp"
+#include "sim/serving/scheduler/prefill_first_scheduler.hpp"
+#include "sim/serving/scheduler/static_batching_scheduler.hpp"
 
 namespace engramsim::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/serving/deployment.hpp"
+#include "sim/serving/replica/deployment.hpp"
 
 #include "core/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "sim/serving/prefill_first_scheduler.hpp"
+#include "sim/serving/scheduler/prefill_first_scheduler.hpp"
 
 #include <climits>
 

@@ -1,4 +1,4 @@
-#include "sim/serving/step_executor.hpp"
+#include "sim/serving/replica/step_executor.hpp"
 
 namespace engramsim::sim {
 

@@ -1,6 +1,6 @@
-#include "sim/serving/router_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
 
-#include "sim/serving/routers.hpp"
+#include "sim/serving/router/routers.hpp"
 
 namespace engramsim::sim {
 

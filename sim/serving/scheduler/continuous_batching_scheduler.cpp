@@ -1,4 +1,4 @@
-#include "sim/serving/continuous_batching_scheduler.hpp"
+#include "sim/serving/scheduler/continuous_batching_scheduler.hpp"
 
 #include <algorithm>
 #include <climits>

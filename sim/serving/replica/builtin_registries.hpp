@@ -2,8 +2,8 @@
 // ones filled into storage the caller owns (no global instance).
 #pragma once
 
-#include "sim/serving/router_registry.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/router/router_registry.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 
 namespace engramsim::sim {
 

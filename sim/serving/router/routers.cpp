@@ -1,4 +1,4 @@
-#include "sim/serving/routers.hpp"
+#include "sim/serving/router/routers.hpp"
 
 namespace engramsim::sim {
 

@@ -14,7 +14,7 @@
 
 #include <unordered_map>
 
-#include "sim/serving/router.hpp"
+#include "sim/serving/router/router.hpp"
 
 namespace engramsim::sim {
 

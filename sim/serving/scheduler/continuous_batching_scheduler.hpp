@@ -29,7 +29,7 @@
 #pragma once
 
 #include "sim/serving/replica_state.hpp"
-#include "sim/serving/scheduler.hpp"
+#include "sim/serving/scheduler/scheduler.hpp"
 
 namespace engramsim::sim {
 

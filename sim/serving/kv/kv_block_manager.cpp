@@ -1,4 +1,4 @@
-#include "sim/serving/kv_block_manager.hpp"
+#include "sim/serving/kv/kv_block_manager.hpp"
 
 #include <bit>
 #include <stdexcept>

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "sim/engine/simulation.hpp"
-#include "sim/serving/replica.hpp"
+#include "sim/serving/replica/replica.hpp"
 #include "sim/serving/request_sink.hpp"
-#include "sim/serving/router.hpp"
-#include "sim/serving/scheduler_registry.hpp"
+#include "sim/serving/router/router.hpp"
+#include "sim/serving/scheduler/scheduler_registry.hpp"
 #include "sim/serving/serving_observer.hpp"
 
 namespace engramsim::sim {

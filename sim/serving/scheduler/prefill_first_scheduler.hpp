@@ -5,7 +5,7 @@
 // get short TTFT at the price of stalling all decodes while they prefill.
 #pragma once
 
-#include "sim/serving/scheduler.hpp"
+#include "sim/serving/scheduler/scheduler.hpp"
 
 namespace engramsim::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/serving/static_batching_scheduler.hpp"
+#include "sim/serving/scheduler/static_batching_scheduler.hpp"
 
 #include <climits>
 #include <stdexcept>

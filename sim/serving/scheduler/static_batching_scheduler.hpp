@@ -5,7 +5,7 @@
 // The token budget does not apply.
 #pragma once
 
-#include "sim/serving/scheduler.hpp"
+#include "sim/serving/scheduler/scheduler.hpp"
 
 namespace engramsim::sim {
 
