@@ -23,22 +23,6 @@ constexpr std::uint64_t GiB = 1ull << 30;
 
 bool wanted(const CalibrationOptions& o, const char* s) { return o.sections.count(s) > 0; }
 
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp8:
-      return "fp8";
-    case Precision::bf16:
-      return "bf16";
-    case Precision::fp16:
-      return "fp16";
-    case Precision::fp32:
-      return "fp32";
-    case Precision::fp4:
-      return "fp4";
-  }
-  return "bf16";
-}
-
 std::vector<std::uint64_t> geometric(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor) {
   std::vector<std::uint64_t> v;
   for (std::uint64_t x = lo; x <= hi; x *= factor) v.push_back(x);
@@ -236,8 +220,8 @@ void measure_gemm(GpuSections& g) {
     const double med = median(p.seconds);
     const double flops =
         2.0 * static_cast<double>(p.shape.m) * static_cast<double>(p.shape.n) * static_cast<double>(p.shape.k);
-    const std::string case_name = std::string(precision_name(p.precision)) + " n=" + std::to_string(p.shape.n) +
-                                  " k=" + std::to_string(p.shape.k);
+    const std::string case_name =
+        std::string(to_string(p.precision)) + " n=" + std::to_string(p.shape.n) + " k=" + std::to_string(p.shape.k);
     for (const double sec : p.seconds)
       g.run.samples.add("gemm", case_name, "m", static_cast<double>(p.shape.m), "seconds", sec);
     g.run.samples.add("gemm", case_name, "m", static_cast<double>(p.shape.m), "relative_error", p.relative_error);

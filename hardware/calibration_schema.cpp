@@ -26,13 +26,7 @@ std::vector<std::pair<std::string, IndexDistribution>> distributions() {
           {to_string(IndexDistribution::zipf), IndexDistribution::zipf}};
 }
 
-std::vector<std::pair<std::string, Precision>> precisions() {
-  return {{"fp4", Precision::fp4},
-          {"fp8", Precision::fp8},
-          {"bf16", Precision::bf16},
-          {"fp16", Precision::fp16},
-          {"fp32", Precision::fp32}};
-}
+std::vector<std::pair<std::string, Precision>> precisions() { return kPrecisionNames.choices(); }
 
 // --- shared pieces ---------------------------------------------------------------------------
 

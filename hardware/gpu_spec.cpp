@@ -1,40 +1,10 @@
 #include "hardware/gpu_spec.hpp"
 
-#include <array>
-#include <utility>
-
 namespace engramsim {
-namespace {
 
-constexpr std::array<std::pair<Precision, const char*>, 5> kPrecisionNames{{
-    {Precision::fp4, "fp4"},
-    {Precision::fp8, "fp8"},
-    {Precision::bf16, "bf16"},
-    {Precision::fp16, "fp16"},
-    {Precision::fp32, "fp32"},
-}};
+std::optional<Precision> precision_from_string(const std::string& s) { return kPrecisionNames.parse(s); }
 
-constexpr std::array<std::pair<HostLinkKind, const char*>, 5> kHostLinkNames{{
-    {HostLinkKind::pcie_gen4_x16, "pcie_gen4_x16"},
-    {HostLinkKind::pcie_gen5_x16, "pcie_gen5_x16"},
-    {HostLinkKind::pcie_gen6_x16, "pcie_gen6_x16"},
-    {HostLinkKind::nvlink_c2c, "nvlink_c2c"},
-    {HostLinkKind::infinity_fabric, "infinity_fabric"},
-}};
-
-}  // namespace
-
-std::optional<Precision> precision_from_string(const std::string& s) {
-  for (const auto& [p, n] : kPrecisionNames)
-    if (s == n) return p;
-  return std::nullopt;
-}
-
-const char* to_string(Precision p) {
-  for (const auto& [q, n] : kPrecisionNames)
-    if (q == p) return n;
-  return "?";
-}
+const char* to_string(Precision p) { return kPrecisionNames.name(p); }
 
 double bytes_per_element(Precision p) {
   switch (p) {
@@ -52,16 +22,8 @@ double bytes_per_element(Precision p) {
   return 0.0;
 }
 
-std::optional<HostLinkKind> host_link_kind_from_string(const std::string& s) {
-  for (const auto& [k, n] : kHostLinkNames)
-    if (s == n) return k;
-  return std::nullopt;
-}
+std::optional<HostLinkKind> host_link_kind_from_string(const std::string& s) { return kHostLinkNames.parse(s); }
 
-const char* to_string(HostLinkKind k) {
-  for (const auto& [q, n] : kHostLinkNames)
-    if (q == k) return n;
-  return "?";
-}
+const char* to_string(HostLinkKind k) { return kHostLinkNames.name(k); }
 
 }  // namespace engramsim

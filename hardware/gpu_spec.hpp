@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 
 namespace engramsim {
@@ -16,6 +17,14 @@ namespace engramsim {
 // Numeric formats that weights, activations, KV cache and GEMMs use.
 enum class Precision { fp4, fp8, bf16, fp16, fp32 };
 inline constexpr std::size_t kPrecisionCount = 5;
+// Their names, the one spelling every file and schema uses.
+inline constexpr EnumNames<Precision, kPrecisionCount> kPrecisionNames{{{
+    {Precision::fp4, "fp4"},
+    {Precision::fp8, "fp8"},
+    {Precision::bf16, "bf16"},
+    {Precision::fp16, "fp16"},
+    {Precision::fp32, "fp32"},
+}}};
 
 // "fp4" -> Precision::fp4 etc.; nullopt for an unknown name.
 std::optional<Precision> precision_from_string(const std::string& s);
@@ -25,6 +34,13 @@ double bytes_per_element(Precision p);
 
 // pcie_gen4_x16 is for A100-era hosts.
 enum class HostLinkKind { pcie_gen4_x16, pcie_gen5_x16, pcie_gen6_x16, nvlink_c2c, infinity_fabric };
+inline constexpr EnumNames<HostLinkKind, 5> kHostLinkNames{{{
+    {HostLinkKind::pcie_gen4_x16, "pcie_gen4_x16"},
+    {HostLinkKind::pcie_gen5_x16, "pcie_gen5_x16"},
+    {HostLinkKind::pcie_gen6_x16, "pcie_gen6_x16"},
+    {HostLinkKind::nvlink_c2c, "nvlink_c2c"},
+    {HostLinkKind::infinity_fabric, "infinity_fabric"},
+}}};
 std::optional<HostLinkKind> host_link_kind_from_string(const std::string& s);
 const char* to_string(HostLinkKind k);
 

@@ -110,13 +110,7 @@ Table& scales(Table& t, const std::string& key, Access access, const std::string
                   [key, access](const ConfigNode& m, Card& c) { access(c) = scale_overhead(m.child(key)); });
 }
 
-std::vector<std::pair<std::string, Precision>> precision_names() {
-  return {{"fp4", Precision::fp4},
-          {"fp8", Precision::fp8},
-          {"bf16", Precision::bf16},
-          {"fp16", Precision::fp16},
-          {"fp32", Precision::fp32}};
-}
+std::vector<std::pair<std::string, Precision>> precision_names() { return kPrecisionNames.choices(); }
 
 // --- attention ---------------------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ FieldTable<PrecisionOverrides> precision_schema() {
   using P = PrecisionOverrides;
   FieldTable<P> t("precision");
   std::vector<std::pair<std::string, std::optional<Precision>>> names;
-  for (const char* n : {"fp4", "fp8", "bf16", "fp16", "fp32"}) names.emplace_back(n, *precision_from_string(n));
+  for (const auto& [p, n] : kPrecisionNames.entries) names.emplace_back(n, p);
   const std::pair<const char*, std::optional<Precision> P::*> kinds[] = {
       {"attention", &P::attention}, {"dense_ffn", &P::dense_ffn}, {"experts", &P::experts},
       {"embedding", &P::embedding}, {"lm_head", &P::lm_head},     {"kv_cache", &P::kv_cache}};
