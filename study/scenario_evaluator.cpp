@@ -213,6 +213,21 @@ void check_profiles_used(const CalibrationOverrides& calibrations, const SweepIn
 
 }  // namespace
 
+namespace {
+
+// The point's assignments as one string, each part prefixed with its length so that no two
+// assignment lists give the same key (a label joins them with spaces, which a value may hold).
+std::string point_key(const planner::SweepPoint& p) {
+  std::string key;
+  for (const auto& a : p.assignments) {
+    const std::string value = planner::canonical_text(a.value);
+    key += std::to_string(a.key.size()) + ":" + a.key + std::to_string(value.size()) + ":" + value;
+  }
+  return key;
+}
+
+}  // namespace
+
 SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& points) {
   SweepInputs in;
   std::vector<std::string> traces_read;
@@ -228,7 +243,7 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& 
     add_point_inputs(params, in);
     add_point_files(params, in);
     read_trace_once(params, traces_read);
-    parsed_.insert_or_assign(p.label(), std::move(params));
+    parsed_.insert_or_assign(point_key(p), std::move(params));
   }
   for (const auto& node : in.node_paths) add_gpu_file(node, in);
   check_profiles_used(calibrations_, in);
@@ -236,7 +251,7 @@ SweepInputs ScenarioEvaluator::validate(const std::vector<planner::SweepPoint>& 
 }
 
 scenario::ScenarioParams ScenarioEvaluator::params_of(const planner::SweepPoint& point) const {
-  const auto it = parsed_.find(point.label());
+  const auto it = parsed_.find(point_key(point));
   return it != parsed_.end() ? it->second : parse(scenario_for_point(base_, point));
 }
 

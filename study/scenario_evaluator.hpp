@@ -102,7 +102,7 @@ class ScenarioEvaluator {
   YAML::Node base_;
   CalibrationOverrides calibrations_;
   std::size_t cdf_samples_;
-  // validate()'s parameters by point label; read-only once evaluations start.
+  // validate()'s parameters by the point's assignments (point_key); read-only once evaluations start.
   std::map<std::string, scenario::ScenarioParams> parsed_;
   scenario::ScenarioParams params_of(const planner::SweepPoint& point) const;
 };
