@@ -16,6 +16,7 @@
 #include "hardware/gpu_reference.hpp"
 #include "scenario/build/serve_command.hpp"
 #include "scenario/schema/data_path.hpp"
+#include "sim/metrics/summary_metrics.hpp"
 #include "study/provenance.hpp"
 #include "validation/recorded_accuracy.hpp"
 
@@ -318,12 +319,19 @@ double peak_kv_usage(const sim::TimeSeries& ts) {
   return peak;
 }
 
+// The summary metrics a sweep point carries (sim/metrics/summary_metrics.hpp `in_sweep`), under
+// their summary.json keys.
+void add_summary_metrics(const sim::Summary& s, nlohmann::json& extra) {
+  for (const sim::MetricValue& v : sim::sweep_values(sim::summary_metrics(), s))
+    extra[v.key] = v.integer ? nlohmann::json(static_cast<std::int64_t>(v.value)) : num(v.value);
+}
+
 // The deployment and run details the results file keeps beside the headline metrics; the KV figures
 // are what the KV wall reads (planner/kv_wall.hpp, docs/planning.md "The KV wall").
 nlohmann::json point_extra(const scenario::BuiltScenario& b, const sim::RunResult& r) {
   const sim::Summary& s = r.summary;
   const ParallelLayout& l = b.footprint.layout;
-  return {
+  nlohmann::json extra = {
       {"node", b.params.node.name},
       {"gpu", b.params.node.gpu.name},
       {"model", b.card.name},
@@ -333,35 +341,15 @@ nlohmann::json point_extra(const scenario::BuiltScenario& b, const sim::RunResul
       {"ep", l.ep},
       {"attention", b.footprint.dp_attention ? "data" : "tensor"},
       {"kv_blocks_per_replica", b.kv_blocks_per_replica},
-      {"num_requests", s.num_requests},
-      {"completed", s.completed},
-      {"unfinished", s.unfinished},
-      {"rejected", s.rejected},
       {"duration_s", num(s.duration_s)},
-      {"total_token_throughput", num(s.total_token_throughput)},
       {"tokens_per_request",
        num(s.completed > 0 ? static_cast<double>(s.total_input_tokens + s.total_output_tokens) / s.completed : kNaN)},
       {"itl_ms", {{"p50", num(s.itl.median)}, {"p99", num(s.itl.p99)}}},
       {"queue_ms", {{"p50", num(s.queue.median)}, {"p99", num(s.queue.p99)}}},
-      {"goodput_fraction", num(s.goodput_fraction)},
-      {"preemptions", s.preemptions},
-      {"mean_kv_usage", num(s.mean_kv_usage)},
       {"peak_kv_usage", num(peak_kv_usage(r.timeseries))},
-      {"total_input_tokens", s.total_input_tokens},
-      {"cached_input_tokens", s.cached_input_tokens},
-      {"total_output_tokens", s.total_output_tokens},
-      {"recomputed_tokens", s.recomputed_tokens},
-      {"recomputed_prefix_tokens", s.recomputed_prefix_tokens},
-      {"prefix_cache_hit_rate", num(s.prefix_cache_hit_rate)},
-      {"ideal_prefix_hit_rate", num(s.ideal_prefix_hit_rate)},
-      {"kv_evictions", s.kv_evictions},
-      {"gpu_busy_fraction", num(s.gpu_busy_fraction)},
-      {"engram_fetch_s", num(s.engram_fetch_s)},
-      {"engram_stall_s", num(s.engram_stall_s)},
       {"engram_capacity_usd_per_gpu_hour", num(b.price.engram_capacity.value())},
       {"host_dram_engram_per_node_gib", num(b.footprint.per_node.host_dram_engram.gib())},
       {"ssd_engram_per_node_gib", num(b.footprint.per_node.ssd_engram.gib())},
-      {"tokens_per_dollar", num(s.tokens_per_dollar)},
       {"paid_gpus_per_used_gpu", num(b.price.paid_per_used)},
       {"gpus_per_node", b.params.node.gpu_count},
       {"host_memory_per_node_gib",
@@ -373,9 +361,9 @@ nlohmann::json point_extra(const scenario::BuiltScenario& b, const sim::RunResul
         {"page_cache_used", num(b.host_memory.page_cache_used.gib())},
         {"page_cache_capacity", num(b.host_memory.page_cache_capacity.gib())},
         {"rest", num(b.host_memory.rest().gib())}}},
-      {"steps", s.steps},
-      {"events", s.events},
   };
+  add_summary_metrics(s, extra);
+  return extra;
 }
 
 // The calibration a point ran with: its profile and the sections applied or kept at defaults, as

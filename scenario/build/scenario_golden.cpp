@@ -21,32 +21,7 @@
 namespace engramsim::scenario {
 namespace {
 
-struct Tolerance {
-  double rel = 0.0;
-  double abs = 0.0;
-};
-
-Tolerance tolerance_for(const std::string& metric) {
-  static const std::set<std::string> exact = {"num_requests",     "completed",          "unfinished",
-                                              "rejected",         "total_input_tokens", "total_output_tokens",
-                                              "excluded_requests"};
-  static const std::set<std::string> shares = {"mean_kv_usage",          "gpu_busy_fraction", "engram_stall_share",
-                                               "prefix_cache_hit_rate",  "goodput_fraction",  "ideal_prefix_hit_rate",
-                                               "session_hit_rate_median"};
-  if (exact.count(metric)) return {0.0, 0.0};
-  if (shares.count(metric)) return {0.0, 0.005};
-  if (metric == "steps" || metric == "preemptions") return {0.01, 2.0};
-  return {0.01, 1e-3};
-}
-
 std::string fmt(double v) { return printf_number(v, "%.6g"); }
-
-// A tolerance in words, for the docs ("exact", "abs 0.005", "rel 1 % + 2").
-std::string tolerance_words(const Tolerance& t) {
-  if (t.rel == 0.0 && t.abs == 0.0) return "exact";
-  if (t.rel == 0.0) return "abs " + fmt(t.abs);
-  return "rel " + fmt(100.0 * t.rel) + " % + " + fmt(t.abs);
-}
 
 // One key per metric golden_metrics() stores (an agentic replay's too), each with its tolerance.
 FieldTable<GoldenVariant> metrics_schema() {
@@ -57,7 +32,7 @@ FieldTable<GoldenVariant> metrics_schema() {
   FieldTable<GoldenVariant> t("golden metrics");
   for (const auto& m : golden_metrics(windowed)) {
     const std::string key = m.first;
-    std::string meaning = "tolerance: " + tolerance_words(tolerance_for(key));
+    std::string meaning = "tolerance: " + sim::golden_check_words(sim::golden_check(sim::summary_metrics(), key));
     if (!always.count(key)) meaning += "; agentic replays only (docs/agentic.md)";
     t.custom({key, "number or null", "absent", meaning}, [key](const ConfigNode& n, GoldenVariant& v) {
       const ConfigNode value = n.child(key);
@@ -112,49 +87,8 @@ const FieldTable<Golden>& golden_schema() {
 }
 
 std::vector<std::pair<std::string, double>> golden_metrics(const sim::Summary& s) {
-  static const char* const every_run[] = {"num_requests",
-                                          "completed",
-                                          "unfinished",
-                                          "rejected",
-                                          "total_input_tokens",
-                                          "total_output_tokens",
-                                          "duration",
-                                          "request_throughput",
-                                          "output_throughput",
-                                          "total_token_throughput",
-                                          "tput_per_gpu",
-                                          "output_tput_per_gpu",
-                                          "mean_ttft_ms",
-                                          "median_ttft_ms",
-                                          "p99_ttft_ms",
-                                          "mean_tpot_ms",
-                                          "median_tpot_ms",
-                                          "p99_tpot_ms",
-                                          "median_itl_ms",
-                                          "p99_itl_ms",
-                                          "median_e2el_ms",
-                                          "p99_e2el_ms",
-                                          "median_intvty",
-                                          "goodput_fraction",
-                                          "preemptions",
-                                          "prefix_cache_hit_rate",
-                                          "mean_kv_usage",
-                                          "gpu_busy_fraction",
-                                          "engram_stall_share",
-                                          "tokens_per_dollar",
-                                          "steps"};
-  // The agentic replay's own metrics (docs/agentic.md); other goldens keep their list.
-  static const char* const windowed[] = {
-      "excluded_requests", "cached_input_tput_per_gpu", "uncached_input_tput_per_gpu", "p90_e2e_norm_intvty",
-      "p90_itl_intvty",    "ideal_prefix_hit_rate",     "session_hit_rate_median",     "recomputed_prefix_tokens",
-      "kv_evictions"};
   std::vector<std::pair<std::string, double>> m;
-  const auto add = [&](const char* key) {
-    m.emplace_back(key, sim::summary_metric_value(sim::summary_metrics(), key, s));
-  };
-  for (const char* key : every_run) add(key);
-  if (s.windowed)
-    for (const char* key : windowed) add(key);
+  for (const sim::MetricValue& v : sim::golden_values(sim::summary_metrics(), s)) m.emplace_back(v.key, v.value);
   return m;
 }
 
@@ -247,7 +181,7 @@ std::vector<std::string> compare_with_golden(const Golden& expected, const Golde
           out.push_back(label + ": " + key + " " + fmt(got) + " vs golden " + fmt(want));
         continue;
       }
-      const Tolerance t = tolerance_for(key);
+      const sim::GoldenCheck t = sim::golden_check(sim::summary_metrics(), key);
       const double allowed = t.abs + t.rel * std::fabs(want);
       if (std::fabs(got - want) > allowed) {
         const double rel = want != 0.0 ? 100.0 * (got - want) / std::fabs(want) : 0.0;

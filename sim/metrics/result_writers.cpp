@@ -40,7 +40,7 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
                         const std::vector<SummaryMetric>& metrics) {
   JsonObject j(os);
   for (const SummaryMetric& m : metrics) {
-    if (!section_written(m.section, s)) continue;
+    if (!m.in_summary_json || !section_written(m.section, s)) continue;
     const double v = m.value(s, slo);
     if (m.integer)
       j.integer(m.key, static_cast<std::int64_t>(v));

@@ -3,6 +3,7 @@
 // their metrics from it; docs/simulator.md's table is the list's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -41,16 +42,83 @@ TEST(SummaryMetrics, SummaryJsonCarriesTheSectionsARunHas) {
   EXPECT_NE(summary_json(s).find("\"kv_offload_written_gb\": 1.500000"), std::string::npos);
 }
 
-// A metric declared in the list is written without touching the writer.
-TEST(SummaryMetrics, AMetricAddedToTheListIsWritten) {
+bool has_key(const std::vector<MetricValue>& values, const std::string& key, double value) {
+  for (const MetricValue& v : values)
+    if (v.key == key) return v.value == value;
+  return false;
+}
+
+bool in_run_table(const std::vector<SummaryMetric>& list, const std::string& key) {
+  for (const SummaryMetric* m : run_table_metrics(list, true, true))
+    if (m->key == key) return true;
+  return false;
+}
+
+// A metric declared once in the list reaches all five outputs without touching their writers:
+// summary.json, the run table, sweep results, goldens and the docs table.
+TEST(SummaryMetrics, AMetricAddedToTheListReachesEveryOutput) {
   std::vector<SummaryMetric> list = summary_metrics();
-  list.push_back({"mean_decode_rows", "", "real decode rows per step", MetricSection::run, false,
-                  [](const Summary& s, const SloParams&) { return s.mean_decode_rows; }});
+  SummaryMetric m{"mean_decode_rows", "",    "real decode rows per step",
+                  MetricSection::run, false, [](const Summary& s, const SloParams&) { return s.mean_decode_rows; }};
+  m.row = TableRow{"decode rows per step", 2, Shown::plain, true, MetricSection::run, 115};
+  m.golden = GoldenCheck{40, 0.02, 0.0};
+  m.in_sweep = true;
+  list.push_back(m);
   Summary s;
   s.mean_decode_rows = 12.25;
+
   EXPECT_EQ(summary_json(s).find("mean_decode_rows"), std::string::npos);
   EXPECT_NE(summary_json(s, list).find("\"mean_decode_rows\": 12.250000"), std::string::npos);
-  EXPECT_NE(summary_metrics_markdown(list).find("| `mean_decode_rows` |"), std::string::npos);
+  EXPECT_FALSE(in_run_table(summary_metrics(), "mean_decode_rows"));
+  ASSERT_TRUE(in_run_table(list, "mean_decode_rows"));
+  EXPECT_TRUE(has_key(sweep_values(list, s), "mean_decode_rows", 12.25));
+  EXPECT_FALSE(has_key(sweep_values(summary_metrics(), s), "mean_decode_rows", 12.25));
+  EXPECT_TRUE(has_key(golden_values(list, s), "mean_decode_rows", 12.25));
+  EXPECT_EQ(golden_check_words(golden_check(list, "mean_decode_rows")), "rel 2 % + 0");
+  EXPECT_NE(
+      summary_metrics_markdown(list).find("| `mean_decode_rows` |  | every run | run table \"decode rows per step\"; "
+                                          "goldens (rel 2 % + 0); sweep results |"),
+      std::string::npos);
+}
+
+// The run table keeps its own order (by rank) and shows its groups only when a run has them.
+TEST(SummaryMetrics, RunTableRowsFollowRankAndGroup) {
+  const auto keys = [](bool windowed, bool offload) {
+    std::vector<std::string> out;
+    for (const SummaryMetric* m : run_table_metrics(summary_metrics(), windowed, offload)) out.push_back(m->key);
+    return out;
+  };
+  const auto plain = keys(false, false);
+  ASSERT_GE(plain.size(), 3u);
+  EXPECT_EQ(plain.front(), "tput_per_gpu");
+  EXPECT_EQ(plain.back(), "duration");
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "p90_e2e_norm_intvty"), 0);
+  const auto windowed = keys(true, false);
+  EXPECT_EQ(std::count(windowed.begin(), windowed.end(), "p90_e2e_norm_intvty"), 1);
+  EXPECT_EQ(std::count(windowed.begin(), windowed.end(), "kv_offload_load_s"), 0);
+  const auto all = keys(true, true);
+  EXPECT_EQ(all.back(), "kv_offload_load_s");
+}
+
+// A table-only metric is shown but not written to summary.json; percentages are scaled for the table.
+TEST(SummaryMetrics, TableOnlyAndShownValues) {
+  Summary s;
+  s.cost_usd = 2.0;
+  s.uncached_input_tokens = 4'000'000;
+  s.mean_kv_usage = 0.25;
+  EXPECT_EQ(summary_json(s).find("usd_per_m_uncached_input_tokens"), std::string::npos);
+  for (const SummaryMetric* m : run_table_metrics(summary_metrics(), false, false)) {
+    if (m->key == "usd_per_m_uncached_input_tokens") EXPECT_DOUBLE_EQ(shown_value(*m, s), 0.5);
+    if (m->key == "mean_kv_usage") EXPECT_DOUBLE_EQ(shown_value(*m, s), 25.0);
+  }
+}
+
+// Goldens keep the tolerance each metric declares; a key without one is refused.
+TEST(SummaryMetrics, GoldenChecksAreDeclaredWithTheMetric) {
+  EXPECT_EQ(golden_check_words(golden_check(summary_metrics(), "completed")), "exact");
+  EXPECT_EQ(golden_check_words(golden_check(summary_metrics(), "mean_kv_usage")), "abs 0.005");
+  EXPECT_EQ(golden_check_words(golden_check(summary_metrics(), "steps")), "rel 1 % + 2");
+  EXPECT_THROW(golden_check(summary_metrics(), "std_ttft_ms"), std::out_of_range);
 }
 
 TEST(SummaryMetrics, GoldenAndHeadlineNameListedMetrics) {

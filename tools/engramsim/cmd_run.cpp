@@ -37,6 +37,7 @@
 #include "planner/sweep_spec.hpp"
 #include "scenario/build/scenario_golden.hpp"
 #include "scenario/build/scenario_session.hpp"
+#include "sim/metrics/summary_metrics.hpp"
 #include "sim/serving/scheduler/scheduler_registry.hpp"
 #include "study/scenario_evaluator.hpp"
 #include "tools/engramsim/cli_common.hpp"
@@ -80,75 +81,6 @@ std::string ratio_text(double a, double b) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3fx", a / b);
   return buf;
-}
-
-// Dollars per million of `tokens`; NaN without tokens.
-double per_million(double usd, std::int64_t tokens) {
-  return tokens > 0 ? usd / static_cast<double>(tokens) * 1e6 : std::numeric_limits<double>::quiet_NaN();
-}
-
-struct Row {
-  const char* label;
-  int digits;
-  double (*get)(const sim::Summary&);
-  bool ratio;  // a ratio column makes sense
-};
-
-const std::vector<Row>& rows() {
-  static const std::vector<Row> r = {
-      {"throughput tok/s/GPU", 1, [](const sim::Summary& s) { return s.tput_per_gpu; }, true},
-      {"output tok/s/GPU", 1, [](const sim::Summary& s) { return s.output_tput_per_gpu; }, true},
-      {"TTFT p50 ms", 2, [](const sim::Summary& s) { return s.ttft.median; }, true},
-      {"TTFT p99 ms", 2, [](const sim::Summary& s) { return s.ttft.p99; }, true},
-      {"TPOT p50 ms", 3, [](const sim::Summary& s) { return s.tpot.median; }, true},
-      {"TPOT p99 ms", 3, [](const sim::Summary& s) { return s.tpot.p99; }, true},
-      {"ITL p50 ms", 3, [](const sim::Summary& s) { return s.itl.median; }, true},
-      {"ITL p99 ms", 3, [](const sim::Summary& s) { return s.itl.p99; }, true},
-      {"interactivity 1000/TPOT p50 tok/s/user", 1, [](const sim::Summary& s) { return s.median_intvty; }, true},
-      {"Engram stall % of busy", 3, [](const sim::Summary& s) { return 100.0 * s.engram_stall_share; }, false},
-      {"KV usage mean %", 1, [](const sim::Summary& s) { return 100.0 * s.mean_kv_usage; }, false},
-      {"preemptions", 0, [](const sim::Summary& s) { return static_cast<double>(s.preemptions); }, false},
-      {"decode padding %", 1, [](const sim::Summary& s) { return 100.0 * s.decode_padding_share; }, false},
-      {"$/GPU-hour", 3, [](const sim::Summary& s) { return s.usd_per_gpu_hour; }, true},
-      {"$/M tok total", 4, [](const sim::Summary& s) { return s.usd_per_m_total_tokens; }, true},
-      {"$/M tok input (cached incl.)", 4, [](const sim::Summary& s) { return s.usd_per_m_input_tokens; }, true},
-      {"$/M uncached input tok", 4,
-       [](const sim::Summary& s) { return per_million(s.cost_usd, s.uncached_input_tokens); }, true},
-      {"$/M tok output", 4, [](const sim::Summary& s) { return s.usd_per_m_output_tokens; }, true},
-      {"tokens per $ (M)", 3, [](const sim::Summary& s) { return s.m_tokens_per_dollar; }, true},
-      {"tok/s per all-in MW (M)", 3, [](const sim::Summary& s) { return s.tokens_per_s_per_mw / 1e6; }, true},
-      {"J per token", 4, [](const sim::Summary& s) { return s.joules_per_token; }, true},
-      {"simulated s", 1, [](const sim::Summary& s) { return s.duration_s; }, false},
-  };
-  return r;
-}
-
-// Added below the others when a variant is an agentic replay (docs/agentic.md "Metrics").
-const std::vector<Row>& agentic_rows() {
-  static const std::vector<Row> r = {
-      {"P90 E2E-norm intvty tok/s/user", 1, [](const sim::Summary& s) { return s.p90_e2e_norm_intvty; }, true},
-      {"prefix cache hit %", 1, [](const sim::Summary& s) { return 100.0 * s.prefix_cache_hit_rate; }, false},
-      {"ideal prefix hit %", 1, [](const sim::Summary& s) { return 100.0 * s.ideal_prefix_hit_rate; }, false},
-      {"warm-up/unmeasured requests", 0, [](const sim::Summary& s) { return static_cast<double>(s.excluded_requests); },
-       false},
-  };
-  return r;
-}
-
-// Added when a variant has a host KV-offload pool (docs/agentic.md "KV offload tier").
-const std::vector<Row>& offload_rows() {
-  static const std::vector<Row> r = {
-      {"prefix hit % from GPU", 1, [](const sim::Summary& s) { return 100.0 * s.gpu_prefix_hit_rate; }, false},
-      {"prefix hit % from host pool", 1, [](const sim::Summary& s) { return 100.0 * s.host_prefix_hit_rate; }, false},
-      {"session host hit % median", 1, [](const sim::Summary& s) { return 100.0 * s.session_host_hit_rate_median; },
-       false},
-      {"recomputed prefix tokens (M)", 3, [](const sim::Summary& s) { return s.recomputed_prefix_tokens / 1e6; },
-       false},
-      {"KV offload written GB", 1, [](const sim::Summary& s) { return s.kv_offload_written_gb; }, false},
-      {"KV offload loaded GB", 1, [](const sim::Summary& s) { return s.kv_offload_loaded_gb; }, false},
-      {"KV load time s (all replicas)", 3, [](const sim::Summary& s) { return s.kv_offload_load_s; }, false},
-  };
-  return r;
 }
 
 std::string label_of(const scenario::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
@@ -289,16 +221,12 @@ void print_table(const scenario::ScenarioSession& s) {
   for (const auto* v : ran) any_windowed = any_windowed || v->result->summary.windowed;
   bool any_offload = false;
   for (const auto* v : ran) any_offload = any_offload || v->result->summary.kv_offload;
-  for (const auto* list : {&rows(), &agentic_rows(), &offload_rows()}) {
-    if (list == &agentic_rows() && !any_windowed) continue;
-    if (list == &offload_rows() && !any_offload) continue;
-    for (const Row& r : *list) {
-      std::vector<std::string> line = {r.label};
-      for (const auto* v : ran) line.push_back(fixed(r.get(v->result->summary), r.digits));
-      for (const auto& [v, base] : ratios)
-        line.push_back(r.ratio ? ratio_text(r.get(v->result->summary), r.get(base->result->summary)) : "");
-      t.add_row(line);
-    }
+  for (const sim::SummaryMetric* m : sim::run_table_metrics(sim::summary_metrics(), any_windowed, any_offload)) {
+    const auto value = [m](const scenario::VariantOutcome* v) { return sim::shown_value(*m, v->result->summary); };
+    std::vector<std::string> line = {m->row->label};
+    for (const auto* v : ran) line.push_back(fixed(value(v), m->row->digits));
+    for (const auto& [v, base] : ratios) line.push_back(m->row->ratio ? ratio_text(value(v), value(base)) : "");
+    t.add_row(line);
   }
   add_energy_rows(ran, ratios, t);
   std::cout << "\n" << t.render();
