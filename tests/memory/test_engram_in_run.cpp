@@ -20,6 +20,7 @@
 #include "sim/fabric/simgrid_fabric.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/serving/replica/step_cost.hpp"
 #include "sim/serving/replica/step_executor.hpp"
 #include "tests/support/config_error.hpp"
 
@@ -98,9 +99,9 @@ struct RecordingSink final : sim::StepCostSink {
   StepCost cost;
   Time start;
   bool engram = false;
-  void on_step_cost(const StepCost& c, Time s, const EngramStepStats* e) override {
+  void on_step_priced(const StepCost& c, Time s, const EngramStepOutcome* e) override {
     ++calls;
-    cost = c;
+    cost = sim::assemble_step_cost({c, e, Time::zero(), Time::zero(), s, s}).cost;
     start = s;
     engram = e != nullptr;
   }

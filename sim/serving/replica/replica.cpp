@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "sim/serving/event_priorities.hpp"
+#include "sim/serving/replica/step_cost.hpp"
 
 namespace engramsim::sim {
 namespace {
@@ -167,21 +168,12 @@ void Replica::price_offload(const KvOffloadCounters& before) {
   step_write_ = copy(now.written_blocks - before.written_blocks, 1);
 }
 
-void Replica::on_step_cost(const StepCost& final_cost, Time now, const EngramStepStats* engram) {
-  StepCost cost = final_cost;
-  // KV offload: loads precede the step's compute; the writes run beside it on a copy stream.
-  if (step_load_ > Time::zero() || step_write_ > Time::zero()) {
-    cost.total = cost.total + step_load_;
-    totals_.offload_load_time += step_load_;
-    totals_.offload_write_time += step_write_;
-    if (step_write_ > cost.total) {
-      totals_.offload_write_exposed += step_write_ - cost.total;
-      cost.total = step_write_;
-    }
-  }
-  if (cost.total < Time::ns(1)) cost.total = Time::ns(1);
-  // An in-run step ends no earlier than the fetch that gated it (rounding of the parts).
-  if (now + cost.total < sim_.now()) cost.total = sim_.now() - now;
+void Replica::on_step_priced(const StepCost& model, Time now, const EngramStepOutcome* in_run) {
+  const AssembledStepCost step = assemble_step_cost({model, in_run, step_load_, step_write_, now, sim_.now()});
+  const StepCost& cost = step.cost;
+  totals_.offload_load_time += step_load_;
+  totals_.offload_write_time += step_write_;
+  totals_.offload_write_exposed += step.offload_write_exposed;
 
   totals_.steps += 1;
   totals_.busy += cost.total;
@@ -197,9 +189,9 @@ void Replica::on_step_cost(const StepCost& final_cost, Time now, const EngramSte
   rec.decode_positions = plan_.tokens - rec.prefill_tokens;
   rec.kv_usage = state_.kv().usage();
   rec.waiting = static_cast<std::int64_t>(state_.waiting().size());
-  if (engram != nullptr) {
+  if (in_run != nullptr) {
     rec.engram_in_run = true;
-    rec.engram = *engram;
+    rec.engram = in_run->stats;
   }
   totals_.prefill_tokens += rec.prefill_tokens;
   totals_.decode_positions += rec.decode_positions;

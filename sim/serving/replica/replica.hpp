@@ -122,7 +122,7 @@ class Replica final : public EventHandler, public StepCostSink {
   // Accepts a request at the current simulation time (or rejects it when it can never fit).
   void submit(Request&& request);
   void on_event(std::uint64_t tag) override;
-  void on_step_cost(const StepCost& cost, Time start, const EngramStepStats* engram) override;
+  void on_step_priced(const StepCost& model, Time start, const EngramStepOutcome* in_run) override;
   // Finalize: records of requests still waiting or running, in slot order.
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 

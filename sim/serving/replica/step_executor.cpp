@@ -3,7 +3,7 @@
 namespace engramsim::sim {
 
 void FormulaStepExecutor::begin(const StepStart& step, StepCostSink& sink) {
-  sink.on_step_cost(model_.step(step.shape), step.now, nullptr);
+  sink.on_step_priced(model_.step(step.shape), step.now, nullptr);
 }
 
 InRunStepExecutor::InRunStepExecutor(const StepTimeModel& model, EngramInRun& engram, std::uint32_t replica)
@@ -67,11 +67,7 @@ void InRunStepExecutor::begin(const StepStart& step, StepCostSink& sink) {
 }
 
 void InRunStepExecutor::on_engram_ready(const EngramStepOutcome& o) {
-  StepCost cost = pending_cost_;
-  cost.engram_stall = o.stall;
-  cost.engram_fetch = o.fetch;
-  cost.total = cost.compute + cost.host_overhead + o.stall;
-  sink_->on_step_cost(cost, pending_start_, &o.stats);
+  sink_->on_step_priced(pending_cost_, pending_start_, &o);
 }
 
 std::unique_ptr<StepExecutor> make_step_executor(const StepTimeModel& model, EngramInRun* engram,

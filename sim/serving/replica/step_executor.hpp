@@ -1,11 +1,11 @@
-// How a replica turns the batch it planned into the step's cost. Two implementations:
+// How a replica prices the batch it planned. Two implementations:
 //   FormulaStepExecutor  the step model's cost as it is, Engram stall by formula (at once);
 //   InRunStepExecutor    the in-run Engram tier (engram_in_run.hpp): the step's Engram layers go to
-//                        the node fabric as flows, and the cost is final only once they finish,
-//                        with the stall measured there in place of the formula's:
-//                        total = compute + host overhead + measured stall.
-// An executor belongs to one replica. It hands the final cost to the replica's StepCostSink, from
-// begin() itself or from a later simulation event; the replica runs one step at a time.
+//                        the node fabric as flows, and the price is complete only once they finish,
+//                        with the stall measured there (EngramStepOutcome).
+// An executor belongs to one replica. It hands the model's price, and the in-run outcome when there
+// is one, to the replica's StepCostSink, from begin() itself or from a later simulation event; the
+// replica puts the step's time together (step_cost.hpp) and runs one step at a time.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +31,9 @@ struct StepStart {
 
 class StepCostSink {
  public:
-  // The step that began at `start` costs `cost`; `engram` is what the in-run tier moved (null: none).
-  virtual void on_step_cost(const StepCost& cost, Time start, const EngramStepStats* engram) = 0;
+  // The step that began at `start` is priced `model` by the step model; `in_run` is what the in-run
+  // tier measured and moved (null: none, the formula's stall stands).
+  virtual void on_step_priced(const StepCost& model, Time start, const EngramStepOutcome* in_run) = 0;
 
  protected:
   ~StepCostSink() = default;
