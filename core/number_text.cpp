@@ -1,8 +1,21 @@
 #include "core/number_text.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace engramsim {
+
+std::string format_number(double v, int decimals, bool json) {
+  if (!std::isfinite(v)) return json ? "null" : "";
+  if (v == 0.0) v = 0.0;  // no "-0.000000"
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  if (res.ec != std::errc()) return json ? "null" : "";
+  std::string out(buf, res.ptr);
+  if (out.find_first_not_of("-0.") == std::string::npos) out = decimals > 0 ? "0." + std::string(decimals, '0') : "0";
+  return out;
+}
 
 std::string printf_number(double v, const char* spec) {
   char buf[64];

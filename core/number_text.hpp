@@ -7,6 +7,10 @@
 
 namespace engramsim {
 
+// Fixed notation with `decimals` digits through std::to_chars (locale-independent, the same text on
+// every platform), no "-0"; for NaN/inf "null" when `json`, "" otherwise. The results files' format.
+std::string format_number(double v, int decimals = 6, bool json = true);
+
 // `v` formatted by a printf conversion for one double ("%.4g", "%.2f", "%g").
 std::string printf_number(double v, const char* spec);
 

@@ -5,17 +5,6 @@
 
 namespace engramsim::sim {
 
-std::string format_number(double v, int decimals, bool json) {
-  if (!std::isfinite(v)) return json ? "null" : "";
-  if (v == 0.0) v = 0.0;  // no "-0.000000"
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  if (res.ec != std::errc()) return json ? "null" : "";
-  std::string out(buf, res.ptr);
-  if (out.find_first_not_of("-0.") == std::string::npos) out = decimals > 0 ? "0." + std::string(decimals, '0') : "0";
-  return out;
-}
-
 namespace {
 
 class JsonObject {
@@ -50,22 +39,13 @@ void write_summary_json(const Summary& s, const SloParams& slo, std::ostream& os
   j.close();
 }
 
-void write_requests_csv(const std::vector<RequestRecord>& records, std::ostream& os) {
-  os << "request_id,replica,status,session,arrival_s,input_tokens,output_tokens,generated_tokens,cached_tokens,"
-        "preemptions,queue_ms,ttft_ms,tpot_ms,e2el_ms\n";
-  const auto ms_or_blank = [](Time a, Time b) {
-    return a == Time::max() || b == Time::max() ? std::string() : format_number((a - b).millis(), 6, false);
-  };
+void write_requests_csv(const std::vector<RequestRecord>& records, std::ostream& os,
+                        const std::vector<RequestColumn>& columns) {
+  for (std::size_t i = 0; i < columns.size(); ++i) os << (i ? "," : "") << columns[i].name;
+  os << '\n';
   for (const RequestRecord& r : records) {
-    std::string tpot;
-    if (r.status == RequestStatus::finished && r.generated_tokens > 1) {
-      tpot = format_number((r.finish - r.first_token).millis() / (r.generated_tokens - 1), 6, false);
-    }
-    os << r.id << ',' << r.replica << ',' << to_string(r.status) << ',' << r.session << ','
-       << format_number(r.arrival.seconds(), 6, false) << ',' << r.prompt_tokens << ',' << r.output_tokens << ','
-       << r.generated_tokens << ',' << r.cached_prompt_tokens << ',' << r.preemptions << ','
-       << ms_or_blank(r.first_scheduled, r.arrival) << ',' << ms_or_blank(r.first_token, r.arrival) << ',' << tpot
-       << ',' << ms_or_blank(r.finish, r.arrival) << '\n';
+    for (std::size_t i = 0; i < columns.size(); ++i) os << (i ? "," : "") << columns[i].text(r);
+    os << '\n';
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "scenario/build/scenario_golden.hpp"
 #include "scenario/build/scenario_session.hpp"
+#include "sim/metrics/request_columns.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/metrics/summary_metrics.hpp"
 #include "tests/support/docs_table.hpp"
@@ -132,6 +133,30 @@ TEST(SummaryMetrics, GoldenAndHeadlineNameListedMetrics) {
 
 TEST(SummaryMetrics, DocsTableIsTheList) {
   test::check_docs_table("docs/simulator.md", "### Summary metrics", summary_metrics_markdown(summary_metrics()));
+}
+
+// requests.csv is written from its column list: header and rows, a column added to the list included.
+TEST(RequestColumns, TheCsvIsTheList) {
+  RequestRecord r;
+  r.id = 4;
+  r.prompt_tokens = 100;
+  r.arrival = Time::ms(1500);
+  r.first_token = Time::ms(1750);
+  std::vector<RequestColumn> list = request_columns();
+  list.push_back({"recomputed_tokens", "tokens", "KV tokens computed again after preemptions",
+                  [](const RequestRecord& x) { return std::to_string(x.recomputed_tokens); }});
+  std::ostringstream os;
+  write_requests_csv({r}, os, list);
+  const std::string csv = os.str();
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "request_id,replica,status,session,arrival_s,input_tokens,output_tokens,generated_tokens,cached_tokens,"
+            "preemptions,queue_ms,ttft_ms,tpot_ms,e2el_ms,recomputed_tokens");
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1), "4,0,finished,0,1.500000,100,0,0,0,0,,250.000000,,,0\n");
+  EXPECT_NE(request_columns_markdown(list).find("| `recomputed_tokens` | tokens |"), std::string::npos);
+}
+
+TEST(RequestColumns, DocsTableIsTheList) {
+  test::check_docs_table("docs/simulator.md", "### requests.csv columns", request_columns_markdown(request_columns()));
 }
 
 }  // namespace
