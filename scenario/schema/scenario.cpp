@@ -159,8 +159,7 @@ void add_hardware_keys(FieldTable<ScenarioDraft>& t) {
             "measured sections are references only. A profile whose GPU sections describe another GPU is an error."},
            read_calibration_key);
   t.choice(
-      "price_tier", [](auto& o) -> auto& { return o.p.price_tier; },
-      {{"hyperscaler", PriceTier::hyperscaler}, {"neocloud", PriceTier::neocloud}, {"rental", PriceTier::rental}},
+      "price_tier", [](auto& o) -> auto& { return o.p.price_tier; }, kPriceTierNames.choices(),
       "which of the node's GPU-hour prices to charge");
   t.custom({"prices", "path", "none",
             "a price file (hardware/price_file.hpp) whose GPU-hour prices replace the node's, beside the scenario "
