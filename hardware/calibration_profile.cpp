@@ -24,33 +24,13 @@
 
 namespace engramsim {
 
-const char* to_string(IndexDistribution d) {
-  switch (d) {
-    case IndexDistribution::uniform:
-      return "uniform";
-    case IndexDistribution::zipf:
-      return "zipf";
-  }
-  return "uniform";
-}
+const char* to_string(IndexDistribution d) { return kIndexDistributionNames.name(d); }
 
 std::optional<IndexDistribution> index_distribution_from_string(const std::string& s) {
-  if (s == "uniform") return IndexDistribution::uniform;
-  if (s == "zipf") return IndexDistribution::zipf;
-  return std::nullopt;
+  return kIndexDistributionNames.parse(s);
 }
 
-const char* to_string(SectionState s) {
-  switch (s) {
-    case SectionState::measured:
-      return "measured";
-    case SectionState::not_measured:
-      return "not measured";
-    case SectionState::default_value:
-      return "default";
-  }
-  return "default";
-}
+const char* to_string(SectionState s) { return kSectionStateNames.name(s); }
 
 void write_text_file_atomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;

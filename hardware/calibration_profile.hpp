@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
 
@@ -55,6 +56,10 @@ struct CalibrationProvenance {
 };
 
 enum class IndexDistribution { uniform, zipf };
+inline constexpr EnumNames<IndexDistribution, 2> kIndexDistributionNames{{{
+    {IndexDistribution::uniform, "uniform"},
+    {IndexDistribution::zipf, "zipf"},
+}}};
 const char* to_string(IndexDistribution d);
 std::optional<IndexDistribution> index_distribution_from_string(const std::string& s);
 
@@ -286,6 +291,12 @@ std::string samples_hash_of(const std::string& bytes);
 std::string verify_samples_file(const CalibrationProfile& p, const std::string& profile_path);
 
 enum class SectionState { measured, not_measured, default_value };
+// How `engramsim run` and `calibrate` show a section's state to people (not parsed).
+inline constexpr EnumNames<SectionState, 3> kSectionStateNames{{{
+    {SectionState::measured, "measured"},
+    {SectionState::not_measured, "not measured"},
+    {SectionState::default_value, "default"},
+}}};
 struct SectionDescription {
   std::string name;
   SectionState state = SectionState::default_value;

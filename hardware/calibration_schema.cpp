@@ -21,10 +21,7 @@ auto member(M S::*m) {
   return [m](auto& s) -> auto& { return s.*m; };
 }
 
-std::vector<std::pair<std::string, IndexDistribution>> distributions() {
-  return {{to_string(IndexDistribution::uniform), IndexDistribution::uniform},
-          {to_string(IndexDistribution::zipf), IndexDistribution::zipf}};
-}
+std::vector<std::pair<std::string, IndexDistribution>> distributions() { return kIndexDistributionNames.choices(); }
 
 std::vector<std::pair<std::string, Precision>> precisions() { return kPrecisionNames.choices(); }
 

@@ -207,9 +207,7 @@ void add_gpu_link_keys(FieldTable<GpuSpec>& t) {
        {"host_link", "`pcie_gen4_x16` \\| `pcie_gen5_x16` \\| `pcie_gen6_x16` \\| `nvlink_c2c` \\| `infinity_fabric`",
         "required", "the GPU's link to host memory as the node uses it"},
        [](const ConfigNode& m, GpuSpec& g) {
-         const std::string link = m.one_of(
-             "host_link", {"pcie_gen4_x16", "pcie_gen5_x16", "pcie_gen6_x16", "nvlink_c2c", "infinity_fabric"});
-         g.host_link = *host_link_kind_from_string(link);
+         g.host_link = *host_link_kind_from_string(m.one_of("host_link", kHostLinkNames.names()));
        },
        [](const GpuSpec& g) { return nlohmann::json(to_string(g.host_link)); })
       .required();

@@ -2,24 +2,9 @@
 
 namespace engramsim {
 
-std::optional<PriceTier> price_tier_from_string(const std::string& s) {
-  if (s == "hyperscaler") return PriceTier::hyperscaler;
-  if (s == "neocloud") return PriceTier::neocloud;
-  if (s == "rental") return PriceTier::rental;
-  return std::nullopt;
-}
+std::optional<PriceTier> price_tier_from_string(const std::string& s) { return kPriceTierNames.parse(s); }
 
-const char* to_string(PriceTier t) {
-  switch (t) {
-    case PriceTier::hyperscaler:
-      return "hyperscaler";
-    case PriceTier::neocloud:
-      return "neocloud";
-    case PriceTier::rental:
-      return "rental";
-  }
-  return "?";
-}
+const char* to_string(PriceTier t) { return kPriceTierNames.name(t); }
 
 MoneyRate gpu_hour_price(const PriceTiers& p, PriceTier t) {
   switch (t) {

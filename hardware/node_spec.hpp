@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
 
@@ -28,6 +29,11 @@ struct PriceTiers {
   MoneyRate rental;       // 3-year rental contract ("costr")
 };
 enum class PriceTier { hyperscaler, neocloud, rental };
+inline constexpr EnumNames<PriceTier, 3> kPriceTierNames{{{
+    {PriceTier::hyperscaler, "hyperscaler"},
+    {PriceTier::neocloud, "neocloud"},
+    {PriceTier::rental, "rental"},
+}}};
 std::optional<PriceTier> price_tier_from_string(const std::string& s);
 const char* to_string(PriceTier t);
 MoneyRate gpu_hour_price(const PriceTiers& p, PriceTier t);

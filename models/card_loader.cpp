@@ -123,8 +123,7 @@ void check_mla_latent(const ConfigNode& a, Card& c) {
 
 void add_head_keys(Table& t) {
   const auto a = &Card::attention;
-  t.choice("kind", of(a, &AttentionSpec::kind),
-           {{"gqa", AttentionKind::gqa}, {"mla", AttentionKind::mla}, {"csa", AttentionKind::csa}},
+  t.choice("kind", of(a, &AttentionSpec::kind), kAttentionKindNames.choices(),
            "`gqa`: grouped-query (MHA, MQA); `mla`: multi-head latent attention (DeepSeek-V2/V3); `csa`: "
            "DeepSeek-V4's MQA with low-rank Q/O, a sliding window and compressed KV")
       .required();
@@ -414,11 +413,7 @@ Table spec_keys() {
   const auto s = &Card::spec_decode;
   const std::string unless_none = "required unless `kind` is `none`";
   Table t("spec_decode");
-  t.choice("kind", of(s, &SpecDecodeSpec::kind),
-           {{"none", SpecDecodeKind::none},
-            {"mtp", SpecDecodeKind::mtp},
-            {"dspark", SpecDecodeKind::dspark},
-            {"draft_model", SpecDecodeKind::draft_model}},
+  t.choice("kind", of(s, &SpecDecodeSpec::kind), kSpecDecodeKindNames.choices(),
            "the drafter; `none` takes no other key")
       .required();
   t.rule([](const ConfigNode& m, Card& c) {
@@ -575,30 +570,8 @@ ModelCard model_card_from_yaml(const std::string& text, const std::string& file_
   return parse_card(root);
 }
 
-const char* to_string(AttentionKind k) {
-  switch (k) {
-    case AttentionKind::gqa:
-      return "gqa";
-    case AttentionKind::mla:
-      return "mla";
-    case AttentionKind::csa:
-      return "csa";
-  }
-  return "?";
-}
+const char* to_string(AttentionKind k) { return kAttentionKindNames.name(k); }
 
-const char* to_string(SpecDecodeKind k) {
-  switch (k) {
-    case SpecDecodeKind::none:
-      return "none";
-    case SpecDecodeKind::mtp:
-      return "mtp";
-    case SpecDecodeKind::dspark:
-      return "dspark";
-    case SpecDecodeKind::draft_model:
-      return "draft_model";
-  }
-  return "?";
-}
+const char* to_string(SpecDecodeKind k) { return kSpecDecodeKindNames.name(k); }
 
 }  // namespace engramsim

@@ -85,27 +85,7 @@ double EfficiencyCurve::at(double key) const {
   return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
 }
 
-const char* to_string(OpClass c) {
-  switch (c) {
-    case OpClass::gemm:
-      return "gemm";
-    case OpClass::grouped_gemm:
-      return "grouped_gemm";
-    case OpClass::attention_prefill:
-      return "attention_prefill";
-    case OpClass::attention_decode:
-      return "attention_decode";
-    case OpClass::indexer:
-      return "indexer";
-    case OpClass::elementwise:
-      return "elementwise";
-    case OpClass::embedding:
-      return "embedding";
-    case OpClass::engram_gather:
-      return "engram_gather";
-  }
-  return "?";
-}
+const char* to_string(OpClass c) { return kOpClassNames.name(c); }
 
 EfficiencyCurve& efficiency_curve(Efficiencies& e, std::string_view name) {
   if (name == "host_gather_by_row_bytes") return e.host_gather_by_row_bytes;

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
 
@@ -62,6 +63,16 @@ enum class OpClass : std::size_t {
   engram_gather,      // Engram row gather out of HBM
 };
 inline constexpr std::size_t kOpClassCount = 8;
+inline constexpr EnumNames<OpClass, kOpClassCount> kOpClassNames{{{
+    {OpClass::gemm, "gemm"},
+    {OpClass::grouped_gemm, "grouped_gemm"},
+    {OpClass::attention_prefill, "attention_prefill"},
+    {OpClass::attention_decode, "attention_decode"},
+    {OpClass::indexer, "indexer"},
+    {OpClass::elementwise, "elementwise"},
+    {OpClass::embedding, "embedding"},
+    {OpClass::engram_gather, "engram_gather"},
+}}};
 const char* to_string(OpClass c);
 
 struct OpEfficiency {

@@ -167,8 +167,7 @@ void add_engram_keys(FieldTable<HostOverhead>& t) {
        "how the engine reads the ssd tier: its own direct reads, or memory-mapped files through the OS page "
        "cache (then the three keys below are required)"},
       [](const ConfigNode& n, HostOverhead& h) {
-        const bool pc = n.one_of("engram_ssd_path", {"direct", "page_cache"}) == "page_cache";
-        h.engram_ssd_path = pc ? SsdPath::page_cache : SsdPath::direct;
+        h.engram_ssd_path = *kSsdPathNames.parse(n.one_of("engram_ssd_path", kSsdPathNames.names()));
       },
       [](const HostOverhead& h) { return nlohmann::json(to_string(h.engram_ssd_path)); });
   t.time(

@@ -10,25 +10,9 @@
 
 namespace engramsim {
 
-const char* to_string(DramPath p) {
-  switch (p) {
-    case DramPath::zero_copy:
-      return "zero_copy";
-    case DramPath::staged:
-      return "staged";
-  }
-  return "?";
-}
+const char* to_string(DramPath p) { return kDramPathNames.name(p); }
 
-const char* to_string(SsdPath p) {
-  switch (p) {
-    case SsdPath::direct:
-      return "direct";
-    case SsdPath::page_cache:
-      return "page_cache";
-  }
-  return "?";
-}
+const char* to_string(SsdPath p) { return kSsdPathNames.name(p); }
 
 namespace {
 constexpr double kExactRanks = 64.0;

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/node_spec.hpp"
 #include "models/efficiency.hpp"
@@ -54,12 +55,20 @@ struct AccessDistribution {
 };
 
 enum class DramPath { zero_copy, staged };
+inline constexpr EnumNames<DramPath, 2> kDramPathNames{{{
+    {DramPath::zero_copy, "zero_copy"},
+    {DramPath::staged, "staged"},
+}}};
 const char* to_string(DramPath p);
 
 // How an engine reads the ssd tier: direct (O_DIRECT / native AIO page reads into the engine's own
 // staging, optionally behind a DRAM row cache) or page_cache (memory-mapped shard files read through
 // the OS page cache, one host round trip per step and Engram layer: models/engram_host_path.hpp).
 enum class SsdPath { direct, page_cache };
+inline constexpr EnumNames<SsdPath, 2> kSsdPathNames{{{
+    {SsdPath::direct, "direct"},
+    {SsdPath::page_cache, "page_cache"},
+}}};
 const char* to_string(SsdPath p);
 
 struct EngramFetchParams {

@@ -8,27 +8,19 @@
 #include <optional>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace engramsim {
 
 enum class EngramTier { hbm, dram, ssd };
+inline constexpr EnumNames<EngramTier, 3> kEngramTierNames{{{
+    {EngramTier::hbm, "hbm"},
+    {EngramTier::dram, "dram"},
+    {EngramTier::ssd, "ssd"},
+}}};
 
-inline const char* to_string(EngramTier t) {
-  switch (t) {
-    case EngramTier::hbm:
-      return "hbm";
-    case EngramTier::dram:
-      return "dram";
-    case EngramTier::ssd:
-      return "ssd";
-  }
-  return "?";
-}
+inline const char* to_string(EngramTier t) { return kEngramTierNames.name(t); }
 
-inline std::optional<EngramTier> engram_tier_from_string(const std::string& s) {
-  if (s == "hbm") return EngramTier::hbm;
-  if (s == "dram") return EngramTier::dram;
-  if (s == "ssd") return EngramTier::ssd;
-  return std::nullopt;
-}
+inline std::optional<EngramTier> engram_tier_from_string(const std::string& s) { return kEngramTierNames.parse(s); }
 
 }  // namespace engramsim

@@ -9,54 +9,27 @@
 
 namespace engramsim {
 
-const char* placement_name(ExpertPlacement p) {
-  switch (p) {
-    case ExpertPlacement::ideal:
-      return "ideal";
-    case ExpertPlacement::static_order:
-      return "static";
-    case ExpertPlacement::eplb:
-      return "eplb";
-  }
-  return "ideal";
-}
+const char* placement_name(ExpertPlacement p) { return kExpertPlacementNames.name(p); }
 
-std::optional<ExpertPlacement> placement_from_name(std::string_view name) {
-  if (name == "ideal") return ExpertPlacement::ideal;
-  if (name == "static") return ExpertPlacement::static_order;
-  if (name == "eplb") return ExpertPlacement::eplb;
-  return std::nullopt;
-}
+std::optional<ExpertPlacement> placement_from_name(std::string_view name) { return kExpertPlacementNames.parse(name); }
 
 const std::vector<std::string>& placement_names() {
-  static const std::vector<std::string> names = {"ideal", "static", "eplb"};
+  static const std::vector<std::string> names = kExpertPlacementNames.names();
   return names;
 }
 
-const char* routing_name(ExpertRouting r) { return r == ExpertRouting::balanced ? "balanced" : "random"; }
+const char* routing_name(ExpertRouting r) { return kExpertRoutingNames.name(r); }
 
-std::optional<ExpertRouting> routing_from_name(std::string_view name) {
-  if (name == "random") return ExpertRouting::random;
-  if (name == "balanced") return ExpertRouting::balanced;
-  return std::nullopt;
-}
+std::optional<ExpertRouting> routing_from_name(std::string_view name) { return kExpertRoutingNames.parse(name); }
 
 const std::vector<std::string>& routing_names() {
-  static const std::vector<std::string> names = {"random", "balanced"};
+  static const std::vector<std::string> names = kExpertRoutingNames.names();
   return names;
 }
 
-std::vector<std::pair<std::string, ExpertPlacement>> placement_choices() {
-  std::vector<std::pair<std::string, ExpertPlacement>> out;
-  for (const std::string& n : placement_names()) out.emplace_back(n, *placement_from_name(n));
-  return out;
-}
+std::vector<std::pair<std::string, ExpertPlacement>> placement_choices() { return kExpertPlacementNames.choices(); }
 
-std::vector<std::pair<std::string, ExpertRouting>> routing_choices() {
-  std::vector<std::pair<std::string, ExpertRouting>> out;
-  for (const std::string& n : routing_names()) out.emplace_back(n, *routing_from_name(n));
-  return out;
-}
+std::vector<std::pair<std::string, ExpertRouting>> routing_choices() { return kExpertRoutingNames.choices(); }
 
 namespace {
 

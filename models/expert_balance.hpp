@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
+
 namespace engramsim {
 
 //
@@ -41,7 +43,16 @@ namespace engramsim {
 //             t to experts t s + j s mod E, s = E / k)
 
 enum class ExpertPlacement { ideal, static_order, eplb };
+inline constexpr EnumNames<ExpertPlacement, 3> kExpertPlacementNames{{{
+    {ExpertPlacement::ideal, "ideal"},
+    {ExpertPlacement::static_order, "static"},
+    {ExpertPlacement::eplb, "eplb"},
+}}};
 enum class ExpertRouting { random, balanced };
+inline constexpr EnumNames<ExpertRouting, 2> kExpertRoutingNames{{{
+    {ExpertRouting::random, "random"},
+    {ExpertRouting::balanced, "balanced"},
+}}};
 
 struct ExpertBalance {
   ExpertPlacement placement = ExpertPlacement::ideal;

@@ -96,17 +96,7 @@ void check_options(const ModelCard& c, const NodeSpec& node, const FootprintOpti
 
 }  // namespace
 
-const char* to_string(AttentionParallel a) {
-  switch (a) {
-    case AttentionParallel::automatic:
-      return "automatic";
-    case AttentionParallel::tensor:
-      return "tensor";
-    case AttentionParallel::data:
-      return "data";
-  }
-  return "?";
-}
+const char* to_string(AttentionParallel a) { return kAttentionParallelNames.name(a); }
 
 bool uses_dp_attention(const ModelCard& c, const FootprintOptions& o) {
   switch (o.attention) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/node_spec.hpp"
 #include "models/engine_memory.hpp"
@@ -40,6 +41,11 @@ namespace engramsim {
 //   automatic: data for MoE models whose KV cannot be split by head (MLA latent, one KV head),
 //           since tensor-parallel attention would store the whole KV on every GPU; tensor otherwise.
 enum class AttentionParallel { automatic, tensor, data };
+inline constexpr EnumNames<AttentionParallel, 3> kAttentionParallelNames{{{
+    {AttentionParallel::automatic, "automatic"},
+    {AttentionParallel::tensor, "tensor"},
+    {AttentionParallel::data, "data"},
+}}};
 const char* to_string(AttentionParallel a);
 
 // Runtime memory a serving process holds outside weights, activations and KV. Estimates [E] from

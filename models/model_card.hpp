@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
 
@@ -20,6 +21,11 @@ enum class AttentionKind {
   mla,  // multi-head latent attention with low-rank KV: DeepSeek-V2/V3/R1
   csa,  // DeepSeek-V4.x: MQA with low-rank Q/O, sliding window, compressed KV built by some layers
 };
+inline constexpr EnumNames<AttentionKind, 3> kAttentionKindNames{{{
+    {AttentionKind::gqa, "gqa"},
+    {AttentionKind::mla, "mla"},
+    {AttentionKind::csa, "csa"},
+}}};
 
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::gqa;
@@ -109,6 +115,12 @@ struct KvCacheSpec {
 };
 
 enum class SpecDecodeKind { none, mtp, dspark, draft_model };
+inline constexpr EnumNames<SpecDecodeKind, 4> kSpecDecodeKindNames{{{
+    {SpecDecodeKind::none, "none"},
+    {SpecDecodeKind::mtp, "mtp"},
+    {SpecDecodeKind::dspark, "dspark"},
+    {SpecDecodeKind::draft_model, "draft_model"},
+}}};
 
 struct SpecDecodeSpec {
   SpecDecodeKind kind = SpecDecodeKind::none;

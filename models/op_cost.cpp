@@ -4,35 +4,9 @@
 
 namespace engramsim {
 
-const char* to_string(Bound b) {
-  switch (b) {
-    case Bound::compute:
-      return "compute";
-    case Bound::memory:
-      return "memory";
-    case Bound::network:
-      return "network";
-    case Bound::overhead:
-      return "overhead";
-  }
-  return "?";
-}
+const char* to_string(Bound b) { return kBoundNames.name(b); }
 
-const char* to_string(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::none:
-      return "none";
-    case CollectiveKind::all_reduce:
-      return "all_reduce";
-    case CollectiveKind::all_to_all:
-      return "all_to_all";
-    case CollectiveKind::expert_normal:
-      return "expert_all_to_all_normal";
-    case CollectiveKind::expert_low_latency:
-      return "expert_all_to_all_low_latency";
-  }
-  return "?";
-}
+const char* to_string(CollectiveKind k) { return kCollectiveKindNames.name(k); }
 
 HardwareRates::HardwareRates(const GpuSpec& gpu)
     : hbm_bw_(gpu.hbm_bandwidth.value()),

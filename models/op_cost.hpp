@@ -19,6 +19,7 @@
 
 #include <array>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "models/collectives.hpp"
@@ -30,6 +31,19 @@ namespace engramsim {
 // domains, by DeepEP's normal or low-latency kernels (collectives.hpp, ScaleOutParams).
 enum class CollectiveKind { none, all_reduce, all_to_all, expert_normal, expert_low_latency };
 enum class Bound { compute, memory, network, overhead };
+inline constexpr EnumNames<CollectiveKind, 5> kCollectiveKindNames{{{
+    {CollectiveKind::none, "none"},
+    {CollectiveKind::all_reduce, "all_reduce"},
+    {CollectiveKind::all_to_all, "all_to_all"},
+    {CollectiveKind::expert_normal, "expert_all_to_all_normal"},
+    {CollectiveKind::expert_low_latency, "expert_all_to_all_low_latency"},
+}}};
+inline constexpr EnumNames<Bound, 4> kBoundNames{{{
+    {Bound::compute, "compute"},
+    {Bound::memory, "memory"},
+    {Bound::network, "network"},
+    {Bound::overhead, "overhead"},
+}}};
 const char* to_string(Bound b);
 const char* to_string(CollectiveKind k);
 

@@ -141,53 +141,9 @@ Bytes sum_bytes(const std::vector<WeightGroup>& gs) {
 
 }  // namespace
 
-const char* to_string(ShardingClass s) {
-  switch (s) {
-    case ShardingClass::tp_sharded:
-      return "tp_sharded";
-    case ShardingClass::ep_sharded:
-      return "ep_sharded";
-    case ShardingClass::replicated:
-      return "replicated";
-  }
-  return "?";
-}
+const char* to_string(ShardingClass s) { return kShardingClassNames.name(s); }
 
-const char* to_string(WeightKind k) {
-  switch (k) {
-    case WeightKind::attn_q:
-      return "attn_q";
-    case WeightKind::attn_kv:
-      return "attn_kv";
-    case WeightKind::attn_o:
-      return "attn_o";
-    case WeightKind::attn_indexer:
-      return "attn_indexer";
-    case WeightKind::attn_compressor:
-      return "attn_compressor";
-    case WeightKind::dense_ffn:
-      return "dense_ffn";
-    case WeightKind::routed_experts:
-      return "routed_experts";
-    case WeightKind::shared_experts:
-      return "shared_experts";
-    case WeightKind::router:
-      return "router";
-    case WeightKind::mhc:
-      return "mhc";
-    case WeightKind::engram_fusion:
-      return "engram_fusion";
-    case WeightKind::norms:
-      return "norms";
-    case WeightKind::embedding:
-      return "embedding";
-    case WeightKind::lm_head:
-      return "lm_head";
-    case WeightKind::drafter_merge:
-      return "drafter_merge";
-  }
-  return "?";
-}
+const char* to_string(WeightKind k) { return kWeightKindNames.name(k); }
 
 std::int64_t LayerWeights::elements() const { return sum_elements(groups); }
 Bytes LayerWeights::bytes() const { return sum_bytes(groups); }

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "models/expert_balance.hpp"
@@ -45,6 +46,11 @@
 namespace engramsim {
 
 enum class ShardingClass { tp_sharded, ep_sharded, replicated };
+inline constexpr EnumNames<ShardingClass, 3> kShardingClassNames{{{
+    {ShardingClass::tp_sharded, "tp_sharded"},
+    {ShardingClass::ep_sharded, "ep_sharded"},
+    {ShardingClass::replicated, "replicated"},
+}}};
 const char* to_string(ShardingClass s);
 
 enum class WeightKind {
@@ -64,6 +70,23 @@ enum class WeightKind {
   lm_head,
   drafter_merge,  // MTP: concat(embedding, hidden) -> hidden
 };
+inline constexpr EnumNames<WeightKind, 15> kWeightKindNames{{{
+    {WeightKind::attn_q, "attn_q"},
+    {WeightKind::attn_kv, "attn_kv"},
+    {WeightKind::attn_o, "attn_o"},
+    {WeightKind::attn_indexer, "attn_indexer"},
+    {WeightKind::attn_compressor, "attn_compressor"},
+    {WeightKind::dense_ffn, "dense_ffn"},
+    {WeightKind::routed_experts, "routed_experts"},
+    {WeightKind::shared_experts, "shared_experts"},
+    {WeightKind::router, "router"},
+    {WeightKind::mhc, "mhc"},
+    {WeightKind::engram_fusion, "engram_fusion"},
+    {WeightKind::norms, "norms"},
+    {WeightKind::embedding, "embedding"},
+    {WeightKind::lm_head, "lm_head"},
+    {WeightKind::drafter_merge, "drafter_merge"},
+}}};
 const char* to_string(WeightKind k);
 
 struct WeightGroup {

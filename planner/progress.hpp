@@ -11,9 +11,18 @@
 #include <ostream>
 #include <string>
 
+#include "core/enum_names.hpp"
+
 namespace engramsim::planner {
 
 enum class ProgressMode { automatic, bar, lines, none };
+// The names `--progress` takes.
+inline constexpr EnumNames<ProgressMode, 4> kProgressModeNames{{{
+    {ProgressMode::automatic, "auto"},
+    {ProgressMode::bar, "bar"},
+    {ProgressMode::lines, "lines"},
+    {ProgressMode::none, "none"},
+}}};
 
 class Progress {
  public:

@@ -33,17 +33,7 @@ bool holds_every_point(const fs::path& file, std::size_t points) {
 
 }  // namespace
 
-const char* to_string(PointStatus s) {
-  switch (s) {
-    case PointStatus::ok:
-      return "ok";
-    case PointStatus::infeasible:
-      return "infeasible";
-    case PointStatus::error:
-      return "error";
-  }
-  return "error";
-}
+const char* to_string(PointStatus s) { return kPointStatusNames.name(s); }
 
 nlohmann::json ResultLine::to_json() const {
   nlohmann::json j = nlohmann::json::object();
@@ -79,18 +69,12 @@ ResultLine ResultLine::from_json(const nlohmann::json& j) {
   r.id = j["id"].get<std::string>();
   if (j.contains("assignments")) r.assignments = j["assignments"];
   const std::string status = j.value("status", "");
-  if (status == "ok") {
-    r.status = PointStatus::ok;
-    r.result = j.contains("result") ? j["result"] : nlohmann::json::object();
-  } else if (status == "infeasible") {
-    r.status = PointStatus::infeasible;
-    r.reason = j.value("reason", "");
-  } else if (status == "error") {
-    r.status = PointStatus::error;
-    r.error = j.value("error", "");
-  } else {
-    throw std::runtime_error("result line has an unknown status \"" + status + "\"");
-  }
+  const std::optional<PointStatus> s = kPointStatusNames.parse(status);
+  if (!s) throw std::runtime_error("result line has an unknown status \"" + status + "\"");
+  r.status = *s;
+  if (r.status == PointStatus::ok) r.result = j.contains("result") ? j["result"] : nlohmann::json::object();
+  if (r.status == PointStatus::infeasible) r.reason = j.value("reason", "");
+  if (r.status == PointStatus::error) r.error = j.value("error", "");
   return r;
 }
 

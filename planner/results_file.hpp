@@ -26,12 +26,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "planner/sweep_manifest.hpp"
 
 namespace engramsim::planner {
 
 enum class PointStatus { ok, infeasible, error };
+inline constexpr EnumNames<PointStatus, 3> kPointStatusNames{{{
+    {PointStatus::ok, "ok"},
+    {PointStatus::infeasible, "infeasible"},
+    {PointStatus::error, "error"},
+}}};
 const char* to_string(PointStatus s);
 
 struct ResultLine {

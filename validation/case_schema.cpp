@@ -186,9 +186,7 @@ FieldTable<ServingReproduction> serving_schema() {
   t.any_text("baseline", member(&S::baseline), "second variant, for penalty and ratio metrics");
   add_set(t, "overrides of the scenario's keys (e.g. fewer requests)");
   t.section("precision", member(&S::precision), precision_schema(), "");
-  t.choice("pool", member(&S::pool),
-           {{"colocated", Pool::colocated}, {"prefill", Pool::prefill}, {"decode", Pool::decode}},
-           "one pool of a PD-disaggregated deployment, served alone");
+  t.choice("pool", member(&S::pool), kPoolNames.choices(), "one pool of a PD-disaggregated deployment, served alone");
   t.number("cached_input_fraction", member(&S::cached_input_fraction), 0.0, 0.99,
            "published share of input tokens served from a KV cache engramsim does not model");
   t.number("target_interactivity", member(&S::target_interactivity), 0.0, 1e6,
@@ -397,13 +395,12 @@ FieldTable<Case::Suggested> suggested_schema() {
 
 FieldTable<Tolerance> tolerance_schema() {
   FieldTable<Tolerance> t("tolerance");
-  const std::pair<const char*, std::pair<ToleranceType, double>> kinds[] = {{"rel", {ToleranceType::rel, 10.0}},
-                                                                            {"abs", {ToleranceType::abs, 1e300}},
-                                                                            {"abs_pp", {ToleranceType::abs_pp, 100.0}}};
+  const std::pair<ToleranceType, double> kinds[] = {
+      {ToleranceType::rel, 10.0}, {ToleranceType::abs, 1e300}, {ToleranceType::abs_pp, 100.0}};
   const char* meaning[] = {"a fraction of the published value", "in the metric's unit", "in percentage points"};
   for (std::size_t i = 0; i < 3; ++i) {
-    const std::string key = kinds[i].first;
-    const auto [type, hi] = kinds[i].second;
+    const auto [type, hi] = kinds[i];
+    const std::string key = kToleranceTypeNames.name(type);
     t.custom({key, number_type_words(0.0, hi, false), "none", std::string("one of rel, abs, abs_pp: ") + meaning[i]},
              [key, type = type, hi = hi](const ConfigNode& m, Tolerance& out) {
                out.type = type;
@@ -479,8 +476,7 @@ void add_record_keys(FieldTable<Case>& t) {
        "id", [](auto& in) -> auto& { return in.c.id; }, "unique in the file")
       .required();
   t.choice(
-       "level", [](auto& in) -> auto& { return in.c.level; },
-       {{"step", CaseLevel::step}, {"serving", CaseLevel::serving}, {"footprint", CaseLevel::footprint}},
+       "level", [](auto& in) -> auto& { return in.c.level; }, kCaseLevelNames.choices(),
        "what is reproduced: one step, a serving run, or a replica's HBM footprint")
       .required();
   t.custom({"metric", "string", "required", "the published quantity (validation_case.hpp: metrics and units)"},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "core/config_node.hpp"
@@ -11,10 +12,6 @@
 
 namespace engramsim::validation {
 namespace {
-
-constexpr MetricKind kKinds[] = {MetricKind::step,    MetricKind::serving_throughput,
-                                 MetricKind::latency, MetricKind::engram_penalty,
-                                 MetricKind::ratio,   MetricKind::footprint};
 
 std::string percent(double fraction) {
   char buf[32];
@@ -56,16 +53,15 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
   const ConfigNode m = root.child("mape_percent");
   if (!m.is_map()) m.fail("expected a map of metric kind: percent");
   for (const std::string& key : m.keys()) {
-    const auto* k =
-        std::find_if(std::begin(kKinds), std::end(kKinds), [&](MetricKind x) { return key == kind_key(x); });
-    if (k == std::end(kKinds))
+    const std::optional<MetricKind> k = kMetricKindKeys.parse(key);
+    if (!k)
       m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint)");
     r.mape[*k] = m.number(key, 0.0, 1e6) / 100.0;
   }
   m.finish();
-  for (const MetricKind k : kKinds)
+  for (const auto& [k, key] : kMetricKindKeys.entries)
     if (std::isfinite(mape_target(k)) && r.mape.count(k) == 0)
-      m.fail(std::string("record the MAPE of ") + kind_key(k) + ", which has a target");
+      m.fail(std::string("record the MAPE of ") + key + ", which has a target");
   r.known_misses = root.has("known_misses") ? root.strings("known_misses") : std::vector<std::string>{};
   if (std::set<std::string>(r.known_misses.begin(), r.known_misses.end()).size() != r.known_misses.size())
     root.fail_key("known_misses", "a case is listed twice");
@@ -156,23 +152,7 @@ std::optional<std::string> validation_accuracy_for(const std::map<std::string, R
          (g.cases == 1 ? "" : "s") + ", " + lean;
 }
 
-const char* kind_key(MetricKind k) {
-  switch (k) {
-    case MetricKind::step:
-      return "step";
-    case MetricKind::serving_throughput:
-      return "serving_throughput";
-    case MetricKind::latency:
-      return "latency";
-    case MetricKind::engram_penalty:
-      return "engram_penalty";
-    case MetricKind::ratio:
-      return "ratio";
-    case MetricKind::footprint:
-      return "footprint";
-  }
-  return "?";
-}
+const char* kind_key(MetricKind k) { return kMetricKindKeys.name(k); }
 
 RecordedAccuracy recorded_accuracy_from_yaml(const std::string& text, const std::string& file_name) {
   return parse_recorded(ConfigNode::load_string(text, file_name));

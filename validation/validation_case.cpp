@@ -23,39 +23,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-const char* to_string(CaseLevel l) {
-  return l == CaseLevel::step ? "step" : l == CaseLevel::serving ? "serving" : "footprint";
-}
+const char* to_string(CaseLevel l) { return kCaseLevelNames.name(l); }
 
-const char* to_string(MetricKind k) {
-  switch (k) {
-    case MetricKind::step:
-      return "step-level";
-    case MetricKind::serving_throughput:
-      return "serving throughput";
-    case MetricKind::latency:
-      return "serving latency";
-    case MetricKind::engram_penalty:
-      return "Engram offload penalty";
-    case MetricKind::ratio:
-      return "ratio of two runs";
-    case MetricKind::footprint:
-      return "HBM footprint";
-  }
-  return "?";
-}
+const char* to_string(MetricKind k) { return kMetricKindNames.name(k); }
 
-const char* to_string(Pool p) {
-  switch (p) {
-    case Pool::colocated:
-      return "colocated";
-    case Pool::prefill:
-      return "prefill";
-    case Pool::decode:
-      return "decode";
-  }
-  return "?";
-}
+const char* to_string(Pool p) { return kPoolNames.name(p); }
 
 Tolerance kind_tolerance(MetricKind k) {
   switch (k) {

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "models/expert_balance.hpp"
@@ -55,14 +56,43 @@
 namespace engramsim::validation {
 
 enum class CaseLevel { step, serving, footprint };
+inline constexpr EnumNames<CaseLevel, 3> kCaseLevelNames{{{
+    {CaseLevel::step, "step"},
+    {CaseLevel::serving, "serving"},
+    {CaseLevel::footprint, "footprint"},
+}}};
 const char* to_string(CaseLevel l);
 
 // How errors are grouped for MAPE: the three kinds plus the Engram offload penalty (in
 // percentage points) and ratios between two runs.
 enum class MetricKind { step, serving_throughput, latency, engram_penalty, ratio, footprint };
+// Two spellings: the words reports show (to_string), and the keys a recorded-accuracy file
+// uses (recorded_accuracy.hpp kind_key; parsed there).
+inline constexpr EnumNames<MetricKind, 6> kMetricKindNames{{{
+    {MetricKind::step, "step-level"},
+    {MetricKind::serving_throughput, "serving throughput"},
+    {MetricKind::latency, "serving latency"},
+    {MetricKind::engram_penalty, "Engram offload penalty"},
+    {MetricKind::ratio, "ratio of two runs"},
+    {MetricKind::footprint, "HBM footprint"},
+}}};
+inline constexpr EnumNames<MetricKind, 6> kMetricKindKeys{{{
+    {MetricKind::step, "step"},
+    {MetricKind::serving_throughput, "serving_throughput"},
+    {MetricKind::latency, "latency"},
+    {MetricKind::engram_penalty, "engram_penalty"},
+    {MetricKind::ratio, "ratio"},
+    {MetricKind::footprint, "footprint"},
+}}};
 const char* to_string(MetricKind k);
 
 enum class ToleranceType { rel, abs, abs_pp, range };
+inline constexpr EnumNames<ToleranceType, 4> kToleranceTypeNames{{{
+    {ToleranceType::rel, "rel"},
+    {ToleranceType::abs, "abs"},
+    {ToleranceType::abs_pp, "abs_pp"},
+    {ToleranceType::range, "range"},
+}}};
 
 struct Tolerance {
   ToleranceType type = ToleranceType::rel;
@@ -107,6 +137,11 @@ struct StepReproduction {
 // token); `decode` charges only decode sequences (prompt KV arrives from the prefill pool, its
 // transfer hidden); `colocated` is the scenario as written.
 enum class Pool { colocated, prefill, decode };
+inline constexpr EnumNames<Pool, 3> kPoolNames{{{
+    {Pool::colocated, "colocated"},
+    {Pool::prefill, "prefill"},
+    {Pool::decode, "decode"},
+}}};
 const char* to_string(Pool p);
 
 struct ServingReproduction {

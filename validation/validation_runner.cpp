@@ -258,7 +258,7 @@ double evaluate_footprint(const ValidationCase& c, std::string& detail) {
   o.tp = f.tp;
   o.ep = f.ep;
   o.attention = f.dp_attention ? AttentionParallel::data : AttentionParallel::tensor;
-  o.engram_tier = f.tier == "hbm" ? EngramTier::hbm : f.tier == "ssd" ? EngramTier::ssd : EngramTier::dram;
+  o.engram_tier = engram_tier_from_string(f.tier).value_or(EngramTier::dram);  // `none`: no Engram module, below
   o.max_num_batched_tokens = f.max_num_batched_tokens;
   o.max_num_seqs = f.max_num_seqs;
   o.max_model_len = f.max_model_len;
@@ -314,21 +314,7 @@ bool evaluated_status(CaseStatus s) {
 
 }  // namespace
 
-const char* to_string(CaseStatus s) {
-  switch (s) {
-    case CaseStatus::pass:
-      return "pass";
-    case CaseStatus::fail:
-      return "FAIL";
-    case CaseStatus::known_miss:
-      return "known miss";
-    case CaseStatus::unsupported:
-      return "unsupported";
-    case CaseStatus::error:
-      return "ERROR";
-  }
-  return "?";
-}
+const char* to_string(CaseStatus s) { return kCaseStatusNames.name(s); }
 
 int ValidationReport::evaluated() const {
   int n = 0;

@@ -67,6 +67,14 @@ const CalibrationCandidate* calibration_for(const EvalOptions& options, const No
 
 // known_miss: outside its tolerance and listed as such in the cases file (with its reason).
 enum class CaseStatus { pass, fail, known_miss, unsupported, error };
+// How reports show a status (not parsed).
+inline constexpr EnumNames<CaseStatus, 5> kCaseStatusNames{{{
+    {CaseStatus::pass, "pass"},
+    {CaseStatus::fail, "FAIL"},
+    {CaseStatus::known_miss, "known miss"},
+    {CaseStatus::unsupported, "unsupported"},
+    {CaseStatus::error, "ERROR"},
+}}};
 const char* to_string(CaseStatus s);
 
 struct CaseResult {

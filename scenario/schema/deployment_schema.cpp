@@ -65,11 +65,11 @@ void read_dram_cache(const ConfigNode& e, EngramDraft& o) {
 
 // The engine's SSD read path (models/engines/*.yaml engram_ssd_path), which a scenario may override.
 void read_ssd_path(const ConfigNode& e, EngramDraft& o) {
-  const bool pc = e.one_of("ssd_path", {"direct", "page_cache"}) == "page_cache";
-  if (pc && o.host->engram_ssd_path != SsdPath::page_cache)
+  const SsdPath path = *kSsdPathNames.parse(e.one_of("ssd_path", kSsdPathNames.names()));
+  if (path == SsdPath::page_cache && o.host->engram_ssd_path != SsdPath::page_cache)
     e.fail_key("ssd_path",
                "engine preset '" + o.host->engine + "' has no page_cache terms (engram_ssd_path: page_cache)");
-  o.host->engram_ssd_path = pc ? SsdPath::page_cache : SsdPath::direct;
+  o.host->engram_ssd_path = path;
 }
 
 void add_placement_keys(FieldTable<EngramDraft>& t) {
@@ -81,8 +81,7 @@ void add_placement_keys(FieldTable<EngramDraft>& t) {
             "row popularity within a sub-table, `0 < s <= 4`"},
            read_access);
   t.choice(
-      "fetch", [](auto& o) -> auto& { return o.out.fetch.dram_path; },
-      {{"zero_copy", DramPath::zero_copy}, {"staged", DramPath::staged}},
+      "fetch", [](auto& o) -> auto& { return o.out.fetch.dram_path; }, kDramPathNames.choices(),
       "DRAM rows: the GPU reads pinned host memory (UVA), or CPU threads gather into pinned staging and one DMA "
       "copies it");
   t.boolean(
@@ -234,10 +233,7 @@ void add_size_keys(FieldTable<DeploymentDraft>& t) {
       "ep", [](auto& o) -> auto& { return o.out.ep; }, 0, 4096,
       "expert-parallel groups, dividing `tp`; 0 = automatic (`tp` under data-parallel attention, else 1)");
   t.choice(
-      "attention", [](auto& o) -> auto& { return o.out.attention; },
-      {{"automatic", AttentionParallel::automatic},
-       {"tensor", AttentionParallel::tensor},
-       {"data", AttentionParallel::data}},
+      "attention", [](auto& o) -> auto& { return o.out.attention; }, kAttentionParallelNames.choices(),
       "data-parallel attention for MoE models whose KV cannot be split by head (MLA latent, one KV head), tensor "
       "otherwise (docs/footprint.md)");
 }

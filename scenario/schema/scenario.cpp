@@ -40,15 +40,11 @@ void add_slo_bounds(FieldTable<ScenarioSlo>& t) {
 }
 
 void add_slo_targets(FieldTable<ScenarioSlo>& t) {
-  static const char* metrics[] = {"ttft", "tpot", "itl", "e2el"};  // in the order of SloMetric
-  static const char* stats[] = {"p50", "p90", "p99", "mean"};      // in the order of SloStat
-  for (int mi = 0; mi < 4; ++mi) {
-    for (int si = 0; si < 4; ++si) {
-      const std::string key = std::string(metrics[mi]) + "_" + stats[si];
-      const auto metric = static_cast<SloMetric>(mi);
-      const auto stat = static_cast<SloStat>(si);
-      t.custom({key, "time > 0", "none", std::string("target on the run's ") + stats[si] + " " + metrics[mi]},
-               [key, metric, stat](const ConfigNode& m, ScenarioSlo& s) {
+  for (const auto& [metric, metric_name] : kSloMetricNames.entries) {
+    for (const auto& [stat, stat_name] : kSloStatNames.entries) {
+      const std::string key = std::string(metric_name) + "_" + stat_name;
+      t.custom({key, "time > 0", "none", std::string("target on the run's ") + stat_name + " " + metric_name},
+               [key, metric = metric, stat = stat](const ConfigNode& m, ScenarioSlo& s) {
                  s.targets.push_back({key, metric, stat, slo_time(m, key)});
                });
     }
@@ -159,8 +155,7 @@ void add_hardware_keys(FieldTable<ScenarioDraft>& t) {
             "measured sections are references only. A profile whose GPU sections describe another GPU is an error."},
            read_calibration_key);
   t.choice(
-      "price_tier", [](auto& o) -> auto& { return o.p.price_tier; },
-      {{"hyperscaler", PriceTier::hyperscaler}, {"neocloud", PriceTier::neocloud}, {"rental", PriceTier::rental}},
+      "price_tier", [](auto& o) -> auto& { return o.p.price_tier; }, kPriceTierNames.choices(),
       "which of the node's GPU-hour prices to charge");
   t.custom({"prices", "path", "none",
             "a price file (hardware/price_file.hpp) whose GPU-hour prices replace the node's, beside the scenario "

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/config_node.hpp"
+#include "core/enum_names.hpp"
 #include "hardware/calibration_profile.hpp"
 #include "hardware/node_spec.hpp"
 #include "models/engram_fetch.hpp"
@@ -96,7 +97,19 @@ struct ScenarioDeployment {
 
 // A percentile target: summary statistic `stat` of `metric` must not exceed `limit`.
 enum class SloMetric { ttft, tpot, itl, e2el };
+inline constexpr EnumNames<SloMetric, 4> kSloMetricNames{{{
+    {SloMetric::ttft, "ttft"},
+    {SloMetric::tpot, "tpot"},
+    {SloMetric::itl, "itl"},
+    {SloMetric::e2el, "e2el"},
+}}};
 enum class SloStat { p50, p90, p99, mean };
+inline constexpr EnumNames<SloStat, 4> kSloStatNames{{{
+    {SloStat::p50, "p50"},
+    {SloStat::p90, "p90"},
+    {SloStat::p99, "p99"},
+    {SloStat::mean, "mean"},
+}}};
 
 struct SloTarget {
   std::string key;  // as written: "ttft_p99"

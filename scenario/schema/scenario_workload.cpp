@@ -15,19 +15,7 @@
 
 namespace engramsim::scenario {
 
-const char* to_string(WorkloadKind k) {
-  switch (k) {
-    case WorkloadKind::closed_loop:
-      return "closed_loop";
-    case WorkloadKind::open_loop:
-      return "open_loop";
-    case WorkloadKind::trace:
-      return "trace";
-    case WorkloadKind::agentx:
-      return "agentx";
-  }
-  return "?";
-}
+const char* to_string(WorkloadKind k) { return kWorkloadKindNames.name(k); }
 
 namespace {
 
@@ -236,8 +224,7 @@ constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
 FieldTable<GeneratedDraft> arrival_schema() {
   FieldTable<GeneratedDraft> t("workload.arrival");
   t.choice(
-       "process", [](auto& o) -> auto& { return o.process; },
-       {{"poisson", ArrivalKind::poisson}, {"gamma", ArrivalKind::gamma}}, "the arrival process")
+       "process", [](auto& o) -> auto& { return o.process; }, kArrivalKindNames.choices(), "the arrival process")
       .required();
   t.number(
        "rate_per_s", [](auto& o) -> auto& { return o.rate_per_s; }, 1e-12, 1e12, "mean arrivals per second")
@@ -528,13 +515,13 @@ FieldTable<TraceDraft> trace_schema() {
 }
 
 ScenarioWorkload parse_scenario_workload(const ConfigNode& w, std::int64_t model_len) {
-  const std::string kind = w.one_of("kind", {"closed_loop", "open_loop", "trace", "agentx"});
-  if (kind == "agentx") return parse_agentx(w, model_len);
-  if (kind == "closed_loop") {
+  const WorkloadKind kind = *kWorkloadKindNames.parse(w.one_of("kind", kWorkloadKindNames.names()));
+  if (kind == WorkloadKind::agentx) return parse_agentx(w, model_len);
+  if (kind == WorkloadKind::closed_loop) {
     static const FieldTable<GeneratedDraft> schema = closed_loop_schema();
     return closed_loop_workload(read_kind(w, schema));
   }
-  if (kind == "open_loop") {
+  if (kind == WorkloadKind::open_loop) {
     static const FieldTable<GeneratedDraft> schema = open_loop_schema();
     return open_loop_workload(read_kind(w, schema));
   }

@@ -30,6 +30,7 @@
 #include <string>
 
 #include "core/config_node.hpp"
+#include "core/enum_names.hpp"
 #include "core/field_table.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/workload/agentic_replay_driver.hpp"
@@ -42,6 +43,12 @@
 namespace engramsim::scenario {
 
 enum class WorkloadKind { closed_loop, open_loop, trace, agentx };
+inline constexpr EnumNames<WorkloadKind, 4> kWorkloadKindNames{{{
+    {WorkloadKind::closed_loop, "closed_loop"},
+    {WorkloadKind::open_loop, "open_loop"},
+    {WorkloadKind::trace, "trace"},
+    {WorkloadKind::agentx, "agentx"},
+}}};
 const char* to_string(WorkloadKind k);
 
 struct ScenarioWorkload {
@@ -97,6 +104,10 @@ struct TraceWorkloadDraft {
 FieldTable<TraceWorkloadDraft> trace_workload_schema();  // `workload` of kind trace (less `kind`)
 
 enum class ArrivalKind { poisson, gamma };
+inline constexpr EnumNames<ArrivalKind, 2> kArrivalKindNames{{{
+    {ArrivalKind::poisson, "poisson"},
+    {ArrivalKind::gamma, "gamma"},
+}}};
 
 // A generated workload: kinds closed_loop and open_loop (each declares only its own keys).
 struct GeneratedDraft {

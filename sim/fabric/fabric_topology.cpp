@@ -6,21 +6,7 @@
 
 namespace engramsim::fabric {
 
-const char* to_string(ResourceKind k) {
-  switch (k) {
-    case ResourceKind::link:
-      return "link";
-    case ResourceKind::half_duplex:
-      return "half_duplex";
-    case ResourceKind::dram:
-      return "dram";
-    case ResourceKind::nvme_bandwidth:
-      return "nvme_bandwidth";
-    case ResourceKind::nvme_iops:
-      return "nvme_iops";
-  }
-  return "?";
-}
+const char* to_string(ResourceKind k) { return kResourceKindNames.name(k); }
 
 ResourceId FabricTopology::add_resource(std::string name, Bandwidth capacity, Time latency, ResourceKind kind) {
   if (name.empty()) throw std::invalid_argument("fabric resource: empty name");

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 
 namespace engramsim::fabric {
@@ -39,6 +40,13 @@ enum class ResourceKind : std::uint8_t {
   nvme_bandwidth,  // a drive's sequential read bandwidth
   nvme_iops,       // a drive's IOPS, as bytes/s of pages
 };
+inline constexpr EnumNames<ResourceKind, 5> kResourceKindNames{{{
+    {ResourceKind::link, "link"},
+    {ResourceKind::half_duplex, "half_duplex"},
+    {ResourceKind::dram, "dram"},
+    {ResourceKind::nvme_bandwidth, "nvme_bandwidth"},
+    {ResourceKind::nvme_iops, "nvme_iops"},
+}}};
 const char* to_string(ResourceKind k);
 
 enum class Duplex : std::uint8_t { full, half };

@@ -146,7 +146,7 @@ class TextAccess final : public EngramAccessModel {
 
 }  // namespace
 
-const char* to_string(AccessModel model) { return model == AccessModel::zipf ? "zipf" : "text"; }
+const char* to_string(AccessModel model) { return kAccessModelNames.name(model); }
 
 std::string default_engram_text_path() {
   return (std::filesystem::path(data_root()) / "sim" / "memory" / "data" / "gettysburg-and-declaration.txt").string();

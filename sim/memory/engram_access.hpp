@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/rng.hpp"
 #include "sim/memory/ngram_hash.hpp"
 
@@ -37,6 +38,10 @@ struct EngramTableShape {
 };
 
 enum class AccessModel { zipf, text };
+inline constexpr EnumNames<AccessModel, 2> kAccessModelNames{{{
+    {AccessModel::zipf, "zipf"},
+    {AccessModel::text, "text"},
+}}};
 const char* to_string(AccessModel model);
 
 struct EngramAccessParams {

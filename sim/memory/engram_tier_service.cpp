@@ -30,24 +30,9 @@ std::vector<int> gpu_order(const fabric::NodeFabricParams& node, bool spread) {
 
 }  // namespace
 
-const char* to_string(HotRowPolicy policy) {
-  switch (policy) {
-    case HotRowPolicy::lru:
-      return "lru";
-    case HotRowPolicy::lfu:
-      return "lfu";
-    case HotRowPolicy::static_top:
-      return "static";
-  }
-  return "?";
-}
+const char* to_string(HotRowPolicy policy) { return kHotRowPolicyNames.name(policy); }
 
-std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name) {
-  if (name == "static") return HotRowPolicy::static_top;
-  if (const auto p = row_cache_policy_from(name))
-    return *p == RowCachePolicy::lru ? HotRowPolicy::lru : HotRowPolicy::lfu;
-  return std::nullopt;
-}
+std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name) { return kHotRowPolicyNames.parse(name); }
 
 EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params) {
   if (p_.tier == EngramTier::hbm) throw std::invalid_argument("engram tier: the hbm tier has nothing to fetch in-run");

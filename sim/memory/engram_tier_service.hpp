@@ -70,6 +70,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/rng.hpp"
 #include "core/units.hpp"
 #include "models/efficiency.hpp"
@@ -87,6 +88,11 @@ namespace engramsim {
 // rows of each sub-table by popularity pinned (the ideal cache, what the formula assumes; zipf model
 // only). Scenario names: "lru", "lfu", "static".
 enum class HotRowPolicy { lru, lfu, static_top };
+inline constexpr EnumNames<HotRowPolicy, 3> kHotRowPolicyNames{{{
+    {HotRowPolicy::lru, "lru"},
+    {HotRowPolicy::lfu, "lfu"},
+    {HotRowPolicy::static_top, "static"},
+}}};
 const char* to_string(HotRowPolicy policy);
 std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name);
 

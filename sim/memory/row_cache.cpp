@@ -91,13 +91,9 @@ class LfuCache final : public RowCache {
 
 }  // namespace
 
-const char* to_string(RowCachePolicy policy) { return policy == RowCachePolicy::lru ? "lru" : "lfu"; }
+const char* to_string(RowCachePolicy policy) { return kRowCachePolicyNames.name(policy); }
 
-std::optional<RowCachePolicy> row_cache_policy_from(std::string_view name) {
-  if (name == "lru") return RowCachePolicy::lru;
-  if (name == "lfu") return RowCachePolicy::lfu;
-  return std::nullopt;
-}
+std::optional<RowCachePolicy> row_cache_policy_from(std::string_view name) { return kRowCachePolicyNames.parse(name); }
 
 std::unique_ptr<RowCache> make_row_cache(RowCachePolicy policy, std::uint64_t capacity) {
   if (policy == RowCachePolicy::lru) return std::make_unique<LruCache>(capacity);

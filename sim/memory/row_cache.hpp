@@ -13,6 +13,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/enum_names.hpp"
+
 namespace engramsim {
 
 class RowCache {
@@ -32,6 +34,10 @@ class RowCache {
 };
 
 enum class RowCachePolicy { lru, lfu };
+inline constexpr EnumNames<RowCachePolicy, 2> kRowCachePolicyNames{{{
+    {RowCachePolicy::lru, "lru"},
+    {RowCachePolicy::lfu, "lfu"},
+}}};
 const char* to_string(RowCachePolicy policy);
 // The policy of a name ("lru", "lfu"); nullopt for any other.
 std::optional<RowCachePolicy> row_cache_policy_from(std::string_view name);

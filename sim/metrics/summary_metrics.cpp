@@ -9,20 +9,7 @@
 
 namespace engramsim::sim {
 
-const char* to_string(MetricSection s) {
-  switch (s) {
-    case MetricSection::counts:
-    case MetricSection::latency:
-    case MetricSection::slo:
-    case MetricSection::run:
-      return "every run";
-    case MetricSection::agentic:
-      return "windowed runs";
-    case MetricSection::kv_offload:
-      return "with a KV-offload pool";
-  }
-  return "?";
-}
+const char* to_string(MetricSection s) { return kMetricSectionNames.name(s); }
 
 bool section_written(MetricSection section, const Summary& s) {
   if (section == MetricSection::agentic) return s.windowed;

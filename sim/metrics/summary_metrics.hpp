@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "sim/metrics/summary.hpp"
 
 namespace engramsim::sim {
@@ -25,6 +26,15 @@ namespace engramsim::sim {
 // When summary.json carries a metric: every run (counts, latency, slo, run), a windowed run
 // (agentic: the AgentX replay, a closed loop with warm-up), a run with a host KV-offload pool.
 enum class MetricSection { counts, latency, slo, run, agentic, kv_offload };
+// How the docs table words each section: several sections share their words, so nothing parses them.
+inline constexpr EnumNames<MetricSection, 6> kMetricSectionNames{{{
+    {MetricSection::counts, "every run"},
+    {MetricSection::latency, "every run"},
+    {MetricSection::slo, "every run"},
+    {MetricSection::run, "every run"},
+    {MetricSection::agentic, "windowed runs"},
+    {MetricSection::kv_offload, "with a KV-offload pool"},
+}}};
 const char* to_string(MetricSection s);
 
 // How a value is shown in the `run` table: as it is, as a percentage (x 100), in millions (/ 1e6).

@@ -2,16 +2,6 @@
 
 namespace engramsim::sim {
 
-const char* to_string(RequestStatus s) {
-  switch (s) {
-    case RequestStatus::finished:
-      return "finished";
-    case RequestStatus::unfinished:
-      return "unfinished";
-    case RequestStatus::rejected:
-      return "rejected";
-  }
-  return "?";
-}
+const char* to_string(RequestStatus s) { return kRequestStatusNames.name(s); }
 
 }  // namespace engramsim::sim

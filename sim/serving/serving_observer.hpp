@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 #include "models/step_model.hpp"
 #include "sim/memory/engram_step_types.hpp"
@@ -19,6 +20,11 @@ enum class RequestStatus : std::uint8_t {
   unfinished,  // still waiting or running when the run ended (horizon or event limit)
   rejected,    // can never fit in its replica's KV pool
 };
+inline constexpr EnumNames<RequestStatus, 3> kRequestStatusNames{{{
+    {RequestStatus::finished, "finished"},
+    {RequestStatus::unfinished, "unfinished"},
+    {RequestStatus::rejected, "rejected"},
+}}};
 const char* to_string(RequestStatus s);
 
 struct RequestRecord {

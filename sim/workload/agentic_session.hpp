@@ -17,11 +17,16 @@
 #include <variant>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 
 namespace engramsim::sim {
 
 enum class AgenticCallType : std::uint8_t { normal, subagent_call };  // trace `type`: "n" | "s"
+inline constexpr EnumNames<AgenticCallType, 2> kAgenticCallTypeNames{{{
+    {AgenticCallType::normal, "n"},
+    {AgenticCallType::subagent_call, "s"},
+}}};
 
 // One LLM call.
 struct AgenticCall {

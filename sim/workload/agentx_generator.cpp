@@ -276,7 +276,9 @@ void put_string(std::string& s, const std::string& v) {
 void put_call(std::string& s, const AgenticCall& c) {
   s += "{\"t\":";
   put_seconds(s, c.start);
-  s += c.type == AgenticCallType::subagent_call ? ",\"type\":\"s\"" : ",\"type\":\"n\"";
+  s += ",\"type\":\"";
+  s += kAgenticCallTypeNames.name(c.type);
+  s += '"';
   s += ",\"model\":\"synthetic\",\"in\":";
   put_int(s, c.input_tokens);
   s += ",\"out\":";

@@ -260,8 +260,7 @@ void chain(const LineCtx& c, AgenticCall& call, Time& prev_end, bool first) {
 AgenticCallType call_type(const LineCtx& c, const json& o, bool in_subagent, bool& is_subagent) {
   const std::string type = text(c, o, "type");
   is_subagent = type == "subagent";
-  if (type == "n") return AgenticCallType::normal;
-  if (type == "s") return AgenticCallType::subagent_call;
+  if (const auto t = kAgenticCallTypeNames.parse(type)) return *t;
   if (is_subagent && in_subagent) c.fail("type", "a subagent group inside a subagent group is not supported");
   if (!is_subagent) c.fail("type", "unknown type '" + type + "' (expected n, s or subagent)");
   return AgenticCallType::normal;

@@ -19,6 +19,7 @@ TEST(EnumNames, NamesParsesAndListsChoicesInTableOrder) {
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].first, "light");
   EXPECT_EQ(c[1].second, Shade::dark);
+  EXPECT_EQ(kShades.names(), (std::vector<std::string>{"light", "dark"}));
 }
 
 struct Paint {

@@ -271,9 +271,9 @@ void print_json(const val::ValidationSet& set, const val::ValidationReport& repo
         {"message", r.message},
         {"wall_s", r.wall_s}};
     if (r.tolerance) {
-      const char* type = r.tolerance->type == val::ToleranceType::rel   ? "rel"
-                         : r.tolerance->type == val::ToleranceType::abs ? "abs"
-                                                                        : "abs_pp";
+      // A published range is written as abs_pp, as this file has always written it.
+      const val::ToleranceType t = r.tolerance->type;
+      const char* type = t == val::ToleranceType::range ? "abs_pp" : val::kToleranceTypeNames.name(t);
       c["tolerance"] = {{"type", type}, {"value", r.tolerance->value}, {"why", r.tolerance->why}};
     } else {
       c["tolerance"] = nullptr;

@@ -106,7 +106,7 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
          "Calibration profile applied to the points on its GPU, replacing the scenario's (repeatable: one per GPU)")
       ->allow_extra_args(false);
   cmd->add_option("--progress", a.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+      ->check(CLI::IsMember(planner::kProgressModeNames.names()));
   cmd->add_flag("--json", a.json, "Print the outcome as one JSON object on stdout instead of the text summary");
   add_price_options(cmd, a.price);
   cmd->add_option("--refine-rounds", a.refine_rounds,
@@ -115,10 +115,7 @@ inline void add_sweep_cli_options(CLI::App* cmd, SweepCliArgs& a) {
 }
 
 inline planner::ProgressMode progress_mode(const std::string& s) {
-  if (s == "bar") return planner::ProgressMode::bar;
-  if (s == "lines") return planner::ProgressMode::lines;
-  if (s == "none") return planner::ProgressMode::none;
-  return planner::ProgressMode::automatic;
+  return planner::kProgressModeNames.parse(s).value_or(planner::ProgressMode::automatic);
 }
 
 // `fingerprint`: results_fingerprint of the scenario and the command's settings; `inputs`: what
