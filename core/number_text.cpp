@@ -23,6 +23,12 @@ std::string printf_number(double v, const char* spec) {
   return buf;
 }
 
+std::string fixed_digits(double v, int digits) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
 std::string round_trip_number(double v) { return printf_number(v, "%.17g"); }
 
 std::string with_commas(std::int64_t v) {

@@ -14,6 +14,9 @@ std::string format_number(double v, int decimals = 6, bool json = true);
 // `v` formatted by a printf conversion for one double ("%.4g", "%.2f", "%g").
 std::string printf_number(double v, const char* spec);
 
+// printf's "%.*f": `digits` decimals ("nan", "inf" as printf writes them).
+std::string fixed_digits(double v, int digits);
+
 // 17 significant digits: reads back to the same double.
 std::string round_trip_number(double v);
 

@@ -109,8 +109,12 @@ TEST(SummaryMetrics, TableOnlyAndShownValues) {
   s.mean_kv_usage = 0.25;
   EXPECT_EQ(summary_json(s).find("usd_per_m_uncached_input_tokens"), std::string::npos);
   for (const SummaryMetric* m : run_table_metrics(summary_metrics(), false, false)) {
-    if (m->key == "usd_per_m_uncached_input_tokens") EXPECT_DOUBLE_EQ(shown_value(*m, s), 0.5);
-    if (m->key == "mean_kv_usage") EXPECT_DOUBLE_EQ(shown_value(*m, s), 25.0);
+    if (m->key == "usd_per_m_uncached_input_tokens") {
+      EXPECT_DOUBLE_EQ(shown_value(*m, s), 0.5);
+    }
+    if (m->key == "mean_kv_usage") {
+      EXPECT_DOUBLE_EQ(shown_value(*m, s), 25.0);
+    }
   }
 }
 

@@ -34,11 +34,7 @@ struct FootprintArgs {
   bool json = false;
 };
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string fixed(double v, int digits) { return fixed_digits(v, digits); }
 
 std::string gib(Bytes b) { return fixed(b.gib(), 2); }
 

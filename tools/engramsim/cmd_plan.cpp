@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "core/number_text.hpp"
 #include "planner/frontier_plan.hpp"
 #include "planner/report_data.hpp"
 #include "planner/results_file.hpp"
@@ -28,11 +29,7 @@
 namespace engramsim::cli {
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string fixed(double v, int digits) { return fixed_digits(v, digits); }
 
 // --json: the run's counts and the ranking (cheapest first) with each candidate's fleet.
 nlohmann::json plan_json(const planner::SweepRunSummary& s, const planner::FleetPlanResult& fleet,

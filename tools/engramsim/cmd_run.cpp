@@ -69,12 +69,7 @@ std::string trace_path_for(const std::string& file, const std::string& variant) 
   return (p.parent_path() / (p.stem().string() + "-" + variant + p.extension().string())).string();
 }
 
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string fixed(double v, int digits) { return std::isfinite(v) ? fixed_digits(v, digits) : "-"; }
 
 std::string ratio_text(double a, double b) {
   if (!std::isfinite(a) || !std::isfinite(b) || b == 0.0) return "-";

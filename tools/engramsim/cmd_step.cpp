@@ -21,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
+#include "core/number_text.hpp"
 #include "core/unit_parse.hpp"
 #include "hardware/hardware_loader.hpp"
 #include "models/calibration_apply.hpp"
@@ -50,11 +51,7 @@ struct StepArgs {
   bool json = false;
 };
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string fixed(double v, int digits) { return fixed_digits(v, digits); }
 
 std::string sci(double v) {
   char buf[64];
