@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace engramsim::fabric {
 namespace {
@@ -37,11 +38,12 @@ int socket_of_group(std::size_t group, std::size_t groups, int sockets) {
   return static_cast<int>(group * static_cast<std::size_t>(sockets) / groups);
 }
 
-// Builds the topology in a fixed order (DRAM, host links, GPU routes, drives, NVLink), so resource
-// and route ids are the same in every run.
+// Builds the topology in a fixed order (DRAM, host links, GPU routes, drives, NVLink, NICs), so
+// resource and route ids are the same in every run. Every name starts with `prefix`.
 class NodeFabricBuilder {
  public:
-  explicit NodeFabricBuilder(const NodeFabricParams& p) : p_(p), t_(nf_.topology) {
+  NodeFabricBuilder(const NodeFabricParams& p, FabricTopology& t, std::string prefix)
+      : p_(p), t_(t), prefix_(std::move(prefix)) {
     if (p.gpu_count < 0 || p.drive_count < 0) throw std::invalid_argument("node fabric: negative count");
     if (p.cpu_sockets < 1) throw std::invalid_argument("node fabric: cpu_sockets must be >= 1");
     gpu_group_ = group_of(p.gpu_groups, p.gpu_count, "GPU", gpu_groups_);
@@ -50,12 +52,14 @@ class NodeFabricBuilder {
     shared_group_link_ = switched_ || p.switch_uplink_bandwidth.value() > 0.0;
   }
 
-  NodeFabric build() {
+  NodeRoutes build() {
     add_dram();
     add_host_links();
     add_gpu_routes();
     add_drives();
     add_nvlink();
+    add_nics();
+    nf_.gpu_link = gpu_link_;
     return std::move(nf_);
   }
 
@@ -64,7 +68,7 @@ class NodeFabricBuilder {
 
   void add_dram() {
     for (int s = 0; s < p_.cpu_sockets; ++s)
-      nf_.dram.push_back(t_.add_resource("dram." + std::to_string(s), p_.host_dram_bandwidth / p_.cpu_sockets,
+      nf_.dram.push_back(t_.add_resource(prefix_ + "dram." + std::to_string(s), p_.host_dram_bandwidth / p_.cpu_sockets,
                                          p_.host_dram_latency, ResourceKind::dram));
   }
 
@@ -74,11 +78,11 @@ class NodeFabricBuilder {
     if (shared_group_link_)
       for (std::size_t g = 0; g < gpu_groups_.size(); ++g)
         uplink_.push_back(
-            t_.add_link((switched_ ? "switch" : "cpu") + std::to_string(g) + (switched_ ? ".uplink" : ".c2c"),
+            t_.add_link(prefix_ + (switched_ ? "switch" : "cpu") + std::to_string(g) + (switched_ ? ".uplink" : ".c2c"),
                         p_.switch_uplink_bandwidth, p_.switch_uplink_latency, Duplex::full));
     for (int g = 0; g < p_.gpu_count; ++g)
-      gpu_link_.push_back(
-          t_.add_link("gpu" + std::to_string(g) + ".link", p_.gpu_link_bandwidth, p_.gpu_link_latency, Duplex::full));
+      gpu_link_.push_back(t_.add_link(prefix_ + "gpu" + std::to_string(g) + ".link", p_.gpu_link_bandwidth,
+                                      p_.gpu_link_latency, Duplex::full));
   }
 
   // Host-side hops from the root complex down to GPU g (excluding DRAM), in path order.
@@ -96,11 +100,11 @@ class NodeFabricBuilder {
       const ResourceId dram = nf_.dram[static_cast<std::size_t>(socket)];
       std::vector<ResourceId> down{dram};
       for (const ResourceId r : down_to_gpu(g)) down.push_back(r);
-      nf_.dram_to_gpu.push_back(t_.add_route("dram->gpu" + std::to_string(g), down));
+      nf_.dram_to_gpu.push_back(t_.add_route(prefix_ + "dram->gpu" + std::to_string(g), down));
       std::vector<ResourceId> up{gpu_link_[static_cast<std::size_t>(g)].backward};
       if (shared_group_link_) up.push_back(uplink_[group_of_gpu(g)].backward);
       up.push_back(dram);
-      nf_.gpu_to_dram.push_back(t_.add_route("gpu" + std::to_string(g) + "->dram", up));
+      nf_.gpu_to_dram.push_back(t_.add_route(prefix_ + "gpu" + std::to_string(g) + "->dram", up));
     }
   }
 
@@ -112,13 +116,14 @@ class NodeFabricBuilder {
           "group per GPU group");
     if (!on_gpu_switch_ && p_.drive_group_uplink_bandwidth.value() > 0.0)
       for (std::size_t k = 0; k < drive_groups_.size(); ++k)
-        drive_uplink_.push_back(t_.add_link("drives" + std::to_string(k) + ".uplink", p_.drive_group_uplink_bandwidth,
-                                            p_.drive_group_uplink_latency, Duplex::full));
+        drive_uplink_.push_back(t_.add_link(prefix_ + "drives" + std::to_string(k) + ".uplink",
+                                            p_.drive_group_uplink_bandwidth, p_.drive_group_uplink_latency,
+                                            Duplex::full));
     for (int d = 0; d < p_.drive_count; ++d) add_drive(d);
   }
 
   void add_drive(int d) {
-    const auto nvme = t_.add_nvme("nvme" + std::to_string(d), p_.drive);
+    const auto nvme = t_.add_nvme(prefix_ + "nvme" + std::to_string(d), p_.drive);
     const auto k = static_cast<std::size_t>(drive_group_[static_cast<std::size_t>(d)]);
     // Hops from the drive up to the root complex.
     std::vector<ResourceId> up{nvme.iops, nvme.bandwidth};
@@ -126,7 +131,7 @@ class NodeFabricBuilder {
     if (!drive_uplink_.empty()) up.push_back(drive_uplink_[k].backward);
     std::vector<ResourceId> to_dram = up;
     to_dram.push_back(nf_.dram[static_cast<std::size_t>(socket_of_group(k, drive_groups_.size(), p_.cpu_sockets))]);
-    nf_.drive_to_dram.push_back(t_.add_route("nvme" + std::to_string(d) + "->dram", to_dram));
+    nf_.drive_to_dram.push_back(t_.add_route(prefix_ + "nvme" + std::to_string(d) + "->dram", to_dram));
     std::vector<RouteId> to_gpus;
     for (int g = 0; g < p_.gpu_count; ++g) {
       std::vector<ResourceId> hops;
@@ -136,7 +141,7 @@ class NodeFabricBuilder {
         hops = up;
         for (const ResourceId r : down_to_gpu(g)) hops.push_back(r);
       }
-      to_gpus.push_back(t_.add_route("nvme" + std::to_string(d) + "->gpu" + std::to_string(g), hops));
+      to_gpus.push_back(t_.add_route(prefix_ + "nvme" + std::to_string(d) + "->gpu" + std::to_string(g), hops));
     }
     nf_.drive_to_gpu.push_back(std::move(to_gpus));
   }
@@ -147,18 +152,26 @@ class NodeFabricBuilder {
     if (!(p_.nvlink_bandwidth.value() > 0.0)) return;
     std::vector<FabricTopology::LinkEnds> port;
     for (int g = 0; g < p_.gpu_count; ++g)
-      port.push_back(
-          t_.add_link("gpu" + std::to_string(g) + ".nvlink", p_.nvlink_bandwidth, p_.nvlink_latency, Duplex::full));
+      port.push_back(t_.add_link(prefix_ + "gpu" + std::to_string(g) + ".nvlink", p_.nvlink_bandwidth,
+                                 p_.nvlink_latency, Duplex::full));
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = 0; b < n; ++b)
         if (a != b)
-          nf_.gpu_to_gpu[a][b] = t_.add_route("gpu" + std::to_string(a) + "->gpu" + std::to_string(b),
+          nf_.gpu_to_gpu[a][b] = t_.add_route(prefix_ + "gpu" + std::to_string(a) + "->gpu" + std::to_string(b),
                                               {port[a].forward, port[b].backward});
   }
 
+  void add_nics() {
+    if (!(p_.nic_bandwidth.value() > 0.0)) return;
+    for (int g = 0; g < p_.gpu_count; ++g)
+      nf_.nic.push_back(
+          t_.add_link(prefix_ + "gpu" + std::to_string(g) + ".nic", p_.nic_bandwidth, p_.nic_latency, Duplex::full));
+  }
+
   const NodeFabricParams& p_;
-  NodeFabric nf_;
+  NodeRoutes nf_;
   FabricTopology& t_;
+  std::string prefix_;
   std::vector<std::vector<int>> gpu_groups_, drive_groups_;
   std::vector<int> gpu_group_, drive_group_;
   bool switched_ = false;
@@ -169,6 +182,14 @@ class NodeFabricBuilder {
 
 }  // namespace
 
-NodeFabric build_node_fabric(const NodeFabricParams& p) { return NodeFabricBuilder(p).build(); }
+NodeFabric build_node_fabric(const NodeFabricParams& p) {
+  NodeFabric nf;
+  static_cast<NodeRoutes&>(nf) = NodeFabricBuilder(p, nf.topology, "").build();
+  return nf;
+}
+
+NodeRoutes add_node_fabric(FabricTopology& topology, const NodeFabricParams& p, const std::string& prefix) {
+  return NodeFabricBuilder(p, topology, prefix).build();
+}
 
 }  // namespace engramsim::fabric

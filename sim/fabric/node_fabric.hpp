@@ -14,6 +14,9 @@
 //                     (drive_attach own_switch) and drive_group_uplink_bandwidth > 0
 //   gpuG.nvlink       full duplex, per GPU, when nvlink_bandwidth > 0: its port into a
 //                     non-blocking NVSwitch fabric (.fwd = egress, .bwd = ingress)
+//   gpuG.nic          full duplex, per GPU, when nic_bandwidth > 0: its scale-out RDMA NIC
+//                     (.fwd = egress, .bwd = ingress); routes between nodes use it
+//                     (cluster_fabric.hpp), none inside the node
 // Link direction "fwd" is host -> device (DRAM to GPU, root complex to drive).
 //
 // Drives: with drive_attach gpu_switch (the HGX layout) drive group K sits on GPU switch K: its
@@ -30,6 +33,7 @@
 // so the simulator can fill it from a node preset without this library depending on hardware/.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/units.hpp"
@@ -73,12 +77,15 @@ struct NodeFabricParams {
 
   Bandwidth nvlink_bandwidth;  // per GPU per direction; zero: no GPU-to-GPU routes
   Time nvlink_latency;
+
+  Bandwidth nic_bandwidth;  // per GPU per direction (the node's scale-out bandwidth); zero: no NIC
+  Time nic_latency;         // one end of an RDMA transfer (NIC and network)
 };
 
 inline constexpr RouteId kNoRoute = static_cast<RouteId>(-1);
 
-struct NodeFabric {
-  FabricTopology topology;
+// One node's resources and routes, as ids into the topology that holds them.
+struct NodeRoutes {
   std::vector<ResourceId> dram;                    // per socket
   std::vector<int> gpu_socket;                     // per GPU
   std::vector<RouteId> dram_to_gpu;                // per GPU
@@ -86,10 +93,20 @@ struct NodeFabric {
   std::vector<RouteId> drive_to_dram;              // per drive
   std::vector<std::vector<RouteId>> drive_to_gpu;  // [drive][gpu], GPUDirect Storage path
   std::vector<std::vector<RouteId>> gpu_to_gpu;    // [src][dst]; kNoRoute on the diagonal or without NVLink
+  std::vector<FabricTopology::LinkEnds> gpu_link;  // per GPU: its host link (PCIe x16 or C2C)
+  std::vector<FabricTopology::LinkEnds> nic;       // per GPU: its NIC; empty without NICs
+};
+
+// A node alone: its own topology and the routes into it.
+struct NodeFabric : NodeRoutes {
+  FabricTopology topology;
 };
 
 // Throws std::invalid_argument when groups are not a partition of the GPUs / drives, or a needed
 // bandwidth is not positive.
 NodeFabric build_node_fabric(const NodeFabricParams& params);
+// Adds one node's resources and routes to `topology` (several nodes in one fabric), every name
+// prefixed by `prefix` ("node1."); the same rules.
+NodeRoutes add_node_fabric(FabricTopology& topology, const NodeFabricParams& params, const std::string& prefix);
 
 }  // namespace engramsim::fabric
