@@ -23,15 +23,10 @@ struct Limits {
 
 FieldTable<Limits> limits_schema() {
   FieldTable<Limits> t("limits");
-  t.integer(
-       "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 1000, "sequences")
-      .number(
-          "share", [](auto& l) -> auto& { return l.share; }, 0.001, 1.0, "share of HBM")
-      .boolean(
-          "cache", [](auto& l) -> auto& { return l.cache; }, "prefix cache")
-      .bytes(
-          "pool", [](auto& l) -> auto& { return l.pool; }, Bytes(0.0), Bytes(1e12), "size, 0 to 1 TB",
-          "must be at most 1 TB", "host pool")
+  t.integer("seqs", &Limits::seqs, 1, 1000, "sequences")
+      .number("share", &Limits::share, 0.001, 1.0, "share of HBM")
+      .boolean("cache", &Limits::cache, "prefix cache")
+      .bytes("pool", &Limits::pool, Bytes(0.0), Bytes(1e12), "size, 0 to 1 TB", "must be at most 1 TB", "host pool")
       .default_words("0 (no pool)")
       .custom({"name", "`a` \\| `b`", "`a`", "which"},
               [](const ConfigNode& m, Limits& l) {
@@ -108,18 +103,14 @@ TEST(FieldTable, WordsAndFlagNames) {
 // from keys read before it, a check naming an earlier key. written_if leaves a field out of the output.
 FieldTable<Limits> ruled_schema() {
   FieldTable<Limits> t("ruled");
-  t.boolean(
-      "cache", [](auto& l) -> auto& { return l.cache; }, "prefix cache");
+  t.boolean("cache", &Limits::cache, "prefix cache");
   t.rule([](const ConfigNode& m, Limits& l) {
     if (l.cache) m.child("pool");  // required with the cache: throws when absent
     l.seqs = l.cache ? 64 : 256;   // the default of seqs follows the cache
   });
-  t.bytes(
-       "pool", [](auto& l) -> auto& { return l.pool; }, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB",
-       "host pool")
+  t.bytes("pool", &Limits::pool, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB", "host pool")
       .written_if([](const Limits& l) { return l.pool.value() > 0.0; });
-  t.integer(
-      "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 1000, "sequences");
+  t.integer("seqs", &Limits::seqs, 1, 1000, "sequences");
   t.rule([](const ConfigNode& m, Limits& l) {
     if (!l.cache && l.pool.value() > 0.0) m.fail_key("pool", "needs cache: true");
   });
@@ -187,28 +178,18 @@ struct Box {
 
 FieldTable<Point> point_schema() {
   FieldTable<Point> t("point");
-  t.integer(
-       "n", [](auto& p) -> auto& { return p.n; }, 0, 100, "count")
-      .required();
-  t.positive(
-       "size", [](auto& p) -> auto& { return p.size; }, "bytes")
-      .required();
-  t.at_least_zero(
-       "latency", [](auto& p) -> auto& { return p.latency; }, "latency")
-      .check([](const Point& p) -> std::string {
-        return p.n == 0 && p.latency > Time::zero() ? "a latency needs n" : "";
-      });
+  t.integer("n", &Point::n, 0, 100, "count").required();
+  t.positive("size", &Point::size, "bytes").required();
+  t.at_least_zero("latency", &Point::latency, "latency").check([](const Point& p) -> std::string {
+    return p.n == 0 && p.latency > Time::zero() ? "a latency needs n" : "";
+  });
   return t;
 }
 
 FieldTable<Part> part_schema() {
   FieldTable<Part> t("part");
-  t.choice(
-      "shape", [](auto& p) -> auto& { return p.shape; }, {{"round", Shape::round}, {"square", Shape::square}},
-      "outline");
-  t.positive(
-       "weight", [](auto& p) -> auto& { return p.weight; }, "kg")
-      .required();
+  t.choice("shape", &Part::shape, {{"round", Shape::round}, {"square", Shape::square}}, "outline");
+  t.positive("weight", &Part::weight, "kg").required();
   return t;
 }
 
@@ -219,16 +200,10 @@ FieldTable<Box> box_schema() {
       [](Box& b, const std::string& key, std::string why) { b.missing[key] = std::move(why); }};
   FieldTable<Box> t("box");
   t.fixed("format", "box/1", "version");
-  t.any_text(
-      "label", [](auto& b) -> auto& { return b.label; }, "free text");
-  t.section(
-       "part", [](auto& b) -> auto& { return b.part; }, part_schema(), "")
-      .required();
-  t.list(
-       "points", [](auto& b) -> auto& { return b.points; }, point_schema(), 1, "samples")
-      .required();
-  t.optional_section(
-      "spare", [](auto& b) -> auto& { return b.spare; }, part_schema(), absence, "a second part");
+  t.any_text("label", &Box::label, "free text");
+  t.section("part", &Box::part, part_schema(), "").required();
+  t.list("points", &Box::points, point_schema(), 1, "samples").required();
+  t.optional_section("spare", &Box::spare, part_schema(), absence, "a second part");
   return t;
 }
 
@@ -336,10 +311,8 @@ struct Crate {
 
 FieldTable<Crate> crate_schema() {
   FieldTable<Crate> t("crate");
-  t.section(
-      "lid", [](auto& c) -> auto& { return c.lid; }, part_schema(), "the top");
-  t.section(
-      "base", [](auto& c) -> auto& { return c.base; }, part_schema(), "the bottom");
+  t.section("lid", &Crate::lid, part_schema(), "the top");
+  t.section("base", &Crate::base, part_schema(), "the bottom");
   t.rule([](const ConfigNode& m, Crate& c) {
     c.parts = (c.lid ? 1 : 0) + (c.base ? 1 : 0);
     if (c.parts == 0) m.fail("give a lid or a base");
@@ -429,11 +402,8 @@ TEST(FieldTable, YamlTextLayout) {
 
 TEST(FieldTable, AKeyDeclaredTwiceIsAProgrammingError) {
   FieldTable<Limits> t("limits");
-  t.integer(
-      "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 10, "");
-  EXPECT_THROW(t.integer(
-                   "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 10, ""),
-               std::logic_error);
+  t.integer("seqs", &Limits::seqs, 1, 10, "");
+  EXPECT_THROW(t.integer("seqs", &Limits::seqs, 1, 10, ""), std::logic_error);
   EXPECT_THROW(FieldTable<Limits>("empty").required(), std::logic_error);
   EXPECT_THROW(t.at("nope"), std::logic_error);
 }
