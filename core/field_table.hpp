@@ -13,7 +13,7 @@
 // Usage:
 //   const FieldTable<Limits>& limits_schema() {
 //     static const FieldTable<Limits> t = FieldTable<Limits>("limits")
-//         .integer("block_size", [](auto& l) -> auto& { return l.block_size; }, 1, 1 << 20, "KV tokens per block");
+//         .integer("block_size", &Limits::block_size, 1, 1 << 20, "KV tokens per block");
 //     return t;
 //   }
 //   Limits l;  limits_schema().read(node, l);  node.finish();
@@ -132,9 +132,9 @@ class FieldTable {
   using Check = std::function<std::string(const T& value)>;
   // A rule that reads the map itself (see rule()).
   using Rule = std::function<void(const ConfigNode& map, T& out)>;
-  // The type of the member that an `access` lambda returns.
+  // The type of the member that `member` names (a member pointer, or a lambda returning a reference).
   template <class Access>
-  using Member = std::remove_reference_t<decltype(std::declval<Access&>()(std::declval<T&>()))>;
+  using Member = std::remove_reference_t<std::invoke_result_t<Access&, T&>>;
   struct Field {
     FieldDoc doc;
     Reader read;
@@ -157,11 +157,15 @@ class FieldTable {
 
   explicit FieldTable(std::string name) : name_(std::move(name)) {}
 
-  // `access` is a generic lambda returning a reference to the member: [](auto& t) -> auto& {...}.
+  // `member` names the member a field reads and writes: a pointer to a data member of T
+  // (&Limits::block_size), or a generic lambda returning a reference to it, for a member further
+  // down (`[](auto& t) -> auto& { return t.policy.block_size; }`). Each method turns it into a lambda
+  // once, `access` (see accessor()).
   // A default is read off T() (value-initialised: the same value as T{}, on which GCC 12 warns
   // -Wmaybe-uninitialized for large aggregates).
   template <class Access>
-  FieldTable& integer(std::string key, Access access, std::int64_t lo, std::int64_t hi, std::string meaning) {
+  FieldTable& integer(std::string key, Access member, std::int64_t lo, std::int64_t hi, std::string meaning) {
+    const auto access = accessor(member);
     const T dflt = T();
     Field f{{key, integer_type_words(lo, hi), std::to_string(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, lo, hi](const auto& m, T& out) {
@@ -173,7 +177,8 @@ class FieldTable {
   }
 
   template <class Access>
-  FieldTable& number(std::string key, Access access, double lo, double hi, std::string meaning) {
+  FieldTable& number(std::string key, Access member, double lo, double hi, std::string meaning) {
+    const auto access = accessor(member);
     const T dflt = T();
     Field f{{key, number_type_words(lo, hi, false), number_words(access(dflt)), std::move(meaning)}};
     f.read = reads([key, access, lo, hi](const auto& m, T& out) { access(out) = m.number(key, lo, hi); });
@@ -183,7 +188,8 @@ class FieldTable {
   }
 
   template <class Access>
-  FieldTable& boolean(std::string key, Access access, std::string meaning) {
+  FieldTable& boolean(std::string key, Access member, std::string meaning) {
+    const auto access = accessor(member);
     const T dflt = T();
     Field f{{key, "bool", access(dflt) ? "true" : "false", std::move(meaning)}};
     f.read = reads([key, access](const auto& m, T& out) { access(out) = m.boolean(key); });
@@ -195,8 +201,9 @@ class FieldTable {
   // A size (`256GiB`) in [lo, hi] bytes; `type` and the default are given in words, and `outside`
   // is the error for a size out of range.
   template <class Access>
-  FieldTable& bytes(std::string key, Access access, Bytes lo, Bytes hi, std::string type, std::string outside,
+  FieldTable& bytes(std::string key, Access member, Bytes lo, Bytes hi, std::string type, std::string outside,
                     std::string meaning) {
+    const auto access = accessor(member);
     Field f{{key, std::move(type), "", std::move(meaning)}};
     f.read = reads([key, access, lo, hi, outside](const auto& m, T& out) {
       const Bytes b = m.bytes(key);
@@ -210,7 +217,8 @@ class FieldTable {
 
   // A duration (`750us`, `1.5ms`) in [lo, hi]; written in seconds.
   template <class Access>
-  FieldTable& time(std::string key, Access access, Time lo, Time hi, std::string meaning) {
+  FieldTable& time(std::string key, Access member, Time lo, Time hi, std::string meaning) {
+    const auto access = accessor(member);
     const T dflt = T();
     const std::string type = "time in [" + time_words(lo) + ", " + time_words(hi) + "]";
     Field f{{key, type, time_words(access(dflt)), std::move(meaning)}};
@@ -226,7 +234,8 @@ class FieldTable {
 
   // A number in (lo, hi]: the lower bound itself is refused.
   template <class Access>
-  FieldTable& number_above(std::string key, Access access, double lo, double hi, std::string meaning) {
+  FieldTable& number_above(std::string key, Access member, double lo, double hi, std::string meaning) {
+    const auto access = accessor(member);
     const T dflt = T();
     const std::string type = number_type_words(lo, hi, true);
     Field f{{key, type, number_words(access(dflt)), std::move(meaning)}};
@@ -243,7 +252,8 @@ class FieldTable {
 
   // A non-empty string.
   template <class Access>
-  FieldTable& text(std::string key, Access access, std::string meaning) {
+  FieldTable& text(std::string key, Access member, std::string meaning) {
+    const auto access = accessor(member);
     Field f{{key, "string", "empty", std::move(meaning)}};
     f.read = reads([key, access](const auto& m, T& out) {
       const auto c = m.child(key);
@@ -258,7 +268,8 @@ class FieldTable {
 
   // A string, empty allowed (`gpu: ""`: none).
   template <class Access>
-  FieldTable& any_text(std::string key, Access access, std::string meaning) {
+  FieldTable& any_text(std::string key, Access member, std::string meaning) {
+    const auto access = accessor(member);
     const T dflt = T();
     const std::string d = access(dflt);
     Field f{{key, "string", d.empty() ? "empty" : "`" + d + "`", std::move(meaning)}};
@@ -270,8 +281,9 @@ class FieldTable {
 
   // One of the names in `options`, each standing for a value of the member's type (an enum).
   template <class Access, class E = Member<Access>>
-  FieldTable& choice(std::string key, Access access,
+  FieldTable& choice(std::string key, Access member,
                      std::vector<std::pair<std::string, std::type_identity_t<E>>> options, std::string meaning) {
+    const auto access = accessor(member);
     std::vector<std::string> names;
     std::string type, dflt;
     const T zero = T();
@@ -308,8 +320,9 @@ class FieldTable {
   // [lo, hi], bounds far wider than any real part so that what they catch is a unit slip ("3.35kB/s"
   // for "3.35TB/s"). `kind` ("bandwidth") and `range` ("10 GB/s to 1 PB/s") are words for the docs.
   template <class Access, class Get>
-  FieldTable& quantity(std::string key, Access access, Get get, std::string kind, double lo, double hi,
+  FieldTable& quantity(std::string key, Access member, Get get, std::string kind, double lo, double hi,
                        std::string range, std::string meaning) {
+    const auto access = accessor(member);
     Field f{{key, kind + ", " + range, "", std::move(meaning)}};
     f.read = reads([key, access, get, lo, hi, range](const auto& m, T& out) {
       const auto c = m.child(key);
@@ -327,13 +340,13 @@ class FieldTable {
   // A number, or a quantity in the unit its member's type names (Bytes `64MiB`, Bandwidth
   // `1.2GB/s`, FlopRate `850GFLOPS`, Time `36us`), that must be greater than zero.
   template <class Access>
-  FieldTable& positive(std::string key, Access access, std::string meaning) {
-    return measure(std::move(key), access, std::move(meaning), true);
+  FieldTable& positive(std::string key, Access member, std::string meaning) {
+    return measure(std::move(key), accessor(member), std::move(meaning), true);
   }
   // The same, zero allowed (a quantity is never negative).
   template <class Access>
-  FieldTable& at_least_zero(std::string key, Access access, std::string meaning) {
-    return measure(std::move(key), access, std::move(meaning), false);
+  FieldTable& at_least_zero(std::string key, Access member, std::string meaning) {
+    return measure(std::move(key), accessor(member), std::move(meaning), false);
   }
 
   // A nested map `key` whose keys `sub` declares over the same T (so that its checks may read keys
@@ -342,19 +355,20 @@ class FieldTable {
     return nested(
         std::move(key), [](auto& v) -> auto& { return v; }, sub, std::move(meaning));
   }
-  // A nested map `key` read into the member `access` returns, whose keys `sub` declares. A member
+  // A nested map `key` read into the member that `member` names, whose keys `sub` declares. A member
   // that is a std::optional<Sub> holds a value once the key is read, and is written only then.
   template <class Access, class Sub>
-  FieldTable& section(std::string key, Access access, const FieldTable<Sub>& sub, std::string meaning) {
-    return nested(std::move(key), access, sub, std::move(meaning));
+  FieldTable& section(std::string key, Access member, const FieldTable<Sub>& sub, std::string meaning) {
+    return nested(std::move(key), accessor(member), sub, std::move(meaning));
   }
 
-  // A list `key` of maps, each read by `element` into one entry of the std::vector that `access`
-  // returns (replacing what it held), with at least `min_size` entries; the docs list the
+  // A list `key` of maps, each read by `element` into one entry of the std::vector that `member`
+  // names (replacing what it held), with at least `min_size` entries; the docs list the
   // element's keys as `key[].subkey`.
   template <class Access, class E>
-  FieldTable& list(std::string key, Access access, const FieldTable<E>& element, std::size_t min_size,
+  FieldTable& list(std::string key, Access member, const FieldTable<E>& element, std::size_t min_size,
                    std::string meaning) {
+    const auto access = accessor(member);
     const std::string type = "list of maps" + (min_size > 0 ? ", at least " + std::to_string(min_size) : "");
     Field f{{key, type, "empty", std::move(meaning)}};
     const auto table = std::make_shared<const FieldTable<E>>(element);  // shared by the lambdas
@@ -383,13 +397,14 @@ class FieldTable {
     return add(std::move(f));
   }
 
-  // A nested map `key` read into the std::optional<Sub> that `access` returns, in one of three
+  // A nested map `key` read into the std::optional<Sub> that `member` names, in one of three
   // states: present with data (the keys `sub` declares), present as `{<absence.key>: "reason"}`
   // (the optional stays empty and absence.set_reason keeps the reason), or absent (left as it is).
   // The writers write the data, else the reason that absence.reason gives, else nothing.
   template <class Access, class Sub>
-  FieldTable& optional_section(std::string key, Access access, const FieldTable<Sub>& sub, Absence absence,
+  FieldTable& optional_section(std::string key, Access member, const FieldTable<Sub>& sub, Absence absence,
                                std::string meaning) {
+    const auto access = accessor(member);
     const std::string type = "map, or `{" + absence.key + ": \"reason\"}`";
     Field f{{key, type, "absent", std::move(meaning)}};
     const auto table = std::make_shared<const FieldTable<Sub>>(sub);  // shared by the lambdas
@@ -554,6 +569,18 @@ class FieldTable {
     for (const auto& [name, v] : options)
       if (v == value) return name;
     return options.front().first;
+  }
+
+  // `member` as the lambda that the fields keep: a pointer to a data member of T becomes
+  // [member](auto& t) -> auto& { return t.*member; }, the same as the lambda written out; a lambda
+  // is kept as it is.
+  template <class Access>
+  static auto accessor(Access member) {
+    if constexpr (std::is_member_object_pointer_v<Access>) {
+      return [member](auto& t) -> auto& { return t.*member; };
+    } else {
+      return member;
+    }
   }
 
   template <class Access, class Sub>

@@ -30,17 +30,12 @@ std::vector<std::pair<std::string, Precision>> precisions() { return kPrecisionN
 // The quality of a least-squares fit (AlphaBeta, GemmFit).
 template <class Fit>
 void add_residuals(FieldTable<Fit>& t) {
-  t.number(
-       "rms_relative_residual", [](auto& f) -> auto& { return f.rms_relative_residual; }, 0.0, 1e6,
-       "root mean square of (fit - sample) / sample")
+  t.number("rms_relative_residual", &Fit::rms_relative_residual, 0.0, 1e6,
+           "root mean square of (fit - sample) / sample")
       .required();
-  t.number(
-       "max_relative_residual", [](auto& f) -> auto& { return f.max_relative_residual; }, 0.0, 1e6,
-       "largest \\|fit - sample\\| / sample")
+  t.number("max_relative_residual", &Fit::max_relative_residual, 0.0, 1e6, "largest \\|fit - sample\\| / sample")
       .required();
-  t.integer(
-       "samples", [](auto& f) -> auto& { return f.samples; }, 2, 1000000, "samples fitted")
-      .required();
+  t.integer("samples", &Fit::samples, 2, 1000000, "samples fitted").required();
 }
 
 FieldTable<AlphaBeta> fit_keys() {

@@ -128,12 +128,8 @@ nlohmann::json precision_map_json(const auto& m) {
 }
 
 void add_gpu_memory_keys(FieldTable<GpuSpec>& t) {
-  t.text(
-       "name", [](auto& g) -> auto& { return g.name; }, "catalog key, equal to the file name")
-      .required();
-  t.text(
-       "description", [](auto& g) -> auto& { return g.description; }, "one line for `engramsim list gpus`")
-      .required();
+  t.text("name", &GpuSpec::name, "catalog key, equal to the file name").required();
+  t.text("description", &GpuSpec::description, "one line for `engramsim list gpus`").required();
   t.custom(
        {"vendor", "`nvidia` \\| `amd`", "required", "the maker, for catalog listings"},
        [](const ConfigNode& m, GpuSpec& g) {
@@ -141,17 +137,14 @@ void add_gpu_memory_keys(FieldTable<GpuSpec>& t) {
        },
        [](const GpuSpec& g) { return nlohmann::json(g.vendor); })
       .required();
-  t.quantity(
-       "hbm_capacity", [](auto& g) -> auto& { return g.hbm_capacity; }, &ConfigNode::as_bytes, "size", 0x1p30, 0x1p50,
-       "1 GiB to 1 PiB", "nominal HBM (write GiB: docs/hardware.md, \"HBM is written in GiB\")")
+  t.quantity("hbm_capacity", &GpuSpec::hbm_capacity, &ConfigNode::as_bytes, "size", 0x1p30, 0x1p50, "1 GiB to 1 PiB",
+             "nominal HBM (write GiB: docs/hardware.md, \"HBM is written in GiB\")")
       .required();
-  t.quantity(
-       "hbm_usable", [](auto& g) -> auto& { return g.hbm_usable; }, &ConfigNode::as_bytes, "size", 0x1p30, 0x1p50,
-       "1 GiB to 1 PiB", "what the runtime can allocate, at most `hbm_capacity`; the footprint model starts from this")
+  t.quantity("hbm_usable", &GpuSpec::hbm_usable, &ConfigNode::as_bytes, "size", 0x1p30, 0x1p50, "1 GiB to 1 PiB",
+             "what the runtime can allocate, at most `hbm_capacity`; the footprint model starts from this")
       .required();
-  t.quantity(
-       "hbm_bandwidth", [](auto& g) -> auto& { return g.hbm_bandwidth; }, &ConfigNode::as_bandwidth, "bandwidth", 1e10,
-       1e15, "10 GB/s to 1 PB/s", "peak HBM bandwidth")
+  t.quantity("hbm_bandwidth", &GpuSpec::hbm_bandwidth, &ConfigNode::as_bandwidth, "bandwidth", 1e10, 1e15,
+             "10 GB/s to 1 PB/s", "peak HBM bandwidth")
       .required();
 }
 
@@ -168,40 +161,36 @@ void add_gpu_compute_keys(FieldTable<GpuSpec>& t) {
             "must have a `dense_flops` rate. The presets' figures and their benchmarks: \"Where the numbers come "
             "from\" below. A calibration profile's `gemm` section replaces it for the precisions it measured"},
            read_gemm_efficiency, [](const GpuSpec& g) { return precision_map_json(g.gemm_efficiency); });
+  t.number_above("hbm_efficiency", &GpuSpec::hbm_efficiency, 0.0, 1.0,
+                 "share of the default HBM bandwidth curves (drawn on Hopper: streaming kernels reach ~0.85-0.9 of "
+                 "the datasheet there) that the part's memory reaches; multiplies the datasheet bandwidth for every "
+                 "bandwidth-bound op and the HBM Engram gather (docs/cost-model.md §2). A calibration profile that "
+                 "measures HBM (`hbm`, `attention_decode` or `hbm_gather`) replaces it");
   t.number_above(
-      "hbm_efficiency", [](auto& g) -> auto& { return g.hbm_efficiency; }, 0.0, 1.0,
-      "share of the default HBM bandwidth curves (drawn on Hopper: streaming kernels reach ~0.85-0.9 of "
-      "the datasheet there) that the part's memory reaches; multiplies the datasheet bandwidth for every "
-      "bandwidth-bound op and the HBM Engram gather (docs/cost-model.md §2). A calibration profile that "
-      "measures HBM (`hbm`, `attention_decode` or `hbm_gather`) replaces it");
-  t.number_above(
-      "attention_decode_efficiency", [](auto& g) -> auto& { return g.attention_decode_efficiency; }, 0.0, 1.0,
+      "attention_decode_efficiency", &GpuSpec::attention_decode_efficiency, 0.0, 1.0,
       "share of the default decode-attention bandwidth curve (drawn from FlashMLA and FlashAttention on "
       "Hopper) that the paged-decode attention kernels shipped for the part reach, on top of `hbm_efficiency`; "
       "multiplies the KV read rate of the decode-attention ops only (docs/cost-model.md §2). A calibration "
       "profile's `attention_decode` section replaces it");
   t.number_above(
-      "gemm_bandwidth_efficiency", [](auto& g) -> auto& { return g.gemm_bandwidth_efficiency; }, 0.0, 1.0,
+      "gemm_bandwidth_efficiency", &GpuSpec::gemm_bandwidth_efficiency, 0.0, 1.0,
       "share of the default HBM bandwidth curves, on top of `hbm_efficiency`, at which the part's dense GEMM "
       "kernels stream their weights; multiplies the bandwidth of dense GEMM ops only (docs/cost-model.md §2). A "
       "calibration profile's `gemm` section replaces it for the precisions it measured");
-  t.number(
-      "gemm_overlap", [](auto& g) -> auto& { return g.gemm_overlap; }, 0.0, 1.0,
-      "share of a dense GEMM's math that the part's GEMM kernels hide behind streaming its weights: the op adds "
-      "(1 - share) x the math while it is shorter than the weight stream, fading as stream^2 / math beyond "
-      "(docs/cost-model.md §2). Dense GEMM ops only. A calibration profile's `gemm` section replaces it for the "
-      "precisions it measured");
-  t.number(
-      "gemm_k_overhead", [](auto& g) -> auto& { return g.gemm_k_overhead; }, 0.0, 65536.0,
-      "fixed work per output tile of the part's dense GEMM kernels, in elements of the reduction depth K: "
-      "their math runs at K / (K + this) of the curves' rate (docs/cost-model.md §2). Dense GEMM ops only. A "
-      "calibration profile's `gemm` section replaces it for the precisions it measured");
+  t.number("gemm_overlap", &GpuSpec::gemm_overlap, 0.0, 1.0,
+           "share of a dense GEMM's math that the part's GEMM kernels hide behind streaming its weights: the op adds "
+           "(1 - share) x the math while it is shorter than the weight stream, fading as stream^2 / math beyond "
+           "(docs/cost-model.md §2). Dense GEMM ops only. A calibration profile's `gemm` section replaces it for the "
+           "precisions it measured");
+  t.number("gemm_k_overhead", &GpuSpec::gemm_k_overhead, 0.0, 65536.0,
+           "fixed work per output tile of the part's dense GEMM kernels, in elements of the reduction depth K: "
+           "their math runs at K / (K + this) of the curves' rate (docs/cost-model.md §2). Dense GEMM ops only. A "
+           "calibration profile's `gemm` section replaces it for the precisions it measured");
 }
 
 void add_gpu_link_keys(FieldTable<GpuSpec>& t) {
-  t.quantity(
-       "scale_up_bandwidth", [](auto& g) -> auto& { return g.scale_up_bandwidth; }, &ConfigNode::as_bandwidth,
-       "bandwidth", 1e9, 1e15, "1 GB/s to 1 PB/s", "NVLink / Infinity Fabric per GPU, bidirectional")
+  t.quantity("scale_up_bandwidth", &GpuSpec::scale_up_bandwidth, &ConfigNode::as_bandwidth, "bandwidth", 1e9, 1e15,
+             "1 GB/s to 1 PB/s", "NVLink / Infinity Fabric per GPU, bidirectional")
       .required();
   t.custom(
        {"host_link", "`pcie_gen4_x16` \\| `pcie_gen5_x16` \\| `pcie_gen6_x16` \\| `nvlink_c2c` \\| `infinity_fabric`",
@@ -211,16 +200,14 @@ void add_gpu_link_keys(FieldTable<GpuSpec>& t) {
        },
        [](const GpuSpec& g) { return nlohmann::json(to_string(g.host_link)); })
       .required();
-  t.quantity(
-       "host_link_bandwidth", [](auto& g) -> auto& { return g.host_link_bandwidth; }, &ConfigNode::as_bandwidth,
-       "bandwidth", 1e9, 1e14, "1 GB/s to 100 TB/s", "peak per direction")
+  t.quantity("host_link_bandwidth", &GpuSpec::host_link_bandwidth, &ConfigNode::as_bandwidth, "bandwidth", 1e9, 1e14,
+             "1 GB/s to 100 TB/s", "peak per direction")
       .required();
-  t.number_above(
-       "power_kw", [](auto& g) -> auto& { return g.power_kw; }, 0.0, 1e300,
-       "all-in kW per GPU (server, network, cooling share), for throughput per MW")
+  t.number_above("power_kw", &GpuSpec::power_kw, 0.0, 1e300,
+                 "all-in kW per GPU (server, network, cooling share), for throughput per MW")
       .required();
   t.integer(
-      "sm_family", [](auto& g) -> auto& { return g.sm_family; }, 0, 200,
+      "sm_family", &GpuSpec::sm_family, 0, 200,
       "NVIDIA compute-capability family x 10 (80 Ampere, 90 Hopper, 100 Blackwell); 0 or absent for other vendors");
 }
 
@@ -369,40 +356,30 @@ FieldTable<NodeSpec> price_keys() {
 }
 
 void add_node_keys(FieldTable<NodeSpec>& t) {
-  t.text(
-       "name", [](auto& n) -> auto& { return n.name; }, "catalog key, equal to the file name")
-      .required();
-  t.text(
-       "description", [](auto& n) -> auto& { return n.description; }, "one line for `engramsim list nodes`")
-      .required();
+  t.text("name", &NodeSpec::name, "catalog key, equal to the file name").required();
+  t.text("description", &NodeSpec::description, "one line for `engramsim list nodes`").required();
   t.custom({"gpu", "catalog name or path", "required",
             "the GPU; a name resolves under `hardware/gpus`, a relative path beside the node file"},
            read_node_gpu, [](const NodeSpec& n) { return nlohmann::json(n.gpu.name); })
       .required();
-  t.integer(
-       "gpu_count", [](auto& n) -> auto& { return n.gpu_count; }, 1, 1 << 20, "GPUs in the node")
+  t.integer("gpu_count", &NodeSpec::gpu_count, 1, 1 << 20, "GPUs in the node").required();
+  t.integer("scale_up_domain_gpus", &NodeSpec::scale_up_domain_gpus, 1, 1 << 20,
+            "GPUs reachable over the scale-up fabric (8 for HGX, 72 for NVL72), at least `gpu_count`")
       .required();
-  t.integer(
-       "scale_up_domain_gpus", [](auto& n) -> auto& { return n.scale_up_domain_gpus; }, 1, 1 << 20,
-       "GPUs reachable over the scale-up fabric (8 for HGX, 72 for NVL72), at least `gpu_count`")
-      .required();
-  t.quantity(
-       "scale_out_bandwidth", [](auto& n) -> auto& { return n.scale_out_bandwidth; }, &ConfigNode::as_bandwidth,
-       "bandwidth", 1e8, 1e14, "100 MB/s to 100 TB/s",
-       "one GPU's scale-out NIC, per direction (400 Gb/s ConnectX-7 = 50 GB/s). Without it a replica must fit "
-       "in one scale-up domain; with it an expert-parallel replica with data-parallel attention may span "
-       "domains and its all-to-all crosses the NIC (docs/cost-model.md, \"Expert all-to-all across domains\")")
+  t.quantity("scale_out_bandwidth", &NodeSpec::scale_out_bandwidth, &ConfigNode::as_bandwidth, "bandwidth", 1e8, 1e14,
+             "100 MB/s to 100 TB/s",
+             "one GPU's scale-out NIC, per direction (400 Gb/s ConnectX-7 = 50 GB/s). Without it a replica must fit "
+             "in one scale-up domain; with it an expert-parallel replica with data-parallel attention may span "
+             "domains and its all-to-all crosses the NIC (docs/cost-model.md, \"Expert all-to-all across domains\")")
       .default_words("none");
 }
 
 void add_host_keys(FieldTable<NodeSpec>& t) {
-  t.quantity(
-       "host_dram_capacity", [](auto& n) -> auto& { return n.host_dram_capacity; }, &ConfigNode::as_bytes, "size",
-       0x1p30, 0x1p50, "1 GiB to 1 PiB", "host memory, all sockets")
+  t.quantity("host_dram_capacity", &NodeSpec::host_dram_capacity, &ConfigNode::as_bytes, "size", 0x1p30, 0x1p50,
+             "1 GiB to 1 PiB", "host memory, all sockets")
       .required();
-  t.quantity(
-       "host_dram_bandwidth", [](auto& n) -> auto& { return n.host_dram_bandwidth; }, &ConfigNode::as_bandwidth,
-       "bandwidth", 1e9, 1e15, "1 GB/s to 1 PB/s", "aggregate, all sockets")
+  t.quantity("host_dram_bandwidth", &NodeSpec::host_dram_bandwidth, &ConfigNode::as_bandwidth, "bandwidth", 1e9, 1e15,
+             "1 GB/s to 1 PB/s", "aggregate, all sockets")
       .required();
   t.custom(
        {"host_link_latency", "time > 0", "required",
@@ -410,15 +387,13 @@ void add_host_keys(FieldTable<NodeSpec>& t) {
        [](const ConfigNode& m, NodeSpec& n) { n.host_link_latency = positive_time(m, "host_link_latency"); },
        [](const NodeSpec& n) { return nlohmann::json(n.host_link_latency.seconds()); })
       .required();
-  t.quantity(
-       "host_read_request", [](auto& n) -> auto& { return n.host_read_request; }, &ConfigNode::as_bytes, "size", 16.0,
-       4096.0, "16 B to 4 KiB",
-       "the read request size of a GPU kernel's small reads of pinned host memory; with "
-       "`host_max_outstanding_reads` it bounds them by Little's law")
+  t.quantity("host_read_request", &NodeSpec::host_read_request, &ConfigNode::as_bytes, "size", 16.0, 4096.0,
+             "16 B to 4 KiB",
+             "the read request size of a GPU kernel's small reads of pinned host memory; with "
+             "`host_max_outstanding_reads` it bounds them by Little's law")
       .default_words("none");
-  t.integer(
-       "host_max_outstanding_reads", [](auto& n) -> auto& { return n.host_max_outstanding_reads; }, 1, 65536,
-       "non-posted reads one GPU keeps in flight; goes with `host_read_request`")
+  t.integer("host_max_outstanding_reads", &NodeSpec::host_max_outstanding_reads, 1, 65536,
+            "non-posted reads one GPU keeps in flight; goes with `host_read_request`")
       .default_words("none");
   t.section("nvme", nvme_keys(), "").required();  // before topology: drive_groups reads nvme.count
   t.section("topology", topology_keys(), "").required();

@@ -336,32 +336,22 @@ Table engram_keys() {
 
 FieldTable<KvPageRecord> page_record_keys(const std::string& name) {
   FieldTable<KvPageRecord> t(name);
-  t.at_least_zero(
-       "state_bytes", [](auto& r) -> auto& { return r.state; }, "one compressed state with its scales")
+  t.at_least_zero("state_bytes", &KvPageRecord::state, "one compressed state with its scales").required();
+  t.at_least_zero("indexer_key_bytes", &KvPageRecord::indexer_key, "one indexer key with its scale (0: no indexer)")
       .required();
-  t.at_least_zero(
-       "indexer_key_bytes", [](auto& r) -> auto& { return r.indexer_key; },
-       "one indexer key with its scale (0: no indexer)")
-      .required();
-  t.at_least_zero(
-       "page_alignment", [](auto& r) -> auto& { return r.alignment; }, "pages padded to a multiple of this")
-      .required();
+  t.at_least_zero("page_alignment", &KvPageRecord::alignment, "pages padded to a multiple of this").required();
   return t;
 }
 
 FieldTable<KvPagedLayout> paged_layout_keys() {
   FieldTable<KvPagedLayout> t("paged_layout");
-  t.integer(
-       "block_states", [](auto& l) -> auto& { return l.block_states; }, 1, 1 << 20,
-       "compressed states per page (the engine's block size)")
+  t.integer("block_states", &KvPagedLayout::block_states, 1, 1 << 20,
+            "compressed states per page (the engine's block size)")
       .required();
-  t.section(
-       "standard", [](auto& l) -> auto& { return l.standard; }, page_record_keys("standard"),
-       "records on every GPU but sm_family 100")
+  t.section("standard", &KvPagedLayout::standard, page_record_keys("standard"),
+            "records on every GPU but sm_family 100")
       .required();
-  t.section(
-       "sm100", [](auto& l) -> auto& { return l.sm100; }, page_record_keys("sm100"),
-       "records on sm_family 100 GPUs (Blackwell)")
+  t.section("sm100", &KvPagedLayout::sm100, page_record_keys("sm100"), "records on sm_family 100 GPUs (Blackwell)")
       .required();
   return t;
 }

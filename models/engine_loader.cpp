@@ -24,24 +24,19 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
       .required();
   t.custom({"description", "string", "empty", "one line for `engramsim list engines`"},
            [](const ConfigNode& n, HostOverhead&) { n.str("description"); });
-  t.time(
-       "per_step", [](auto& h) -> auto& { return h.per_step; }, Time::zero(), hi,
-       "host time a scheduler step exposes beyond the GPU's work")
+  t.time("per_step", &HostOverhead::per_step, Time::zero(), hi,
+         "host time a scheduler step exposes beyond the GPU's work")
       .required();
-  t.time(
-       "per_sequence", [](auto& h) -> auto& { return h.per_sequence; }, Time::zero(), hi,
-       "exposed host time per sequence in the batch (decode sequences + prefill chunks; per rank under "
-       "data-parallel attention)")
+  t.time("per_sequence", &HostOverhead::per_sequence, Time::zero(), hi,
+         "exposed host time per sequence in the batch (decode sequences + prefill chunks; per rank under "
+         "data-parallel attention)")
       .required();
-  t.time(
-      "piecewise_per_layer", [](auto& h) -> auto& { return h.piecewise_per_layer; }, Time::zero(), hi,
-      "eager host time per backbone layer of a step that runs PIECEWISE CUDA graphs (docs/cost-model.md)");
-  t.time(
-      "frontend_per_prompt_token", [](auto& h) -> auto& { return h.frontend_per_prompt_token; }, Time::zero(),
-      Time::from_seconds(1e-3),
-      "front-end time per prompt token (tokenising the prompt text), spent on one of the replica's front-end "
-      "workers (deployment `frontend_workers`) in arrival order before the request reaches the scheduler "
-      "(docs/cost-model.md \"Front end\")");
+  t.time("piecewise_per_layer", &HostOverhead::piecewise_per_layer, Time::zero(), hi,
+         "eager host time per backbone layer of a step that runs PIECEWISE CUDA graphs (docs/cost-model.md)");
+  t.time("frontend_per_prompt_token", &HostOverhead::frontend_per_prompt_token, Time::zero(), Time::from_seconds(1e-3),
+         "front-end time per prompt token (tokenising the prompt text), spent on one of the replica's front-end "
+         "workers (deployment `frontend_workers`) in arrival order before the request reaches the scheduler "
+         "(docs/cost-model.md \"Front end\")");
   t.at_least_zero(
       "indexer_logits_profile_cap", [](auto& h) -> auto& { return h.memory.indexer_logits_profile_cap; },
       "the start-up profile's stand-in for a sparse indexer's logits buffer, at most this much of the card's "
@@ -50,10 +45,9 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
       "graph_indexer_logit_rows", [](auto& h) -> auto& { return h.memory.graph_indexer_logit_rows; }, 0.0, 64.0,
       "FP32 indexer logits rows of max_model_len / ratio entries that graph memory holds per token of the largest "
       "captured batch (docs/footprint.md \"KV pool\")");
-  t.number(
-      "kernel_time_scale", [](auto& h) -> auto& { return h.kernel_time_scale; }, 1.0, 100.0,
-      "every GPU op time, collectives included, times this (an engine whose kernels are not yet tuned for "
-      "the GPU)");
+  t.number("kernel_time_scale", &HostOverhead::kernel_time_scale, 1.0, 100.0,
+           "every GPU op time, collectives included, times this (an engine whose kernels are not yet tuned for "
+           "the GPU)");
 }
 
 // A map precision -> share in (0, 1] into `shares` (one slot per precision).
@@ -112,12 +106,10 @@ void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
        "reach at that expert precision, measured on the engine's own MoE module (docs/cost-model.md §2)"},
       [](const ConfigNode& n, HostOverhead& h) { read_precision_shares(n, "moe_compute_share", h.moe.compute); },
       [](const HostOverhead& h) { return precision_shares_json(h.moe.compute); });
-  t.time(
-      "block_fp8_gemm_k_step", [](auto& h) -> auto& { return h.block_fp8_gemm_k_step; }, Time::zero(),
-      Time::from_seconds(1e-3),
-      "time per 128-deep K step of the engine's dense GEMMs on FP8 weights with block scales (attention "
-      "projections, dense FFN): such an op takes at least its K steps times this, measured on the engine's "
-      "own kernels (docs/cost-model.md §2)");
+  t.time("block_fp8_gemm_k_step", &HostOverhead::block_fp8_gemm_k_step, Time::zero(), Time::from_seconds(1e-3),
+         "time per 128-deep K step of the engine's dense GEMMs on FP8 weights with block scales (attention "
+         "projections, dense FFN): such an op takes at least its K steps times this, measured on the engine's "
+         "own kernels (docs/cost-model.md §2)");
   t.custom(
       {"activation_quant_fused_into", "list of `norm`, `activation`, `attention`",
        "none (every input quantized "
@@ -150,18 +142,14 @@ void add_collective_keys(FieldTable<HostOverhead>& t) {
 
 void add_engram_keys(FieldTable<HostOverhead>& t) {
   const Time hi = Time::from_seconds(1.0);
-  t.boolean(
-      "engram_lookup_on_host_thread", [](auto& h) -> auto& { return h.engram_lookup_on_host_thread; },
-      "the engine prepares each Engram layer's lookup on its one host thread before the forward (nano-vllm)");
-  t.time(
-      "engram_lookup_per_step", [](auto& h) -> auto& { return h.engram_lookup_per_step; }, Time::zero(), hi,
-      "with `engram_lookup_on_host_thread` (then required): host calls per Engram layer and step");
-  t.time(
-      "engram_lookup_per_position", [](auto& h) -> auto& { return h.engram_lookup_per_position; }, Time::zero(), hi,
-      "with `engram_lookup_on_host_thread` (then required): N-gram hashes per position per Engram layer");
-  t.number(
-      "engram_side_stream_sm_share", [](auto& h) -> auto& { return h.engram_side_stream_sm_share; }, 0.0, 0.95,
-      "dram tier, zero_copy: share of the SMs the side-stream gather holds while it runs");
+  t.boolean("engram_lookup_on_host_thread", &HostOverhead::engram_lookup_on_host_thread,
+            "the engine prepares each Engram layer's lookup on its one host thread before the forward (nano-vllm)");
+  t.time("engram_lookup_per_step", &HostOverhead::engram_lookup_per_step, Time::zero(), hi,
+         "with `engram_lookup_on_host_thread` (then required): host calls per Engram layer and step");
+  t.time("engram_lookup_per_position", &HostOverhead::engram_lookup_per_position, Time::zero(), hi,
+         "with `engram_lookup_on_host_thread` (then required): N-gram hashes per position per Engram layer");
+  t.number("engram_side_stream_sm_share", &HostOverhead::engram_side_stream_sm_share, 0.0, 0.95,
+           "dram tier, zero_copy: share of the SMs the side-stream gather holds while it runs");
   t.custom(
       {"engram_ssd_path", "`direct` \\| `page_cache`", "`direct`",
        "how the engine reads the ssd tier: its own direct reads, or memory-mapped files through the OS page "
@@ -170,18 +158,14 @@ void add_engram_keys(FieldTable<HostOverhead>& t) {
         h.engram_ssd_path = *kSsdPathNames.parse(n.one_of("engram_ssd_path", kSsdPathNames.names()));
       },
       [](const HostOverhead& h) { return nlohmann::json(to_string(h.engram_ssd_path)); });
-  t.time(
-      "engram_host_round_trip", [](auto& h) -> auto& { return h.engram_host_round_trip; }, Time::zero(), hi,
-      "page_cache: fixed host calls per Engram layer and step");
-  t.time(
-      "engram_host_dedup_per_id", [](auto& h) -> auto& { return h.engram_host_dedup_per_id; }, Time::zero(), hi,
-      "page_cache: host dedup per row id");
-  t.integer(
-      "engram_page_fault_concurrency", [](auto& h) -> auto& { return h.engram_page_fault_concurrency; }, 1, 4096,
-      "page_cache: page faults in flight per rank");
-  t.boolean(
-      "engram_host_gather_overlap", [](auto& h) -> auto& { return h.engram_host_gather_overlap; },
-      "page_cache: the round trip overlaps the layers before the Engram layer");
+  t.time("engram_host_round_trip", &HostOverhead::engram_host_round_trip, Time::zero(), hi,
+         "page_cache: fixed host calls per Engram layer and step");
+  t.time("engram_host_dedup_per_id", &HostOverhead::engram_host_dedup_per_id, Time::zero(), hi,
+         "page_cache: host dedup per row id");
+  t.integer("engram_page_fault_concurrency", &HostOverhead::engram_page_fault_concurrency, 1, 4096,
+            "page_cache: page faults in flight per rank");
+  t.boolean("engram_host_gather_overlap", &HostOverhead::engram_host_gather_overlap,
+            "page_cache: the round trip overlaps the layers before the Engram layer");
 }
 
 // Keys that apply only when another key says so: absent otherwise, required then.

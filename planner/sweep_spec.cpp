@@ -35,20 +35,15 @@ struct RangeSpec {
 const FieldTable<RangeSpec>& range_schema() {
   static const FieldTable<RangeSpec> table = [] {
     FieldTable<RangeSpec> t("range");
-    t.number(
-         "from", [](auto& r) -> auto& { return r.from; }, -1e308, 1e308, "the first value")
+    t.number("from", &RangeSpec::from, -1e308, 1e308, "the first value").required();
+    t.number("to", &RangeSpec::to, -1e308, 1e308,
+             "the last value, included up to a relative 1e-9 (so that 0.1 steps keep it); at least `from`")
         .required();
-    t.number(
-         "to", [](auto& r) -> auto& { return r.to; }, -1e308, 1e308,
-         "the last value, included up to a relative 1e-9 (so that 0.1 steps keep it); at least `from`")
-        .required();
-    t.number(
-         "step", [](auto& r) -> auto& { return r.step; }, 0.0, 1e308, "arithmetic: from, from + step, ...")
+    t.number("step", &RangeSpec::step, 0.0, 1e308, "arithmetic: from, from + step, ...")
         .type_words("number > 0")
         .default_words("none");
-    t.number(
-         "factor", [](auto& r) -> auto& { return r.factor; }, -1e308, 1e308,
-         "geometric, instead of `step`: from, from x factor, ... (`from` > 0)")
+    t.number("factor", &RangeSpec::factor, -1e308, 1e308,
+             "geometric, instead of `step`: from, from x factor, ... (`from` > 0)")
         .type_words("number > 1")
         .default_words("none");
     t.rule([](const ConfigNode& m, RangeSpec& r) {

@@ -17,18 +17,15 @@ const FieldTable<planner::PlanTarget>& target_schema() {
       if (int(m.has("requests_per_s")) + int(m.has("tokens_per_s")) + int(m.has("power_mw")) != 1)
         m.fail("give exactly one of requests_per_s, tokens_per_s or power_mw");
     });
-    t.number(
-         "requests_per_s", [](auto& g) -> auto& { return g.requests_per_s; }, 1e-9, 1e12,
-         "the offered load in requests per second")
+    t.number("requests_per_s", &planner::PlanTarget::requests_per_s, 1e-9, 1e12,
+             "the offered load in requests per second")
         .default_words("none");
-    t.number(
-         "tokens_per_s", [](auto& g) -> auto& { return g.tokens_per_s; }, 1e-9, 1e15,
-         "instead of `requests_per_s`: input + output tokens per second, divided by the workload's mean request")
+    t.number("tokens_per_s", &planner::PlanTarget::tokens_per_s, 1e-9, 1e15,
+             "instead of `requests_per_s`: input + output tokens per second, divided by the workload's mean request")
         .default_words("none");
-    t.number(
-         "power_mw", [](auto& g) -> auto& { return g.power_mw; }, 1e-6, 1e6,
-         "instead of a load: the most tokens per second whole nodes serve inside this provisioned power (MW, the "
-         "GPU presets' all-in kW), at the target interactivity (closed-loop and agentic plans)")
+    t.number("power_mw", &planner::PlanTarget::power_mw, 1e-6, 1e6,
+             "instead of a load: the most tokens per second whole nodes serve inside this provisioned power (MW, the "
+             "GPU presets' all-in kW), at the target interactivity (closed-loop and agentic plans)")
         .default_words("none");
     return t;
   }();
@@ -38,23 +35,17 @@ const FieldTable<planner::PlanTarget>& target_schema() {
 const FieldTable<planner::RateSearchOptions>& search_schema() {
   static const FieldTable<planner::RateSearchOptions> table = [] {
     FieldTable<planner::RateSearchOptions> t("sweep.plan.search");
-    t.number(
-        "lo_per_s", [](auto& s) -> auto& { return s.lo; }, 1e-9, 1e9, "the first rate probed, requests/s per replica");
+    t.number("lo_per_s", &planner::RateSearchOptions::lo, 1e-9, 1e9, "the first rate probed, requests/s per replica");
     t.rule([](const ConfigNode&, planner::RateSearchOptions& s) { s.hi = std::max(s.hi, 2.0 * s.lo); });
-    t.number(
-         "hi_per_s", [](auto& s) -> auto& { return s.hi; }, 1e-9, 1e9,
-         "the second rate probed; the doubling starts here")
+    t.number("hi_per_s", &planner::RateSearchOptions::hi, 1e-9, 1e9, "the second rate probed; the doubling starts here")
         .default_words("max(1, 2 x `lo_per_s`)")
         .check([](const planner::RateSearchOptions& s) { return s.hi > s.lo ? "" : "must be greater than lo_per_s"; });
-    t.number(
-         "max_per_s", [](auto& s) -> auto& { return s.hi_limit; }, 1e-9, 1e12, "no rate above this is probed")
+    t.number("max_per_s", &planner::RateSearchOptions::hi_limit, 1e-9, 1e12, "no rate above this is probed")
         .check(
             [](const planner::RateSearchOptions& s) { return s.hi_limit >= s.hi ? "" : "must be at least hi_per_s"; });
-    t.number(
-        "rel_tolerance", [](auto& s) -> auto& { return s.rel_tolerance; }, 1e-6, 1.0,
-        "the search stops when the failing and passing rates are this close, relative to the passing one");
-    t.integer(
-        "max_probes", [](auto& s) -> auto& { return s.max_probes; }, 2, 1000, "the most probes of one candidate");
+    t.number("rel_tolerance", &planner::RateSearchOptions::rel_tolerance, 1e-6, 1.0,
+             "the search stops when the failing and passing rates are this close, relative to the passing one");
+    t.integer("max_probes", &planner::RateSearchOptions::max_probes, 2, 1000, "the most probes of one candidate");
     return t;
   }();
   return table;
@@ -79,19 +70,15 @@ void read_load_factors(const ConfigNode& m, planner::PlanSettings& p) {
 const FieldTable<ReportSettings>& report_schema() {
   static const FieldTable<ReportSettings> table = [] {
     FieldTable<ReportSettings> t("sweep.report");
-    t.any_text(
-         "title", [](auto& r) -> auto& { return r.title; }, "the report's title")
-        .default_words("`engramsim sizing report`");
-    t.any_text(
-        "question", [](auto& r) -> auto& { return r.question; }, "the question the report opens with");
+    t.any_text("title", &ReportSettings::title, "the report's title").default_words("`engramsim sizing report`");
+    t.any_text("question", &ReportSettings::question, "the question the report opens with");
     t.custom({"target_interactivity", number_type_words(1e-9, 1e9, false), "none",
               "tok/s/user at which configurations are compared (the verdict, the plan of a closed loop)"},
              [](const ConfigNode& m, ReportSettings& r) {
                r.target_interactivity = m.number("target_interactivity", 1e-9, 1e9);
              });
-    t.text(
-         "curve_axis", [](auto& r) -> auto& { return r.curve_axis; },
-         "the swept key that traces each configuration's curve; it must be swept")
+    t.text("curve_axis", &ReportSettings::curve_axis,
+           "the swept key that traces each configuration's curve; it must be swept")
         .default_words("`workload.concurrency`");
     return t;
   }();
@@ -101,27 +88,21 @@ const FieldTable<ReportSettings>& report_schema() {
 const FieldTable<planner::PlanSettings>& plan_schema() {
   static const FieldTable<planner::PlanSettings> table = [] {
     FieldTable<planner::PlanSettings> t("sweep.plan");
-    t.section(
-         "target", [](auto& p) -> auto& { return p.target; }, target_schema(),
-         "the load to serve or the power to fill: exactly one of its keys")
+    t.section("target", &planner::PlanSettings::target, target_schema(),
+              "the load to serve or the power to fill: exactly one of its keys")
         .required();
-    t.integer(
-        "probe_requests", [](auto& p) -> auto& { return p.probe_requests; }, 1, 1000000,
-        "at least this many requests per replica in one rate probe");
-    t.time(
-        "min_probe_span", [](auto& p) -> auto& { return p.min_probe_span; }, Time::zero(), Time::from_seconds(3600.0),
-        "and at least this long a stretch of arrivals");
-    t.section(
-        "search", [](auto& p) -> auto& { return p.search; }, search_schema(), "the rate search of one candidate");
-    t.positive(
-        "max_queue_p99", [](auto& p) -> auto& { return p.max_queue_p99; },
-        "overload guard: a probe whose p99 queueing delay exceeds this fails");
+    t.integer("probe_requests", &planner::PlanSettings::probe_requests, 1, 1000000,
+              "at least this many requests per replica in one rate probe");
+    t.time("min_probe_span", &planner::PlanSettings::min_probe_span, Time::zero(), Time::from_seconds(3600.0),
+           "and at least this long a stretch of arrivals");
+    t.section("search", &planner::PlanSettings::search, search_schema(), "the rate search of one candidate");
+    t.positive("max_queue_p99", &planner::PlanSettings::max_queue_p99,
+               "overload guard: a probe whose p99 queueing delay exceeds this fails");
     t.custom({"tiers", "list of `hyperscaler` \\| `neocloud` \\| `rental`", "all three",
               "the price tiers of the sensitivity table"},
              read_tiers);
-    t.number(
-        "target_utilization", [](auto& p) -> auto& { return p.target_utilization; }, 0.01, 1.0,
-        "headroom: replicas are sized to run at this share of their highest rate within the SLO (1 = none)");
+    t.number("target_utilization", &planner::PlanSettings::target_utilization, 0.01, 1.0,
+             "headroom: replicas are sized to run at this share of their highest rate within the SLO (1 = none)");
     t.custom({"load_factors", "list of numbers in [1e-06, 1e+06]", "0.8, 1, 1.2",
               "the target multipliers of the sensitivity table"},
              read_load_factors);

@@ -356,13 +356,10 @@ FieldTable<Case> published_schema() {
   t.custom({"range", "[lo, hi]", "none",
             "where the source states a bound or a range: the tolerance (it must hold `value`, the central reading)"},
            read_published_range);
-  t.any_text(
-      "unit", [](auto& in) -> auto& { return in.published_unit; }, "the unit as published, for readers");
-  t.choice(
-      "basis", [](auto& in) -> auto& { return in.basis; }, {{"published", "published"}, {"derived", "derived"}},
-      "as published, or derived (`derivation` says how)");
-  t.any_text(
-      "derivation", [](auto& in) -> auto& { return in.derivation; }, "the arithmetic of a derived value");
+  t.any_text("unit", &Case::published_unit, "the unit as published, for readers");
+  t.choice("basis", &Case::basis, {{"published", "published"}, {"derived", "derived"}},
+           "as published, or derived (`derivation` says how)");
+  t.any_text("derivation", &Case::derivation, "the arithmetic of a derived value");
   return t;
 }
 
@@ -374,13 +371,9 @@ FieldTable<Case> source_schema() {
   t.any_text(
        "url", [](auto& in) -> auto& { return in.c.source_url; }, "where it is published")
       .required();
-  t.any_text(
-       "where", [](auto& in) -> auto& { return in.source_where; }, "section, table or figure")
-      .required();
-  t.any_text(
-      "date", [](auto& in) -> auto& { return in.source_date; }, "publication date");
-  t.any_text(
-      "retrieved_via", [](auto& in) -> auto& { return in.retrieved_via; }, "how it was found");
+  t.any_text("where", &Case::source_where, "section, table or figure").required();
+  t.any_text("date", &Case::source_date, "publication date");
+  t.any_text("retrieved_via", &Case::retrieved_via, "how it was found");
   return t;
 }
 
@@ -508,9 +501,8 @@ void add_record_keys(FieldTable<Case>& t) {
       .required();
   t.any_text(
       "notes", [](auto& in) -> auto& { return in.c.notes; }, "free text");
-  t.section(
-      "suggested_tolerance", [](auto& in) -> auto& { return in.suggested; }, suggested_schema(),
-      "the source's suggestion, checked for shape only");
+  t.section("suggested_tolerance", &Case::suggested, suggested_schema(),
+            "the source's suggestion, checked for shape only");
 }
 
 }  // namespace
@@ -523,9 +515,8 @@ const FieldTable<CaseInput>& case_schema() {
     t.any_text(
         "unsupported", [](auto& in) -> auto& { return in.c.unsupported; },
         "instead of `reproduce`: why engramsim cannot represent the measurement");
-    t.section(
-        "tolerance", [](auto& in) -> auto& { return in.tolerance; }, tolerance_schema(),
-        "narrower than the metric kind's (never wider), with its reason");
+    t.section("tolerance", &Case::tolerance, tolerance_schema(),
+              "narrower than the metric kind's (never wider), with its reason");
     t.any_text(
         "known_miss", [](auto& in) -> auto& { return in.c.known_miss; },
         "the case lies outside its tolerance, and in a sentence why");

@@ -44,12 +44,9 @@ FieldTable<GoldenVariant> metrics_schema() {
 
 FieldTable<GoldenVariant> variant_schema() {
   FieldTable<GoldenVariant> t("golden variant");
-  t.any_text(
-       "name", [](auto& v) -> auto& { return v.name; }, "the compare variant (empty: the scenario has none)")
-      .required();
-  t.any_text(
-      "infeasible", [](auto& v) -> auto& { return v.infeasible; },
-      "why the variant does not fit (then it has no metrics, and must still not fit)");
+  t.any_text("name", &GoldenVariant::name, "the compare variant (empty: the scenario has none)").required();
+  t.any_text("infeasible", &GoldenVariant::infeasible,
+             "why the variant does not fit (then it has no metrics, and must still not fit)");
   t.section("metrics", metrics_schema(), "");
   t.rule([](const ConfigNode& n, GoldenVariant& v) {
     if (v.infeasible.empty()) n.child("metrics");  // required: throws when absent
@@ -62,24 +59,14 @@ FieldTable<GoldenVariant> variant_schema() {
 const FieldTable<Golden>& golden_schema() {
   static const FieldTable<Golden> table = [] {
     FieldTable<SetArgument> set("golden set");
-    set.any_text(
-           "key", [](auto& s) -> auto& { return s.key; }, "key path, as `--set KEY=VALUE`")
-        .required();
-    set.any_text(
-           "value", [](auto& s) -> auto& { return s.value; }, "the value, as YAML text")
-        .required();
+    set.any_text("key", &SetArgument::key, "key path, as `--set KEY=VALUE`").required();
+    set.any_text("value", &SetArgument::value, "the value, as YAML text").required();
     FieldTable<Golden> t("golden");
-    t.any_text(
-         "scenario", [](auto& g) -> auto& { return g.scenario; }, "the scenario's name")
-        .required();
-    t.any_text(
-        "note", [](auto& g) -> auto& { return g.note; }, "why the test overrides what it does");
-    t.list(
-         "set", [](auto& g) -> auto& { return g.set; }, set, 0, "the overrides the test applies before running")
-        .required();
-    t.list(
-         "variants", [](auto& g) -> auto& { return g.variants; }, variant_schema(), 0,
-         "per variant in the scenario's order, the reason it does not fit or its summary metrics")
+    t.any_text("scenario", &Golden::scenario, "the scenario's name").required();
+    t.any_text("note", &Golden::note, "why the test overrides what it does");
+    t.list("set", &Golden::set, set, 0, "the overrides the test applies before running").required();
+    t.list("variants", &Golden::variants, variant_schema(), 0,
+           "per variant in the scenario's order, the reason it does not fit or its summary metrics")
         .required();
     return t;
   }();

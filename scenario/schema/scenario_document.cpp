@@ -380,8 +380,7 @@ const FieldTable<CompareEntry>& compare_entry_schema() {
                  e.fail_key("name", "use letters, digits, '-', '_' and '.' (it names an output folder)");
              })
         .required();
-    t.any_text(
-        "description", [](auto& c) -> auto& { return c.description; }, "one line shown above its results");
+    t.any_text("description", &CompareEntry::description, "one line shown above its results");
     t.custom(
         {"baseline", "a variant's name", "the first variant", "ratios against this variant; not the variant itself"},
         [](const ConfigNode& e, CompareEntry& c) {

@@ -42,17 +42,15 @@ FieldTable<ScenarioInRun> fabric_schema() {
         o.backend = f.one_of("backend", {"native", "simgrid"});
       },
       [](const ScenarioInRun& o) { return nlohmann::json(o.backend); });
-  t.choice(
-      "placement", [](auto& o) -> auto& { return o.spread; }, {{"packed", false}, {"spread", true}},
-      "GPUs in ordinal order, or round-robin over the node's PCIe switches");
+  t.choice("placement", &ScenarioInRun::spread, {{"packed", false}, {"spread", true}},
+           "GPUs in ordinal order, or round-robin over the node's PCIe switches");
   return t;
 }
 
 FieldTable<ScenarioInRun> kv_offload_schema() {
   FieldTable<ScenarioInRun> t("kv_offload");
-  t.boolean(
-       "enabled", [](auto& o) -> auto& { return o.kv_offload; },
-       "KV of preempted sequences to host DRAM and back, as flows on the fabric")
+  t.boolean("enabled", &ScenarioInRun::kv_offload,
+            "KV of preempted sequences to host DRAM and back, as flows on the fabric")
       .check([](const ScenarioInRun& o) -> std::string {
         return o.kv_offload && !o.enabled
                    ? "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)"

@@ -223,15 +223,10 @@ constexpr std::int64_t kMaxClients = std::numeric_limits<std::int32_t>::max();
 
 FieldTable<GeneratedDraft> arrival_schema() {
   FieldTable<GeneratedDraft> t("workload.arrival");
-  t.choice(
-       "process", [](auto& o) -> auto& { return o.process; }, kArrivalKindNames.choices(), "the arrival process")
-      .required();
-  t.number(
-       "rate_per_s", [](auto& o) -> auto& { return o.rate_per_s; }, 1e-12, 1e12, "mean arrivals per second")
-      .required();
-  t.number(
-       "cv", [](auto& o) -> auto& { return o.cv; }, 1e-6, 1e6,
-       "gamma: the gaps' coefficient of variation (1 is Poisson); required for gamma, refused for poisson")
+  t.choice("process", &GeneratedDraft::process, kArrivalKindNames.choices(), "the arrival process").required();
+  t.number("rate_per_s", &GeneratedDraft::rate_per_s, 1e-12, 1e12, "mean arrivals per second").required();
+  t.number("cv", &GeneratedDraft::cv, 1e-6, 1e6,
+           "gamma: the gaps' coefficient of variation (1 is Poisson); required for gamma, refused for poisson")
       .default_words("gamma: required");
   t.rule([](const ConfigNode& a, GeneratedDraft& o) {
     o.rate_at = a.child("rate_per_s").location();
@@ -426,21 +421,17 @@ FieldTable<AgentxDraft> agentx_schema() {
 
 FieldTable<GeneratedDraft> closed_loop_schema() {
   FieldTable<GeneratedDraft> t("workload");
-  t.integer(
-       "concurrency", [](auto& o) -> auto& { return o.concurrency; }, 1, kMaxClients,
-       "clients that each send the next request the moment the previous one finishes (InferenceX, `vllm bench "
-       "serve --max-concurrency`)")
+  t.integer("concurrency", &GeneratedDraft::concurrency, 1, kMaxClients,
+            "clients that each send the next request the moment the previous one finishes (InferenceX, `vllm bench "
+            "serve --max-concurrency`)")
       .required();
   t.rule([](const ConfigNode&, GeneratedDraft& o) { o.num_requests = 10LL * o.concurrency; });
-  t.integer(
-       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 1, kMaxRequestsPerRun,
-       "requests to send and measure")
+  t.integer("num_requests", &GeneratedDraft::num_requests, 1, kMaxRequestsPerRun, "requests to send and measure")
       .default_words("10 x concurrency (InferenceX `num_prompts`)");
-  t.integer(
-      "warmup_requests", [](auto& o) -> auto& { return o.warmup_requests; }, 0, kMaxRequestsPerRun,
-      "requests the clients send first and the summary leaves out (a client's `--warmup-request-count`); the "
-      "measured span runs from the first measured arrival to the last measured finish, so the start-up burst, "
-      "every client's first prompt at once, is not in TTFT");
+  t.integer("warmup_requests", &GeneratedDraft::warmup_requests, 0, kMaxRequestsPerRun,
+            "requests the clients send first and the summary leaves out (a client's `--warmup-request-count`); the "
+            "measured span runs from the first measured arrival to the last measured finish, so the start-up burst, "
+            "every client's first prompt at once, is not in TTFT");
   t.rule([](const ConfigNode& w, GeneratedDraft& o) {
     if (o.num_requests > kMaxRequestsPerRun)
       w.fail_key("concurrency", "10 x concurrency requests exceed the " + std::to_string(kMaxRequestsPerRun) +
@@ -456,13 +447,10 @@ FieldTable<GeneratedDraft> closed_loop_schema() {
 FieldTable<GeneratedDraft> open_loop_schema() {
   FieldTable<GeneratedDraft> t("workload");
   t.section("arrival", arrival_schema(), "how requests arrive").required();
-  t.integer(
-       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 0, kMaxRequestsPerRun,
-       "requests to send (0: until `duration`)")
+  t.integer("num_requests", &GeneratedDraft::num_requests, 0, kMaxRequestsPerRun,
+            "requests to send (0: until `duration`)")
       .default_words("required unless `duration`");
-  t.positive(
-       "duration", [](auto& o) -> auto& { return o.duration; }, "stop generating arrivals after this time")
-      .default_words("none");
+  t.positive("duration", &GeneratedDraft::duration, "stop generating arrivals after this time").default_words("none");
   t.rule([](const ConfigNode& w, GeneratedDraft& o) {
     if (o.num_requests == 0 && o.duration == Time::max())
       w.fail("an open-loop workload needs num_requests and/or duration");
@@ -497,13 +485,11 @@ FieldTable<TraceWorkloadDraft> trace_workload_schema() {
              tr.finish();
            })
       .required();
-  t.integer(
-       "num_requests", [](auto& o) -> auto& { return o.num_requests; }, 0, kMaxRequestsPerRun,
-       "replay only the first N requests (0: all)")
+  t.integer("num_requests", &TraceWorkloadDraft::num_requests, 0, kMaxRequestsPerRun,
+            "replay only the first N requests (0: all)")
       .default_words("all");
-  t.integer(
-      "concurrency", [](auto& o) -> auto& { return o.concurrency; }, 0, kMaxClients,
-      "> 0: replay the trace's lengths in closed loop with this many clients, ignoring its times");
+  t.integer("concurrency", &TraceWorkloadDraft::concurrency, 0, kMaxClients,
+            "> 0: replay the trace's lengths in closed loop with this many clients, ignoring its times");
   return t;
 }
 

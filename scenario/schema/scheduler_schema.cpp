@@ -77,18 +77,15 @@ void add_policy_and_limits(FieldTable<ScenarioScheduler>& t, const sim::Schedule
 }
 
 void add_kv_keys(FieldTable<ScenarioScheduler>& t) {
-  t.integer(
-      "block_size", [](auto& o) -> auto& { return o.block_size; }, 1, 1 << 20, "KV tokens per block");
-  t.boolean(
-      "enable_prefix_caching", [](auto& o) -> auto& { return o.enable_prefix_caching; },
-      "reuse KV blocks of shared prompt prefixes (traces with prefix hashes)");
-  t.bytes(
-       "kv_offloading_size", [](auto& o) -> auto& { return o.kv_offloading_size; }, Bytes(0.0), Bytes(1e15),
-       "size (e.g. `256GiB`), 0 to 1 PB", "must be between 0 (no pool) and 1PB of host DRAM per replica",
-       "pinned host DRAM per replica for a KV-offload pool behind the prefix cache (needs "
-       "`enable_prefix_caching`): blocks the GPU evicts are kept there (LRU) and loaded back over the host link "
-       "on a later hit instead of being recomputed; counted in the node's host memory (infeasible when it does "
-       "not fit); docs/agentic.md \"KV offload tier\"")
+  t.integer("block_size", &ScenarioScheduler::block_size, 1, 1 << 20, "KV tokens per block");
+  t.boolean("enable_prefix_caching", &ScenarioScheduler::enable_prefix_caching,
+            "reuse KV blocks of shared prompt prefixes (traces with prefix hashes)");
+  t.bytes("kv_offloading_size", &ScenarioScheduler::kv_offloading_size, Bytes(0.0), Bytes(1e15),
+          "size (e.g. `256GiB`), 0 to 1 PB", "must be between 0 (no pool) and 1PB of host DRAM per replica",
+          "pinned host DRAM per replica for a KV-offload pool behind the prefix cache (needs "
+          "`enable_prefix_caching`): blocks the GPU evicts are kept there (LRU) and loaded back over the host link "
+          "on a later hit instead of being recomputed; counted in the node's host memory (infeasible when it does "
+          "not fit); docs/agentic.md \"KV offload tier\"")
       .default_words("0 (no pool)");
 }
 
@@ -106,14 +103,12 @@ void add_prefill_keys(FieldTable<ScenarioScheduler>& t) {
 }
 
 void add_memory_keys(FieldTable<ScenarioScheduler>& t) {
-  t.number(
-      "gpu_memory_utilization", [](auto& o) -> auto& { return o.gpu_memory_utilization; }, 1e-3, 1.0,
-      "share of usable HBM the engine takes; the KV pool is what is left of it (vLLM, SGLang)");
-  t.number(
-       "kv_cache_free_gpu_mem_fraction", [](auto& o) -> auto& { return o.kv_cache_free_gpu_mem_fraction; }, 0.0, 1.0,
-       "above 0, TensorRT-LLM's rule instead: the KV pool is this share of the HBM left after weights, "
-       "activations and reserve; a written `gpu_memory_utilization` is then an error (docs/footprint.md). A base "
-       "scenario may state 0 so that a compare variant can set it")
+  t.number("gpu_memory_utilization", &ScenarioScheduler::gpu_memory_utilization, 1e-3, 1.0,
+           "share of usable HBM the engine takes; the KV pool is what is left of it (vLLM, SGLang)");
+  t.number("kv_cache_free_gpu_mem_fraction", &ScenarioScheduler::kv_cache_free_gpu_mem_fraction, 0.0, 1.0,
+           "above 0, TensorRT-LLM's rule instead: the KV pool is this share of the HBM left after weights, "
+           "activations and reserve; a written `gpu_memory_utilization` is then an error (docs/footprint.md). A base "
+           "scenario may state 0 so that a compare variant can set it")
       .default_words("0 (not used)");
   t.custom(
       {"cuda_graph_batch_sizes", "list of integers >= 1", "none (no padding)",

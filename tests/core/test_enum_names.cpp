@@ -29,8 +29,7 @@ struct Paint {
 // The choices drive a schema key: its type words list the names, reading takes them and nothing else.
 TEST(EnumNames, ChoicesAreASchemaKey) {
   FieldTable<Paint> t("paint");
-  t.choice(
-      "shade", [](auto& p) -> auto& { return p.shade; }, kShades.choices(), "how dark");
+  t.choice("shade", &Paint::shade, kShades.choices(), "how dark");
   EXPECT_NE(t.markdown().find("`light` \\| `dark`"), std::string::npos);
   Paint p;
   const ConfigNode ok = ConfigNode::load_string("shade: dark\n", "p.yaml");

@@ -23,15 +23,10 @@ struct Limits {
 
 FieldTable<Limits> limits_schema() {
   FieldTable<Limits> t("limits");
-  t.integer(
-       "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 1000, "sequences")
-      .number(
-          "share", [](auto& l) -> auto& { return l.share; }, 0.001, 1.0, "share of HBM")
-      .boolean(
-          "cache", [](auto& l) -> auto& { return l.cache; }, "prefix cache")
-      .bytes(
-          "pool", [](auto& l) -> auto& { return l.pool; }, Bytes(0.0), Bytes(1e12), "size, 0 to 1 TB",
-          "must be at most 1 TB", "host pool")
+  t.integer("seqs", &Limits::seqs, 1, 1000, "sequences")
+      .number("share", &Limits::share, 0.001, 1.0, "share of HBM")
+      .boolean("cache", &Limits::cache, "prefix cache")
+      .bytes("pool", &Limits::pool, Bytes(0.0), Bytes(1e12), "size, 0 to 1 TB", "must be at most 1 TB", "host pool")
       .default_words("0 (no pool)")
       .custom({"name", "`a` \\| `b`", "`a`", "which"},
               [](const ConfigNode& m, Limits& l) {
@@ -108,18 +103,14 @@ TEST(FieldTable, WordsAndFlagNames) {
 // from keys read before it, a check naming an earlier key. written_if leaves a field out of the output.
 FieldTable<Limits> ruled_schema() {
   FieldTable<Limits> t("ruled");
-  t.boolean(
-      "cache", [](auto& l) -> auto& { return l.cache; }, "prefix cache");
+  t.boolean("cache", &Limits::cache, "prefix cache");
   t.rule([](const ConfigNode& m, Limits& l) {
     if (l.cache) m.child("pool");  // required with the cache: throws when absent
     l.seqs = l.cache ? 64 : 256;   // the default of seqs follows the cache
   });
-  t.bytes(
-       "pool", [](auto& l) -> auto& { return l.pool; }, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB",
-       "host pool")
+  t.bytes("pool", &Limits::pool, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB", "host pool")
       .written_if([](const Limits& l) { return l.pool.value() > 0.0; });
-  t.integer(
-      "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 1000, "sequences");
+  t.integer("seqs", &Limits::seqs, 1, 1000, "sequences");
   t.rule([](const ConfigNode& m, Limits& l) {
     if (!l.cache && l.pool.value() > 0.0) m.fail_key("pool", "needs cache: true");
   });
@@ -187,28 +178,18 @@ struct Box {
 
 FieldTable<Point> point_schema() {
   FieldTable<Point> t("point");
-  t.integer(
-       "n", [](auto& p) -> auto& { return p.n; }, 0, 100, "count")
-      .required();
-  t.positive(
-       "size", [](auto& p) -> auto& { return p.size; }, "bytes")
-      .required();
-  t.at_least_zero(
-       "latency", [](auto& p) -> auto& { return p.latency; }, "latency")
-      .check([](const Point& p) -> std::string {
-        return p.n == 0 && p.latency > Time::zero() ? "a latency needs n" : "";
-      });
+  t.integer("n", &Point::n, 0, 100, "count").required();
+  t.positive("size", &Point::size, "bytes").required();
+  t.at_least_zero("latency", &Point::latency, "latency").check([](const Point& p) -> std::string {
+    return p.n == 0 && p.latency > Time::zero() ? "a latency needs n" : "";
+  });
   return t;
 }
 
 FieldTable<Part> part_schema() {
   FieldTable<Part> t("part");
-  t.choice(
-      "shape", [](auto& p) -> auto& { return p.shape; }, {{"round", Shape::round}, {"square", Shape::square}},
-      "outline");
-  t.positive(
-       "weight", [](auto& p) -> auto& { return p.weight; }, "kg")
-      .required();
+  t.choice("shape", &Part::shape, {{"round", Shape::round}, {"square", Shape::square}}, "outline");
+  t.positive("weight", &Part::weight, "kg").required();
   return t;
 }
 
@@ -219,16 +200,10 @@ FieldTable<Box> box_schema() {
       [](Box& b, const std::string& key, std::string why) { b.missing[key] = std::move(why); }};
   FieldTable<Box> t("box");
   t.fixed("format", "box/1", "version");
-  t.any_text(
-      "label", [](auto& b) -> auto& { return b.label; }, "free text");
-  t.section(
-       "part", [](auto& b) -> auto& { return b.part; }, part_schema(), "")
-      .required();
-  t.list(
-       "points", [](auto& b) -> auto& { return b.points; }, point_schema(), 1, "samples")
-      .required();
-  t.optional_section(
-      "spare", [](auto& b) -> auto& { return b.spare; }, part_schema(), absence, "a second part");
+  t.any_text("label", &Box::label, "free text");
+  t.section("part", &Box::part, part_schema(), "").required();
+  t.list("points", &Box::points, point_schema(), 1, "samples").required();
+  t.optional_section("spare", &Box::spare, part_schema(), absence, "a second part");
   return t;
 }
 
@@ -336,10 +311,8 @@ struct Crate {
 
 FieldTable<Crate> crate_schema() {
   FieldTable<Crate> t("crate");
-  t.section(
-      "lid", [](auto& c) -> auto& { return c.lid; }, part_schema(), "the top");
-  t.section(
-      "base", [](auto& c) -> auto& { return c.base; }, part_schema(), "the bottom");
+  t.section("lid", &Crate::lid, part_schema(), "the top");
+  t.section("base", &Crate::base, part_schema(), "the bottom");
   t.rule([](const ConfigNode& m, Crate& c) {
     c.parts = (c.lid ? 1 : 0) + (c.base ? 1 : 0);
     if (c.parts == 0) m.fail("give a lid or a base");
@@ -429,13 +402,134 @@ TEST(FieldTable, YamlTextLayout) {
 
 TEST(FieldTable, AKeyDeclaredTwiceIsAProgrammingError) {
   FieldTable<Limits> t("limits");
-  t.integer(
-      "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 10, "");
-  EXPECT_THROW(t.integer(
-                   "seqs", [](auto& l) -> auto& { return l.seqs; }, 1, 10, ""),
-               std::logic_error);
+  t.integer("seqs", &Limits::seqs, 1, 10, "");
+  EXPECT_THROW(t.integer("seqs", &Limits::seqs, 1, 10, ""), std::logic_error);
   EXPECT_THROW(FieldTable<Limits>("empty").required(), std::logic_error);
   EXPECT_THROW(t.at("nope"), std::logic_error);
+}
+
+// --- a member named by a pointer to it reads, writes and documents as the lambda returning it ---
+
+struct Gear {
+  int teeth = 12;
+  double ratio = 0.5;
+  bool oiled = true;
+  Bytes cache = Bytes::gib(1);
+  Time delay = Time::us(5);
+  double load = 1.0;
+  std::string name = "g";
+  std::string note;
+  Shape shape = Shape::square;
+  Bandwidth rate = Bandwidth::gb_per_s(1.0);
+  Bytes size = Bytes(64);
+  Time settle;
+  Part part;
+  std::vector<Point> points;
+  std::optional<Part> spare;
+  std::map<std::string, std::string> missing;  // section -> why it holds no data
+};
+
+FieldTable<Gear>::Absence gear_absence() {
+  return {
+      "not_measured",
+      [](const Gear& g, const std::string& key) { return g.missing.count(key) ? g.missing.at(key) : std::string(); },
+      [](Gear& g, const std::string& key, std::string why) { g.missing[key] = std::move(why); }};
+}
+
+const std::vector<std::pair<std::string, Shape>> kShapes = {{"round", Shape::round}, {"square", Shape::square}};
+
+FieldTable<Gear> gear_by_members() {
+  FieldTable<Gear> t("gear");
+  t.integer("teeth", &Gear::teeth, 1, 100, "teeth");
+  t.number("ratio", &Gear::ratio, 0.0, 1.0, "ratio");
+  t.boolean("oiled", &Gear::oiled, "oiled");
+  t.bytes("cache", &Gear::cache, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB", "cache");
+  t.time("delay", &Gear::delay, Time::zero(), Time::from_seconds(1.0), "delay");
+  t.number_above("load", &Gear::load, 0.0, 10.0, "load");
+  t.text("name", &Gear::name, "name");
+  t.any_text("note", &Gear::note, "note");
+  t.choice("shape", &Gear::shape, kShapes, "outline");
+  t.quantity("rate", &Gear::rate, &ConfigNode::as_bandwidth, "bandwidth", 1e6, 1e15, "1 MB/s to 1 PB/s", "rate");
+  t.positive("size", &Gear::size, "size");
+  t.at_least_zero("settle", &Gear::settle, "settle");
+  t.section("part", &Gear::part, part_schema(), "");
+  t.list("points", &Gear::points, point_schema(), 0, "samples");
+  t.optional_section("spare", &Gear::spare, part_schema(), gear_absence(), "a second part");
+  return t;
+}
+
+FieldTable<Gear> gear_by_lambdas() {
+  FieldTable<Gear> t("gear");
+  t.integer(
+      "teeth", [](auto& g) -> auto& { return g.teeth; }, 1, 100, "teeth");
+  t.number(
+      "ratio", [](auto& g) -> auto& { return g.ratio; }, 0.0, 1.0, "ratio");
+  t.boolean(
+      "oiled", [](auto& g) -> auto& { return g.oiled; }, "oiled");
+  t.bytes(
+      "cache", [](auto& g) -> auto& { return g.cache; }, Bytes(0.0), Bytes(1e12), "size", "must be at most 1 TB",
+      "cache");
+  t.time(
+      "delay", [](auto& g) -> auto& { return g.delay; }, Time::zero(), Time::from_seconds(1.0), "delay");
+  t.number_above(
+      "load", [](auto& g) -> auto& { return g.load; }, 0.0, 10.0, "load");
+  t.text(
+      "name", [](auto& g) -> auto& { return g.name; }, "name");
+  t.any_text(
+      "note", [](auto& g) -> auto& { return g.note; }, "note");
+  t.choice(
+      "shape", [](auto& g) -> auto& { return g.shape; }, kShapes, "outline");
+  t.quantity(
+      "rate", [](auto& g) -> auto& { return g.rate; }, &ConfigNode::as_bandwidth, "bandwidth", 1e6, 1e15,
+      "1 MB/s to 1 PB/s", "rate");
+  t.positive(
+      "size", [](auto& g) -> auto& { return g.size; }, "size");
+  t.at_least_zero(
+      "settle", [](auto& g) -> auto& { return g.settle; }, "settle");
+  t.section(
+      "part", [](auto& g) -> auto& { return g.part; }, part_schema(), "");
+  t.list(
+      "points", [](auto& g) -> auto& { return g.points; }, point_schema(), 0, "samples");
+  t.optional_section(
+      "spare", [](auto& g) -> auto& { return g.spare; }, part_schema(), gear_absence(), "a second part");
+  return t;
+}
+
+Gear read_gear(const FieldTable<Gear>& table, const std::string& yaml) {
+  Gear g;
+  const ConfigNode n = ConfigNode::load_string(yaml, "gear.yaml");
+  table.read(n, g);
+  n.finish();
+  return g;
+}
+
+TEST(FieldTable, AMemberPointerWorksAsTheLambdaReturningTheMember) {
+  const FieldTable<Gear> members = gear_by_members();
+  const FieldTable<Gear> lambdas = gear_by_lambdas();
+  EXPECT_EQ(members.markdown(), lambdas.markdown());  // the defaults read off Gear() included
+  EXPECT_NE(members.markdown().find("| `delay` | time in [0, 1s] | 5us | delay |"), std::string::npos);
+  const Gear dflt;
+  EXPECT_EQ(members.write(dflt), lambdas.write(dflt));
+  EXPECT_EQ(members.yaml(dflt), lambdas.yaml(dflt));
+
+  const std::string yaml =
+      "teeth: 40\nratio: 0.25\noiled: false\ncache: 2GiB\ndelay: 750us\nload: 2.5\nname: \"n\"\nnote: \"\"\n"
+      "shape: round\nrate: 3.35TB/s\nsize: 4KiB\nsettle: 1ms\npart: {shape: square, weight: 2}\n"
+      "points:\n  - {n: 1, size: 1B}\nspare:\n  not_measured: \"no scale\"\n";
+  const Gear by_member = read_gear(members, yaml);
+  const Gear by_lambda = read_gear(lambdas, yaml);
+  EXPECT_EQ(by_member.teeth, 40);
+  EXPECT_EQ(by_member.shape, Shape::round);
+  EXPECT_DOUBLE_EQ(by_member.rate.value(), 3.35e12);
+  EXPECT_EQ(by_member.missing.at("spare"), "no scale");
+  EXPECT_EQ(members.write(by_member), lambdas.write(by_lambda));
+  EXPECT_EQ(members.yaml(by_member), lambdas.yaml(by_lambda));
+  EXPECT_EQ(members.yaml(by_member), lambdas.yaml(by_member));  // the writers agree on one value
+  // Errors name the same key at the same place.
+  const std::string bad = "teeth: 0\n";
+  EXPECT_EQ(test::config_error_of([&] { read_gear(members, bad); }),
+            test::config_error_of([&] { read_gear(lambdas, bad); }));
+  EXPECT_NE(test::config_error_of([&] { read_gear(members, bad); }).find("gear.yaml:1:8: teeth:"), std::string::npos);
 }
 
 }  // namespace
