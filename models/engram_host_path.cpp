@@ -24,8 +24,8 @@ Time side_stream_exposed(Time window, Time gather, double share) {
 }
 
 Bytes page_cache_capacity(const HostMemoryUse& h) {
-  const double left =
-      h.capacity.value() - h.reserve.value() - h.pinned_engram.value() - h.row_caches.value() - h.kv_offload.value();
+  const double left = h.capacity.value() - h.reserve.value() - h.pinned_engram.value() - h.row_caches.value() -
+                      h.kv_offload_pools.value();
   return Bytes(std::max(0.0, left));
 }
 

@@ -39,11 +39,11 @@ Time little_read_time(double requests, Time latency, int outstanding);
 Time side_stream_exposed(Time window, Time gather, double share);
 
 struct HostMemoryUse {
-  Bytes capacity;       // host DRAM of the node
-  Bytes reserve;        // OS and engine processes
-  Bytes pinned_engram;  // pinned Engram tables (dram tier)
-  Bytes row_caches;     // DRAM row caches in front of ssd (direct path)
-  Bytes kv_offload;     // pinned KV-offload pools
+  Bytes capacity;          // host DRAM of the node
+  Bytes reserve;           // OS and engine processes
+  Bytes pinned_engram;     // pinned Engram tables (dram tier)
+  Bytes row_caches;        // DRAM row caches in front of ssd (direct path)
+  Bytes kv_offload_pools;  // pinned host KV-offload pools
 };
 // Host RAM left for the page cache (0 when the pools take it all).
 Bytes page_cache_capacity(const HostMemoryUse& h);

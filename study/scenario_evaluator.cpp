@@ -357,7 +357,7 @@ nlohmann::json point_extra(const scenario::BuiltScenario& b, const sim::RunResul
         {"reserve", num(b.host_memory.reserve.gib())},
         {"pinned_engram", num(b.host_memory.pinned_engram.gib())},
         {"dram_row_caches", num(b.host_memory.row_caches.gib())},
-        {"kv_offload", num(b.host_memory.kv_offload.gib())},
+        {"kv_offload", num(b.host_memory.kv_offload_pools.gib())},
         {"page_cache_used", num(b.host_memory.page_cache_used.gib())},
         {"page_cache_capacity", num(b.host_memory.page_cache_capacity.gib())},
         {"rest", num(b.host_memory.rest().gib())}}},

@@ -43,7 +43,7 @@ std::string BuiltScenario::host_memory_line() const {
   std::snprintf(buf, sizeof buf,
                 "host memory per node %.1f GiB: reserve %.1f, pinned Engram tables %.1f, DRAM row caches %.1f, "
                 "KV offload %.1f, Engram pages in the page cache %.1f (it may hold %.1f), rest %.1f GiB",
-                h.capacity.gib(), h.reserve.gib(), h.pinned_engram.gib(), h.row_caches.gib(), h.kv_offload.gib(),
+                h.capacity.gib(), h.reserve.gib(), h.pinned_engram.gib(), h.row_caches.gib(), h.kv_offload_pools.gib(),
                 h.page_cache_used.gib(), h.page_cache_capacity.gib(), h.rest().gib());
   return buf;
 }
@@ -165,8 +165,8 @@ void account_host_memory(BuiltScenario& b, const ScenarioDeployment& d, Bytes kv
   h.reserve = nf.host_dram_capacity - nf.host_dram_available;
   h.pinned_engram = nf.host_dram_engram;
   h.row_caches = b.dram_cache_per_node;
-  h.kv_offload = kv_offload_per_node;
-  h.page_cache_used = engram_page_cache(d, nf, h.row_caches, h.kv_offload, &h.page_cache_capacity);
+  h.kv_offload_pools = kv_offload_per_node;
+  h.page_cache_used = engram_page_cache(d, nf, h.row_caches, h.kv_offload_pools, &h.page_cache_capacity);
 }
 
 // The step model, with the calibration profile applied.
@@ -331,7 +331,7 @@ EngramTierParams engram_tier_params(const BuiltScenario& b) {
   p.node.drive.page = se.fetch.ssd_page;
   p.backend = ir.backend;
   p.spread = ir.spread;
-  p.kv_offload = ir.kv_offload;
+  p.swap_preempted_kv = ir.swap_preempted_kv;
   p.kv_bytes_per_token = b.footprint.per_gpu.kv_bytes_per_token;
   p.seed = sp.seed;
   return p;
@@ -457,7 +457,7 @@ void add_memory_json(const BuiltScenario& b, json& out) {
                                      {"reserve", h.reserve.gib()},
                                      {"pinned_engram", h.pinned_engram.gib()},
                                      {"dram_row_caches", h.row_caches.gib()},
-                                     {"kv_offload", h.kv_offload.gib()},
+                                     {"kv_offload", h.kv_offload_pools.gib()},
                                      {"page_cache_capacity", h.page_cache_capacity.gib()},
                                      {"page_cache_used", h.page_cache_used.gib()},
                                      {"rest", h.rest().gib()}};
@@ -493,7 +493,7 @@ void add_optional_json(const BuiltScenario& b, json& out) {
                             {"sample_rows_per_step", ir.sample_rows_per_step},
                             {"fabric_backend", ir.backend},
                             {"placement", ir.spread ? "spread" : "packed"},
-                            {"kv_offload", ir.kv_offload}};
+                            {"kv_offload", ir.swap_preempted_kv}};
   }
 }
 

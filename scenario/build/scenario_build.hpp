@@ -78,12 +78,12 @@ struct BuiltScenario {
   Bytes kv_block_bytes_per_replica;
   // Host DRAM of one node by use (docs/memory-tiers.md "Host memory per node").
   struct HostMemory {
-    Bytes capacity, reserve, pinned_engram, row_caches, kv_offload;
+    Bytes capacity, reserve, pinned_engram, row_caches, kv_offload_pools;
     Bytes page_cache_capacity;  // what the OS page cache may hold (ssd tier, page_cache path)
     Bytes page_cache_used;      // Engram table pages resident there (at most the table files)
     Bytes rest() const {
       return Bytes(std::max(0.0, capacity.value() - reserve.value() - pinned_engram.value() - row_caches.value() -
-                                     kv_offload.value() - page_cache_used.value()));
+                                     kv_offload_pools.value() - page_cache_used.value()));
     }
   } host_memory;
   std::int32_t scheduler_ranks = 1;  // engine schedulers per replica (tp under data-parallel attention)

@@ -49,10 +49,10 @@ FieldTable<ScenarioInRun> fabric_schema() {
 
 FieldTable<ScenarioInRun> kv_offload_schema() {
   FieldTable<ScenarioInRun> t("kv_offload");
-  t.boolean("enabled", &ScenarioInRun::kv_offload,
+  t.boolean("enabled", &ScenarioInRun::swap_preempted_kv,
             "KV of preempted sequences to host DRAM and back, as flows on the fabric")
       .check([](const ScenarioInRun& o) -> std::string {
-        return o.kv_offload && !o.enabled
+        return o.swap_preempted_kv && !o.enabled
                    ? "KV offload traffic runs on the in-run tier's fabric (set deployment.engram.in_run: true)"
                    : "";
       });

@@ -4,7 +4,8 @@
 //   fabric:                      # top level
 //     backend: native            # native | simgrid (fidelity checks; one helper process per run)
 //     placement: packed          # packed (GPU ordinals) | spread (round-robin over PCIe switches)
-//   kv_offload: {enabled: false} # top level; KV of preempted sequences to host DRAM and back
+//   kv_offload: {enabled: false} # top level; KV of preempted sequences swapped to host DRAM and back
+//                                # (not the host KV-offload pool, deployment.scheduler.kv_offloading_size)
 //   deployment:
 //     engram:
 //       in_run: false            # true: fetches are flows on the node fabric, stalls measured
@@ -35,7 +36,7 @@ struct ScenarioInRun {
   std::int64_t sample_rows_per_step = 128;
   std::string backend = "native";
   bool spread = false;
-  bool kv_offload = false;
+  bool swap_preempted_kv = false;  // the `kv_offload:` section: KV of preempted sequences to host DRAM and back
 };
 
 // A cache size: a byte string, or a map {policy, capacity} (policy one of `policies`, written

@@ -317,7 +317,7 @@ bool EngramTierService::start_step(const EngramStepInput& in, EngramStepOutcome&
   for (std::size_t e = 0; e < in.layers.size(); ++e) plan_layer(r, e, in.layers[e], in.seqs);
   r.steps += 1;
 
-  if (p_.kv_offload && p_.kv_bytes_per_token.value() > 0.0) {
+  if (p_.swap_preempted_kv && p_.kv_bytes_per_token.value() > 0.0) {
     for (int k = 0; k < p_.tp; ++k) {
       const auto [node, gpu] = placement_[in.replica][static_cast<std::size_t>(k)];
       const fabric::NodeFabric& nf = nodes_[static_cast<std::size_t>(node)].nf;

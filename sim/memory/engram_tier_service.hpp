@@ -128,8 +128,8 @@ struct EngramTierParams {
   fabric::FabricOptions fabric_options;
   bool spread = false;  // placement over switch groups
 
-  bool kv_offload = false;
-  Bytes kv_bytes_per_token;  // per GPU
+  bool swap_preempted_kv = false;  // preempted sequences write their KV to host DRAM, read it back on resume
+  Bytes kv_bytes_per_token;        // per GPU
   std::uint64_t seed = 0;
 };
 
@@ -198,7 +198,7 @@ class EngramTierService {
   void advance_to(Time t, std::vector<EngramStepOutcome>& done);
 
   void set_trace(EngramTraceSink* sink) { trace_ = sink; }
-  bool kv_offload() const { return p_.kv_offload; }
+  bool swaps_preempted_kv() const { return p_.swap_preempted_kv; }
   bool sampled() const { return sampled_; }
   int nodes() const { return static_cast<int>(nodes_.size()); }
   const fabric::Fabric& fabric(int node) const { return *nodes_[static_cast<std::size_t>(node)].fabric; }

@@ -41,7 +41,7 @@ class EngramInRun final : public EventHandler {
   // Starts a step's fetch at sim.now(). False: nothing crosses a link and `immediate` holds the
   // outcome; true: `listener` hears on_engram_ready later.
   bool begin_step(const EngramStepInput& input, EngramStepListener& listener, EngramStepOutcome& immediate);
-  bool kv_offload() const { return service_.kv_offload(); }
+  bool swaps_preempted_kv() const { return service_.swaps_preempted_kv(); }
   EngramTierService& service() { return service_; }
   const EngramTierService& service() const { return service_; }
   void on_event(std::uint64_t tag) override;

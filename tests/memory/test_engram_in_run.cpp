@@ -262,13 +262,13 @@ TEST(EngramInRun, KvOffloadTrafficFollowsPreemptions) {
   RunConfig cfg = closed_loop(model, 1, 64, 128, 200, 100);
   cfg.replicas[0].kv = sim::KvPoolParams{400, 16, false};  // 6,400 tokens: preempts
   auto tier = toy_tier(EngramTier::dram, toy_node(8, 2), 1);
-  tier.kv_offload = true;
+  tier.swap_preempted_kv = true;
   tier.kv_bytes_per_token = Bytes(100000.0);
   cfg.engram_tier = tier;
   const RunResult r = run_simulation(cfg);
   ASSERT_GT(r.summary.preemptions, 0);
   EXPECT_GT(r.engram_tier->totals.kv_swap_bytes, 0.0);
-  tier.kv_offload = false;
+  tier.swap_preempted_kv = false;
   cfg.engram_tier = tier;
   EXPECT_EQ(run_simulation(cfg).engram_tier->totals.kv_swap_bytes, 0.0);
 }
@@ -357,7 +357,7 @@ TEST(EngramInRunScenario, KeysBuildTheTierFromCardNodeAndStepModel) {
   EXPECT_EQ(t.sample_rows_per_step, 64);
   EXPECT_DOUBLE_EQ(t.access.zipf_s, 1.1);
   EXPECT_TRUE(t.spread);
-  EXPECT_TRUE(t.kv_offload);
+  EXPECT_TRUE(t.swap_preempted_kv);
   EXPECT_GT(t.kv_bytes_per_token.value(), 0.0);
   EXPECT_EQ(t.node.gpu_count, 8);
   EXPECT_EQ(t.node.drive_count, 8);

@@ -153,7 +153,7 @@ TEST(EngramTier, NothingToMoveCompletesAtOnce) {
 
 TEST(EngramTier, KvOffloadFlowsShareTheLinksWithoutGating) {
   auto p = toy_tier(EngramTier::dram, toy_node(8, 2), 1);
-  p.kv_offload = true;
+  p.swap_preempted_kv = true;
   p.kv_bytes_per_token = Bytes(1000.0);
   const std::vector<EngramLayerStep> layers = {analytic_layer(Time::zero(), 1000)};
   for (const bool back : {false, true}) {

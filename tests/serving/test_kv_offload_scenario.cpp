@@ -38,7 +38,7 @@ TEST(KvOffloadScenario, OffByDefault) {
   const BuiltScenario b = build(scenario("1", ", enable_prefix_caching: true"));
   EXPECT_EQ(b.kv_offload_blocks_per_replica, 0);
   EXPECT_EQ(b.run.replicas[0].kv.offload_blocks, 0);
-  EXPECT_EQ(b.host_memory.kv_offload.value(), 0.0);
+  EXPECT_EQ(b.host_memory.kv_offload_pools.value(), 0.0);
   EXPECT_EQ(scenario::scenario_json(b).find("kv_offload_pool"), std::string::npos);
 }
 
@@ -51,11 +51,12 @@ TEST(KvOffloadScenario, SizesThePoolAndCountsItInHostMemory) {
   ASSERT_EQ(b.run.replicas.size(), 2u);
   EXPECT_EQ(b.run.replicas[1].kv.offload_blocks, b.kv_offload_blocks_per_replica);
   // Both replicas sit on the one node: two pools, taken from the page cache.
-  EXPECT_DOUBLE_EQ(b.host_memory.kv_offload.gib(), 128.0);
+  EXPECT_DOUBLE_EQ(b.host_memory.kv_offload_pools.gib(), 128.0);
   EXPECT_NEAR(b.host_memory.page_cache_capacity.gib(), off.host_memory.page_cache_capacity.gib() - 128.0, 1e-9);
   const auto& h = b.host_memory;
-  EXPECT_DOUBLE_EQ(h.page_cache_capacity.value(),
-                   page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload}).value());
+  EXPECT_DOUBLE_EQ(
+      h.page_cache_capacity.value(),
+      page_cache_capacity({h.capacity, h.reserve, h.pinned_engram, h.row_caches, h.kv_offload_pools}).value());
   // Copies: one GPU's share of a block over that GPU's host link, with the preset's latency.
   const NodeSpec node = load_node("hgx-b200");
   const KvOffloadLink& l = b.run.replicas[0].offload_link;
@@ -78,7 +79,7 @@ TEST(KvOffloadScenario, UnderDataParallelAttentionABlockLivesOnOneGpu) {
 
 TEST(KvOffloadScenario, OnePoolPerReplicaPlacedOnTheNode) {
   const BuiltScenario b = build(scenario("1", ", enable_prefix_caching: true, kv_offloading_size: 64GiB"));
-  EXPECT_DOUBLE_EQ(b.host_memory.kv_offload.gib(), 64.0);
+  EXPECT_DOUBLE_EQ(b.host_memory.kv_offload_pools.gib(), 64.0);
 }
 
 TEST(KvOffloadScenario, PoolsBeyondHostDramAreInfeasible) {

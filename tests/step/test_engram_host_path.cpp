@@ -34,7 +34,7 @@ TEST(EngramHostPath, SideStreamExposedTime) {
 TEST(EngramHostPath, PageCacheCapacityIsWhatPoolsLeave) {
   HostMemoryUse h{Bytes::gib(2048), Bytes::gib(204.8), Bytes::gib(188.8), Bytes::gib(64), Bytes::gib(0)};
   EXPECT_NEAR(page_cache_capacity(h).gib(), 2048 - 204.8 - 188.8 - 64, 1e-9);
-  h.kv_offload = Bytes::gib(4096);
+  h.kv_offload_pools = Bytes::gib(4096);
   EXPECT_EQ(page_cache_capacity(h).value(), 0.0);
 }
 

@@ -48,8 +48,8 @@ void InRunStepExecutor::fill_spans(const StepStart& step) {
 
 void InRunStepExecutor::begin(const StepStart& step, StepCostSink& sink) {
   EngramStepInput in;
-  if (engram_.kv_offload()) {
-    // KV offload: sequences preempted while planning write their KV to host memory; it comes back
+  if (engram_.swaps_preempted_kv()) {
+    // KV swap: sequences preempted while planning write their KV to host memory; it comes back
     // when they are admitted again.
     in.kv_swap_out_tokens = swap_out(step);
     in.kv_swap_in_tokens = swap_in(step);
