@@ -21,6 +21,7 @@
 #include "sim/metrics/chrome_trace.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/metrics/time_series.hpp"
+#include "sim/serving/replica/disaggregated_deployment.hpp"
 #include "sim/serving/replica/replica.hpp"
 #include "sim/serving/router/router_registry.hpp"
 #include "sim/serving/run_probe.hpp"
@@ -74,6 +75,10 @@ struct RunConfig {
   ChromeTraceOptions trace;
   // Read-only observer of the run (run_probe.hpp), not owned; null: none. Never changes results.
   RunProbe* probe = nullptr;
+  // Prefill/decode disaggregation (disaggregated_deployment.hpp): set, `replicas`, `scheduler` and
+  // `router` are the decode pool and this holds the prefill pool and the KV transfer. The in-run
+  // Engram tier is not supported with it.
+  std::optional<DisaggregationParams> disaggregation;
 };
 
 struct RunResult {
@@ -86,6 +91,7 @@ struct RunResult {
   std::string workload;                         // the source's description
   std::optional<EngramTierReport> engram_tier;  // with the in-run Engram tier
   std::optional<AgenticReplayStats> agentic;    // with the agentic replay
+  std::optional<DisaggregationTotals> disaggregation;
 };
 
 RunResult run_simulation(const RunConfig& config);
