@@ -84,8 +84,11 @@ TEST(ExpertAllToAll, SpanningDomainsNeedsDataParallelAttentionAndANic) {
   RooflineOptions ok;
   ok.layout = {16, 16, true};
   EXPECT_NO_THROW(RooflineStepModel(v3, load_node("hgx-h800"), ok));
-  // hgx-b300 states no scale-out bandwidth.
-  EXPECT_THROW(RooflineStepModel(v3, load_node("hgx-b300"), ok), std::invalid_argument);
+  EXPECT_NO_THROW(RooflineStepModel(v3, load_node("hgx-b300"), ok));  // ConnectX-8 NICs
+  // The same node without its NICs.
+  NodeSpec no_nic = load_node("hgx-b300");
+  no_nic.scale_out_bandwidth = Bandwidth{};
+  EXPECT_THROW(RooflineStepModel(v3, no_nic, ok), std::invalid_argument);
 }
 
 }  // namespace
