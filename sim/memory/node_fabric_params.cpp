@@ -30,6 +30,11 @@ fabric::NodeFabricParams node_fabric_params(const NodeSpec& node) {
     p.gpu_link_latency = node.host_link_latency;
   }
 
+  if (node.scale_out_bandwidth.value() > 0.0) {
+    p.nic_bandwidth = node.scale_out_bandwidth;
+    p.nic_latency = kNicLatency;
+  }
+
   const NvmeSpec& n = node.nvme;
   if (n.count > 0 && n.random_read_iops_4k_per_drive > 0.0 && n.seq_read_per_drive.value() > 0.0) {
     p.drive_count = n.count;

@@ -9,6 +9,9 @@
 //                     layout: two drives behind each GPU switch), else own_switch on the root complex
 //   latencies         host_link_latency split evenly over the hops a host read crosses (GPU link and,
 //                     behind a switch, the switch uplink); DRAM adds none
+//   nic               scale_out_bandwidth per GPU (none when the preset states none), and
+//                     kNicLatency at each end of an RDMA transfer; the memory tiers never route over
+//                     it, the KV transfer of a disaggregated deployment does (cluster_fabric.hpp)
 // NVLink is left out (the memory tiers never use GPU-to-GPU routes). A pcie_switch node whose preset
 // gives no uplink bandwidth gets a non-blocking uplink (group size x GPU link). Nodes without usable
 // drives (count, IOPS or bandwidth zero) get none.
@@ -18,6 +21,11 @@
 #include "sim/fabric/node_fabric.hpp"
 
 namespace engramsim {
+
+// One end of a GPUDirect RDMA transfer (NIC, its PCIe hop and the first switch), for every preset:
+// [E] InfiniBand NDR/XDR adapters measure about 1-2 us end to end for a small RDMA write through
+// one switch (perftest ib_write_lat figures vendors and users publish), so about 1 us per end.
+inline constexpr Time kNicLatency = Time::us(1);
 
 fabric::NodeFabricParams node_fabric_params(const NodeSpec& node);
 
