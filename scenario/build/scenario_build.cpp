@@ -11,7 +11,9 @@
 #include "core/cost_metrics.hpp"
 #include "core/json_text.hpp"
 #include "core/number_text.hpp"
+#include "models/kv_size.hpp"
 #include "scenario/schema/deployment_schema.hpp"
+#include "scenario/schema/disaggregation_schema.hpp"
 #include "scenario/schema/scheduler_schema.hpp"
 #include "sim/memory/node_fabric_params.hpp"
 #include "sim/serving/scheduler/scheduler_registry.hpp"
@@ -35,6 +37,28 @@ std::string BuiltScenario::deployment_line() const {
                   with_commas(kv_blocks_per_replica) + " KV blocks x " +
                   std::to_string(params.deployment.scheduler.block_size) + " tokens per replica";
   return s;
+}
+
+std::vector<std::string> BuiltScenario::deployment_lines() const {
+  if (!prefill_pool || !run.disaggregation) return {deployment_line()};
+  const sim::KvTransferParams& t = run.disaggregation->transfer;
+  const auto ranks = [](const sim::PoolPlacement& p) {
+    return std::to_string(p.kv_ranks) + (p.kv_ranks == 1 ? " rank" : " ranks") +
+           (p.layout == sim::KvLayout::sharded ? " (sharded)" : " (replicated)");
+  };
+  const auto nic = [](const sim::PoolPlacement& p) { return fixed_digits(p.node.nic_bandwidth.value() * 1e-9, 1); };
+  const ScenarioKvTransfer& k = params.disaggregation->kv_transfer;
+  const std::string transfer = "KV transfer: " + with_commas(static_cast<std::int64_t>(t.bytes_per_token.value())) +
+                               " B per token from " + ranks(t.prefill) + " to " + ranks(t.decode) + ", NIC " +
+                               nic(t.prefill) + " -> " + nic(t.decode) + " GB/s per GPU, setup " +
+                               fixed_digits(t.setup.millis(), 3) + " ms, " + t.backend + " backend, local prefill " +
+                               "up to " + with_commas(k.local_prefill_threshold) + " tokens";
+  return {"prefill: " + prefill_pool->deployment_line(), "decode: " + deployment_line(), transfer};
+}
+
+int BuiltScenario::run_gpus() const {
+  const int own = replicas * gpus_per_replica;
+  return prefill_pool ? own + prefill_pool->run_gpus() : own;
 }
 
 std::string BuiltScenario::host_memory_line() const {
@@ -210,9 +234,9 @@ int frontend_workers(const ScenarioDeployment& d, std::int64_t scheduler_ranks) 
   return d.frontend_workers >= 0 ? d.frontend_workers : static_cast<int>(scheduler_ranks);
 }
 
-// The run configuration: one replica entry each, the scheduler limits over the scheduler ranks, the
-// workload, SLO, price and seed.
-void configure_run(BuiltScenario& b, const ScenarioParams& params) {
+// The run configuration: one replica entry each (named `replica_name` and its index), the scheduler
+// limits over the scheduler ranks, the workload, SLO, price and seed.
+void configure_run(BuiltScenario& b, const ScenarioParams& params, const std::string& replica_name) {
   const ScenarioDeployment& d = params.deployment;
   const NodeSpec& node = params.node;
   sim::RunConfig& rc = b.run;
@@ -222,7 +246,7 @@ void configure_run(BuiltScenario& b, const ScenarioParams& params) {
       d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0, ranks);
   for (int i = 0; i < b.replicas; ++i) {
     sim::ReplicaParams r;
-    r.name = "replica" + std::to_string(i);
+    r.name = replica_name + std::to_string(i);
     r.step_model = b.step_memo.get();
     r.kv = sim::KvPoolParams{b.kv_blocks_per_replica, d.scheduler.block_size, d.scheduler.enable_prefix_caching,
                              b.kv_offload_blocks_per_replica};
@@ -378,7 +402,11 @@ RooflineOptions step_model_options(const ScenarioDeployment& d, const ParallelLa
   return ro;
 }
 
-BuiltScenario build_scenario(ScenarioParams params) {
+namespace {
+
+// One deployment of `params` (a colocated one, or one pool of a disaggregated one, which it reads
+// as params.deployment on params.node).
+BuiltScenario build_deployment(ScenarioParams params, const std::string& replica_name) {
   BuiltScenario b;
   effective_card(b, params);
   size_footprint(b, params);
@@ -390,19 +418,126 @@ BuiltScenario build_scenario(ScenarioParams params) {
   if (b.kv_blocks_per_replica < 1) throw InfeasibleScenario("the KV pool holds no block");
   build_step_model(b, params);
   price_gpus(b, params);
-  configure_run(b, params);
+  configure_run(b, params, replica_name);
   b.params = std::move(params);
   if (b.params.deployment.engram.in_run.enabled) b.run.engram_tier = engram_tier_params(b);
   return b;
+}
+
+// ---- kind disaggregated ----
+
+// A pool built as a deployment; what does not fit names the pool, and so does an error of the
+// deployment's keys found only here.
+BuiltScenario build_pool(ScenarioParams params, const std::string& pool) {
+  try {
+    return build_deployment(std::move(params), pool);
+  } catch (const InfeasibleScenario& e) {
+    throw InfeasibleScenario(pool + " pool: " + e.what());
+  } catch (const ConfigError& e) {
+    if (e.field() != "deployment") throw;
+    throw ConfigError(e.where(), "deployment." + pool, e.message());
+  }
+}
+
+// The scenario's parameters with the prefill pool in place of the deployment.
+ScenarioParams prefill_params(const ScenarioParams& s) {
+  ScenarioParams p = s;
+  const ScenarioPool& pool = s.disaggregation->prefill;
+  p.deployment = pool.deployment;
+  p.node = pool.node;
+  p.node_path = pool.node_path;
+  p.disaggregation.reset();
+  return p;
+}
+
+// Where one pool's replicas hold a request's KV, and the node fabric it leaves or enters by. Under
+// data-parallel attention a request lives on one rank; under tensor parallelism every rank holds
+// either its share of the KV heads (sharded) or the whole latent or KV head (replicated). Pools that
+// share one NVLink domain spanning nodes, on a preset that states no NIC, move the KV over the GPUs'
+// NVLink ports, which then stand in for the NICs.
+sim::PoolPlacement pool_placement(const BuiltScenario& pool, bool nvlink_domain) {
+  const NodeSpec& node = pool.params.node;
+  sim::PoolPlacement p;
+  p.node = node_fabric_params(node);
+  if (nvlink_domain && !(p.node.nic_bandwidth.value() > 0.0)) {
+    p.node.nic_bandwidth = node.gpu.scale_up_bandwidth / 2.0;  // the preset's figure is bidirectional
+    p.node.nic_latency = kNicLatency;
+  }
+  const int tp = pool.gpus_per_replica;
+  const KvSize kv = kv_size_per_gpu(pool.card, tp, pool.footprint.dp_attention, node.gpu.sm_family);
+  const bool one_rank = pool.footprint.dp_attention || tp == 1;
+  p.kv_ranks = one_rank ? 1 : tp;
+  p.layout = !one_rank && kv.shard_fraction < 1.0 ? sim::KvLayout::sharded : sim::KvLayout::replicated;
+  return p;
+}
+
+// One token's whole KV (every layer and KV head): a rank's share under sharding is this over the
+// ranks, a replicated rank holds all of it. The parser checked that both pools' GPUs agree.
+Bytes kv_bytes_per_token_whole(const BuiltScenario& pool) {
+  const KvSize kv =
+      kv_size_per_gpu(pool.card, pool.gpus_per_replica, pool.footprint.dp_attention, pool.params.node.gpu.sm_family);
+  return kv.per_token / kv.shard_fraction;
+}
+
+sim::DisaggregationParams disaggregation_params(const BuiltScenario& prefill, const BuiltScenario& decode) {
+  const ScenarioDisaggregation& s = *decode.params.disaggregation;
+  const bool nvlink =
+      pools_share_scale_up_domain(s.prefill.deployment, s.prefill.node, decode.params.deployment, decode.params.node);
+  sim::DisaggregationParams out;
+  out.prefill_replicas = prefill.run.replicas;
+  out.prefill_scheduler = prefill.run.scheduler;
+  out.prefill_router = prefill.run.router;
+  out.local_prefill_threshold = s.kv_transfer.local_prefill_threshold;
+  sim::KvTransferParams& t = out.transfer;
+  t.bytes_per_token = kv_bytes_per_token_whole(decode);
+  t.prefill = pool_placement(prefill, nvlink);
+  t.decode = pool_placement(decode, nvlink);
+  t.setup = s.kv_transfer.setup_latency;
+  t.backend = s.kv_transfer.backend;
+  return out;
+}
+
+// The run's one price per GPU-hour and power per GPU: each pool's, weighted by its GPUs, so that
+// the run's GPUs at this price cost what both pools cost.
+void blend_price(BuiltScenario& decode) {
+  const BuiltScenario& prefill = *decode.prefill_pool;
+  const double p = static_cast<double>(prefill.replicas) * prefill.gpus_per_replica;
+  const double d = static_cast<double>(decode.replicas) * decode.gpus_per_replica;
+  sim::RunConfig& rc = decode.run;
+  rc.price_per_gpu_hour = (prefill.price.per_gpu_used() * p + decode.price.per_gpu_used() * d) / (p + d);
+  rc.power_kw_per_gpu = (prefill.run.power_kw_per_gpu * p + decode.run.power_kw_per_gpu * d) / (p + d);
+}
+
+BuiltScenario build_disaggregated(ScenarioParams params) {
+  auto prefill = std::make_unique<BuiltScenario>(build_pool(prefill_params(params), "prefill"));
+  BuiltScenario b = build_pool(std::move(params), "decode");
+  b.prefill_pool = std::move(prefill);
+  b.run.disaggregation = disaggregation_params(*b.prefill_pool, b);
+  blend_price(b);
+  return b;
+}
+
+}  // namespace
+
+BuiltScenario build_scenario(ScenarioParams params) {
+  if (params.disaggregation) return build_disaggregated(std::move(params));
+  return build_deployment(std::move(params), "replica");
 }
 
 void release_step_model(BuiltScenario& b) {
   for (sim::ReplicaParams& r : b.run.replicas) r.step_model = nullptr;
   b.step_memo.reset();
   b.step_model.reset();
+  if (!b.prefill_pool) return;
+  release_step_model(*b.prefill_pool);
+  for (sim::ReplicaParams& r : b.run.disaggregation->prefill_replicas) r.step_model = nullptr;
 }
 
 void restore_step_model(BuiltScenario& b) {
+  if (b.prefill_pool) {
+    restore_step_model(*b.prefill_pool);
+    for (sim::ReplicaParams& r : b.run.disaggregation->prefill_replicas) r.step_model = b.prefill_pool->step_memo.get();
+  }
   if (b.step_memo) return;
   build_step_model(b, b.params);
   for (sim::ReplicaParams& r : b.run.replicas) r.step_model = b.step_memo.get();
@@ -463,21 +598,24 @@ void add_memory_json(const BuiltScenario& b, json& out) {
                                      {"rest", h.rest().gib()}};
 }
 
-// The optional sections: agentic replay, host KV-offload pool, in-run Engram tier.
+// The agentic replay's settings (scenario-wide).
+void add_agentic_json(const ScenarioParams& p, json& out) {
+  if (!p.workload.spec.agentic) return;
+  const sim::AgenticReplayParams& a = p.workload.spec.agentic->replay;
+  out["agentic"] = {{"corpus", p.workload.trace_path.empty() ? json(nullptr) : json(p.workload.trace_path)},
+                    {"concurrency", a.lanes},
+                    {"duration_s", a.duration.seconds()},
+                    {"warmup_requests", a.warmup_requests},
+                    {"grace_s", a.grace.seconds()},
+                    {"tree_idle_cap_s", a.tree_idle_cap.seconds()},
+                    {"system_idle_cap_s", a.system_idle_cap.seconds()},
+                    {"start_ratio", {a.start_ratio_min, a.start_ratio_max}}};
+}
+
+// A deployment's optional sections: host KV-offload pool, in-run Engram tier.
 void add_optional_json(const BuiltScenario& b, json& out) {
   const ScenarioParams& p = b.params;
   const ScenarioDeployment& d = p.deployment;
-  if (p.workload.spec.agentic) {
-    const sim::AgenticReplayParams& a = p.workload.spec.agentic->replay;
-    out["agentic"] = {{"corpus", p.workload.trace_path.empty() ? json(nullptr) : json(p.workload.trace_path)},
-                      {"concurrency", a.lanes},
-                      {"duration_s", a.duration.seconds()},
-                      {"warmup_requests", a.warmup_requests},
-                      {"grace_s", a.grace.seconds()},
-                      {"tree_idle_cap_s", a.tree_idle_cap.seconds()},
-                      {"system_idle_cap_s", a.system_idle_cap.seconds()},
-                      {"start_ratio", {a.start_ratio_min, a.start_ratio_max}}};
-  }
   if (b.kv_offload_blocks_per_replica > 0) {
     out["kv_offload_pool"] = {{"gib_per_replica", d.scheduler.kv_offloading_size.gib()},
                               {"blocks_per_replica", b.kv_offload_blocks_per_replica},
@@ -497,20 +635,13 @@ void add_optional_json(const BuiltScenario& b, json& out) {
   }
 }
 
-}  // namespace
-
-std::string scenario_json(const BuiltScenario& b) {
+// One deployment as built: node, layout, replicas, scheduler, KV pool, price, memory.
+json deployment_json(const BuiltScenario& b) {
   const ScenarioParams& p = b.params;
   const ScenarioDeployment& d = p.deployment;
   json out = {
-      {"scenario", p.name},
-      {"description", p.description},
-      {"file", p.file},
-      {"seed", p.seed},
-      {"model", b.card.name},
       {"node", p.node.name},
       {"gpu", p.node.gpu.name},
-      {"price_tier", to_string(p.price_tier)},
       {"tp", b.footprint.layout.tp},
       {"ep", b.footprint.layout.ep},
       {"attention", b.footprint.dp_attention ? "data" : "tensor"},
@@ -538,13 +669,55 @@ std::string scenario_json(const BuiltScenario& b) {
         {"engram_capacity", json_number(b.price.engram_capacity.value())},
         {"total", json_number(b.price.total().value())},
         {"paid_gpus_per_used_gpu", json_number(b.price.paid_per_used)}}},
-      {"workload", p.workload.description},
-      {"horizon_s", p.horizon == Time::max() ? json(nullptr) : json(p.horizon.seconds())},
-      {"slo", slo_json(p)},
-      {"calibration", calibration_json(b)},
   };
   add_memory_json(b, out);
   add_optional_json(b, out);
+  return out;
+}
+
+json placement_json(const sim::PoolPlacement& p) {
+  return {{"kv_ranks", p.kv_ranks},
+          {"kv_layout", p.layout == sim::KvLayout::sharded ? "sharded" : "replicated"},
+          {"nic_gb_s_per_gpu", p.node.nic_bandwidth.value() * 1e-9},
+          {"nic_latency_us", p.node.nic_latency.seconds() * 1e6}};
+}
+
+// Kind disaggregated: the decode pool is the top level (as a colocated deployment is); the prefill
+// pool, the transfer and the run's GPU-weighted price go beside it.
+void add_disaggregation_json(const BuiltScenario& b, json& out) {
+  if (!b.prefill_pool || !b.run.disaggregation) return;
+  const sim::DisaggregationParams& g = *b.run.disaggregation;
+  const sim::KvTransferParams& t = g.transfer;
+  out["deployment_kind"] = "disaggregated";
+  out["prefill"] = deployment_json(*b.prefill_pool);
+  out["kv_transfer"] = {{"bytes_per_token", t.bytes_per_token.value()},
+                        {"prefill", placement_json(t.prefill)},
+                        {"decode", placement_json(t.decode)},
+                        {"setup_s", t.setup.seconds()},
+                        {"backend", t.backend},
+                        {"local_prefill_threshold", g.local_prefill_threshold}};
+  out["run_gpus"] = b.run_gpus();
+  out["run_usd_per_gpu_hour"] = json_number(b.run.price_per_gpu_hour.value_or(MoneyRate(0.0)).value());
+  out["run_power_kw_per_gpu"] = json_number(b.run.power_kw_per_gpu);
+}
+
+}  // namespace
+
+std::string scenario_json(const BuiltScenario& b) {
+  const ScenarioParams& p = b.params;
+  json out = deployment_json(b);
+  out["scenario"] = p.name;
+  out["description"] = p.description;
+  out["file"] = p.file;
+  out["seed"] = p.seed;
+  out["model"] = b.card.name;
+  out["price_tier"] = to_string(p.price_tier);
+  out["workload"] = p.workload.description;
+  out["horizon_s"] = p.horizon == Time::max() ? json(nullptr) : json(p.horizon.seconds());
+  out["slo"] = slo_json(p);
+  out["calibration"] = calibration_json(b);
+  add_agentic_json(p, out);
+  add_disaggregation_json(b, out);
   return json_text(out) + "\n";
 }
 

@@ -24,6 +24,12 @@
 //               (pinned tables and DRAM row caches in host DRAM, table files on NVMe) at the node's
 //               capital prices,
 //               amortised over its life and shared by the GPUs the footprint places on the node.
+// A disaggregated deployment (deployment.kind) is two such builds: the decode pool is this scenario
+// (params.deployment, params.node, as for a colocated one; replicas "decode<i>") and the prefill
+// pool is built the same way from the prefill keys into prefill_pool (replicas "prefill<i>"); the
+// run gets both (RunConfig::disaggregation: the prefill replicas, scheduler and router, and the KV
+// transfer: one token's whole KV, each pool's node fabric with its NICs, KV ranks and layout), one
+// price per GPU-hour weighted by the pools' GPUs, and power likewise.
 // The RunConfig borrows the step model: keep the BuiltScenario alive while it runs (moving it is
 // fine; the model lives on the heap).
 #pragma once
@@ -93,10 +99,18 @@ struct BuiltScenario {
   std::vector<SectionDescription> calibration_sections;
   ScenarioPrice price;
   sim::RunConfig run;  // ready for run_simulation()
+  // Kind disaggregated: the prefill pool, built as a deployment of its own (its `run` is unused; the
+  // replicas of run.disaggregation call its step model). Null for a colocated deployment.
+  std::unique_ptr<BuiltScenario> prefill_pool;
 
   std::string engram_label() const;  // "hbm", "dram", "ssd" or "none"
   // One line: "1 x TP2 (EP2, data-parallel attention) on hgx-b300, Engram in dram, 4,096 KV blocks x 16".
   std::string deployment_line() const;
+  // The deployment lines of the run: deployment_line() alone, or for a disaggregated deployment
+  // "prefill: <its line>", "decode: <its line>" and "KV transfer: ...".
+  std::vector<std::string> deployment_lines() const;
+  // GPUs the run occupies (both pools under kind disaggregated).
+  int run_gpus() const;
   // "host memory per node 1862.6 GiB: reserve 186.3, pinned Engram tables 188.8, ..." (run's header).
   std::string host_memory_line() const;
 };

@@ -5,6 +5,7 @@
 
 #include "core/paths.hpp"
 #include "hardware/hardware_loader.hpp"
+#include "hardware/price_file.hpp"
 #include "models/engine_loader.hpp"
 #include "scenario/schema/data_path.hpp"
 #include "scenario/schema/scheduler_schema.hpp"
@@ -293,6 +294,22 @@ void add_section_keys(FieldTable<DeploymentDraft>& t, const sim::RouterRegistry&
       [](const ConfigNode& d, DeploymentDraft& o) { o.out.router = o.in.routers->checked_name(d.child("router")); });
 }
 
+void add_deployment_keys(FieldTable<DeploymentDraft>& t, const sim::RouterRegistry& routers) {
+  add_size_keys(t);
+  add_expert_keys(t);
+  add_engine_keys(t);
+  add_section_keys(t, routers);
+}
+
+// A pool's own node, with the scenario's price file applied as to the scenario's node.
+void read_pool_node(const ConfigNode& pool, DeploymentDraft& o) {
+  o.own_node_path = resolve_catalog_entry(pool, "node", "hardware/nodes", "node preset");
+  NodeSpec node = load_node(o.own_node_path);
+  if (!o.in.prices_path.empty()) node = apply_price_file(load_price_file(o.in.prices_path), node, o.in.price_tier);
+  o.own_node = std::make_shared<const NodeSpec>(std::move(node));
+  o.in.node = o.own_node.get();
+}
+
 // Whole nodes: every replica inside one node, or a replica spanning whole nodes.
 void check_whole_nodes(const ConfigNode& d, const ScenarioDeployment& out, const NodeSpec& node) {
   const int g = node.gpu_count;
@@ -363,26 +380,76 @@ FieldTable<SpecDecodeDraft> spec_decode_schema() {
 
 FieldTable<DeploymentDraft> deployment_schema(const sim::RouterRegistry& routers) {
   FieldTable<DeploymentDraft> t("deployment");
-  add_size_keys(t);
-  add_expert_keys(t);
-  add_engine_keys(t);
-  add_section_keys(t, routers);
+  t.custom({"kind", names_words(kDeploymentKindNames.names(), ""), "`colocated`",
+            "`colocated`: one pool of replicas serves whole requests (the keys below); `disaggregated`: a "
+            "prefill pool and a decode pool, each with these keys, and the KV transfer between them (below, "
+            "docs/disaggregation.md)"},
+           [](const ConfigNode& d, DeploymentDraft&) { deployment_kind(d); });
+  add_deployment_keys(t, routers);
   return t;
 }
 
-ScenarioDeployment parse_deployment(const ConfigNode& d, const DeploymentInputs& in) {
+FieldTable<DeploymentDraft> pool_schema(const sim::RouterRegistry& routers) {
+  FieldTable<DeploymentDraft> t("deployment pool");
+  t.custom({"node", "node name or path", "the scenario's `node`",
+            "the pool's node preset (`hardware/nodes/NAME.yaml`); its GPU must hold the KV cache in the other "
+            "pool's format, and the KV leaves or enters it over its NICs (`scale_out_bandwidth`) unless both pools "
+            "fit one NVLink domain spanning nodes"},
+           read_pool_node);
+  add_deployment_keys(t, routers);
+  return t;
+}
+
+bool is_deployment_key(const std::string& key, const sim::RouterRegistry& routers) {
+  const FieldTable<DeploymentDraft> table = pool_schema(routers);
+  for (const auto& f : table.fields())
+    if (f.doc.key == key) return key != "node";
+  return false;
+}
+
+namespace {
+
+// The deployment keys of `d` read by `table` into `draft`, and the rules that join them.
+ScenarioDeployment read_deployment(const ConfigNode& d, DeploymentDraft& draft,
+                                   const FieldTable<DeploymentDraft>& table) {
+  if (!d.is_map()) d.finish();  // "expected a map"
   if (d.has("nodes") == d.has("replicas")) d.fail("give exactly one of nodes (whole nodes) or replicas");
-  DeploymentDraft draft{{}, in};
   if (!d.has("engine")) use_engine(draft.out, resolve_catalog_path("models/engines", draft.out.engine));
-  deployment_schema(*in.routers).read(d, draft);
+  table.read(d, draft);
   read_absent_sections(d, draft);
   const ScenarioDeployment& out = draft.out;
   if (out.ep > 0 && out.tp % out.ep != 0)
     d.fail_key("ep", "must divide tp (" + std::to_string(out.tp) + "); 0 chooses automatically");
-  check_whole_nodes(d, out, *in.node);
-  check_expert_placement(d, out, *in.card);
+  check_whole_nodes(d, out, *draft.in.node);
+  check_expert_placement(d, out, *draft.in.card);
   d.finish();
   return draft.out;
+}
+
+}  // namespace
+
+DeploymentKind deployment_kind(const ConfigNode& d) {
+  if (!d.is_map()) d.finish();  // "expected a map"
+  if (!d.has("kind")) return DeploymentKind::colocated;
+  return *kDeploymentKindNames.parse(d.one_of("kind", kDeploymentKindNames.names()));
+}
+
+ScenarioDeployment parse_deployment(const ConfigNode& d, const DeploymentInputs& in) {
+  if (deployment_kind(d) != DeploymentKind::colocated)
+    d.fail_key("kind", "takes one colocated deployment here (a disaggregated one is read from a scenario file)");
+  DeploymentDraft draft{{}, in, nullptr, {}};
+  return read_deployment(d, draft, deployment_schema(*in.routers));
+}
+
+ScenarioPool parse_pool(const ConfigNode& pool, const DeploymentInputs& in) {
+  DeploymentDraft draft{{}, in, nullptr, {}};
+  ScenarioPool out;
+  out.deployment = read_deployment(pool, draft, pool_schema(*in.routers));
+  out.node = draft.own_node ? *draft.own_node : *in.node;
+  out.node_path = draft.own_node_path;
+  if (out.deployment.engram.in_run.enabled)
+    pool.child("engram").fail_key("in_run", "the in-run Engram tier is not modelled with kind: disaggregated");
+  return out;
 }
 
 std::string resolve_catalog_entry(const ConfigNode& map, const std::string& key, const std::string& folder,

@@ -9,6 +9,7 @@
 // beside the section being filled.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/config_node.hpp"
@@ -22,14 +23,21 @@ namespace engramsim::scenario {
 // What a deployment is read against.
 struct DeploymentInputs {
   const ModelCard* card = nullptr;
-  const NodeSpec* node = nullptr;
+  const NodeSpec* node = nullptr;  // the scenario's `node`
   const sim::SchedulerRegistry* schedulers = nullptr;
   const sim::RouterRegistry* routers = nullptr;
+  // A pool that names its own node gets the scenario's prices: its price file (`prices:`, resolved;
+  // empty: none) at its tier.
+  std::string prices_path;
+  PriceTier price_tier = PriceTier::hyperscaler;
 };
 
 struct DeploymentDraft {
   ScenarioDeployment out;
   DeploymentInputs in;
+  // A pool's own `node:` once read (in.node then points to it); null: the scenario's node.
+  std::shared_ptr<const NodeSpec> own_node;
+  std::string own_node_path;
 };
 
 struct EngramDraft {
@@ -44,13 +52,24 @@ struct SpecDecodeDraft {
   const ModelCard* card = nullptr;
 };
 
+// A colocated `deployment:`: `kind` and the deployment keys.
 FieldTable<DeploymentDraft> deployment_schema(const sim::RouterRegistry& routers);
+// One pool of a disaggregated deployment (`deployment.prefill`, `deployment.decode`): its `node`,
+// then the same deployment keys, read against that node.
+FieldTable<DeploymentDraft> pool_schema(const sim::RouterRegistry& routers);
+// Whether `key` is one of the deployment keys (those a pool takes, `node` aside).
+bool is_deployment_key(const std::string& key, const sim::RouterRegistry& routers);
 FieldTable<EngramDraft> engram_schema();
 FieldTable<SpecDecodeDraft> spec_decode_schema();
 
 // `deployment:` read and checked: the keys, then the rules that join them (exactly one of nodes
 // and replicas, ep dividing tp, whole nodes, expert placement against the card and the EP size).
 ScenarioDeployment parse_deployment(const ConfigNode& d, const DeploymentInputs& in);
+// `deployment.kind`, colocated when absent (any other value is an error at the key).
+DeploymentKind deployment_kind(const ConfigNode& d);
+// One pool's map read and checked as parse_deployment reads a deployment, against the pool's node.
+// A pool may not run the in-run Engram tier (not modelled with disaggregation).
+ScenarioPool parse_pool(const ConfigNode& pool, const DeploymentInputs& in);
 
 // A catalog entry named by `key` of `map`: a name under `folder` ("models/cards"), or a path (with
 // '/' or ending in .yaml) beside the scenario file, then under the data root. A missing entry is an

@@ -15,6 +15,7 @@
 #include "models/roofline_step_model.hpp"
 #include "scenario/schema/data_path.hpp"
 #include "scenario/schema/deployment_schema.hpp"
+#include "scenario/schema/disaggregation_schema.hpp"
 #include "sim/serving/replica/builtin_registries.hpp"
 
 namespace engramsim::scenario {
@@ -116,6 +117,20 @@ void load_calibration(const ConfigNode& root, ScenarioDraft& o) {
   throw ConfigError({"--calibration", 0, 0}, "calibration", match.message);
 }
 
+// A prefill pool on another GPU than the decode pool's runs under the same profile, which must
+// describe its GPU too.
+void check_calibration_covers_prefill(const ConfigNode& root, const ScenarioDraft& o) {
+  const ScenarioParams& p = o.p;
+  if (!p.calibration || !p.disaggregation) return;
+  const std::string& gpu = p.disaggregation->prefill.node.gpu.name;
+  if (gpu == p.node.gpu.name) return;
+  const ProfileMatch match = check_profile_matches(*p.calibration, gpu);
+  if (match.severity != MatchSeverity::error) return;
+  const std::string msg = match.message + " (the prefill pool's GPU; the decode pool runs on " + p.node.gpu.name + ")";
+  if (root.has("calibration") && !calibration_overridden(o)) root.fail_key("calibration", msg);
+  throw ConfigError({"--calibration", 0, 0}, "calibration", msg);
+}
+
 // A user's price file replaces the node's GPU-hour prices (hardware/price_file.hpp).
 void read_prices(const ConfigNode& root, ScenarioDraft& o) {
   ScenarioParams& p = o.p;
@@ -171,10 +186,30 @@ void read_workload(const ConfigNode& root, ScenarioDraft& o) {
   o.p.workload = parse_scenario_workload(root.child("workload"), model_len);
 }
 
+// A disaggregated deployment: the decode pool takes the place of the one deployment (its node that
+// of the scenario's), the prefill pool and the transfer go beside it.
+void use_disaggregated(DisaggregationDraft g, ScenarioParams& p) {
+  if (g.prefill.node_path.empty()) g.prefill.node_path = p.node_path;
+  p.deployment = std::move(g.decode.deployment);
+  if (!g.decode.node_path.empty()) {
+    p.node = std::move(g.decode.node);
+    p.node_path = std::move(g.decode.node_path);
+  }
+  p.disaggregation = ScenarioDisaggregation{std::move(g.prefill), g.kv_transfer};
+}
+
+void read_deployment(const ConfigNode& root, ScenarioDraft& o) {
+  const ConfigNode d = root.child("deployment");
+  const DeploymentInputs in{&o.p.card, &o.p.node, o.schedulers, o.routers, o.p.prices_path, o.p.price_tier};
+  if (deployment_kind(d) == DeploymentKind::colocated) {
+    o.p.deployment = parse_deployment(d, in);
+    return;
+  }
+  use_disaggregated(parse_disaggregated_deployment(d, in), o.p);
+}
+
 void add_top_section_keys(FieldTable<ScenarioDraft>& t) {
-  t.custom({"deployment", "map", "required", "below"}, [](const ConfigNode& root, ScenarioDraft& o) {
-     o.p.deployment = parse_deployment(root.child("deployment"), {&o.p.card, &o.p.node, o.schedulers, o.routers});
-   }).required();
+  t.custom({"deployment", "map", "required", "below"}, read_deployment).required();
   t.custom({"fabric", "map", "none", "the in-run Engram tier's node fabric (docs/memory-tiers.md)"},
            [](const ConfigNode& root, ScenarioDraft& o) {
              parse_fabric_section(root.child("fabric"), o.p.deployment.engram.in_run);
@@ -290,10 +325,13 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   schema.read(root, draft);
   ScenarioParams& p = draft.p;
   load_calibration(root, draft);
+  check_calibration_covers_prefill(root, draft);
   const auto& engram_tier = p.deployment.engram.tier;
   check_in_run_tier(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);
   const auto& ws = p.workload.spec;
-  resolve_concurrency_limits(p.deployment, ws.agentic ? ws.agentic->replay.lanes : ws.concurrency);
+  const std::int64_t concurrency = ws.agentic ? ws.agentic->replay.lanes : ws.concurrency;
+  resolve_concurrency_limits(p.deployment, concurrency);
+  if (p.disaggregation) resolve_concurrency_limits(p.disaggregation->prefill.deployment, concurrency);
   root.finish();
   return std::move(draft.p);
 }

@@ -95,6 +95,43 @@ struct ScenarioDeployment {
   std::string router = "round_robin";
 };
 
+// `deployment.kind`: one pool of replicas serving whole requests, or a prefill pool and a decode
+// pool with each request's KV cache moving between them (docs/disaggregation.md).
+enum class DeploymentKind { colocated, disaggregated };
+inline constexpr EnumNames<DeploymentKind, 2> kDeploymentKindNames{{{
+    {DeploymentKind::colocated, "colocated"},
+    {DeploymentKind::disaggregated, "disaggregated"},
+}}};
+
+// [E] The fixed cost of one KV transfer beside its bytes (the connector's request to read, and the
+// notice that the blocks landed): vLLM's NixlConnector posts a request's READ in about 7 ms
+// (NIXL telemetry 6.7 ms mean, vllm-project/vllm#50913), part of which grows with the blocks
+// posted; 5 ms is taken as the part that does not.
+inline constexpr Time kDefaultKvSetupLatency = Time::ms(5);
+
+// `deployment.kv_transfer` of a disaggregated deployment.
+struct ScenarioKvTransfer {
+  std::int32_t local_prefill_threshold = 0;  // prompt tokens the decode replica computes itself
+  Time setup_latency = kDefaultKvSetupLatency;
+  std::string backend = "native";  // fabric backend (sim/fabric/fabric.hpp)
+};
+
+// One pool of a disaggregated deployment: its deployment keys and its node (the scenario's `node`
+// unless the pool names one).
+struct ScenarioPool {
+  ScenarioDeployment deployment;
+  NodeSpec node;
+  std::string node_path;  // resolved
+};
+
+// `deployment.kind: disaggregated`. The decode pool is ScenarioParams::deployment and ::node, so
+// that whatever reads one deployment reads the decode pool; the prefill pool and the transfer are
+// here.
+struct ScenarioDisaggregation {
+  ScenarioPool prefill;
+  ScenarioKvTransfer kv_transfer;
+};
+
 // A percentile target: summary statistic `stat` of `metric` must not exceed `limit`.
 enum class SloMetric { ttft, tpot, itl, e2el };
 inline constexpr EnumNames<SloMetric, 4> kSloMetricNames{{{
@@ -131,6 +168,7 @@ struct ScenarioParams {
   std::string description;
   std::uint64_t seed = 0;
   std::string model_path;  // resolved
+  // The scenario's `node`; under kind disaggregated the decode pool's (its own `node:` when it names one).
   std::string node_path;
   ModelCard card;  // as loaded (build applies spec-decode and Engram choices)
   NodeSpec node;
@@ -138,7 +176,9 @@ struct ScenarioParams {
   std::optional<CalibrationProfile> calibration;
   PriceTier price_tier = PriceTier::hyperscaler;
   std::string prices_path;  // `prices:` resolved; empty: the node's catalog prices
+  // The deployment; under kind disaggregated the decode pool, and the prefill pool beside it.
   ScenarioDeployment deployment;
+  std::optional<ScenarioDisaggregation> disaggregation;
   ScenarioWorkload workload;
   ScenarioSlo slo;
   Time horizon = Time::max();

@@ -7,6 +7,7 @@
 
 #include "core/field_table.hpp"
 #include "scenario/schema/deployment_schema.hpp"
+#include "scenario/schema/disaggregation_schema.hpp"
 #include "scenario/schema/scenario.hpp"
 #include "scenario/schema/scenario_document.hpp"
 #include "scenario/schema/scenario_in_run.hpp"
@@ -39,6 +40,15 @@ TEST(SchemaDocs, DeploymentTablesAreTheSchemas) {
   test::check_docs_table("docs/scenarios.md", "### `deployment.engram`", scenario::engram_schema().markdown());
   test::check_docs_table("docs/scenarios.md", "### `deployment.spec_decode`",
                          scenario::spec_decode_schema().markdown());
+}
+
+TEST(SchemaDocs, DisaggregatedDeploymentTableIsTheSchemas) {
+  RouterRegistry routers;
+  register_builtin_routers(routers);
+  test::check_docs_table("docs/scenarios.md", "### `deployment` (kind `disaggregated`)",
+                         scenario::disaggregated_deployment_schema(routers).markdown());
+  test::check_docs_table("docs/disaggregation.md", "## Scenario keys",
+                         scenario::disaggregated_deployment_schema(routers).markdown());
 }
 
 TEST(SchemaDocs, InRunSectionTablesAreTheSchemas) {
