@@ -136,6 +136,44 @@ TEST_F(RunCli, AgentxWorkloadRunsValidatesAndTakesSet) {
   EXPECT_NE(bad.out.find("workload.grace: must be a time in [0, 604800s]"), std::string::npos) << bad.out;
 }
 
+// A disaggregated deployment: one header line per pool, --set on a pool's key, both pools in
+// scenario.json; a pool that does not fit exits 3 naming it, a colocated key beside the kind exits 2.
+TEST_F(RunCli, DisaggregatedDeploymentPrintsAndWritesBothPools) {
+  const std::string text =
+      "name: pd\nmodel: llama-3.1-8b\nnode: hgx-h100\ndeployment:\n  kind: disaggregated\n"
+      "  prefill: {replicas: 2, tp: 1}\n  decode: {replicas: 1, tp: 1}\nworkload:\n  kind: closed_loop\n"
+      "  concurrency: 4\n  num_requests: 8\n  input: {distribution: fixed, tokens: 256}\n"
+      "  output: {distribution: fixed, tokens: 8}\n";
+  const std::string path = put("pd.yaml", text);
+  const CliRun r = run_cli("run " + path + " --set deployment.prefill.tp=2 --out " + dir_.file("pd-out"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("llama-3.1-8b, disaggregated over 5 GPUs:\nprefill: 2 x TP2 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ndecode: 1 x TP1 (EP1, tensor-parallel attention) on hgx-h100"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nKV transfer: 131,072 B per token"), std::string::npos) << r.out;
+  const auto sj = nlohmann::json::parse(engramsim::testing::read_file(dir_.file("pd-out") + "/scenario.json"));
+  EXPECT_EQ(sj.at("deployment_kind").get<std::string>(), "disaggregated");
+  EXPECT_EQ(sj.at("replicas").get<int>(), 1);  // the decode pool
+  EXPECT_EQ(sj.at("prefill").at("replicas").get<int>(), 2);
+  EXPECT_EQ(sj.at("prefill").at("tp").get<int>(), 2);
+  EXPECT_EQ(sj.at("kv_transfer").at("prefill").at("kv_layout").get<std::string>(), "sharded");
+  EXPECT_EQ(sj.at("run_gpus").get<int>(), 5);
+
+  const CliRun big = run_cli("run " + path + " --set model=llama-3.1-70b --set deployment.decode.tp=4");
+  EXPECT_EQ(big.rc, 3) << big.out;
+  EXPECT_NE(big.out.find("does not fit: prefill pool: llama-3.1-70b TP1"), std::string::npos) << big.out;
+  std::string beside_text = text;
+  beside_text.insert(beside_text.find("workload:"), "  tp: 2\n");
+  const CliRun beside = run_cli("run " + put("pd2.yaml", beside_text));
+  EXPECT_EQ(beside.rc, 2) << beside.out;
+  EXPECT_NE(beside.out.find("pd2.yaml:8:7: deployment.tp: a key of one pool"), std::string::npos) << beside.out;
+
+  const CliRun colocated = run_cli("run " + put("c.yaml", scenario()) + " --out " + dir_.file("c-out"));
+  ASSERT_EQ(colocated.rc, 0) << colocated.out;
+  const auto cj = nlohmann::json::parse(engramsim::testing::read_file(dir_.file("c-out") + "/scenario.json"));
+  EXPECT_FALSE(cj.contains("prefill"));
+  EXPECT_FALSE(cj.contains("deployment_kind"));
+}
+
 TEST_F(RunCli, SetOnAnUnknownKeyExitsTwo) {
   const std::string path = put("s.yaml", scenario());
   const CliRun r = run_cli("run " + path + " --set deployment.replica=2");

@@ -80,6 +80,45 @@ std::string ratio_text(double a, double b) {
 
 std::string label_of(const scenario::VariantOutcome& v) { return v.name.empty() ? std::string("run") : v.name; }
 
+// A deployment's scheduler, price, host memory and KV pool, one line each.
+void print_deployment_terms(const scenario::BuiltScenario& b, const std::string& indent) {
+  std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " ("
+            << b.run.scheduler.max_num_seqs << " seqs, " << sim::step_token_budget(b.run.scheduler)
+            << " tokens per step per replica"
+            << (b.scheduler_ranks > 1 ? ", " + std::to_string(b.scheduler_ranks) + " attention ranks" : std::string())
+            << "), engine " << b.params.deployment.engine;
+  if (b.params.deployment.spec_decode.enabled)
+    std::cout << ", spec decode " << b.params.deployment.spec_decode.draft_tokens << " drafts, acceptance "
+              << fixed(b.params.deployment.spec_decode.acceptance_length, 2);
+  std::cout << "\n"
+            << indent << "price " << fixed(b.price.total().value(), 3) << " $/GPU-hour ("
+            << to_string(b.params.price_tier) << " GPU " << fixed(b.price.gpu_hour.value(), 3) << " + Engram capacity "
+            << fixed(b.price.engram_capacity.value(), 3) << ")";
+  if (b.price.paid_per_used > 1.0)
+    std::cout << "; whole nodes: " << fixed(b.price.paid_per_used, 3) << " GPUs paid per GPU used (idle GPUs), "
+              << fixed(b.price.per_gpu_used().value(), 3) << " $/GPU-hour used";
+  std::cout << "\n" << indent << b.host_memory_line() << "\n";
+  std::cout << indent << "KV pool " << fixed(b.footprint.per_gpu.kv_pool.gib(), 1) << " GiB per GPU, "
+            << with_commas(b.footprint.replica_kv_tokens)
+            << " tokens per replica (engine log: " << with_commas(b.footprint.engine_logged_kv_tokens) << "), "
+            << b.kv_blocks_per_replica << " blocks of " << b.params.deployment.scheduler.block_size << "\n";
+}
+
+// A disaggregated deployment: each pool's line and terms (the pool's own price), the KV transfer,
+// and the one price the run charges per GPU-hour.
+void print_disaggregated(const scenario::BuiltScenario& b, const std::string& indent) {
+  const std::vector<std::string> lines = b.deployment_lines();
+  std::cout << b.card.name << ", disaggregated over " << b.run_gpus() << " GPUs:\n";
+  std::cout << indent << lines[0] << "\n";
+  print_deployment_terms(*b.prefill_pool, indent + "  ");
+  std::cout << indent << lines[1] << "\n";
+  print_deployment_terms(b, indent + "  ");
+  std::cout << indent << lines[2] << "\n";
+  if (b.run.price_per_gpu_hour)
+    std::cout << indent << "run price " << fixed(b.run.price_per_gpu_hour->value(), 3)
+              << " $/GPU-hour (the pools' prices weighted by their GPUs)\n";
+}
+
 // `cli_sets`: the command line's --set arguments, which take precedence over a variant's own set.
 void print_header(const scenario::ScenarioSession& s, const std::vector<scenario::SetArgument>& cli_sets) {
   std::cout << "Scenario " << s.name;
@@ -102,28 +141,13 @@ void print_header(const scenario::ScenarioSession& s, const std::vector<scenario
       continue;
     }
     const scenario::BuiltScenario& b = *v.built;
-    std::cout << b.card.name << ": " << b.deployment_line() << "\n";
     const std::string indent = s.compare ? std::string(v.name.size() + 3, ' ') : std::string();
-    std::cout << indent << "scheduler " << b.params.deployment.scheduler.policy.name << " ("
-              << b.run.scheduler.max_num_seqs << " seqs, " << sim::step_token_budget(b.run.scheduler)
-              << " tokens per step per replica"
-              << (b.scheduler_ranks > 1 ? ", " + std::to_string(b.scheduler_ranks) + " attention ranks" : std::string())
-              << "), engine " << b.params.deployment.engine;
-    if (b.params.deployment.spec_decode.enabled)
-      std::cout << ", spec decode " << b.params.deployment.spec_decode.draft_tokens << " drafts, acceptance "
-                << fixed(b.params.deployment.spec_decode.acceptance_length, 2);
-    std::cout << "\n"
-              << indent << "price " << fixed(b.price.total().value(), 3) << " $/GPU-hour ("
-              << to_string(b.params.price_tier) << " GPU " << fixed(b.price.gpu_hour.value(), 3)
-              << " + Engram capacity " << fixed(b.price.engram_capacity.value(), 3) << ")";
-    if (b.price.paid_per_used > 1.0)
-      std::cout << "; whole nodes: " << fixed(b.price.paid_per_used, 3) << " GPUs paid per GPU used (idle GPUs), "
-                << fixed(b.price.per_gpu_used().value(), 3) << " $/GPU-hour used";
-    std::cout << "\n" << indent << b.host_memory_line() << "\n";
-    std::cout << indent << "KV pool " << fixed(b.footprint.per_gpu.kv_pool.gib(), 1) << " GiB per GPU, "
-              << with_commas(b.footprint.replica_kv_tokens)
-              << " tokens per replica (engine log: " << with_commas(b.footprint.engine_logged_kv_tokens) << "), "
-              << b.kv_blocks_per_replica << " blocks of " << b.params.deployment.scheduler.block_size << "\n";
+    if (b.prefill_pool) {
+      print_disaggregated(b, indent);
+    } else {
+      std::cout << b.card.name << ": " << b.deployment_line() << "\n";
+      print_deployment_terms(b, indent);
+    }
     std::cout << indent << "workload: " << b.params.workload.description << "\n";
     if (b.params.calibration && !calibration_shown) {
       calibration_shown = true;
