@@ -189,6 +189,9 @@ TEST(FuzzLoaders, Scenarios) {
   fuzz(
       "trace-scenario.yaml", source("scenarios/azure-conv-llama70b-h100.yaml"),
       [](const std::string& p) { scenario::parse_scenario(ConfigNode::load_file(p)); }, 8);
+  fuzz(
+      "disaggregated-scenario.yaml", source("scenarios/disagg-v41-agentx-b200.yaml"),
+      [](const std::string& p) { scenario::parse_scenario(ConfigNode::load_file(p)); }, 17);
 }
 
 TEST(FuzzLoaders, Traces) {
