@@ -166,6 +166,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
   in.power_kw_per_gpu = cfg.power_kw_per_gpu;
   in.events = sim.events_dispatched();
+  if (const DisaggregatedPrefill* p = deployment.prefill()) in.disaggregation = p->totals();
   in.windowed = agentic || (cfg.workload.concurrency > 0 && cfg.workload.warmup_requests > 0);
 
   RunResult result;

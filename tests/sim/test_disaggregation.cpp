@@ -95,6 +95,15 @@ TEST(Disaggregation, ARequestOnAnIdleFabricWaitsPrefillTransferAndOneDecodeStep)
   EXPECT_EQ(r.disaggregation->prefill_gpus, 1);
   EXPECT_EQ(r.disaggregation->decode_gpus, 1);
   EXPECT_EQ(r.summary.num_gpus, 2);
+  ASSERT_TRUE(r.summary.disaggregated);
+  EXPECT_EQ(r.summary.prefill_gpus, 1);
+  EXPECT_DOUBLE_EQ(r.summary.remote_prefill_share, 1.0);
+  EXPECT_DOUBLE_EQ(r.summary.kv_transfer_gb, 1e-3);
+  EXPECT_DOUBLE_EQ(r.summary.mean_prefill_queue_ms, 0.0);
+  EXPECT_DOUBLE_EQ(r.summary.mean_prefill_ms, 10.0);
+  EXPECT_DOUBLE_EQ(r.summary.mean_decode_wait_ms, 0.0);
+  EXPECT_NEAR(r.summary.mean_kv_transfer_ms, 0.036, 1e-12);
+  EXPECT_NEAR(r.summary.prefill_busy_fraction, 10.0 / (60.036), 1e-9);
 }
 
 TEST(Disaggregation, ARequestWaitsForDecodeBlocksInsteadOfDropping) {

@@ -92,7 +92,7 @@ DisaggregatedPrefill::DisaggregatedPrefill(Simulation& sim, const Disaggregation
                                                   schedulers.create(params.prefill_scheduler), observers_));
   }
   loads_.resize(replicas_.size());
-  totals_.prefill_gpus = 0;
+  totals_.prefill_replicas = static_cast<std::int32_t>(replicas_.size());
   for (const auto& r : replicas_) totals_.prefill_gpus += r->gpus();
   for (const int g : decode_gpus) totals_.decode_gpus += g;
 }
@@ -136,6 +136,12 @@ void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
     reject_(r);
     return;
   }
+  if (record.measured) {
+    ++totals_.measured_remote;
+    totals_.measured_prefill_queue += record.first_scheduled - record.arrival;
+    totals_.measured_prefill += record.first_token - record.first_scheduled;
+  }
+  it->second.delivered = sim_.now();
   Request r = it->second.request;
   r.prefilled_elsewhere = true;
   deliver_(it->second.target, std::move(r));
@@ -146,7 +152,8 @@ void DisaggregatedPrefill::on_kv_reserved(Replica& replica, std::uint32_t slot, 
   auto it = pending_.find(request.id);
   if (it == pending_.end()) throw std::logic_error("disaggregation: KV reserved for a request never prefilled");
   const std::uint64_t id = next_transfer_++;
-  transfers_[id] = Transfer{&replica, slot, 0, sim_.now()};
+  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), request.measured};
+  if (request.measured) totals_.measured_decode_wait += sim_.now() - it->second.delivered;
   if (tokens > 0) start_flows(it->second, replica.index(), tokens, id);
   pending_.erase(it);
   if (transfers_[id].flows_left == 0) {
@@ -213,6 +220,7 @@ void DisaggregatedPrefill::finish_transfer(std::uint64_t id) {
   const Transfer t = it->second;
   transfers_.erase(it);
   totals_.transfer_time += sim_.now() - t.start;
+  if (t.measured) totals_.measured_transfer += sim_.now() - t.start;
   t.replica->receive_kv(t.slot);
 }
 

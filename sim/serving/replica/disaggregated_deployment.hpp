@@ -31,6 +31,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/fabric/cluster_fabric.hpp"
 #include "sim/fabric/fabric.hpp"
+#include "sim/serving/disaggregation_totals.hpp"
 #include "sim/serving/kv/kv_transfer.hpp"
 #include "sim/serving/replica/replica.hpp"
 #include "sim/serving/request_sink.hpp"
@@ -75,20 +76,6 @@ struct DisaggregationParams {
   // A request whose prompt its decode replica would compute at most this many tokens of is
   // prefilled there (0: every request goes through the prefill pool).
   std::int32_t local_prefill_threshold = 0;
-};
-
-// Totals of the disaggregated path, for the run's summary.
-struct DisaggregationTotals {
-  std::int64_t remote_prefills = 0;        // requests prefilled on the prefill pool
-  std::int64_t local_prefills = 0;         // requests the decode pool prefilled itself
-  std::int64_t transfers = 0;              // transfers with at least one byte
-  Bytes transferred;                       // bytes over all flows
-  Time transfer_time;                      // sum over transfers, first flow start to last flow end
-  Time prefill_busy;                       // prefill pool step time, summed over its replicas
-  std::int64_t prefill_prompt_tokens = 0;  // prompts the prefill pool finished
-  std::int64_t prefill_cached_tokens = 0;  // of them, prefix-cache hits on the prefill pool
-  std::int32_t prefill_gpus = 0;
-  std::int32_t decode_gpus = 0;
 };
 
 // Where each replica's GPUs sit in the cluster: prefill replicas first, then decode replicas.
@@ -140,12 +127,14 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
     Request request;  // as the deployment received it
     std::size_t target = 0;
     std::size_t prefill_replica = 0;
+    Time delivered = Time::max();  // when its prefill finished and it joined the decode queue
   };
   struct Transfer {
     Replica* replica = nullptr;
     std::uint32_t slot = 0;
     int flows_left = 0;
     Time start;
+    bool measured = false;
   };
   // The ranks that send and receive one request's KV, as cluster GPUs.
   void start_flows(const Pending& p, std::size_t decode_replica, std::int64_t tokens, std::uint64_t transfer);
