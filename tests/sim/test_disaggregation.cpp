@@ -3,6 +3,7 @@
 // decode side's block reservation, conditional local prefill, and where the pools' GPUs sit.
 #include <gtest/gtest.h>
 
+#include "sim/fabric/simgrid_fabric.hpp"
 #include "sim_test_support.hpp"
 
 using namespace engramsim;
@@ -193,4 +194,24 @@ TEST(Disaggregation, RunsAreDeterministicAndConserveRequests) {
     EXPECT_EQ(a.requests[i].finish, b.requests[i].finish);
   }
   EXPECT_EQ(a.disaggregation->remote_prefills + a.disaggregation->local_prefills, 40);
+}
+
+// The same run with its KV transfers on SimGrid's flow model: the same times to 1e-6 (the backends'
+// agreement, docs/fabric.md), here with transfers sharing one NIC.
+TEST(Disaggregation, BothFabricBackendsGiveTheSameRun) {
+  if (!fabric::simgrid_fabric_available({})) GTEST_SKIP() << "no simgrid";
+  std::vector<Request> reqs;
+  for (std::uint64_t i = 0; i < 12; ++i) reqs.push_back(request(i, Time::ms(static_cast<std::int64_t>(i)), 4000, 8, i));
+  RunConfig cfg = disaggregated(reqs);
+  cfg.disaggregation->prefill_replicas.push_back(replica(10000));
+  const RunResult native = run_simulation(cfg);
+  cfg.disaggregation->transfer.backend = "simgrid";
+  const RunResult simgrid = run_simulation(cfg);
+  ASSERT_EQ(native.requests.size(), simgrid.requests.size());
+  for (std::size_t i = 0; i < native.requests.size(); ++i) {
+    const double a = native.requests[i].first_token.seconds();
+    EXPECT_NEAR(simgrid.requests[i].first_token.seconds(), a, 1e-6 * a);
+  }
+  EXPECT_NEAR(simgrid.summary.mean_kv_transfer_ms, native.summary.mean_kv_transfer_ms,
+              1e-6 * native.summary.mean_kv_transfer_ms);
 }
