@@ -452,17 +452,14 @@ ScenarioParams prefill_params(const ScenarioParams& s) {
 
 // Where one pool's replicas hold a request's KV, and the node fabric it leaves or enters by. Under
 // data-parallel attention a request lives on one rank; under tensor parallelism every rank holds
-// either its share of the KV heads (sharded) or the whole latent or KV head (replicated). Pools that
-// share one NVLink domain spanning nodes, on a preset that states no NIC, move the KV over the GPUs'
-// NVLink ports, which then stand in for the NICs.
-sim::PoolPlacement pool_placement(const BuiltScenario& pool, bool nvlink_domain) {
+// either its share of the KV heads (sharded) or the whole latent or KV head (replicated). Nodes of
+// one NVLink domain (the preset's scale_up_domain_gpus) reach each other over NVLink.
+sim::PoolPlacement pool_placement(const BuiltScenario& pool) {
   const NodeSpec& node = pool.params.node;
   sim::PoolPlacement p;
+  p.node_name = node.name;
   p.node = node_fabric_params(node);
-  if (nvlink_domain && !(p.node.nic_bandwidth.value() > 0.0)) {
-    p.node.nic_bandwidth = node.gpu.scale_up_bandwidth / 2.0;  // the preset's figure is bidirectional
-    p.node.nic_latency = kNicLatency;
-  }
+  p.domain_gpus = node.scale_up_domain_gpus;
   const int tp = pool.gpus_per_replica;
   const KvSize kv = kv_size_per_gpu(pool.card, tp, pool.footprint.dp_attention, node.gpu.sm_family);
   const bool one_rank = pool.footprint.dp_attention || tp == 1;
@@ -481,8 +478,6 @@ Bytes kv_bytes_per_token_whole(const BuiltScenario& pool) {
 
 sim::DisaggregationParams disaggregation_params(const BuiltScenario& prefill, const BuiltScenario& decode) {
   const ScenarioDisaggregation& s = *decode.params.disaggregation;
-  const bool nvlink =
-      pools_share_scale_up_domain(s.prefill.deployment, s.prefill.node, decode.params.deployment, decode.params.node);
   sim::DisaggregationParams out;
   out.prefill_replicas = prefill.run.replicas;
   out.prefill_scheduler = prefill.run.scheduler;
@@ -490,8 +485,8 @@ sim::DisaggregationParams disaggregation_params(const BuiltScenario& prefill, co
   out.local_prefill_threshold = s.kv_transfer.local_prefill_threshold;
   sim::KvTransferParams& t = out.transfer;
   t.bytes_per_token = kv_bytes_per_token_whole(decode);
-  t.prefill = pool_placement(prefill, nvlink);
-  t.decode = pool_placement(decode, nvlink);
+  t.prefill = pool_placement(prefill);
+  t.decode = pool_placement(decode);
   t.setup = s.kv_transfer.setup_latency;
   t.backend = s.kv_transfer.backend;
   return out;

@@ -11,6 +11,8 @@
 // them; the NIC's bandwidth is the node's scale-out bandwidth per GPU. Inside a node a GPU reaches
 // another over NVLink (the node fabric's gpu_to_gpu), when the node has it.
 // A route's latency is the sum of its hops' (NIC latency once per end, PCIe or C2C once per end).
+// Nodes of one scale-up domain (the 4-GPU trays of a GB200 NVL72 rack) reach each other over
+// NVLink instead: out of the sending GPU's NVLink port, into the receiving GPU's, as inside a node.
 #pragma once
 
 #include <vector>
@@ -35,8 +37,10 @@ struct ClusterFabric {
   std::vector<std::vector<RouteId>> routes;  // [flat src][flat dst]
 };
 
-// Throws std::invalid_argument when a node's parameters are invalid (build_node_fabric's rules) or,
-// with more than one node, a node has no NIC (nic_bandwidth not positive).
-ClusterFabric build_cluster_fabric(const std::vector<NodeFabricParams>& nodes);
+// `domains[n]` names node n's scale-up domain (empty: each node its own). Throws
+// std::invalid_argument when a node's parameters are invalid (build_node_fabric's rules), when
+// `domains` has another size than `nodes`, when nodes of one domain lack NVLink, or when a node
+// that must reach another domain has no NIC (nic_bandwidth not positive).
+ClusterFabric build_cluster_fabric(const std::vector<NodeFabricParams>& nodes, const std::vector<int>& domains = {});
 
 }  // namespace engramsim::fabric

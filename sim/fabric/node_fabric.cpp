@@ -150,7 +150,7 @@ class NodeFabricBuilder {
     const auto n = static_cast<std::size_t>(p_.gpu_count);
     nf_.gpu_to_gpu.assign(n, std::vector<RouteId>(n, kNoRoute));
     if (!(p_.nvlink_bandwidth.value() > 0.0)) return;
-    std::vector<FabricTopology::LinkEnds> port;
+    std::vector<FabricTopology::LinkEnds>& port = nf_.nvlink;
     for (int g = 0; g < p_.gpu_count; ++g)
       port.push_back(t_.add_link(prefix_ + "gpu" + std::to_string(g) + ".nvlink", p_.nvlink_bandwidth,
                                  p_.nvlink_latency, Duplex::full));

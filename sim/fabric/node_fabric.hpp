@@ -95,6 +95,7 @@ struct NodeRoutes {
   std::vector<std::vector<RouteId>> gpu_to_gpu;    // [src][dst]; kNoRoute on the diagonal or without NVLink
   std::vector<FabricTopology::LinkEnds> gpu_link;  // per GPU: its host link (PCIe x16 or C2C)
   std::vector<FabricTopology::LinkEnds> nic;       // per GPU: its NIC; empty without NICs
+  std::vector<FabricTopology::LinkEnds> nvlink;    // per GPU: its NVLink port; empty without NVLink
 };
 
 // A node alone: its own topology and the routes into it.

@@ -81,6 +81,24 @@ void summarize_offload(Summary& s, const KvOffloadTotals& t, const std::map<std:
   s.kv_offload_write_exposed_s = t.write_exposed.seconds();
 }
 
+void summarize_disaggregation(Summary& s, const DisaggregationTotals& t, Time end) {
+  s.disaggregated = true;
+  s.prefill_gpus = t.prefill_gpus;
+  s.decode_gpus = t.decode_gpus;
+  const auto requests = static_cast<double>(t.remote_prefills + t.local_prefills);
+  s.remote_prefill_share = ratio(static_cast<double>(t.remote_prefills), requests);
+  s.prefill_busy_fraction = ratio(t.prefill_busy.seconds(), end.seconds() * t.prefill_replicas);
+  s.prefill_prefix_hit_rate =
+      ratio(static_cast<double>(t.prefill_cached_tokens), static_cast<double>(t.prefill_prompt_tokens));
+  s.kv_transfers = t.transfers;
+  s.kv_transfer_gb = t.transferred.value() * 1e-9;
+  const auto n = static_cast<double>(t.measured_remote);
+  s.mean_prefill_queue_ms = ratio(t.measured_prefill_queue.seconds() * 1e3, n);
+  s.mean_prefill_ms = ratio(t.measured_prefill.seconds() * 1e3, n);
+  s.mean_decode_wait_ms = ratio(t.measured_decode_wait.seconds() * 1e3, n);
+  s.mean_kv_transfer_ms = ratio(t.measured_transfer.seconds() * 1e3, n);
+}
+
 void summarize_agentic(Summary& s, std::vector<double> e2e_per_token,
                        const std::map<std::uint64_t, SessionTokens>& sessions, std::int64_t reusable,
                        std::int64_t prompt_with_reusable, std::int64_t kv_evictions) {
@@ -275,6 +293,7 @@ Summary summarize(const SummaryInputs& in) {
   summarize_cost(in, duration, s);
   summarize_agentic(s, std::move(p.e2e_per_token), p.sessions, p.reusable, p.prompt_with_reusable, in.kv_evictions);
   if (in.kv_offload) summarize_offload(s, *in.kv_offload, p.sessions);
+  if (in.disaggregation) summarize_disaggregation(s, *in.disaggregation, in.end_time);
   return s;
 }
 

@@ -66,6 +66,7 @@
 
 #include "core/units.hpp"
 #include "sim/metrics/metrics_collector.hpp"
+#include "sim/serving/disaggregation_totals.hpp"
 
 namespace engramsim::sim {
 
@@ -158,6 +159,22 @@ struct Summary {
   double kv_offload_load_s = 0;
   double kv_offload_write_s = 0;
   double kv_offload_write_exposed_s = 0;
+  // Prefill/decode disaggregation (sim/serving/disaggregation_totals.hpp): the pools' GPUs (their
+  // sum is num_gpus), the share of requests that went through the prefill pool, how busy its
+  // replicas were over the run, its prefix hits, the KV moved, and the mean parts of those
+  // requests' TTFT (measured requests only).
+  bool disaggregated = false;
+  std::int32_t prefill_gpus = 0;
+  std::int32_t decode_gpus = 0;
+  double remote_prefill_share = 0;
+  double prefill_busy_fraction = 0;
+  double prefill_prefix_hit_rate = 0;
+  std::int64_t kv_transfers = 0;
+  double kv_transfer_gb = 0;
+  double mean_prefill_queue_ms = 0;
+  double mean_prefill_ms = 0;
+  double mean_decode_wait_ms = 0;
+  double mean_kv_transfer_ms = 0;
 };
 
 // Host KV-offload totals of a run, all replicas (replica.hpp ReplicaTotals).
@@ -184,9 +201,10 @@ struct SummaryInputs {
   std::optional<MoneyRate> price_per_gpu_hour;
   double power_kw_per_gpu = 0.0;  // all-in; 0 leaves tokens per MW and joules per token NaN
   std::uint64_t events = 0;
-  bool windowed = false;                      // count only RequestRecord::measured requests
-  std::int64_t kv_evictions = 0;              // all replicas
-  std::optional<KvOffloadTotals> kv_offload;  // set when the replicas have host KV-offload pools
+  bool windowed = false;                               // count only RequestRecord::measured requests
+  std::int64_t kv_evictions = 0;                       // all replicas
+  std::optional<KvOffloadTotals> kv_offload;           // set when the replicas have host KV-offload pools
+  std::optional<DisaggregationTotals> disaggregation;  // set for a disaggregated deployment
 };
 
 Summary summarize(const SummaryInputs& in);

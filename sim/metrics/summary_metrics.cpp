@@ -14,6 +14,7 @@ const char* to_string(MetricSection s) { return kMetricSectionNames.name(s); }
 bool section_written(MetricSection section, const Summary& s) {
   if (section == MetricSection::agentic) return s.windowed;
   if (section == MetricSection::kv_offload) return s.kv_offload;
+  if (section == MetricSection::disaggregation) return s.disaggregated;
   return true;
 }
 
@@ -52,6 +53,7 @@ class Declared {
 constexpr MetricSection kEvery = MetricSection::run;
 constexpr MetricSection kWindowed = MetricSection::agentic;
 constexpr MetricSection kOffload = MetricSection::kv_offload;
+constexpr MetricSection kDisaggregated = MetricSection::disaggregation;
 constexpr bool kRatio = true;
 constexpr bool kNoRatio = false;
 
@@ -371,6 +373,42 @@ void add_kv_offload(std::vector<SummaryMetric>& out) {
         [](const Summary& s) { return s.kv_offload_write_exposed_s; });
 }
 
+void add_disaggregation(std::vector<SummaryMetric>& out) {
+  SectionBuilder b(out, MetricSection::disaggregation);
+  b.count("prefill_gpus", "", "GPUs of the prefill pool", [](const Summary& s) {
+     return as_double(s.prefill_gpus);
+   }).row("prefill pool GPUs", 0, kDisaggregated, 500, kNoRatio);
+  b.count("decode_gpus", "", "GPUs of the decode pool", [](const Summary& s) {
+     return as_double(s.decode_gpus);
+   }).row("decode pool GPUs", 0, kDisaggregated, 505, kNoRatio);
+  b.num("remote_prefill_share", "", "requests sent to the prefill pool / requests routed", [](const Summary& s) {
+     return s.remote_prefill_share;
+   }).row("prefilled on prefill pool %", 1, kDisaggregated, 510, kNoRatio, Shown::percent);
+  b.num("prefill_busy_fraction", "", "prefill pool step time / (its replicas x run time)", [](const Summary& s) {
+     return s.prefill_busy_fraction;
+   }).row("prefill pool busy %", 1, kDisaggregated, 515, kNoRatio, Shown::percent);
+  b.num("prefill_prefix_hit_rate", "", "prompt tokens the prefill pool found cached / its prompt tokens",
+        [](const Summary& s) { return s.prefill_prefix_hit_rate; })
+      .row("prefill pool prefix hit %", 1, kDisaggregated, 520, kNoRatio, Shown::percent);
+  b.count("kv_transfers", "", "KV transfers from the prefill to the decode pool",
+          [](const Summary& s) { return as_double(s.kv_transfers); });
+  b.num("kv_transfer_gb", "GB", "KV bytes moved between the pools, decimal GB", [](const Summary& s) {
+     return s.kv_transfer_gb;
+   }).row("KV transferred GB", 1, kDisaggregated, 525, kNoRatio);
+  b.num("mean_prefill_queue_ms", "ms", "TTFT part: waiting for a prefill replica (mean, remote prefills)",
+        [](const Summary& s) { return s.mean_prefill_queue_ms; })
+      .row("TTFT mean: prefill queue ms", 2, kDisaggregated, 530, kNoRatio);
+  b.num("mean_prefill_ms", "ms", "TTFT part: the prefill (mean, remote prefills)", [](const Summary& s) {
+     return s.mean_prefill_ms;
+   }).row("TTFT mean: prefill ms", 2, kDisaggregated, 535, kNoRatio);
+  b.num("mean_decode_wait_ms", "ms", "TTFT part: waiting for decode KV blocks (mean, remote prefills)",
+        [](const Summary& s) { return s.mean_decode_wait_ms; })
+      .row("TTFT mean: decode block wait ms", 2, kDisaggregated, 540, kNoRatio);
+  b.num("mean_kv_transfer_ms", "ms", "TTFT part: the KV transfer, setup included (mean, remote prefills)",
+        [](const Summary& s) { return s.mean_kv_transfer_ms; })
+      .row("TTFT mean: KV transfer ms", 3, kDisaggregated, 545, kNoRatio);
+}
+
 std::vector<SummaryMetric> build_summary_metrics() {
   std::vector<SummaryMetric> out;
   add_counts(out);
@@ -379,6 +417,7 @@ std::vector<SummaryMetric> build_summary_metrics() {
   add_run_figures(out);
   add_agentic(out);
   add_kv_offload(out);
+  add_disaggregation(out);
   return out;
 }
 
@@ -396,13 +435,14 @@ double summary_metric_value(const std::vector<SummaryMetric>& list, const std::s
   throw std::out_of_range("no summary metric named " + key);
 }
 
-std::vector<const SummaryMetric*> run_table_metrics(const std::vector<SummaryMetric>& list, bool windowed,
-                                                    bool offload) {
+std::vector<const SummaryMetric*> run_table_metrics(const std::vector<SummaryMetric>& list, bool windowed, bool offload,
+                                                    bool disaggregated) {
   std::vector<const SummaryMetric*> out;
   for (const SummaryMetric& m : list) {
     if (!m.row) continue;
     if (m.row->group == MetricSection::agentic && !windowed) continue;
     if (m.row->group == MetricSection::kv_offload && !offload) continue;
+    if (m.row->group == MetricSection::disaggregation && !disaggregated) continue;
     out.push_back(&m);
   }
   std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->row->rank < b->row->rank; });

@@ -24,16 +24,18 @@
 namespace engramsim::sim {
 
 // When summary.json carries a metric: every run (counts, latency, slo, run), a windowed run
-// (agentic: the AgentX replay, a closed loop with warm-up), a run with a host KV-offload pool.
-enum class MetricSection { counts, latency, slo, run, agentic, kv_offload };
+// (agentic: the AgentX replay, a closed loop with warm-up), a run with a host KV-offload pool, a
+// disaggregated deployment.
+enum class MetricSection { counts, latency, slo, run, agentic, kv_offload, disaggregation };
 // How the docs table words each section: several sections share their words, so nothing parses them.
-inline constexpr EnumNames<MetricSection, 6> kMetricSectionNames{{{
+inline constexpr EnumNames<MetricSection, 7> kMetricSectionNames{{{
     {MetricSection::counts, "every run"},
     {MetricSection::latency, "every run"},
     {MetricSection::slo, "every run"},
     {MetricSection::run, "every run"},
     {MetricSection::agentic, "windowed runs"},
     {MetricSection::kv_offload, "with a KV-offload pool"},
+    {MetricSection::disaggregation, "disaggregated deployments"},
 }}};
 const char* to_string(MetricSection s);
 
@@ -91,9 +93,9 @@ double summary_metric_value(const std::vector<SummaryMetric>& list, const std::s
                             const SloParams& slo = {});
 
 // The `run` table's metrics, by rank: those of the sections counts..run always, the agentic ones
-// when `windowed`, the kv_offload ones when `offload`.
-std::vector<const SummaryMetric*> run_table_metrics(const std::vector<SummaryMetric>& list, bool windowed,
-                                                    bool offload);
+// when `windowed`, the kv_offload ones when `offload`, the disaggregation ones when `disaggregated`.
+std::vector<const SummaryMetric*> run_table_metrics(const std::vector<SummaryMetric>& list, bool windowed, bool offload,
+                                                    bool disaggregated = false);
 // The value a row shows (percent, millions); NaN when undefined.
 double shown_value(const SummaryMetric& m, const Summary& s, const SloParams& slo = {});
 

@@ -90,6 +90,18 @@ Drivers start_drivers(const RunConfig& cfg, Simulation& sim, Deployment& deploym
   return d;
 }
 
+std::unique_ptr<DisaggregatedPrefill> make_prefill_pool(const RunConfig& cfg, Simulation& sim,
+                                                        const RegistryChoice& registries) {
+  if (!cfg.disaggregation) return nullptr;
+  if (cfg.engram_tier)
+    throw ConfigError({}, "deployment.kind", "the in-run Engram tier is not supported with disaggregation yet");
+  const DisaggregationParams& d = *cfg.disaggregation;
+  std::vector<int> decode_gpus;
+  for (const auto& r : cfg.replicas) decode_gpus.push_back(r.gpus);
+  return std::make_unique<DisaggregatedPrefill>(sim, d, *registries.schedulers,
+                                                registries.routers->create(d.prefill_router), decode_gpus);
+}
+
 // The replicas' totals the summary reads; the host KV-offload pool's only when one exists.
 void add_replica_totals(const Deployment& deployment, SummaryInputs& in) {
   std::optional<KvOffloadTotals> offload;
@@ -134,7 +146,7 @@ RunResult run_simulation(const RunConfig& cfg) {
     sim.add_observer(*cfg.probe);
   }
   Deployment deployment(sim, replicas, cfg.scheduler, *registries.schedulers, registries.routers->create(cfg.router),
-                        observers);
+                        observers, make_prefill_pool(cfg, sim, registries));
   const Drivers drivers = start_drivers(cfg, sim, deployment);
 
   // Run.
@@ -154,6 +166,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   in.price_per_gpu_hour = cfg.price_per_gpu_hour;
   in.power_kw_per_gpu = cfg.power_kw_per_gpu;
   in.events = sim.events_dispatched();
+  if (const DisaggregatedPrefill* p = deployment.prefill()) in.disaggregation = p->totals();
   in.windowed = agentic || (cfg.workload.concurrency > 0 && cfg.workload.warmup_requests > 0);
 
   RunResult result;
@@ -165,6 +178,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   result.workload = drivers.workload;
   if (engram) result.engram_tier = engram->service().report();
   if (drivers.replay) result.agentic = drivers.replay->stats();
+  if (const DisaggregatedPrefill* p = deployment.prefill()) result.disaggregation = p->totals();
   if (!cfg.output_dir.empty()) write_run_outputs(result, cfg.slo, cfg.output_dir);
   if (trace) write_chrome_trace(*trace, cfg.trace.path);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -30,6 +30,7 @@ std::uint32_t ReplicaState::add_waiting(Request&& r) {
   s.request = std::move(r);
   s.prefill_target = s.request.prompt_tokens;
   s.state = SeqState::waiting;
+  s.remote_kv = s.request.prefilled_elsewhere ? RemoteKv::pending : RemoteKv::none;
   waiting_.push_back(slot);
   ++live_;
   return slot;
@@ -67,9 +68,12 @@ std::int64_t reserved_tokens(AdmissionReserve reserve, std::int64_t chunk_tokens
 AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
                                              std::int64_t watermark_blocks) {
   AdmitResult res;
+  while (!waiting_.empty() && slots_[waiting_.front()].remote_kv == RemoteKv::pending)
+    if (!reserve_remote_head(watermark_blocks)) return res;
   if (waiting_.empty()) return res;
   const std::uint32_t slot = waiting_.front();
   Sequence& s = slots_[slot];
+  if (s.remote_kv == RemoteKv::arrived) return admit_arrived_head(max_chunk, first, reserve, watermark_blocks);
   const std::int32_t bs = kv_.block_size();
 
   // At least one token must be computed to sample from, so a full hit stops one block short.
@@ -137,6 +141,95 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, FirstChunk 
   res.chunk = chunk;
   res.cached_before = hit_tokens;
   res.loaded_blocks = host_hits;
+  return res;
+}
+
+bool ReplicaState::reserve_remote_head(std::int64_t watermark_blocks) {
+  const std::uint32_t slot = waiting_.front();
+  Sequence& s = slots_[slot];
+  const std::int32_t bs = kv_.block_size();
+  const std::int32_t max_hit =
+      kv_.prefix_caching() ? std::min(hashable_blocks(s.request), (s.prefill_target - 1) / bs) : 0;
+  const std::int64_t prompt_blocks = kv_.blocks_for_tokens(s.prefill_target);
+  if (kv_.free_blocks() - watermark_blocks < prompt_blocks - max_hit) return false;
+  lookup_prefix(slot, max_hit);
+  const auto hits = static_cast<std::int32_t>(hit_buf_.size());  // GPU hits only: the rest is received
+  const std::int64_t new_blocks = prompt_blocks - hits;
+  std::int64_t hits_now_free = 0;
+  for (const auto e : hit_buf_) hits_now_free += kv_.is_free(e) ? 1 : 0;
+  if (kv_.free_blocks() - hits_now_free - watermark_blocks < new_blocks) return false;
+  for (const auto e : hit_buf_) {
+    kv_.acquire(e);
+    s.cache_refs.push_back(e);
+  }
+  lookup_.valid = false;
+  if (!kv_.allocate(new_blocks)) throw std::logic_error("ReplicaState: reservation failed after check");
+  s.private_blocks += new_blocks;
+  s.computed = hits * bs;
+  s.next_register_block = hits;
+  s.cached_prompt_tokens = s.computed;
+  s.hit_tokens_total += s.computed;
+  s.ever_admitted = true;
+  s.state = SeqState::receiving;
+  waiting_.pop_front();
+  receiving_.push_back(slot);
+  reserved_.push_back({slot, static_cast<std::int64_t>(s.prefill_target) - s.computed});
+  return true;
+}
+
+std::int32_t ReplicaState::gpu_prefix_hit_tokens(const Request& r) const {
+  if (!kv_.prefix_caching()) return 0;
+  const std::int32_t bs = kv_.block_size();
+  const std::int32_t max_hit = std::min(hashable_blocks(r), (r.prompt_tokens - 1) / bs);
+  std::int32_t j = 0;
+  while (j < max_hit && kv_.lookup(block_hash(r, j))) ++j;
+  return j * bs;
+}
+
+std::vector<ReplicaState::Reserved> ReplicaState::take_reserved() {
+  std::vector<Reserved> out;
+  out.swap(reserved_);
+  return out;
+}
+
+void ReplicaState::receive(std::uint32_t slot) {
+  Sequence& s = slots_[slot];
+  if (s.state != SeqState::receiving) throw std::logic_error("ReplicaState: KV arrived for a sequence not receiving");
+  const std::int32_t received = s.prefill_target - 1 - s.computed;
+  s.received_tokens_total += received;
+  s.computed += received;
+  register_full_blocks(s, s.computed);
+  s.remote_kv = RemoteKv::arrived;
+  s.state = SeqState::waiting;
+  std::erase(receiving_, slot);
+  waiting_.push_front(slot);
+}
+
+AdmitResult ReplicaState::admit_arrived_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
+                                             std::int64_t watermark_blocks) {
+  AdmitResult res;
+  const std::uint32_t slot = waiting_.front();
+  Sequence& s = slots_[slot];
+  const std::int32_t remaining = s.prefill_target - s.computed;
+  if (first == FirstChunk::whole_prefill && remaining > max_chunk) return res;
+  const std::int32_t chunk = std::min(remaining, max_chunk);
+  if (chunk <= 0) return res;
+  const std::int64_t need =
+      kv_.blocks_for_tokens(reserved_tokens(reserve, static_cast<std::int64_t>(s.computed) + chunk, s, draft_tokens_)) -
+      s.blocks();
+  if (need > 0) {
+    if (kv_.free_blocks() - watermark_blocks < need || !kv_.allocate(need)) return res;
+    s.private_blocks += need;
+  }
+  s.remote_kv = RemoteKv::none;
+  s.state = SeqState::running;
+  s.admit_order = ++admissions_;
+  waiting_.pop_front();
+  running_.push_back(slot);
+  ++num_running_;
+  res.admitted = true;
+  res.chunk = chunk;
+  res.cached_before = s.computed;
   return res;
 }
 

@@ -88,8 +88,27 @@ class ReplicaState {
   // whole remaining prefill. `reserve` says how much KV is allocated at admission (the first chunk, the
   // whole remaining prefill, or the sequence's whole life); `watermark_blocks` must stay free after
   // that allocation. On failure nothing changes.
+  //
+  // A head prefilled elsewhere (RemoteKv::pending) first gets blocks for its whole prompt, its
+  // prefix-cache hits included, and leaves the queue to receive the rest (take_reserved()); the
+  // next head is then tried, so a reservation takes neither a running slot nor step tokens (vLLM's
+  // WAITING_FOR_REMOTE_KVS). A head whose blocks are short stays, and blocks the queue. A head
+  // whose KV has arrived is admitted with its last prompt token to compute.
   AdmitResult admit_waiting_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
                                  std::int64_t watermark_blocks = 0);
+
+  // Sequences that got their blocks since the last call, each with the prompt tokens it lacks.
+  struct Reserved {
+    std::uint32_t slot = 0;
+    std::int64_t tokens = 0;
+  };
+  std::vector<Reserved> take_reserved();
+  // The KV of a receiving sequence has arrived: every prompt token but the last counts as computed,
+  // the full blocks join the prefix cache, and the sequence goes to the front of `waiting`.
+  void receive(std::uint32_t slot);
+  const std::vector<std::uint32_t>& receiving() const { return receiving_; }
+  // Prompt tokens of `r` the GPU prefix cache holds now, as an admission would find them.
+  std::int32_t gpu_prefix_hit_tokens(const Request& r) const;
 
   // Ensures blocks for `tokens` tokens of KV; false (nothing changed) when the pool is short.
   bool grow(std::uint32_t slot, std::int64_t tokens);
@@ -127,6 +146,10 @@ class ReplicaState {
   // contents change or another sequence asks, so a head that stays blocked is not probed again
   // every step.
   void lookup_prefix(std::uint32_t slot, std::int32_t max_hit);
+  // Disaggregated serving: the two halves of admit_waiting_head for a head prefilled elsewhere.
+  bool reserve_remote_head(std::int64_t watermark_blocks);
+  AdmitResult admit_arrived_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
+                                 std::int64_t watermark_blocks);
 
   KvBlockManager kv_;
   std::int32_t draft_tokens_;
@@ -134,6 +157,8 @@ class ReplicaState {
   std::vector<std::uint32_t> finished_slots_;
   std::vector<std::uint32_t> running_;
   std::deque<std::uint32_t> waiting_;
+  std::vector<std::uint32_t> receiving_;  // SeqState::receiving, in reservation order
+  std::vector<Reserved> reserved_;        // since the last take_reserved()
   std::vector<KvBlockManager::EntryId> hit_buf_;
   struct PrefixLookup {
     bool valid = false;

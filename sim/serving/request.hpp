@@ -9,7 +9,9 @@
 // routing. `measured` is false for requests a windowed workload (the agentic replay, a closed loop
 // with warm-up) excludes from the summary (warm-up, outside the measured window);
 // `reusable_prompt_tokens` is the prompt prefix an unbounded prefix cache would hold for it (-1 = not
-// known), so recomputed prefixes can be told apart from first-time prefill.
+// known), so recomputed prefixes can be told apart from first-time prefill. `prefilled_elsewhere`
+// marks a request a prefill replica has already computed (disaggregated serving): the replica that
+// decodes it reserves blocks for its prompt and receives their KV instead of computing it.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@ struct Request {
   std::vector<std::uint64_t> prefix_hashes;
   bool measured = true;
   std::int32_t reusable_prompt_tokens = -1;
+  bool prefilled_elsewhere = false;
 };
 
 }  // namespace engramsim::sim

@@ -19,7 +19,13 @@
 
 namespace engramsim::sim {
 
-enum class SeqState : std::uint8_t { waiting, running, finished };
+// `receiving`: blocks reserved for a prompt whose KV is being copied from a prefill replica
+// (Request::prefilled_elsewhere); the sequence is in neither the waiting nor the running list.
+enum class SeqState : std::uint8_t { waiting, running, finished, receiving };
+
+// The KV of a request prefilled elsewhere: blocks not yet reserved, or received and waiting for
+// admission (none: the replica computes the prompt itself, also after a preemption).
+enum class RemoteKv : std::uint8_t { none, pending, arrived };
 
 struct Sequence {
   Request request;
@@ -35,10 +41,12 @@ struct Sequence {
   std::int32_t offloaded_prompt_tokens = 0;  // the part of them loaded from the host KV-offload pool
   std::int64_t discarded_tokens = 0;         // KV tokens thrown away by preemptions (recomputed later)
   // Work ledger over the request's life, for conservation checks (no policy reads it):
-  //   computed + discarded_tokens == hit_tokens_total + prefill_tokens_total + decode_tokens_total
+  //   computed + discarded_tokens
+  //       == hit_tokens_total + received_tokens_total + prefill_tokens_total + decode_tokens_total
   //   generated == prefill_samples + decode_tokens_total
   std::int64_t hit_tokens_total = 0;       // prefix-cache hit tokens over every (re)admission (GPU and host)
   std::int64_t host_hit_tokens_total = 0;  // the part of them loaded from the host KV-offload pool
+  std::int64_t received_tokens_total = 0;  // tokens whose KV came from a prefill replica
   std::int64_t prefill_tokens_total = 0;   // tokens computed by prefill chunks, recompute included
   std::int64_t decode_tokens_total = 0;    // tokens accepted by decode steps
   std::int32_t prefill_samples = 0;        // tokens sampled by the steps that completed a prefill
@@ -46,6 +54,7 @@ struct Sequence {
   std::uint64_t admit_order = 0;            // increases with each (re)admission; preemption victims are the largest
   std::uint64_t planned_step = UINT64_MAX;  // the step this sequence was last placed in
   bool ever_admitted = false;
+  RemoteKv remote_kv = RemoteKv::none;
   Time first_scheduled = Time::max();  // first step that computed any of its tokens
   Time first_token = Time::max();
   Time last_token = Time::max();

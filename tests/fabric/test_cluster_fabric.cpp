@@ -56,6 +56,21 @@ TEST(ClusterFabric, SeveralNodesNeedNics) {
   EXPECT_THROW(build_cluster_fabric({hgx_like(), no_nic}), std::invalid_argument);
 }
 
+TEST(ClusterFabric, TraysOfOneScaleUpDomainCrossOverNvlink) {
+  // Two trays of one NVLink domain and a third node beyond it.
+  const ClusterFabric c = build_cluster_fabric({hgx_like(), hgx_like(), hgx_like()}, {0, 0, 1});
+  EXPECT_EQ(hop_names(c.topology, c.gpu_route({0, 1}, {1, 2})), "node0.gpu1.nvlink.fwd node1.gpu2.nvlink.bwd");
+  EXPECT_EQ(hop_names(c.topology, c.gpu_route({1, 0}, {2, 0})),
+            "node1.gpu0.link.bwd node1.gpu0.nic.fwd node2.gpu0.nic.bwd node2.gpu0.link.fwd");
+  NodeFabricParams no_nvlink = hgx_like();
+  no_nvlink.nvlink_bandwidth = Bandwidth{};
+  EXPECT_THROW(build_cluster_fabric({hgx_like(), no_nvlink}, {0, 0}), std::invalid_argument);
+  NodeFabricParams no_nic = hgx_like();
+  no_nic.nic_bandwidth = Bandwidth{};
+  EXPECT_NO_THROW(build_cluster_fabric({no_nic, no_nic}, {0, 0}));
+  EXPECT_THROW(build_cluster_fabric({hgx_like(), hgx_like()}, {0}), std::invalid_argument);
+}
+
 class KvTransfer : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {

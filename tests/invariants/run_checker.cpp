@@ -104,14 +104,15 @@ void InvariantProbe::check_ledger(const sim::Sequence& s, bool finished) {
   ledger_preemptions_ += s.preemptions;
   ledger_discarded_ += s.discarded_tokens;
   if (s.preemptions == 0 && s.discarded_tokens != 0) fail(who + "discarded KV tokens without a preemption");
-  if (s.computed + s.discarded_tokens != s.hit_tokens_total + s.prefill_tokens_total + s.decode_tokens_total)
-    fail(who + "KV tokens held + discarded != hits + prefilled + decoded");
+  if (s.computed + s.discarded_tokens !=
+      s.hit_tokens_total + s.received_tokens_total + s.prefill_tokens_total + s.decode_tokens_total)
+    fail(who + "KV tokens held + discarded != hits + received + prefilled + decoded");
   if (s.generated != s.prefill_samples + s.decode_tokens_total)
     fail(who + "emitted != sampled after prefill + decoded");
   if (s.generated > s.request.output_tokens) fail(who + "emitted more than its output tokens");
   if (s.preemptions == 0 && s.hit_tokens_total != s.cached_prompt_tokens)
     fail(who + "prefix hits after a single admission");
-  if (s.preemptions == 0 && s.prefill_tokens_total > prompt - s.cached_prompt_tokens)
+  if (s.preemptions == 0 && s.prefill_tokens_total > prompt - s.cached_prompt_tokens - s.received_tokens_total)
     fail(who + "prefilled more than its uncached prompt without a preemption");
   if (s.state == sim::SeqState::running && !s.prefilling() && s.generated > 0 &&
       s.computed != prompt + s.generated - 1 && !finished)
@@ -120,9 +121,10 @@ void InvariantProbe::check_ledger(const sim::Sequence& s, bool finished) {
   if (s.generated != s.request.output_tokens) fail(who + "finished without all its output tokens");
   if (s.computed != prompt + s.request.output_tokens - 1) fail(who + "finished with computed != prompt + output - 1");
   // Prompt tokens in = cached + computed; a preempted request computes its prompt again (recompute).
-  if (s.preemptions == 0 && s.cached_prompt_tokens + s.prefill_tokens_total != prompt)
-    fail(who + "prompt != cached + prefilled");
-  if (s.hit_tokens_total + s.prefill_tokens_total < prompt) fail(who + "less than its prompt prefilled");
+  if (s.preemptions == 0 && s.cached_prompt_tokens + s.received_tokens_total + s.prefill_tokens_total != prompt)
+    fail(who + "prompt != cached + received + prefilled");
+  if (s.hit_tokens_total + s.received_tokens_total + s.prefill_tokens_total < prompt)
+    fail(who + "less than its prompt prefilled");
   if (s.blocks() != 0) fail(who + "finished holding KV blocks");
 }
 

@@ -221,8 +221,15 @@ TEST(DisaggregatedScenario, PoolsInOneNvlinkDomainNeedNoNics) {
   // 4 + 4 trays of 4 GPUs: 32 of the domain's 72.
   const BuiltScenario b = build(disaggregated("{replicas: 4, tp: 4}", "{replicas: 8, tp: 2}", "", head), file);
   const KvTransferParams& t = b.run.disaggregation->transfer;
-  EXPECT_DOUBLE_EQ(t.prefill.node.nic_bandwidth.value(), b.params.node.gpu.scale_up_bandwidth.value() / 2.0);
-  EXPECT_DOUBLE_EQ(t.decode.node.nic_bandwidth.value(), b.params.node.gpu.scale_up_bandwidth.value() / 2.0);
+  // Both pools on the tray kind, in one 72-GPU domain: the cluster fabric routes them over NVLink.
+  EXPECT_EQ(t.prefill.node_name, "tray");
+  EXPECT_EQ(t.decode.node_name, "tray");
+  EXPECT_EQ(t.prefill.domain_gpus, 72);
+  EXPECT_EQ(t.prefill.node.nic_bandwidth.value(), 0.0);
+  const ClusterPlacement c = place_pools(t.prefill, {4, 4, 4, 4}, t.decode, {2, 2, 2, 2, 2, 2, 2, 2});
+  ASSERT_EQ(c.nodes.size(), 8u);
+  for (const int d : c.domains) EXPECT_EQ(d, 0);
+  EXPECT_NO_THROW(fabric::build_cluster_fabric(c.nodes, c.domains));
   // 10 + 10 trays are 80 GPUs, more than one domain.
   const std::string e = error_of(disaggregated("{replicas: 10, tp: 4}", "{replicas: 10, tp: 4}", "", head), file);
   EXPECT_HAS(e, "deployment.prefill: node 'tray' states no scale_out_bandwidth");

@@ -240,7 +240,10 @@ void print_table(const scenario::ScenarioSession& s) {
   for (const auto* v : ran) any_windowed = any_windowed || v->result->summary.windowed;
   bool any_offload = false;
   for (const auto* v : ran) any_offload = any_offload || v->result->summary.kv_offload;
-  for (const sim::SummaryMetric* m : sim::run_table_metrics(sim::summary_metrics(), any_windowed, any_offload)) {
+  bool any_disaggregated = false;
+  for (const auto* v : ran) any_disaggregated = any_disaggregated || v->result->summary.disaggregated;
+  for (const sim::SummaryMetric* m :
+       sim::run_table_metrics(sim::summary_metrics(), any_windowed, any_offload, any_disaggregated)) {
     const auto value = [m](const scenario::VariantOutcome* v) { return sim::shown_value(*m, v->result->summary); };
     std::vector<std::string> line = {m->row->label};
     for (const auto* v : ran) line.push_back(fixed(value(v), m->row->digits));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/simulation.hpp"
+#include "sim/serving/replica/disaggregated_deployment.hpp"
 #include "sim/serving/replica/replica.hpp"
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/router/router.hpp"
@@ -18,9 +19,12 @@ namespace engramsim::sim {
 
 class Deployment final : public RequestSink, public ServingObserver {
  public:
+  // With `prefill` (disaggregated serving, disaggregated_deployment.hpp) `replicas` are the decode
+  // pool: a request goes to its decode replica through the prefill pool unless that replica
+  // prefills it itself.
   Deployment(Simulation& sim, const std::vector<ReplicaParams>& replicas, const SchedulerParams& scheduler,
              const SchedulerRegistry& schedulers, std::unique_ptr<Router> router,
-             const std::vector<ServingObserver*>& observers);
+             const std::vector<ServingObserver*>& observers, std::unique_ptr<DisaggregatedPrefill> prefill = nullptr);
   Deployment(const Deployment&) = delete;
   Deployment& operator=(const Deployment&) = delete;
 
@@ -32,6 +36,9 @@ class Deployment final : public RequestSink, public ServingObserver {
   void on_request_done(const RequestRecord& record) override;
 
   const std::vector<std::unique_ptr<Replica>>& replicas() const { return replicas_; }
+  // The prefill pool of a disaggregated deployment; null otherwise.
+  const DisaggregatedPrefill* prefill() const { return prefill_.get(); }
+  // GPUs of every replica, both pools'.
   std::int32_t total_gpus() const;
   // Finalize: records of every request still on a replica.
   std::vector<RequestRecord> collect_unfinished() const;
@@ -41,6 +48,7 @@ class Deployment final : public RequestSink, public ServingObserver {
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<Router> router_;
   std::vector<ReplicaLoad> loads_;
+  std::unique_ptr<DisaggregatedPrefill> prefill_;
 };
 
 }  // namespace engramsim::sim

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,6 +31,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/fabric/cluster_fabric.hpp"
 #include "sim/fabric/fabric.hpp"
+#include "sim/serving/disaggregation_totals.hpp"
 #include "sim/serving/kv/kv_transfer.hpp"
 #include "sim/serving/replica/replica.hpp"
 #include "sim/serving/request_sink.hpp"
@@ -41,9 +43,12 @@
 namespace engramsim::sim {
 
 // One pool's nodes: replicas are packed onto nodes of this kind in order, each on
-// ceil(gpus / node GPUs) whole nodes when it does not fit one.
+// ceil(gpus / node GPUs) whole nodes when it does not fit one. Two pools of the same node kind
+// share nodes (the decode pool's GPUs follow the prefill pool's).
 struct PoolPlacement {
+  std::string node_name;  // the node kind
   fabric::NodeFabricParams node;
+  int domain_gpus = 0;  // GPUs of one scale-up domain (NVLink across nodes, GB200 NVL72); 0: one node
   // Attention ranks that hold a request's KV: the replica's TP size, or 1 under data-parallel
   // attention (the request lives on one rank; kv_ranks_per_request below).
   int kv_ranks = 1;
@@ -73,16 +78,89 @@ struct DisaggregationParams {
   std::int32_t local_prefill_threshold = 0;
 };
 
-// Totals of the disaggregated path, for the run's summary.
-struct DisaggregationTotals {
-  std::int64_t remote_prefills = 0;  // requests prefilled on the prefill pool
-  std::int64_t local_prefills = 0;   // requests the decode pool prefilled itself
-  std::int64_t transfers = 0;        // transfers with at least one byte
-  Bytes transferred;                 // bytes over all flows
-  Time transfer_time;                // sum over transfers, first flow start to last flow end
-  Time prefill_busy;                 // prefill pool step time, summed over its replicas
-  std::int32_t prefill_gpus = 0;
-  std::int32_t decode_gpus = 0;
+// Where each replica's GPUs sit in the cluster: prefill replicas first, then decode replicas.
+struct ClusterPlacement {
+  std::vector<fabric::NodeFabricParams> nodes;
+  std::vector<int> domains;                          // per node
+  std::vector<std::vector<fabric::GpuRef>> prefill;  // [replica][rank]
+  std::vector<std::vector<fabric::GpuRef>> decode;
+};
+// Throws std::invalid_argument for a replica without GPUs or a node kind without GPUs.
+ClusterPlacement place_pools(const PoolPlacement& prefill, const std::vector<int>& prefill_gpus,
+                             const PoolPlacement& decode, const std::vector<int>& decode_gpus);
+
+// The prefill pool of a disaggregated deployment and the KV transfers out of it. The deployment
+// (deployment.hpp) owns it, routes each request through prefill() and gives its decode replicas
+// this object as their KvSource.
+class DisaggregatedPrefill final : public ServingObserver, public KvSource, public EventHandler {
+ public:
+  // Hands a request to decode replica `target` of the deployment (its arrival already announced).
+  using Deliver = std::function<void(std::size_t target, Request&& request)>;
+  // Tells the deployment's observers of a request the prefill pool refused.
+  using Reject = std::function<void(const RequestRecord& record)>;
+
+  // `decode_gpus`: GPUs of each decode replica. Throws ConfigError for an empty prefill pool and
+  // std::invalid_argument for a placement the fabric cannot build.
+  DisaggregatedPrefill(Simulation& sim, const DisaggregationParams& params, const SchedulerRegistry& schedulers,
+                       std::unique_ptr<Router> router, const std::vector<int>& decode_gpus);
+  DisaggregatedPrefill(const DisaggregatedPrefill&) = delete;
+  DisaggregatedPrefill& operator=(const DisaggregatedPrefill&) = delete;
+
+  void connect(Deliver deliver, Reject reject);
+  // Whether decode replica `decode` computes the request itself (conditional disaggregation);
+  // counted in the totals when it does.
+  bool prefill_locally(const Replica& decode, const Request& request);
+  // Sends a request to the prefill pool; its KV goes to decode replica `target` afterwards.
+  void prefill(const Request& request, std::size_t target);
+
+  void on_request_done(const RequestRecord& record) override;  // prefill replicas
+  void on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request, std::int64_t tokens) override;
+  void on_event(std::uint64_t tag) override;
+
+  const std::vector<std::unique_ptr<Replica>>& replicas() const { return replicas_; }
+  DisaggregationTotals totals() const;
+  // Finalize: requests still in the prefill pool, as the requests the deployment received.
+  void collect_unfinished(std::vector<RequestRecord>& out) const;
+
+ private:
+  struct Pending {
+    Request request;  // as the deployment received it
+    std::size_t target = 0;
+    std::size_t prefill_replica = 0;
+    Time delivered = Time::max();  // when its prefill finished and it joined the decode queue
+  };
+  struct Transfer {
+    Replica* replica = nullptr;
+    std::uint32_t slot = 0;
+    int flows_left = 0;
+    Time start;
+    bool measured = false;
+  };
+  // The ranks that send and receive one request's KV, as cluster GPUs.
+  void start_flows(const Pending& p, std::size_t decode_replica, std::int64_t tokens, std::uint64_t transfer);
+  void finish_transfer(std::uint64_t transfer);
+  void reschedule();
+
+  Simulation& sim_;
+  KvTransferParams transfer_;
+  std::int32_t local_threshold_;
+  std::vector<ServingObserver*> observers_;  // this object: what the prefill replicas tell
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<Router> router_;
+  std::vector<ReplicaLoad> loads_;
+  ClusterPlacement placement_;
+  fabric::ClusterFabric cluster_;
+  std::unique_ptr<fabric::Fabric> fabric_;
+  Deliver deliver_;
+  Reject reject_;
+  std::map<std::uint64_t, Pending> pending_;  // by request id: in the prefill pool, then until reserved
+  std::map<std::uint64_t, Transfer> transfers_;
+  std::map<fabric::FlowId, std::uint64_t> flow_transfer_;
+  std::vector<std::uint64_t> instant_;  // transfers of no bytes, done at the next event
+  std::uint64_t next_transfer_ = 0;
+  std::uint64_t generation_ = 0;
+  Time scheduled_ = Time::max();
+  DisaggregationTotals totals_;
 };
 
 }  // namespace engramsim::sim

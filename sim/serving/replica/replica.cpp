@@ -30,6 +30,7 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       padding_(params.decode_padding),
       offload_link_(params.offload_link),
       frontend_params_(params.frontend),
+      kv_source_(params.kv_source),
       frontend_free_(static_cast<std::size_t>(std::max(0, params.frontend.workers))) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
@@ -113,11 +114,13 @@ void Replica::start_step() {
   const KvOffloadCounters offload_before = state_.offload_counters();
   scheduler_->schedule(state_, plan_);
   price_offload(offload_before);
+  request_remote_kv();
   if (plan_.empty()) {
     busy_ = false;
     // Every policy can always place something while requests are on the replica (each request
-    // fits the pool alone); idling here would silently strand them, so it is a bug.
-    if (state_.live_sequences() > 0) {
+    // fits the pool alone) unless some wait for their KV to arrive; idling otherwise would silently
+    // strand them, so it is a bug.
+    if (state_.live_sequences() > 0 && state_.receiving().empty()) {
       throw std::logic_error("replica " + name_ + ": scheduler '" + scheduler_->name() +
                              "' planned nothing while requests wait");
     }
@@ -129,6 +132,22 @@ void Replica::start_step() {
   const StepStart step{now, BatchShape{prefill_buf_, decode_buf_}, &plan_, &state_,
                        state_.preemptions() - preempted_before};
   executor_->begin(step, *this);
+}
+
+void Replica::request_remote_kv() {
+  for (const ReplicaState::Reserved& r : state_.take_reserved()) {
+    if (kv_source_ == nullptr)
+      throw std::logic_error("replica " + name_ + ": a request prefilled elsewhere but no KV source");
+    kv_source_->on_kv_reserved(*this, r.slot, state_.seq(r.slot).request, r.tokens);
+  }
+}
+
+void Replica::receive_kv(std::uint32_t slot) {
+  state_.receive(slot);
+  if (!busy_ && !wake_pending_) {
+    wake_pending_ = true;
+    sim_.schedule_at(sim_.now(), event_priority::replica_wake, *this, kWake);
+  }
 }
 
 void Replica::fill_batch(Time now) {
@@ -271,6 +290,8 @@ void Replica::collect_unfinished(std::vector<RequestRecord>& out) const {
     if (s.state == SeqState::running) out.push_back(make_record(s, RequestStatus::unfinished));
   }
   for (const std::uint32_t slot : state_.waiting())
+    out.push_back(make_record(state_.seq(slot), RequestStatus::unfinished));
+  for (const std::uint32_t slot : state_.receiving())
     out.push_back(make_record(state_.seq(slot), RequestStatus::unfinished));
   for (const auto& [key, r] : frontend_) {
     Sequence s;

@@ -67,6 +67,19 @@ struct FrontendParams {
   bool active() const { return per_prompt_token > Time::zero() && workers > 0; }
 };
 
+class Replica;
+
+// Where a replica gets the KV of requests prefilled elsewhere (disaggregated_deployment.hpp): told
+// when blocks are reserved for `tokens` prompt tokens of the request in `slot`, it answers later
+// with Replica::receive_kv(slot).
+class KvSource {
+ public:
+  virtual void on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request, std::int64_t tokens) = 0;
+
+ protected:
+  ~KvSource() = default;
+};
+
 struct ReplicaParams {
   std::string name;                           // for reports; defaults to "replica<i>"
   const StepTimeModel* step_model = nullptr;  // not owned; must outlive the run
@@ -83,6 +96,8 @@ struct ReplicaParams {
   // Prices the KV-offload copies when kv.offload_blocks > 0.
   KvOffloadLink offload_link;
   FrontendParams frontend;
+  // Requests prefilled elsewhere get their KV from here (not owned); null: none may arrive.
+  KvSource* kv_source = nullptr;
 };
 
 struct ReplicaTotals {
@@ -123,6 +138,8 @@ class Replica final : public EventHandler, public StepCostSink {
   void submit(Request&& request);
   void on_event(std::uint64_t tag) override;
   void on_step_priced(const StepCost& model, Time start, const EngramStepOutcome* in_run) override;
+  // The KV of the receiving sequence in `slot` has arrived (called by the KvSource).
+  void receive_kv(std::uint32_t slot);
   // Finalize: records of requests still waiting or running, in slot order.
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 
@@ -133,6 +150,8 @@ class Replica final : public EventHandler, public StepCostSink {
   // The plan as the step model's batch: prefill chunks, decodes, CUDA-graph padding rows.
   void fill_batch(Time now);
   void complete_step();
+  // Tells the KV source of the reservations the step's planning made.
+  void request_remote_kv();
   // Prices the offload traffic the step's planning caused (counters since `before`).
   void price_offload(const KvOffloadCounters& before);
   void emit(std::uint32_t slot, std::int32_t tokens);
@@ -164,6 +183,7 @@ class Replica final : public EventHandler, public StepCostSink {
   // Front end: requests being tokenised, in order of completion (ties in order of entry, as their
   // events fire); each worker is busy until its entry of frontend_free_.
   FrontendParams frontend_params_;
+  KvSource* kv_source_;
   std::map<std::pair<Time, std::uint64_t>, Request> frontend_;  // keyed (done, order of entry)
   std::vector<Time> frontend_free_;
   std::uint64_t frontend_entries_ = 0;

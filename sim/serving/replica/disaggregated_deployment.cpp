@@ -1,0 +1,246 @@
+#include "sim/serving/replica/disaggregated_deployment.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "sim/serving/event_priorities.hpp"
+
+namespace engramsim::sim {
+namespace {
+
+constexpr std::uint64_t kInstant = UINT64_MAX;
+
+// Packs replicas of `gpus` GPUs each onto nodes of `node_gpus` GPUs from `cursor` on (a flat GPU
+// index); a replica that does not fit the rest of a node starts on the next one.
+std::vector<std::vector<fabric::GpuRef>> pack(const std::vector<int>& gpus, int node_gpus, int first_node,
+                                              int& cursor) {
+  if (node_gpus <= 0) throw std::invalid_argument("disaggregation: a node kind without GPUs");
+  std::vector<std::vector<fabric::GpuRef>> out;
+  for (const int g : gpus) {
+    if (g <= 0) throw std::invalid_argument("disaggregation: a replica without GPUs");
+    const int used = cursor % node_gpus;
+    if (used != 0 && used + g > node_gpus) cursor += node_gpus - used;
+    std::vector<fabric::GpuRef> ranks;
+    for (int k = 0; k < g; ++k, ++cursor) ranks.push_back({first_node + cursor / node_gpus, cursor % node_gpus});
+    out.push_back(std::move(ranks));
+  }
+  return out;
+}
+
+int nodes_used(int cursor, int node_gpus) { return (cursor + node_gpus - 1) / node_gpus; }
+
+void add_nodes(ClusterPlacement& c, const PoolPlacement& pool, int count, int& domain_base) {
+  const int per_domain = pool.domain_gpus > pool.node.gpu_count ? pool.domain_gpus / pool.node.gpu_count : 1;
+  for (int n = 0; n < count; ++n) {
+    c.nodes.push_back(pool.node);
+    c.domains.push_back(domain_base + n / per_domain);
+  }
+  domain_base += (count + per_domain - 1) / per_domain;
+}
+
+}  // namespace
+
+ClusterPlacement place_pools(const PoolPlacement& prefill, const std::vector<int>& prefill_gpus,
+                             const PoolPlacement& decode, const std::vector<int>& decode_gpus) {
+  ClusterPlacement c;
+  int domain_base = 0;
+  int cursor = 0;
+  c.prefill = pack(prefill_gpus, prefill.node.gpu_count, 0, cursor);
+  if (prefill.node_name == decode.node_name) {
+    c.decode = pack(decode_gpus, prefill.node.gpu_count, 0, cursor);
+    add_nodes(c, prefill, nodes_used(cursor, prefill.node.gpu_count), domain_base);
+    return c;
+  }
+  const int prefill_nodes = nodes_used(cursor, prefill.node.gpu_count);
+  add_nodes(c, prefill, prefill_nodes, domain_base);
+  cursor = 0;
+  c.decode = pack(decode_gpus, decode.node.gpu_count, prefill_nodes, cursor);
+  add_nodes(c, decode, nodes_used(cursor, decode.node.gpu_count), domain_base);
+  return c;
+}
+
+namespace {
+
+std::vector<int> replica_gpus(const std::vector<ReplicaParams>& replicas) {
+  std::vector<int> out;
+  for (const auto& r : replicas) out.push_back(r.gpus);
+  return out;
+}
+
+}  // namespace
+
+DisaggregatedPrefill::DisaggregatedPrefill(Simulation& sim, const DisaggregationParams& params,
+                                           const SchedulerRegistry& schedulers, std::unique_ptr<Router> router,
+                                           const std::vector<int>& decode_gpus)
+    : sim_(sim),
+      transfer_(params.transfer),
+      local_threshold_(params.local_prefill_threshold),
+      router_(std::move(router)),
+      placement_(place_pools(params.transfer.prefill, replica_gpus(params.prefill_replicas), params.transfer.decode,
+                             decode_gpus)),
+      cluster_(fabric::build_cluster_fabric(placement_.nodes, placement_.domains)),
+      fabric_(fabric::make_fabric(params.transfer.backend, cluster_.topology, params.transfer.fabric_options)) {
+  if (params.prefill_replicas.empty())
+    throw ConfigError({}, "deployment.prefill", "a disaggregated deployment needs at least one prefill replica");
+  if (!router_) throw ConfigError({}, "deployment.prefill.router", "missing");
+  observers_.push_back(this);
+  for (std::size_t i = 0; i < params.prefill_replicas.size(); ++i) {
+    ReplicaParams p = params.prefill_replicas[i];
+    if (p.name.empty()) p.name = "prefill" + std::to_string(i);
+    replicas_.push_back(std::make_unique<Replica>(sim, static_cast<std::uint32_t>(i), p,
+                                                  schedulers.create(params.prefill_scheduler), observers_));
+  }
+  loads_.resize(replicas_.size());
+  totals_.prefill_replicas = static_cast<std::int32_t>(replicas_.size());
+  for (const auto& r : replicas_) totals_.prefill_gpus += r->gpus();
+  for (const int g : decode_gpus) totals_.decode_gpus += g;
+}
+
+void DisaggregatedPrefill::connect(Deliver deliver, Reject reject) {
+  deliver_ = std::move(deliver);
+  reject_ = std::move(reject);
+}
+
+bool DisaggregatedPrefill::prefill_locally(const Replica& decode, const Request& request) {
+  if (local_threshold_ <= 0) return false;
+  const std::int64_t uncached = request.prompt_tokens - decode.state().gpu_prefix_hit_tokens(request);
+  if (uncached > local_threshold_) return false;
+  ++totals_.local_prefills;
+  return true;
+}
+
+void DisaggregatedPrefill::prefill(const Request& request, std::size_t target) {
+  for (std::size_t i = 0; i < replicas_.size(); ++i) loads_[i] = replicas_[i]->load();
+  const std::size_t p = router_->route(request, loads_);
+  pending_[request.id] = Pending{request, target, p};
+  Request one = request;
+  one.output_tokens = 1;  // the prefill runs the prompt and samples one token
+  ++totals_.remote_prefills;
+  replicas_[p]->submit(std::move(one));
+}
+
+void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
+  auto it = pending_.find(record.id);
+  if (it == pending_.end()) throw std::logic_error("disaggregation: a prefill finished that was never sent");
+  router_->on_finished(record.session, record.replica);
+  totals_.prefill_prompt_tokens += record.prompt_tokens;
+  totals_.prefill_cached_tokens += record.cached_prompt_tokens;
+  if (record.status != RequestStatus::finished) {
+    RequestRecord r = record;
+    r.output_tokens = it->second.request.output_tokens;
+    r.replica = static_cast<std::uint32_t>(it->second.target);
+    r.first_token = r.finish = Time::max();
+    r.generated_tokens = 0;
+    pending_.erase(it);
+    reject_(r);
+    return;
+  }
+  if (record.measured) {
+    ++totals_.measured_remote;
+    totals_.measured_prefill_queue += record.first_scheduled - record.arrival;
+    totals_.measured_prefill += record.first_token - record.first_scheduled;
+  }
+  it->second.delivered = sim_.now();
+  Request r = it->second.request;
+  r.prefilled_elsewhere = true;
+  deliver_(it->second.target, std::move(r));
+}
+
+void DisaggregatedPrefill::on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request,
+                                          std::int64_t tokens) {
+  auto it = pending_.find(request.id);
+  if (it == pending_.end()) throw std::logic_error("disaggregation: KV reserved for a request never prefilled");
+  const std::uint64_t id = next_transfer_++;
+  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), request.measured};
+  if (request.measured) totals_.measured_decode_wait += sim_.now() - it->second.delivered;
+  if (tokens > 0) start_flows(it->second, replica.index(), tokens, id);
+  pending_.erase(it);
+  if (transfers_[id].flows_left == 0) {
+    instant_.push_back(id);
+    sim_.schedule_at(sim_.now(), event_priority::fabric, *this, kInstant);
+  }
+  reschedule();
+}
+
+void DisaggregatedPrefill::start_flows(const Pending& p, std::size_t decode_replica, std::int64_t tokens,
+                                       std::uint64_t transfer) {
+  const auto& src = placement_.prefill.at(p.prefill_replica);
+  const auto& dst = placement_.decode.at(decode_replica);
+  const int src_ranks = std::min<int>(transfer_.prefill.kv_ranks, static_cast<int>(src.size()));
+  const int dst_ranks = std::min<int>(transfer_.decode.kv_ranks, static_cast<int>(dst.size()));
+  // Under data-parallel attention (one KV rank) the request lives on one rank of each replica.
+  const auto src_base = static_cast<int>(src_ranks == 1 ? p.request.id % src.size() : 0);
+  const auto dst_base = static_cast<int>(dst_ranks == 1 ? p.request.id % dst.size() : 0);
+  // KV split by heads on either side is resharded by head overlap (one rank holding all of it is
+  // both layouts at once).
+  const bool sharded = transfer_.prefill.layout == KvLayout::sharded || transfer_.decode.layout == KvLayout::sharded;
+  const KvLayout layout = sharded ? KvLayout::sharded : KvLayout::replicated;
+  Transfer& t = transfers_[transfer];
+  for (const KvRankFlow& f : kv_transfer_flows(tokens, transfer_.bytes_per_token, layout, src_ranks, dst_ranks)) {
+    const fabric::GpuRef a = src[static_cast<std::size_t>(src_base + f.prefill_rank)];
+    const fabric::GpuRef b = dst[static_cast<std::size_t>(dst_base + f.decode_rank)];
+    const fabric::RouteId route = cluster_.gpu_route(a, b);
+    if (route == fabric::kNoRoute) throw std::logic_error("disaggregation: a KV transfer between one GPU and itself");
+    const fabric::FlowId flow = fabric_->start_flow({route, f.bytes, sim_.now() + transfer_.setup, std::nullopt});
+    flow_transfer_[flow] = transfer;
+    ++t.flows_left;
+    totals_.transferred += f.bytes;
+  }
+  if (t.flows_left > 0) ++totals_.transfers;
+}
+
+void DisaggregatedPrefill::reschedule() {
+  const Time t = fabric_->next_completion_time();
+  if (t == Time::max() || t >= scheduled_) return;
+  scheduled_ = std::max(t, sim_.now());
+  sim_.schedule_at(scheduled_, event_priority::fabric, *this, ++generation_);
+}
+
+void DisaggregatedPrefill::on_event(std::uint64_t tag) {
+  if (tag == kInstant) {
+    std::vector<std::uint64_t> done;
+    done.swap(instant_);
+    for (const std::uint64_t id : done) finish_transfer(id);
+    return;
+  }
+  if (tag != generation_) return;  // superseded
+  scheduled_ = Time::max();
+  for (const fabric::FlowCompletion& c : fabric_->advance_to(sim_.now())) {
+    auto f = flow_transfer_.find(c.id);
+    const std::uint64_t id = f->second;
+    flow_transfer_.erase(f);
+    if (--transfers_.at(id).flows_left == 0) finish_transfer(id);
+  }
+  reschedule();
+}
+
+void DisaggregatedPrefill::finish_transfer(std::uint64_t id) {
+  auto it = transfers_.find(id);
+  const Transfer t = it->second;
+  transfers_.erase(it);
+  totals_.transfer_time += sim_.now() - t.start;
+  if (t.measured) totals_.measured_transfer += sim_.now() - t.start;
+  t.replica->receive_kv(t.slot);
+}
+
+DisaggregationTotals DisaggregatedPrefill::totals() const {
+  DisaggregationTotals t = totals_;
+  for (const auto& r : replicas_) t.prefill_busy += r->totals().busy;
+  return t;
+}
+
+void DisaggregatedPrefill::collect_unfinished(std::vector<RequestRecord>& out) const {
+  std::vector<RequestRecord> mine;
+  for (const auto& r : replicas_) r->collect_unfinished(mine);
+  for (RequestRecord& rec : mine) {
+    const Pending& p = pending_.at(rec.id);
+    rec.output_tokens = p.request.output_tokens;
+    rec.replica = static_cast<std::uint32_t>(p.target);
+    rec.first_token = Time::max();
+    rec.generated_tokens = 0;
+    out.push_back(rec);
+  }
+}
+
+}  // namespace engramsim::sim
