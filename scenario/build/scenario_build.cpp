@@ -48,11 +48,20 @@ std::vector<std::string> BuiltScenario::deployment_lines() const {
   };
   const auto nic = [](const sim::PoolPlacement& p) { return fixed_digits(p.node.nic_bandwidth.value() * 1e-9, 1); };
   const ScenarioKvTransfer& k = params.disaggregation->kv_transfer;
-  const std::string transfer = "KV transfer: " + with_commas(static_cast<std::int64_t>(t.bytes_per_token.value())) +
-                               " B per token from " + ranks(t.prefill) + " to " + ranks(t.decode) + ", NIC " +
-                               nic(t.prefill) + " -> " + nic(t.decode) + " GB/s per GPU, setup " +
-                               fixed_digits(t.setup.millis(), 3) + " ms, " + t.backend + " backend, local prefill " +
-                               "up to " + with_commas(k.local_prefill_threshold) + " tokens";
+  const sim::ClusterPlacement c = sim::place_pools(
+      t.prefill, std::vector<int>(static_cast<std::size_t>(prefill_pool->replicas), prefill_pool->gpus_per_replica),
+      t.decode, std::vector<int>(static_cast<std::size_t>(replicas), gpus_per_replica));
+  const bool one_domain =
+      std::all_of(c.domains.begin(), c.domains.end(), [&](int d) { return d == c.domains.front(); });
+  const std::string nodes =
+      with_commas(static_cast<std::int64_t>(c.nodes.size())) + (c.nodes.size() == 1 ? " node" : " nodes");
+  const std::string path =
+      one_domain ? "over NVLink (" + nodes + ", one scale-up domain)"
+                 : "over NICs " + nic(t.prefill) + " -> " + nic(t.decode) + " GB/s per GPU (" + nodes + ")";
+  const std::string transfer =
+      "KV transfer: " + with_commas(static_cast<std::int64_t>(t.bytes_per_token.value())) + " B per token from " +
+      ranks(t.prefill) + " to " + ranks(t.decode) + " " + path + ", setup " + fixed_digits(t.setup.millis(), 3) +
+      " ms, " + t.backend + " backend, local prefill " + "up to " + with_commas(k.local_prefill_threshold) + " tokens";
   return {"prefill: " + prefill_pool->deployment_line(), "decode: " + deployment_line(), transfer};
 }
 

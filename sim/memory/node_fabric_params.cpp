@@ -30,6 +30,10 @@ fabric::NodeFabricParams node_fabric_params(const NodeSpec& node) {
     p.gpu_link_latency = node.host_link_latency;
   }
 
+  if (node.gpu.scale_up_bandwidth.value() > 0.0 && node.scale_up_domain_gpus > 1) {
+    p.nvlink_bandwidth = node.gpu.scale_up_bandwidth / 2.0;
+    p.nvlink_latency = kNvlinkLatency;
+  }
   if (node.scale_out_bandwidth.value() > 0.0) {
     p.nic_bandwidth = node.scale_out_bandwidth;
     p.nic_latency = kNicLatency;

@@ -12,7 +12,9 @@
 //   nic               scale_out_bandwidth per GPU (none when the preset states none), and
 //                     kNicLatency at each end of an RDMA transfer; the memory tiers never route over
 //                     it, the KV transfer of a disaggregated deployment does (cluster_fabric.hpp)
-// NVLink is left out (the memory tiers never use GPU-to-GPU routes). A pcie_switch node whose preset
+//   nvlink            the GPU's scale_up_bandwidth, halved (the preset's figure is bidirectional), and
+//                     kNvlinkLatency per port; the memory tiers never route over it, a KV transfer
+//                     inside a node or an NVLink domain does. A pcie_switch node whose preset
 // gives no uplink bandwidth gets a non-blocking uplink (group size x GPU link). Nodes without usable
 // drives (count, IOPS or bandwidth zero) get none.
 #pragma once
@@ -26,6 +28,11 @@ namespace engramsim {
 // [E] InfiniBand NDR/XDR adapters measure about 1-2 us end to end for a small RDMA write through
 // one switch (perftest ib_write_lat figures vendors and users publish), so about 1 us per end.
 inline constexpr Time kNicLatency = Time::us(1);
+
+// One NVLink port of a GPU to another through NVSwitch, per end: [E] NVLink peer-to-peer reads and
+// writes of a few bytes measure about 1-2 us between two GPUs of a DGX (p2pBandwidthLatencyTest
+// figures vendors and users publish), so half a microsecond per port, two ports per route.
+inline constexpr Time kNvlinkLatency = Time::ns(500);
 
 fabric::NodeFabricParams node_fabric_params(const NodeSpec& node);
 

@@ -95,7 +95,7 @@ void summarize_disaggregation(Summary& s, const DisaggregationTotals& t, Time en
   const auto n = static_cast<double>(t.measured_remote);
   s.mean_prefill_queue_ms = ratio(t.measured_prefill_queue.seconds() * 1e3, n);
   s.mean_prefill_ms = ratio(t.measured_prefill.seconds() * 1e3, n);
-  s.mean_decode_wait_ms = ratio(t.measured_decode_wait.seconds() * 1e3, n);
+  s.mean_decode_queue_ms = ratio(t.measured_decode_queue.seconds() * 1e3, n);
   s.mean_kv_transfer_ms = ratio(t.measured_transfer.seconds() * 1e3, n);
 }
 

@@ -173,7 +173,7 @@ struct Summary {
   double kv_transfer_gb = 0;
   double mean_prefill_queue_ms = 0;
   double mean_prefill_ms = 0;
-  double mean_decode_wait_ms = 0;
+  double mean_decode_queue_ms = 0;
   double mean_kv_transfer_ms = 0;
 };
 

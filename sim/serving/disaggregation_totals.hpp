@@ -21,11 +21,12 @@ struct DisaggregationTotals {
   std::int64_t prefill_prompt_tokens = 0;  // prompts the prefill pool finished
   std::int64_t prefill_cached_tokens = 0;  // of them, prefix-cache hits on the prefill pool
   // Measured requests that went through the prefill pool, and the parts of their TTFT summed over
-  // them: waiting for a prefill replica, the prefill, waiting for decode blocks, the transfer.
+  // them: waiting for a prefill replica (its front end included), the prefill, the decode
+  // replica's front end and wait for KV blocks, the transfer.
   std::int64_t measured_remote = 0;
   Time measured_prefill_queue;
   Time measured_prefill;
-  Time measured_decode_wait;
+  Time measured_decode_queue;
   Time measured_transfer;
 };
 

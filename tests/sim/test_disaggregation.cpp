@@ -102,7 +102,7 @@ TEST(Disaggregation, ARequestOnAnIdleFabricWaitsPrefillTransferAndOneDecodeStep)
   EXPECT_DOUBLE_EQ(r.summary.kv_transfer_gb, 1e-3);
   EXPECT_DOUBLE_EQ(r.summary.mean_prefill_queue_ms, 0.0);
   EXPECT_DOUBLE_EQ(r.summary.mean_prefill_ms, 10.0);
-  EXPECT_DOUBLE_EQ(r.summary.mean_decode_wait_ms, 0.0);
+  EXPECT_DOUBLE_EQ(r.summary.mean_decode_queue_ms, 0.0);
   EXPECT_NEAR(r.summary.mean_kv_transfer_ms, 0.036, 1e-12);
   EXPECT_NEAR(r.summary.prefill_busy_fraction, 10.0 / (60.036), 1e-9);
 }

@@ -153,7 +153,7 @@ void DisaggregatedPrefill::on_kv_reserved(Replica& replica, std::uint32_t slot, 
   if (it == pending_.end()) throw std::logic_error("disaggregation: KV reserved for a request never prefilled");
   const std::uint64_t id = next_transfer_++;
   transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), request.measured};
-  if (request.measured) totals_.measured_decode_wait += sim_.now() - it->second.delivered;
+  if (request.measured) totals_.measured_decode_queue += sim_.now() - it->second.delivered;
   if (tokens > 0) start_flows(it->second, replica.index(), tokens, id);
   pending_.erase(it);
   if (transfers_[id].flows_left == 0) {
