@@ -114,7 +114,61 @@ std::string model_note(const BuiltScenario& b) {
 
 std::string served_model(const ModelCard& card) { return card.hf_repo.empty() ? card.name : card.hf_repo; }
 
+namespace {
+
+// One pool's command of a disaggregated deployment, with its engine's role flag: vLLM's NIXL
+// connector on both sides (the proxy decides the roles per request), SGLang's disaggregation mode,
+// TensorRT-LLM's cache transceiver in an extra options file.
+std::optional<std::string> pool_command(const BuiltScenario& b, const char* role) {
+  const std::string model = served_model(b.card);
+  if (is(b, "vllm")) {
+    std::vector<std::string> f = vllm_flags(b);
+    f.push_back("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
+    return join("vllm serve " + model, f);
+  }
+  if (is(b, "sglang")) {
+    std::vector<std::string> f = sglang_flags(b);
+    f.push_back(std::string("--disaggregation-mode ") + role);
+    return join("python -m sglang.launch_server", f);
+  }
+  if (is(b, "trtllm")) {
+    std::vector<std::string> f = trtllm_flags(b);
+    f.push_back(std::string("--extra_llm_api_options ") + role +
+                ".yaml  # cache_transceiver_config: {backend: DEFAULT}");
+    return join("trtllm-serve " + model, f);
+  }
+  return std::nullopt;
+}
+
+std::string pool_heading(const BuiltScenario& b, const char* role) {
+  return "# " + std::string(role) + " pool: " + std::to_string(b.replicas) +
+         (b.replicas == 1 ? " replica" : " replicas") + " on " + b.params.node.name + ", one command per replica\n";
+}
+
+// How requests reach the pools: a proxy or router that sends each prompt to a prefill instance with
+// one output token and then to a decode instance with the KV's location.
+std::string router_note(const BuiltScenario& b) {
+  if (is(b, "vllm"))
+    return "# route through a disaggregating proxy (vLLM's examples/online_serving/disaggregated_serving, llm-d or "
+           "Dynamo):\n# each prompt to a prefill instance with max_tokens 1, then to a decode instance with its "
+           "kv_transfer_params\n";
+  if (is(b, "sglang"))
+    return "# route with python -m sglang_router.launch_router --pd-disaggregation --prefill URL... --decode URL...\n";
+  return "# route with trtllm-serve disaggregated -c disagg_config.yaml (the instances' URLs by role)\n";
+}
+
+std::optional<std::string> disaggregated_command(const BuiltScenario& b) {
+  const auto prefill = pool_command(*b.prefill_pool, "prefill");
+  const auto decode = pool_command(b, "decode");
+  if (!prefill || !decode) return std::nullopt;
+  return model_note(b) + pool_heading(*b.prefill_pool, "prefill") + *prefill + pool_heading(b, "decode") + *decode +
+         router_note(b);
+}
+
+}  // namespace
+
 std::optional<std::string> serve_command(const BuiltScenario& b) {
+  if (b.prefill_pool) return disaggregated_command(b);
   const std::string model = served_model(b.card);
   if (is(b, "vllm")) return model_note(b) + join("vllm serve " + model, vllm_flags(b));
   if (is(b, "sglang")) return model_note(b) + join("python -m sglang.launch_server", sglang_flags(b));

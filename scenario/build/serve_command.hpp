@@ -4,7 +4,10 @@
 // Engram tier, scheduler limits, KV pool share, prefix caching, chunked prefill, CUDA-graph capture
 // size, speculative decoding, KV offload); every other flag is the engine's default. The model is the
 // card's public checkpoint (`hf_repo`); a card without one is named by its catalog key, under a
-// comment line saying to replace it with the weights' path. Pure.
+// comment line saying to replace it with the weights' path. A disaggregated deployment gets one
+// command per pool, with its engine's transfer flags (vLLM's NIXL connector, SGLang's
+// --disaggregation-mode, TensorRT-LLM's cache transceiver), and a line on how to route between them.
+// Pure.
 #pragma once
 
 #include <optional>

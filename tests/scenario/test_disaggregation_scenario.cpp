@@ -13,6 +13,7 @@
 #include "planner/sweep_spec.hpp"
 #include "scenario/build/scenario_build.hpp"
 #include "scenario/build/scenario_session.hpp"
+#include "scenario/build/serve_command.hpp"
 #include "scenario/schema/scenario.hpp"
 #include "scenario_test_util.hpp"
 #include "sim/memory/node_fabric_params.hpp"
@@ -384,6 +385,34 @@ TEST(DisaggregatedScenario, ColocatedDeploymentIsBuiltAsBefore) {
   EXPECT_EQ(j.find("\"prefill\""), std::string::npos);
   EXPECT_EQ(j.find("deployment_kind"), std::string::npos);
   EXPECT_EQ(j.find("kv_transfer"), std::string::npos);
+}
+
+// One command per pool with the engine's transfer flags, each pool's own Engram tier, and how to
+// route between them.
+TEST(DisaggregatedScenario, ServeCommandsForBothPools) {
+  const std::string head = "name: d\nmodel: deepseek-v4.1-flash\nnode: hgx-b200\n";
+  const auto cmd =
+      serve_command(build(disaggregated("{replicas: 2, tp: 4, attention: tensor, ep: 1, engram: {tier: ssd}}",
+                                        "{replicas: 1, tp: 4, engram: {tier: dram}}", "", head)));
+  ASSERT_TRUE(cmd.has_value());
+  const std::size_t prefill = cmd->find("# prefill pool: 2 replicas on hgx-b200, one command per replica\n");
+  const std::size_t decode = cmd->find("# decode pool: 1 replica on hgx-b200, one command per replica\n");
+  ASSERT_NE(prefill, std::string::npos) << *cmd;
+  ASSERT_NE(decode, std::string::npos) << *cmd;
+  EXPECT_LT(prefill, decode);
+  EXPECT_LT(cmd->find("disk_offload_dir"), decode) << *cmd;  // SSD on the prefill pool only
+  EXPECT_EQ(cmd->find("disk_offload_dir", decode), std::string::npos) << *cmd;
+  EXPECT_NE(cmd->find("cpu_offload\":true}'", decode), std::string::npos) << *cmd;
+  const std::string nixl = "--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'";
+  EXPECT_LT(cmd->find(nixl), decode) << *cmd;
+  EXPECT_NE(cmd->find(nixl, decode), std::string::npos) << *cmd;
+  EXPECT_HAS(*cmd, "# route through a disaggregating proxy");
+
+  const auto sg = serve_command(
+      build(disaggregated("{replicas: 1, tp: 4, engine: sglang}", "{replicas: 1, tp: 4, engine: sglang}", "", head)));
+  ASSERT_TRUE(sg.has_value());
+  EXPECT_LT(sg->find("--disaggregation-mode prefill"), sg->find("--disaggregation-mode decode")) << *sg;
+  EXPECT_HAS(*sg, "sglang_router.launch_router --pd-disaggregation");
 }
 
 TEST(DisaggregatedScenario, NodeFabricOfAPresetHasItsNics) {
