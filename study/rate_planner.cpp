@@ -98,6 +98,9 @@ void RatePlanner::validate(const std::vector<planner::SweepPoint>& points) const
 
 namespace {
 
+// The units a probe runs side by side: its replicas, or one whole disaggregated deployment.
+int probe_units(const scenario::BuiltScenario& b) { return b.prefill_pool ? 1 : b.replicas; }
+
 // What every probe of one configuration shares: the probe unit (one node of replicas) built once,
 // its workload section, and the offered stream as the scenario gives it (its mean rate, what
 // rate_scale multiplies, and its mean request size).
@@ -116,7 +119,7 @@ struct ProbeContext {
 // within a run's limit, and (for a trace, whose num_requests chooses the part replayed) the user's cap.
 std::pair<std::uint64_t, std::uint64_t> probe_requests(const ProbeContext& c, double offered) {
   std::uint64_t want =
-      static_cast<std::uint64_t>(c.settings->probe_requests) * static_cast<std::uint64_t>(c.b.replicas);
+      static_cast<std::uint64_t>(c.settings->probe_requests) * static_cast<std::uint64_t>(probe_units(c.b));
   want = std::max<std::uint64_t>(want,
                                  static_cast<std::uint64_t>(std::ceil(offered * c.settings->min_probe_span.seconds())));
   want = std::min<std::uint64_t>(want, static_cast<std::uint64_t>(scenario::kMaxRequestsPerRun));
@@ -139,7 +142,7 @@ double arrival_span_s(const sim::RunResult& run) {
 // One probe at `rate_per_replica`: the run, whether it meets the SLO and why not; its row for the
 // results file is appended to `rows`.
 nlohmann::json probe_at(const ProbeContext& c, double rate_per_replica, std::vector<nlohmann::json>& rows) {
-  const double offered = rate_per_replica * c.b.replicas;
+  const double offered = rate_per_replica * probe_units(c.b);
   const auto [want, ask] = probe_requests(c, offered);
   YAML::Node w = YAML::Clone(c.workload);
   w["num_requests"] = ask;
@@ -195,12 +198,12 @@ nlohmann::json plan_extra(const ProbeContext& c, const planner::RateSearchResult
       {"lowest_failing_per_replica", num(rs.lowest_failing)},
       {"non_monotone", rs.non_monotone},
       {"hit_limit", rs.hit_limit},
-      {"replicas_per_probe", b.replicas},
+      {"replicas_per_probe", probe_units(b)},
       {"stream_requests", c.stream.requests},
       {"stream_rate_per_s", c.stream.rate()},
       {"tokens_per_request", c.stream.tokens_per_request},
       {"probes", std::move(rows)},
-      {"gpus_per_replica", b.gpus_per_replica},
+      {"gpus_per_replica", b.planning_unit_gpus()},
       {"gpus_per_node", b.params.node.gpu_count},
       {"extra_dram_per_node_bytes", (nf.host_dram_engram + b.dram_cache_per_node).value()},
       {"dram_usd_per_byte", b.params.node.dram_price.value()},
@@ -218,9 +221,12 @@ std::optional<std::string> prepare_probes(const ScenarioEvaluator& evaluator, co
   const scenario::ScenarioParams first = evaluator.parse(s);
   const int g = first.node.gpu_count;
   const int tp = first.deployment.tp;
-  YAML::Node dep = map_child(s, "deployment", evaluator.file());
-  dep.remove("replicas");
-  dep["nodes"] = tp <= g ? 1 : (tp + g - 1) / g;
+  // A disaggregated deployment is probed whole: its prefill:decode ratio is the configuration.
+  if (!first.disaggregation) {
+    YAML::Node dep = map_child(s, "deployment", evaluator.file());
+    dep.remove("replicas");
+    dep["nodes"] = tp <= g ? 1 : (tp + g - 1) / g;
+  }
   try {
     c.b = scenario::build_scenario(evaluator.parse(s));
   } catch (const scenario::InfeasibleScenario& e) {

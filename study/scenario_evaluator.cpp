@@ -397,7 +397,7 @@ planner::PointMetrics point_metrics(const scenario::BuiltScenario& b, const sim:
                                     std::size_t cdf_samples) {
   const sim::Summary& s = r.summary;
   planner::PointMetrics m;
-  m.gpus = b.gpus_per_replica;
+  m.gpus = b.planning_unit_gpus();
   const bool agentic = b.run.workload.agentic.has_value();
   const bool closed = b.run.workload.concurrency > 0;
   m.concurrency = agentic  ? static_cast<double>(b.run.workload.agentic->replay.lanes)

@@ -111,6 +111,9 @@ struct BuiltScenario {
   std::vector<std::string> deployment_lines() const;
   // GPUs the run occupies (both pools under kind disaggregated).
   int run_gpus() const;
+  // GPUs of the unit a fleet plan buys: one replica, or a disaggregated deployment's whole set of
+  // pools (its prefill:decode ratio is the configuration; docs/disaggregation.md "Planning").
+  int planning_unit_gpus() const { return prefill_pool ? run_gpus() : gpus_per_replica; }
   // "host memory per node 1862.6 GiB: reserve 186.3, pinned Engram tables 188.8, ..." (run's header).
   std::string host_memory_line() const;
 };
