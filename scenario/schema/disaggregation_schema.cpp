@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/number_text.hpp"
 #include "models/kv_size.hpp"
 
 namespace engramsim::scenario {
@@ -38,8 +39,9 @@ void check_kv_format(const ConfigNode& d, const DisaggregationDraft& o) {
   const ConfigNode prefill = d.child("prefill");
   const ConfigNode decode = d.child("decode");
   const ConfigNode* at = node_key_holder(prefill, decode);
-  const std::string msg = card.name + " keeps " + std::to_string(p.value()) + " KV bytes per token on " + pg.name +
-                          " (prefill) and " + std::to_string(q.value()) + " on " + dg.name +
+  const std::string msg = card.name + " keeps " + with_commas(static_cast<std::int64_t>(p.value())) +
+                          " KV bytes per token on " + pg.name + " (prefill) and " +
+                          with_commas(static_cast<std::int64_t>(q.value())) + " on " + dg.name +
                           " (decode): the pools must hold the KV cache in one format";
   if (at != nullptr) at->fail_key("node", msg);
   d.fail_key("prefill", msg);
