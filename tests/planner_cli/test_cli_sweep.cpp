@@ -235,6 +235,51 @@ TEST(CliAsk, OneLineQuestionWritesItsScenarioAndAnswersFirst) {
             2);
 }
 
+// --disaggregated: each deployment is also asked as xPyD units of its replicas, on one deployment
+// axis; a ratio that is not two replica counts is an error at the flag, nothing written.
+TEST(CliAsk, DisaggregatedRatiosJoinTheQuestion) {
+  TempDir t;
+  const fs::path dir = t / "ask";
+  const CliResult r = run_cli({"ask",
+                               "--model",
+                               "llama-3.1-8b",
+                               "--gpus",
+                               "h100",
+                               "--workload",
+                               "1k/128",
+                               "--target-interactivity",
+                               "100",
+                               "--tp",
+                               "1",
+                               "--disaggregated",
+                               "1:1,1:3",
+                               "--concurrency",
+                               "2,8",
+                               "--requests",
+                               "32",
+                               "--out",
+                               dir.string(),
+                               "--jobs",
+                               "2",
+                               "--progress",
+                               "none"},
+                              t.path());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const std::string q = read_file(dir / "question.yaml");
+  EXPECT_NE(q.find("    - key: deployment\n      values:\n        - {replicas: 1, tp: 1,"), std::string::npos) << q;
+  EXPECT_NE(q.find("{kind: disaggregated, prefill: {replicas: 1, tp: 1,"), std::string::npos) << q;
+  EXPECT_NE(q.find("decode: {replicas: 3, tp: 1,"), std::string::npos) << q;
+  EXPECT_NE(q.find("colocated or prefill:decode [1:1, 1:3]"), std::string::npos) << q;
+  EXPECT_EQ(q.find("key: deployment.tp"), std::string::npos) << q;
+  EXPECT_NE(read_file(dir / "results.jsonl").find("\"kind\":\"disaggregated\""), std::string::npos);
+  const CliResult bad = run_cli({"ask", "--model", "llama-3.1-8b", "--gpus", "h100", "--target-interactivity", "100",
+                                 "--disaggregated", "1-2", "--out", (t / "bad").string()},
+                                t.path());
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("expected prefill:decode replica counts such as 1:2"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(t / "bad"));
+}
+
 // Nothing fits (V4.1 on H100 below TP8): infeasible is not an SLO miss. The answer says so first and
 // names the term that keeps each deployment out, and the exit code is footprint's 3, not 4.
 TEST(CliAsk, NothingFitsExitsThreeNamingTheTerm) {

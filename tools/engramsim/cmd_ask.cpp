@@ -8,6 +8,8 @@
 //   engramsim ask --model deepseek-v4.1-flash --gpus b200,b300 --workload agentx
 //                 --target-interactivity 125 --price-tier hyperscaler --out out/ask
 //   (one command line)
+// With --disaggregated 1:1,1:3 each deployment is also compared as prefill:decode units of its
+// replicas (x prefill and y decode replicas, one plan unit each).
 //
 // Exit codes: those of sweep (docs/cli.md); 2 for an unknown model or GPU (nothing is written).
 #include <filesystem>
@@ -43,8 +45,36 @@ struct AskArgs {
   int ep = 0;                           // deployment.ep: 0 = automatic
   int requests = 200;                   // closed loop: requests per point
   std::string duration = "600s";        // agentx: the measured window per point
+  // xPyD ratios ("1:2": one prefill, two decode replicas) compared beside each colocated deployment;
+  // empty: colocated only.
+  std::vector<std::string> disaggregated;
   SweepCliArgs sweep;
 };
+
+struct Ratio {
+  int prefill = 1;
+  int decode = 1;
+};
+
+// "1:2" -> one prefill and two decode replicas; anything else is an error at the flag.
+Ratio parse_ratio(const std::string& text) {
+  const auto colon = text.find(':');
+  const auto count = [&](const std::string& t) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (t.empty() || used != t.size() || v < 1 || v > 64)
+      throw ConfigError({"--disaggregated", 0, 0}, "deployment",
+                        "expected prefill:decode replica counts such as 1:2 (each 1 to 64), got '" + text + "'");
+    return v;
+  };
+  if (colon == std::string::npos) count("");
+  return {count(text.substr(0, colon)), count(text.substr(colon + 1))};
+}
 
 // "8k/1k" or "1024/128" -> input and output tokens.
 std::pair<long long, long long> isl_osl(const std::string& w) {
@@ -113,13 +143,47 @@ std::string workload_yaml(const AskArgs& a) {
   return o.str();
 }
 
+// One pool or colocated deployment of the question, as a flow map: its TP, tier and the question's
+// engine, layout, scheduler and router.
+std::string deployment_map(const AskArgs& a, int replicas, int tp, const std::string* tier) {
+  const bool agentx = a.workload == "agentx";
+  std::ostringstream o;
+  o << "{replicas: " << replicas << ", tp: " << tp << ", engine: vllm, attention: " << a.attention << ", ep: " << a.ep;
+  if (tier != nullptr) o << ", engram: {tier: " << *tier << "}";
+  o << ", scheduler: {policy: vllm, max_num_batched_tokens: 8192, max_num_seqs: 256, block_size: 64, "
+    << "enable_prefix_caching: " << (agentx ? "true" : "false")
+    << ", chunked_prefill: true, gpu_memory_utilization: 0.9}, router: " << (agentx ? "sticky_session" : "round_robin")
+    << "}";
+  return o.str();
+}
+
+// With --disaggregated the deployment itself is the axis: for each TP and tier, the colocated
+// replica and each xPyD unit of such replicas (docs/disaggregation.md "Planning").
+std::string deployment_axis(const AskArgs& a, bool engram) {
+  std::ostringstream o;
+  o << "    - key: deployment\n      values:\n";
+  const std::vector<std::string> none = {""};
+  for (const int tp : a.tps)
+    for (const std::string& tier : engram ? a.tiers : none) {
+      const std::string* t = engram ? &tier : nullptr;
+      o << "        - " << deployment_map(a, 1, tp, t) << "\n";
+      for (const std::string& r : a.disaggregated) {
+        const Ratio ratio = parse_ratio(r);
+        o << "        - {kind: disaggregated, prefill: " << deployment_map(a, ratio.prefill, tp, t)
+          << ", decode: " << deployment_map(a, ratio.decode, tp, t) << "}\n";
+      }
+    }
+  return o.str();
+}
+
 // The sweep scenario the question asks, as YAML text.
 std::string question_yaml(const AskArgs& a, const std::vector<std::string>& nodes, bool engram) {
   const bool agentx = a.workload == "agentx";
   std::ostringstream q;
   q << "On " << list(a.gpus) << ", which deployment of " << a.model << " serves " << a.workload
     << " traffic with the most tokens per dollar at " << a.target << " tok/s/user (attention " << a.attention << ", EP "
-    << (a.ep > 0 ? std::to_string(a.ep) : std::string("automatic")) << ")?";
+    << (a.ep > 0 ? std::to_string(a.ep) : std::string("automatic"))
+    << (a.disaggregated.empty() ? std::string() : ", colocated or prefill:decode " + list(a.disaggregated)) << ")?";
   std::ostringstream o;
   o << "# Written by engramsim ask; rerun with: engramsim sweep question.yaml --out DIR\n"
     << "name: ask\ndescription: \"" << q.str() << "\"\nseed: 42\nmodel: " << a.model << "\nnode: " << nodes.front()
@@ -131,9 +195,13 @@ std::string question_yaml(const AskArgs& a, const std::vector<std::string>& node
     << "enable_prefix_caching: " << (agentx ? "true" : "false")
     << ", chunked_prefill: true, gpu_memory_utilization: 0.9}\n"
     << "  router: " << (agentx ? "sticky_session" : "round_robin") << "\n"
-    << workload_yaml(a) << "sweep:\n  axes:\n    - {key: node, values: " << list(nodes) << "}\n"
-    << "    - {key: deployment.tp, values: " << list(a.tps) << "}\n";
-  if (engram) o << "    - {key: deployment.engram.tier, values: " << list(a.tiers) << "}\n";
+    << workload_yaml(a) << "sweep:\n  axes:\n    - {key: node, values: " << list(nodes) << "}\n";
+  if (!a.disaggregated.empty()) {
+    o << deployment_axis(a, engram);
+  } else {
+    o << "    - {key: deployment.tp, values: " << list(a.tps) << "}\n";
+    if (engram) o << "    - {key: deployment.engram.tier, values: " << list(a.tiers) << "}\n";
+  }
   o << "    - {key: workload.concurrency, values: " << list(a.concurrency) << "}\n"
     << "  report:\n    title: \"" << q.str() << "\"\n    question: \"" << q.str() << "\"\n"
     << "    target_interactivity: " << a.target << "\n";
@@ -142,6 +210,7 @@ std::string question_yaml(const AskArgs& a, const std::vector<std::string>& node
 
 int ask_command(AskArgs a) {
   check_duration(a.duration);
+  for (const auto& r : a.disaggregated) parse_ratio(r);
   check_output_folder(a.sweep.out);
   const ModelCard card = load_model_card(a.model);
   std::vector<std::string> nodes;
@@ -201,6 +270,10 @@ void add_ask_command(CLI::App& app, CommandAction& action) {
                   "Concurrency grid (default 1,4,16,64; grown and refined near the target)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--disaggregated", a->disaggregated,
+                  "Also compare prefill:decode splits of each deployment, as replica ratios such as 1:1,1:2,1:3 "
+                  "(docs/disaggregation.md)")
+      ->delimiter(',');
   cmd->add_option("--requests", a->requests, "Closed loop: requests per point (default 200)")
       ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--duration", a->duration,
