@@ -542,7 +542,7 @@ void WorkModel::LayerBuilder::attention_kernels(const AttentionShape& sh) {
       t.flops = {{kPrefillCached, 2.0 * static_cast<double>(wg.elements) * frac * sh.pair_share}};
       t.bytes = {{kPrefillCached,
                   kActBytes * sh.pair_share * (a.kv_lora_rank + sh.heads_rank * (a.qk_nope_head_dim + a.v_head_dim))}};
-      t.flops_key = {kPrefillTokPerChunk, 1.0};
+      t.flops_key = {kPrefillCtxPerChunk, 1.0};
       push(std::move(t));
     }
   }
@@ -1040,6 +1040,7 @@ void WorkModel::fill_layer_sets(const BatchShape& batch, BatchStats& s, double c
   }
   s.at(0, kPrefillTokPerChunk) = s.prefill_chunks > 0 ? s.prefill_tokens / s.prefill_chunks : 0.0;
   s.at(0, kPrefillCached) = cached_sum;
+  s.at(0, kPrefillCtxPerChunk) = s.prefill_chunks > 0 ? cached_sum / s.prefill_chunks : 0.0;
   // The final norm and head run after the last layer, which prompt tokens of an encoder-only
   // prefill never reach; they still produce one logit row per chunk for its first token.
   const bool dp = layout_.dp_attention;
@@ -1162,6 +1163,7 @@ void WorkModel::busiest_rank_prompts(const BatchShape& batch, BatchStats& s) con
   // Set 1 still holds the decode part of set 0's geometry statistics (summarize copies it first).
   for (int slot = kGeometryBase; slot < kSlotsPerSet; ++slot) s.at(0, slot) = s.at(1, slot) + tp * mine.at(0, slot);
   s.at(0, kPrefillCached) = tp * cached;
+  s.at(0, kPrefillCtxPerChunk) = chunks > 0.0 ? cached / chunks : 0.0;
   s.at(0, kTokensRank) = s.decode_positions / tp + tokens;
   s.at(0, kLogitsRank) = s.decode_positions / tp + chunks;
   s.at(0, kTokensRankNormal) = s.at(0, kTokensRank);

@@ -80,6 +80,7 @@ enum StatSlot : std::uint16_t {
   kDecodePosPerSeq,     // mean positions per decode sequence
   kPrefillTokPerChunk,  // mean new tokens per prefill chunk
   kPrefillCached,       // sum of cached context over prefill chunks (MLA up-projection)
+  kPrefillCtxPerChunk,  // mean cached context per prefill chunk: the rows of that up-projection
   kDrafterPasses,       // sequential drafter passes (MTP); 1 for block drafters
   kTokensRankNormal,    // TR when the step holds prompt tokens (normal expert kernels), else 0
   kTokensRankLowLat,    // TR when the step is decode-only (low-latency expert kernels), else 0

@@ -220,7 +220,10 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   const sim::RunResult result = sim::run_simulation(b.run);
   out.summary = result.summary;
   out.gpus_per_node = b.params.node.gpu_count;
-  out.detail += b.card.name + ": " + b.deployment_line() + "; " + b.params.workload.description;
+  // A disaggregated deployment: both pools and the KV transfer ("prefill: ...; decode: ...; KV transfer: ...").
+  std::string deployment;
+  for (const std::string& line : b.deployment_lines()) deployment += (deployment.empty() ? "" : "; ") + line;
+  out.detail += b.card.name + ": " + deployment + "; " + b.params.workload.description;
   if (r.pool != Pool::colocated) out.detail += std::string("; ") + to_string(r.pool) + " pool";
   if (r.precision.any()) out.detail += "; " + r.precision.describe();
   out.detail += "; " + std::to_string(result.summary.completed) + " requests, " +

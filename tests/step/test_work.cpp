@@ -380,6 +380,30 @@ TEST(WorkV3, MlaAbsorbedDecodeAndMtpPasses) {
   EXPECT_DOUBLE_EQ(w.stats.at(2, kTokens), 8.0);
 }
 
+// MLA's prompt chunks up-project their cached context (kv_b over the cached latents): a GEMM whose
+// rows are the cached tokens, not the chunk's new ones. A one-token chunk over 1,023 cached tokens
+// (the decode side's admission of a request whose KV came from a prefill pool) does the same work
+// at the same GEMM shape as a 512-token chunk over that context.
+TEST(WorkV3, MlaContextUpProjectionIsAGemmOverTheCachedRows) {
+  const ModelCard c = load_model_card("deepseek-v3");
+  for (const bool dp : {false, true}) {
+    const WorkModel m(c, build_weight_inventory(c), ParallelLayout{8, 8, dp});
+    Batch one, many, two;
+    one.prefill = {PrefillChunk{1, 1023}};
+    many.prefill = {PrefillChunk{512, 1023}};
+    two.prefill = {PrefillChunk{1, 1000}, PrefillChunk{1, 3000}};
+    const OpWork& a = op_named(m.decompose(one.shape()).layers[10].ops, "attn.kv_b_context");
+    const OpWork& b = op_named(m.decompose(many.shape()).layers[10].ops, "attn.kv_b_context");
+    EXPECT_DOUBLE_EQ(a.flops.value(), b.flops.value()) << "dp " << dp;
+    EXPECT_DOUBLE_EQ(a.flops_key, 1023.0) << "dp " << dp;
+    EXPECT_DOUBLE_EQ(b.flops_key, 1023.0) << "dp " << dp;
+    // Several chunks: the mean cached context per chunk; under data-parallel attention, of the
+    // chunks on the busiest rank (each chunk here goes to a rank of its own, the first is busiest).
+    const OpWork& t = op_named(m.decompose(two.shape()).layers[10].ops, "attn.kv_b_context");
+    EXPECT_DOUBLE_EQ(t.flops_key, dp ? 1000.0 : 2000.0) << "dp " << dp;
+  }
+}
+
 TEST(Work, BlockFp8KStepsCountTheKWalkOfDenseBlockScaledGemms) {
   // DeepSeek-V3 at TP8: 128-deep K steps of the GEMMs on block-scaled FP8 weights outside the MoE
   // block; the KV down-projection shares the query's walk, the KV up-projection is absorbed.
