@@ -132,15 +132,23 @@ AdmitResult ReplicaState::admit_waiting_head(std::int32_t max_chunk, FirstChunk 
   s.hit_tokens_total += hit_tokens;
   s.host_hit_tokens_total += static_cast<std::int64_t>(host_hits) * bs;
   s.ever_admitted = true;
+  res = move_head_to_running(chunk);
+  res.loaded_blocks = host_hits;
+  return res;
+}
+
+AdmitResult ReplicaState::move_head_to_running(std::int32_t chunk) {
+  const std::uint32_t slot = waiting_.front();
+  Sequence& s = slots_[slot];
   s.state = SeqState::running;
   s.admit_order = ++admissions_;
   waiting_.pop_front();
   running_.push_back(slot);
   ++num_running_;
+  AdmitResult res;
   res.admitted = true;
   res.chunk = chunk;
-  res.cached_before = hit_tokens;
-  res.loaded_blocks = host_hits;
+  res.cached_before = s.computed;
   return res;
 }
 
@@ -222,15 +230,7 @@ AdmitResult ReplicaState::admit_arrived_head(std::int32_t max_chunk, FirstChunk 
     s.private_blocks += need;
   }
   s.remote_kv = RemoteKv::none;
-  s.state = SeqState::running;
-  s.admit_order = ++admissions_;
-  waiting_.pop_front();
-  running_.push_back(slot);
-  ++num_running_;
-  res.admitted = true;
-  res.chunk = chunk;
-  res.cached_before = s.computed;
-  return res;
+  return move_head_to_running(chunk);
 }
 
 void ReplicaState::lookup_prefix(std::uint32_t slot, std::int32_t max_hit) {

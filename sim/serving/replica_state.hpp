@@ -146,6 +146,8 @@ class ReplicaState {
   // contents change or another sequence asks, so a head that stays blocked is not probed again
   // every step.
   void lookup_prefix(std::uint32_t slot, std::int32_t max_hit);
+  // The head of `waiting`, its blocks in hand, joins `running` with a first chunk of `chunk` tokens.
+  AdmitResult move_head_to_running(std::int32_t chunk);
   // Disaggregated serving: the two halves of admit_waiting_head for a head prefilled elsewhere.
   bool reserve_remote_head(std::int64_t watermark_blocks);
   AdmitResult admit_arrived_head(std::int32_t max_chunk, FirstChunk first, AdmissionReserve reserve,
