@@ -80,12 +80,33 @@ int pool_nodes(const ScenarioDeployment& d, const NodeSpec& node) {
   return (d.replicas + per_node - 1) / per_node;
 }
 
+namespace {
+
+// Nodes two pools of one node kind take packed together, replica after replica, as the simulator
+// places them (sim/serving/replica/disaggregated_deployment.hpp place_pools).
+std::int64_t packed_nodes(const ScenarioDeployment& prefill, const ScenarioDeployment& decode, int g) {
+  std::int64_t cursor = 0;
+  for (const ScenarioDeployment* d : {&prefill, &decode}) {
+    const int tp = std::max(1, d->tp);
+    const std::int64_t replicas =
+        d->nodes > 0 ? std::max<std::int64_t>(1, std::int64_t{d->nodes} * g / tp) : d->replicas;
+    for (std::int64_t r = 0; r < replicas; ++r) {
+      const std::int64_t used = cursor % g;
+      if (used != 0 && used + tp > g) cursor += g - used;
+      cursor += tp;
+    }
+  }
+  return (cursor + g - 1) / g;
+}
+
+}  // namespace
+
 bool pools_share_scale_up_domain(const ScenarioDeployment& prefill, const NodeSpec& prefill_node,
                                  const ScenarioDeployment& decode, const NodeSpec& decode_node) {
   const NodeSpec& n = prefill_node;
-  if (n.name != decode_node.name || n.scale_up_domain_gpus <= n.gpu_count) return false;
-  const std::int64_t nodes = pool_nodes(prefill, n) + pool_nodes(decode, decode_node);
-  return nodes * n.gpu_count <= n.scale_up_domain_gpus;
+  if (n.name != decode_node.name) return false;
+  const int g = std::max(1, n.gpu_count);
+  return packed_nodes(prefill, decode, g) * g <= std::max(n.scale_up_domain_gpus, g);
 }
 
 FieldTable<ScenarioKvTransfer> kv_transfer_schema() {

@@ -44,8 +44,8 @@ DisaggregationDraft parse_disaggregated_deployment(const ConfigNode& d, const De
 // node on whole nodes of its own.
 int pool_nodes(const ScenarioDeployment& d, const NodeSpec& node);
 
-// Whether both pools fit one scale-up domain that spans nodes (same preset), so that their KV never
-// leaves the NVLink domain.
+// Whether both pools, packed together on one node preset, fit one scale-up domain (one node, or the
+// nodes of an NVLink domain that spans several), so that their KV never leaves NVLink.
 bool pools_share_scale_up_domain(const ScenarioDeployment& prefill, const NodeSpec& prefill_node,
                                  const ScenarioDeployment& decode, const NodeSpec& decode_node);
 

@@ -196,7 +196,10 @@ TEST(DisaggregatedScenario, PoolsMustKeepOneKvFormat) {
 
 TEST(DisaggregatedScenario, NodesWithoutNicsCannotSendTheKv) {
   const std::string head = "name: d\nmodel: llama-3.1-8b\nnode: mi300x-8\n";
-  const std::string e = error_of(disaggregated("{replicas: 1}", "{replicas: 1}", "", head));
+  // Both pools on one 8-GPU node: the KV stays inside it.
+  EXPECT_TRUE(parse(disaggregated("{replicas: 1, tp: 4}", "{replicas: 2, tp: 2}", "", head)).disaggregation);
+  // Two TP8 pools need two nodes, which have no NICs between them.
+  const std::string e = error_of(disaggregated("{replicas: 1, tp: 8}", "{replicas: 1, tp: 8}", "", head));
   EXPECT_HAS(e, "d.yaml:6:");
   EXPECT_HAS(e, "deployment.prefill: node 'mi300x-8' states no scale_out_bandwidth");
   // Named by the pool: the error is at its node key.
