@@ -392,14 +392,14 @@ TEST(WorkV3, MlaContextUpProjectionIsAGemmOverTheCachedRows) {
     one.prefill = {PrefillChunk{1, 1023}};
     many.prefill = {PrefillChunk{512, 1023}};
     two.prefill = {PrefillChunk{1, 1000}, PrefillChunk{1, 3000}};
-    const OpWork& a = op_named(m.decompose(one.shape()).layers[10].ops, "attn.kv_b_context");
-    const OpWork& b = op_named(m.decompose(many.shape()).layers[10].ops, "attn.kv_b_context");
+    const OpWork a = op_named(m.decompose(one.shape()).layers[10].ops, "attn.kv_b_context");
+    const OpWork b = op_named(m.decompose(many.shape()).layers[10].ops, "attn.kv_b_context");
     EXPECT_DOUBLE_EQ(a.flops.value(), b.flops.value()) << "dp " << dp;
     EXPECT_DOUBLE_EQ(a.flops_key, 1023.0) << "dp " << dp;
     EXPECT_DOUBLE_EQ(b.flops_key, 1023.0) << "dp " << dp;
     // Several chunks: the mean cached context per chunk; under data-parallel attention, of the
     // chunks on the busiest rank (each chunk here goes to a rank of its own, the first is busiest).
-    const OpWork& t = op_named(m.decompose(two.shape()).layers[10].ops, "attn.kv_b_context");
+    const OpWork t = op_named(m.decompose(two.shape()).layers[10].ops, "attn.kv_b_context");
     EXPECT_DOUBLE_EQ(t.flops_key, dp ? 1000.0 : 2000.0) << "dp " << dp;
   }
 }
