@@ -37,6 +37,15 @@ void add_host_keys(FieldTable<HostOverhead>& t) {
          "front-end time per prompt token (tokenising the prompt text), spent on one of the replica's front-end "
          "workers (deployment `frontend_workers`) in arrival order before the request reaches the scheduler "
          "(docs/cost-model.md \"Front end\")");
+  t.custom(
+      {"kv_send", "`after_prefill` \\| `per_chunk`", "`after_prefill`",
+       "disaggregated deployments: the prefill side's KV goes to the decode side after the whole prefill "
+       "(pulled into blocks reserved then), or after every prompt chunk into blocks the decode side reserved "
+       "before the prefill began (docs/disaggregation.md \"Transfer modes\")"},
+      [](const ConfigNode& n, HostOverhead& h) {
+        h.kv_send = *kKvSendNames.parse(n.one_of("kv_send", kKvSendNames.names()));
+      },
+      [](const HostOverhead& h) { return nlohmann::json(to_string(h.kv_send)); });
   t.at_least_zero(
       "indexer_logits_profile_cap", [](auto& h) -> auto& { return h.memory.indexer_logits_profile_cap; },
       "the start-up profile's stand-in for a sparse indexer's logits buffer, at most this much of the card's "

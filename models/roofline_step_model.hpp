@@ -36,6 +36,7 @@
 #include "models/efficiency.hpp"
 #include "models/engine_memory.hpp"
 #include "models/engram_fetch.hpp"
+#include "models/kv_send.hpp"
 #include "models/model_card.hpp"
 #include "models/op_cost.hpp"
 #include "models/step_model.hpp"
@@ -90,6 +91,8 @@ struct HostOverhead {
   // cached prefix included). Not a step cost: the replica queues requests through it
   // (sim/serving/replica/replica.hpp). 0: requests reach the scheduler on arrival.
   Time frontend_per_prompt_token = Time::zero();
+  // A disaggregated deployment: when the prefill side sends a request's KV. Not a step cost.
+  KvSend kv_send = KvSend::after_prefill;
   // What the engine's start-up memory profile takes before it sizes the KV pool (the footprint's
   // terms; models/engine_memory.hpp).
   EngineMemoryProfile memory;

@@ -498,6 +498,7 @@ sim::DisaggregationParams disaggregation_params(const BuiltScenario& prefill, co
   t.decode = pool_placement(decode);
   t.setup = s.kv_transfer.setup_latency;
   t.backend = s.kv_transfer.backend;
+  t.send = prefill.params.deployment.host.kv_send;  // the sending engine's way
   return out;
 }
 

@@ -66,6 +66,23 @@ void check_transfer_path(const ConfigNode& d, const DisaggregationDraft& o) {
   }
 }
 
+// The sending engine decides when the KV leaves and the receiving one when it reserves blocks: pools
+// whose engines run different protocols (models/kv_send.hpp) cannot be joined.
+void check_kv_send(const ConfigNode& d, const DisaggregationDraft& o) {
+  const HostOverhead& p = o.prefill.deployment.host;
+  const HostOverhead& q = o.decode.deployment.host;
+  if (p.kv_send == q.kv_send) return;
+  const std::string msg = "engine '" + p.engine + "' (prefill) sends the KV " + to_string(p.kv_send) + " and '" +
+                          q.engine + "' (decode) takes it " + to_string(q.kv_send) +
+                          ": the pools must run engines of one KV transfer protocol (docs/disaggregation.md "
+                          "\"Transfer modes\")";
+  for (const char* pool : {"decode", "prefill"}) {
+    const ConfigNode map = d.child(pool);
+    if (map.has("engine")) map.fail_key("engine", msg);
+  }
+  d.fail_key("decode", msg);
+}
+
 ScenarioPool read_pool(const ConfigNode& d, const std::string& key, const DeploymentInputs& in) {
   return parse_pool(d.child(key), in);
 }
@@ -150,6 +167,7 @@ FieldTable<DisaggregationDraft> disaggregated_deployment_schema(const sim::Route
   t.rule([](const ConfigNode& d, DisaggregationDraft& o) {
     check_kv_format(d, o);
     check_transfer_path(d, o);
+    check_kv_send(d, o);
   });
   return t;
 }

@@ -12,6 +12,8 @@
 //   - a colocated key beside `kind: disaggregated` is an error at the key (it belongs to a pool);
 //   - both pools keep one KV format: the card's KV bytes per token on each pool's GPU must agree (a
 //     GPU whose KV paging differs, sm100 against the others for V4.1, is an error at `node`);
+//   - both pools' engines send and take the KV the same way (the engine preset's `kv_send`, an error
+//     at a pool's `engine`);
 //   - the KV crosses nodes, so each pool's node needs a `scale_out_bandwidth` (its NICs), unless
 //     both pools use one preset whose scale-up domain spans nodes (NVL72 trays) and together fit in
 //     one such domain, where the transfer stays on NVLink.

@@ -70,6 +70,9 @@ class ServingObserver {
   virtual void on_step(const StepRecord& /*step*/) {}
   virtual void on_token_gap(Time /*gap*/) {}
   virtual void on_request_done(const RequestRecord& /*record*/) {}
+  // A step computed a prompt chunk of `sequence`: its first `sequence.computed` prompt tokens now
+  // hold KV on replica `replica` (called before the chunk's sampled token, if any, is emitted).
+  virtual void on_prompt_progress(std::uint32_t /*replica*/, const Sequence& /*sequence*/) {}
   // A finished sequence as it leaves its replica (blocks released, ledger final), just before its
   // on_request_done; read-only, for conservation checks.
   virtual void on_sequence_done(std::uint32_t /*replica*/, const Sequence& /*sequence*/) {}

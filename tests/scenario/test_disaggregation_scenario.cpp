@@ -106,7 +106,7 @@ TEST(DisaggregatedScenario, ColocatedIsTheDefaultKind) {
 TEST(DisaggregatedScenario, PoolsTakeEveryDeploymentKeyAndTheirOwnNode) {
   const ScenarioParams p =
       parse(disaggregated("{node: hgx-h200, nodes: 1, tp: 4, scheduler: {max_num_seqs: 32}, router: least_kv}",
-                          "{node: hgx-h200, replicas: 3, tp: 2, engine: sglang, max_model_len: 8192}",
+                          "{node: hgx-h200, replicas: 3, tp: 2, engine: trtllm, max_model_len: 8192}",
                           "  kv_transfer: {local_prefill_threshold: 512, setup_latency: 2ms, backend: simgrid}\n"));
   const ScenarioPool& prefill = p.disaggregation->prefill;
   EXPECT_EQ(prefill.node.name, "hgx-h200");
@@ -118,7 +118,7 @@ TEST(DisaggregatedScenario, PoolsTakeEveryDeploymentKeyAndTheirOwnNode) {
   EXPECT_EQ(p.node.name, "hgx-h200");
   EXPECT_NE(p.node_path.find("hgx-h200.yaml"), std::string::npos);
   EXPECT_EQ(p.deployment.replicas, 3);
-  EXPECT_EQ(p.deployment.engine, "sglang");
+  EXPECT_EQ(p.deployment.engine, "trtllm");
   EXPECT_EQ(p.deployment.max_model_len, 8192);
   const ScenarioKvTransfer& k = p.disaggregation->kv_transfer;
   EXPECT_EQ(k.local_prefill_threshold, 512);
@@ -310,6 +310,17 @@ TEST(DisaggregatedScenario, RunConfigCarriesBothPoolsAndTheTransfer) {
   EXPECT_EQ(t.decode.node.gpu_count, 8);
   EXPECT_EQ(t.setup, kDefaultKvSetupLatency);
   EXPECT_EQ(t.backend, "native");
+  EXPECT_EQ(t.send, KvSend::after_prefill);  // vLLM's connector pulls after the prefill
+}
+
+TEST(DisaggregatedScenario, TheEnginesDecideWhenTheKvIsSent) {
+  // SGLang preallocates on the decode side and sends after every prompt chunk.
+  const BuiltScenario b = build(disaggregated("{replicas: 1, tp: 2, engine: sglang}", "{replicas: 1, engine: sglang}"));
+  EXPECT_EQ(b.run.disaggregation->transfer.send, KvSend::per_chunk);
+  const std::string e = error_of(disaggregated("{replicas: 1, tp: 2, engine: sglang}", "{replicas: 1}"));
+  EXPECT_HAS(e, "d.yaml:6:");
+  EXPECT_HAS(e, "deployment.prefill.engine:");
+  EXPECT_HAS(e, "one KV transfer protocol");
 }
 
 TEST(DisaggregatedScenario, ReplicatedKvUnderTensorAndDataParallelAttention) {

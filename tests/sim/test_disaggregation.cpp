@@ -3,6 +3,8 @@
 // decode side's block reservation, conditional local prefill, and where the pools' GPUs sit.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "sim/fabric/simgrid_fabric.hpp"
 #include "sim_test_support.hpp"
 
@@ -178,22 +180,82 @@ TEST(Disaggregation, TraysOfOneNvlinkDomainShareADomain) {
   for (const int d : c.domains) EXPECT_EQ(d, 0);
 }
 
+TEST(Disaggregation, PerChunkSendsOverlapThePrefillAndLeaveOnlyTheLastChunkExposed) {
+  // 20,000 prompt tokens in chunks of 8,192, 8,192 and 3,616 tokens, one 10 ms step each. The
+  // decode replica reserves at once; after the 10 us bootstrap the prefill starts, and each chunk's
+  // KV leaves when its step ends; the first two land long before the prefill ends, so what remains
+  // after it is the last chunk: 3,616,000 B over the 50 GB/s NIC (72.32 us) plus the route's 6 us.
+  RunConfig cfg = disaggregated({request(0, Time::zero(), 20000, 5, 1)});
+  cfg.disaggregation->transfer.send = KvSend::per_chunk;
+  const RunResult r = run_simulation(cfg);
+  const RequestRecord& rec = record(r, 0);
+  ASSERT_EQ(rec.status, RequestStatus::finished);
+  const double exposed = 72.32e-6 + 6e-6;
+  EXPECT_NEAR(rec.first_token.seconds(), 0.040 + 10e-6 + exposed, 1e-9);
+  EXPECT_EQ(r.disaggregation->transfers, 1);
+  EXPECT_DOUBLE_EQ(r.disaggregation->transferred.value(), 20000.0 * 1000.0);
+  EXPECT_NEAR(r.disaggregation->transfer_time.seconds(), exposed, 1e-9);
+  EXPECT_DOUBLE_EQ(r.summary.mean_prefill_queue_ms, 0.0);
+  EXPECT_DOUBLE_EQ(r.summary.mean_prefill_ms, 30.0);
+  EXPECT_DOUBLE_EQ(r.summary.mean_decode_queue_ms, 0.0);
+  // Sent after the whole prefill instead: all 20 MB after the third step (400 us + 6 us + setup).
+  cfg.disaggregation->transfer.send = KvSend::after_prefill;
+  const RunResult whole = run_simulation(cfg);
+  EXPECT_NEAR(record(whole, 0).first_token.seconds(), 0.040 + 10e-6 + 400e-6 + 6e-6, 1e-9);
+}
+
+TEST(Disaggregation, PerChunkReservesOnTheDecodeSideBeforeThePrefillStarts) {
+  // The decode pool holds one request's life (63 blocks) but not two: the second request's prefill
+  // waits for the first to leave the decode replica, so its first token comes a prefill step and a
+  // decode step after that. Sent after the prefill, it would have been prefilled meanwhile.
+  const std::vector<Request> two{request(0, Time::zero(), 1000, 5, 1), request(1, Time::zero(), 1000, 5, 2)};
+  RunConfig cfg = disaggregated(two, 70);
+  cfg.disaggregation->transfer.send = KvSend::per_chunk;
+  const RunResult r = run_simulation(cfg);
+  const RequestRecord& first = record(r, 0);
+  const RequestRecord& second = record(r, 1);
+  ASSERT_EQ(second.status, RequestStatus::finished);
+  EXPECT_GE(second.first_token, first.finish + Time::ms(20));
+  cfg.disaggregation->transfer.send = KvSend::after_prefill;
+  const RunResult pulled = run_simulation(cfg);
+  EXPECT_LT(record(pulled, 1).first_token, record(pulled, 0).finish + Time::ms(20));
+}
+
 TEST(Disaggregation, RunsAreDeterministicAndConserveRequests) {
   std::vector<Request> reqs;
   for (std::uint64_t i = 0; i < 40; ++i)
     reqs.push_back(
         request(i, Time::ms(static_cast<std::int64_t>(3 * i)), 500 + 37 * static_cast<std::int32_t>(i), 20, 1 + i % 7));
-  RunConfig cfg = disaggregated(reqs, 400);
-  cfg.disaggregation->prefill_replicas.push_back(replica(10000));
-  cfg.disaggregation->local_prefill_threshold = 100;
-  const RunResult a = run_simulation(cfg);
-  const RunResult b = run_simulation(cfg);
-  ASSERT_EQ(a.requests.size(), 40u);
-  for (std::size_t i = 0; i < a.requests.size(); ++i) {
-    EXPECT_EQ(a.requests[i].status, RequestStatus::finished);
-    EXPECT_EQ(a.requests[i].finish, b.requests[i].finish);
+  for (const KvSend send : {KvSend::after_prefill, KvSend::per_chunk}) {
+    RunConfig cfg = disaggregated(reqs, 400);
+    cfg.disaggregation->prefill_replicas.push_back(replica(10000));
+    cfg.disaggregation->local_prefill_threshold = 100;
+    cfg.disaggregation->transfer.send = send;
+    const RunResult a = run_simulation(cfg);
+    const RunResult b = run_simulation(cfg);
+    ASSERT_EQ(a.requests.size(), 40u) << to_string(send);
+    for (std::size_t i = 0; i < a.requests.size(); ++i) {
+      EXPECT_EQ(a.requests[i].status, RequestStatus::finished) << to_string(send);
+      EXPECT_EQ(a.requests[i].finish, b.requests[i].finish) << to_string(send);
+    }
+    EXPECT_EQ(a.disaggregation->remote_prefills + a.disaggregation->local_prefills, 40) << to_string(send);
   }
-  EXPECT_EQ(a.disaggregation->remote_prefills + a.disaggregation->local_prefills, 40);
+}
+
+TEST(Disaggregation, ARunCutShortReportsEachRequestOnce) {
+  // The run ends while requests sit in both pools: each is reported once, as unfinished.
+  std::vector<Request> reqs;
+  for (std::uint64_t i = 0; i < 20; ++i)
+    reqs.push_back(request(i, Time::ms(static_cast<std::int64_t>(i)), 9000, 50, i));
+  for (const KvSend send : {KvSend::after_prefill, KvSend::per_chunk}) {
+    RunConfig cfg = disaggregated(reqs);
+    cfg.disaggregation->transfer.send = send;
+    cfg.horizon = Time::ms(100);
+    const RunResult r = run_simulation(cfg);
+    std::set<std::uint64_t> ids;
+    for (const RequestRecord& rec : r.requests) EXPECT_TRUE(ids.insert(rec.id).second) << to_string(send);
+    EXPECT_EQ(ids.size(), reqs.size()) << to_string(send);
+  }
 }
 
 // The same run with its KV transfers on SimGrid's flow model: the same times to 1e-6 (the backends'
@@ -201,17 +263,22 @@ TEST(Disaggregation, RunsAreDeterministicAndConserveRequests) {
 TEST(Disaggregation, BothFabricBackendsGiveTheSameRun) {
   if (!fabric::simgrid_fabric_available({})) GTEST_SKIP() << "no simgrid";
   std::vector<Request> reqs;
-  for (std::uint64_t i = 0; i < 12; ++i) reqs.push_back(request(i, Time::ms(static_cast<std::int64_t>(i)), 4000, 8, i));
-  RunConfig cfg = disaggregated(reqs);
-  cfg.disaggregation->prefill_replicas.push_back(replica(10000));
-  const RunResult native = run_simulation(cfg);
-  cfg.disaggregation->transfer.backend = "simgrid";
-  const RunResult simgrid = run_simulation(cfg);
-  ASSERT_EQ(native.requests.size(), simgrid.requests.size());
-  for (std::size_t i = 0; i < native.requests.size(); ++i) {
-    const double a = native.requests[i].first_token.seconds();
-    EXPECT_NEAR(simgrid.requests[i].first_token.seconds(), a, 1e-6 * a);
+  for (std::uint64_t i = 0; i < 12; ++i)
+    reqs.push_back(request(i, Time::ms(static_cast<std::int64_t>(i)), 12000, 8, i));
+  for (const KvSend send : {KvSend::after_prefill, KvSend::per_chunk}) {
+    RunConfig cfg = disaggregated(reqs);
+    cfg.disaggregation->prefill_replicas.push_back(replica(10000));
+    cfg.disaggregation->transfer.send = send;
+    const RunResult native = run_simulation(cfg);
+    cfg.disaggregation->transfer.backend = "simgrid";
+    const RunResult simgrid = run_simulation(cfg);
+    ASSERT_EQ(native.requests.size(), simgrid.requests.size());
+    for (std::size_t i = 0; i < native.requests.size(); ++i) {
+      const double a = native.requests[i].first_token.seconds();
+      EXPECT_NEAR(simgrid.requests[i].first_token.seconds(), a, 1e-6 * a) << to_string(send);
+    }
+    EXPECT_NEAR(simgrid.summary.mean_kv_transfer_ms, native.summary.mean_kv_transfer_ms,
+                1e-6 * native.summary.mean_kv_transfer_ms)
+        << to_string(send);
   }
-  EXPECT_NEAR(simgrid.summary.mean_kv_transfer_ms, native.summary.mean_kv_transfer_ms,
-              1e-6 * native.summary.mean_kv_transfer_ms);
 }

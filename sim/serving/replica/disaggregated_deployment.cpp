@@ -10,6 +10,7 @@ namespace engramsim::sim {
 namespace {
 
 constexpr std::uint64_t kInstant = UINT64_MAX;
+constexpr std::uint64_t kSubmit = UINT64_MAX - 1;
 
 // Packs replicas of `gpus` GPUs each onto nodes of `node_gpus` GPUs from `cursor` on (a flat GPU
 // index); a replica that does not fit the rest of a node starts on the next one.
@@ -116,8 +117,16 @@ void DisaggregatedPrefill::prefill(const Request& request, std::size_t target) {
   pending_[request.id] = Pending{request, target, p};
   Request one = request;
   one.output_tokens = 1;  // the prefill runs the prompt and samples one token
-  ++totals_.remote_prefills;
-  replicas_[p]->submit(std::move(one));
+  if (transfer_.send == KvSend::after_prefill || !replicas_[p]->accepts(one)) {
+    ++totals_.remote_prefills;
+    replicas_[p]->submit(std::move(one));  // a refusal comes back through on_request_done
+    return;
+  }
+  // per_chunk: the decode side reserves first; the prefill starts after that (reserved_before_prefill).
+  pending_[request.id].delivered = sim_.now();
+  Request r = request;
+  r.prefilled_elsewhere = true;
+  deliver_(target, std::move(r));
 }
 
 void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
@@ -127,6 +136,7 @@ void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
   totals_.prefill_prompt_tokens += record.prompt_tokens;
   totals_.prefill_cached_tokens += record.cached_prompt_tokens;
   if (record.status != RequestStatus::finished) {
+    if (it->second.transfer != kNoTransfer) throw std::logic_error("disaggregation: a reserved prefill was refused");
     RequestRecord r = record;
     r.output_tokens = it->second.request.output_tokens;
     r.replica = static_cast<std::uint32_t>(it->second.target);
@@ -134,6 +144,11 @@ void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
     r.generated_tokens = 0;
     pending_.erase(it);
     reject_(r);
+    return;
+  }
+  if (it->second.transfer != kNoTransfer) {
+    prefill_done_after_reservation(record, it->second);
+    pending_.erase(it);
     return;
   }
   if (record.measured) {
@@ -147,24 +162,90 @@ void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
   deliver_(it->second.target, std::move(r));
 }
 
+void DisaggregatedPrefill::prefill_done_after_reservation(const RequestRecord& record, Pending& p) {
+  if (record.measured) {
+    ++totals_.measured_remote;
+    totals_.measured_prefill_queue += record.first_scheduled - p.submitted;
+    totals_.measured_prefill += record.first_token - record.first_scheduled;
+  }
+  const std::int64_t left = std::int64_t{p.request.prompt_tokens} - std::max(p.sent, p.send_from);
+  if (left > 0) start_flows(p, transfers_.at(p.transfer).replica->index(), left, p.transfer, sim_.now());
+  Transfer& t = transfers_.at(p.transfer);
+  t.prefilling = false;
+  t.start = sim_.now();  // what outlasts the prefill
+  finish_when_landed(p.transfer);
+  reschedule();
+}
+
+void DisaggregatedPrefill::on_prompt_progress(std::uint32_t replica, const Sequence& sequence) {
+  auto it = pending_.find(sequence.request.id);
+  if (it == pending_.end() || it->second.transfer == kNoTransfer) return;
+  Pending& p = it->second;
+  if (p.prefill_replica != replica) throw std::logic_error("disaggregation: progress from another prefill replica");
+  const std::int64_t from = std::max(p.sent, p.send_from);
+  const std::int64_t upto = std::min<std::int64_t>(sequence.computed, p.request.prompt_tokens);
+  if (upto <= from) return;
+  start_flows(p, transfers_.at(p.transfer).replica->index(), upto - from, p.transfer, sim_.now());
+  p.sent = upto;
+  reschedule();
+}
+
 void DisaggregatedPrefill::on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request,
                                           std::int64_t tokens) {
   auto it = pending_.find(request.id);
   if (it == pending_.end()) throw std::logic_error("disaggregation: KV reserved for a request never prefilled");
-  const std::uint64_t id = next_transfer_++;
-  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), request.measured};
   if (request.measured) totals_.measured_decode_queue += sim_.now() - it->second.delivered;
-  if (tokens > 0) start_flows(it->second, replica.index(), tokens, id);
-  pending_.erase(it);
-  if (transfers_[id].flows_left == 0) {
-    instant_.push_back(id);
-    sim_.schedule_at(sim_.now(), event_priority::fabric, *this, kInstant);
+  if (transfer_.send == KvSend::per_chunk) {
+    reserved_before_prefill(replica, slot, it->second, tokens);
+    return;
   }
+  reserved_after_prefill(replica, slot, it->second, tokens);
+  pending_.erase(it);
+}
+
+void DisaggregatedPrefill::reserved_after_prefill(Replica& replica, std::uint32_t slot, Pending& p,
+                                                  std::int64_t tokens) {
+  const std::uint64_t id = next_transfer_++;
+  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), p.request.measured};
+  if (tokens > 0) start_flows(p, replica.index(), tokens, id, sim_.now() + transfer_.setup);
+  finish_when_landed(id);
   reschedule();
 }
 
+void DisaggregatedPrefill::reserved_before_prefill(Replica& replica, std::uint32_t slot, Pending& p,
+                                                   std::int64_t tokens) {
+  const std::uint64_t id = next_transfer_++;
+  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), p.request.measured, true};
+  p.transfer = id;
+  p.send_from = std::int64_t{p.request.prompt_tokens} - tokens;
+  p.sent = p.send_from;
+  // The bootstrap handshake, then the prefill replica takes the prompt (at an event: never from
+  // inside the decode replica's step).
+  submissions_.emplace(sim_.now() + transfer_.setup, p.request.id);
+  sim_.schedule_at(sim_.now() + transfer_.setup, event_priority::fabric, *this, kSubmit);
+}
+
+void DisaggregatedPrefill::submit_due() {
+  while (!submissions_.empty() && submissions_.begin()->first <= sim_.now()) {
+    Pending& p = pending_.at(submissions_.begin()->second);
+    submissions_.erase(submissions_.begin());
+    p.submitted = sim_.now();
+    Request one = p.request;
+    one.output_tokens = 1;
+    ++totals_.remote_prefills;
+    replicas_[p.prefill_replica]->submit(std::move(one));
+  }
+}
+
+void DisaggregatedPrefill::finish_when_landed(std::uint64_t id) {
+  const Transfer& t = transfers_.at(id);
+  if (t.flows_left > 0 || t.prefilling) return;
+  instant_.push_back(id);
+  sim_.schedule_at(sim_.now(), event_priority::fabric, *this, kInstant);
+}
+
 void DisaggregatedPrefill::start_flows(const Pending& p, std::size_t decode_replica, std::int64_t tokens,
-                                       std::uint64_t transfer) {
+                                       std::uint64_t transfer, Time start) {
   const auto& src = placement_.prefill.at(p.prefill_replica);
   const auto& dst = placement_.decode.at(decode_replica);
   const int src_ranks = std::min<int>(transfer_.prefill.kv_ranks, static_cast<int>(src.size()));
@@ -182,12 +263,15 @@ void DisaggregatedPrefill::start_flows(const Pending& p, std::size_t decode_repl
     const fabric::GpuRef b = dst[static_cast<std::size_t>(dst_base + f.decode_rank)];
     const fabric::RouteId route = cluster_.gpu_route(a, b);
     if (route == fabric::kNoRoute) throw std::logic_error("disaggregation: a KV transfer between one GPU and itself");
-    const fabric::FlowId flow = fabric_->start_flow({route, f.bytes, sim_.now() + transfer_.setup, std::nullopt});
+    const fabric::FlowId flow = fabric_->start_flow({route, f.bytes, start, std::nullopt});
     flow_transfer_[flow] = transfer;
     ++t.flows_left;
     totals_.transferred += f.bytes;
   }
-  if (t.flows_left > 0) ++totals_.transfers;
+  if (t.flows_left > 0 && !t.counted) {
+    t.counted = true;
+    ++totals_.transfers;
+  }
 }
 
 void DisaggregatedPrefill::reschedule() {
@@ -198,6 +282,10 @@ void DisaggregatedPrefill::reschedule() {
 }
 
 void DisaggregatedPrefill::on_event(std::uint64_t tag) {
+  if (tag == kSubmit) {
+    submit_due();
+    return;
+  }
   if (tag == kInstant) {
     std::vector<std::uint64_t> done;
     done.swap(instant_);
@@ -210,7 +298,8 @@ void DisaggregatedPrefill::on_event(std::uint64_t tag) {
     auto f = flow_transfer_.find(c.id);
     const std::uint64_t id = f->second;
     flow_transfer_.erase(f);
-    if (--transfers_.at(id).flows_left == 0) finish_transfer(id);
+    Transfer& t = transfers_.at(id);
+    if (--t.flows_left == 0 && !t.prefilling) finish_transfer(id);
   }
   reschedule();
 }
@@ -231,6 +320,8 @@ DisaggregationTotals DisaggregatedPrefill::totals() const {
 }
 
 void DisaggregatedPrefill::collect_unfinished(std::vector<RequestRecord>& out) const {
+  // per_chunk: every request the prefill pool holds also sits on its decode replica, which reports it.
+  if (transfer_.send == KvSend::per_chunk) return;
   std::vector<RequestRecord> mine;
   for (const auto& r : replicas_) r->collect_unfinished(mine);
   for (RequestRecord& rec : mine) {

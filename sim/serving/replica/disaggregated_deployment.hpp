@@ -19,6 +19,13 @@
 // The prefill replica keeps the prompt in its own prefix cache; its blocks are freed when its
 // one-token request finishes (vLLM holds them until the decode side has read them: that wait is not
 // modelled, docs/disaggregation.md).
+//
+// With KvSend::per_chunk (SGLang's disaggregation) steps 2 and 3 swap and the transfer overlaps the
+// prefill: the request joins the decode replica's queue on arrival; when it reaches the head the
+// replica reserves its blocks, and only then (after the transfer setup, the bootstrap handshake)
+// does the prefill replica get the prompt; after every prompt chunk it computes, the newly computed
+// part the decode side lacks goes as flows; the request is admitted when its prefill has finished
+// and the last flow has landed.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "models/kv_send.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/fabric/cluster_fabric.hpp"
 #include "sim/fabric/fabric.hpp"
@@ -62,9 +70,11 @@ struct KvTransferParams {
   Bytes bytes_per_token;
   PoolPlacement prefill;
   PoolPlacement decode;
-  // Fixed cost of one transfer beside the flows (connector handshake and completion notice).
+  // Fixed cost of one transfer beside the flows (connector handshake and completion notice); with
+  // per_chunk sends it is the bootstrap handshake between the reservation and the prefill.
   Time setup;
-  std::string backend = "native";  // fabric backend (fabric.hpp)
+  KvSend send = KvSend::after_prefill;  // the engine's (models/kv_send.hpp)
+  std::string backend = "native";       // fabric backend (fabric.hpp)
   fabric::FabricOptions fabric_options;
 };
 
@@ -114,6 +124,7 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
   void prefill(const Request& request, std::size_t target);
 
   void on_request_done(const RequestRecord& record) override;  // prefill replicas
+  void on_prompt_progress(std::uint32_t replica, const Sequence& sequence) override;
   void on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request, std::int64_t tokens) override;
   void on_event(std::uint64_t tag) override;
 
@@ -123,21 +134,36 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 
  private:
+  static constexpr std::uint64_t kNoTransfer = UINT64_MAX;
   struct Pending {
     Request request;  // as the deployment received it
     std::size_t target = 0;
     std::size_t prefill_replica = 0;
-    Time delivered = Time::max();  // when its prefill finished and it joined the decode queue
+    Time delivered = Time::max();  // when it joined the decode queue
+    // per_chunk, once the decode side has reserved: its transfer, the prompt positions it lacks
+    // ([send_from, prompt)) and those already on their way ([send_from, sent)).
+    std::uint64_t transfer = kNoTransfer;
+    std::int64_t send_from = 0;
+    std::int64_t sent = 0;
+    Time submitted = Time::max();  // when the prefill replica got it
   };
   struct Transfer {
     Replica* replica = nullptr;
     std::uint32_t slot = 0;
     int flows_left = 0;
-    Time start;
+    Time start;  // what the transfer time counts from: the reservation, or the prefill's end (per_chunk)
     bool measured = false;
+    bool prefilling = false;  // per_chunk: the prefill still computes chunks to send
+    bool counted = false;     // in totals_.transfers (once it moved bytes)
   };
-  // The ranks that send and receive one request's KV, as cluster GPUs.
-  void start_flows(const Pending& p, std::size_t decode_replica, std::int64_t tokens, std::uint64_t transfer);
+  void reserved_after_prefill(Replica& replica, std::uint32_t slot, Pending& p, std::int64_t tokens);
+  void reserved_before_prefill(Replica& replica, std::uint32_t slot, Pending& p, std::int64_t tokens);
+  void submit_due();
+  void prefill_done_after_reservation(const RequestRecord& record, Pending& p);
+  // Sends the KV of `tokens` prompt tokens of `p` to its decode replica as flows from `start` on.
+  void start_flows(const Pending& p, std::size_t decode_replica, std::int64_t tokens, std::uint64_t transfer,
+                   Time start);
+  void finish_when_landed(std::uint64_t transfer);
   void finish_transfer(std::uint64_t transfer);
   void reschedule();
 
@@ -156,7 +182,8 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
   std::map<std::uint64_t, Pending> pending_;  // by request id: in the prefill pool, then until reserved
   std::map<std::uint64_t, Transfer> transfers_;
   std::map<fabric::FlowId, std::uint64_t> flow_transfer_;
-  std::vector<std::uint64_t> instant_;  // transfers of no bytes, done at the next event
+  std::vector<std::uint64_t> instant_;              // transfers of no bytes, done at the next event
+  std::multimap<Time, std::uint64_t> submissions_;  // per_chunk: prefills due after their bootstrap
   std::uint64_t next_transfer_ = 0;
   std::uint64_t generation_ = 0;
   Time scheduled_ = Time::max();

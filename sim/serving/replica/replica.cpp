@@ -62,10 +62,14 @@ ReplicaLoad Replica::load() const {
   return l;
 }
 
-void Replica::submit(Request&& request) {
+bool Replica::accepts(const Request& request) const {
   const bool too_long =
       max_model_len_ > 0 && std::int64_t{request.prompt_tokens} + request.output_tokens > max_model_len_;
-  if (too_long || !state_.fits_ever(request)) {
+  return !too_long && state_.fits_ever(request);
+}
+
+void Replica::submit(Request&& request) {
+  if (!accepts(request)) {
     Sequence s;
     s.request = std::move(request);
     const RequestRecord rec = make_record(s, RequestStatus::rejected);
@@ -225,6 +229,7 @@ void Replica::complete_step() {
     Sequence& s = state_.seq(p.seq);
     s.computed += p.tokens;
     s.prefill_tokens_total += p.tokens;
+    for (ServingObserver* o : observers_) o->on_prompt_progress(index_, s);
     if (!s.prefilling()) {
       ++s.prefill_samples;
       emit(p.seq, 1);

@@ -134,6 +134,8 @@ class Replica final : public EventHandler, public StepCostSink {
   ReplicaTotals totals() const;
   ReplicaLoad load() const;
 
+  // Whether submit() would take the request: it fits max_model_len and, alone, the KV pool.
+  bool accepts(const Request& request) const;
   // Accepts a request at the current simulation time (or rejects it when it can never fit).
   void submit(Request&& request);
   void on_event(std::uint64_t tag) override;
