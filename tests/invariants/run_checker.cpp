@@ -140,18 +140,33 @@ void InvariantProbe::check_pool(std::uint32_t replica) {
     fail(where + "states do not add up to the capacity");
   std::int64_t held_private = 0;
   std::map<std::uint32_t, std::int32_t> refs;
+  const auto hold = [&](const sim::Sequence& s) {
+    held_private += s.private_blocks;
+    for (const std::uint32_t e : s.cache_refs) ++refs[e];
+    if (s.blocks() < kv.blocks_for_tokens(s.computed)) fail(where + "a sequence holds fewer blocks than its KV");
+  };
   for (const std::uint32_t slot : st.running()) {
     const sim::Sequence& s = st.seq(slot);
     if (s.state != sim::SeqState::running) {
       if (s.blocks() != 0) fail(where + "a sequence that left holds blocks");
       continue;
     }
-    held_private += s.private_blocks;
-    for (const std::uint32_t e : s.cache_refs) ++refs[e];
-    if (s.blocks() < kv.blocks_for_tokens(s.computed)) fail(where + "a sequence holds fewer blocks than its KV");
+    hold(s);
   }
-  for (const std::uint32_t slot : st.waiting())
-    if (st.seq(slot).blocks() != 0) fail(where + "a waiting sequence holds blocks");
+  // Prefilled elsewhere: blocks reserved for the KV on its way, then kept while it waits for admission.
+  for (const std::uint32_t slot : st.receiving()) {
+    const sim::Sequence& s = st.seq(slot);
+    if (s.state != sim::SeqState::receiving) fail(where + "a receiving sequence in another state");
+    if (s.blocks() < kv.blocks_for_tokens(s.prefill_target)) fail(where + "a receiving sequence short of its prompt");
+    hold(s);
+  }
+  for (const std::uint32_t slot : st.waiting()) {
+    const sim::Sequence& s = st.seq(slot);
+    if (s.remote_kv == sim::RemoteKv::arrived)
+      hold(s);
+    else if (s.blocks() != 0)
+      fail(where + "a waiting sequence holds blocks");
+  }
   if (held_private != kv.private_blocks()) fail(where + "private blocks != those the sequences hold");
   if (static_cast<std::int64_t>(refs.size()) != kv.cached_in_use_blocks())
     fail(where + "cached in-use blocks != those referenced");

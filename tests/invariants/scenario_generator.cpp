@@ -257,6 +257,37 @@ std::string engram_section(Draw& d, const CardChoice& card) {
   return e.str();
 }
 
+// Nodes whose presets state NICs (scale_out_bandwidth), so pools may sit on nodes of their own.
+bool has_nics(const std::string& node) {
+  static const std::vector<std::string> list = {"hgx-h100", "hgx-h200",    "hgx-b200",
+                                                "hgx-b300", "gb200-nvl72", "gb300-nvl72"};
+  return std::find(list.begin(), list.end(), node) != list.end();
+}
+
+// A colocated deployment's key lines (two-space indent) as both pools of a disaggregated one: the
+// decode pool as drawn, the prefill pool with its own replica count; one engine for both (vLLM sends
+// the KV after the prefill, SGLang chunk by chunk), no in-run Engram tier (pools do not take it).
+// Drawn from a stream of its own so the other draws stay as they were.
+std::string disaggregated_deployment(std::uint64_t seed, const std::string& keys) {
+  RngStream r(seed, "invariants/disaggregated-pools");
+  std::ostringstream pool;
+  std::istringstream in(keys);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("in_run:") == std::string::npos) pool << "  " << line << "\n";
+  const std::string engine = r.uniform01() < 0.5 ? "vllm" : "sglang";
+  const std::string body = pool.str() + "    engine: " + engine + "\n";
+  std::string prefill = body;
+  const std::size_t at = prefill.find("    replicas: ");
+  if (at != std::string::npos) {
+    const std::size_t end = prefill.find('\n', at);
+    prefill.replace(at, end - at, "    replicas: " + std::to_string(r.uniform_int(1, 2)));
+  }
+  std::ostringstream y;
+  y << "deployment:\n  kind: disaggregated\n  prefill:\n" << prefill << "  decode:\n" << body;
+  y << "  kv_transfer: {local_prefill_threshold: " << (r.uniform01() < 0.5 ? 0 : r.uniform_int(16, 2048)) << "}\n";
+  return y.str();
+}
+
 }  // namespace
 
 int property_cases(int fallback) {
@@ -289,13 +320,17 @@ GeneratedCase generate_case(std::uint64_t seed, const std::string& dir) {
   y << "name: invariant-case-" << seed << "\nseed: " << d.in(0, 1000000) << "\nmodel: " << card.name
     << "\nnode: " << node->name << "\n";
   max_model_len = std::min<std::int64_t>(max_model_len, card.context);
-  y << "deployment:\n  replicas: " << (c.tight ? tight_replicas : d.in(1, 3)) << "\n  tp: " << tp
-    << "\n  max_model_len: " << max_model_len << "\n";
-  y << "  router: " << d.pick<std::string>({"round_robin", "least_outstanding", "least_kv", "session_affinity"})
-    << "\n";
+  std::ostringstream keys;
+  keys << "  replicas: " << (c.tight ? tight_replicas : d.in(1, 3)) << "\n  tp: " << tp
+       << "\n  max_model_len: " << max_model_len << "\n";
+  keys << "  router: " << d.pick<std::string>({"round_robin", "least_outstanding", "least_kv", "session_affinity"})
+       << "\n";
   std::int64_t block_size = 16;
-  y << engram_section(d, card) << scheduler_section(d, c.tight, block_size);
-  if (card.drafter) y << "  spec_decode: {enabled: " << (d.chance(0.5) ? "true" : "false") << "}\n";
+  keys << engram_section(d, card) << scheduler_section(d, c.tight, block_size);
+  if (card.drafter) keys << "  spec_decode: {enabled: " << (d.chance(0.5) ? "true" : "false") << "}\n";
+  c.disaggregated =
+      !c.tight && has_nics(node->name) && RngStream(seed, "invariants/disaggregated").uniform01() < kDisaggregatedShare;
+  y << (c.disaggregated ? disaggregated_deployment(seed, keys.str()) : "deployment:\n" + keys.str());
   y << workload;
   if (c.tight) {
     c.kv_block_cap = tight_kv_cap(d, fit_tokens, max_model_len, block_size);

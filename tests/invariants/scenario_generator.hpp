@@ -27,9 +27,13 @@ struct GeneratedCase {
   // Tight on KV (kTightShare of the cases): several long requests at once against a pool of one to
   // three times the longest one's blocks, under a policy that preempts; no horizon.
   bool tight = false;
+  // A disaggregated deployment (kDisaggregatedShare of the cases that are not tight, on nodes with
+  // NICs): the drawn deployment keys as both pools, vLLM or SGLang (both KV send modes).
+  bool disaggregated = false;
 };
 
 inline constexpr double kTightShare = 0.4;
+inline constexpr double kDisaggregatedShare = 0.25;
 
 GeneratedCase generate_case(std::uint64_t seed, const std::string& dir);
 

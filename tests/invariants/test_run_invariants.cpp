@@ -21,11 +21,12 @@ struct Coverage {
   int cases = 0, ran = 0, infeasible = 0, preempted = 0, recomputed = 0, rejected = 0, unfinished = 0, prefix_hits = 0,
       compared = 0;
   int tight = 0, tight_ran = 0, tight_preempted = 0;  // the cases tight on KV (GeneratedCase::tight)
+  int disaggregated_ran = 0, remote_prefills = 0;     // disaggregated runs, those that used the prefill pool
 };
 
 std::string describe(const GeneratedCase& c, const std::vector<std::string>& violations) {
   std::string s = "case seed " + std::to_string(c.seed) + ", KV cap " + std::to_string(c.kv_block_cap) +
-                  (c.tight ? " (tight)" : "") + "\n" + c.yaml;
+                  (c.tight ? " (tight)" : "") + (c.disaggregated ? " (disaggregated)" : "") + "\n" + c.yaml;
   for (const auto& v : violations) s += "  violated: " + v + "\n";
   return s;
 }
@@ -70,6 +71,8 @@ void run_case(std::uint64_t seed, bool compare, Coverage& cov) {
   cov.recomputed += probe.recomputed_tokens() > 0 ? 1 : 0;
   cov.tight_ran += c.tight ? 1 : 0;
   cov.tight_preempted += c.tight && probe.preemptions() > 0 ? 1 : 0;
+  cov.disaggregated_ran += c.disaggregated ? 1 : 0;
+  cov.remote_prefills += result->disaggregation && result->disaggregation->remote_prefills > 0 ? 1 : 0;
   cov.rejected += result->summary.rejected > 0 ? 1 : 0;
   cov.unfinished += result->summary.unfinished > 0 ? 1 : 0;
   bool hits = false;
@@ -92,10 +95,10 @@ TEST(RunInvariants, RandomValidScenariosKeepEveryInvariant) {
   std::printf(
       "%d cases: %d ran, %d infeasible; runs with preemption %d (%.1f %% of the runs), with recompute %d, "
       "rejections %d, unfinished %d, prefix hits %d; %d compared for identical files; tight on KV: %d cases, "
-      "%d ran, %d preempted\n",
+      "%d ran, %d preempted; disaggregated: %d ran, %d through the prefill pool\n",
       cov.cases, cov.ran, cov.infeasible, cov.preempted, cov.ran > 0 ? 100.0 * cov.preempted / cov.ran : 0.0,
       cov.recomputed, cov.rejected, cov.unfinished, cov.prefix_hits, cov.compared, cov.tight, cov.tight_ran,
-      cov.tight_preempted);
+      cov.tight_preempted, cov.disaggregated_ran, cov.remote_prefills);
   // The generator must keep producing runnable cases that reach the interesting paths.
   EXPECT_GE(cov.ran * 2, cov.cases);
   if (cov.cases >= 100) {
@@ -105,6 +108,7 @@ TEST(RunInvariants, RandomValidScenariosKeepEveryInvariant) {
     EXPECT_GT(cov.rejected, 0);
     EXPECT_GT(cov.unfinished, 0);
     EXPECT_GT(cov.prefix_hits, 0);
+    EXPECT_GT(cov.remote_prefills, 0);
   }
 }
 

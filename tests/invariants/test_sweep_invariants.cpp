@@ -34,8 +34,10 @@ planner::SweepRunSummary sweep(const planner::PreparedSweep& prep, const engrams
 int check_sweep(std::uint64_t seed) {
   ScratchDir dir;
   const GeneratedCase c = generate_case(seed, dir.path());
-  const std::string yaml = c.yaml +
-                           "sweep:\n  axes:\n    - {key: deployment.scheduler.max_num_seqs, values: [2, 16]}\n"
+  // A disaggregated case sweeps its decode pool's limit.
+  const std::string pool = c.disaggregated ? "deployment.decode." : "deployment.";
+  const std::string yaml = c.yaml + "sweep:\n  axes:\n    - {key: " + pool +
+                           "scheduler.max_num_seqs, values: [2, 16]}\n"
                            "    - {key: seed, values: [1, 2, 3]}\n";
   const ConfigNode root = ConfigNode::load_string(yaml, c.scenario_path);
   const planner::PreparedSweep prep = planner::prepare_sweep(root);
