@@ -343,6 +343,24 @@ void ReplicaState::finish(std::uint32_t slot) {
   finished_slots_.push_back(slot);
 }
 
+void ReplicaState::finish_holding(std::uint32_t slot) {
+  Sequence& s = slots_[slot];
+  if (s.state != SeqState::running) throw std::logic_error("ReplicaState: holding a sequence that is not running");
+  s.state = SeqState::held;
+  --num_running_;
+  --live_;
+  held_.push_back(slot);
+}
+
+void ReplicaState::release_held(std::uint32_t slot) {
+  Sequence& s = slots_[slot];
+  if (s.state != SeqState::held) throw std::logic_error("ReplicaState: releasing a sequence that is not held");
+  release_all(s);
+  s.state = SeqState::finished;
+  std::erase(held_, slot);
+  finished_slots_.push_back(slot);  // recycled by the next compact_running()
+}
+
 void ReplicaState::compact_running() {
   std::erase_if(running_, [this](std::uint32_t slot) { return slots_[slot].state != SeqState::running; });
   for (const auto slot : finished_slots_) slots_.release(slot);

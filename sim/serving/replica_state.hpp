@@ -123,6 +123,10 @@ class ReplicaState {
   std::uint32_t preemption_victim(VictimOrder order = VictimOrder::latest_admitted) const;
   // Frees the blocks of a sequence that has finished; its slot is reused after compact_running().
   void finish(std::uint32_t slot);
+  // A finished sequence that keeps its blocks (SeqState::held) until release_held(slot).
+  void finish_holding(std::uint32_t slot);
+  void release_held(std::uint32_t slot);
+  const std::vector<std::uint32_t>& held() const { return held_; }
   // Drops entries of `running` whose sequence is no longer running and recycles finished slots.
   void compact_running();
 
@@ -173,6 +177,7 @@ class ReplicaState {
   std::uint64_t loaded_blocks_ = 0;
   std::uint64_t load_transfers_ = 0;
   std::size_t num_running_ = 0;
+  std::vector<std::uint32_t> held_;  // SeqState::held, in the order they finished
   std::size_t live_ = 0;
   std::uint64_t step_id_ = 0;
   std::uint64_t admissions_ = 0;

@@ -21,7 +21,9 @@ namespace engramsim::sim {
 
 // `receiving`: blocks reserved for a prompt whose KV is being copied from a prefill replica
 // (Request::prefilled_elsewhere); the sequence is in neither the waiting nor the running list.
-enum class SeqState : std::uint8_t { waiting, running, finished, receiving };
+// held: finished, its blocks kept until the replica is told to free them (a prefill replica of a
+// disaggregated deployment keeps a request's KV until the decode side has it).
+enum class SeqState : std::uint8_t { waiting, running, finished, receiving, held };
 
 // The KV of a request prefilled elsewhere: blocks not yet reserved, or received and waiting for
 // admission (none: the replica computes the prompt itself, also after a preemption).

@@ -221,6 +221,23 @@ TEST(Disaggregation, PerChunkReservesOnTheDecodeSideBeforeThePrefillStarts) {
   EXPECT_LT(record(pulled, 1).first_token, record(pulled, 0).finish + Time::ms(20));
 }
 
+TEST(Disaggregation, ThePrefillReplicaHoldsTheKvUntilTheDecodeSideHasIt) {
+  // Both pools hold one 1,000-token request (63 blocks of 16) at a time. R0 is prefilled in 0-10 ms
+  // and sent in 36 us; R1's prefill waits for R0's blocks to be freed (10.036 ms), ends at 20.036
+  // and R1 then waits for the decode replica until R0 finishes (60.036 ms: a step for the first
+  // token, four more); only when R1's KV has landed (60.072 ms) may R2's prefill start.
+  const std::vector<Request> three{request(0, Time::zero(), 1000, 5, 1), request(1, Time::zero(), 1000, 5, 2),
+                                   request(2, Time::zero(), 1000, 5, 3)};
+  RunConfig cfg = disaggregated(three, 70);
+  cfg.disaggregation->prefill_replicas[0].kv.num_blocks = 70;
+  const RunResult r = run_simulation(cfg);
+  for (const RequestRecord& rec : r.requests) ASSERT_EQ(rec.status, RequestStatus::finished);
+  const double transfer = 36e-6;
+  EXPECT_NEAR(record(r, 0).finish.seconds(), 0.060 + transfer, 1e-9);
+  // The prefill queue of R0, R1, R2: 0, 10 ms + one transfer, R0's life + two transfers.
+  EXPECT_NEAR(r.summary.mean_prefill_queue_ms, 1e3 * (0.0 + (0.010 + transfer) + (0.060 + 2 * transfer)) / 3, 1e-6);
+}
+
 TEST(Disaggregation, RunsAreDeterministicAndConserveRequests) {
   std::vector<Request> reqs;
   for (std::uint64_t i = 0; i < 40; ++i)

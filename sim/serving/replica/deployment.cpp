@@ -23,10 +23,15 @@ Deployment::Deployment(Simulation& sim, const std::vector<ReplicaParams>& replic
   }
   loads_.resize(replicas_.size());
   if (prefill_)
-    prefill_->connect([this](std::size_t target, Request&& r) { replicas_[target]->submit(std::move(r)); },
-                      [this](const RequestRecord& rec) {
-                        for (ServingObserver* o : observers_) o->on_request_done(rec);
-                      });
+    prefill_->connect(
+        [this](std::size_t target, Request&& r) {
+          const bool accepted = replicas_[target]->accepts(r);
+          replicas_[target]->submit(std::move(r));
+          return accepted;
+        },
+        [this](const RequestRecord& rec) {
+          for (ServingObserver* o : observers_) o->on_request_done(rec);
+        });
 }
 
 void Deployment::submit(Request&& request) {

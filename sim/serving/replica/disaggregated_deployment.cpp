@@ -89,6 +89,7 @@ DisaggregatedPrefill::DisaggregatedPrefill(Simulation& sim, const Disaggregation
   for (std::size_t i = 0; i < params.prefill_replicas.size(); ++i) {
     ReplicaParams p = params.prefill_replicas[i];
     if (p.name.empty()) p.name = "prefill" + std::to_string(i);
+    p.hold_finished_kv = true;  // until the decode side has the KV
     replicas_.push_back(std::make_unique<Replica>(sim, static_cast<std::uint32_t>(i), p,
                                                   schedulers.create(params.prefill_scheduler), observers_));
   }
@@ -126,7 +127,7 @@ void DisaggregatedPrefill::prefill(const Request& request, std::size_t target) {
   pending_[request.id].delivered = sim_.now();
   Request r = request;
   r.prefilled_elsewhere = true;
-  deliver_(target, std::move(r));
+  if (!deliver_(target, std::move(r))) pending_.erase(request.id);  // refused there: never prefilled
 }
 
 void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
@@ -159,7 +160,9 @@ void DisaggregatedPrefill::on_request_done(const RequestRecord& record) {
   it->second.delivered = sim_.now();
   Request r = it->second.request;
   r.prefilled_elsewhere = true;
-  deliver_(it->second.target, std::move(r));
+  if (deliver_(it->second.target, std::move(r))) return;
+  replicas_[it->second.prefill_replica]->release_kv(record.id);  // refused there: nothing to read
+  pending_.erase(it);
 }
 
 void DisaggregatedPrefill::prefill_done_after_reservation(const RequestRecord& record, Pending& p) {
@@ -206,7 +209,8 @@ void DisaggregatedPrefill::on_kv_reserved(Replica& replica, std::uint32_t slot, 
 void DisaggregatedPrefill::reserved_after_prefill(Replica& replica, std::uint32_t slot, Pending& p,
                                                   std::int64_t tokens) {
   const std::uint64_t id = next_transfer_++;
-  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), p.request.measured};
+  transfers_[id] =
+      Transfer{&replica, slot, 0, sim_.now(), p.request.measured, false, false, p.prefill_replica, p.request.id};
   if (tokens > 0) start_flows(p, replica.index(), tokens, id, sim_.now() + transfer_.setup);
   finish_when_landed(id);
   reschedule();
@@ -215,7 +219,8 @@ void DisaggregatedPrefill::reserved_after_prefill(Replica& replica, std::uint32_
 void DisaggregatedPrefill::reserved_before_prefill(Replica& replica, std::uint32_t slot, Pending& p,
                                                    std::int64_t tokens) {
   const std::uint64_t id = next_transfer_++;
-  transfers_[id] = Transfer{&replica, slot, 0, sim_.now(), p.request.measured, true};
+  transfers_[id] =
+      Transfer{&replica, slot, 0, sim_.now(), p.request.measured, true, false, p.prefill_replica, p.request.id};
   p.transfer = id;
   p.send_from = std::int64_t{p.request.prompt_tokens} - tokens;
   p.sent = p.send_from;
@@ -310,6 +315,7 @@ void DisaggregatedPrefill::finish_transfer(std::uint64_t id) {
   transfers_.erase(it);
   totals_.transfer_time += sim_.now() - t.start;
   if (t.measured) totals_.measured_transfer += sim_.now() - t.start;
+  replicas_[t.prefill_replica]->release_kv(t.request);
   t.replica->receive_kv(t.slot);
 }
 

@@ -16,9 +16,11 @@
 //      is admitted ahead of new work with its last prompt token to compute, then decodes to the
 //      end. TTFT (from the original arrival) includes the prefill queue, the prefill, the wait for
 //      blocks, the transfer and the decode admission.
-// The prefill replica keeps the prompt in its own prefix cache; its blocks are freed when its
-// one-token request finishes (vLLM holds them until the decode side has read them: that wait is not
-// modelled, docs/disaggregation.md).
+// The prefill replica keeps the prompt's blocks after its one-token request finishes, until the
+// decode side has them (the transfer's last flow landed): vLLM's NixlConnector delays their free
+// until the decode side has read them, SGLang's prefill frees them when the send completes. A
+// request the decode replica refuses frees them at once. Afterwards they stay in the prefill
+// replica's prefix cache.
 //
 // With KvSend::per_chunk (SGLang's disaggregation) steps 2 and 3 swap and the transfer overlaps the
 // prefill: the request joins the decode replica's queue on arrival; when it reaches the head the
@@ -104,8 +106,9 @@ ClusterPlacement place_pools(const PoolPlacement& prefill, const std::vector<int
 // this object as their KvSource.
 class DisaggregatedPrefill final : public ServingObserver, public KvSource, public EventHandler {
  public:
-  // Hands a request to decode replica `target` of the deployment (its arrival already announced).
-  using Deliver = std::function<void(std::size_t target, Request&& request)>;
+  // Hands a request to decode replica `target` of the deployment (its arrival already announced);
+  // false when the replica refused it (it can never fit there).
+  using Deliver = std::function<bool(std::size_t target, Request&& request)>;
   // Tells the deployment's observers of a request the prefill pool refused.
   using Reject = std::function<void(const RequestRecord& record)>;
 
@@ -155,6 +158,8 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
     bool measured = false;
     bool prefilling = false;  // per_chunk: the prefill still computes chunks to send
     bool counted = false;     // in totals_.transfers (once it moved bytes)
+    std::size_t prefill_replica = 0;
+    std::uint64_t request = 0;  // its id: the prefill replica holds its blocks until the transfer ends
   };
   void reserved_after_prefill(Replica& replica, std::uint32_t slot, Pending& p, std::int64_t tokens);
   void reserved_before_prefill(Replica& replica, std::uint32_t slot, Pending& p, std::int64_t tokens);

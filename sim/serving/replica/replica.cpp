@@ -31,6 +31,7 @@ Replica::Replica(Simulation& sim, std::uint32_t index, const ReplicaParams& para
       offload_link_(params.offload_link),
       frontend_params_(params.frontend),
       kv_source_(params.kv_source),
+      hold_finished_kv_(params.hold_finished_kv),
       frontend_free_(static_cast<std::size_t>(std::max(0, params.frontend.workers))) {
   if (model_ == nullptr) throw ConfigError({}, "replicas[" + std::to_string(index) + "].step_model", "missing");
   if (gpus_ <= 0) throw ConfigError({}, "replicas[" + std::to_string(index) + "].gpus", "must be positive");
@@ -122,9 +123,10 @@ void Replica::start_step() {
   if (plan_.empty()) {
     busy_ = false;
     // Every policy can always place something while requests are on the replica (each request
-    // fits the pool alone) unless some wait for their KV to arrive; idling otherwise would silently
-    // strand them, so it is a bug.
-    if (state_.live_sequences() > 0 && state_.receiving().empty()) {
+    // fits the pool alone) unless some wait for their KV to arrive or finished requests hold
+    // blocks another part of the deployment will free; idling otherwise would silently strand
+    // them, so it is a bug.
+    if (state_.live_sequences() > 0 && state_.receiving().empty() && state_.held().empty()) {
       throw std::logic_error("replica " + name_ + ": scheduler '" + scheduler_->name() +
                              "' planned nothing while requests wait");
     }
@@ -149,6 +151,19 @@ void Replica::request_remote_kv() {
 void Replica::receive_kv(std::uint32_t slot) {
   state_.receive(slot);
   if (!busy_ && !wake_pending_) {
+    wake_pending_ = true;
+    sim_.schedule_at(sim_.now(), event_priority::replica_wake, *this, kWake);
+  }
+}
+
+void Replica::release_kv(std::uint64_t request_id) {
+  const auto it = held_slots_.find(request_id);
+  if (it == held_slots_.end()) throw std::logic_error("replica " + name_ + ": releasing KV it does not hold");
+  const std::uint32_t slot = it->second;
+  held_slots_.erase(it);
+  state_.release_held(slot);
+  for (ServingObserver* o : observers_) o->on_sequence_done(index_, state_.seq(slot));
+  if (!busy_ && !wake_pending_) {  // freed blocks may admit a waiting request
     wake_pending_ = true;
     sim_.schedule_at(sim_.now(), event_priority::replica_wake, *this, kWake);
   }
@@ -261,8 +276,13 @@ void Replica::emit(std::uint32_t slot, std::int32_t tokens) {
   totals_.emitted_tokens += tokens;
   if (s.generated >= s.request.output_tokens) {
     const RequestRecord rec = make_record(s, RequestStatus::finished);
-    state_.finish(slot);
-    for (ServingObserver* o : observers_) o->on_sequence_done(index_, s);
+    if (hold_finished_kv_) {
+      state_.finish_holding(slot);
+      held_slots_[s.request.id] = slot;
+    } else {
+      state_.finish(slot);
+      for (ServingObserver* o : observers_) o->on_sequence_done(index_, s);
+    }
     for (ServingObserver* o : observers_) o->on_request_done(rec);
   }
 }

@@ -98,6 +98,9 @@ struct ReplicaParams {
   FrontendParams frontend;
   // Requests prefilled elsewhere get their KV from here (not owned); null: none may arrive.
   KvSource* kv_source = nullptr;
+  // A finished request keeps its blocks until release_kv(its id): a prefill replica of a
+  // disaggregated deployment, whose KV the decode side has yet to read.
+  bool hold_finished_kv = false;
 };
 
 struct ReplicaTotals {
@@ -142,6 +145,8 @@ class Replica final : public EventHandler, public StepCostSink {
   void on_step_priced(const StepCost& model, Time start, const EngramStepOutcome* in_run) override;
   // The KV of the receiving sequence in `slot` has arrived (called by the KvSource).
   void receive_kv(std::uint32_t slot);
+  // Frees the blocks a finished request kept (ReplicaParams::hold_finished_kv).
+  void release_kv(std::uint64_t request_id);
   // Finalize: records of requests still waiting or running, in slot order.
   void collect_unfinished(std::vector<RequestRecord>& out) const;
 
@@ -186,6 +191,8 @@ class Replica final : public EventHandler, public StepCostSink {
   // events fire); each worker is busy until its entry of frontend_free_.
   FrontendParams frontend_params_;
   KvSource* kv_source_;
+  bool hold_finished_kv_;
+  std::map<std::uint64_t, std::uint32_t> held_slots_;           // by request id
   std::map<std::pair<Time, std::uint64_t>, Request> frontend_;  // keyed (done, order of entry)
   std::vector<Time> frontend_free_;
   std::uint64_t frontend_entries_ = 0;
