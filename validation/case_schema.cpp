@@ -186,7 +186,12 @@ FieldTable<ServingReproduction> serving_schema() {
   t.any_text("baseline", member(&S::baseline), "second variant, for penalty and ratio metrics");
   add_set(t, "overrides of the scenario's keys (e.g. fewer requests)");
   t.section("precision", member(&S::precision), precision_schema(), "");
-  t.choice("pool", member(&S::pool), kPoolNames.choices(), "one pool of a PD-disaggregated deployment, served alone");
+  t.choice("pool", member(&S::pool), kPoolNames.choices(),
+           "one pool of a PD-disaggregated deployment: served alone (a colocated scenario), or the pool whose GPUs "
+           "the throughputs of the whole deployment are counted over (a disaggregated scenario)");
+  t.choice("span", member(&S::span), kSpanNames.choices(),
+           "throughputs over the summary's measured span, or `loaded`: from the first measured arrival to the last "
+           "arrival, from the requests that finish within it (the steady rate at full load)");
   t.number("cached_input_fraction", member(&S::cached_input_fraction), 0.0, 0.99,
            "published share of input tokens served from a KV cache engramsim does not model");
   t.number("target_interactivity", member(&S::target_interactivity), 0.0, 1e6,

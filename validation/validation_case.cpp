@@ -28,6 +28,7 @@ const char* to_string(CaseLevel l) { return kCaseLevelNames.name(l); }
 const char* to_string(MetricKind k) { return kMetricKindNames.name(k); }
 
 const char* to_string(Pool p) { return kPoolNames.name(p); }
+const char* to_string(Span s) { return kSpanNames.name(s); }
 
 Tolerance kind_tolerance(MetricKind k) {
   switch (k) {

@@ -8,7 +8,7 @@
 //                            decode: {seqs, context}, prefill: {chunks, tokens, cached}, ops, layer}
 //                           the step model on the exact published batch (ops: sum those ops of one
 //                           layer instead of the whole step);
-//                  serving: {scenario, variant, baseline, set, precision, pool,
+//                  serving: {scenario, variant, baseline, set, precision, pool, span,
 //                            cached_input_fraction, target_interactivity}
 //                           a scenario file run through the simulator;
 //                  sweep:   {scenario, set, config, baseline, at_interactivity}
@@ -133,9 +133,12 @@ struct StepReproduction {
   int layer = 0;
 };
 
-// A PD-disaggregated pool served alone: `prefill` runs prompts only (the scenario gives one output
-// token); `decode` charges only decode sequences (prompt KV arrives from the prefill pool, its
-// transfer hidden); `colocated` is the scenario as written.
+// One pool of a PD-disaggregated deployment. On a colocated scenario the pool is served alone:
+// `prefill` runs prompts only (the scenario gives one output token); `decode` charges only decode
+// sequences (prompt KV arrives from the prefill pool, its transfer hidden). On a disaggregated
+// scenario the whole deployment runs and the pool names whose GPUs the per-GPU and per-node
+// throughputs are counted over: the prefill pool's for input, the decode pool's for output.
+// `colocated` is the scenario as written, its throughputs over all its GPUs.
 enum class Pool { colocated, prefill, decode };
 inline constexpr EnumNames<Pool, 3> kPoolNames{{{
     {Pool::colocated, "colocated"},
@@ -144,6 +147,19 @@ inline constexpr EnumNames<Pool, 3> kPoolNames{{{
 }}};
 const char* to_string(Pool p);
 
+// The span a serving case reads its throughputs over. `measured`: the run summary's (first arrival,
+// or first measured arrival after a warm-up, to the last measured finish), which holds the ramp at
+// the start and the drain at the end of a closed loop. `loaded`: from the first measured arrival to
+// the last arrival, while every client keeps a request in flight, counting the tokens of the
+// requests that finish within it: the steady rate a serving log shows at full load, for figures
+// published that way.
+enum class Span { measured, loaded };
+inline constexpr EnumNames<Span, 2> kSpanNames{{{
+    {Span::measured, "measured"},
+    {Span::loaded, "loaded"},
+}}};
+const char* to_string(Span s);
+
 struct ServingReproduction {
   std::string scenario;                    // resolved path
   std::string variant;                     // compare variant to read; empty: the scenario has no compare list
@@ -151,12 +167,15 @@ struct ServingReproduction {
   std::vector<scenario::SetArgument> set;  // overrides (e.g. fewer requests for CI), in file order
   PrecisionOverrides precision;
   Pool pool = Pool::colocated;
+  Span span = Span::measured;
   // Published share of input tokens served from a KV cache engramsim does not model (DeepSeek's
   // on-disk context cache): the computed input rate is divided by (1 - fraction).
   double cached_input_fraction = 0.0;
   // > 0: closed loop at the concurrency whose steady decode step gives this many tok/s per user
   // (found on the step model at the workload's mean context), for operating points published by
-  // interactivity rather than by concurrency.
+  // interactivity rather than by concurrency. On a disaggregated scenario that batch is the decode
+  // pool's running limit, and the clients exceed it by the prefill pool's running limit, so that
+  // requests on their way through the prefill pool do not leave the decode pool short.
   double target_interactivity = 0.0;
 };
 

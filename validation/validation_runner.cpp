@@ -120,9 +120,17 @@ double evaluate_step(const ValidationCase& c, const EvalOptions& options, std::s
 // ---------------------------------------------------------------------------------------------
 // Serving cases
 
+// Tokens per second of the requests that finish while the load lasts (Span::loaded).
+struct LoadedRates {
+  double input = 0.0;   // prompt tokens
+  double output = 0.0;  // output tokens
+};
+
 struct ServingRun {
   sim::Summary summary;
-  int gpus_per_node = 0;
+  int gpus_per_node = 0;  // the decode pool's node under kind disaggregated
+  int prefill_gpus_per_node = 0;
+  std::optional<LoadedRates> loaded;  // set when a case reads the loaded span
   std::string engine;
   std::string detail;
   std::string calibration;
@@ -131,8 +139,8 @@ struct ServingRun {
 };
 
 std::string run_key(const ServingReproduction& r, const std::string& variant) {
-  std::string k = r.scenario + "|" + variant + "|" + to_string(r.pool) + "|" + r.precision.describe() + "|" +
-                  fmt("%.6g", r.target_interactivity);
+  std::string k = r.scenario + "|" + variant + "|" + to_string(r.pool) + "|" + to_string(r.span) + "|" +
+                  r.precision.describe() + "|" + fmt("%.6g", r.target_interactivity);
   for (const auto& s : r.set) k += "|" + s.key + "=" + s.value;
   return k;
 }
@@ -168,6 +176,33 @@ std::int32_t concurrency_for_interactivity(const StepTimeModel& model, double co
   return static_cast<std::int32_t>(lo);
 }
 
+// The loaded span: from the first measured arrival to the last arrival, while every client of a
+// closed loop keeps a request in flight (each finish is followed by an arrival at the same time), so
+// the requests that finish within it leave at the steady rate, free of the ramp before it and the
+// drain after it. Throws when the span is empty or no request finishes within it.
+LoadedRates loaded_rates(const std::vector<sim::RequestRecord>& records) {
+  Time first = Time::max();
+  Time last;
+  for (const sim::RequestRecord& rec : records) {
+    if (rec.measured) first = std::min(first, rec.arrival);
+    last = std::max(last, rec.arrival);
+  }
+  if (first == Time::max() || !(first < last))
+    throw std::runtime_error("the loaded span is empty: no measured request arrives before the last arrival");
+  std::int64_t input = 0;
+  std::int64_t output = 0;
+  std::int64_t finished = 0;
+  for (const sim::RequestRecord& rec : records) {
+    if (rec.status != sim::RequestStatus::finished || !(first < rec.finish) || last < rec.finish) continue;
+    input += rec.prompt_tokens;
+    output += rec.generated_tokens;
+    ++finished;
+  }
+  if (finished == 0) throw std::runtime_error("no request finishes within the loaded span");
+  const double span_s = (last - first).seconds();
+  return {static_cast<double>(input) / span_s, static_cast<double>(output) / span_s};
+}
+
 ServingRun run_serving(const ServingReproduction& r, const std::string& variant, const EvalOptions& options) {
   ServingRun out;
   const double t0 = wall_now();
@@ -193,16 +228,20 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   }
   r.precision.apply(p.card);
   out.engine = p.deployment.engine;
+  // Measured requests per client (at least one), for a concurrency found below.
   const std::uint64_t waves =
       p.workload.spec.concurrency > 0 && p.workload.spec.max_requests != UINT64_MAX
-          ? std::max<std::uint64_t>(
-                1, p.workload.spec.max_requests / static_cast<std::uint64_t>(p.workload.spec.concurrency))
+          ? std::max<std::uint64_t>(1, (p.workload.spec.max_requests - p.workload.spec.warmup_requests) /
+                                           static_cast<std::uint64_t>(p.workload.spec.concurrency))
           : 1;
   const double context = r.target_interactivity > 0 ? mean_decode_context(p) : 0.0;
   scenario::BuiltScenario b = scenario::build_scenario(std::move(p));
 
+  // A disaggregated scenario runs whole: its decode pool pays for the prompts it admits, so no
+  // pool stands in for it.
+  const bool whole = b.run.disaggregation.has_value();
   std::unique_ptr<DecodePoolStepModel> pool;
-  if (r.pool == Pool::decode) {
+  if (r.pool == Pool::decode && !whole) {
     pool = std::make_unique<DecodePoolStepModel>(*b.step_memo);
     for (auto& rep : b.run.replicas) rep.step_model = pool.get();
   }
@@ -211,15 +250,35 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
       throw ConfigError({r.scenario, 0, 0}, "workload", "target_interactivity needs a closed loop");
     const std::int32_t per_replica =
         concurrency_for_interactivity(*b.step_memo, context, r.target_interactivity, b.scheduler_ranks);
-    const std::int32_t clients = per_replica * static_cast<std::int32_t>(b.replicas);
+    std::int32_t clients = per_replica * static_cast<std::int32_t>(b.replicas);
+    if (whole) {
+      // The batch is the decode pool's limit; the clients beyond it wait in or behind the prefill pool.
+      b.run.scheduler.max_num_seqs = per_replica;
+      const auto& d = *b.run.disaggregation;
+      clients += d.prefill_scheduler.max_num_seqs * static_cast<std::int32_t>(d.prefill_replicas.size());
+    }
+    // Warm-up and measured requests keep their number per client; the scenario's source sends no
+    // more than it was written for.
+    const double warmup_waves = static_cast<double>(b.run.workload.warmup_requests) / b.run.workload.concurrency;
+    const auto warmup = static_cast<std::uint64_t>(std::llround(warmup_waves * clients));
+    const std::uint64_t requests = warmup + waves * static_cast<std::uint64_t>(clients);
+    if (requests > b.run.workload.max_requests)
+      throw ConfigError({r.scenario, 0, 0}, "workload.concurrency",
+                        "target_interactivity needs " + std::to_string(clients) + " clients, more than the " +
+                            std::to_string(b.run.workload.concurrency) +
+                            " the scenario's requests were written for: raise workload.concurrency and its requests");
     b.run.workload.concurrency = clients;
-    b.run.workload.max_requests = waves * static_cast<std::uint64_t>(clients);
-    out.detail += "concurrency " + std::to_string(clients) + " for " + fmt("%.1f", r.target_interactivity) +
-                  " tok/s/user at mean context " + fmt("%.0f", context) + "; ";
+    b.run.workload.warmup_requests = warmup;
+    b.run.workload.max_requests = requests;
+    out.detail += "concurrency " + std::to_string(clients) +
+                  (whole ? ", decode batch " + std::to_string(per_replica) : "") + " for " +
+                  fmt("%.1f", r.target_interactivity) + " tok/s/user at mean context " + fmt("%.0f", context) + "; ";
   }
   const sim::RunResult result = sim::run_simulation(b.run);
   out.summary = result.summary;
   out.gpus_per_node = b.params.node.gpu_count;
+  out.prefill_gpus_per_node = b.prefill_pool ? b.prefill_pool->params.node.gpu_count : b.params.node.gpu_count;
+  if (r.span == Span::loaded) out.loaded = loaded_rates(result.requests);
   // A disaggregated deployment: both pools and the KV transfer ("prefill: ...; decode: ...; KV transfer: ...").
   std::string deployment;
   for (const std::string& line : b.deployment_lines()) deployment += (deployment.empty() ? "" : "; ") + line;
@@ -232,15 +291,40 @@ ServingRun run_serving(const ServingReproduction& r, const std::string& variant,
   return out;
 }
 
+// Input and output tokens per second per GPU, over the span and the GPUs the case reads: the
+// summary's measured span or the loaded one; all GPUs of the run, or under kind disaggregated with
+// `pool:` given, the prefill pool's for input and the decode pool's for output.
+struct PerGpuRates {
+  double input = 0.0;
+  double output = 0.0;
+  double total = 0.0;
+};
+
+PerGpuRates per_gpu_rates(const ValidationCase& c, const ServingRun& run) {
+  const sim::Summary& s = run.summary;
+  const double gpus = s.num_gpus;
+  const bool by_pool = s.disaggregated && c.serving->pool != Pool::colocated;
+  const double input_gpus = by_pool ? s.prefill_gpus : gpus;
+  const double output_gpus = by_pool ? s.decode_gpus : gpus;
+  if (c.serving->span == Span::loaded) {
+    const LoadedRates& l = *run.loaded;
+    return {l.input / input_gpus, l.output / output_gpus, (l.input + l.output) / gpus};
+  }
+  if (by_pool) return {s.input_throughput / input_gpus, s.output_throughput / output_gpus, s.tput_per_gpu};
+  return {s.input_tput_per_gpu, s.output_tput_per_gpu, s.tput_per_gpu};
+}
+
 double serving_metric(const ValidationCase& c, const ServingRun& run, const ServingRun* base) {
   const sim::Summary& s = run.summary;
   const double keep = 1.0 - c.serving->cached_input_fraction;
   const std::string& m = c.metric;
-  if (m == "output_tput_per_gpu") return s.output_tput_per_gpu;
-  if (m == "input_tput_per_gpu") return s.input_tput_per_gpu / keep;
-  if (m == "total_tput_per_gpu") return s.tput_per_gpu;
-  if (m == "input_tput_per_node") return s.input_tput_per_gpu / keep * run.gpus_per_node;
-  if (m == "output_tput_per_node") return s.output_tput_per_gpu * run.gpus_per_node;
+  const PerGpuRates rate = per_gpu_rates(c, run);
+  const bool by_pool = s.disaggregated && c.serving->pool != Pool::colocated;
+  if (m == "output_tput_per_gpu") return rate.output;
+  if (m == "input_tput_per_gpu") return rate.input / keep;
+  if (m == "total_tput_per_gpu") return rate.total;
+  if (m == "input_tput_per_node") return rate.input / keep * (by_pool ? run.prefill_gpus_per_node : run.gpus_per_node);
+  if (m == "output_tput_per_node") return rate.output * run.gpus_per_node;
   if (m == "total_tokens_per_dollar") return s.tokens_per_dollar;
   if (m == "mean_ttft_ms") return s.ttft.mean;
   if (m == "mean_tpot_ms") return s.tpot.mean;
@@ -531,7 +615,9 @@ void evaluate_serving(const ValidationCase& c, const ServingRuns& plan, const st
   r.detail = run.detail;
   r.calibration = run.calibration;
   r.engine = run.engine;
-  r.batch = batch_regime(run.summary.mean_decode_rows);
+  // A prefill pool's figure belongs with the prefill batches, whatever its decode pool runs.
+  const bool prefill_pool = run.summary.disaggregated && c.serving->pool == Pool::prefill;
+  r.batch = batch_regime(prefill_pool ? 0.0 : run.summary.mean_decode_rows);
   r.wall_s = run.wall_s + (base ? base->wall_s : 0.0);
   if (!run.error.empty() || (base && !base->error.empty())) {
     r.status = CaseStatus::error;

@@ -10,9 +10,12 @@
 //                  GPU count.
 //   serving cases  read the scenario file, expand its compare variants with the caller's override
 //                  function (apply the case's `set:` first), parse, replace card precisions, build,
-//                  then run the simulator (decode pools through DecodePoolStepModel; a target
-//                  interactivity picks the closed-loop concurrency on the step model first).
-//                  Metrics come from the run's Summary; a penalty or ratio compares two variants.
+//                  then run the simulator (a decode pool served alone through DecodePoolStepModel;
+//                  a disaggregated scenario whole, its throughputs per GPU of the pool `pool:`
+//                  names; a target interactivity picks the closed-loop concurrency on the step
+//                  model first). Metrics come from the run's Summary, or with `span: loaded` from
+//                  the requests that finish between the first measured arrival and the last
+//                  arrival; a penalty or ratio compares two variants.
 //   sweep cases    run a sweep scenario through EvalOptions::evaluate_sweep and read the
 //                  configurations' frontiers (tokens per dollar or throughput at an interactivity,
 //                  their ratio, or the largest frontier ratio over the overlap).

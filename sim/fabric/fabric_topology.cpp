@@ -15,8 +15,10 @@ ResourceId FabricTopology::add_resource(std::string name, Bandwidth capacity, Ti
     throw std::invalid_argument("fabric resource " + name + ": capacity must be positive and finite");
   if (latency < Time::zero()) throw std::invalid_argument("fabric resource " + name + ": negative latency");
   if (find_resource(name)) throw std::invalid_argument("fabric resource " + name + ": duplicate name");
+  const auto id = static_cast<ResourceId>(resources_.size());
+  resource_index_.emplace(name, id);
   resources_.push_back(Resource{std::move(name), capacity, latency, kind});
-  return static_cast<ResourceId>(resources_.size() - 1);
+  return id;
 }
 
 FabricTopology::LinkEnds FabricTopology::add_link(const std::string& name, Bandwidth bandwidth, Time latency,
@@ -54,20 +56,22 @@ RouteId FabricTopology::add_route(std::string name, std::vector<ResourceId> hops
       throw std::invalid_argument("fabric route " + name + ": resource " + resources_[hops[i]].name + " appears twice");
     latency += resources_[hops[i]].latency;
   }
+  const auto id = static_cast<RouteId>(routes_.size());
+  route_index_.emplace(name, id);
   routes_.push_back(Route{std::move(name), std::move(hops), latency});
-  return static_cast<RouteId>(routes_.size() - 1);
+  return id;
 }
 
 std::optional<RouteId> FabricTopology::find_route(std::string_view name) const {
-  for (std::size_t i = 0; i < routes_.size(); ++i)
-    if (routes_[i].name == name) return static_cast<RouteId>(i);
-  return std::nullopt;
+  const auto it = route_index_.find(name);
+  if (it == route_index_.end()) return std::nullopt;
+  return static_cast<RouteId>(it->second);
 }
 
 std::optional<ResourceId> FabricTopology::find_resource(std::string_view name) const {
-  for (std::size_t i = 0; i < resources_.size(); ++i)
-    if (resources_[i].name == name) return static_cast<ResourceId>(i);
-  return std::nullopt;
+  const auto it = resource_index_.find(name);
+  if (it == resource_index_.end()) return std::nullopt;
+  return static_cast<ResourceId>(it->second);
 }
 
 }  // namespace engramsim::fabric

@@ -16,13 +16,17 @@
 // links and stay exact.
 //
 // Routes are declared before a fabric is built from the topology (SimGrid seals its platform before
-// running, and a precomputed route table keeps the per-flow cost to one index).
+// running, and a precomputed route table keeps the per-flow cost to one index). Names are kept in a
+// hash index, so a cluster's routes between every pair of GPUs (tens of thousands for a few dozen
+// nodes) are declared in linear time.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/enum_names.hpp"
@@ -108,8 +112,17 @@ class FabricTopology {
   std::optional<ResourceId> find_resource(std::string_view name) const;
 
  private:
+  // Looks a std::string key up by std::string_view without a copy.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  using NameIndex = std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>>;
+
   std::vector<Resource> resources_;
   std::vector<Route> routes_;
+  NameIndex resource_index_;
+  NameIndex route_index_;
 };
 
 }  // namespace engramsim::fabric

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -90,6 +91,11 @@ class SectionBuilder {
 };
 
 double as_double(std::int64_t v) { return static_cast<double>(v); }
+
+// A deployment's rate over one pool's GPUs; NaN for a pool without GPUs.
+double per_pool_gpu(double rate, std::int32_t gpus) {
+  return gpus > 0 ? rate / gpus : std::numeric_limits<double>::quiet_NaN();
+}
 
 void add_counts(std::vector<SummaryMetric>& out) {
   SectionBuilder b(out, MetricSection::counts);
@@ -381,6 +387,14 @@ void add_disaggregation(std::vector<SummaryMetric>& out) {
   b.count("decode_gpus", "", "GPUs of the decode pool", [](const Summary& s) {
      return as_double(s.decode_gpus);
    }).row("decode pool GPUs", 0, kDisaggregated, 505, kNoRatio);
+  // Per GPU of the pool that does the work: what pools are sized by and disaggregated deployments
+  // publish (SGLang and DeepSeek per node of each pool).
+  b.num("prefill_input_tput_per_gpu", "tokens/s", "input_throughput / prefill_gpus: prompt tokens per prefill-pool GPU",
+        [](const Summary& s) { return per_pool_gpu(s.input_throughput, s.prefill_gpus); })
+      .row("prefill pool input tok/s/GPU", 1, kDisaggregated, 506, kRatio);
+  b.num("decode_output_tput_per_gpu", "tokens/s", "output_throughput / decode_gpus: output tokens per decode-pool GPU",
+        [](const Summary& s) { return per_pool_gpu(s.output_throughput, s.decode_gpus); })
+      .row("decode pool output tok/s/GPU", 1, kDisaggregated, 507, kRatio);
   b.num("remote_prefill_share", "", "requests sent to the prefill pool / requests routed", [](const Summary& s) {
      return s.remote_prefill_share;
    }).row("prefilled on prefill pool %", 1, kDisaggregated, 510, kNoRatio, Shown::percent);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/fabric/simgrid_fabric.hpp"
+#include "sim/metrics/summary_metrics.hpp"
 #include "sim_test_support.hpp"
 
 using namespace engramsim;
@@ -107,6 +108,12 @@ TEST(Disaggregation, ARequestOnAnIdleFabricWaitsPrefillTransferAndOneDecodeStep)
   EXPECT_DOUBLE_EQ(r.summary.mean_decode_queue_ms, 0.0);
   EXPECT_NEAR(r.summary.mean_kv_transfer_ms, 0.036, 1e-12);
   EXPECT_NEAR(r.summary.prefill_busy_fraction, 10.0 / (60.036), 1e-9);
+  // Each pool's rate over its own GPU: 1,000 prompt tokens and 5 output tokens over the run.
+  const auto& metrics = summary_metrics();
+  const double seconds = r.summary.duration_s;
+  EXPECT_NEAR(summary_metric_value(metrics, "prefill_input_tput_per_gpu", r.summary), 1000.0 / seconds, 1e-9);
+  EXPECT_NEAR(summary_metric_value(metrics, "decode_output_tput_per_gpu", r.summary), 5.0 / seconds, 1e-9);
+  EXPECT_NEAR(r.summary.input_tput_per_gpu, 500.0 / seconds, 1e-9);  // both pools' GPUs
 }
 
 TEST(Disaggregation, ARequestWaitsForDecodeBlocksInsteadOfDropping) {

@@ -250,3 +250,50 @@ TEST(ArticleSweep, SmokeRunReadsTheFrontiers) {
 
 }  // namespace
 }  // namespace engramsim::validation
+
+namespace engramsim::validation {
+namespace {
+
+// A disaggregated scenario runs whole; `pool:` names the GPUs a throughput is counted over and
+// `span: loaded` reads the steady rate between the first measured arrival and the last arrival.
+TEST(WholeDeployment, PoolAndSpanChooseWhatIsRead) {
+  const auto one = [](const std::string& id, const std::string& metric, const std::string& reading) {
+    return "  - id: " + id + "\n    level: serving\n    metric: " + metric +
+           "\n    published: {value: 1000, unit: \"tok/s\", basis: published}\n"
+           "    source: {name: aiconfigurator-silicon-refs, url: \"u\", where: \"w\"}\n"
+           "    config: {model: deepseek-v3, gpu: b200}\n    representable: partial\n"
+           "    reproduce:\n      serving:\n        scenario: aic-dsr1-disagg-sglang.yaml\n"
+           "        variant: b200-fp8-c4\n        set: {workload.input.tokens: 256, workload.output.tokens: 64}\n" +
+           reading;
+  };
+  const std::string text = "schema_version: 1\ncases:\n" + one("all", "output_tput_per_gpu", "") +
+                           one("decode", "output_tput_per_gpu", "        pool: decode\n") +
+                           one("decode-node", "output_tput_per_node", "        pool: decode\n") +
+                           one("prefill-node", "input_tput_per_node", "        pool: prefill\n") +
+                           one("decode-loaded", "output_tput_per_gpu", "        pool: decode\n        span: loaded\n");
+  const ValidationSet set =
+      validation_set_from_yaml(text, "whole.yaml", engramsim::test::source_root() + "/scenarios/validation");
+  const ValidationReport r = evaluate_set(set, options(2));
+  ASSERT_EQ(r.results.size(), 5u);
+  for (const CaseResult& c : r.results) ASSERT_NE(c.status, CaseStatus::error) << c.id << ": " << c.message;
+  const auto value = [&](const std::string& id) {
+    for (const CaseResult& c : r.results)
+      if (c.id == id) return c.predicted;
+    throw std::runtime_error("no result " + id);
+  };
+  // 16 GPUs, 8 in each pool: the decode pool's output rate per GPU is twice the deployment's; the
+  // prefill pool is one 8-GPU node, so its input rate per node is the run's whole input rate, 256 /
+  // 64 times its output rate (16 x "all").
+  EXPECT_NEAR(value("decode"), 2.0 * value("all"), 1e-9 * value("all"));
+  EXPECT_NEAR(value("decode-node"), 8.0 * value("decode"), 1e-9 * value("decode-node"));
+  EXPECT_NEAR(value("prefill-node"), 16.0 * value("all") * 256.0 / 64.0, 1e-9 * value("prefill-node"));
+  // The steady rate leaves out the drain after the last arrival: above the measured span's.
+  EXPECT_GT(value("decode-loaded"), value("decode"));
+  EXPECT_LT(value("decode-loaded"), 1.5 * value("decode"));
+  // A prefill pool's figure is grouped with prefill batches.
+  for (const CaseResult& c : r.results)
+    if (c.id == "prefill-node") EXPECT_EQ(c.batch, "prefill");
+}
+
+}  // namespace
+}  // namespace engramsim::validation
