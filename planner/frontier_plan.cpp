@@ -29,15 +29,10 @@ const ReportPoint* nearest(const ReportData& d, const std::string& config, doubl
   return best;
 }
 
-// Cost inputs of one replica's nodes: the GPU-hour all-in at list (the idle GPUs are counted by
-// size_fleet's whole nodes, so the per-used share is taken back out).
+// Cost inputs of one replica's nodes, from the point's figures.
 FleetCostInputs cost_inputs(const ReportPoint& p) {
-  FleetCostInputs c;
-  c.gpus_per_replica = std::max(1, static_cast<int>(p.metrics.gpus));
-  c.gpus_per_node = std::max(1, static_cast<int>(extra_number(p, "gpus_per_node", c.gpus_per_replica)));
-  c.gpu_hour = MoneyRate(p.usd_per_gpu_hour / extra_number(p, "paid_gpus_per_used_gpu", 1.0));
-  c.amortization_life = Time::from_seconds(3600.0);  // no extra storage: its cost is in the all-in price
-  return c;
+  return unit_cost_inputs(p.metrics.gpus, extra_number(p, "gpus_per_node", p.metrics.gpus), p.usd_per_gpu_hour,
+                          extra_number(p, "paid_gpus_per_used_gpu", 1.0));
 }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -88,6 +83,18 @@ std::string verdict_text(const FrontierPlan& f) {
 }
 
 }  // namespace
+
+FleetCostInputs unit_cost_inputs(double gpus_per_unit, double gpus_per_node, double usd_per_gpu_hour,
+                                 double paid_per_used) {
+  FleetCostInputs c;
+  c.gpus_per_replica = std::max(1, static_cast<int>(gpus_per_unit));
+  c.gpus_per_node = std::max(1, static_cast<int>(gpus_per_node));
+  // The GPU-hour all-in at list: size_fleet's whole nodes count the idle GPUs, so the per-used
+  // share is taken back out.
+  c.gpu_hour = MoneyRate(usd_per_gpu_hour / paid_per_used);
+  c.amortization_life = Time::from_seconds(3600.0);  // no extra storage: its cost is in the all-in price
+  return c;
+}
 
 FrontierPlan plan_at_interactivity(const ReportData& d, double x, double target_tokens_per_s,
                                    double target_requests_per_s, double target_utilization) {

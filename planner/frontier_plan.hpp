@@ -31,6 +31,12 @@ struct FrontierPlan {
   std::string verdict;  // one paragraph, the answer first
 };
 
+// What one planning unit (a replica, or a disaggregated deployment's pools) costs, from the figures a
+// point's result carries: its GPUs, its node's GPUs, the all-in $/GPU-hour per GPU used and the GPUs
+// paid per GPU used (whole nodes are counted by size_fleet, so the idle share is taken back out).
+FleetCostInputs unit_cost_inputs(double gpus_per_unit, double gpus_per_node, double usd_per_gpu_hour,
+                                 double paid_per_used);
+
 // `target_tokens_per_s` > 0, or `target_requests_per_s` > 0 converted with each configuration's
 // measured tokens per request; each replica sized at `target_utilization` (0, 1] of its throughput
 // at the interactivity. Throws std::invalid_argument when neither target is positive or the

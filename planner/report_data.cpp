@@ -392,16 +392,22 @@ const ValidationGroup* own_group(const ReportData& d, const std::string& gpu, co
 
 }  // namespace
 
-std::optional<double> config_error(const ReportData& d, const std::string& config) {
-  const auto [gpu, engine] = gpu_and_engine(d, config);
-  if (const ValidationGroup* g = own_group(d, gpu, engine)) return g->mape;
+std::optional<double> validation_error(const ValidationErrors& v, const std::string& gpu, const std::string& engine) {
+  if (const auto it = v.by_gpu_engine.find(gpu + "/" + engine);
+      !gpu.empty() && !engine.empty() && it != v.by_gpu_engine.end())
+    return it->second.mape;
   std::optional<double> err;
   const auto take = [&](const std::map<std::string, double>& by, const std::string& n) {
     if (const auto it = by.find(n); it != by.end()) err = std::max(err.value_or(0.0), it->second);
   };
-  take(d.context.validation.by_gpu, gpu);
-  take(d.context.validation.by_engine, engine);
-  return err ? err : d.context.validation.serving_throughput;
+  take(v.by_gpu, gpu);
+  take(v.by_engine, engine);
+  return err ? err : v.serving_throughput;
+}
+
+std::optional<double> config_error(const ReportData& d, const std::string& config) {
+  const auto [gpu, engine] = gpu_and_engine(d, config);
+  return validation_error(d.context.validation, gpu, engine);
 }
 
 std::string own_validation_text(const ReportData& d, const std::string& config) {
@@ -510,7 +516,9 @@ std::optional<std::string> nothing_fits(const ReportData& d) {
   if (d.points.empty()) return std::nullopt;
   std::vector<std::pair<std::string, std::string>> why;  // configuration, its first reason
   for (const auto& p : d.points) {
-    if (p.status != PointStatus::infeasible || p.reason.rfind(kSloMissReason, 0) == 0) return std::nullopt;
+    if (p.status != PointStatus::infeasible || p.reason.rfind(kSloMissReason, 0) == 0 ||
+        p.reason.rfind(kBoundPrunedReason, 0) == 0)
+      return std::nullopt;
     if (std::none_of(why.begin(), why.end(), [&](const auto& w) { return w.first == p.config; }))
       why.emplace_back(p.config, p.reason);
   }
@@ -553,7 +561,10 @@ std::vector<OutOfRange> out_of_range_at(const ReportData& d, double interactivit
   for (const auto& c : order) {
     const auto r = range.find(c);
     if (r == range.end()) {
-      out.push_back({c, "no point ran (" + (failed[c].empty() ? std::string("none evaluated") : failed[c]) + ")"});
+      const std::string& why = failed[c];
+      out.push_back({c, why.rfind(kBoundPrunedReason, 0) == 0
+                            ? why
+                            : "no point ran (" + (why.empty() ? std::string("none evaluated") : why) + ")"});
       continue;
     }
     const auto [lo, hi] = r->second;

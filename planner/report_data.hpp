@@ -204,6 +204,8 @@ Recommendation recommend(const ReportData& d);
 // engine where the set has any, else the larger MAPE of its GPU and engine where the set has cases
 // for them, else the set's serving-throughput MAPE; nullopt when none is known.
 std::optional<double> config_error(const ReportData& d, const std::string& config);
+// The same rule for a configuration known by its GPU and engine (one not simulated yet).
+std::optional<double> validation_error(const ValidationErrors& v, const std::string& gpu, const std::string& engine);
 
 // How far to trust a configuration's figures, from its own validation cases: "its own validation:
 // 4 cases on B200 with vllm, mean error 7.0 % (MAPE, not a bound), predicting 4.5 % slower than
@@ -226,6 +228,9 @@ Table host_memory_table(const ReportData& d);
 // How a rate plan's candidate that runs but meets the SLO at no probed rate begins its reason
 // (its status is infeasible too, but nothing keeps it from fitting).
 inline constexpr const char* kSloMissReason = "never meets the SLO";
+// How a plan's candidate that was not simulated because its upper bound cannot beat a simulated one
+// begins its reason (planner/bound_prune.hpp; its status is infeasible too, though it may fit).
+inline constexpr const char* kBoundPrunedReason = "pruned";
 
 // When every point is infeasible (none ran ok, none failed otherwise, none is an SLO miss): one
 // paragraph, the answer first, naming each configuration with the reason (the term) that keeps it

@@ -325,7 +325,7 @@ SweepRunSummary run_local(const std::vector<SweepPoint>& points, const EvaluateF
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!o.shard.owns(i)) continue;
     ++s.owned_points;
-    if (run.finished[i] == '0') todo.push_back(i);
+    if (run.finished[i] == '0' && (!o.select || o.select(points[i]))) todo.push_back(i);
   }
   Progress progress(
       progress_out(o), resolve_mode(o), todo.size(),
@@ -450,6 +450,7 @@ SweepRunSummary run_mpi(const std::vector<SweepPoint>& points, const EvaluateFn&
       if (rank == 0) ++s.already_done;
       continue;
     }
+    if (o.select && !o.select(points[i])) continue;
     ++unfinished_all;
     if (i % static_cast<std::size_t>(size) == static_cast<std::size_t>(rank)) todo.push_back(i);
   }

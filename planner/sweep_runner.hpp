@@ -79,6 +79,10 @@ struct SweepRunOptions {
   std::ostream* progress_stream = nullptr;          // nullptr = std::cerr
   bool durable = true;                              // fdatasync after every batch of lines (off only for benchmarks)
   PruneFn prune;
+  // When given, only the points it accepts are run by this call; the others are left without a line
+  // for a later call on the same folder (with `resume`), and the run is complete when none is left.
+  // A caller runs a sweep in stages this way, deciding each stage from the lines of the earlier ones.
+  std::function<bool(const SweepPoint&)> select;
   std::string fingerprint;             // the scenario as expanded and the settings (sweep.json, checked)
   std::vector<InputFile> inputs;       // every file the points read, hashed (sweep.json, checked)
   ToolIdentity tool;                   // the engramsim computing them (sweep.json, checked)

@@ -14,11 +14,12 @@
 #include "core/rng.hpp"
 #include "hardware/board_power.hpp"
 #include "hardware/gpu_reference.hpp"
+#include "planner/frontier_plan.hpp"
 #include "scenario/build/serve_command.hpp"
 #include "scenario/schema/data_path.hpp"
 #include "sim/metrics/summary_metrics.hpp"
+#include "study/plan_bound.hpp"
 #include "study/provenance.hpp"
-#include "study/rate_match.hpp"
 #include "validation/recorded_accuracy.hpp"
 
 namespace engramsim::study {
@@ -269,6 +270,25 @@ planner::Outcome ScenarioEvaluator::evaluate(const planner::SweepPoint& point) c
   return planner::Outcome::ok(to_json(point_metrics(built, run, cdf_samples_)));
 }
 
+PointBound ScenarioEvaluator::bound_before_run(const planner::SweepPoint& point, double interactivity) const {
+  scenario::ScenarioParams params = params_of(point);
+  PointBound out;
+  out.gpu = params.node.gpu.name;
+  out.engine = params.deployment.engine;
+  if (!params.disaggregation) return out;
+  try {
+    const scenario::BuiltScenario b = scenario::build_scenario(std::move(params));
+    const std::optional<RateMatch> m = study::bound_before_run(b, interactivity);
+    if (!m || !(m->tokens_per_s_per_gpu > 0.0)) return out;
+    out.bound = m;
+    out.unit_cost = planner::unit_cost_inputs(b.planning_unit_gpus(), b.params.node.gpu_count,
+                                              b.price.per_gpu_used().value(), b.price.paid_per_used);
+  } catch (const std::exception&) {
+    // A point that does not build has no bound: it is simulated, and its line says why it failed.
+  }
+  return out;
+}
+
 std::optional<std::string> ScenarioEvaluator::serve_command(const nlohmann::json& assignments) const {
   std::vector<planner::Assignment> a;
   for (const auto& [key, value] : assignments.items()) a.push_back({key, YAML::Load(value.dump())});
@@ -327,26 +347,13 @@ void add_summary_metrics(const sim::Summary& s, nlohmann::json& extra) {
     extra[v.key] = v.integer ? nlohmann::json(static_cast<std::int64_t>(v.value)) : num(v.value);
 }
 
-// A disaggregated point's rate-matching bound (rate_match.hpp) at the interactivity it ran at, with
-// the workload's mean request as it ran, and the simulated throughput as a share of it.
-nlohmann::json rate_match_json(const scenario::BuiltScenario& b, const sim::Summary& s) {
-  const auto requests = static_cast<double>(std::max<std::int64_t>(1, s.num_requests));
-  RateMatchInputs in;
-  in.prefill = {b.prefill_pool->step_memo.get(), b.prefill_pool->replicas, b.prefill_pool->gpus_per_replica};
-  in.decode = {b.step_memo.get(), b.replicas, b.gpus_per_replica};
-  in.chunk_tokens = b.prefill_pool->run.scheduler.max_num_batched_tokens;
-  in.max_seqs = b.run.scheduler.max_num_seqs;
-  const sim::SpecDecodeParams& spec = b.run.replicas.front().spec;
-  in.positions = 1 + spec.num_speculative_tokens;
-  in.tokens_per_step = spec.num_speculative_tokens > 0 ? spec.acceptance_length : 1.0;
-  in.input_tokens = std::max(1.0, static_cast<double>(s.total_input_tokens) / requests);
-  in.cached_fraction = std::isfinite(s.prefill_prefix_hit_rate) ? s.prefill_prefix_hit_rate : 0.0;
-  in.output_tokens = std::max(1.0, static_cast<double>(s.total_output_tokens) / requests);
-  in.interactivity = std::isfinite(s.median_intvty) ? s.median_intvty : 0.0;
-  const RateMatch m = rate_match(in);
+// A disaggregated point's rate-matching bound (plan_bound.hpp) at the interactivity it ran at, with
+// the workload's mean request as it ran, and the simulated throughput as a share of it (at most 1:
+// the bound is optimistic).
+nlohmann::json rate_match_json(const RateMatch& m, const sim::Summary& s) {
   return {{"requests_per_s", num(m.requests_per_s)},
           {"tok_per_s_per_gpu", num(m.tokens_per_s_per_gpu)},
-          {"decode_batch", m.decode_batch},
+          {"decode_batch", num(m.decode_batch)},
           {"limit", m.prefill_bound ? "prefill" : "decode"},
           {"simulated_share", num(m.tokens_per_s_per_gpu > 0.0 ? s.tput_per_gpu / m.tokens_per_s_per_gpu : kNaN)}};
 }
@@ -388,7 +395,7 @@ nlohmann::json point_extra(const scenario::BuiltScenario& b, const sim::RunResul
         {"rest", num(b.host_memory.rest().gib())}}},
   };
   add_summary_metrics(s, extra);
-  if (b.prefill_pool) extra["rate_match"] = rate_match_json(b, s);
+  if (const auto m = bound_of_run(b, s)) extra["rate_match"] = rate_match_json(*m, s);
   return extra;
 }
 

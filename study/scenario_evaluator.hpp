@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "hardware/calibration_profile.hpp"
+#include "planner/plan_search.hpp"
 #include "planner/point_metrics.hpp"
 #include "planner/report_data.hpp"
 #include "planner/sweep_runner.hpp"
@@ -34,6 +35,7 @@
 #include "scenario/schema/scenario.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "study/planner_scenario.hpp"
+#include "study/rate_match.hpp"
 
 namespace engramsim::study {
 
@@ -70,6 +72,17 @@ struct CalibrationOverrides {
 // is refused).
 CalibrationOverrides load_calibration_overrides(const std::vector<std::string>& paths);
 
+// What a plan knows of a point before simulating it (study/pruned_grid.hpp): its GPU and engine, which
+// the verdict judges its validation error by, and, for a disaggregated deployment whose requests are
+// drawn before the run (plan_bound.hpp), its rate-matching bound at the plan's interactivity and what
+// one planning unit costs.
+struct PointBound {
+  std::string gpu;
+  std::string engine;
+  std::optional<RateMatch> bound;  // nullopt: none (colocated, agentic, infeasible, or 0 at the target)
+  planner::FleetCostInputs unit_cost;
+};
+
 class ScenarioEvaluator {
  public:
   // `file`: the scenario file as given; `base`: the scenario without its `sweep:` block.
@@ -92,6 +105,9 @@ class ScenarioEvaluator {
 
   // Infeasible (pruned, with the footprint's reason) or ok with to_json(point_metrics(...)).
   planner::Outcome evaluate(const planner::SweepPoint& point) const;
+
+  // The point's bound before it is simulated (PointBound). Builds the point without running it.
+  PointBound bound_before_run(const planner::SweepPoint& point, double interactivity) const;
 
   // The engine command line of the point with these assignments (a result line's), for
   // deployment (scenario/build/serve_command.hpp); nullopt when it does not build or has no engine.

@@ -102,6 +102,32 @@ TEST(SweepRunner, PrunedPointsAreRecordedAndNeverEvaluated) {
   EXPECT_EQ(r.lines[2 * 6 + 0].reason, "SSD tier disabled for this study");
 }
 
+// A sweep run in stages (select), each later stage resuming the file, leaves the stage's other
+// points for later and ends with the file a single run writes.
+TEST(SweepRunner, StagesBySelectEndWithTheSingleRunsFile) {
+  TempDir t;
+  const auto pts = small_sweep();
+  const std::string expected = reference_run(t / "ref");
+  std::atomic<int> evaluations{0};
+  const auto evaluate = [&](const SweepPoint& p) {
+    ++evaluations;
+    return evaluate_small(p);
+  };
+  bool first = true;
+  for (const char* tier : {"dram", "hbm", "ssd"}) {
+    auto o = quiet(t / "staged", 2);
+    o.resume = !first;
+    o.select = [tier](const SweepPoint& p) { return p.assignments_json()["deployment.engram_tier"] == tier; };
+    const auto s = run_sweep(pts, evaluate, o);
+    EXPECT_EQ(s.evaluated, 12u) << tier;
+    EXPECT_EQ(s.complete, std::string(tier) == "ssd") << tier;
+    EXPECT_FALSE(s.stopped) << tier;
+    first = false;
+  }
+  EXPECT_EQ(evaluations.load(), 36);
+  EXPECT_EQ(read_file(results_path(t / "staged")), expected);
+}
+
 // SIGINT/SIGTERM reach the runner as `stop`: once it says so no point starts, the ones in flight
 // are written whole, and --resume finishes the file as an uninterrupted run would have.
 TEST(SweepRunner, AStopRequestEndsAtAPointBoundaryAndResumeFinishes) {

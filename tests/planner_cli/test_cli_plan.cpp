@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,109 @@ TEST(CliPlan, SearchesEachCandidateSizesAndRanksTheFleet) {
   ASSERT_EQ(again.code, 0) << describe(again);
   EXPECT_NE(again.out.find("2 already done, 0 evaluated now"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("Fleet plans at 400 req/s"), std::string::npos) << again.out;
+}
+
+// The DeepSeek-R1 plan on HGX B200 (colocated TP8 against 1P1D, 1P2D and 1P3D units at 125
+// tok/s/user) with and without pruning by the rate-matching bound: the same fleet wins and the same
+// candidates tie; pruned, fewer points are simulated, and the run without pruning shows each pruned
+// candidate costing at least its bound's fleet.
+std::vector<std::string> dsr1_plan(const fs::path& out, std::vector<std::string> extra = {},
+                                   const std::string& node = "b200") {
+  std::vector<std::string> a = {"plan",       source_file("scenarios/disagg-dsr1-" + node + ".yaml"),
+                                "--out",      out.string(),
+                                "--jobs",     "2",
+                                "--progress", "none",
+                                "--json"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+// Result lines of the grid and its refinement rounds, simulated (ok) and pruned.
+std::pair<int, int> simulated_and_pruned(const fs::path& dir) {
+  int ok = 0, pruned = 0;
+  std::vector<fs::path> files = {dir / "results.jsonl"};
+  for (int round = 1; fs::exists(dir / "refine" / ("round-" + std::to_string(round))); ++round)
+    files.push_back(dir / "refine" / ("round-" + std::to_string(round)) / "results.jsonl");
+  for (const auto& f : files)
+    for (const auto& l : lines_of(read_file(f))) {
+      const auto j = nlohmann::json::parse(l);
+      ok += j.at("status") == "ok";
+      pruned += j.value("reason", "").rfind("pruned", 0) == 0;
+    }
+  return {ok, pruned};
+}
+
+// On GB200 the validation error is larger (41.5 % against 19.2 %): only 1P1D is pruned there.
+void expect_the_same_recommendation(const std::string& node) {
+  SCOPED_TRACE(node);
+  TempDir t;
+  const CliResult pruned = run_cli(dsr1_plan(t / "pruned", {}, node), t.path());
+  ASSERT_EQ(pruned.code, 0) << describe(pruned);
+  const CliResult all = run_cli(dsr1_plan(t / "all", {"--no-prune"}, node), t.path());
+  ASSERT_EQ(all.code, 0) << describe(all);
+  const auto p = nlohmann::json::parse(pruned.out);
+  const auto a = nlohmann::json::parse(all.out);
+  const auto& pw = p.at("ranking").at(0);
+  const auto& aw = a.at("ranking").at(0);
+  for (const char* key : {"name", "replicas", "nodes", "gpus", "usd_per_hour"})
+    EXPECT_EQ(pw.at(key), aw.at(key)) << key;
+  EXPECT_EQ(p.at("tied"), a.at("tied"));
+
+  const auto [pruned_ok, pruned_lines] = simulated_and_pruned(t / "pruned");
+  const auto [all_ok, all_pruned] = simulated_and_pruned(t / "all");
+  EXPECT_GT(pruned_lines, 0);
+  EXPECT_EQ(all_pruned, 0);
+  EXPECT_LT(pruned_ok, all_ok);
+
+  // Without pruning every candidate is simulated: none beats its bound, and none costs less than
+  // its bound's fleet.
+  std::map<std::string, double> cost;
+  for (const auto& r : a.at("ranking")) cost[r.at("name").get<std::string>()] = r.at("usd_per_hour").get<double>();
+  ASSERT_EQ(a.at("bound_gap").size(), 3u);
+  for (const auto& row : a.at("bound_gap")) {
+    const std::string name = row.at("configuration").get<std::string>();
+    EXPECT_LE(row.at("simulated_per_bound").get<double>(), 1.0) << name;
+    ASSERT_TRUE(cost.count(name)) << name;
+    EXPECT_GE(cost[name], row.at("usd_per_hour_at_the_bound").get<double>()) << name;
+  }
+  // Pruned, the table says why, and the verdict names the candidates not sized.
+  int said = 0;
+  for (const auto& row : p.at("bound_gap"))
+    said += row.at("simulated").get<std::string>().rfind("no, pruned: its bound at 125 tok/s/user", 0) == 0;
+  EXPECT_GT(said, 0) << p.at("bound_gap");
+  EXPECT_NE(p.at("verdict").get<std::string>().find("(pruned: its bound at 125 tok/s/user"), std::string::npos);
+}
+
+TEST(CliPlan, PruningByTheRateMatchingBoundKeepsTheRecommendation) {
+  expect_the_same_recommendation("b200");
+  expect_the_same_recommendation("gb200");
+}
+
+// A pruned plan decides each stage from the stages before it alone: resumed after losing grid
+// lines and refinement rounds, it writes what an uninterrupted run writes. On GB200 one candidate
+// is pruned and two are simulated and refined after it.
+TEST(CliPlan, APrunedPlanResumedAfterLosingLaterWorkWritesTheSameBytes) {
+  TempDir t;
+  const CliResult whole = run_cli(dsr1_plan(t / "whole", {}, "gb200"), t.path());
+  ASSERT_EQ(whole.code, 0) << describe(whole);
+  fs::copy(t / "whole", t / "cut", fs::copy_options::recursive);
+  const auto lines = lines_of(read_file(t / "cut" / "results.jsonl"));
+  ASSERT_GT(lines.size(), 3u);
+  write_file(t / "cut" / "results.jsonl", lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n");
+  for (int round = 2; fs::exists(t / "cut" / "refine" / ("round-" + std::to_string(round))); ++round)
+    fs::remove_all(t / "cut" / "refine" / ("round-" + std::to_string(round)));
+  fs::remove(t / "cut" / "report.md");
+  const CliResult resumed = run_cli(dsr1_plan(t / "cut", {"--resume"}, "gb200"), t.path());
+  ASSERT_EQ(resumed.code, 0) << describe(resumed);
+  for (const std::string f : {"results.jsonl", "report.md", "tables/fleet_plan.csv", "tables/bound_gap.csv"})
+    EXPECT_EQ(read_file(t / "cut" / f), read_file(t / "whole" / f)) << f;
+  const auto [simulated, pruned] = simulated_and_pruned(t / "whole");
+  EXPECT_GT(pruned, 0);
+  EXPECT_GT(simulated, 8) << "simulated candidates beside the colocated one";
+  for (int round = 1; fs::exists(t / "whole" / "refine" / ("round-" + std::to_string(round))); ++round) {
+    const fs::path r = fs::path("refine") / ("round-" + std::to_string(round)) / "results.jsonl";
+    EXPECT_EQ(read_file(t / "cut" / r), read_file(t / "whole" / r)) << r;
+  }
 }
 
 TEST(CliPlan, NoCandidateMeetingTheSloExitsFour) {

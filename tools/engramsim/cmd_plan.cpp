@@ -6,6 +6,9 @@
 // then replicas, whole nodes, $/hour and $/M tokens at the target, the ranking, and its sensitivity
 // to the price tier and to +-20 % load. Candidates run as sweep points, so --jobs, --resume,
 // --shard (then `engramsim merge`, then `plan --resume` to size) and mpirun work as for `sweep`.
+// A closed-loop plan with a target in tokens/s bounds its disaggregated candidates by their
+// rate-matching bound and does not simulate one that cannot beat or tie a candidate already
+// simulated (study/pruned_plan.hpp); --no-prune simulates them all.
 // Exit codes: 0 a fleet meets the SLO; 4 no candidate meets it at any rate; 1 errors or I/O;
 // 2 bad input (nothing is written); 5, 6 the folder refused (as for sweep); 7 SIGINT/SIGTERM stopped
 // it at a point boundary (the command to resume is printed).
@@ -15,11 +18,13 @@
 #include <string>
 
 #include "core/number_text.hpp"
+#include "planner/bound_prune.hpp"
 #include "planner/frontier_plan.hpp"
 #include "planner/report_data.hpp"
 #include "planner/results_file.hpp"
 #include "report/report_writer.hpp"
 #include "study/planner_scenario.hpp"
+#include "study/pruned_plan.hpp"
 #include "study/rate_planner.hpp"
 #include "study/refine_sweep.hpp"
 #include "study/scenario_evaluator.hpp"
@@ -85,20 +90,27 @@ bool frontier_mode(const study::PlannerScenario& sc, const study::SweepInputs& i
   return true;
 }
 
-void print_frontier_plan(const planner::FrontierPlan& f, const planner::ReportContext& ctx, const std::string& report) {
-  std::cout << f.verdict << "\n\n" << f.table.title << "\n";
-  TextTable tt(f.table.columns);
-  for (const auto& r : f.table.rows) tt.add_row(r);
+void print_table(const planner::Table& t) {
+  std::cout << t.title << "\n";
+  TextTable tt(t.columns);
+  for (const auto& r : t.rows) tt.add_row(r);
   std::cout << tt.render() << "\n";
+}
+
+void print_frontier_plan(const planner::FrontierPlan& f, const std::optional<planner::Table>& gap,
+                         const planner::ReportContext& ctx, const std::string& report) {
+  std::cout << f.verdict << "\n\n";
+  print_table(f.table);
+  if (gap) print_table(*gap);
   print_validation_accuracy(ctx, std::cout);
   std::cout << "report: " << report << "\n";
 }
 
-// The plan's verdict and table into the context, then the report rebuilt with them; the results.
-planner::ReportData report_with_verdict(const std::string& out, const std::string& verdict, const planner::Table& table,
-                                        planner::ReportContext& ctx) {
+// The plan's verdict and tables into the context, then the report rebuilt with them; the results.
+planner::ReportData report_with_verdict(const std::string& out, const std::string& verdict,
+                                        std::vector<planner::Table> tables, planner::ReportContext& ctx) {
   ctx.notes.push_back(verdict);
-  ctx.extra_tables = {table};
+  ctx.extra_tables = std::move(tables);
   planner::write_context(out, ctx);
   planner::ReportData data = planner::load_results(out);
   report::write_report(data, out);
@@ -111,7 +123,7 @@ int power_plan_output(const SweepCliArgs& a, const study::PlannerScenario& sc,
                       planner::ReportContext& ctx) {
   const planner::PowerPlan f = planner::plan_in_power(planner::load_results(a.out), *sc.report.target_interactivity,
                                                       sc.plan->target.power_mw, sc.plan->target_utilization);
-  const planner::ReportData data = report_with_verdict(a.out, f.verdict, f.table, ctx);
+  const planner::ReportData data = report_with_verdict(a.out, f.verdict, {f.table}, ctx);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
   const bool found = !f.ranking.empty() && f.ranking.front().tokens_per_s > 0.0;
   const std::string serve =
@@ -145,50 +157,30 @@ int power_plan_output(const SweepCliArgs& a, const study::PlannerScenario& sc,
   return found ? exit_code::ok : exit_code::check_failed;
 }
 
-// The frontier mode: the sweep's points and refinement, then whole nodes at the target load.
-int frontier_plan_command(const SweepCliArgs& a, const study::PlannerScenario& sc,
-                          const study::ScenarioEvaluator& evaluator, const study::SweepInputs& inputs,
-                          const planner::MpiSession* mpi) {
-  planner::SweepRunOptions o = sweep_run_options(
-      a, mpi,
-      study::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
-                                               " refine_rounds=" + std::to_string(a.refine_rounds) +
-                                               evaluator.calibrations().fingerprint),
-      inputs);
-  if (o.shard.count > 1)
-    throw ConfigError({sc.file, 0, 0}, "--shard", "a frontier plan (closed-loop or agentic workload) runs in one job");
-  std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
-  const planner::SweepRunSummary s = planner::run_sweep(
-      sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
-  if (mpi && mpi->rank() != 0) return exit_code::ok;
-  throw_if_stopped(s, "the plan");
-  o.mpi = nullptr;
-  if (!lock) lock = own_output_folder(o);
-  if (!s.complete) {
-    std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
-    return exit_code::failure;
-  }
-  planner::ReportContext ctx = study::make_report_context(sc, inputs);
-  ctx.tool = tool_version();
-  ctx.overrides = a.set;
-  planner::write_context(a.out, ctx);
-  o.mpi = nullptr;
-  study::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+// After the frontier plan's points and refinement: whole nodes at the target load, the verdict first.
+int frontier_plan_output(const SweepCliArgs& a, const study::PlannerScenario& sc,
+                         const study::ScenarioEvaluator& evaluator, const planner::SweepRunSummary& s,
+                         planner::ReportContext& ctx, const study::PlanBounds* bounds) {
   if (const auto none = planner::nothing_fits(planner::load_results(a.out))) {
     report::write_report(planner::load_results(a.out), a.out);
     return report_nothing_fits(*none, s, a.json);
   }
   const planner::PlanTarget& t = sc.plan->target;
   if (t.power_mw > 0.0) return power_plan_output(a, sc, evaluator, s, ctx);
+  const double x = *sc.report.target_interactivity;
+  const planner::ReportData results = planner::load_results(a.out);
   const planner::FrontierPlan f =
-      planner::plan_at_interactivity(planner::load_results(a.out), *sc.report.target_interactivity, t.tokens_per_s,
-                                     t.requests_per_s, sc.plan->target_utilization);
-  const planner::ReportData data = report_with_verdict(a.out, f.verdict, f.table, ctx);
+      planner::plan_at_interactivity(results, x, t.tokens_per_s, t.requests_per_s, sc.plan->target_utilization);
+  std::optional<planner::Table> gap;
+  if (bounds && !bounds->candidates.empty())
+    gap = planner::bound_gap_table(results, x, bounds->candidates, bounds->target);
+  std::vector<planner::Table> tables = {f.table};
+  if (gap) tables.push_back(*gap);
+  const planner::ReportData data = report_with_verdict(a.out, f.verdict, std::move(tables), ctx);
   const std::string report = (std::filesystem::path(a.out) / "report.html").string();
-  const std::string serve =
-      f.ranking.empty() ? std::string()
-                        : write_serve_command(evaluator, data, f.ranking.front().name, *sc.report.target_interactivity,
-                                              a.out, f.ranking.front().past_kv_wall);
+  const std::string serve = f.ranking.empty() ? std::string()
+                                              : write_serve_command(evaluator, data, f.ranking.front().name, x, a.out,
+                                                                    f.ranking.front().past_kv_wall);
   if (a.json) {
     nlohmann::json j = sweep_summary_json(s);
     j["verdict"] = f.verdict;
@@ -204,13 +196,69 @@ int frontier_plan_command(const SweepCliArgs& a, const study::PlannerScenario& s
     j["tied"] = f.tied;
     j["report"] = report;
     j["serve_command"] = serve;
+    if (gap) j["bound_gap"] = report::table_to_json(*gap);
     std::cout << j.dump(2) << "\n";
   } else {
-    print_frontier_plan(f, ctx, report);
+    print_frontier_plan(f, gap, ctx, report);
     if (!serve.empty()) std::cout << "deploy: " << serve << " (the cheapest fleet's engine command line)\n";
   }
   if (s.errors > 0) return exit_code::failure;
   return f.ranking.empty() ? exit_code::check_failed : exit_code::ok;
+}
+
+// Whether a frontier plan bounds its disaggregated candidates (docs/planning.md "Pruning by a
+// bound"): for a target in tokens/s. It prunes by the bounds unless --no-prune, in one process (MPI
+// ranks would each have to read the stages' lines).
+bool bounds_candidates(const study::PlannerScenario& sc) { return sc.plan->target.tokens_per_s > 0.0; }
+bool prunes(const SweepCliArgs& a, const study::PlannerScenario& sc, const planner::MpiSession* mpi) {
+  return bounds_candidates(sc) && !a.no_prune && mpi == nullptr;
+}
+
+// The frontier mode: the sweep's points (pruned by their bound where that applies) and refinement,
+// then whole nodes at the target load.
+int frontier_plan_command(const SweepCliArgs& a, const study::PlannerScenario& sc,
+                          const study::ScenarioEvaluator& evaluator, const study::SweepInputs& inputs,
+                          const planner::MpiSession* mpi) {
+  planner::ReportContext ctx = study::make_report_context(sc, inputs);
+  ctx.tool = tool_version();
+  ctx.overrides = a.set;
+  const std::optional<study::PlanBounds> bounds =
+      bounds_candidates(sc) ? std::optional<study::PlanBounds>(study::bound_plan(sc, evaluator, ctx)) : std::nullopt;
+  // Without a bounded candidate the staged run is the plain one: one stage, every configuration.
+  const bool pruning = prunes(a, sc, mpi) && !bounds->candidates.empty();
+  planner::SweepRunOptions o = sweep_run_options(
+      a, mpi,
+      study::results_fingerprint(sc.sweep, "plan-frontier-v1 cdf=" + std::to_string(evaluator.cdf_samples()) +
+                                               " refine_rounds=" + std::to_string(a.refine_rounds) +
+                                               evaluator.calibrations().fingerprint +
+                                               (pruning ? bounds->fingerprint() : std::string())),
+      inputs);
+  if (o.shard.count > 1)
+    throw ConfigError({sc.file, 0, 0}, "--shard", "a frontier plan (closed-loop or agentic workload) runs in one job");
+  std::unique_ptr<planner::FolderLock> lock = own_output_folder(o);
+  if (pruning) {
+    // Grid and refinement in stages, the candidates whose bound cannot beat a simulated one pruned.
+    const study::PrunedPlanRun run = study::run_pruned_plan(sc, evaluator, o, ctx, *bounds, a.refine_rounds);
+    throw_if_stopped(run.grid, "the plan");
+    if (!run.grid.complete) {
+      std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
+      return exit_code::failure;
+    }
+    return frontier_plan_output(a, sc, evaluator, run.grid, ctx, &*bounds);
+  }
+  const planner::SweepRunSummary s = planner::run_sweep(
+      sc.sweep.points, [&](const planner::SweepPoint& p) { return evaluator.evaluate(p); }, o);
+  if (mpi && mpi->rank() != 0) return exit_code::ok;
+  throw_if_stopped(s, "the plan");
+  o.mpi = nullptr;
+  if (!lock) lock = own_output_folder(o);
+  if (!s.complete) {
+    std::cerr << "error: the plan stopped before every candidate was run; rerun with --resume\n";
+    return exit_code::failure;
+  }
+  planner::write_context(a.out, ctx);
+  study::refine_near_target(sc, evaluator, o, a.out, a.refine_rounds);
+  return frontier_plan_output(a, sc, evaluator, s, ctx, bounds ? &*bounds : nullptr);
 }
 
 int plan_command(const SweepCliArgs& a) {
@@ -310,6 +358,9 @@ void add_plan_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("plan", "Find the cheapest fleet that serves a target load within the SLO");
   auto a = std::make_shared<SweepCliArgs>();
   add_sweep_cli_options(cmd, *a);
+  cmd->add_flag("--no-prune", a->no_prune,
+                "Simulate every disaggregated candidate, also those whose rate-matching bound cannot beat a "
+                "simulated one");
   cmd->callback([&action, a] {
     action = [a] {
       append_price_sets(a->price, a->set);

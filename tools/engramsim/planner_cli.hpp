@@ -44,6 +44,7 @@ struct SweepCliArgs {
   PriceCliArgs price;
   int refine_rounds = 8;               // sweep and frontier plans: rounds of refinement near the target interactivity
   bool accept_version_change = false;  // results of another engramsim version may join the folder's
+  bool no_prune = false;  // plan: simulate every candidate, even those whose bound cannot beat one simulated
 };
 
 // The validation accuracy of each GPU and engine the run used (the "validation accuracy" lines
