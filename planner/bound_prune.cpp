@@ -12,11 +12,6 @@ namespace {
 
 std::string fmt(double v, const char* spec) { return printf_number(v, spec); }
 
-double extra_number(const ReportPoint& p, const char* key, double fallback) {
-  const auto it = p.metrics.extra.find(key);
-  return it != p.metrics.extra.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
 FleetPlan fleet_at(double tokens_per_s_per_gpu, const FleetCostInputs& cost, const FleetTarget& t) {
   return size_fleet(t.tokens_per_s, tokens_per_s_per_gpu * cost.gpus_per_replica * t.utilization, 1.0, cost);
 }

@@ -14,11 +14,6 @@ namespace {
 
 std::string fmt(double v, const char* f) { return printf_number(v, f); }
 
-double extra_number(const ReportPoint& p, const char* key, double fallback) {
-  const auto it = p.metrics.extra.find(key);
-  return it != p.metrics.extra.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
 // The configuration's ok point nearest the target: its GPU counts, price and tokens per request.
 const ReportPoint* nearest(const ReportData& d, const std::string& config, double x) {
   const ReportPoint* best = nullptr;

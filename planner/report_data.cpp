@@ -281,14 +281,10 @@ bool meets_slo(const ReportPoint& p, const Slo& slo) {
   return true;
 }
 
-namespace {
-
-double extra_number(const ReportPoint& p, const char* key) {
+double extra_number(const ReportPoint& p, const char* key, double fallback) {
   const auto it = p.metrics.extra.find(key);
-  return it != p.metrics.extra.end() && it->is_number() ? it->get<double>() : kNaN;
+  return it != p.metrics.extra.end() && it->is_number() ? it->get<double>() : fallback;
 }
-
-}  // namespace
 
 KvWallPoint kv_wall_point(const ReportPoint& p) {
   KvWallPoint w;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -100,6 +101,9 @@ struct ReportPoint {
   double usd_per_gpu_hour = 0.0;   // all-in if given, else the GPU price; NaN when unknown
   double tokens_per_dollar = 0.0;  // NaN when the price is unknown
 };
+
+// A number the point's run put in its metrics' `extra`; `fallback` when it is absent or not a number.
+double extra_number(const ReportPoint& p, const char* key, double fallback = std::numeric_limits<double>::quiet_NaN());
 
 struct ReportData {
   ReportContext context;
