@@ -165,17 +165,21 @@ FieldTable<StepReproduction> step_schema() {
 // --- reproduce.serving, reproduce.sweep, reproduce.footprint -----------------------------------
 
 // `set:` overrides, a map of key.path: value passed on to the scenario in file order.
+std::vector<scenario::SetArgument> read_set(const ConfigNode& n) {
+  if (!n.is_map()) n.fail("expected a map of key.path: value");
+  std::vector<scenario::SetArgument> out;
+  for (const std::string& key : n.keys()) {
+    YAML::Emitter e;
+    e << YAML::Flow << n.raw()[key];
+    out.push_back({key, e.c_str()});
+  }
+  return out;
+}
+
 template <class S>
 void add_set(FieldTable<S>& t, const std::string& meaning) {
-  t.custom({"set", "map of key.path: value", "none", meaning}, [](const ConfigNode& m, S& s) {
-    const ConfigNode n = m.child("set");
-    if (!n.is_map()) n.fail("expected a map of key.path: value");
-    for (const std::string& key : n.keys()) {
-      YAML::Emitter e;
-      e << YAML::Flow << n.raw()[key];
-      s.set.push_back({key, e.c_str()});
-    }
-  });
+  t.custom({"set", "map of key.path: value", "none", meaning},
+           [](const ConfigNode& m, S& s) { s.set = read_set(m.child("set")); });
 }
 
 FieldTable<ServingReproduction> serving_schema() {
@@ -185,6 +189,9 @@ FieldTable<ServingReproduction> serving_schema() {
   t.any_text("variant", member(&S::variant), "compare variant to run (none: the scenario has no `compare`)");
   t.any_text("baseline", member(&S::baseline), "second variant, for penalty and ratio metrics");
   add_set(t, "overrides of the scenario's keys (e.g. fewer requests)");
+  t.custom({"baseline_set", "map of key.path: value", "none",
+            "overrides applied after `set` for the second run of a penalty or ratio (e.g. another concurrency)"},
+           [](const ConfigNode& m, S& s) { s.baseline_set = read_set(m.child("baseline_set")); });
   t.section("precision", member(&S::precision), precision_schema(), "");
   t.choice("pool", member(&S::pool), kPoolNames.choices(),
            "one pool of a PD-disaggregated deployment: served alone (a colocated scenario), or the pool whose GPUs "
@@ -287,11 +294,27 @@ void check_sweep_keys(const ConfigNode& n, const std::string& metric) {
   }
 }
 
+// Serving metrics that compare the run with a second one.
+bool two_run_metric(const std::string& m) {
+  return m == "throughput_penalty_pct" || m == "tput_ratio_hbm_over_dram" || m == "tput_ratio_over_baseline" ||
+         m == "p50_tpot_ratio_over_baseline";
+}
+
+// A serving case has a second run exactly when its metric compares two.
+void check_serving_keys(const ConfigNode& n, const ServingReproduction& s, const std::string& metric) {
+  if (two_run_metric(metric) && !has_baseline(s))
+    n.fail(metric + " compares two runs: give baseline (a variant) or baseline_set (overrides)");
+  if (two_run_metric(metric)) return;
+  for (const char* key : {"baseline", "baseline_set"})
+    if (n.has(key)) n.fail_key(key, metric + " reads one run");
+}
+
 // Exactly one way to reproduce, at the case's level.
 void check_reproduction(const ConfigNode& r, Case& in) {
   resolve_references(r, in);
   const ValidationCase& c = in.c;
   if (c.sweep) check_sweep_keys(r.child("sweep"), c.metric);
+  if (c.serving) check_serving_keys(r.child("serving"), *c.serving, c.metric);
   r.finish();
   const int kinds =
       (c.step ? 1 : 0) + (c.serving ? 1 : 0) + (c.sweep ? 1 : 0) + (c.footprint ? 1 : 0) + (r.has("same_as") ? 1 : 0);

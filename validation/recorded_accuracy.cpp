@@ -55,7 +55,8 @@ RecordedAccuracy parse_recorded(const ConfigNode& root) {
   for (const std::string& key : m.keys()) {
     const std::optional<MetricKind> k = kMetricKindKeys.parse(key);
     if (!k)
-      m.fail_key(key, "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint)");
+      m.fail_key(key,
+                 "unknown metric kind (step, serving_throughput, latency, engram_penalty, ratio, footprint, traffic)");
     r.mape[*k] = m.number(key, 0.0, 1e6) / 100.0;
   }
   m.finish();

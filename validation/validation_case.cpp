@@ -44,6 +44,8 @@ Tolerance kind_tolerance(MetricKind k) {
       return {ToleranceType::abs, 0.05, "ratio of two runs: +/-0.05"};
     case MetricKind::footprint:
       return {ToleranceType::rel, 0.20, "HBM footprint: +/-20 %"};
+    case MetricKind::traffic:
+      return {ToleranceType::rel, 0.15, "replayed traffic: +/-15 %"};
   }
   return {};
 }
@@ -134,9 +136,21 @@ std::optional<MetricKind> metric_kind(const std::string& m, CaseLevel level) {
   if (m == "mean_ttft_ms" || m == "mean_tpot_ms") return MetricKind::latency;
   if (m == "throughput_penalty_pct") return MetricKind::engram_penalty;
   if (m == "tput_ratio_hbm_over_dram" || m == "tput_ratio_at_interactivity" || m == "tokens_per_dollar_ratio" ||
-      m == "frontier_ratio_max")
+      m == "frontier_ratio_max" || m == "tput_ratio_over_baseline" || m == "p50_tpot_ratio_over_baseline")
     return MetricKind::ratio;
+  if (m == "mean_input_per_request" || m == "prefix_hit_rate") return MetricKind::traffic;
   return std::nullopt;
+}
+
+bool has_baseline(const ServingReproduction& r) { return !r.baseline.empty() || !r.baseline_set.empty(); }
+
+ServingReproduction baseline_run(const ServingReproduction& r) {
+  ServingReproduction b = r;
+  b.set.insert(b.set.end(), r.baseline_set.begin(), r.baseline_set.end());
+  b.baseline_set.clear();
+  if (!r.baseline.empty()) b.variant = r.baseline;
+  b.baseline.clear();
+  return b;
 }
 
 std::string metric_unit(const std::string& m) {
@@ -148,6 +162,8 @@ std::string metric_unit(const std::string& m) {
   if (m == "total_tokens_per_dollar") return "tok/$";
   if (ends_with(m, "_gib_per_gpu")) return "GiB";
   if (m == "fits") return "1 = fits";
+  if (m == "mean_input_per_request") return "tok";
+  if (m == "prefix_hit_rate") return "fraction";
   return "x";
 }
 

@@ -64,25 +64,28 @@ inline constexpr EnumNames<CaseLevel, 3> kCaseLevelNames{{{
 const char* to_string(CaseLevel l);
 
 // How errors are grouped for MAPE: the three kinds plus the Engram offload penalty (in
-// percentage points) and ratios between two runs.
-enum class MetricKind { step, serving_throughput, latency, engram_penalty, ratio, footprint };
+// percentage points), ratios between two runs, the HBM footprint and the traffic a replay sends
+// and the prefix cache serves (mean input per request, prefix hit rate).
+enum class MetricKind { step, serving_throughput, latency, engram_penalty, ratio, footprint, traffic };
 // Two spellings: the words reports show (to_string), and the keys a recorded-accuracy file
 // uses (recorded_accuracy.hpp kind_key; parsed there).
-inline constexpr EnumNames<MetricKind, 6> kMetricKindNames{{{
+inline constexpr EnumNames<MetricKind, 7> kMetricKindNames{{{
     {MetricKind::step, "step-level"},
     {MetricKind::serving_throughput, "serving throughput"},
     {MetricKind::latency, "serving latency"},
     {MetricKind::engram_penalty, "Engram offload penalty"},
     {MetricKind::ratio, "ratio of two runs"},
     {MetricKind::footprint, "HBM footprint"},
+    {MetricKind::traffic, "replayed traffic"},
 }}};
-inline constexpr EnumNames<MetricKind, 6> kMetricKindKeys{{{
+inline constexpr EnumNames<MetricKind, 7> kMetricKindKeys{{{
     {MetricKind::step, "step"},
     {MetricKind::serving_throughput, "serving_throughput"},
     {MetricKind::latency, "latency"},
     {MetricKind::engram_penalty, "engram_penalty"},
     {MetricKind::ratio, "ratio"},
     {MetricKind::footprint, "footprint"},
+    {MetricKind::traffic, "traffic"},
 }}};
 const char* to_string(MetricKind k);
 
@@ -165,6 +168,9 @@ struct ServingReproduction {
   std::string variant;                     // compare variant to read; empty: the scenario has no compare list
   std::string baseline;                    // second variant for penalty and ratio metrics
   std::vector<scenario::SetArgument> set;  // overrides (e.g. fewer requests for CI), in file order
+  // Overrides applied after `set` for the second run of a penalty or ratio (the same variant, or
+  // `baseline`): two load points of one scenario, such as two concurrencies.
+  std::vector<scenario::SetArgument> baseline_set;
   PrecisionOverrides precision;
   Pool pool = Pool::colocated;
   Span span = Span::measured;
@@ -248,13 +254,18 @@ ValidationSet validation_set_from_yaml(const std::string& text, const std::strin
 std::string default_validation_set_path();
 
 // The tolerance every case of a metric kind is held to (serving throughput ±20 %, serving latency
-// ±15 %, step ±10 %, Engram penalty ±1.5 pp, ratio of two runs ±0.05, footprint ±20 %), declared
-// before any run.
+// ±15 %, step ±10 %, Engram penalty ±1.5 pp, ratio of two runs ±0.05, footprint ±20 %, replayed
+// traffic ±15 %), declared before any run.
 Tolerance kind_tolerance(MetricKind k);
 
 // The acceptance target on a kind's MAPE (fraction: step 0.10, serving throughput 0.15, latency
 // 0.15); NaN for kinds without one.
 double mape_target(MetricKind k);
+
+// Whether a serving reproduction has a second run (a baseline variant or baseline overrides), and
+// that run: `r` with `baseline_set` appended to `set`, reading `baseline` (else `variant`).
+bool has_baseline(const ServingReproduction& r);
+ServingReproduction baseline_run(const ServingReproduction& r);
 
 // Metric -> kind and display unit; nullopt for a metric the evaluator cannot compute.
 std::optional<MetricKind> metric_kind(const std::string& metric, CaseLevel level);

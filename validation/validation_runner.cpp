@@ -328,12 +328,17 @@ double serving_metric(const ValidationCase& c, const ServingRun& run, const Serv
   if (m == "total_tokens_per_dollar") return s.tokens_per_dollar;
   if (m == "mean_ttft_ms") return s.ttft.mean;
   if (m == "mean_tpot_ms") return s.tpot.mean;
+  if (m == "mean_input_per_request")
+    return static_cast<double>(s.total_input_tokens) / static_cast<double>(s.completed);
+  if (m == "prefix_hit_rate") return s.prefix_cache_hit_rate;
   if (!base)
     throw ConfigError(c.where, c.id + ".reproduce.serving.baseline",
-                      c.metric + " compares two variants: give baseline");
+                      c.metric + " compares two runs: give baseline or baseline_set");
   if (m == "throughput_penalty_pct")
     return (base->summary.output_tput_per_gpu - s.output_tput_per_gpu) / base->summary.output_tput_per_gpu * 100.0;
-  if (m == "tput_ratio_hbm_over_dram") return s.tput_per_gpu / base->summary.tput_per_gpu;
+  if (m == "tput_ratio_hbm_over_dram" || m == "tput_ratio_over_baseline")
+    return s.tput_per_gpu / base->summary.tput_per_gpu;
+  if (m == "p50_tpot_ratio_over_baseline") return s.tpot.median / base->summary.tpot.median;
   throw ConfigError(c.where, c.id + ".metric", "no serving-level evaluation for " + c.metric);
 }
 
@@ -457,6 +462,7 @@ double speed_error(MetricKind kind, double rel_error) {
     case MetricKind::engram_penalty:
     case MetricKind::ratio:
     case MetricKind::footprint:
+    case MetricKind::traffic:
       return 0.0;
   }
   return 0.0;
@@ -552,10 +558,11 @@ namespace {
 // The distinct serving runs the cases need, in first-use order, and each run's index by key.
 struct ServingRuns {
   std::map<std::string, std::size_t> index;
-  std::vector<std::pair<const ServingReproduction*, std::string>> runs;
-  void need(const ServingReproduction& r, const std::string& variant) {
-    if (index.emplace(run_key(r, variant), runs.size()).second) runs.emplace_back(&r, variant);
+  std::vector<ServingReproduction> runs;
+  void need(const ServingReproduction& r) {
+    if (index.emplace(run_key(r, r.variant), runs.size()).second) runs.push_back(r);
   }
+  const std::size_t& at(const ServingReproduction& r) const { return index.at(run_key(r, r.variant)); }
 };
 
 // Every run on `jobs` threads. Bad input (ConfigError) stops the whole evaluation; anything else is
@@ -566,7 +573,7 @@ std::vector<ServingRun> run_all(const ServingRuns& plan, const EvalOptions& opti
   std::vector<std::exception_ptr> config_errors(runs.size());
   parallel_for(runs.size(), options.jobs, [&](std::size_t i) {
     try {
-      done[i] = run_serving(*runs[i].first, runs[i].second, options);
+      done[i] = run_serving(runs[i], runs[i].variant, options);
     } catch (const ConfigError&) {
       config_errors[i] = std::current_exception();
     } catch (const std::exception& e) {
@@ -609,9 +616,8 @@ void evaluate_direct(const ValidationCase& c, const EvalOptions& options, CaseRe
 // A serving case from its run (and its baseline run, for a penalty or ratio).
 void evaluate_serving(const ValidationCase& c, const ServingRuns& plan, const std::vector<ServingRun>& done,
                       CaseResult& r) {
-  const ServingRun& run = done[plan.index.at(run_key(*c.serving, c.serving->variant))];
-  const ServingRun* base =
-      c.serving->baseline.empty() ? nullptr : &done[plan.index.at(run_key(*c.serving, c.serving->baseline))];
+  const ServingRun& run = done[plan.at(*c.serving)];
+  const ServingRun* base = has_baseline(*c.serving) ? &done[plan.at(baseline_run(*c.serving))] : nullptr;
   r.detail = run.detail;
   r.calibration = run.calibration;
   r.engine = run.engine;
@@ -643,8 +649,8 @@ ValidationReport evaluate_set(const ValidationSet& set, const EvalOptions& optio
   ServingRuns plan;
   for (const ValidationCase* c : cases) {
     if (!c->supported() || !c->serving) continue;
-    plan.need(*c->serving, c->serving->variant);
-    if (!c->serving->baseline.empty()) plan.need(*c->serving, c->serving->baseline);
+    plan.need(*c->serving);
+    if (has_baseline(*c->serving)) plan.need(baseline_run(*c->serving));
   }
   const std::vector<ServingRun> done = run_all(plan, options);
 

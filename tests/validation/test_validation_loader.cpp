@@ -626,6 +626,46 @@ TEST(ValidationLoader, SweepCasesAndPublishedRanges) {
                "no-such.yaml");
 }
 
+std::string load_point_case(const std::string& metric, const std::string& serving) {
+  return "  - id: l\n    level: serving\n    metric: " + metric +
+         "\n    published: {value: 0.5, range: [0.0, 1.0], unit: \"x\"}\n"
+         "    source: {name: inferencex-dsv41flash-agentx-logs, url: \"u\", where: \"w\"}\n"
+         "    config: {model: deepseek-v4.1-flash, gpu: b200}\n    representable: partial\n"
+         "    reproduce:\n      serving: " +
+         serving + "\n";
+}
+
+// A curve's shape is one scenario at two loads: the second run is the first with `baseline_set`
+// applied after `set`; a one-run metric takes neither baseline key, a two-run one needs one.
+TEST(ValidationLoader, BaselineSetGivesTheSecondLoadPoint) {
+  const std::string two =
+      "{scenario: ../article-b200-agentx-dram-vs-ssd.yaml, set: {workload.concurrency: 128}, "
+      "baseline_set: {workload.concurrency: 64}}";
+  const ValidationSet s = parse(load_point_case("tput_ratio_over_baseline", two));
+  const ServingReproduction& r = *s.cases[0].serving;
+  EXPECT_EQ(s.cases[0].kind, MetricKind::ratio);
+  ASSERT_TRUE(has_baseline(r));
+  const ServingReproduction b = baseline_run(r);
+  ASSERT_EQ(b.set.size(), 2u);
+  EXPECT_EQ(b.set[0].key, "workload.concurrency");
+  EXPECT_EQ(b.set[0].value, "128");
+  EXPECT_EQ(b.set[1].value, "64");
+  EXPECT_TRUE(b.baseline_set.empty());
+  EXPECT_EQ(b.variant, r.variant);
+  EXPECT_FALSE(has_baseline(b));
+  expect_error(load_point_case("tput_ratio_over_baseline",
+                               "{scenario: ../article-b200-agentx-dram-vs-ssd.yaml, set: {workload.concurrency: 128}}"),
+               "compares two runs");
+  expect_error(load_point_case("p50_tpot_ratio_over_baseline",
+                               "{scenario: ../article-b200-agentx-dram-vs-ssd.yaml, baseline_set: [64]}"),
+               "expected a map");
+  expect_error(load_point_case("mean_input_per_request", two), "reads one run");
+  const ValidationSet one = parse(load_point_case(
+      "prefix_hit_rate", "{scenario: ../article-b200-agentx-dram-vs-ssd.yaml, set: {workload.concurrency: 64}}"));
+  EXPECT_EQ(one.cases[0].kind, MetricKind::traffic);
+  EXPECT_EQ(one.cases[0].unit, "fraction");
+}
+
 TEST(ValidationLoader, FootprintCases) {
   const std::string head =
       "  - id: f\n    level: footprint\n    metric: kv_gib_per_gpu\n    published: {value: -13.5}\n"

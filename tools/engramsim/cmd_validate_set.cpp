@@ -56,7 +56,7 @@ std::string value_text(double v, const std::string& unit) {
   if (unit == "ms") return fmt("%.4g ms", v);
   if (unit == "%") return fmt("%.2f %%", v);
   if (unit == "tok/$") return fmt("%.1fM tok/$", v / 1e6);
-  if (unit == "x") return fmt("%.3f", v);
+  if (unit == "x" || unit == "fraction") return fmt("%.3f", v);
   return fmt("%.0f ", v) + unit;
 }
 
