@@ -499,6 +499,7 @@ sim::DisaggregationParams disaggregation_params(const BuiltScenario& prefill, co
   t.setup = s.kv_transfer.setup_latency;
   t.backend = s.kv_transfer.backend;
   t.send = prefill.params.deployment.host.kv_send;  // the sending engine's way
+  out.prefill_engram_tier = prefill.run.engram_tier;
   return out;
 }
 

@@ -447,8 +447,10 @@ ScenarioPool parse_pool(const ConfigNode& pool, const DeploymentInputs& in) {
   out.deployment = read_deployment(pool, draft, pool_schema(*in.routers));
   out.node = draft.own_node ? *draft.own_node : *in.node;
   out.node_path = draft.own_node_path;
-  if (out.deployment.engram.in_run.enabled)
-    pool.child("engram").fail_key("in_run", "the in-run Engram tier is not modelled with kind: disaggregated");
+  const auto& tier = out.deployment.engram.tier;
+  if (out.deployment.engram.in_run.enabled && (!tier || *tier == EngramTier::hbm))
+    pool.child("engram").fail_key("in_run",
+                                  "the in-run tier moves rows over the host links: it needs tier dram or ssd");
   return out;
 }
 

@@ -316,6 +316,17 @@ void resolve_concurrency_limits(ScenarioDeployment& d, std::int64_t concurrency)
         vllm_capture_sizes(s.max_cudagraph_capture_size, d.spec_decode.enabled ? d.spec_decode.draft_tokens : 0);
 }
 
+// A disaggregated deployment's pools and KV transfers share the cluster's fabric: its backend is
+// kv_transfer.backend and the pools' packing places the GPUs, so the one-node sections say nothing.
+void check_no_node_fabric_sections(const ConfigNode& root) {
+  if (root.has("fabric"))
+    root.fail_key("fabric",
+                  "with kind: disaggregated the pools share the cluster fabric: set its backend with "
+                  "deployment.kv_transfer.backend (the pools' packing places the GPUs)");
+  if (root.has("kv_offload"))
+    root.fail_key("kv_offload", "KV offload traffic is not modelled with kind: disaggregated");
+}
+
 ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions& options) {
   if (!root.is_map()) root.fail("a scenario file must be a map");
   const sim::RegistryChoice registries(options.schedulers, options.routers);
@@ -328,6 +339,7 @@ ScenarioParams parse_scenario(const ConfigNode& root, const ScenarioParseOptions
   check_calibration_covers_prefill(root, draft);
   const auto& engram_tier = p.deployment.engram.tier;
   check_in_run_tier(root, engram_tier && *engram_tier != EngramTier::hbm, p.deployment.engram.in_run);
+  if (p.disaggregation) check_no_node_fabric_sections(root);
   const auto& ws = p.workload.spec;
   const std::int64_t concurrency = ws.agentic ? ws.agentic->replay.lanes : ws.concurrency;
   resolve_concurrency_limits(p.deployment, concurrency);

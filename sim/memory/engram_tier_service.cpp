@@ -35,37 +35,18 @@ const char* to_string(HotRowPolicy policy) { return kHotRowPolicyNames.name(poli
 std::optional<HotRowPolicy> hot_row_policy_from(std::string_view name) { return kHotRowPolicyNames.parse(name); }
 
 EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params) {
-  if (p_.tier == EngramTier::hbm) throw std::invalid_argument("engram tier: the hbm tier has nothing to fetch in-run");
-  if (p_.tp < 1 || p_.replicas < 1) throw std::invalid_argument("engram tier: tp and replicas must be >= 1");
-  if (!(p_.row_bytes.value() > 0.0) || !(p_.page.value() > 0.0))
-    throw std::invalid_argument("engram tier: row and page sizes must be > 0");
+  check_params();
   if (p_.node.gpu_count < 1) throw std::invalid_argument("engram tier: the node has no GPUs");
-  if (!(p_.uva_efficiency > 0.0 && p_.uva_efficiency <= 1.0))
-    throw std::invalid_argument("engram tier: uva_efficiency must be in (0, 1]");
-  if (p_.sample_rows_per_step < 1) throw std::invalid_argument("engram tier: sample_rows_per_step must be >= 1");
-  if (p_.tier == EngramTier::ssd && p_.node.drive_count < 1)
-    throw std::invalid_argument("engram tier: the ssd tier needs NVMe drives in the node");
-  const bool hbm_static = p_.hbm_policy == HotRowPolicy::static_top;
-  if (hbm_static && p_.access.model != AccessModel::zipf)
-    throw ConfigError({}, "deployment.engram.hbm_cache.policy",
-                      "a static hot-row set needs row popularity ranks: access model zipf");
-
-  const double hbm_rows = std::floor(p_.hbm_cache.value() / p_.tp / p_.row_bytes.value());
-  const double dram_pages =
-      p_.tier == EngramTier::ssd ? std::floor(p_.dram_cache.value() / p_.tp / p_.page.value()) : 0.0;
-  sampled_ = p_.always_sample || hbm_rows >= 1.0 || dram_pages >= 1.0 || p_.access.model != AccessModel::zipf;
-  // Built in any case: it validates the model name and the table shape.
-  access_ = make_engram_access(p_.access, p_.shape);
-
   fabric::FabricRegistry registry;
   fabric::register_builtin_fabrics(registry);
   const int gpus = p_.replicas * p_.tp;
   const int per_node = p_.node.gpu_count;
   const int node_count = (gpus + per_node - 1) / per_node;
   for (int n = 0; n < node_count; ++n) {
+    fabric::NodeFabric nf = fabric::build_node_fabric(p_.node);
     Node node;
-    node.nf = fabric::build_node_fabric(p_.node);
-    node.fabric = registry.create(p_.backend, node.nf.topology, p_.fabric_options);
+    node.own = registry.create(p_.backend, std::move(nf.topology), p_.fabric_options);
+    node.routes = std::move(nf);
     nodes_.push_back(std::move(node));
   }
   const std::vector<int> order = gpu_order(p_.node, p_.spread);
@@ -76,6 +57,61 @@ EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params
       placement_[static_cast<std::size_t>(r)].emplace_back(global / per_node,
                                                            order[static_cast<std::size_t>(global % per_node)]);
     }
+  report_.nodes = node_count;
+  build_caches();
+}
+
+EngramTierService::EngramTierService(const EngramTierParams& params, EngramTierOnCluster cluster)
+    : p_(params), cluster_(std::move(cluster)) {
+  check_params();
+  if (cluster_.fabric == nullptr || cluster_.owner == nullptr)
+    throw std::invalid_argument("engram tier: a shared fabric needs the fabric and the owner of the tier's flows");
+  if (cluster_.replicas.size() != static_cast<std::size_t>(p_.replicas))
+    throw std::invalid_argument("engram tier: the cluster places another number of replicas");
+  std::vector<bool> used(cluster_.nodes.size(), false);
+  for (const auto& ranks : cluster_.replicas) {
+    if (ranks.size() != static_cast<std::size_t>(p_.tp))
+      throw std::invalid_argument("engram tier: a replica placed with another number of ranks than tp");
+    std::vector<std::pair<int, int>> at;
+    for (const fabric::GpuRef g : ranks) {
+      if (g.node < 0 || static_cast<std::size_t>(g.node) >= cluster_.nodes.size() || g.gpu < 0 ||
+          static_cast<std::size_t>(g.gpu) >= cluster_.nodes[static_cast<std::size_t>(g.node)].dram_to_gpu.size())
+        throw std::invalid_argument("engram tier: a rank placed on a GPU the cluster lacks");
+      used[static_cast<std::size_t>(g.node)] = true;
+      at.emplace_back(g.node, g.gpu);
+    }
+    placement_.push_back(std::move(at));
+  }
+  for (const fabric::NodeRoutes& routes : cluster_.nodes) nodes_.push_back(Node{routes, nullptr, {}});
+  report_.nodes = static_cast<int>(std::count(used.begin(), used.end(), true));
+  build_caches();
+}
+
+void EngramTierService::check_params() const {
+  if (p_.tier == EngramTier::hbm) throw std::invalid_argument("engram tier: the hbm tier has nothing to fetch in-run");
+  if (p_.tp < 1 || p_.replicas < 1) throw std::invalid_argument("engram tier: tp and replicas must be >= 1");
+  if (!(p_.row_bytes.value() > 0.0) || !(p_.page.value() > 0.0))
+    throw std::invalid_argument("engram tier: row and page sizes must be > 0");
+  if (!(p_.uva_efficiency > 0.0 && p_.uva_efficiency <= 1.0))
+    throw std::invalid_argument("engram tier: uva_efficiency must be in (0, 1]");
+  if (p_.sample_rows_per_step < 1) throw std::invalid_argument("engram tier: sample_rows_per_step must be >= 1");
+  if (p_.tier == EngramTier::ssd && p_.node.drive_count < 1)
+    throw std::invalid_argument("engram tier: the ssd tier needs NVMe drives in the node");
+  if (p_.hbm_policy == HotRowPolicy::static_top && p_.access.model != AccessModel::zipf)
+    throw ConfigError({}, "deployment.engram.hbm_cache.policy",
+                      "a static hot-row set needs row popularity ranks: access model zipf");
+}
+
+// The row caches, sampling and per-replica state, once the placement is known.
+void EngramTierService::build_caches() {
+  const bool hbm_static = p_.hbm_policy == HotRowPolicy::static_top;
+
+  const double hbm_rows = std::floor(p_.hbm_cache.value() / p_.tp / p_.row_bytes.value());
+  const double dram_pages =
+      p_.tier == EngramTier::ssd ? std::floor(p_.dram_cache.value() / p_.tp / p_.page.value()) : 0.0;
+  sampled_ = p_.always_sample || hbm_rows >= 1.0 || dram_pages >= 1.0 || p_.access.model != AccessModel::zipf;
+  // Built in any case: it validates the model name and the table shape.
+  access_ = make_engram_access(p_.access, p_.shape);
 
   if (p_.tier == EngramTier::ssd && p_.node.drive.latency > Time::zero())
     ssd_bound_ = p_.ssd_queue_depth * p_.page.value() / p_.node.drive.latency.seconds();
@@ -104,8 +140,14 @@ EngramTierService::EngramTierService(const EngramTierParams& params) : p_(params
     s.rng = RngStream(p_.seed, "engram_tier/" + std::to_string(r));
     s.ranks.resize(static_cast<std::size_t>(p_.tp));
   }
-  report_.backend = p_.backend;
-  report_.nodes = node_count;
+  report_.backend = cluster_.fabric != nullptr ? std::string(cluster_.fabric->fabric().backend()) : p_.backend;
+}
+
+const fabric::FabricTopology& EngramTierService::topology(int node) const { return fabric(node).topology(); }
+
+const fabric::Fabric& EngramTierService::fabric(int node) const {
+  if (cluster_.fabric != nullptr) return cluster_.fabric->fabric();
+  return *nodes_.at(static_cast<std::size_t>(node)).own;
 }
 
 bool EngramTierService::cache_access(RowCache& cache, double rate, RunningRatio& running, std::uint64_t key,
@@ -320,7 +362,7 @@ bool EngramTierService::start_step(const EngramStepInput& in, EngramStepOutcome&
   if (p_.swap_preempted_kv && p_.kv_bytes_per_token.value() > 0.0) {
     for (int k = 0; k < p_.tp; ++k) {
       const auto [node, gpu] = placement_[in.replica][static_cast<std::size_t>(k)];
-      const fabric::NodeFabric& nf = nodes_[static_cast<std::size_t>(node)].nf;
+      const fabric::NodeRoutes& nf = nodes_[static_cast<std::size_t>(node)].routes;
       const double out = in.kv_swap_out_tokens * p_.kv_bytes_per_token.value();
       const double back = in.kv_swap_in_tokens * p_.kv_bytes_per_token.value();
       if (out > 0.0)
@@ -364,9 +406,15 @@ fabric::FlowId EngramTierService::start_flow(int node, fabric::RouteId route, do
   Node& n = nodes_[static_cast<std::size_t>(node)];
   fabric::FlowSpec spec{route, Bytes(bytes), t, std::nullopt};
   if (bound > 0.0) spec.rate_bound = Bandwidth(bound);
-  const fabric::FlowId id = n.fabric->start_flow(spec);
-  if (id != n.base + n.tags.size()) throw std::logic_error("engram tier: fabric flow ids out of sequence");
-  n.tags.push_back(FlowTag{replica, static_cast<std::uint16_t>(rank), kind, false, route, bytes});
+  const FlowTag tag{replica, static_cast<std::uint16_t>(rank), kind, node, route, bytes};
+  fabric::FlowId id = 0;
+  if (n.own) {
+    id = n.own->start_flow(spec);
+    n.tags.emplace(id, tag);
+  } else {
+    id = cluster_.fabric->start_flow(spec, *cluster_.owner);
+    shared_tags_.emplace(id, tag);
+  }
   ++report_.flows;
   return id;
 }
@@ -375,7 +423,7 @@ void EngramTierService::issue(std::uint32_t replica, int rank, Time t) {
   ReplicaEngramWork& r = replicas_[replica];
   RankStream& s = r.ranks[static_cast<std::size_t>(rank)];
   const auto [node, gpu] = placement_[replica][static_cast<std::size_t>(rank)];
-  const fabric::NodeFabric& nf = nodes_[static_cast<std::size_t>(node)].nf;
+  const fabric::NodeRoutes& nf = nodes_[static_cast<std::size_t>(node)].routes;
   const double staged_bound = p_.cpu_gather_rate.value();
   while (s.layer < static_cast<int>(r.layers.size())) {
     LayerWork& w = r.layers[static_cast<std::size_t>(s.layer)];
@@ -415,7 +463,7 @@ void EngramTierService::rank_layer_done(std::uint32_t replica, int rank, Time t)
   const auto [node, gpu] = placement_[replica][static_cast<std::size_t>(rank)];
   if (p_.tier == EngramTier::ssd && !s.copying && w.wire_bytes > 0.0) {
     // Pages are in host memory: copy the rows to the GPU.
-    const fabric::NodeFabric& nf = nodes_[static_cast<std::size_t>(node)].nf;
+    const fabric::NodeRoutes& nf = nodes_[static_cast<std::size_t>(node)].routes;
     start_flow(node, nf.dram_to_gpu[static_cast<std::size_t>(gpu)], w.wire_bytes, t, p_.cpu_gather_rate.value(),
                FlowKind::copy, replica, rank);
     s.copying = true;
@@ -462,49 +510,64 @@ void EngramTierService::finish_step(std::uint32_t replica, Time t) {
   ready_.push_back(o);
 }
 
-void EngramTierService::on_completion(int node, const fabric::FlowCompletion& c) {
-  Node& n = nodes_[static_cast<std::size_t>(node)];
-  FlowTag& slot = n.tags.at(static_cast<std::size_t>(c.id - n.base));
-  slot.done = true;
-  const FlowTag tag = slot;
-  while (!n.tags.empty() && n.tags.front().done) {
-    n.tags.pop_front();
-    ++n.base;
-  }
+void EngramTierService::on_flow_done(const fabric::FlowCompletion& c) {
+  auto it = shared_tags_.find(c.id);
+  if (it == shared_tags_.end()) throw std::logic_error("engram tier: a completion for a flow it did not start");
+  const FlowTag tag = it->second;
+  shared_tags_.erase(it);
+  on_completion(tag, c);
+}
+
+void EngramTierService::on_completion(FlowTag tag, const fabric::FlowCompletion& c) {
   const auto [tag_node, gpu] = placement_[tag.replica][tag.rank];
   (void)tag_node;
   if (trace_ != nullptr) {
     static constexpr const char* kNames[] = {"engram", "ssd", "copy", "kv_out", "kv_in"};
-    trace_->on_flow(node, n.nf.topology.route(tag.route).name, kNames[static_cast<int>(tag.kind)], tag.replica, gpu,
-                    c.start, c.finish, tag.bytes);
+    trace_->on_flow(tag.node, topology(tag.node).route(tag.route).name, kNames[static_cast<int>(tag.kind)], tag.replica,
+                    gpu, c.start, c.finish, tag.bytes);
   }
   if (tag.kind == FlowKind::kv_out || tag.kind == FlowKind::kv_in) return;
   RankStream& s = replicas_[tag.replica].ranks[tag.rank];
   if (--s.outstanding == 0) rank_layer_done(tag.replica, tag.rank, c.finish);
 }
 
+// Delivers a node's completions up to `t` (on a shared fabric, everyone's: its driver's event at
+// this instant may not have run yet) and moves its clock there.
 void EngramTierService::sync_node(int node, Time t) {
-  fabric::Fabric& f = *nodes_[static_cast<std::size_t>(node)].fabric;
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  if (!n.own) {
+    if (cluster_.fabric->now() < t || cluster_.fabric->next_completion_time() <= t) cluster_.fabric->advance_to(t);
+    return;
+  }
+  deliver_until(n, t);
+  if (n.own->now() < t) n.own->advance_to(t);
+}
+
+// A node's own fabric: every completion at or before `t`, one instant at a time.
+void EngramTierService::deliver_until(Node& n, Time t) {
+  fabric::Fabric& f = *n.own;
   for (Time next = f.next_completion_time(); next <= t; next = f.next_completion_time())
-    for (const auto& c : f.advance_to(next)) on_completion(node, c);
-  if (f.now() < t) f.advance_to(t);
+    for (const auto& c : f.advance_to(next)) {
+      auto it = n.tags.find(c.id);
+      const FlowTag tag = it->second;
+      n.tags.erase(it);
+      on_completion(tag, c);
+    }
 }
 
 Time EngramTierService::next_event_time() {
   if (!ready_.empty()) return clock_;
   Time t = Time::max();
-  for (Node& n : nodes_) t = std::min(t, n.fabric->next_completion_time());
+  for (Node& n : nodes_)
+    if (n.own) t = std::min(t, n.own->next_completion_time());
   return t;
 }
 
 void EngramTierService::advance_to(Time t, std::vector<EngramStepOutcome>& done) {
   if (t < clock_) throw std::invalid_argument("engram tier: time went backwards");
   clock_ = t;
-  for (std::size_t n = 0; n < nodes_.size(); ++n) {
-    fabric::Fabric& f = *nodes_[n].fabric;
-    for (Time next = f.next_completion_time(); next <= t; next = f.next_completion_time())
-      for (const auto& c : f.advance_to(next)) on_completion(static_cast<int>(n), c);
-  }
+  for (Node& n : nodes_)
+    if (n.own) deliver_until(n, t);
   done.insert(done.end(), ready_.begin(), ready_.end());
   ready_.clear();
 }

@@ -59,15 +59,20 @@
 //
 // Driving it: like the fabric, from an external event loop. start_step() at the engine's now;
 // next_event_time() when something completes; advance_to(t) returns the steps whose fetches finished.
+//
+// On a shared fabric (EngramTierOnCluster: a disaggregated deployment's cluster, whose KV transfers
+// cross the same links) the replicas sit where the cluster placed them and the fabric's driver
+// delivers completions: the owner given forwards this tier's to on_flow_done, next_event_time()
+// only reports finished steps, and advance_to(t) only collects them.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/enum_names.hpp"
@@ -76,8 +81,10 @@
 #include "models/efficiency.hpp"
 #include "models/engram_fetch.hpp"
 #include "models/step_model.hpp"
+#include "sim/fabric/cluster_fabric.hpp"
 #include "sim/fabric/fabric.hpp"
 #include "sim/fabric/node_fabric.hpp"
+#include "sim/fabric/shared_fabric.hpp"
 #include "sim/memory/engram_access.hpp"
 #include "sim/memory/engram_step_types.hpp"
 #include "sim/memory/row_cache.hpp"
@@ -133,6 +140,16 @@ struct EngramTierParams {
   std::uint64_t seed = 0;
 };
 
+// A tier on a fabric it shares with other traffic: the cluster's nodes (their routes in the shared
+// fabric's topology) and the GPU of each rank of each replica. EngramTierParams::node and spread
+// are not used then: the cluster's nodes and placement stand for them.
+struct EngramTierOnCluster {
+  fabric::SharedFabric* fabric = nullptr;
+  fabric::FlowOwner* owner = nullptr;  // started flows report to it; it calls on_flow_done
+  std::vector<fabric::NodeRoutes> nodes;
+  std::vector<std::vector<fabric::GpuRef>> replicas;  // [replica][rank]
+};
+
 struct EngramStepInput {
   std::uint32_t replica = 0;
   Time start;
@@ -184,6 +201,9 @@ class EngramTierService {
   // Throws std::invalid_argument / ConfigError on bad parameters (tier hbm, unknown names, a node
   // without drives on the ssd tier, ...).
   explicit EngramTierService(const EngramTierParams& params);
+  // On a shared fabric; throws std::invalid_argument when `cluster` lacks the fabric or the owner,
+  // or places other than params.replicas replicas of params.tp ranks on its nodes.
+  EngramTierService(const EngramTierParams& params, EngramTierOnCluster cluster);
   EngramTierService(const EngramTierService&) = delete;
   EngramTierService& operator=(const EngramTierService&) = delete;
 
@@ -196,12 +216,14 @@ class EngramTierService {
   Time next_event_time();
   // Advances every node to `t` and appends the steps whose fetches are done.
   void advance_to(Time t, std::vector<EngramStepOutcome>& done);
+  // On a shared fabric: one of this tier's flows completed.
+  void on_flow_done(const fabric::FlowCompletion& c);
 
   void set_trace(EngramTraceSink* sink) { trace_ = sink; }
   bool swaps_preempted_kv() const { return p_.swap_preempted_kv; }
   bool sampled() const { return sampled_; }
   int nodes() const { return static_cast<int>(nodes_.size()); }
-  const fabric::Fabric& fabric(int node) const { return *nodes_[static_cast<std::size_t>(node)].fabric; }
+  const fabric::Fabric& fabric(int node) const;
   // (node, local GPU) of a replica's rank.
   std::pair<int, int> gpu_of(std::uint32_t replica, int rank) const;
   EngramTierReport report() const;
@@ -212,15 +234,15 @@ class EngramTierService {
     std::uint32_t replica = 0;
     std::uint16_t rank = 0;
     FlowKind kind = FlowKind::engram;
-    bool done = false;
+    int node = 0;
     fabric::RouteId route = 0;
     double bytes = 0.0;
   };
+  // A node's routes, in its own fabric (own, with its own flow ids) or in the shared one.
   struct Node {
-    fabric::NodeFabric nf;
-    std::unique_ptr<fabric::Fabric> fabric;
-    std::deque<FlowTag> tags;  // by flow id - base
-    fabric::FlowId base = 0;
+    fabric::NodeRoutes routes;
+    std::unique_ptr<fabric::Fabric> own;               // null on a shared fabric
+    std::unordered_map<fabric::FlowId, FlowTag> tags;  // own fabric: its flows in flight
   };
   struct LayerWork {
     Time window;
@@ -288,7 +310,11 @@ class EngramTierService {
   void issue(std::uint32_t replica, int rank, Time t);
   fabric::FlowId start_flow(int node, fabric::RouteId route, double bytes, Time t, double bound, FlowKind kind,
                             std::uint32_t replica, int rank);
-  void on_completion(int node, const fabric::FlowCompletion& c);
+  void on_completion(FlowTag tag, const fabric::FlowCompletion& c);
+  void check_params() const;
+  void build_caches();
+  void deliver_until(Node& n, Time t);
+  const fabric::FabricTopology& topology(int node) const;
   void rank_layer_done(std::uint32_t replica, int rank, Time t);
   void finish_step(std::uint32_t replica, Time t);
   void sync_node(int node, Time t);
@@ -297,6 +323,8 @@ class EngramTierService {
   std::unique_ptr<EngramAccessModel> access_;
   bool sampled_ = false;
   std::vector<Node> nodes_;
+  EngramTierOnCluster cluster_;                              // fabric null: each node its own
+  std::unordered_map<fabric::FlowId, FlowTag> shared_tags_;  // the shared fabric's flows of this tier
   std::vector<std::vector<std::pair<int, int>>> placement_;  // [replica][rank] -> (node, gpu)
   std::vector<ReplicaEngramWork> replicas_;
   std::vector<EngramStepOutcome> ready_;

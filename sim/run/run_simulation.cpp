@@ -10,6 +10,7 @@
 #include "sim/metrics/metrics_collector.hpp"
 #include "sim/metrics/result_writers.hpp"
 #include "sim/serving/engram_in_run.hpp"
+#include "sim/serving/fabric_events.hpp"
 #include "sim/serving/replica/builtin_registries.hpp"
 #include "sim/serving/replica/deployment.hpp"
 #include "sim/workload/agentic_replay_driver.hpp"
@@ -30,6 +31,41 @@ std::unique_ptr<EngramInRun> attach_engram_tier(const RunConfig& cfg, Simulation
   auto engram = std::make_unique<EngramInRun>(sim, tier);
   for (auto& r : replicas) r.engram_in_run = engram.get();
   return engram;
+}
+
+// A disaggregated run's cluster, the one fabric its KV transfers and both pools' in-run Engram
+// tiers share, and those tiers; built before the deployment, which refers to them.
+struct ClusterRun {
+  std::unique_ptr<DisaggregatedCluster> cluster;
+  std::unique_ptr<FabricEvents> fabric;
+  std::unique_ptr<EngramInRun> decode_engram;
+  std::unique_ptr<EngramInRun> prefill_engram;
+};
+
+// A pool's in-run tier on the shared fabric, attached to the pool's replicas; null without one.
+std::unique_ptr<EngramInRun> attach_pool_tier(const std::optional<EngramTierParams>& params, Simulation& sim,
+                                              const ClusterRun& c,
+                                              const std::vector<std::vector<fabric::GpuRef>>& placement,
+                                              std::vector<ReplicaParams>& replicas) {
+  if (!params) return nullptr;
+  EngramTierParams tier = *params;
+  tier.replicas = static_cast<int>(replicas.size());
+  auto engram = std::make_unique<EngramInRun>(sim, tier, c.fabric->shared(), c.cluster->fabric.nodes, placement);
+  for (auto& r : replicas) r.engram_in_run = engram.get();
+  return engram;
+}
+
+ClusterRun build_cluster_run(const RunConfig& cfg, Simulation& sim, std::vector<ReplicaParams>& decode,
+                             DisaggregationParams& d) {
+  ClusterRun c;
+  std::vector<int> decode_gpus;
+  for (const auto& r : decode) decode_gpus.push_back(r.gpus);
+  c.cluster = std::make_unique<DisaggregatedCluster>(build_disaggregated_cluster(d, decode_gpus));
+  c.fabric = std::make_unique<FabricEvents>(
+      sim, fabric::make_fabric(d.transfer.backend, c.cluster->fabric.topology, d.transfer.fabric_options));
+  c.decode_engram = attach_pool_tier(cfg.engram_tier, sim, c, c.cluster->placement.decode, decode);
+  c.prefill_engram = attach_pool_tier(d.prefill_engram_tier, sim, c, c.cluster->placement.prefill, d.prefill_replicas);
+  return c;
 }
 
 // The Chrome trace recorder, when asked for, with each replica's node.
@@ -90,16 +126,12 @@ Drivers start_drivers(const RunConfig& cfg, Simulation& sim, Deployment& deploym
   return d;
 }
 
-std::unique_ptr<DisaggregatedPrefill> make_prefill_pool(const RunConfig& cfg, Simulation& sim,
+std::unique_ptr<DisaggregatedPrefill> make_prefill_pool(const std::optional<DisaggregationParams>& d,
+                                                        const ClusterRun& c, Simulation& sim,
                                                         const RegistryChoice& registries) {
-  if (!cfg.disaggregation) return nullptr;
-  if (cfg.engram_tier)
-    throw ConfigError({}, "deployment.kind", "the in-run Engram tier is not supported with disaggregation yet");
-  const DisaggregationParams& d = *cfg.disaggregation;
-  std::vector<int> decode_gpus;
-  for (const auto& r : cfg.replicas) decode_gpus.push_back(r.gpus);
-  return std::make_unique<DisaggregatedPrefill>(sim, d, *registries.schedulers,
-                                                registries.routers->create(d.prefill_router), decode_gpus);
+  if (!d) return nullptr;
+  return std::make_unique<DisaggregatedPrefill>(
+      sim, *d, *registries.schedulers, registries.routers->create(d->prefill_router), *c.cluster, c.fabric->shared());
 }
 
 // The replicas' totals the summary reads; the host KV-offload pool's only when one exists.
@@ -138,15 +170,18 @@ RunResult run_simulation(const RunConfig& cfg) {
   Simulation sim(cfg.seed);
   MetricsCollector metrics(cfg.timeseries_interval, static_cast<std::int32_t>(cfg.replicas.size()));
   std::vector<ReplicaParams> replicas = cfg.replicas;
-  const std::unique_ptr<EngramInRun> engram = attach_engram_tier(cfg, sim, replicas);
+  std::optional<DisaggregationParams> disaggregation = cfg.disaggregation;
+  const ClusterRun cluster = disaggregation ? build_cluster_run(cfg, sim, replicas, *disaggregation) : ClusterRun{};
+  const std::unique_ptr<EngramInRun> colocated = disaggregation ? nullptr : attach_engram_tier(cfg, sim, replicas);
+  EngramInRun* const engram = disaggregation ? cluster.decode_engram.get() : colocated.get();
   std::vector<ServingObserver*> observers{&metrics};
-  const std::unique_ptr<ChromeTraceRecorder> trace = attach_trace(cfg, replicas.size(), engram.get(), observers);
+  const std::unique_ptr<ChromeTraceRecorder> trace = attach_trace(cfg, replicas.size(), engram, observers);
   if (cfg.probe != nullptr) {
     observers.push_back(cfg.probe);
     sim.add_observer(*cfg.probe);
   }
   Deployment deployment(sim, replicas, cfg.scheduler, *registries.schedulers, registries.routers->create(cfg.router),
-                        observers, make_prefill_pool(cfg, sim, registries));
+                        observers, make_prefill_pool(disaggregation, cluster, sim, registries));
   const Drivers drivers = start_drivers(cfg, sim, deployment);
 
   // Run.
@@ -176,7 +211,7 @@ RunResult run_simulation(const RunConfig& cfg) {
   result.end = stats.end;
   result.events = sim.events_dispatched();
   result.workload = drivers.workload;
-  if (engram) result.engram_tier = engram->service().report();
+  if (engram != nullptr) result.engram_tier = engram->service().report();
   if (drivers.replay) result.agentic = drivers.replay->stats();
   if (const DisaggregatedPrefill* p = deployment.prefill()) result.disaggregation = p->totals();
   if (!cfg.output_dir.empty()) write_run_outputs(result, cfg.slo, cfg.output_dir);

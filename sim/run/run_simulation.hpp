@@ -76,8 +76,9 @@ struct RunConfig {
   // Read-only observer of the run (run_probe.hpp), not owned; null: none. Never changes results.
   RunProbe* probe = nullptr;
   // Prefill/decode disaggregation (disaggregated_deployment.hpp): set, `replicas`, `scheduler` and
-  // `router` are the decode pool and this holds the prefill pool and the KV transfer. The in-run
-  // Engram tier is not supported with it.
+  // `router` are the decode pool and this holds the prefill pool and the KV transfer. `engram_tier`
+  // is then the decode pool's, the prefill pool's is its own; both run on the fabric the KV
+  // transfers cross.
   std::optional<DisaggregationParams> disaggregation;
 };
 
@@ -89,7 +90,7 @@ struct RunResult {
   std::uint64_t events = 0;
   double wall_seconds = 0.0;                    // host time of the run (not part of any output file)
   std::string workload;                         // the source's description
-  std::optional<EngramTierReport> engram_tier;  // with the in-run Engram tier
+  std::optional<EngramTierReport> engram_tier;  // with the in-run Engram tier (the decode pool's)
   std::optional<AgenticReplayStats> agentic;    // with the agentic replay
   std::optional<DisaggregationTotals> disaggregation;
 };

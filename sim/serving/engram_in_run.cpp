@@ -7,6 +7,17 @@ namespace engramsim::sim {
 EngramInRun::EngramInRun(Simulation& sim, const EngramTierParams& params)
     : sim_(sim), service_(params), listeners_(static_cast<std::size_t>(params.replicas), nullptr) {}
 
+EngramInRun::EngramInRun(Simulation& sim, const EngramTierParams& params, fabric::SharedFabric& fabric,
+                         std::vector<fabric::NodeRoutes> nodes, std::vector<std::vector<fabric::GpuRef>> replicas)
+    : sim_(sim),
+      service_(params, EngramTierOnCluster{&fabric, this, std::move(nodes), std::move(replicas)}),
+      listeners_(static_cast<std::size_t>(params.replicas), nullptr) {}
+
+void EngramInRun::on_flow_done(const fabric::FlowCompletion& c) {
+  service_.on_flow_done(c);
+  reschedule();
+}
+
 bool EngramInRun::begin_step(const EngramStepInput& input, EngramStepListener& listener, EngramStepOutcome& immediate) {
   EngramStepInput in = input;
   in.start = sim_.now();

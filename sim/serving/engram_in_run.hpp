@@ -9,6 +9,10 @@
 // its stall and schedules its step's end. Fabric events run before step completions at the same
 // instant (priority `event_priority_fabric`), so a step never starts while a finished fetch at that
 // instant is still unreported.
+//
+// On a shared fabric (a disaggregated deployment's cluster: fabric_events.hpp drives it) this object
+// owns the tier's flows: the driver hands it their completions, it passes them to the service and
+// schedules the event that tells the replicas whose fetch finished.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +36,12 @@ class EngramStepListener {
   ~EngramStepListener() = default;
 };
 
-class EngramInRun final : public EventHandler {
+class EngramInRun final : public EventHandler, public fabric::FlowOwner {
  public:
   EngramInRun(Simulation& sim, const EngramTierParams& params);
+  // On a shared fabric: `nodes` and `replicas` as EngramTierOnCluster's.
+  EngramInRun(Simulation& sim, const EngramTierParams& params, fabric::SharedFabric& fabric,
+              std::vector<fabric::NodeRoutes> nodes, std::vector<std::vector<fabric::GpuRef>> replicas);
   EngramInRun(const EngramInRun&) = delete;
   EngramInRun& operator=(const EngramInRun&) = delete;
 
@@ -45,6 +52,7 @@ class EngramInRun final : public EventHandler {
   EngramTierService& service() { return service_; }
   const EngramTierService& service() const { return service_; }
   void on_event(std::uint64_t tag) override;
+  void on_flow_done(const fabric::FlowCompletion& c) override;
 
  private:
   void reschedule();

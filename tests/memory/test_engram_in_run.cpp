@@ -323,6 +323,84 @@ TEST(EngramInRun, NativeAndSimGridBackendsAgree) {
               1e-6 * native.summary.engram_stall_s + 1e-8);
 }
 
+// A disaggregated deployment of one-GPU replicas on nodes with a 50 GB/s NIC: a plain 10 ms
+// prefill replica and a decode replica whose steps (1 ms) fetch `rows` Engram rows of 264 B per
+// position at forward entry, in-run or by formula. Request 0 decodes 200 tokens from t = 0;
+// request 1 (100,000 prompt tokens, 1,000 B of KV each: 100 MB) is prefilled from 20 ms on, so its
+// KV lands on the decode GPU while request 0's steps fetch rows over the same host link.
+RunConfig pd_run(const ToyEngramModel& decode_model, const ToyEngramModel& prefill_model, bool in_run,
+                 const std::string& backend) {
+  fabric::NodeFabricParams node = toy_node(1, 1);
+  node.nic_bandwidth = Bandwidth(50e9);
+  node.nic_latency = Time::us(2);
+  RunConfig cfg;
+  sim::ReplicaParams decode;
+  decode.step_model = &decode_model;
+  decode.kv = sim::KvPoolParams{100000, 16, false};
+  cfg.replicas.push_back(decode);
+  cfg.scheduler.max_num_batched_tokens = 8192;
+  cfg.scheduler.max_num_seqs = 16;
+  sim::DisaggregationParams d;
+  sim::ReplicaParams prefill = decode;
+  prefill.step_model = &prefill_model;
+  d.prefill_replicas.push_back(prefill);
+  d.prefill_scheduler = cfg.scheduler;
+  d.prefill_scheduler.max_num_batched_tokens = 200000;
+  d.transfer.bytes_per_token = Bytes(1000);
+  d.transfer.prefill = {"a", node, 0, 1, sim::KvLayout::replicated};
+  d.transfer.decode = {"b", node, 0, 1, sim::KvLayout::replicated};
+  d.transfer.backend = backend;
+  cfg.disaggregation = d;
+  if (in_run) {
+    cfg.engram_tier = toy_tier(EngramTier::dram, node, 1);
+    cfg.engram_tier->backend = backend;
+  }
+  std::vector<sim::Request> requests(2);
+  requests[0].id = 0;
+  requests[0].prompt_tokens = 16;
+  requests[0].output_tokens = 200;
+  requests[1].id = 1;
+  requests[1].arrival = Time::ms(20);
+  requests[1].prompt_tokens = 100000;
+  requests[1].output_tokens = 1;
+  cfg.workload.source = [requests](std::uint64_t) { return std::make_unique<ListSource>(requests); };
+  return cfg;
+}
+
+// The KV moves over the decode GPU's host link (facts: NIC -> PCIe switch -> GPU), where the
+// decode steps' Engram rows arrive too: on one fabric the transfer waits for its share of that
+// link, and the step stall for its share.
+TEST(EngramInRun, KvTransfersShareTheDecodeGpusHostLinkWithEngramFetches) {
+  const ToyEngramModel decode_model(Time::ms(1), Time::zero(), {0.0}, 100000);  // 26.4 MB a step
+  const ToyEngramModel prefill_model(Time::ms(10), Time::zero(), {}, 0);
+  const RunResult idle = run_simulation(pd_run(decode_model, prefill_model, false, "native"));
+  const RunResult shared = run_simulation(pd_run(decode_model, prefill_model, true, "native"));
+  ASSERT_TRUE(idle.disaggregation && shared.disaggregation);
+  EXPECT_EQ(idle.disaggregation->transfers, 2);
+  EXPECT_EQ(shared.disaggregation->transfers, 2);
+  // Request 1 alone on its route: 100 MB at the NIC's 50 GB/s (2 ms) plus 2.5 us of latency per
+  // end (host link 0.5, NIC 2); request 0's 16 KB take 0.32 us plus the same latency.
+  const Time alone = Time::ms(2) + Time::us(5);
+  const Time first = Time::ns(320) + Time::us(5);
+  EXPECT_EQ(idle.disaggregation->transfer_time, alone + first);
+  // Shared: request 0's fetches (26.4 MB at entry of each 1 ms step, 0.41 ms alone) take half the
+  // link while both flow, so request 1's transfer lasts longer, by less than the fetches it met.
+  const Time waited = shared.disaggregation->transfer_time - idle.disaggregation->transfer_time;
+  EXPECT_GT(waited, Time::us(100));
+  EXPECT_LT(waited, Time::ms(1));
+  ASSERT_TRUE(shared.engram_tier.has_value());
+  EXPECT_GT(shared.summary.engram_stall_s, 0.0);
+  if (!fabric::simgrid_fabric_available()) GTEST_SKIP() << "SimGrid helper not built";
+  const RunResult simgrid = run_simulation(pd_run(decode_model, prefill_model, true, "simgrid"));
+  const double a = shared.disaggregation->transfer_time.seconds();
+  EXPECT_NEAR(simgrid.disaggregation->transfer_time.seconds(), a, 1e-6 * a);
+  ASSERT_EQ(shared.requests.size(), simgrid.requests.size());
+  for (std::size_t i = 0; i < shared.requests.size(); ++i) {
+    const double f = shared.requests[i].finish.seconds();
+    EXPECT_NEAR(simgrid.requests[i].finish.seconds(), f, 1e-6 * f + 2e-9) << i;
+  }
+}
+
 // DeepSeek-V4.1-Flash, TP2 on an HGX B300 (4 replicas on one node), `engram` lines under
 // deployment.engram, `top` lines at the top level.
 std::string v41_scenario(const std::string& engram, const std::string& top = "") {

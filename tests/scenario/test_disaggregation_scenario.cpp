@@ -240,11 +240,32 @@ TEST(DisaggregatedScenario, PoolsInOneNvlinkDomainNeedNoNics) {
   EXPECT_HAS(e, "(the pools need 10 + 10 nodes, more than one scale-up domain of 72 GPUs)");
 }
 
-TEST(DisaggregatedScenario, InRunEngramTierIsNotSupportedInAPool) {
+// Each pool has its own in-run tier, or none: the decode pool's is the run's, the prefill pool's
+// travels with the prefill pool; each takes its own pool's replicas and layout.
+TEST(DisaggregatedScenario, EachPoolCarriesItsOwnInRunEngramTier) {
   const std::string head = "name: d\nmodel: deepseek-v4.1-flash\nnode: hgx-b200\n";
-  const std::string e = error_of(
-      disaggregated("{replicas: 1, tp: 4}", "{replicas: 1, tp: 4, engram: {tier: dram, in_run: true}}", "", head));
-  EXPECT_HAS(e, "deployment.decode.engram.in_run: the in-run Engram tier is not modelled with kind: disaggregated");
+  const BuiltScenario b = build(
+      disaggregated("{replicas: 2, tp: 2}", "{replicas: 1, tp: 4, engram: {tier: dram, in_run: true}}", "", head));
+  ASSERT_TRUE(b.run.engram_tier.has_value());
+  EXPECT_EQ(b.run.engram_tier->tp, 4);
+  EXPECT_EQ(b.run.engram_tier->tier, EngramTier::dram);
+  EXPECT_FALSE(b.run.disaggregation->prefill_engram_tier.has_value());
+  const BuiltScenario both = build(disaggregated("{replicas: 2, tp: 2, engram: {tier: dram, in_run: true}}",
+                                                 "{replicas: 1, tp: 4, engram: {tier: dram, in_run: true}}", "", head));
+  ASSERT_TRUE(both.run.disaggregation->prefill_engram_tier.has_value());
+  EXPECT_EQ(both.run.disaggregation->prefill_engram_tier->tp, 2);
+  EXPECT_EQ(both.run.disaggregation->prefill_engram_tier->replicas, 2);
+  // A pool's tier must sit off the GPU; the one-node fabric sections have no say over the cluster.
+  EXPECT_HAS(error_of(disaggregated("{replicas: 1, tp: 4}", "{replicas: 1, tp: 4, engram: {tier: hbm, in_run: true}}",
+                                    "", head)),
+             "deployment.decode.engram.in_run: the in-run tier moves rows over the host links");
+  EXPECT_HAS(error_of(disaggregated("{replicas: 1, tp: 4}", "{replicas: 1, tp: 4}", "", head) +
+                      "fabric: {placement: spread}\n"),
+             "fabric: with kind: disaggregated the pools share the cluster fabric");
+  EXPECT_HAS(error_of(disaggregated("{replicas: 1, tp: 4}", "{replicas: 1, tp: 4, engram: {tier: dram, in_run: true}}",
+                                    "", head) +
+                      "kv_offload: {enabled: true}\n"),
+             "kv_offload: KV offload traffic is not modelled with kind: disaggregated");
 }
 
 // ---- --set and sweep axes address the pools' keys ----

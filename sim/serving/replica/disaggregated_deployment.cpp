@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::uint64_t kInstant = UINT64_MAX;
 constexpr std::uint64_t kSubmit = UINT64_MAX - 1;
+constexpr std::uint64_t kLanded = UINT64_MAX - 2;
 
 // Packs replicas of `gpus` GPUs each onto nodes of `node_gpus` GPUs from `cursor` on (a flat GPU
 // index); a replica that does not fit the rest of a node starts on the next one.
@@ -71,17 +72,25 @@ std::vector<int> replica_gpus(const std::vector<ReplicaParams>& replicas) {
 
 }  // namespace
 
+DisaggregatedCluster build_disaggregated_cluster(const DisaggregationParams& params,
+                                                 const std::vector<int>& decode_gpus) {
+  DisaggregatedCluster c;
+  c.placement =
+      place_pools(params.transfer.prefill, replica_gpus(params.prefill_replicas), params.transfer.decode, decode_gpus);
+  c.fabric = fabric::build_cluster_fabric(c.placement.nodes, c.placement.domains);
+  return c;
+}
+
 DisaggregatedPrefill::DisaggregatedPrefill(Simulation& sim, const DisaggregationParams& params,
                                            const SchedulerRegistry& schedulers, std::unique_ptr<Router> router,
-                                           const std::vector<int>& decode_gpus)
+                                           const DisaggregatedCluster& cluster, fabric::SharedFabric& fabric)
     : sim_(sim),
       transfer_(params.transfer),
       local_threshold_(params.local_prefill_threshold),
       router_(std::move(router)),
-      placement_(place_pools(params.transfer.prefill, replica_gpus(params.prefill_replicas), params.transfer.decode,
-                             decode_gpus)),
-      cluster_(fabric::build_cluster_fabric(placement_.nodes, placement_.domains)),
-      fabric_(fabric::make_fabric(params.transfer.backend, cluster_.topology, params.transfer.fabric_options)) {
+      placement_(cluster.placement),
+      cluster_(cluster.fabric),
+      fabric_(fabric) {
   if (params.prefill_replicas.empty())
     throw ConfigError({}, "deployment.prefill", "a disaggregated deployment needs at least one prefill replica");
   if (!router_) throw ConfigError({}, "deployment.prefill.router", "missing");
@@ -96,7 +105,7 @@ DisaggregatedPrefill::DisaggregatedPrefill(Simulation& sim, const Disaggregation
   loads_.resize(replicas_.size());
   totals_.prefill_replicas = static_cast<std::int32_t>(replicas_.size());
   for (const auto& r : replicas_) totals_.prefill_gpus += r->gpus();
-  for (const int g : decode_gpus) totals_.decode_gpus += g;
+  for (const auto& ranks : placement_.decode) totals_.decode_gpus += static_cast<std::int32_t>(ranks.size());
 }
 
 void DisaggregatedPrefill::connect(Deliver deliver, Reject reject) {
@@ -177,7 +186,6 @@ void DisaggregatedPrefill::prefill_done_after_reservation(const RequestRecord& r
   t.prefilling = false;
   t.start = sim_.now();  // what outlasts the prefill
   finish_when_landed(p.transfer);
-  reschedule();
 }
 
 void DisaggregatedPrefill::on_prompt_progress(std::uint32_t replica, const Sequence& sequence) {
@@ -190,7 +198,6 @@ void DisaggregatedPrefill::on_prompt_progress(std::uint32_t replica, const Seque
   if (upto <= from) return;
   start_flows(p, transfers_.at(p.transfer).replica->index(), upto - from, p.transfer, sim_.now());
   p.sent = upto;
-  reschedule();
 }
 
 void DisaggregatedPrefill::on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request,
@@ -213,7 +220,6 @@ void DisaggregatedPrefill::reserved_after_prefill(Replica& replica, std::uint32_
       Transfer{&replica, slot, 0, sim_.now(), p.request.measured, false, false, p.prefill_replica, p.request.id};
   if (tokens > 0) start_flows(p, replica.index(), tokens, id, sim_.now() + transfer_.setup);
   finish_when_landed(id);
-  reschedule();
 }
 
 void DisaggregatedPrefill::reserved_before_prefill(Replica& replica, std::uint32_t slot, Pending& p,
@@ -268,7 +274,7 @@ void DisaggregatedPrefill::start_flows(const Pending& p, std::size_t decode_repl
     const fabric::GpuRef b = dst[static_cast<std::size_t>(dst_base + f.decode_rank)];
     const fabric::RouteId route = cluster_.gpu_route(a, b);
     if (route == fabric::kNoRoute) throw std::logic_error("disaggregation: a KV transfer between one GPU and itself");
-    const fabric::FlowId flow = fabric_->start_flow({route, f.bytes, start, std::nullopt});
+    const fabric::FlowId flow = fabric_.start_flow({route, f.bytes, start, std::nullopt}, *this);
     flow_transfer_[flow] = transfer;
     ++t.flows_left;
     totals_.transferred += f.bytes;
@@ -279,11 +285,21 @@ void DisaggregatedPrefill::start_flows(const Pending& p, std::size_t decode_repl
   }
 }
 
-void DisaggregatedPrefill::reschedule() {
-  const Time t = fabric_->next_completion_time();
-  if (t == Time::max() || t >= scheduled_) return;
-  scheduled_ = std::max(t, sim_.now());
-  sim_.schedule_at(scheduled_, event_priority::fabric, *this, ++generation_);
+void DisaggregatedPrefill::on_flow_done(const fabric::FlowCompletion& c) {
+  if (landed_.empty()) sim_.schedule_at(sim_.now(), event_priority::fabric, *this, kLanded);
+  landed_.push_back(c.id);
+}
+
+void DisaggregatedPrefill::land_flows() {
+  std::vector<fabric::FlowId> landed;
+  landed.swap(landed_);
+  for (const fabric::FlowId flow : landed) {
+    auto f = flow_transfer_.find(flow);
+    const std::uint64_t id = f->second;
+    flow_transfer_.erase(f);
+    Transfer& t = transfers_.at(id);
+    if (--t.flows_left == 0 && !t.prefilling) finish_transfer(id);
+  }
 }
 
 void DisaggregatedPrefill::on_event(std::uint64_t tag) {
@@ -297,16 +313,7 @@ void DisaggregatedPrefill::on_event(std::uint64_t tag) {
     for (const std::uint64_t id : done) finish_transfer(id);
     return;
   }
-  if (tag != generation_) return;  // superseded
-  scheduled_ = Time::max();
-  for (const fabric::FlowCompletion& c : fabric_->advance_to(sim_.now())) {
-    auto f = flow_transfer_.find(c.id);
-    const std::uint64_t id = f->second;
-    flow_transfer_.erase(f);
-    Transfer& t = transfers_.at(id);
-    if (--t.flows_left == 0 && !t.prefilling) finish_transfer(id);
-  }
-  reschedule();
+  if (tag == kLanded) land_flows();
 }
 
 void DisaggregatedPrefill::finish_transfer(std::uint64_t id) {

@@ -34,6 +34,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/fabric/cluster_fabric.hpp"
 #include "sim/fabric/fabric.hpp"
+#include "sim/fabric/shared_fabric.hpp"
+#include "sim/memory/engram_tier_service.hpp"
 #include "sim/serving/disaggregation_totals.hpp"
 #include "sim/serving/kv/kv_transfer.hpp"
 #include "sim/serving/replica/replica.hpp"
@@ -88,6 +91,9 @@ struct DisaggregationParams {
   // A request whose prompt its decode replica would compute at most this many tokens of is
   // prefilled there (0: every request goes through the prefill pool).
   std::int32_t local_prefill_threshold = 0;
+  // The prefill pool's in-run Engram tier (`replicas` taken from prefill_replicas); unset: the step
+  // model's formula stall.
+  std::optional<EngramTierParams> prefill_engram_tier;
 };
 
 // Where each replica's GPUs sit in the cluster: prefill replicas first, then decode replicas.
@@ -101,10 +107,24 @@ struct ClusterPlacement {
 ClusterPlacement place_pools(const PoolPlacement& prefill, const std::vector<int>& prefill_gpus,
                              const PoolPlacement& decode, const std::vector<int>& decode_gpus);
 
+// Both pools placed and the fabric of their nodes: the KV transfers cross it, and so does the
+// in-run Engram tier of each pool that has one, on one shared fabric (fabric_events.hpp).
+struct DisaggregatedCluster {
+  ClusterPlacement placement;
+  fabric::ClusterFabric fabric;
+};
+// `decode_gpus`: GPUs of each decode replica. Throws std::invalid_argument for a placement the
+// fabric cannot build.
+DisaggregatedCluster build_disaggregated_cluster(const DisaggregationParams& params,
+                                                 const std::vector<int>& decode_gpus);
+
 // The prefill pool of a disaggregated deployment and the KV transfers out of it. The deployment
 // (deployment.hpp) owns it, routes each request through prefill() and gives its decode replicas
 // this object as their KvSource.
-class DisaggregatedPrefill final : public ServingObserver, public KvSource, public EventHandler {
+class DisaggregatedPrefill final : public ServingObserver,
+                                   public KvSource,
+                                   public EventHandler,
+                                   public fabric::FlowOwner {
  public:
   // Hands a request to decode replica `target` of the deployment (its arrival already announced);
   // false when the replica refused it (it can never fit there).
@@ -112,10 +132,11 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
   // Tells the deployment's observers of a request the prefill pool refused.
   using Reject = std::function<void(const RequestRecord& record)>;
 
-  // `decode_gpus`: GPUs of each decode replica. Throws ConfigError for an empty prefill pool and
-  // std::invalid_argument for a placement the fabric cannot build.
+  // `cluster` and `fabric` (built on cluster.fabric's topology) outlive this object. Throws
+  // ConfigError for an empty prefill pool.
   DisaggregatedPrefill(Simulation& sim, const DisaggregationParams& params, const SchedulerRegistry& schedulers,
-                       std::unique_ptr<Router> router, const std::vector<int>& decode_gpus);
+                       std::unique_ptr<Router> router, const DisaggregatedCluster& cluster,
+                       fabric::SharedFabric& fabric);
   DisaggregatedPrefill(const DisaggregatedPrefill&) = delete;
   DisaggregatedPrefill& operator=(const DisaggregatedPrefill&) = delete;
 
@@ -130,6 +151,8 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
   void on_prompt_progress(std::uint32_t replica, const Sequence& sequence) override;
   void on_kv_reserved(Replica& replica, std::uint32_t slot, const Request& request, std::int64_t tokens) override;
   void on_event(std::uint64_t tag) override;
+  // A KV flow landed: handled in an event at this instant, not inside whoever advanced the fabric.
+  void on_flow_done(const fabric::FlowCompletion& c) override;
 
   const std::vector<std::unique_ptr<Replica>>& replicas() const { return replicas_; }
   DisaggregationTotals totals() const;
@@ -170,7 +193,7 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
                    Time start);
   void finish_when_landed(std::uint64_t transfer);
   void finish_transfer(std::uint64_t transfer);
-  void reschedule();
+  void land_flows();
 
   Simulation& sim_;
   KvTransferParams transfer_;
@@ -179,19 +202,18 @@ class DisaggregatedPrefill final : public ServingObserver, public KvSource, publ
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<Router> router_;
   std::vector<ReplicaLoad> loads_;
-  ClusterPlacement placement_;
-  fabric::ClusterFabric cluster_;
-  std::unique_ptr<fabric::Fabric> fabric_;
+  const ClusterPlacement& placement_;
+  const fabric::ClusterFabric& cluster_;
+  fabric::SharedFabric& fabric_;
   Deliver deliver_;
   Reject reject_;
   std::map<std::uint64_t, Pending> pending_;  // by request id: in the prefill pool, then until reserved
   std::map<std::uint64_t, Transfer> transfers_;
   std::map<fabric::FlowId, std::uint64_t> flow_transfer_;
   std::vector<std::uint64_t> instant_;              // transfers of no bytes, done at the next event
+  std::vector<fabric::FlowId> landed_;              // flows landed, handled at the next event
   std::multimap<Time, std::uint64_t> submissions_;  // per_chunk: prefills due after their bootstrap
   std::uint64_t next_transfer_ = 0;
-  std::uint64_t generation_ = 0;
-  Time scheduled_ = Time::max();
   DisaggregationTotals totals_;
 };
 
