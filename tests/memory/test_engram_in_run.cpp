@@ -48,15 +48,18 @@ class ListSource final : public sim::RequestSource {
   std::size_t i_ = 0;
 };
 
+// A replica of `model` with 100,000 blocks of 16 tokens and no prefix caching.
+sim::ReplicaParams toy_replica(const StepTimeModel& model) {
+  sim::ReplicaParams rp;
+  rp.step_model = &model;
+  rp.kv = sim::KvPoolParams{100000, 16, false};
+  return rp;
+}
+
 // Closed loop: `clients` clients, `n` requests of `prompt` / `output` tokens.
 RunConfig closed_loop(const StepTimeModel& model, int replicas, int clients, int n, int prompt, int output) {
   RunConfig cfg;
-  for (int i = 0; i < replicas; ++i) {
-    sim::ReplicaParams rp;
-    rp.step_model = &model;
-    rp.kv = sim::KvPoolParams{100000, 16, false};
-    cfg.replicas.push_back(rp);
-  }
+  for (int i = 0; i < replicas; ++i) cfg.replicas.push_back(toy_replica(model));
   cfg.scheduler.max_num_batched_tokens = 8192;
   cfg.scheduler.max_num_seqs = 256;
   cfg.router = "round_robin";
@@ -334,16 +337,11 @@ RunConfig pd_run(const ToyEngramModel& decode_model, const ToyEngramModel& prefi
   node.nic_bandwidth = Bandwidth(50e9);
   node.nic_latency = Time::us(2);
   RunConfig cfg;
-  sim::ReplicaParams decode;
-  decode.step_model = &decode_model;
-  decode.kv = sim::KvPoolParams{100000, 16, false};
-  cfg.replicas.push_back(decode);
+  cfg.replicas.push_back(toy_replica(decode_model));
   cfg.scheduler.max_num_batched_tokens = 8192;
   cfg.scheduler.max_num_seqs = 16;
   sim::DisaggregationParams d;
-  sim::ReplicaParams prefill = decode;
-  prefill.step_model = &prefill_model;
-  d.prefill_replicas.push_back(prefill);
+  d.prefill_replicas.push_back(toy_replica(prefill_model));
   d.prefill_scheduler = cfg.scheduler;
   d.prefill_scheduler.max_num_batched_tokens = 200000;
   d.transfer.bytes_per_token = Bytes(1000);
