@@ -1,6 +1,8 @@
 // A whole serving run: the Azure LLM inference conversation trace (19,366 requests, one hour)
 // through 8 replicas of a 70B-class dense model, under vLLM-style continuous batching (arg 0) or
 // TensorRT-LLM's no-evict admission with decode steps padded to CUDA-graph sizes (arg 1).
+// BM_AzureConvDisaggregated: the same trace and GPUs as 2 prefill + 6 decode replicas, every
+// request's KV moved as a flow on the cluster fabric (one-GPU nodes, 50 GB/s NICs).
 //
 // The step-time model is analytic (tests/bench/analytic_70b.hpp: a roofline of a Llama-3-70B-shaped
 // model on one H200-class GPU) so the benchmark measures the simulator, not the models/ library.
@@ -65,6 +67,48 @@ void BM_AzureConv8Replicas(benchmark::State& state) {
   state.SetLabel(cfg.scheduler.name);
 }
 BENCHMARK(BM_AzureConv8Replicas)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+fabric::NodeFabricParams one_gpu_nic_node() {
+  fabric::NodeFabricParams n;
+  n.gpu_count = 1;
+  n.gpu_link_bandwidth = Bandwidth::gb_per_s(64);
+  n.gpu_link_latency = Time::us(1);
+  n.switch_uplink_bandwidth = Bandwidth::gb_per_s(64);
+  n.host_dram_bandwidth = Bandwidth::gb_per_s(200);
+  n.nic_bandwidth = Bandwidth::gb_per_s(50);
+  n.nic_latency = Time::us(2);
+  return n;
+}
+
+void BM_AzureConvDisaggregated(benchmark::State& state) {
+  const Analytic70B model;
+  RunConfig cfg = azure_conv_config(model, false);
+  DisaggregationParams d;
+  d.prefill_replicas.assign(cfg.replicas.begin(), cfg.replicas.begin() + 2);
+  cfg.replicas.erase(cfg.replicas.begin(), cfg.replicas.begin() + 2);
+  d.prefill_scheduler = cfg.scheduler;
+  d.transfer.bytes_per_token = Bytes(327680);  // 70B-class GQA: 80 layers x 8 KV heads x 128 x 2 x 2 B
+  d.transfer.prefill = {"a", one_gpu_nic_node(), 0, 1, KvLayout::replicated};
+  d.transfer.decode = {"b", one_gpu_nic_node(), 0, 1, KvLayout::replicated};
+  d.transfer.setup = Time::ms(5);
+  cfg.disaggregation = d;
+  std::uint64_t events = 0;
+  double wall = 0, transfers = 0, transfer_ms = 0;
+  for (auto _ : state) {
+    const RunResult r = run_simulation(cfg);
+    events += r.events;
+    wall += r.wall_seconds;
+    transfers = static_cast<double>(r.disaggregation->transfers);
+    transfer_ms = r.summary.mean_kv_transfer_ms;
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events"] = static_cast<double>(events) / n;
+  state.counters["wall_s"] = wall / n;
+  state.counters["transfers"] = transfers;
+  state.counters["mean_transfer_ms"] = transfer_ms;
+}
+BENCHMARK(BM_AzureConvDisaggregated)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
