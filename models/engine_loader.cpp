@@ -1,6 +1,8 @@
 #include "models/engine_loader.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "core/config_node.hpp"
 #include "core/error.hpp"
@@ -131,6 +133,39 @@ void add_moe_kernel_keys(FieldTable<HostOverhead>& t) {
       [](const HostOverhead& h) { return quant_fusion_json(h.quant_fusion); });
 }
 
+// `sparse_attention_head_pad`: per GPU vendor, ascending positive head counts.
+void read_head_pad(const ConfigNode& root, std::map<std::string, SparseAttentionKernels>& by_vendor) {
+  const ConfigNode map = root.child("sparse_attention_head_pad");
+  if (!map.is_map()) map.fail("expected a map of GPU vendor (nvidia, amd) to a list of head counts");
+  for (const std::string& vendor : map.keys()) {
+    if (vendor != "nvidia" && vendor != "amd") map.fail_key(vendor, "expected a GPU vendor: nvidia or amd");
+    const ConfigNode list = map.child(vendor);
+    if (!list.is_sequence()) list.fail("expected a list of head counts, ascending");
+    SparseAttentionKernels& k = by_vendor[vendor];
+    for (const ConfigNode& e : list.elements()) {
+      const std::int64_t v = e.as_integer();
+      if (v < 1 || v > 4096) e.fail("expected a head count in [1, 4096]");
+      if (!k.head_pad.empty() && v <= k.head_pad.back()) e.fail("head counts must ascend");
+      k.head_pad.push_back(static_cast<int>(v));
+    }
+  }
+}
+
+void add_attention_kernel_keys(FieldTable<HostOverhead>& t) {
+  t.custom(
+      {"sparse_attention_head_pad", "map GPU vendor (`nvidia`, `amd`) -> list of integers in [1, 4096], ascending",
+       "none (no padding)",
+       "the query-head counts the engine's sparse-attention kernels for compressed-KV (CSA) layers take on "
+       "that vendor's GPUs: a rank's heads are padded up to the first at or above them, and the attention "
+       "FLOPs are the padded heads' (docs/cost-model.md \"Long-context terms\")"},
+      [](const ConfigNode& n, HostOverhead& h) { read_head_pad(n, h.sparse_attention_by_vendor); },
+      [](const HostOverhead& h) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [vendor, k] : h.sparse_attention_by_vendor) out[vendor] = k.head_pad;
+        return out;
+      });
+}
+
 void add_collective_keys(FieldTable<HostOverhead>& t) {
   t.custom(
       {"all_reduce_table", "string: a table in models/data/engine-allreduce/all_reduce.csv", "none (the NCCL fit)",
@@ -208,6 +243,7 @@ const FieldTable<HostOverhead>& engine_schema() {
     FieldTable<HostOverhead> t("engine preset");
     add_host_keys(t);
     add_moe_kernel_keys(t);
+    add_attention_kernel_keys(t);
     add_collective_keys(t);
     add_engram_keys(t);
     return t;

@@ -24,6 +24,12 @@ std::string fmt_ms(double s) {
 }  // namespace
 
 namespace {
+// The engine's sparse-attention head padding on this vendor's GPUs; none when it states none.
+SparseAttentionKernels sparse_attention_on(const HostOverhead& host, const std::string& vendor) {
+  const auto it = host.sparse_attention_by_vendor.find(vendor);
+  return it == host.sparse_attention_by_vendor.end() ? SparseAttentionKernels{} : it->second;
+}
+
 // The layout with its scale-up domain size taken from the node; a replica larger than one domain
 // must be expert-parallel with data-parallel attention on a node with a scale-out NIC.
 ParallelLayout layout_on(const NodeSpec& node, ParallelLayout layout) {
@@ -55,7 +61,8 @@ RooflineStepModel::RooflineStepModel(const ModelCard& card, const NodeSpec& node
     : card_(card),
       node_(node),
       options_(std::move(options)),
-      work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout), options_.host.quant_fusion),
+      work_(card_, build_weight_inventory(card_), layout_on(node_, options_.layout), options_.host.quant_fusion,
+            sparse_attention_on(options_.host, node_.gpu.vendor)),
       rates_(node_.gpu),
       net_(with_engine_all_reduce(options_.collectives, options_.host, node_.gpu), node_.gpu.scale_up_bandwidth,
            node_.scale_out_bandwidth) {

@@ -25,6 +25,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -83,6 +84,9 @@ struct HostOverhead {
   // Which producers of a projection's input quantize it for per-tensor FP8 or FP4 weights; every other
   // such input gets a quantizing kernel of its own (models/work.hpp).
   ActivationQuantFusion quant_fusion;
+  // The head counts the engine's sparse-attention kernels pad a rank's query heads to, by GPU vendor
+  // (models/work.hpp); a vendor not listed: no padding.
+  std::map<std::string, SparseAttentionKernels> sparse_attention_by_vendor;
   // The engine's own all-reduce kernel, measured per GPU (models/data/engine-allreduce/): on a GPU the
   // table covers it prices the all-reduces at the rank counts measured there. Empty: the NCCL fit.
   std::string all_reduce_table;

@@ -127,8 +127,12 @@ bool OpTemplate::operator==(const OpTemplate& o) const {
 }
 
 WorkModel::WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout,
-                     ActivationQuantFusion quant_fusion)
-    : card_(card), weights_(weights), layout_(layout), quant_fusion_(quant_fusion) {
+                     ActivationQuantFusion quant_fusion, SparseAttentionKernels sparse_attention)
+    : card_(card),
+      weights_(weights),
+      layout_(layout),
+      quant_fusion_(quant_fusion),
+      sparse_attention_(std::move(sparse_attention)) {
   check_layout();
   // Expert-load imbalance over the EP ranks (models/expert_balance.hpp); balanced routing has none.
   const ExpertBalance& eb = layout_.expert_balance;
@@ -486,7 +490,7 @@ WorkModel::LayerBuilder::AttentionShape WorkModel::LayerBuilder::attention_shape
       break;
     case AttentionKind::csa:
       sh.entry_bytes = static_cast<double>(a.head_dim) * kv_bpe;
-      sh.pair_flops_decode = sh.pair_flops_prefill = 4.0 * sh.heads_rank * a.head_dim;
+      sh.pair_flops_decode = sh.pair_flops_prefill = 4.0 * m.sparse_attention_.padded(sh.heads_rank) * a.head_dim;
       break;
   }
   sh.kv_share = dp ? 1.0 / tp : 1.0;

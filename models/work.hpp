@@ -209,10 +209,23 @@ struct ActivationQuantFusion {
   bool attention = false;
 };
 
+// The engine's sparse-attention kernels for compressed-KV (CSA) layers run a rank's query heads padded
+// up to the first of `head_pad` at or above them (FlashMLA's sparse kernels take 64 or 128 heads), so
+// the attention FLOPs are those of the padded heads; the KV read is not padded. Empty, or more heads
+// than the largest entry: the heads as they are.
+struct SparseAttentionKernels {
+  std::vector<int> head_pad;  // ascending
+  double padded(double heads) const {
+    for (const int p : head_pad)
+      if (heads <= p) return p;
+    return heads;
+  }
+};
+
 class WorkModel {
  public:
   WorkModel(const ModelCard& card, const WeightInventory& weights, ParallelLayout layout,
-            ActivationQuantFusion quant_fusion = {});
+            ActivationQuantFusion quant_fusion = {}, SparseAttentionKernels sparse_attention = {});
 
   // One pass over the batch. Throws std::invalid_argument for negative sizes.
   BatchStats summarize(const BatchShape& batch) const;
@@ -301,6 +314,7 @@ class WorkModel {
   WeightInventory weights_;
   ParallelLayout layout_;
   ActivationQuantFusion quant_fusion_;
+  SparseAttentionKernels sparse_attention_;
   double expert_skew_ = 1.0;     // busiest EP rank's share over the mean from popularity skew
   double expert_noise_z_ = 0.0;  // expected max of ep standard normals (sampling noise); 0 = ideal
   std::vector<AttentionGeometry> geometries_;

@@ -93,6 +93,23 @@ TEST(EngineSchema, ActivationQuantFusionIsAListOfProducers) {
   EXPECT_NE(error_of(base + "activation_quant_fused_into: norm\n").find("expected a list"), std::string::npos);
 }
 
+TEST(EngineSchema, SparseAttentionHeadPadIsPerVendorAndAscending) {
+  const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
+  EXPECT_TRUE(engine_from_yaml(base, "e.yaml").sparse_attention_by_vendor.empty());
+  const HostOverhead h = engine_from_yaml(base + "sparse_attention_head_pad: {nvidia: [64, 128]}\n", "e.yaml");
+  ASSERT_EQ(h.sparse_attention_by_vendor.count("nvidia"), 1u);
+  EXPECT_EQ(h.sparse_attention_by_vendor.at("nvidia").head_pad, (std::vector<int>{64, 128}));
+  EXPECT_EQ(engine_schema().write(h).at("sparse_attention_head_pad").dump(), "{\"nvidia\":[64,128]}");
+  const std::string descending = error_of(base + "sparse_attention_head_pad: {nvidia: [128, 64]}\n");
+  EXPECT_NE(descending.find("e.yaml:4:"), std::string::npos) << descending;
+  EXPECT_NE(descending.find("head counts must ascend"), std::string::npos) << descending;
+  EXPECT_NE(error_of(base + "sparse_attention_head_pad: {intel: [64]}\n").find("expected a GPU vendor"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "sparse_attention_head_pad: {nvidia: [0]}\n").find("head count in [1, 4096]"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "sparse_attention_head_pad: [64]\n").find("expected a map"), std::string::npos);
+}
+
 TEST(EngineSchema, BlockFp8KStepIsATimeUpToAMillisecond) {
   const std::string base = "name: x\nper_step: 1us\nper_sequence: 1ns\n";
   EXPECT_DOUBLE_EQ(engine_from_yaml(base, "e.yaml").block_fp8_gemm_k_step.seconds(), 0.0);

@@ -191,6 +191,36 @@ TEST_F(V41, CompressedAttentionAndIndexer) {
   EXPECT_DOUBLE_EQ(op_named(w.layers[20].ops, "attn.indexer_scan").flops.value(), 2.0 * 32 * 128 * 49173.0);
 }
 
+// FlashMLA's sparse kernels take 64 or 128 query heads: at TP4 a rank's 16 heads run as 64, so
+// the attention FLOPs are those of 64 heads and the gathered KV is unchanged; at TP1 the 64 heads
+// need no padding, and beyond the largest count the heads run as they are.
+TEST_F(V41, SparseAttentionRunsTheRanksHeadsPadded) {
+  const SparseAttentionKernels flashmla{{64, 128}};
+  EXPECT_DOUBLE_EQ(flashmla.padded(16), 64.0);
+  EXPECT_DOUBLE_EQ(flashmla.padded(64), 64.0);
+  EXPECT_DOUBLE_EQ(flashmla.padded(65), 128.0);
+  EXPECT_DOUBLE_EQ(flashmla.padded(256), 256.0);
+  EXPECT_DOUBLE_EQ(SparseAttentionKernels{}.padded(16), 16.0);
+  const WeightInventory weights = build_weight_inventory(*card_);
+  const WorkModel plain(*card_, weights, ParallelLayout{4, 1, false});
+  const WorkModel padded(*card_, weights, ParallelLayout{4, 1, false}, {}, flashmla);
+  Batch b;
+  b.decode = {{8192, 6}};
+  b.prefill = {{4096, 8192}};
+  const StepWork a = plain.decompose(b.shape());
+  const StepWork p = padded.decompose(b.shape());
+  for (const char* op : {"attn.decode", "attn.prefill"}) {
+    EXPECT_DOUBLE_EQ(op_named(p.layers[2].ops, op).flops.value(), 4.0 * op_named(a.layers[2].ops, op).flops.value())
+        << op;
+    EXPECT_DOUBLE_EQ(op_named(p.layers[2].ops, op).hbm_bytes.value(), op_named(a.layers[2].ops, op).hbm_bytes.value())
+        << op;
+  }
+  const WorkModel whole(*card_, weights, ParallelLayout{1, 1, false}, {}, flashmla);
+  const WorkModel whole_plain(*card_, weights, ParallelLayout{1, 1, false});
+  EXPECT_DOUBLE_EQ(op_named(whole.decompose(b.shape()).layers[2].ops, "attn.decode").flops.value(),
+                   op_named(whole_plain.decompose(b.shape()).layers[2].ops, "attn.decode").flops.value());
+}
+
 TEST_F(V41, IndexerScalesWithContextAndQueries) {
   const WorkModel m(*card_, build_weight_inventory(*card_), ParallelLayout{4, 1, false});
   auto layer_op = [&](std::int32_t context, std::int32_t positions, int seqs, int layer, const char* name) {
