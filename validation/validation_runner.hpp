@@ -130,7 +130,7 @@ struct GroupSummary {
 // A case's relative error signed by what it says of speed: > 0 when the model predicts the
 // deployment faster than measured (a throughput above it, a step time or latency below it), < 0
 // when slower. Its mean over a group is the group's lean: how optimistic a plan on that GPU or
-// engine is. 0 for the kinds that are neither a rate nor a time (penalty, ratio, footprint).
+// engine is. 0 for the kinds that are neither a rate nor a time (penalty, ratio, footprint, traffic).
 double speed_error(MetricKind kind, double rel_error);
 // Step-level, serving throughput and latency: the kinds whose cases measure a speed.
 bool is_speed_kind(MetricKind kind);
