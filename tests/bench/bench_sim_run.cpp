@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tests/bench/analytic_70b.hpp"
+#include "tests/fabric/fabric_nodes.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -68,18 +69,6 @@ void BM_AzureConv8Replicas(benchmark::State& state) {
 }
 BENCHMARK(BM_AzureConv8Replicas)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-fabric::NodeFabricParams one_gpu_nic_node() {
-  fabric::NodeFabricParams n;
-  n.gpu_count = 1;
-  n.gpu_link_bandwidth = Bandwidth::gb_per_s(64);
-  n.gpu_link_latency = Time::us(1);
-  n.switch_uplink_bandwidth = Bandwidth::gb_per_s(64);
-  n.host_dram_bandwidth = Bandwidth::gb_per_s(200);
-  n.nic_bandwidth = Bandwidth::gb_per_s(50);
-  n.nic_latency = Time::us(2);
-  return n;
-}
-
 void BM_AzureConvDisaggregated(benchmark::State& state) {
   const Analytic70B model;
   RunConfig cfg = azure_conv_config(model, false);
@@ -88,8 +77,8 @@ void BM_AzureConvDisaggregated(benchmark::State& state) {
   cfg.replicas.erase(cfg.replicas.begin(), cfg.replicas.begin() + 2);
   d.prefill_scheduler = cfg.scheduler;
   d.transfer.bytes_per_token = Bytes(327680);  // 70B-class GQA: 80 layers x 8 KV heads x 128 x 2 x 2 B
-  d.transfer.prefill = {"a", one_gpu_nic_node(), 0, 1, KvLayout::replicated};
-  d.transfer.decode = {"b", one_gpu_nic_node(), 0, 1, KvLayout::replicated};
+  d.transfer.prefill = {"a", fabric::testing::one_gpu_nic_node(), 0, 1, KvLayout::replicated};
+  d.transfer.decode = {"b", fabric::testing::one_gpu_nic_node(), 0, 1, KvLayout::replicated};
   d.transfer.setup = Time::ms(5);
   cfg.disaggregation = d;
   std::uint64_t events = 0;

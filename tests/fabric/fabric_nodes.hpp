@@ -32,6 +32,20 @@ inline NodeFabricParams hgx_like_node() {
   return p;
 }
 
+// One GPU on a PCIe-like 64 GB/s host link (1 us) beside a 50 GB/s RDMA NIC (2 us a side): the
+// nodes of the disaggregation tests and benchmark, where a KV transfer crosses two of them.
+inline NodeFabricParams one_gpu_nic_node() {
+  NodeFabricParams n;
+  n.gpu_count = 1;
+  n.gpu_link_bandwidth = Bandwidth::gb_per_s(64);
+  n.gpu_link_latency = Time::us(1);
+  n.switch_uplink_bandwidth = Bandwidth::gb_per_s(64);
+  n.host_dram_bandwidth = Bandwidth::gb_per_s(200);
+  n.nic_bandwidth = Bandwidth::gb_per_s(50);
+  n.nic_latency = Time::us(2);
+  return n;
+}
+
 // The route of a node flow by kind: 0 host DRAM to GPU g, 1 GPU g to host DRAM, 2 drive d to host
 // DRAM, 3 drive d to GPU g, any other GPU g to GPU peer() (called only then).
 inline RouteId node_route(const NodeFabric& nf, std::int64_t kind, std::size_t g, std::size_t d,

@@ -8,6 +8,7 @@
 #include "sim/fabric/simgrid_fabric.hpp"
 #include "sim/metrics/summary_metrics.hpp"
 #include "sim_test_support.hpp"
+#include "tests/fabric/fabric_nodes.hpp"
 
 using namespace engramsim;
 using namespace engramsim::sim;
@@ -21,17 +22,7 @@ const FixedStepModel& step_10ms() {
 }
 
 // One node kind with a GPU, a PCIe-like host link and an RDMA NIC.
-fabric::NodeFabricParams one_gpu_node() {
-  fabric::NodeFabricParams n;
-  n.gpu_count = 1;
-  n.gpu_link_bandwidth = Bandwidth::gb_per_s(64);
-  n.gpu_link_latency = Time::us(1);
-  n.switch_uplink_bandwidth = Bandwidth::gb_per_s(64);
-  n.host_dram_bandwidth = Bandwidth::gb_per_s(200);
-  n.nic_bandwidth = Bandwidth::gb_per_s(50);
-  n.nic_latency = Time::us(2);
-  return n;
-}
+fabric::NodeFabricParams one_gpu_node() { return fabric::testing::one_gpu_nic_node(); }
 
 ReplicaParams replica(std::int64_t blocks) {
   ReplicaParams r;
