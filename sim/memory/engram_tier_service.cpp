@@ -82,7 +82,7 @@ EngramTierService::EngramTierService(const EngramTierParams& params, EngramTierO
     }
     placement_.push_back(std::move(at));
   }
-  for (const fabric::NodeRoutes& routes : cluster_.nodes) nodes_.push_back(Node{routes, nullptr, {}});
+  for (const fabric::NodeRoutes& routes : cluster_.nodes) nodes_.push_back(Node{routes, nullptr, {}, 0});
   report_.nodes = static_cast<int>(std::count(used.begin(), used.end(), true));
   build_caches();
 }
@@ -410,7 +410,8 @@ fabric::FlowId EngramTierService::start_flow(int node, fabric::RouteId route, do
   fabric::FlowId id = 0;
   if (n.own) {
     id = n.own->start_flow(spec);
-    n.tags.emplace(id, tag);
+    if (id != n.base + n.tags.size()) throw std::logic_error("engram tier: fabric flow ids out of sequence");
+    n.tags.push_back(OwnedTag{tag, false});
   } else {
     id = cluster_.fabric->start_flow(spec, *cluster_.owner);
     shared_tags_.emplace(id, tag);
@@ -548,9 +549,13 @@ void EngramTierService::deliver_until(Node& n, Time t) {
   fabric::Fabric& f = *n.own;
   for (Time next = f.next_completion_time(); next <= t; next = f.next_completion_time())
     for (const auto& c : f.advance_to(next)) {
-      auto it = n.tags.find(c.id);
-      const FlowTag tag = it->second;
-      n.tags.erase(it);
+      OwnedTag& slot = n.tags.at(static_cast<std::size_t>(c.id - n.base));
+      slot.done = true;
+      const FlowTag tag = slot.tag;
+      while (!n.tags.empty() && n.tags.front().done) {
+        n.tags.pop_front();
+        ++n.base;
+      }
       on_completion(tag, c);
     }
 }

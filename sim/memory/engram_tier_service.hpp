@@ -67,6 +67,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -238,11 +239,16 @@ class EngramTierService {
     fabric::RouteId route = 0;
     double bytes = 0.0;
   };
+  struct OwnedTag {
+    FlowTag tag;
+    bool done = false;
+  };
   // A node's routes, in its own fabric (own, with its own flow ids) or in the shared one.
   struct Node {
     fabric::NodeRoutes routes;
-    std::unique_ptr<fabric::Fabric> own;               // null on a shared fabric
-    std::unordered_map<fabric::FlowId, FlowTag> tags;  // own fabric: its flows in flight
+    std::unique_ptr<fabric::Fabric> own;  // null on a shared fabric
+    std::deque<OwnedTag> tags;            // own fabric: by flow id - base, every id is this tier's
+    fabric::FlowId base = 0;
   };
   struct LayerWork {
     Time window;
